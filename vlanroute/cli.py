@@ -1,0 +1,54 @@
+"""Command-line entry point: one click group, one module per command under vlanroute.commands.
+
+Every command turns a UserError into a message on stderr and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from vlanroute.errors import UserError, VerificationError
+
+# One line per command module: vlanroute/commands/<module>.py exporting `command`.
+COMMAND_MODULES: list[str] = [
+    "plan",
+    "analyze",
+]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="vlanroute")
+def group() -> None:
+    """VLAN routing for Ethernet HPC clusters with loops."""
+
+
+for _name in COMMAND_MODULES:
+    group.add_command(importlib.import_module(f"vlanroute.commands.{_name}").command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        rv = group.main(args=argv, prog_name="vlanroute", standalone_mode=False)
+    except UserError as exc:
+        click.echo(f"error: {exc.render()}", err=True)
+        return exc.exit_code
+    except VerificationError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 3
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

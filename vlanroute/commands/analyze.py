@@ -1,0 +1,4 @@
+import click
+@click.command("analyze")
+def command() -> None:
+    """stub"""

@@ -1,0 +1,4 @@
+import click
+@click.command("plan")
+def command() -> None:
+    """stub"""
