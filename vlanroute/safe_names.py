@@ -1,0 +1,75 @@
+"""Defence in depth: re-check every value that reaches a switch CLI, a shell script or a
+file name, right before it is rendered.
+
+The inventory loader already validates names with strict patterns; the renderer checks
+again because a plan.json can be edited by hand and a template must never be able to emit
+`;`, quotes, spaces, `$`, backquotes or newlines into a CLI or shell.
+Failures raise VerificationError: a valid inventory never produces them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from vlanroute.errors import VerificationError
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
+# Linux IFNAMSIZ is 16 with the NUL, so 15 characters, and "IF.4094" must still fit.
+_IFACE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,9}")
+_PORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}")
+_LAG_HASH = re.compile(r"[A-Za-z0-9_+-]{1,32}")
+
+
+def name(value: object, what: str) -> str:
+    """Switch and host names: also used as file names, so no '/', no leading dot or dash."""
+    if not isinstance(value, str) or not _NAME.fullmatch(value) or ".." in value:
+        raise VerificationError([f"{what}: unsafe name {value!r} (allowed: {_NAME.pattern})"])
+    return value
+
+
+def iface(value: object, what: str) -> str:
+    if not isinstance(value, str) or not _IFACE.fullmatch(value):
+        raise VerificationError([f"{what}: unsafe interface name {value!r} (allowed: {_IFACE.pattern})"])
+    return value
+
+
+def port(value: object, what: str, platform_ports: frozenset[str] | None = None) -> str:
+    if not isinstance(value, str) or not _PORT.fullmatch(value):
+        raise VerificationError([f"{what}: unsafe port name {value!r}"])
+    if platform_ports is not None and value not in platform_ports:
+        raise VerificationError([f"{what}: port {value!r} does not exist on this platform"])
+    return value
+
+
+def vid(value: object, what: str, lo: int = 2, hi: int = 4094) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise VerificationError([f"{what}: VLAN id {value!r} outside {lo}..{hi}"])
+    return value
+
+
+def integer(value: object, what: str, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise VerificationError([f"{what}: {value!r} is not an integer in {lo}..{hi}"])
+    return value
+
+
+def ip_address(value: object, what: str) -> str:
+    try:
+        return str(ipaddress.ip_address(str(value)))
+    except ValueError:
+        raise VerificationError([f"{what}: {value!r} is not an IP address"]) from None
+
+
+def ipv4_network(value: object, what: str) -> ipaddress.IPv4Network:
+    try:
+        return ipaddress.IPv4Network(str(value))
+    except ValueError:
+        raise VerificationError([f"{what}: {value!r} is not an IPv4 network"]) from None
+
+
+def token(value: object, what: str) -> str:
+    """A platform keyword such as a LAG hash mode taken from a descriptor."""
+    if not isinstance(value, str) or not _LAG_HASH.fullmatch(value):
+        raise VerificationError([f"{what}: unsafe keyword {value!r}"])
+    return value
