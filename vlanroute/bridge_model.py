@@ -1,0 +1,114 @@
+"""Vendor-neutral IEEE 802.1Q model of one switch, as parsed back from its config.
+
+Every platform parser fills these records; the simulator and `verify` read only these.
+The records hold the *configured* state, platform defaults already applied: a parser
+starts from `SwitchConfig.with_defaults(...)` and then changes what the text says.
+
+Membership is kept as the two 802.1Q sets per port: `untagged` (egress without a tag)
+and `tagged`; a VLAN is in at most one of them. A LAG is one logical bridge port: its
+members keep their own `PortConfig` for reporting, but forwarding uses the LAG's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Acceptable = Literal["all", "tagged-only", "untagged-only"]
+
+DEFAULT_VLAN = 1
+
+
+@dataclass
+class PortConfig:
+    """One physical port or one LAG (then `members` lists its physical ports)."""
+
+    name: str
+    pvid: int = DEFAULT_VLAN
+    untagged: set[int] = field(default_factory=lambda: {DEFAULT_VLAN})
+    tagged: set[int] = field(default_factory=set)
+    acceptable: Acceptable = "all"
+    ingress_filtering: bool = True
+    stp_enabled: bool = True
+    enabled: bool = True                  # False after `shutdown`
+    mode: str = "access"                  # CLI mode; 802.1Q behaviour is in the sets above
+    lag: int | None = None                # physical port: the LAG it is a member of
+    members: list[str] = field(default_factory=list)   # LAG: member ports, config order
+    hash_mode: str | None = None          # LAG: platform's hash selector as written
+    forbidden: set[int] = field(default_factory=set)    # VLANs the port may never join
+
+    @property
+    def members_of(self) -> set[int]:
+        """Every VLAN this port is a member of (egress), tagged or untagged."""
+        return (self.untagged | self.tagged) - self.forbidden
+
+    def egress_untagged(self, vid: int) -> bool:
+        return vid in self.untagged
+
+    def is_default(self) -> bool:
+        """True if nothing forwarding-relevant differs from the 802.1Q factory state."""
+        return (self.pvid == DEFAULT_VLAN and self.untagged == {DEFAULT_VLAN} and not self.tagged
+                and self.acceptable == "all" and self.ingress_filtering and self.stp_enabled
+                and self.enabled and self.lag is None and not self.forbidden)
+
+
+@dataclass
+class SwitchConfig:
+    """One switch: the VLANs it has created, its ports and LAGs, and global settings."""
+
+    name: str
+    family: str
+    platform: str
+    vlans: set[int] = field(default_factory=lambda: {DEFAULT_VLAN})
+    ports: dict[str, PortConfig] = field(default_factory=dict)   # physical ports
+    lags: dict[int, PortConfig] = field(default_factory=dict)     # LAG id -> LAG
+    stp_global_enabled: bool = True
+    aging_time: int = 300
+    flow_control: bool | None = None      # None: the config does not say
+    eee: bool | None = None
+    source: str = ""                      # file the config came from, for messages
+
+    @classmethod
+    def with_defaults(cls, *, name: str, family: str, platform: str, ports: tuple[str, ...],
+                      aging_time: int, source: str = "") -> "SwitchConfig":
+        """The factory state: every port an untagged member of VLAN 1 with PVID 1."""
+        return cls(name=name, family=family, platform=platform, aging_time=aging_time,
+                   ports={p: PortConfig(name=p) for p in ports}, source=source)
+
+    def lag_name(self, lag_id: int) -> str:
+        return f"ch{lag_id}"
+
+    def effective(self, port: str) -> PortConfig:
+        """The config that forwards frames of a physical port: its LAG's if it has one."""
+        cfg = self.ports[port]
+        if cfg.lag is not None and cfg.lag in self.lags:
+            return self.lags[cfg.lag]
+        return cfg
+
+    def logical_port(self, port: str) -> str:
+        """Bridge port name of a physical port: `chN` for a LAG member, else itself."""
+        cfg = self.ports[port]
+        return self.lag_name(cfg.lag) if cfg.lag is not None else port
+
+    def bridge_ports(self) -> dict[str, PortConfig]:
+        """Logical bridge ports: every LAG (`chN`) plus every physical port not in a LAG."""
+        out: dict[str, PortConfig] = {}
+        for name, cfg in self.ports.items():
+            if cfg.lag is None:
+                out[name] = cfg
+        for lag_id, lag in sorted(self.lags.items()):
+            out[self.lag_name(lag_id)] = lag
+        return out
+
+    @property
+    def lag_hash(self) -> str | None:
+        """The hash selector shared by all LAGs, or None if none is set or they differ."""
+        modes = {lag.hash_mode for lag in self.lags.values()}
+        return modes.pop() if len(modes) == 1 else None
+
+    @property
+    def stp_active_ports(self) -> list[str]:
+        """Logical ports on which spanning tree runs (global and per-port both on)."""
+        if not self.stp_global_enabled:
+            return []
+        return [n for n, c in self.bridge_ports().items() if c.stp_enabled]

@@ -1,0 +1,36 @@
+"""Helpers shared by the config parsers: errors that name file and line, VLAN id lists.
+
+The parsers deliberately do not reuse the renderer's helpers: verification is only
+independent if reading the text back does not share code with writing it.
+"""
+
+from __future__ import annotations
+
+from vlanroute.errors import UserError
+
+
+class ConfigParseError(UserError):
+    """A config line the parser does not understand or the switch would reject."""
+
+
+def parse_error(source: str, lineno: int, line: str, message: str,
+                fix: str | None = None) -> ConfigParseError:
+    return ConfigParseError(f"{message}: {line.strip()!r}", file=source or "<config>",
+                            field=f"line {lineno}", fix=fix)
+
+
+def vlan_ids(text: str, *, vid_max: int = 4094) -> set[int]:
+    """'101-103,110' -> {101, 102, 103, 110}; ValueError on anything else."""
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"bad VLAN list {text!r}")
+    out: set[int] = set()
+    for part in text.split(","):
+        first, sep, last = part.partition("-")
+        if not first.isdigit() or (sep and not last.isdigit()):
+            raise ValueError(f"bad VLAN list {text!r}")
+        lo = int(first)
+        hi = int(last) if sep else lo
+        if lo > hi or lo < 1 or hi > vid_max:
+            raise ValueError(f"VLAN range {part!r} outside 1-{vid_max}")
+        out.update(range(lo, hi + 1))
+    return out
