@@ -1,0 +1,63 @@
+"""Learning subnets and the refresh schedule (seed 001, section 3.2.2).
+
+Every host gets, in every routing VLAN, an address in a per-VLAN subnet used only to send
+the learning broadcast. The subnets come from a configurable pool, are sized for the host
+count and must not overlap any network the inventory declares.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+
+from vlanroute.errors import PlanError
+from vlanroute.hostlist import Host
+from vlanroute.inventory import LoadedInventory
+from vlanroute.vlans import VlanGroup
+
+
+def assign_learning_addresses(inv: LoadedInventory, hosts: list[Host], vlans: list[VlanGroup],
+                              mgmt: list[ipaddress.IPv4Address | ipaddress.IPv6Address]) -> int:
+    """Give every VLAN a subnet and every host an address in it. Returns the prefix length."""
+    pool = inv.spec.settings.learning.pool
+    host_bits = max(2, math.ceil(math.log2(len(hosts) + 2)))
+    prefix = 32 - host_bits
+    if prefix < pool.prefixlen:
+        raise PlanError(f"{len(hosts)} hosts do not fit one subnet of the pool {pool}", file=inv.file,
+                        field="settings.learning.pool", fix=f"use a pool of at least /{prefix}")
+    available = 2 ** (prefix - pool.prefixlen)
+    if len(vlans) > available:
+        need = prefix - math.ceil(math.log2(len(vlans)))
+        raise PlanError(f"{len(vlans)} VLANs need {len(vlans)} subnets of /{prefix} but the pool {pool} holds {available}",
+                        file=inv.file, field="settings.learning.pool", fix=f"use a pool of /{need} or larger")
+    for net in inv.spec.settings.reserved_networks:
+        if net.overlaps(pool):
+            raise PlanError(f"the learning pool {pool} overlaps the reserved network {net}", file=inv.file,
+                            field="settings.learning.pool", fix="choose a pool that no other network of the cluster uses")
+    for addr in mgmt:
+        if addr in pool:
+            raise PlanError(f"the learning pool {pool} contains the management address {addr}", file=inv.file,
+                            field="settings.learning.pool", fix="choose a pool apart from the management network")
+    subnets = pool.subnets(new_prefix=prefix)
+    for v in vlans:
+        net = next(subnets)
+        v.learning_subnet = str(net)
+        base = int(net.network_address) + 1
+        for h in hosts:
+            h.learning_addresses[v.id] = str(ipaddress.IPv4Address(base + h.index))
+    return prefix
+
+
+def refresh_schedule(aging_time: int, interval: int | None, splay: int | None) -> tuple[int, int]:
+    """The refresh interval and random splay, in seconds.
+
+    The job must run several times per aging period, so that one lost broadcast or a host
+    that was down does not let an entry age out: at least 4 runs per aging time, at most
+    one a day (with the 62xx maximum of 1,000,000 s that is daily). The splay spreads the
+    hosts x VLANs broadcasts over a quarter of the interval, at most an hour.
+    """
+    if interval is None:
+        interval = max(60, min(aging_time // 4, 86400))
+    if splay is None:
+        splay = min(interval // 4, 3600)
+    return interval, min(splay, interval)

@@ -1,0 +1,215 @@
+"""The plan: inventory -> topology -> routing -> VLANs -> port plan -> metrics -> verification.
+
+`plan_from_file` is the one entry point every command uses. The result is vendor-neutral;
+`Plan.to_json()` is the documented `vlanroute-plan/1` format (docs/plan-format.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vlanroute import routing as R
+from vlanroute.checks import check_limits, verify_plan
+from vlanroute.errors import PlanError, UserError
+from vlanroute.hostlist import Host, build_hosts
+from vlanroute.inventory import LoadedInventory, load_inventory
+from vlanroute.learning import assign_learning_addresses, refresh_schedule
+from vlanroute.metrics import Metrics, compute_metrics
+from vlanroute.platforms import Platform
+from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, check_mgmt_networks,
+                                resolve_platforms)
+from vlanroute.topology import Topology, build_topology
+from vlanroute.vlans import VlanGroup, pack_vlans
+
+FORMAT = "vlanroute-plan/1"
+
+
+@dataclass
+class Plan:
+    inventory: LoadedInventory
+    topology: Topology
+    routes: R.Routes
+    vlans: list[VlanGroup]
+    hosts: list[Host]
+    switches: dict[str, SwitchPlan]
+    cabling: list[Cable]
+    metrics: Metrics
+    settings: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.inventory.spec.name
+
+    def to_json(self) -> dict[str, Any]:
+        spec = self.inventory.spec.topology
+        topo: dict[str, Any] = {"kind": spec.kind, "links_per_pair": spec.links_per_pair}
+        if self.topology.dims is not None:
+            topo["dims"] = list(self.topology.dims)
+        if spec.kind in ("ring", "complete", "tree"):
+            topo["size"] = len(self.topology.switches)
+        if spec.kind == "tree":
+            topo["fanout"] = spec.fanout
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "inventory": str(self.inventory.path),
+            "topology": topo,
+            "routing": {"algorithm": self.routes.algorithm, **self.routes.detail},
+            "settings": self.settings,
+            "vlans": [{"id": v.id, "sources": v.sources,
+                       "switches": sorted(v.switches, key=self.topology.index),
+                       "links": sorted(([a, b] for a, b in v.links),
+                                       key=lambda l: (self.topology.index(l[0]), self.topology.index(l[1]))),
+                       "learning_subnet": v.learning_subnet} for v in self.vlans],
+            "hosts": {h.name: {"switch": h.switch, "port": h.port, "vlan": h.vlan, "mac": h.mac,
+                               "interface": h.interface,
+                               "learning_addresses": {str(k): a for k, a in sorted(h.learning_addresses.items())}}
+                      for h in self.hosts},
+            "switches": {s: _switch_json(sp) for s, sp in self.switches.items()},
+            "cabling": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port, "a_lag": c.a_lag, "b_lag": c.b_lag}
+                        for c in self.cabling],
+            "metrics": self.metrics.to_json(),
+            "warnings": self.warnings,
+        }
+
+
+def _switch_json(sp: SwitchPlan) -> dict[str, Any]:
+    ports = {}
+    for p in sp.ports.values():
+        entry: dict[str, Any] = {"role": p.role}
+        if p.role == "host":
+            entry["host"] = p.host
+        else:
+            entry["neighbor"] = p.neighbor
+            entry["lag"] = p.lag
+        entry.update(pvid=p.pvid, untagged=p.untagged, tagged=p.tagged)
+        ports[p.name] = entry
+    return {
+        "platform": sp.platform.name, "family": sp.platform.family, "mgmt": sp.mgmt, "ssh_port": sp.ssh_port,
+        "coord": list(sp.coord) if sp.coord is not None else None,
+        "reserved_ports": sp.reserved, "ports": ports,
+        "lags": {str(l.id): {"neighbor": l.neighbor, "members": l.members, "tagged": l.tagged} for l in sp.lags.values()},
+    }
+
+
+def plan_from_file(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> Plan:
+    """Load an inventory (with --set overrides) and build its verified plan."""
+    return build_plan(load_inventory(path, sets))
+
+
+def build_plan(inv: LoadedInventory) -> Plan:
+    file = inv.file
+    topo = build_topology(inv)
+    hosts = build_hosts(inv, topo)
+    platforms = resolve_platforms(inv, topo)
+    switches, cables = build_port_plan(inv, topo, hosts, platforms)
+    settings, warnings = _settings(inv, platforms)
+
+    order = {s: i for i, s in enumerate(topo.switches)}
+    host_count = {s: 0 for s in topo.switches}
+    for h in hosts:
+        host_count[h.switch] += 1
+    host_switches = {s for s, n in host_count.items() if n}
+
+    routes, vlans = _route_and_pack(inv, topo, host_switches, order)
+    _assign_ids(inv, vlans)
+    apply_vlans(switches, hosts, vlans)
+    metrics = compute_metrics(topo, routes, vlans, host_count,
+                              {s: sp.platform.mac_capacity for s, sp in switches.items()})
+    check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
+    settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
+                                                                  check_mgmt_networks(inv, switches))
+    verify_plan(topo, routes, vlans, hosts, switches, cables)
+    if not metrics.deadlock_free:
+        warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
+                        "the network can deadlock under heavy load; routing.algorithm: updown is deadlock-free")
+    return Plan(inv, topo, routes, vlans, hosts, switches, cables, metrics, settings, warnings)
+
+
+def _route_and_pack(inv: LoadedInventory, topo: Topology, host_switches: set[str],
+                    order: dict[str, int]) -> tuple[R.Routes, list[VlanGroup]]:
+    spec = inv.spec.routing
+    kind = topo.kind
+    algorithm = spec.algorithm or ("shortest" if kind == "custom" else "dor")
+    if algorithm == "updown":
+        routes = R.updown_routes(topo, R.updown_root(topo, spec.root, inv.file))
+        return routes, pack_vlans(routes, host_switches, order)
+    if spec.root is not None:
+        raise UserError("routing.root is only used by algorithm: updown", file=inv.file, field="routing.root",
+                        fix="remove it, or set routing.algorithm: updown")
+    if algorithm == "shortest" or kind == "tree":
+        routes = R.shortest_routes(topo)
+        if algorithm == "dor":
+            routes.algorithm = "dor"   # a tree has one path per pair; every algorithm gives it
+        return routes, pack_vlans(routes, host_switches, order)
+    # dimension-order routing
+    if kind == "custom":
+        raise UserError("dimension-order routing needs a grid (mesh, torus, hyper-crossbar, ring)", file=inv.file,
+                        field="routing.algorithm", fix="use algorithm: shortest or updown for a custom topology")
+    if kind == "complete":
+        routes = R.direct_routes(topo)
+        return routes, pack_vlans(routes, host_switches, order)
+    assert topo.dims is not None
+    candidates = R.dor_orders(topo.dims)
+    if spec.dimension_order != "auto":
+        wanted = tuple(spec.dimension_order)
+        active = sorted(d for d, n in enumerate(topo.dims) if n > 1)
+        if sorted(wanted) != active and sorted(wanted) != list(range(len(topo.dims))):
+            raise UserError(f"{list(wanted)} is not an order of the dimensions {list(range(len(topo.dims)))}",
+                            file=inv.file, field="routing.dimension_order",
+                            fix="list every dimension index once, e.g. [1, 0], or use auto")
+        candidates = [tuple(d for d in wanted if topo.dims[d] > 1)]
+    best: tuple[R.Routes, list[VlanGroup]] | None = None
+    for cand in candidates:
+        routes = R.dor_routes(topo, cand)
+        vlans = pack_vlans(routes, host_switches, order)
+        if best is None or len(vlans) < len(best[1]):
+            best = (routes, vlans)
+    assert best is not None
+    best[0].detail["dimension_order_setting"] = spec.dimension_order if spec.dimension_order == "auto" else list(spec.dimension_order)
+    return best
+
+
+def _assign_ids(inv: LoadedInventory, vlans: list[VlanGroup]) -> None:
+    spec = inv.spec.routing
+    n = len(vlans)
+    if spec.vlan_ids is not None:
+        if len(spec.vlan_ids) < n:
+            raise PlanError(f"the routing needs {n} VLANs but routing.vlan_ids lists {len(spec.vlan_ids)}",
+                            file=inv.file, field="routing.vlan_ids", fix=f"list at least {n} ids, or use first_vlan")
+        ids = list(spec.vlan_ids[:n])
+    else:
+        if spec.first_vlan + n - 1 > 4094:
+            raise PlanError(f"the routing needs {n} VLANs; from first_vlan {spec.first_vlan} that runs to "
+                            f"{spec.first_vlan + n - 1}, past 4094", file=inv.file, field="routing.first_vlan",
+                            fix=f"use a first_vlan of at most {4094 - n + 1}, or a routing with fewer VLANs")
+        ids = list(range(spec.first_vlan, spec.first_vlan + n))
+    for v, i in zip(vlans, ids):
+        v.id = i
+
+
+def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dict[str, Any], list[str]]:
+    s = inv.spec.settings
+    warnings: list[str] = []
+    used = {p.name: p for p in platforms.values()}
+    aging = s.aging_time if s.aging_time is not None else min(p.aging_max for p in used.values())
+    for p in used.values():
+        if not p.aging_min <= aging <= p.aging_max:
+            raise PlanError(f"aging time {aging} s is outside {p.aging_min}..{p.aging_max} s of {p.name}",
+                            file=inv.file, field="settings.aging_time",
+                            fix=f"use a value from {p.aging_min} to {p.aging_max}, or leave it out for the maximum")
+    if s.eee and not all(p.supports_eee for p in used.values()):
+        warnings.append("settings.eee is on but " + ", ".join(p.name for p in used.values() if not p.supports_eee)
+                        + " has no EEE setting; ignored there")
+    interval, splay = refresh_schedule(aging, s.learning.interval, s.learning.splay)
+    if interval * 2 > aging:
+        warnings.append(f"the refresh interval {interval} s is more than half the aging time {aging} s: "
+                        "one missed refresh lets MAC entries age out")
+    return {
+        "aging_time": aging, "flow_control": s.flow_control, "eee": s.eee, "lag_hash": s.lag_hash,
+        "learning": {"pool": str(s.learning.pool), "method": s.learning.method,
+                     "interval_s": interval, "splay_s": splay},
+    }, warnings
