@@ -1,4 +1,61 @@
+"""`vlanroute plan INVENTORY [--json]`: build and verify the plan, print a summary or the JSON."""
+
+from __future__ import annotations
+
+import json
+
 import click
+from rich.console import Console
+from rich.table import Table
+
+from vlanroute.commands.common import set_option
+from vlanroute.plan import Plan, plan_from_file
+
+
 @click.command("plan")
-def command() -> None:
-    """stub"""
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-format.md).")
+@set_option
+def command(inventory: str, as_json: bool, sets: tuple[str, ...]) -> int:
+    """Plan the VLAN routing of INVENTORY and verify it."""
+    plan = plan_from_file(inventory, sets)
+    if as_json:
+        click.echo(json.dumps(plan.to_json(), indent=1))
+        return 0
+    print_summary(plan, Console())
+    return 0
+
+
+def _ranges(names: list[str], limit: int = 8) -> str:
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
+
+
+def print_summary(plan: Plan, console: Console) -> None:
+    m = plan.metrics
+    r = plan.to_json()["routing"]
+    console.print(f"[bold]{plan.name}[/bold]: {plan.topology.kind} of {m.switches} switches, {m.hosts} hosts, "
+                  f"{m.inter_switch_links} inter-switch cables")
+    detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting"))
+    console.print(f"routing: {r['algorithm']}" + (f" ({detail})" if detail else ""))
+    table = Table(title=f"{m.vlan_count} routing VLANs", show_lines=False)
+    table.add_column("VLAN", justify="right")
+    table.add_column("sources (PVID of their hosts)")
+    table.add_column("switches", justify="right")
+    table.add_column("links", justify="right")
+    for v in plan.vlans:
+        table.add_row(str(v.id), _ranges(v.sources), str(len(v.switches)), str(len(v.links)))
+    if len(plan.vlans) > 40:
+        console.print(f"{m.vlan_count} routing VLANs: {plan.vlans[0].id}..{plan.vlans[-1].id} (table omitted; use --json)")
+    else:
+        console.print(table)
+    ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
+    console.print(f"diameter {m.diameter}, mean hops {m.mean_hops:.3f}, max link load {m.max_link_load:g} "
+                  f"(lower bound {m.link_load_lower_bound:g}, x{ratio:.3f})")
+    console.print(f"MAC entries: at most {m.max_mac_entries} per switch (capacity {m.mac_capacity}); "
+                  f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
+    console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "
+                  "every route is the one chosen, every port and limit checked")
+    for w in plan.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")
