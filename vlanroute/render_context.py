@@ -19,7 +19,7 @@ from vlanroute import safe_names as safe
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.platforms import Platform
 from vlanroute.schedule import Schedule, schedule_for
-from vlanroute.vlanlist import compress
+from vlanroute.vlanlist import format_vlan_list as compress
 
 # Where the operator installs hosts/<host>.sh on each host; the refresh jobs call it there.
 HOST_SCRIPT_PATH = "/usr/local/sbin/vlanroute-host"
@@ -109,6 +109,7 @@ class RefreshContext:
     plan_name: str
     script_path: str
     schedule: Schedule
+    aging_time: int            # the shortest aging time of any switch, seconds
 
 
 def _ints(value: object, what: str, lo: int = 2, hi: int = 4094) -> list[int]:
@@ -309,7 +310,7 @@ def refresh_context(doc: Mapping[str, Any], aging_times: list[int]) -> RefreshCo
     learning = doc["settings"].get("learning", {})
     sched = schedule_for(min(aging_times), learning.get("interval_s"), learning.get("splay_s"))
     return RefreshContext(plan_name=safe.name(doc["name"], "plan.name"),
-                          script_path=HOST_SCRIPT_PATH, schedule=sched)
+                          script_path=HOST_SCRIPT_PATH, schedule=sched, aging_time=min(aging_times))
 
 
 PlatformLookup = Callable[[str], Platform]
