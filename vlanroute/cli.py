@@ -16,6 +16,8 @@ from vlanroute.errors import UserError, VerificationError
 COMMAND_MODULES: list[str] = [
     "plan",
     "analyze",
+    "render",
+    "learn",
 ]
 
 

@@ -59,7 +59,7 @@ def environment() -> jinja2.Environment:
 
 def plan_json_text(doc: Mapping[str, Any]) -> str:
     """plan.json bytes: must equal `vlanroute plan --json` (docs/plan-format.md)."""
-    return json.dumps(doc, indent=2) + "\n"
+    return json.dumps(doc, indent=1) + "\n"
 
 
 def cabling_csv_text(doc: Mapping[str, Any]) -> str:
@@ -89,8 +89,9 @@ def render_files(doc: Mapping[str, Any], platform_of: Callable[[str], Platform],
         except jinja2.TemplateNotFound:
             raise UserError(f"no switch template for platform family '{platform.family}' "
                             f"(switch {name}, platform {platform.name})",
-                            fix="use a platform with a template: "
-                                + ", ".join(sorted({p.family for p in PLATFORMS.values()}))) from None
+                            fix="use a platform whose family has a template: " + ", ".join(
+                                sorted(t[len("switch/"):-len(".j2")] for t in env.list_templates()
+                                       if t.startswith("switch/") and t.endswith(".j2")))) from None
         files[f"switches/{name}.cfg"] = template.render(ctx.__dict__)
     method = learning_method(doc, options.learning_method)
     host_t = env.get_template("host/host.sh.j2")
