@@ -23,8 +23,8 @@ import jinja2
 
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.platforms import PLATFORMS, Platform
-from vlanroute.render_context import (host_context, learning_method, refresh_context,
-                                      switch_context)
+from vlanroute.render_context import (SwitchContext, host_context, learning_method,
+                                      refresh_context, switch_context)
 from vlanroute.vlanlist import format_vlan_list as compress
 
 PLAN_FILE = "plan.json"
@@ -73,6 +73,20 @@ def cabling_csv_text(doc: Mapping[str, Any]) -> str:
     return buf.getvalue()
 
 
+def render_switch(ctx: SwitchContext, env: jinja2.Environment) -> str:
+    """One switch's config text from its family's template."""
+    platform = ctx.platform
+    try:
+        template = env.get_template(f"switch/{platform.family}.j2")
+    except jinja2.TemplateNotFound:
+        raise UserError(f"no switch template for platform family '{platform.family}' "
+                        f"(switch {ctx.switch}, platform {platform.name})",
+                        fix="use a platform whose family has a template: " + ", ".join(
+                            sorted(t[len("switch/"):-len(".j2")] for t in env.list_templates()
+                                   if t.startswith("switch/") and t.endswith(".j2")))) from None
+    return template.render(ctx.__dict__)
+
+
 def render_files(doc: Mapping[str, Any], platform_of: Callable[[str], Platform],
                  options: RenderOptions = RenderOptions(),
                  env: jinja2.Environment | None = None) -> dict[str, str]:
@@ -84,15 +98,7 @@ def render_files(doc: Mapping[str, Any], platform_of: Callable[[str], Platform],
         platform = platform_of(doc["switches"][name]["platform"])
         ctx = switch_context(doc, name, platform)
         aging_times.append(ctx.settings.aging_time)
-        try:
-            template = env.get_template(f"switch/{platform.family}.j2")
-        except jinja2.TemplateNotFound:
-            raise UserError(f"no switch template for platform family '{platform.family}' "
-                            f"(switch {name}, platform {platform.name})",
-                            fix="use a platform whose family has a template: " + ", ".join(
-                                sorted(t[len("switch/"):-len(".j2")] for t in env.list_templates()
-                                       if t.startswith("switch/") and t.endswith(".j2")))) from None
-        files[f"switches/{name}.cfg"] = template.render(ctx.__dict__)
+        files[f"switches/{name}.cfg"] = render_switch(ctx, env)
     method = learning_method(doc, options.learning_method)
     host_t = env.get_template("host/host.sh.j2")
     for host in sorted(doc["hosts"]):
