@@ -18,6 +18,7 @@ COMMAND_MODULES: list[str] = [
     "analyze",
     "render",
     "learn",
+    "verify",
 ]
 
 

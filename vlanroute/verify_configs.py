@@ -1,0 +1,543 @@
+"""`verify_outdir`: parse a rendered OUTDIR back and check it by simulating 802.1Q frames.
+
+Independent of the templates: the configs are read with the parsers in vlanroute.parsers
+into the vendor-neutral model, joined with cabling.csv, and then
+1. the configured state is compared with what plan.json asks for (precise diagnostics);
+2. every VLAN created on any switch (VLAN 1 included) must be loop-free;
+3. every host sends its learning broadcasts as its host script would (tagged, one per
+   VLAN); each must reach every other host at most once, and never loop;
+4. every ordered host pair: an untagged unicast, checked against the learning tables the
+   broadcasts left (a unicast's own learning is not applied, so results do not depend on
+   the order pairs are checked in), is delivered exactly once, untagged, without
+   flooding, along the unique path of the plan's tree for the source's VLAN;
+5. the learned table size of every switch against its platform's MAC capacity.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict, deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from vlanroute.bridge_model import PortConfig, SwitchConfig
+from vlanroute.errors import UserError
+from vlanroute.parsers import parse_config
+from vlanroute.platforms import PLATFORMS, Platform
+from vlanroute.simulate import BridgePort, Fabric, Network
+
+MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
+
+
+@dataclass
+class VerifyReport:
+    ok: bool
+    violations: list[str]
+    summary: list[str]
+    table_sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # switch -> (learned, capacity)
+    counts: dict[str, int] = field(default_factory=dict)                    # kind -> violations
+
+
+class _Violations:
+    """Collects messages by kind; keeps the first few of each kind, counts all."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def add(self, kind: str, message: str) -> None:
+        self.counts[kind] += 1
+        if self.counts[kind] <= MESSAGES_PER_KIND:
+            self.kept.append(message)
+
+    def finish(self) -> list[str]:
+        out = list(self.kept)
+        for kind, n in self.counts.items():
+            if n > MESSAGES_PER_KIND:
+                out.append(f"... and {n - MESSAGES_PER_KIND} more {kind} violations")
+        return out
+
+
+def _vl(ids: set[int] | list[int]) -> str:
+    return ",".join(str(v) for v in sorted(ids)) or "none"
+
+
+# --- loading -------------------------------------------------------------------------------
+
+def _load_plan(outdir: Path) -> dict[str, Any]:
+    path = outdir / "plan.json"
+    if not path.is_file():
+        raise UserError("plan.json not found", file=str(path),
+                        fix="give the OUTDIR written by `vlanroute render`")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"cannot read: {exc}", file=str(path),
+                        fix="render again; plan.json must be the JSON that `vlanroute render` wrote") from None
+    if not isinstance(doc, dict) or doc.get("format") != "vlanroute-plan/1":
+        raise UserError("not a vlanroute-plan/1 document", file=str(path), field="format",
+                        fix="render again with this version of vlanroute")
+    for key in ("vlans", "hosts", "switches", "cabling"):
+        if key not in doc:
+            raise UserError(f"missing key {key!r}", file=str(path), field=key,
+                            fix="render again; see docs/plan-format.md")
+    return doc
+
+
+def _platform_for(name: str, family: str, plan_ports: set[str],
+                  extra: Mapping[str, Platform] | None, notes: list[str]) -> Platform:
+    if extra and name in extra:
+        return extra[name]
+    if name in PLATFORMS:
+        return PLATFORMS[name]
+    # An inventory-derived platform: plan.json records only its name and family. Use the
+    # built-in of that family, stretched to the ports the plan names.
+    base = next((p for p in PLATFORMS.values() if p.family == family), None)
+    if base is None:
+        raise UserError(f"unknown platform {name!r} of unknown family {family!r}",
+                        field=f"switches.*.platform", fix="render again with this version of vlanroute")
+    prefix = re.match(r"^(.*?)(\d+)$", base.ports[0])
+    assert prefix is not None
+    highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
+                                       if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
+    notes.append(f"platform {name} is not built in: checked as {base.name} with {highest} ports")
+    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)))
+
+
+@dataclass(frozen=True)
+class Cable:
+    row: int
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    a_lag: int | None
+    b_lag: int | None
+
+    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        return (self.a, self.a_port), (self.b, self.b_port)
+
+
+def _load_cabling(outdir: Path, platforms: dict[str, Platform]) -> list[Cable]:
+    path = outdir / "cabling.csv"
+    if not path.is_file():
+        raise UserError("cabling.csv not found", file=str(path),
+                        fix="give the OUTDIR written by `vlanroute render`")
+    cables: list[Cable] = []
+    used: dict[tuple[str, str], int] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header != ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]:
+            raise UserError(f"header is {header}, expected a,a_port,b,b_port,a_lag,b_lag",
+                            file=str(path), field="line 1", fix="restore the header line")
+        for lineno, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            if len(row) != 6:
+                raise UserError(f"{len(row)} fields, expected 6", file=str(path), field=f"line {lineno}",
+                                fix="one cable per line: a,a_port,b,b_port,a_lag,b_lag")
+            a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row)
+            for sw, port in ((a, a_port), (b, b_port)):
+                if sw not in platforms:
+                    raise UserError(f"switch {sw!r} is not in plan.json", file=str(path),
+                                    field=f"line {lineno}", fix="use the switch names of plan.json")
+                if not platforms[sw].has_port(port):
+                    raise UserError(f"{sw} has no port {port!r} ({platforms[sw].name})", file=str(path),
+                                    field=f"line {lineno}", fix="use the platform's port names")
+                if (sw, port) in used:
+                    raise UserError(f"{sw} {port} is already cabled on line {used[(sw, port)]}",
+                                    file=str(path), field=f"line {lineno}",
+                                    fix="a port holds one cable")
+                used[(sw, port)] = lineno
+            try:
+                lags = tuple(int(x) if x else None for x in (a_lag, b_lag))
+            except ValueError:
+                raise UserError("a_lag/b_lag must be a LAG number or empty", file=str(path),
+                                field=f"line {lineno}", fix="write the LAG id, or nothing") from None
+            cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1]))
+    return cables
+
+
+def _host_broadcasts(outdir: Path, host: str, spec: dict[str, Any]) -> list[int]:
+    """The VLANs the host script sends its learning broadcasts in (its VLANS= line)."""
+    script = outdir / "hosts" / f"{host}.sh"
+    if script.is_file():
+        m = re.search(r'^VLANS="([0-9 ]*)"', script.read_text(encoding="utf-8"), re.MULTILINE)
+        if m:
+            return [int(v) for v in m.group(1).split()]
+    return sorted(int(v) for v in spec.get("learning_addresses", {}))
+
+
+def _synth_mac(index: int) -> str:
+    # Locally administered, unicast; deterministic by the host's rank in name order.
+    return "02:76:72:" + ":".join(f"{(index >> s) & 0xFF:02x}" for s in (16, 8, 0))
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
+                        cables: list[Cable], out: _Violations) -> None:
+    """Configured state vs plan.json: names the exact setting that differs."""
+    plan_cables = {frozenset(((c["a"], c["a_port"]), (c["b"], c["b_port"]))) for c in doc["cabling"]}
+    file_cables = {frozenset(c.ends()): c for c in cables}
+    for key, c in sorted(file_cables.items(), key=lambda kv: kv[1].row):
+        if key not in plan_cables:
+            planned = [" - ".join(f"{s} {p}" for s, p in sorted(pc)) for pc in plan_cables
+                       if any(e in pc for e in key)]
+            hint = f"; plan.json has {' and '.join(sorted(planned))}" if planned else ""
+            out.add("cabling", f"cabling.csv line {c.row}: cable {c.a} {c.a_port} - {c.b} {c.b_port} "
+                               f"is not in the plan{hint}")
+    for pc in sorted(plan_cables - set(file_cables), key=lambda s: sorted(s)):
+        (s1, p1), (s2, p2) = sorted(pc)
+        out.add("cabling", f"cabling.csv: planned cable {s1} {p1} - {s2} {p2} is missing")
+    for c in cables:
+        for sw, port, lag in ((c.a, c.a_port, c.a_lag), (c.b, c.b_port, c.b_lag)):
+            got = configs[sw].ports[port].lag
+            if got != lag:
+                out.add("cabling", f"cabling.csv line {c.row}: {sw} {port} is "
+                                   f"{'in LAG ' + str(got) if got else 'not in a LAG'} in switches/{sw}.cfg, "
+                                   f"the file says {'LAG ' + str(lag) if lag else 'no LAG'}")
+
+    for sw, spec in sorted(doc["switches"].items()):
+        cfg = configs[sw]
+        needed: set[int] = set()
+        for port, pp in spec["ports"].items():
+            needed |= set(pp.get("untagged") or []) | set(pp.get("tagged") or [])
+            if port not in cfg.ports:
+                out.add("config", f"{sw}: plan port {port} does not exist on {cfg.platform}")
+                continue
+            own = cfg.ports[port]
+            eff = cfg.effective(port)
+            where = f"{sw} port {port}"
+            if pp["role"] == "host":
+                where += f" (host {pp.get('host')})"
+                if own.lag is not None:
+                    out.add("config", f"{where}: is a member of LAG {own.lag}, plan says a host port")
+                _compare_port(where, eff, pp.get("pvid"), set(pp["untagged"]), set(pp["tagged"]), out)
+                if eff.acceptable != "all":
+                    out.add("config", f"{where}: admits {eff.acceptable} frames; the host sends untagged "
+                                      "and tagged frames")
+            elif pp["role"] == "lag-member":
+                if own.lag != pp["lag"]:
+                    out.add("config", f"{where}: plan says member of LAG {pp['lag']} to {pp['neighbor']}, "
+                                      f"config says {'LAG ' + str(own.lag) if own.lag else 'no LAG'}")
+            else:
+                where += f" (to {pp.get('neighbor')})"
+                if own.lag is not None:
+                    out.add("config", f"{where}: is a member of LAG {own.lag}, plan says a single link")
+                _compare_port(where, eff, None, set(), set(pp["tagged"]), out)
+                _check_stp(cfg, where, eff, out)
+        for lag_id, lp in sorted(spec.get("lags", {}).items(), key=lambda kv: int(kv[0])):
+            lag = cfg.lags.get(int(lag_id))
+            where = f"{sw} {cfg.lag_name(int(lag_id))} (LAG {lag_id} to {lp['neighbor']})"
+            if lag is None:
+                out.add("config", f"{where}: LAG not configured")
+                continue
+            _compare_port(where, lag, None, set(), set(lp["tagged"]), out)
+            _check_stp(cfg, where, lag, out)
+            if sorted(lag.members) != sorted(lp["members"]):
+                out.add("config", f"{where}: members {' '.join(lag.members) or 'none'}, plan says "
+                                  f"{' '.join(lp['members'])}")
+        missing = needed - cfg.vlans
+        if missing:
+            out.add("config", f"{sw}: VLANs {_vl(missing)} are used by ports but not created")
+        for port in spec.get("reserved_ports", []):
+            if port in cfg.ports and not cfg.ports[port].is_default():
+                out.add("config", f"{sw} port {port}: reserved, but the config changes it")
+        settings = doc.get("settings", {})
+        if "aging_time" in settings and cfg.aging_time != settings["aging_time"]:
+            out.add("config", f"{sw}: aging time {cfg.aging_time} s, plan says {settings['aging_time']} s")
+
+
+def _compare_port(where: str, cfg: PortConfig, pvid: int | None, untagged: set[int],
+                  tagged: set[int], out: _Violations) -> None:
+    if pvid is not None and cfg.pvid != pvid:
+        out.add("config", f"{where}: PVID {cfg.pvid}, plan says {pvid}")
+    got_u, got_t = cfg.untagged - cfg.forbidden, cfg.tagged - cfg.forbidden
+    for label, got, want in (("untagged", got_u, untagged), ("tagged", got_t, tagged)):
+        if got != want:
+            diff = []
+            if want - got:
+                diff.append(f"missing VLAN {_vl(want - got)}")
+            if got - want:
+                diff.append(f"extra VLAN {_vl(got - want)}")
+            out.add("config", f"{where}: {label} member of VLAN {_vl(got)}, plan says {_vl(want)} "
+                              f"({'; '.join(diff)})")
+    if not cfg.enabled:
+        out.add("config", f"{where}: shut down")
+
+
+def _check_stp(cfg: SwitchConfig, where: str, port: PortConfig, out: _Violations) -> None:
+    if cfg.stp_global_enabled and port.stp_enabled:
+        out.add("config", f"{where}: spanning tree runs on this inter-switch port; a single spanning "
+                          "tree would block links the VLAN trees need")
+
+
+def _build_network(doc: dict[str, Any], configs: dict[str, SwitchConfig], cables: list[Cable],
+                   macs: dict[str, str]) -> Network:
+    net = Network()
+    for sw, cfg in configs.items():
+        ports = {}
+        for name, pc in cfg.bridge_ports().items():
+            ports[name] = BridgePort(
+                pvid=pc.pvid, untagged=frozenset(pc.untagged - pc.forbidden),
+                tagged=frozenset(pc.tagged - pc.forbidden - pc.untagged),
+                admit_untagged=pc.acceptable != "tagged-only",
+                admit_tagged=pc.acceptable != "untagged-only",
+                ingress_filtering=pc.ingress_filtering,
+                # a LAG without members carries nothing; spanning tree is assumed not to
+                # block anything (it is checked to be off on inter-switch ports)
+                forwarding=pc.enabled and (not name.startswith("ch") or bool(pc.members)))
+        net.add_bridge(sw, cfg.vlans, ports)
+    for c in cables:
+        net.connect(c.a, configs[c.a].logical_port(c.a_port), c.b, configs[c.b].logical_port(c.b_port))
+    for host, hs in sorted(doc["hosts"].items()):
+        cfg = configs[hs["switch"]]
+        net.add_host(host, macs[host], hs["switch"], cfg.logical_port(hs["port"]))
+    return net
+
+
+def _check_loops(net: Network, configs: dict[str, SwitchConfig], out: _Violations) -> int:
+    """Every VLAN created anywhere: the links whose both ends forward it form a forest."""
+    vlans = sorted(set().union(*(c.vlans for c in configs.values())))
+    edges_seen: set[tuple] = set()
+    links: list[tuple[str, str, str, str]] = []
+    for (b, p), ends in sorted(net.links.items()):
+        for kind, far, far_port in dict.fromkeys(ends):
+            if kind == "bridge" and (far, far_port, b, p) not in edges_seen:
+                edges_seen.add((b, p, far, far_port))
+                links.append((b, p, far, far_port))
+    for vid in vlans:
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            while parent.get(x, x) != x:
+                parent[x] = parent.get(parent[x], parent[x])
+                x = parent[x]
+            return x
+
+        adj: dict[str, list[str]] = defaultdict(list)
+        for a, ap, b, bp in links:
+            if ap not in net.bridges[a].members(vid) or bp not in net.bridges[b].members(vid):
+                continue
+            ra, rb = find(a), find(b)
+            if ra == rb:
+                cycle = _tree_path(adj, b, a)
+                out.add("loop", f"VLAN {vid} has a loop: link {a} {ap} - {b} {bp} closes "
+                                f"{' - '.join(cycle + [b])}")
+                continue
+            parent[ra] = rb
+            adj[a].append(b)
+            adj[b].append(a)
+    return len(vlans)
+
+
+def _tree_path(adj: dict[str, list[str]], src: str, dst: str) -> list[str]:
+    prev: dict[str, str | None] = {src: None}
+    queue = deque([src])
+    while queue:
+        x = queue.popleft()
+        if x == dst:
+            break
+        for y in adj[x]:
+            if y not in prev:
+                prev[y] = x
+                queue.append(y)
+    path: list[str] = []
+    node: str | None = dst
+    while node is not None:
+        path.append(node)
+        node = prev.get(node)
+    return path[::-1] if path[-1] == src else [src, dst]
+
+
+class _PlanPaths:
+    """The unique path between two switches in a VLAN's tree, as plan.json describes it."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.adj: dict[int, dict[str, list[str]]] = {}
+        for v in doc["vlans"]:
+            adj: dict[str, list[str]] = defaultdict(list)
+            for a, b in v["links"]:
+                adj[a].append(b)
+                adj[b].append(a)
+            self.adj[v["id"]] = adj
+        self._towards: dict[tuple[int, str], dict[str, str | None]] = {}
+        self._paths: dict[tuple[int, str, str], tuple[str, ...] | None] = {}
+
+    def path(self, vid: int, src: str, dst: str) -> tuple[str, ...] | None:
+        key = (vid, src, dst)
+        got = self._paths.get(key, ...)
+        if got is not ...:
+            return got  # type: ignore[return-value]
+        parent = self._towards.get((vid, dst))
+        if parent is None:
+            parent = {dst: None}
+            queue = deque([dst])
+            adj = self.adj.get(vid, {})
+            while queue:
+                x = queue.popleft()
+                for y in adj.get(x, ()):
+                    if y not in parent:
+                        parent[y] = x
+                        queue.append(y)
+            self._towards[(vid, dst)] = parent
+        result: tuple[str, ...] | None = None
+        if src in parent:
+            hops = [src]
+            while hops[-1] != dst:
+                nxt = parent[hops[-1]]
+                assert nxt is not None
+                hops.append(nxt)
+            result = tuple(hops)
+        self._paths[key] = result
+        return result
+
+
+# --- entry point ----------------------------------------------------------------------------
+
+def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> VerifyReport:
+    """Parse, join and simulate an OUTDIR; see the module docstring for what is checked.
+
+    `platforms` adds inventory-derived platforms (render passes its own table); without
+    it such a platform is checked as the built-in of its family.
+    """
+    outdir = Path(outdir)
+    if not outdir.is_dir():
+        raise UserError(f"{outdir} is not a directory", field="OUTDIR",
+                        fix="give the directory written by `vlanroute render INVENTORY -o OUTDIR`")
+    doc = _load_plan(outdir)
+    notes: list[str] = []
+    plats: dict[str, Platform] = {}
+    for sw, spec in doc["switches"].items():
+        ports = set(spec.get("ports", {})) | set(spec.get("reserved_ports", []))
+        plats[sw] = _platform_for(spec["platform"], spec.get("family", ""), ports, platforms, notes)
+    cables = _load_cabling(outdir, plats)
+
+    configs: dict[str, SwitchConfig] = {}
+    for sw in sorted(doc["switches"]):
+        path = outdir / "switches" / f"{sw}.cfg"
+        if not path.is_file():
+            raise UserError(f"config of switch {sw} not found", file=str(path),
+                            fix="render again; every switch of plan.json needs switches/<name>.cfg")
+        text = path.read_text(encoding="utf-8")
+        configs[sw] = parse_config(plats[sw].family, text, switch=sw, platform=plats[sw],
+                                   source=f"switches/{sw}.cfg")
+
+    out = _Violations()
+    _check_against_plan(doc, configs, cables, out)
+
+    macs: dict[str, str] = {}
+    for i, host in enumerate(sorted(doc["hosts"])):
+        macs[host] = (doc["hosts"][host].get("mac") or _synth_mac(i)).lower()
+    owners: dict[str, str] = {}
+    for host, m in sorted(macs.items()):
+        if m in owners:
+            out.add("mac", f"hosts {owners[m]} and {host} have the same MAC {m}")
+        owners.setdefault(m, host)
+
+    net = _build_network(doc, configs, cables, macs)
+    for sw, cfg in sorted(configs.items()):
+        for lag_id, lag in sorted(cfg.lags.items()):
+            for lp in (cfg.lag_name(lag_id),):
+                peers = {(e[1], e[2]) for e in net.peers(sw, lp)}
+                if len(peers) > 1:
+                    out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
+                                       f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
+    n_vlans = _check_loops(net, configs, out)
+
+    fabric = Fabric(net)
+    hosts = doc["hosts"]
+    sends: dict[str, list[int | None]] = {h: list(_host_broadcasts(outdir, h, hs))
+                                          for h, hs in hosts.items()}
+    results = fabric.learn(sends)
+    for host in sorted(results):
+        for tag, res in zip(sends[host], results[host]):
+            hs = hosts[host]
+            for b, p, why in res.drops[:1]:
+                if b == hs["switch"]:
+                    out.add("broadcast", f"host {host}: learning broadcast in VLAN {tag} dropped at "
+                                         f"{b} port {p}: {why}")
+            for b, vid, p in res.loops[:1]:
+                out.add("broadcast", f"host {host}: learning broadcast in VLAN {tag} loops: a copy "
+                                     f"returns to {b} on port {p} in VLAN {vid}")
+            counts: dict[str, int] = defaultdict(int)
+            for d in res.deliveries:
+                counts[d.host] += 1
+            for other, n in sorted(counts.items()):
+                if n > 1 or other == host:
+                    what = "its own sender" if other == host else f"host {other}"
+                    out.add("broadcast", f"host {host}: learning broadcast in VLAN {tag} reaches "
+                                         f"{what} {n} times")
+
+    plan_paths = _PlanPaths(doc)
+    ingress: dict[str, tuple[str, str, int | None]] = {}
+    pair_ok = 0
+    names = sorted(hosts)
+    local_memo: dict[tuple[tuple[str, str, int | None], str], str] = {}
+    for a in names:
+        ha = net.hosts[a]
+        want_vid = hosts[a]["vlan"]
+        vid, why = net.bridges[ha.bridge].ingress(ha.port, None)
+        if vid is None:
+            out.add("unicast", f"host {a}: untagged frames dropped at {ha.bridge} port {ha.port}: {why}")
+            continue
+        if vid != want_vid:
+            out.add("unicast", f"host {a}: untagged frames enter VLAN {vid} at {ha.bridge} port "
+                               f"{ha.port}, plan says VLAN {want_vid}")
+        ingress[a] = (ha.bridge, ha.port, None)
+        for b in names:
+            if b == a:
+                continue
+            p = fabric.path(ha.bridge, ha.port, None, b)
+            if not p.ok:
+                out.add("unicast", f"{a} -> {b} (VLAN {vid}): {p.problem}; "
+                                   f"path {' '.join(p.bridges)}")
+                continue
+            assert p.arrival is not None
+            lkey = (p.arrival, b)
+            problem = local_memo.get(lkey)
+            if problem is None:
+                got, problem = fabric.deliver_local(p.arrival, b)
+                if not problem:
+                    if len(got) != 1 or got[0].host != b:
+                        problem = (f"delivered to {', '.join(d.host for d in got) or 'nobody'} at "
+                                   f"{p.arrival[0]}")
+                    elif got[0].tag is not None:
+                        problem = f"delivered tagged {got[0].tag} at {got[0].bridge} port {got[0].port}"
+                local_memo[lkey] = problem
+            if problem:
+                out.add("unicast", f"{a} -> {b} (VLAN {vid}): {problem}; path {' '.join(p.bridges)}")
+                continue
+            want = plan_paths.path(want_vid, ha.bridge, net.hosts[b].bridge)
+            if p.bridges != want:
+                plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
+                out.add("unicast", f"{a} -> {b} (VLAN {vid}): path {' '.join(p.bridges)}, "
+                                   f"plan says {plan_txt}")
+                continue
+            pair_ok += 1
+
+    sizes = fabric.table_sizes()
+    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in sorted(configs)}
+    for sw, (n, cap) in table_sizes.items():
+        if n > cap:
+            out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "
+                                "the rest would be flooded")
+    n_hosts = len(names)
+    worst = max(table_sizes.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1), default=None)
+    summary = [
+        f"{len(configs)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
+        f"{sum(len(v) for v in sends.values())} learning broadcasts from {n_hosts} hosts",
+        f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, untagged, "
+        "without flooding, on the planned path",
+    ]
+    if worst:
+        summary.append(f"largest learned table: {worst[0]} {worst[1][0]} of {worst[1][1]} entries")
+    summary.extend(notes)
+    violations = out.finish()
+    return VerifyReport(ok=not out.counts, violations=violations, summary=summary,
+                        table_sizes=table_sizes, counts=dict(out.counts))
