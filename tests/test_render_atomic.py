@@ -1,0 +1,136 @@
+"""OUTDIR is replaced only as a whole, after everything rendered and verified: any failure
+leaves it exactly as it was, and no temporary directory is left behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import vlanroute.render as R
+from render_fixtures import ring3_plan
+from vlanroute.cli import main
+from vlanroute.errors import UserError, VerificationError
+
+SEED_TORUS = Path(__file__).parents[1] / "inventories" / "seed-torus.yaml"
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _leftovers(parent: Path, name: str) -> list[str]:
+    return [p.name for p in parent.iterdir() if p.name.startswith(f".{name}.")]
+
+
+@pytest.fixture
+def previous(tmp_path: Path) -> Path:
+    """An OUTDIR from an earlier render, with a push backup in it."""
+    out = tmp_path / "out"
+    R.render_to_dir(ring3_plan(), out, R.platform_lookup(), R.RenderOptions(verify=False))
+    (out / "backups").mkdir()
+    (out / "backups" / "sw1-running.cfg").write_text("old running config\n")
+    return out
+
+
+def test_success_replaces_outdir_and_keeps_backups(previous: Path) -> None:
+    doc = ring3_plan(flow_control=False)
+    R.render_to_dir(doc, previous, R.platform_lookup(), R.RenderOptions(verify=False))
+    assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text().splitlines()
+    assert (previous / "backups" / "sw1-running.cfg").read_text() == "old running config\n"
+    assert (previous / "hosts" / "node001.sh").stat().st_mode & 0o111
+    assert _leftovers(previous.parent, previous.name) == []
+
+
+def test_verification_failure_leaves_outdir_untouched(previous: Path, monkeypatch) -> None:
+    before = _snapshot(previous)
+
+    def reject(tmp: Path) -> bool:
+        assert (tmp / "switches" / "sw1.cfg").is_file()   # it verifies the new tree
+        raise VerificationError(["sw1: VLAN 1 on port-channel 1"])
+
+    monkeypatch.setattr(R, "_run_verifier", reject)
+    with pytest.raises(VerificationError):
+        R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup())
+    assert _snapshot(previous) == before
+    assert _leftovers(previous.parent, previous.name) == []
+
+
+def test_write_failure_midway_leaves_outdir_untouched(previous: Path, monkeypatch) -> None:
+    before = _snapshot(previous)
+    real_write = R._write_tree
+
+    def half_then_fail(root: Path, files: dict[str, str]) -> int:
+        items = list(files.items())
+        real_write(root, dict(items[: len(items) // 2]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(R, "_write_tree", half_then_fail)
+    with pytest.raises(OSError):
+        R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup(), R.RenderOptions(verify=False))
+    assert _snapshot(previous) == before
+    assert _leftovers(previous.parent, previous.name) == []
+
+
+def test_bad_plan_fails_before_anything_is_written(previous: Path) -> None:
+    before = _snapshot(previous)
+    doc = ring3_plan()
+    doc["switches"]["sw2"]["ports"]["1/g24"]["tagged"] = [1, 102, 103]     # VLAN 1 on an uplink
+    with pytest.raises(VerificationError, match="1/g24"):
+        R.render_to_dir(doc, previous, R.platform_lookup())
+    assert _snapshot(previous) == before and _leftovers(previous.parent, previous.name) == []
+
+
+def test_unsafe_name_in_a_hand_edited_plan_is_rejected(tmp_path: Path) -> None:
+    doc = ring3_plan()
+    doc["hosts"]["node001"]["interface"] = "eth0;reboot"
+    with pytest.raises(VerificationError, match="unsafe interface name"):
+        R.render_to_dir(doc, tmp_path / "out", R.platform_lookup())
+    assert not (tmp_path / "out").exists()
+
+
+def test_refuses_to_replace_a_directory_that_is_not_an_outdir(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "thesis.tex").write_text("precious\n")
+    with pytest.raises(UserError, match="not a vlanroute output directory"):
+        R.render_to_dir(ring3_plan(), home, R.platform_lookup(), R.RenderOptions(verify=False))
+    assert (home / "thesis.tex").read_text() == "precious\n" and len(list(home.iterdir())) == 1
+
+
+def test_fallback_publish_without_renameat2(previous: Path, monkeypatch) -> None:
+    monkeypatch.setattr(R, "_exchange", lambda a, b: False)
+    R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup(), R.RenderOptions(verify=False))
+    assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text()
+    assert (previous / "backups" / "sw1-running.cfg").is_file()
+    assert _leftovers(previous.parent, previous.name) == []
+
+
+def test_cli_user_error_is_a_message_not_a_traceback(tmp_path: Path, capsys) -> None:
+    inv = tmp_path / "bad.yaml"
+    inv.write_text(SEED_TORUS.read_text().replace("kind: torus", "kind: donut"))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "plan.json").write_text("{}\n")
+    rc = main(["render", str(inv), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "error:" in err and "Traceback" not in err
+    assert [p.name for p in out.iterdir()] == ["plan.json"]
+
+
+def test_cli_render_seed_torus(tmp_path: Path) -> None:
+    result = CliRunner().invoke(R_cli_group(), ["render", str(SEED_TORUS), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "o"
+    assert sorted(p.name for p in out.iterdir()) == ["cabling.csv", "hosts", "plan.json", "refresh", "switches"]
+    assert len(list((out / "switches").iterdir())) == 8
+    assert len(list((out / "hosts").iterdir())) == 225
+    assert sorted(os.listdir(out / "refresh")) == ["vlanroute-refresh.cron", "vlanroute-refresh.service",
+                                                   "vlanroute-refresh.timer"]
+
+
+def R_cli_group():  # noqa: N802 (imported late: the CLI imports every command)
+    from vlanroute.cli import group
+    return group
