@@ -189,6 +189,9 @@ class Interpreter:
         w = words
         if w[:2] == ["switchport", "mode"] and len(w) == 3 and w[2] in ("general", "access"):
             for p in ports:
+                if w[2] == "access" and p.general:
+                    # Leaving general mode: the port forwards in its access VLAN (1) only.
+                    p.pvid, p.untagged, p.tagged, p.tagged_only = 1, {1}, set(), False
                 p.general = w[2] == "general"
         elif w[:3] == ["switchport", "general", "pvid"] and len(w) == 4:
             vid = _int_in(w[3], 1, 4093)

@@ -69,6 +69,7 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         self._line = ""
         self._last_cr = False
         self._chan: Any = None
+        self._pending: list[str] = []
 
     def connection_made(self, chan: Any) -> None:
         self._chan = chan
@@ -81,8 +82,12 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
 
     def session_started(self) -> None:
         self._write("\n\n" + self._cli.prompt())
+        self._flush()
 
     def data_received(self, data: str, datatype: Any) -> None:
+        # Echo is collected and written once per packet: one SSH message per keystroke
+        # would make the emulator, not the client, the bottleneck of every benchmark.
+        self._pending: list[str] = []
         for ch in data:
             if self._chan is None:
                 return
@@ -104,6 +109,7 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
                 self._last_cr = False
                 self._line += ch
                 self._write(ch)
+        self._flush()
 
     def _run(self, line: str) -> None:
         was_config = self._cli.mode in CONFIG_MODES
@@ -125,7 +131,11 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         self._write(reply.output + self._cli.prompt())
 
     def _write(self, text: str) -> None:
-        if self._chan is not None:
+        self._pending.append(text)
+
+    def _flush(self) -> None:
+        text, self._pending = "".join(self._pending), []
+        if self._chan is not None and text:
             self._chan.write(text.replace("\r\n", "\n").replace("\n", "\r\n"))
 
     def eof_received(self) -> bool:

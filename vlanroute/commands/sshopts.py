@@ -1,0 +1,33 @@
+"""Options shared by `push` and `audit`: switch selection, host keys, workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from vlanroute.sshsession import HostKeyPolicy
+
+INSECURE_FLAG = "--insecure-no-host-key-check"
+
+
+def ssh_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option("--switch", "switches", multiple=True, metavar="NAME",
+                     help="Only this switch (repeatable). Default: every switch in plan.json.")(f)
+    f = click.option("--known-hosts", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Extra known_hosts file, besides ~/.ssh/known_hosts.")(f)
+    f = click.option(INSECURE_FLAG, "insecure", is_flag=True,
+                     help="DANGEROUS: accept any SSH host key (a man-in-the-middle could then "
+                          "read the password and change the switches).")(f)
+    f = click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
+                     help="Switches handled in parallel.")(f)
+    return f
+
+
+def host_key_policy(insecure: bool, known_hosts: Path | None) -> HostKeyPolicy:
+    if insecure:
+        click.secho(f"WARNING: {INSECURE_FLAG}: SSH host keys are NOT checked; anyone on the "
+                    "path can impersonate the switches and capture the credentials.",
+                    fg="red", bold=True, err=True)
+    return HostKeyPolicy(check=not insecure, known_hosts=known_hosts)

@@ -1,0 +1,142 @@
+"""One netmiko CLI session to a switch: connect, run a command, detect rejection, save.
+
+Commands are sent one at a time and each reply is read up to the next prompt, so a
+rejected command is caught before the next one is sent (netmiko's send_config_set would
+send the whole batch first). The save command's `(y/n)` question is answered with the
+platform's single key; netmiko's default save_config would wait for a prompt that never
+comes on a PowerConnect 62xx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+import re
+import socket
+
+import paramiko
+from netmiko import ConnectHandler
+from netmiko.exceptions import (NetmikoAuthenticationException, NetmikoTimeoutException,
+                                ReadException, ReadTimeout)
+
+from vlanroute.credentials import Credentials
+from vlanroute.platforms import Platform
+
+CONNECT_TIMEOUT_S = 15.0
+COMMAND_TIMEOUT_S = 60.0       # `vlan` commands may take long on a real 62xx
+
+
+class SessionError(Exception):
+    """Base: something went wrong talking to the switch."""
+
+
+class ConnectFailed(SessionError):
+    """Could not log in (unreachable, host key, authentication). Nothing was changed."""
+
+
+class ConnectionLost(SessionError):
+    """The session died after login; the switch may be half-configured."""
+
+
+class CommandRejected(SessionError):
+    def __init__(self, command: str, reply: str) -> None:
+        self.command, self.reply = command, reply
+        super().__init__(f"the switch rejected {command!r}: {reply.strip()}")
+
+
+@dataclass(frozen=True)
+class HostKeyPolicy:
+    check: bool = True                   # False only with --insecure-no-host-key-check
+    known_hosts: Path | None = None      # extra known_hosts file besides ~/.ssh/known_hosts
+
+
+_LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
+         NetmikoTimeoutException)
+
+
+class SwitchSession:
+    def __init__(self, platform: Platform, host: str, port: int, creds: Credentials,
+                 host_keys: HostKeyPolicy) -> None:
+        assert platform.netmiko_device_type is not None
+        self.platform = platform
+        self._errors = [re.compile(p, re.MULTILINE) for p in platform.error_patterns]
+        params: dict[str, object] = dict(
+            device_type=platform.netmiko_device_type, host=host, port=port,
+            username=creds.username, password=creds.password or "",
+            use_keys=creds.key_file is not None, allow_agent=False,
+            key_file=str(creds.key_file) if creds.key_file else None,
+            conn_timeout=CONNECT_TIMEOUT_S, auth_timeout=CONNECT_TIMEOUT_S,
+            banner_timeout=CONNECT_TIMEOUT_S, ssh_strict=host_keys.check,
+            system_host_keys=host_keys.check,
+            alt_host_keys=host_keys.known_hosts is not None,
+            alt_key_file=str(host_keys.known_hosts or ""), fast_cli=True)
+        try:
+            self._conn = ConnectHandler(**params)
+        except NetmikoAuthenticationException:
+            raise ConnectFailed("authentication refused") from None
+        except paramiko.BadHostKeyException:
+            raise ConnectFailed("HOST KEY MISMATCH: the switch's SSH key differs from "
+                                "known_hosts (possible man-in-the-middle)") from None
+        except (NetmikoTimeoutException, socket.error, EOFError) as exc:
+            raise ConnectFailed(_short(exc)) from None
+        except paramiko.SSHException as exc:
+            text = str(exc)
+            if "known_hosts" in text:
+                raise ConnectFailed(f"host key of [{host}]:{port} is not in known_hosts; "
+                                    "add it (ssh-keyscan, then check the fingerprint) or pass "
+                                    "--known-hosts FILE") from None
+            raise ConnectFailed(_short(exc)) from None
+        base = re.escape(self._conn.base_prompt)
+        # Any mode: sw1>, sw1#, sw1(config)#, sw1(config-if-1/g1)#, sw1(config-vlan)#
+        self._prompt = base + r"(?:\([^)\r\n]*\))?[#>]\s*$"
+        self.commands_sent = 0
+
+    def run(self, command: str, *, check: bool = True) -> str:
+        """Send one command and return its reply (echo and prompt stripped)."""
+        try:
+            out = self._conn.send_command(command, expect_string=self._prompt,
+                                          read_timeout=COMMAND_TIMEOUT_S, strip_prompt=True,
+                                          strip_command=True, cmd_verify=True)
+        except _LOST as exc:
+            raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
+                                 f"(at {command!r}): {_short(exc)}") from None
+        self.commands_sent += 1
+        if check and any(p.search(out) for p in self._errors):
+            raise CommandRejected(command, out)
+        return out
+
+    def running_config(self) -> str:
+        self.run("end", check=False)         # from any sub-mode back to privileged mode
+        return self.run("show running-config", check=False)
+
+    def save(self) -> str:
+        """Copy running to startup config, answering the platform's question if it asks."""
+        p = self.platform
+        assert p.save_command is not None
+        self.run("end", check=False)
+        try:
+            if p.save_confirm:
+                out = self._conn.send_command(p.save_command, expect_string=p.save_confirm,
+                                              read_timeout=COMMAND_TIMEOUT_S, cmd_verify=True)
+                self._conn.write_channel(p.save_answer or "y")   # one key, no Enter
+                out += self._conn.read_until_pattern(pattern=self._prompt,
+                                                     read_timeout=COMMAND_TIMEOUT_S)
+            else:
+                out = self._conn.send_command(p.save_command, expect_string=self._prompt,
+                                              read_timeout=COMMAND_TIMEOUT_S)
+        except _LOST as exc:
+            raise ConnectionLost(f"connection lost while saving: {_short(exc)}") from None
+        if any(pat.search(out) for pat in self._errors) or "Not Saved" in out:
+            raise CommandRejected(p.save_command, out)
+        return out
+
+    def close(self) -> None:
+        try:
+            self._conn.disconnect()
+        except Exception:  # noqa: BLE001 - the session may already be dead; nothing to do
+            pass
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
