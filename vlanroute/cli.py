@@ -14,6 +14,8 @@ from vlanroute.errors import UserError, VerificationError
 
 # One line per command module: vlanroute/commands/<module>.py exporting `command`.
 COMMAND_MODULES: list[str] = [
+    "push",
+    "audit",
     "plan",
     "analyze",
     "render",
