@@ -47,7 +47,7 @@ def test_success_replaces_outdir_and_keeps_backups(previous: Path) -> None:
 def test_verification_failure_leaves_outdir_untouched(previous: Path, monkeypatch) -> None:
     before = _snapshot(previous)
 
-    def reject(tmp: Path) -> bool:
+    def reject(tmp: Path, platforms: object) -> bool:
         assert (tmp / "switches" / "sw1.cfg").is_file()   # it verifies the new tree
         raise VerificationError(["sw1: VLAN 1 on port-channel 1"])
 
@@ -134,3 +134,18 @@ def test_cli_render_seed_torus(tmp_path: Path) -> None:
 def R_cli_group():  # noqa: N802 (imported late: the CLI imports every command)
     from vlanroute.cli import group
     return group
+
+
+def test_real_verifier_runs_before_publishing(previous: Path, monkeypatch) -> None:
+    """A config that leaves VLAN 1 on an uplink is caught by verify_outdir; nothing is published."""
+    pytest.importorskip("vlanroute.verify_configs")
+    before = _snapshot(previous)
+    real = R.render_switch
+
+    def keep_vlan1(ctx, env):  # type: ignore[no-untyped-def]
+        return real(ctx, env).replace("allowed vlan remove 1,", "allowed vlan remove ")
+
+    monkeypatch.setattr(R, "render_switch", keep_vlan1)
+    with pytest.raises(VerificationError):
+        R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup())
+    assert _snapshot(previous) == before and _leftovers(previous.parent, previous.name) == []

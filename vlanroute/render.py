@@ -124,13 +124,13 @@ def _write_tree(root: Path, files: Mapping[str, str]) -> int:
     return total
 
 
-def _run_verifier(tmp: Path) -> bool:
-    """verify_outdir from the verify engineer; False if that module is not installed yet."""
+def _run_verifier(tmp: Path, platforms: Mapping[str, Platform]) -> bool:
+    """verify_outdir (parse back, join, simulate); False if that module is not installed."""
     try:
-        from vlanroute.verify_configs import verify_outdir  # type: ignore[import-not-found]
+        from vlanroute.verify_configs import verify_outdir
     except ImportError:
         return False
-    report = verify_outdir(tmp)
+    report = verify_outdir(tmp, platforms)
     if not report.ok:
         raise VerificationError([str(v) for v in report.violations])
     return True
@@ -209,7 +209,8 @@ def render_to_dir(doc: Mapping[str, Any], outdir: Path, platform_of: Callable[[s
     tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
     try:
         total = _write_tree(tmp, files)
-        verified = _run_verifier(tmp) if options.verify else False
+        platforms = {sw["platform"]: platform_of(sw["platform"]) for sw in doc["switches"].values()}
+        verified = _run_verifier(tmp, platforms) if options.verify else False
         if outdir.exists():
             _carry_over(outdir, tmp)
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
