@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from vlanroute.errors import UserError
 from vlanroute.inventory import NAME_PATTERN, LoadedInventory
@@ -19,7 +19,6 @@ class Host:
     interface: str
     index: int                     # global order, used for learning addresses
     vlan: int = 0
-    learning_addresses: dict[int, str] = field(default_factory=dict)
 
 
 def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:

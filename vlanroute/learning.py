@@ -40,12 +40,18 @@ def assign_learning_addresses(inv: LoadedInventory, hosts: list[Host], vlans: li
                             field="settings.learning.pool", fix="choose a pool apart from the management network")
     subnets = pool.subnets(new_prefix=prefix)
     for v in vlans:
-        net = next(subnets)
-        v.learning_subnet = str(net)
-        base = int(net.network_address) + 1
-        for h in hosts:
-            h.learning_addresses[v.id] = str(ipaddress.IPv4Address(base + h.index))
+        v.learning_subnet = str(next(subnets))
     return prefix
+
+
+def learning_address(subnet: str, host_index: int) -> str:
+    """Host number `host_index` (0-based, inventory order) in a VLAN's learning subnet.
+
+    Computed on demand: a large plan has hosts x VLANs of them (8.4 million on a 32x32
+    torus with 16 hosts per switch), too many to keep.
+    """
+    net = ipaddress.IPv4Network(subnet)
+    return str(ipaddress.IPv4Address(int(net.network_address) + 1 + host_index))
 
 
 def refresh_schedule(aging_time: int, interval: int | None, splay: int | None) -> tuple[int, int]:

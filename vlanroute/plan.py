@@ -15,7 +15,7 @@ from vlanroute.checks import check_limits, verify_plan
 from vlanroute.errors import PlanError, UserError
 from vlanroute.hostlist import Host, build_hosts
 from vlanroute.inventory import LoadedInventory, load_inventory
-from vlanroute.learning import assign_learning_addresses, refresh_schedule
+from vlanroute.learning import assign_learning_addresses, learning_address, refresh_schedule
 from vlanroute.metrics import Metrics, compute_metrics
 from vlanroute.platforms import Platform
 from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, check_mgmt_networks,
@@ -66,7 +66,8 @@ class Plan:
                        "learning_subnet": v.learning_subnet} for v in self.vlans],
             "hosts": {h.name: {"switch": h.switch, "port": h.port, "vlan": h.vlan, "mac": h.mac,
                                "interface": h.interface,
-                               "learning_addresses": {str(k): a for k, a in sorted(h.learning_addresses.items())}}
+                               "learning_addresses": {str(v.id): learning_address(v.learning_subnet, h.index)
+                                                      for v in sorted(self.vlans, key=lambda v: v.id)}}
                       for h in self.hosts},
             "switches": {s: _switch_json(sp) for s, sp in self.switches.items()},
             "cabling": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port, "a_lag": c.a_lag, "b_lag": c.b_lag}

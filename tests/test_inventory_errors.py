@@ -1,0 +1,137 @@
+"""Every user mistake ends in a message naming the file and the field, a non-zero exit, no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vlanroute.cli import main
+
+BASE = {
+    "name": "t", "platform": "powerconnect-6248",
+    "topology": {"kind": "torus", "dims": [4, 2], "links_per_pair": 2},
+    "hosts": {"per_switch": 4},
+}
+
+
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], doc: dict | str, *sets: str) -> tuple[int, str]:
+    p = tmp_path / "inv.yaml"
+    p.write_text(doc if isinstance(doc, str) else yaml.safe_dump(doc))
+    args = ["plan", str(p)]
+    for s in sets:
+        args += ["--set", s]
+    rc = main(args)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return rc, err
+
+
+def with_(path: str, value: object) -> dict:
+    import copy
+    doc = copy.deepcopy(BASE)
+    node = doc
+    keys = path.split(".")
+    for k in keys[:-1]:
+        node = node.setdefault(k, {})
+    node[keys[-1]] = value
+    return doc
+
+
+CASES = [
+    # (description, document, words the message must contain)
+    ("unknown key", with_("topology.link_per_pair", 2), ["inv.yaml", "topology.link_per_pair", "unknown key"]),
+    ("bad kind", with_("topology.kind", "donut"), ["topology.kind", "ring"]),
+    ("vlan id too high", with_("routing.first_vlan", 4095), ["routing.first_vlan", "4094"]),
+    ("vlan id 1", with_("routing.vlan_ids", [1, 2, 3, 4]), ["routing.vlan_ids"]),
+    ("duplicate vlan ids", with_("routing.vlan_ids", [5, 5, 6, 7]), ["duplicate VLAN ids"]),
+    ("id range overflow", with_("routing.first_vlan", 4093), ["routing.first_vlan", "4094"]),
+    ("too few listed ids", with_("routing.vlan_ids", [200, 201]), ["routing.vlan_ids", "4 VLANs"]),
+    ("name injection", with_("name", "x; reboot"), ["name"]),
+    ("unknown platform", with_("platform", "cisco-9000"), ["platform", "powerconnect-6248"]),
+    ("unknown switch override", with_("switches", {"sw99": {"mgmt": "192.0.2.1"}}), ["switches.sw99", "unknown switch"]),
+    ("reserved port not on platform", with_("switches", {"sw1": {"reserved_ports": ["1/g49"]}}),
+     ["switches.sw1.reserved_ports", "1/g49"]),
+    ("duplicate mgmt", with_("switches", {"sw1": {"mgmt": "192.0.2.1"}, "sw2": {"mgmt": "192.0.2.1"}}),
+     ["switches.sw2.mgmt", "192.0.2.1"]),
+    ("too many ports", with_("hosts.per_switch", 45), ["sw1", "51", "48"]),
+    ("mac overflow", {**with_("platforms", {"small": {"base": "powerconnect-6248", "mac_capacity": 100}}), "platform": "small"},
+     ["MAC", "100", "sw1"]),
+    ("vlan limit", {**with_("platforms", {"tiny": {"base": "powerconnect-6248", "max_vlans": 3}}), "platform": "tiny"},
+     ["4 VLANs", "tiny"]),
+    ("aging out of range", with_("settings.aging_time", 5), ["settings.aging_time", "10"]),
+    ("dor on custom", {"name": "t", "topology": {"kind": "custom", "switches": ["a", "b"], "links": [{"a": "a", "b": "b"}]},
+                       "hosts": {"per_switch": 1}, "routing": {"algorithm": "dor"}}, ["routing.algorithm", "shortest"]),
+    ("link to unknown switch", {"name": "t", "topology": {"kind": "custom", "switches": ["a", "b"],
+                                                           "links": [{"a": "a", "b": "c"}]}, "hosts": {"per_switch": 1}},
+     ["topology.links.0", "unknown switch 'c'"]),
+    ("disconnected", {"name": "t", "topology": {"kind": "custom", "switches": ["a", "b", "c", "d"],
+                                                 "links": [{"a": "a", "b": "b"}, {"a": "c", "b": "d"}]},
+                      "hosts": {"per_switch": 1}}, ["disconnected"]),
+    ("duplicate switch", {"name": "t", "topology": {"kind": "custom", "switches": ["a", "a"], "links": [{"a": "a", "b": "a"}]},
+                          "hosts": {"per_switch": 1}}, ["topology"]),
+    ("duplicate host names", with_("hosts", {"list": [{"name": "h1", "switch": "sw1"}, {"name": "h1", "switch": "sw2"}]}),
+     ["h1", "twice"]),
+    ("duplicate MACs", with_("hosts", {"list": [{"name": "h1", "switch": "sw1", "mac": "00:11:22:33:44:55"},
+                                                 {"name": "h2", "switch": "sw2", "mac": "00-11-22-33-44-55"}]}),
+     ["00:11:22:33:44:55", "h1", "h2"]),
+    ("bad MAC", with_("hosts", {"list": [{"name": "h1", "switch": "sw1", "mac": "zz:11"}]}), ["hosts.list.0.mac"]),
+    ("duplicate ports", with_("hosts", {"list": [{"name": "h1", "switch": "sw1", "port": "1/g3"},
+                                                  {"name": "h2", "switch": "sw1", "port": "1/g3"}]}), ["sw1:1/g3", "h1", "h2"]),
+    ("port not on platform", with_("hosts", {"list": [{"name": "h1", "switch": "sw1", "port": "1/g77"}]}),
+     ["1/g77", "powerconnect-6248"]),
+    ("host on reserved port", {**with_("hosts", {"list": [{"name": "h1", "switch": "sw1", "port": "1/g3"}]}),
+                               "switches": {"sw1": {"reserved_ports": ["1/g3"]}}}, ["sw1:1/g3", "reserved"]),
+    ("host on unknown switch", with_("hosts", {"list": [{"name": "h1", "switch": "sw42"}]}), ["sw42"]),
+    ("two host sources", with_("hosts", {"per_switch": 1, "count": 3}), ["exactly one of"]),
+    ("no hosts", with_("hosts", {"per_switch": 0}), ["no hosts"]),
+    ("learning pool too small", with_("settings", {"learning": {"pool": "10.0.0.0/28"}}), ["settings.learning.pool"]),
+    ("interface injection", with_("hosts", {"per_switch": 1, "interface": "eth0;rm"}), ["hosts.interface"]),
+]
+
+
+@pytest.mark.parametrize("desc,doc,words", CASES, ids=[c[0] for c in CASES])
+def test_user_mistake_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], desc: str, doc: dict,
+                               words: list[str]) -> None:
+    rc, err = run(tmp_path, capsys, doc)
+    assert rc != 0, desc
+    for w in words:
+        assert w in err, f"{desc}: '{w}' not in message:\n{err}"
+
+
+def test_yaml_syntax_error_names_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, err = run(tmp_path, capsys, "name: t\ntopology: [unclosed\n")
+    assert rc != 0 and "inv.yaml" in err and "line" in err
+
+
+def test_duplicate_yaml_key_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, err = run(tmp_path, capsys, "name: t\nname: u\n")
+    assert rc != 0 and "duplicate key 'name'" in err
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "/nonexistent/inv.yaml"]) != 0
+    assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", ["topology.links_per_pair", "=3", "a..b=1", "topology.dims=[unclosed"])
+def test_bad_set_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str) -> None:
+    rc, err = run(tmp_path, capsys, BASE, bad)
+    assert rc != 0 and "--set" in err
+
+
+def test_set_overrides_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    p = tmp_path / "inv.yaml"
+    p.write_text(yaml.safe_dump(BASE))
+    assert main(["plan", str(p), "--json", "--set", "topology.dims=[8,8]", "--set", "topology.links_per_pair=1",
+                 "--set", "hosts.per_switch=2", "--set", "settings.flow_control=false"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["topology"]["dims"] == [8, 8] and plan["metrics"]["switches"] == 64
+    assert plan["metrics"]["inter_switch_links"] == 128 and plan["settings"]["flow_control"] is False
+
+
+def test_set_error_names_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, err = run(tmp_path, capsys, BASE, "topology.links_per_pair=zero")
+    assert rc != 0 and "--set topology.links_per_pair" in err
