@@ -61,6 +61,7 @@ def set_ssh_env(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("VLANROUTE_SSH_PASSWORD", PASSWORD)
     monkeypatch.delenv("VLANROUTE_SSH_KEY", raising=False)
     monkeypatch.setenv("VLANROUTE_LOOPBACK_ONLY", "1")
+    monkeypatch.setenv("COLUMNS", "400")     # rich: one table row per line, nothing wrapped
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]

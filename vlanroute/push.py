@@ -138,18 +138,29 @@ def prepare(target: Target, running_text: str) -> Prepared:
 
 
 def _plan_view(cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
-    """The part of a config the plan decides: its VLANs, globals, managed ports."""
-    keep = []
+    """The part of a config the plan decides: its VLANs, globals and the forwarding
+    settings of managed ports (a LAG member counts only by its LAG)."""
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.stp_global_enabled, cfg.aging_time,
+                                                 cfg.flow_control))]
+    for name, line in _named_lines(cfg):
+        if name not in roles.managed:
+            continue
+        if not name.startswith("ch") and cfg.ports[name].lag is not None:
+            if line.startswith("channel-group"):
+                keep.append(f"{name}: {line}")
+        else:
+            keep.append(f"{name}: {line}")
+    return keep
+
+
+def _named_lines(cfg: SwitchConfig) -> list[tuple[str, str]]:
+    out = []
     for line in canonical_lines(cfg):
         if line.startswith("interface "):
-            name = line.split(":", 1)[0].split()[-1]
-            name = f"ch{name}" if name.isdigit() else name
-            if name in roles.managed:
-                keep.append(line)
-        elif not line.startswith("vlan database"):
-            keep.append(line)
-    keep.append(str(sorted(vlans & cfg.vlans)))
-    return keep
+            head, rest = line.split(": ", 1)
+            name = head.split()[-1]
+            out.append((f"ch{name}" if name.isdigit() else name, rest))
+    return out
 
 
 class Pusher:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 import re
 import socket
+import time
 
 import paramiko
 from netmiko import ConnectHandler
@@ -88,19 +89,53 @@ class SwitchSession:
             raise ConnectFailed(_short(exc)) from None
         base = re.escape(self._conn.base_prompt)
         # Any mode: sw1>, sw1#, sw1(config)#, sw1(config-if-1/g1)#, sw1(config-vlan)#
-        self._prompt = base + r"(?:\([^)\r\n]*\))?[#>]\s*$"
+        self._prompt_re = re.compile(base + r"(?:\([^)\r\n]*\))?[#>]\s*$")
         self.commands_sent = 0
+        self._conn.clear_buffer()
+
+    def _alive(self) -> bool:
+        chan = self._conn.remote_conn
+        transport = chan.get_transport() if chan is not None else None
+        return bool(transport is not None and transport.is_active() and not chan.closed)
+
+    def _read_until(self, pattern: re.Pattern[str], what: str) -> str:
+        """Read until `pattern` matches the end of the output. A dead session is noticed at
+        once (netmiko would wait for its read timeout); a silent one after the timeout."""
+        out = ""
+        deadline = time.monotonic() + COMMAND_TIMEOUT_S
+        pause = 0.002
+        while True:
+            try:
+                out += self._conn.read_channel()
+            except _LOST as exc:
+                raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
+                                     f"(at {what!r}): {_short(exc)}") from None
+            # Only a prompt after the echo of what was sent counts: a prompt still in the
+            # buffer from before must not end the read early.
+            at = out.find(what)
+            if at >= 0 and pattern.search(out, at + len(what)):
+                return out[at:]
+            if not self._alive():
+                raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
+                                     f"(at {what!r})")
+            if time.monotonic() > deadline:
+                raise ConnectionLost(f"no prompt within {COMMAND_TIMEOUT_S:.0f} s after "
+                                     f"{what!r}; giving up on this session")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def run(self, command: str, *, check: bool = True) -> str:
         """Send one command and return its reply (echo and prompt stripped)."""
         try:
-            out = self._conn.send_command(command, expect_string=self._prompt,
-                                          read_timeout=COMMAND_TIMEOUT_S, strip_prompt=True,
-                                          strip_command=True, cmd_verify=True)
+            self._conn.write_channel(command + self._conn.RETURN)
         except _LOST as exc:
             raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
                                  f"(at {command!r}): {_short(exc)}") from None
+        raw = self._read_until(self._prompt_re, command)
         self.commands_sent += 1
+        out = self._prompt_re.sub("", raw)
+        first, _, rest = out.partition("\n")
+        out = rest if first.strip() == command.strip() else out
         if check and any(p.search(out) for p in self._errors):
             raise CommandRejected(command, out)
         return out
@@ -114,25 +149,24 @@ class SwitchSession:
         p = self.platform
         assert p.save_command is not None
         self.run("end", check=False)
-        try:
-            if p.save_confirm:
-                out = self._conn.send_command(p.save_command, expect_string=p.save_confirm,
-                                              read_timeout=COMMAND_TIMEOUT_S, cmd_verify=True)
-                self._conn.write_channel(p.save_answer or "y")   # one key, no Enter
-                out += self._conn.read_until_pattern(pattern=self._prompt,
-                                                     read_timeout=COMMAND_TIMEOUT_S)
-            else:
-                out = self._conn.send_command(p.save_command, expect_string=self._prompt,
-                                              read_timeout=COMMAND_TIMEOUT_S)
-        except _LOST as exc:
-            raise ConnectionLost(f"connection lost while saving: {_short(exc)}") from None
+        if p.save_confirm:
+            self._conn.write_channel(p.save_command + self._conn.RETURN)
+            out = self._read_until(re.compile(p.save_confirm + r"\s*$"), p.save_command)
+            self._conn.write_channel(p.save_answer or "y")     # one key, no Enter
+            out += self._read_until(self._prompt_re, p.save_answer or "y")
+        else:
+            out = self.run(p.save_command, check=False)
         if any(pat.search(out) for pat in self._errors) or "Not Saved" in out:
             raise CommandRejected(p.save_command, out)
         return out
 
     def close(self) -> None:
+        conn = self._conn
+        # netmiko's cleanup first probes for config mode, which costs seconds per session;
+        # every code path here already left config mode, so just log out and close.
+        conn.cleanup = lambda command="exit": conn.write_channel(command + conn.RETURN)  # type: ignore[method-assign]
         try:
-            self._conn.disconnect()
+            conn.disconnect()
         except Exception:  # noqa: BLE001 - the session may already be dead; nothing to do
             pass
 
