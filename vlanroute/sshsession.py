@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 import re
-import socket
 import time
 
 import paramiko
@@ -75,18 +74,9 @@ class SwitchSession:
             self._conn = ConnectHandler(**params)
         except NetmikoAuthenticationException:
             raise ConnectFailed("authentication refused") from None
-        except paramiko.BadHostKeyException:
-            raise ConnectFailed("HOST KEY MISMATCH: the switch's SSH key differs from "
-                                "known_hosts (possible man-in-the-middle)") from None
-        except (NetmikoTimeoutException, socket.error, EOFError) as exc:
-            raise ConnectFailed(_short(exc)) from None
-        except paramiko.SSHException as exc:
-            text = str(exc)
-            if "known_hosts" in text:
-                raise ConnectFailed(f"host key of [{host}]:{port} is not in known_hosts; "
-                                    "add it (ssh-keyscan, then check the fingerprint) or pass "
-                                    "--known-hosts FILE") from None
-            raise ConnectFailed(_short(exc)) from None
+        except (NetmikoTimeoutException, paramiko.SSHException, OSError, EOFError) as exc:
+            # netmiko wraps paramiko's host key errors; recognise them by their text.
+            raise ConnectFailed(_connect_problem(str(exc), host, port) or _short(exc)) from None
         base = re.escape(self._conn.base_prompt)
         # Any mode: sw1>, sw1#, sw1(config)#, sw1(config-if-1/g1)#, sw1(config-vlan)#
         self._prompt_re = re.compile(base + r"(?:\([^)\r\n]*\))?[#>]\s*$")
@@ -169,6 +159,18 @@ class SwitchSession:
             conn.disconnect()
         except Exception:  # noqa: BLE001 - the session may already be dead; nothing to do
             pass
+
+
+def _connect_problem(text: str, host: str, port: int) -> str | None:
+    if "not found in known_hosts" in text:
+        return (f"host key of [{host}]:{port} is not in known_hosts; add it (ssh-keyscan, "
+                "then compare the fingerprint with the switch console) or pass --known-hosts FILE")
+    if "does not match" in text and "Host key" in text:
+        return ("HOST KEY MISMATCH: the switch's SSH key differs from known_hosts (replaced "
+                "switch, or a man-in-the-middle); check it before connecting again")
+    if "Authentication" in text:
+        return "authentication refused"
+    return None
 
 
 def _short(exc: BaseException) -> str:

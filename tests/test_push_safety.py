@@ -1,0 +1,169 @@
+"""Safety rails of push/audit: loopback guard, host keys, credentials, order, secrecy."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from vlanroute.fakeswitch import FakeSwitchFarm, Faults
+from vlanroute.plan import plan_from_file
+from vlanroute.render import RenderOptions, platform_lookup, render_to_dir
+
+from push_support import PASSWORD, REPO, USER, build_cluster, run, set_ssh_env
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def farm():
+    with FakeSwitchFarm() as f:
+        yield f
+
+
+def test_push_to_non_loopback_targets_is_refused_before_connecting(tmp_path, monkeypatch, capsys):
+    """The seed inventory's own addresses (TEST-NET-1): the suite must never reach them.
+    The guard is on because pytest is running, even without VLANROUTE_LOOPBACK_ONLY."""
+    set_ssh_env(monkeypatch)
+    monkeypatch.delenv("VLANROUTE_LOOPBACK_ONLY")
+    doc = plan_from_file(REPO / "inventories" / "seed-torus.yaml").to_json()
+    render_to_dir(doc, tmp_path / "out", platform_lookup(), RenderOptions(verify=False))
+    attempts: list[object] = []
+
+    def no_network(*args, **kwargs):  # type: ignore[no-untyped-def]
+        attempts.append(args)
+        raise AssertionError("a connection was attempted")
+
+    monkeypatch.setattr("vlanroute.sshsession.ConnectHandler", no_network)
+    monkeypatch.setattr("socket.create_connection", no_network)
+    for command in (["push", "--yes"], ["push", "--dry-run"], ["audit"]):
+        rc, out, err = run(capsys, command[0], str(tmp_path / "out"), *command[1:])
+        assert rc == 2
+        assert "loopback guard" in err and "sw1 (192.0.2.11)" in err
+        assert attempts == []
+    assert not (tmp_path / "out" / "backups").exists()
+
+
+def test_one_non_loopback_switch_blocks_the_whole_run(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    plan = json.loads((cluster.outdir / "plan.json").read_text())
+    plan["switches"]["leaf3"]["mgmt"] = "192.0.2.25"
+    (cluster.outdir / "plan.json").write_text(json.dumps(plan))
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes")
+    assert rc == 2 and "leaf3 (192.0.2.25)" in err
+    assert all(sw.logins == 0 for sw in farm.switches.values())
+
+
+def test_no_password_in_any_output_log_or_file(farm, tmp_path, monkeypatch, capsys, caplog):
+    set_ssh_env(monkeypatch)
+    caplog.set_level(logging.DEBUG)            # netmiko and paramiko log at DEBUG
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml",
+                            {"core2": Faults(refuse_auth=True),
+                             "leaf1": Faults(reject="spanning-tree disable"),
+                             "leaf2": Faults(drop_after=5)})
+    outputs = []
+    for extra in (["--dry-run"], ["--yes", "--keep-going"]):
+        outputs += run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--workers", "2", *extra)[1:]
+    outputs += run(capsys, "audit", str(cluster.outdir), "--known-hosts",
+                   str(cluster.known_hosts))[1:]
+    assert "applied" in outputs[2] and "rolled-back" in outputs[2]   # the runs really ran
+    outputs.append(caplog.text)
+    assert caplog.text                                               # and logged something
+    for text in outputs:
+        assert PASSWORD not in text
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any("backups" in p.parts for p in files)
+    for path in files:
+        assert PASSWORD.encode() not in path.read_bytes(), path
+    for sw in farm.switches.values():                 # never typed into a switch CLI either
+        assert all(PASSWORD not in line for line in sw.received)
+
+
+def test_unknown_host_key_is_refused_and_insecure_flag_is_loud(farm, tmp_path, monkeypatch,
+                                                               capsys):
+    set_ssh_env(monkeypatch)
+    monkeypatch.setenv("HOME", str(tmp_path))         # no ~/.ssh/known_hosts
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--switch", "leaf1", "--yes")
+    assert rc == 1 and "not-started" in out and "known_hosts" in out
+    assert farm.switches["leaf1"].logins == 0
+
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--switch", "leaf1", "--yes",
+                       "--insecure-no-host-key-check")
+    assert rc == 0, out + err
+    assert "WARNING" in err and "NOT checked" in err
+
+
+def test_changed_host_key_is_refused(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    other = asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode()
+    leaf1 = farm.switches["leaf1"]
+    cluster.known_hosts.write_text(f"[{leaf1.host}]:{leaf1.port} {other}")
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--switch", "leaf1", "--yes",
+                       "--known-hosts", str(cluster.known_hosts))
+    assert rc == 1 and "not-started" in out and "HOST KEY MISMATCH" in out
+    assert leaf1.logins == 0 and leaf1.config_commands == 0
+
+
+def test_ssh_key_authentication(farm, tmp_path, monkeypatch, capsys):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    key_file = tmp_path / "id_ed25519"
+    key_file.write_bytes(key.export_private_key("openssh"))
+    key_file.chmod(0o600)
+    sw = farm.add("solo", host="127.0.0.40", username=USER, password=None,
+                  authorized_keys=[key.export_public_key("openssh").decode()])
+    from vlanroute.credentials import Credentials
+    from vlanroute.platforms import POWERCONNECT_6248
+    from vlanroute.sshsession import HostKeyPolicy, SwitchSession
+    known = farm.write_known_hosts(tmp_path / "known_hosts")
+    session = SwitchSession(POWERCONNECT_6248, sw.host, sw.port,
+                            Credentials(USER, key_file=key_file), HostKeyPolicy(known_hosts=known))
+    assert "configure" in session.running_config()
+    session.close()
+
+
+def test_missing_credentials_without_terminal_is_a_clear_error(farm, tmp_path, monkeypatch,
+                                                               capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    monkeypatch.delenv("VLANROUTE_SSH_PASSWORD")
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--yes")
+    assert rc == 2 and "VLANROUTE_SSH_PASSWORD" in err and "Traceback" not in err
+    assert all(sw.logins == 0 for sw in farm.switches.values())
+
+
+def test_rendered_file_in_unsafe_order_is_not_pushed(farm, tmp_path, monkeypatch, capsys):
+    """Spanning tree switched off before VLAN 1 is removed from the inter-switch ports."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    cfg = cluster.outdir / "switches" / "core1.cfg"
+    lines = cfg.read_text().splitlines()
+    first_if = next(i for i, l in enumerate(lines) if l.startswith("interface port-channel"))
+    lines[first_if + 1:first_if + 1] = ["spanning-tree disable"]
+    cfg.write_text("\n".join(lines) + "\n")
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--switch", "core1")
+    assert rc == 1 and "not-started" in out and "phase 4" in out
+    assert farm.switches["core1"].config_commands == 0
+
+
+def test_rendered_file_touching_a_reserved_port_is_not_pushed(farm, tmp_path, monkeypatch,
+                                                              capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    assert "1/g1" in cluster.plan["switches"]["core1"]["reserved_ports"]
+    cfg = cluster.outdir / "switches" / "core1.cfg"
+    text = cfg.read_text().replace("end\n", "interface ethernet 1/g1\nshutdown\nexit\nend\n")
+    cfg.write_text(text)
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--switch", "core1")
+    assert rc == 1 and "1/g1" in out and "not manage" in out
+    assert farm.switches["core1"].config_commands == 0
