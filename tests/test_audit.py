@@ -1,0 +1,109 @@
+"""`vlanroute audit` against fake switches with seeded learned-MAC tables."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from vlanroute.audit import parse_address_table
+from vlanroute.fakeswitch import FakeSwitchFarm
+
+from push_support import build_cluster, run, set_ssh_env
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
+    """Independently of vlanroute.audit: paths with networkx over each VLAN's links, ports
+    from the cabling list (a LAG shows as chN in the address table)."""
+    port_to: dict[tuple[str, str], str] = {}
+    for c in plan["cabling"]:
+        port_to[(c["a"], c["b"])] = f"ch{c['a_lag']}" if c["a_lag"] else c["a_port"]
+        port_to[(c["b"], c["a"])] = f"ch{c['b_lag']}" if c["b_lag"] else c["b_port"]
+    tables: dict[str, list[tuple[int, str, str]]] = {s: [] for s in plan["switches"]}
+    for vlan in plan["vlans"]:
+        tree = nx.Graph([tuple(link) for link in vlan["links"]])
+        tree.add_nodes_from(vlan["switches"])
+        for host in plan["hosts"].values():
+            for s in vlan["switches"]:
+                if s == host["switch"]:
+                    tables[s].append((vlan["id"], host["mac"], host["port"]))
+                else:
+                    nxt = nx.shortest_path(tree, s, host["switch"])[1]
+                    tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
+    return tables
+
+
+@pytest.fixture
+def farm():
+    with FakeSwitchFarm() as f:
+        yield f
+
+
+def test_audit_reports_exactly_the_missing_and_misplaced_entries(farm, tmp_path, monkeypatch,
+                                                                 capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    tables = correct_tables(cluster.plan)
+    # Hand-checked against the plan: VLAN 102's tree is core1-leaf1, core1-leaf2, leaf1-leaf3,
+    # so leaf3 reaches gpu03 (on leaf2) via leaf1 on 1/g47; core2 reaches gpu01 via LAG 1.
+    assert (102, "00:1e:c9:00:00:03", "1/g47") in tables["leaf3"]
+    assert (101, "00:1e:c9:00:00:01", "ch1") in tables["core2"]
+    for name, entries in tables.items():
+        for vlan, mac, port in entries:
+            if (name, vlan, mac) == ("leaf3", 102, "00:1e:c9:00:00:03"):
+                continue                                   # never learned
+            if (name, vlan, mac) == ("core2", 101, "00:1e:c9:00:00:01"):
+                port = "1/g45"                             # learned on the wrong port
+            farm.switches[name].seed_mac(vlan, mac, port)
+    total = sum(len(e) for e in tables.values())
+
+    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts))
+    assert rc == 1, out + err
+    rows = [line for line in out.splitlines() if "00:1e:c9" in line]
+    assert len(rows) == 2
+    assert any("leaf3" in r and "102" in r and "gpu03" in r and "missing" in r for r in rows)
+    assert any("core2" in r and "101" in r and "ch1" in r and "on 1/g45" in r for r in rows)
+    assert f"{total - 2} of {total} expected MAC entries" in out
+
+    # Fix both: the audit is clean.
+    farm.switches["leaf3"].seed_mac(102, "00:1e:c9:00:00:03", "1/g47")
+    farm.switches["core2"].state.mac_table = [
+        e for e in farm.switches["core2"].state.mac_table
+        if (e.vlan, e.mac) != (101, "00:1e:c9:00:00:01")]
+    farm.switches["core2"].seed_mac(101, "00:1e:c9:00:00:01", "ch1")
+    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts))
+    assert rc == 0, out + err
+    assert f"{total} of {total} expected MAC entries" in out
+
+
+def test_audit_names_unreachable_switches(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    from vlanroute.fakeswitch import Faults
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", {"leaf2": Faults(refuse_auth=True)})
+    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--switch", "leaf2")
+    assert rc == 1 and "leaf2: not read: authentication refused" in out
+
+
+def test_parse_address_table_both_layouts():
+    pc62xx = """Aging time is 300 Sec
+
+  Vlan     Mac Address       Port     Type
+-------- --------------------- ---------- --------------------
+   101     00:1E:C9:00:00:01     1/g1       Dynamic
+   102     00:1E:C9:00:00:02     ch3        Dynamic
+"""
+    os6 = """Aging time is 300 Sec
+
+Vlan     Mac Address           Type        Port
+-------- --------------------- ----------- ---------------------
+1010     0012.3456.789A        Dynamic     Gi1/0/8
+1        0012.3456.789B        Management  Vl1
+"""
+    assert parse_address_table(pc62xx) == {(101, "00:1e:c9:00:00:01"): "1/g1",
+                                           (102, "00:1e:c9:00:00:02"): "ch3"}
+    assert parse_address_table(os6) == {(1010, "00:12:34:56:78:9a"): "Gi1/0/8",
+                                        (1, "00:12:34:56:78:9b"): "Vl1"}
