@@ -41,6 +41,8 @@ def grid_graph(kind: str, dims: list[int]) -> nx.Graph:
         # networkx's grid_graph labels nodes with the coordinates in reverse order of dim.
         g = nx.grid_graph(dim=list(dims), periodic=(kind == "torus"))
         g = nx.relabel_nodes(g, {n: tuple(reversed(n)) if isinstance(n, tuple) else (n,) for n in g.nodes})
+        # A periodic dimension of size 1 is a self-loop in networkx; no cable exists there.
+        g.remove_edges_from(list(nx.selfloop_edges(g)))
     def index(c: tuple[int, ...]) -> int:
         i, mul = 0, 1
         for x, n in zip(c, dims):
