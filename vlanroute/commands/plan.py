@@ -43,9 +43,12 @@ def print_summary(plan: Plan, console: Console) -> None:
     table.add_column("VLAN", justify="right")
     table.add_column("sources (PVID of their hosts)")
     table.add_column("switches", justify="right")
-    table.add_column("links", justify="right")
+    small = len(plan.topology.switches) <= 16
+    table.add_column("links" if small else "links (count)", justify="left" if small else "right")
     for v in plan.vlans:
-        table.add_row(str(v.id), _ranges(v.sources), str(len(v.switches)), str(len(v.links)))
+        links = sorted(v.links, key=lambda l: (plan.topology.index(l[0]), plan.topology.index(l[1])))
+        text = " ".join(f"{a}-{b}" for a, b in links) if small else str(len(links))
+        table.add_row(str(v.id), _ranges(v.sources), str(len(v.switches)), text)
     if len(plan.vlans) > 40:
         console.print(f"{m.vlan_count} routing VLANs: {plan.vlans[0].id}..{plan.vlans[-1].id} (table omitted; use --json)")
     else:
