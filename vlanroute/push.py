@@ -31,6 +31,10 @@ from vlanroute.sshsession import (CommandRejected, ConnectFailed, ConnectionLost
                                   SessionError, SwitchSession)
 from vlanroute.switchtargets import Target
 
+# Families push can drive: it needs a parser (vlanroute.parsers) and a command generator
+# for removals and rollback (vlanroute.pcdelta speaks PowerConnect 62xx only).
+PUSH_FAMILIES = ("powerconnect-62xx",)
+
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
 
@@ -69,6 +73,17 @@ class PushOptions:
     workers: int = 1
     keep_going: bool = False
     host_keys: HostKeyPolicy = HostKeyPolicy()
+
+
+def check_families(targets: list[Target]) -> None:
+    """Refuse the run before connecting if a switch's family cannot be pushed safely."""
+    bad = [f"{t.name} ({t.platform.family})" for t in targets
+           if t.platform.family not in PUSH_FAMILIES]
+    if bad:
+        raise UserError(f"push cannot roll back these platform families yet: {', '.join(bad)}",
+                        field="switches.*.platform",
+                        fix="apply their rendered configs by hand, or leave them out with "
+                            "--switch; push supports: " + ", ".join(PUSH_FAMILIES))
 
 
 def _now_stamp() -> str:

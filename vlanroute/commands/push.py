@@ -12,7 +12,8 @@ from rich.table import Table
 
 from vlanroute.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options
-from vlanroute.push import (SUCCESS, ROLLBACK_FAILED, PushOptions, PushUI, Pusher, SwitchResult)
+from vlanroute.push import (ROLLBACK_FAILED, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult,
+                            check_families)
 from vlanroute.switchtargets import check_loopback, load_plan, select_targets
 
 
@@ -91,6 +92,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     plan = load_plan(outdir)
     targets = select_targets(outdir, plan, switches, need_config=True)
     check_loopback(targets)                     # before credentials, before any connection
+    check_families(targets)
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
     out, err = Console(), Console(stderr=True)
