@@ -235,6 +235,10 @@ def test_fabric_agrees_with_send(case) -> None:  # type: ignore[no-untyped-def]
     for (bridge, vid), table in net.tables.items():
         for h in net.hosts.values():
             assert fab.lookup(bridge, vid, h.name) == table.get(h.mac)
+    sizes = {b: 0 for b in net.bridges}
+    for (bridge, _vid), table in net.tables.items():
+        sizes[bridge] += len(table)
+    assert fab.table_sizes() == sizes
     for a in net.hosts.values():
         for b in net.hosts.values():
             if a is b:

@@ -21,6 +21,7 @@ a pure function of where a frame enters a bridge: a broadcast's propagation per
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
@@ -38,10 +39,10 @@ class BridgePort:
     admit_tagged: bool = True
     ingress_filtering: bool = True
     forwarding: bool = True              # False: shut down or STP-blocked
+    members: frozenset[int] = field(init=False, repr=False, compare=False)
 
-    @property
-    def members(self) -> frozenset[int]:
-        return self.untagged | self.tagged
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "members", self.untagged | self.tagged)
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Bridge:
     vlans: frozenset[int]
     ports: dict[str, BridgePort]
     _members: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _member_sets: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def ingress(self, port: str, tag: int | None) -> tuple[int | None, str]:
         """The VLAN a frame arriving on `port` with `tag` is classified into, or (None, why)."""
@@ -79,6 +81,13 @@ class Bridge:
             self._members[vid] = got
         return got
 
+    def is_member(self, port: str, vid: int) -> bool:
+        """`port in members(vid)`, in constant time."""
+        got = self._member_sets.get(vid)
+        if got is None:
+            got = self._member_sets[vid] = frozenset(self.members(vid))
+        return port in got
+
     def egress_tag(self, port: str, vid: int) -> int | None:
         return None if vid in self.ports[port].untagged else vid
 
@@ -95,7 +104,7 @@ class Host:
 Endpoint = tuple[str, str, str]
 
 
-@dataclass
+@dataclass(slots=True)
 class Delivery:
     host: str
     tag: int | None
@@ -188,7 +197,7 @@ class Network:
             elif out == in_port:
                 trace.drops.append((bname, in_port, "destination learned on the ingress port"))
                 continue
-            elif out not in bridge.members(vid):
+            elif not bridge.is_member(out, vid):
                 trace.drops.append((bname, out, f"egress port not a member of VLAN {vid}"))
                 continue
             else:
@@ -206,7 +215,7 @@ class Network:
 # ---------------------------------------------------------------------------------------
 # Fast whole-cluster questions, same semantics as Network.send.
 
-@dataclass
+@dataclass(slots=True)
 class FloodNode:
     """A broadcast copy arriving at (bridge, port, tag): what the bridge does with it."""
 
@@ -228,34 +237,116 @@ class FloodResult:
     drops: list[tuple[str, str, str]]
 
 
-@dataclass
+@dataclass(slots=True)
 class PathResult:
     """A unicast followed from one bridge until it reaches the destination's bridge."""
 
     ok: bool
     bridges: tuple[str, ...]             # bridges passed, first one included
-    arrival: tuple[str, str, int | None] | None   # (bridge, port, tag) at the last bridge
+    arrival: tuple[str, str, int] | None  # (bridge, ingress port, VLAN) at the last bridge
     vid: int | None                      # VLAN on the last bridge
     problem: str = ""
+    first_out: str | None = None         # egress port on the first bridge
+
+
+@dataclass(slots=True)
+class Broadcast:
+    """One learning broadcast of one host: where it entered and what it did below."""
+
+    tag: int | None
+    port: str                            # the host's port
+    vid: int | None                      # VLAN on the host's own bridge; None: dropped there
+    why: str                             # why it was dropped
+    children: tuple[tuple[str, str, int | None], ...]   # copies leaving the own bridge
+    below: FloodResult | None            # what those copies did (shared between hosts)
+    forest: "_Forest | None"             # set when the flood is exactly a forest traversal
+
+
+class _Forest:
+    """A VLAN whose active topology is a forest and never changes VLAN or drops a copy.
+
+    Then a broadcast entering bridge s in this VLAN reaches every bridge of s's tree once
+    and each learns the source on its port towards s: a next-hop query, no stored table.
+    """
+
+    def __init__(self, vid: int, adj: dict[str, dict[str, str]]) -> None:
+        self.vid = vid
+        self.edge_ports: dict[str, set[str]] = {b: set(n.values()) for b, n in adj.items()}
+        self.comp: dict[str, str] = {}
+        self.members: dict[str, list[str]] = defaultdict(list)
+        self.tin: dict[str, int] = {}
+        self.tout: dict[str, int] = {}
+        self.up: dict[str, str] = {}                 # bridge -> port towards its parent
+        self.down: dict[str, list[tuple[int, int, str]]] = {}   # (tin, tout, port) of children
+        clock = 0
+        for root in sorted(adj):
+            if root in self.comp:
+                continue
+            self.comp[root] = root
+            stack: list[tuple[str, str | None, int]] = [(root, None, 0)]
+            order: list[str] = []
+            while stack:
+                b, parent, _ = stack.pop()
+                self.tin[b] = clock
+                clock += 1
+                order.append(b)
+                self.members[root].append(b)
+                for nb in sorted(adj[b], reverse=True):
+                    if nb != parent:
+                        self.comp[nb] = root
+                        stack.append((nb, b, 0))
+            # tout: the largest tin in the subtree, filled bottom-up in reverse preorder
+            parent_of = {root: None}
+            for b in order:
+                for nb in adj[b]:
+                    if nb not in parent_of:
+                        parent_of[nb] = b
+            for b in reversed(order):
+                self.tout[b] = max([self.tin[b]] + [self.tout[c] for c in adj[b] if parent_of.get(c) == b])
+            for b in order:
+                par = parent_of[b]
+                if par is not None:
+                    self.up[b] = adj[b][par]
+                self.down[b] = sorted((self.tin[c], self.tout[c], adj[b][c])
+                                      for c in adj[b] if parent_of.get(c) == b)
+
+    def toward(self, bridge: str, target: str) -> str | None:
+        """The port of `bridge` that leads to `target` in this forest, None if unconnected."""
+        if bridge == target or self.comp.get(bridge) != self.comp.get(target) or bridge not in self.comp:
+            return None
+        t = self.tin[target]
+        if self.tin[bridge] < t <= self.tout[bridge]:
+            kids = self.down[bridge]
+            i = bisect_right(kids, (t, _BIG, "")) - 1
+            return kids[i][2]
+        return self.up[bridge]
+
+
+_BIG = 1 << 62
 
 
 class Fabric:
     """Learning broadcasts and all-pairs unicast checks for a whole network, memoised.
 
-    Learning state is kept per *attachment*: hosts that entered the network the same way
-    (same bridge, same bridge ports' behaviour, same broadcasts) are learned on the same
+    Learning state is kept per *attachment signature*: hosts that entered the network the
+    same way (same bridge, same broadcasts, same first copies) are learned on the same
     ports everywhere except their own bridge, so their remote entries are stored once.
+    A broadcast in a VLAN whose active topology is a clean forest stores nothing: its
+    entries are next-hop queries on the forest (`_Forest`).
     """
 
     def __init__(self, net: Network) -> None:
         self.net = net
         self._nodes: dict[tuple[str, str, int | None], FloodNode] = {}
         self._remote_floods: dict[tuple, FloodResult] = {}
-        # Learned state after `learn`: per host its own-bridge entries, and a shared
-        # remote table per attachment signature.
+        self._forests: dict[int, _Forest | None] = {}
+        # Learned state after `learn`: per host its own-bridge entries, and per signature
+        # the forest VLANs (vid -> broadcast index) and the stored remote entries
+        # ((bridge, vid) -> (broadcast index, port)); the later broadcast wins.
         self.local: dict[str, dict[tuple[str, int], str]] = {}
         self.signature: dict[str, int] = {}
-        self.remote: list[dict[tuple[str, int], str]] = []
+        self.sig_forests: list[dict[int, int]] = []
+        self.sig_tables: list[dict[tuple[str, int], tuple[int, str]]] = []
         self._sig_index: dict[tuple, int] = {}
         self._paths: dict[tuple[str, str, int | None, int], PathResult] = {}
 
@@ -282,6 +373,64 @@ class Fabric:
         got = FloodNode(bridge, port, vid, why, hosts, children)
         self._nodes[key] = got
         return got
+
+    def forest(self, vid: int) -> _Forest | None:
+        """The VLAN's active topology if it is a clean forest (see `_Forest`), else None."""
+        if vid in self._forests:
+            return self._forests[vid]
+        adj: dict[str, dict[str, str]] = {}
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+
+        result: _Forest | None = None
+        clean = True
+        directed: set[tuple[str, str, str, str]] = set()
+        for bname, bridge in self.net.bridges.items():
+            if vid not in bridge.vlans:
+                continue
+            adj.setdefault(bname, {})
+            for out in bridge.members(vid):
+                far = [e for e in self.net.peers(bname, out) if e[0] == "bridge"]
+                if not far:
+                    continue
+                if len(self.net.peers(bname, out)) != 1:
+                    clean = False
+                    break
+                _, b2, p2 = far[0]
+                n2 = self.node(b2, p2, bridge.egress_tag(out, vid))
+                if n2.vid != vid:
+                    clean = False
+                    break
+                directed.add((bname, out, b2, p2))
+            if not clean:
+                break
+        if clean:
+            for (a, ap, b, bp) in directed:
+                if (b, bp, a, ap) not in directed or a == b:
+                    clean = False
+                    break
+        if clean:
+            for (a, ap, b, bp) in sorted(directed):
+                if a > b:
+                    continue
+                if b in adj[a]:          # a second link between the same two bridges
+                    clean = False
+                    break
+                ra, rb = find(a), find(b)
+                if ra == rb:
+                    clean = False
+                    break
+                parent[ra] = rb
+                adj[a][b] = ap
+                adj[b][a] = bp
+        if clean:
+            result = _Forest(vid, adj)
+        self._forests[vid] = result
+        return result
 
     def _flood_below(self, start: str, vid: int,
                      children: tuple[tuple[str, str, int | None], ...]) -> FloodResult:
@@ -312,152 +461,203 @@ class Fabric:
         self._remote_floods[key] = got
         return got
 
+    def _send_broadcast(self, host: Host, tag: int | None) -> Broadcast:
+        bridge = self.net.bridges[host.bridge]
+        vid, why = bridge.ingress(host.port, tag)
+        if vid is None:
+            return Broadcast(tag, host.port, None, why, (), None, None)
+        forest = self.forest(vid)
+        if forest is not None and host.port not in forest.edge_ports.get(host.bridge, ()):
+            # a clean forest, entered from outside it: nothing loops, nothing is dropped,
+            # every bridge of the tree learns the host towards host.bridge
+            return Broadcast(tag, host.port, vid, "", (), None, forest)
+        first = self.node(host.bridge, host.port, tag)
+        children = tuple(first.children)
+        return Broadcast(tag, host.port, vid, "", children,
+                         self._flood_below(host.bridge, vid, children), None)
+
     def broadcast(self, host: str, tag: int | None) -> FloodResult:
-        """One broadcast from `host`: learned entries, deliveries, loops (no state change)."""
+        """One broadcast from `host`, fully expanded (no state change; for tests/messages)."""
         h = self.net.hosts[host]
         first = self.node(h.bridge, h.port, tag)
         if first.vid is None:
             return FloodResult({}, [], [], [(h.bridge, h.port, first.why)])
         below = self._flood_below(h.bridge, first.vid, tuple(first.children))
         learned = {(h.bridge, first.vid): h.port}
-        # a loop back to the host's own bridge re-learns it there, as send() would not;
-        # the loop itself is reported, which is what matters.
         learned.update(below.learned)
         return FloodResult(learned, first.hosts + below.deliveries, below.loops, below.drops)
 
-    def learn(self, broadcasts: dict[str, list[int | None]]) -> dict[str, list[FloodResult]]:
+    def learn(self, broadcasts: dict[str, list[int | None]]) -> dict[str, list[Broadcast]]:
         """Every host sends its broadcasts in order; the tables are left as they would be."""
-        results: dict[str, list[FloodResult]] = {}
+        results: dict[str, list[Broadcast]] = {}
         for host in sorted(broadcasts):
             h = self.net.hosts[host]
             local: dict[tuple[str, int], str] = {}
-            sig_parts: list[tuple] = []
-            per_host: list[FloodResult] = []
-            for tag in broadcasts[host]:
-                first = self.node(h.bridge, h.port, tag)
-                if first.vid is None:
-                    per_host.append(FloodResult({}, [], [], [(h.bridge, h.port, first.why)]))
+            records = [self._send_broadcast(h, tag) for tag in broadcasts[host]]
+            parts: list[tuple] = []
+            for rec in records:
+                if rec.vid is None:
                     continue
-                local[(h.bridge, first.vid)] = h.port
-                children = tuple(first.children)
-                sig_parts.append((first.vid, children))
-                below = self._flood_below(h.bridge, first.vid, children)
-                per_host.append(FloodResult({**{(h.bridge, first.vid): h.port}, **below.learned},
-                                            first.hosts + below.deliveries, below.loops,
-                                            below.drops))
-            sig = (h.bridge, tuple(sig_parts))
+                local[(h.bridge, rec.vid)] = h.port
+                parts.append((rec.vid, rec.children, rec.forest is not None))
+            sig = (h.bridge, tuple(parts))
             idx = self._sig_index.get(sig)
             if idx is None:
-                table: dict[tuple[str, int], str] = {}
-                for vid, children in sig_parts:
-                    table.update(self._flood_below(h.bridge, vid, children).learned)
-                idx = len(self.remote)
-                self.remote.append(table)
+                forests: dict[int, int] = {}
+                table: dict[tuple[str, int], tuple[int, str]] = {}
+                for i, rec in enumerate(r for r in records if r.vid is not None):
+                    if rec.forest is not None:
+                        forests[rec.forest.vid] = i
+                    elif rec.below is not None:
+                        for k, port in rec.below.learned.items():
+                            table[k] = (i, port)
+                idx = len(self.sig_tables)
+                self.sig_forests.append(forests)
+                self.sig_tables.append(table)
                 self._sig_index[sig] = idx
             self.signature[host] = idx
-            # own-bridge entries: learned on the host's port unless a loop overwrote them
-            self.local[host] = {k: v for k, v in local.items() if k not in self.remote[idx]}
-            results[host] = per_host
+            self.local[host] = local
+            results[host] = records
         return results
 
-    def table_sizes(self) -> dict[str, int]:
-        """Learned MAC entries per bridge, counting (VLAN, MAC) pairs."""
-        per_sig: dict[int, int] = defaultdict(int)
-        for idx in self.signature.values():
-            per_sig[idx] += 1
-        sizes: dict[str, int] = {b: 0 for b in self.net.bridges}
-        for idx, count in per_sig.items():
-            for (bridge, _vid) in self.remote[idx]:
-                sizes[bridge] += count
-        for entries in self.local.values():
-            for (bridge, _vid) in entries:
-                sizes[bridge] += 1
-        return sizes
+    def _remote(self, bridge: str, vid: int, dst: str) -> str | None:
+        sig = self.signature[dst]
+        stored = self.sig_tables[sig].get((bridge, vid))
+        f_index = self.sig_forests[sig].get(vid)
+        if f_index is not None and (stored is None or stored[0] < f_index):
+            port = self._forests[vid].toward(bridge, self.net.hosts[dst].bridge)  # type: ignore[union-attr]
+            if port is not None:
+                return port
+        return stored[1] if stored is not None else None
 
     def lookup(self, bridge: str, vid: int, dst: str) -> str | None:
         """The port `bridge` learned host `dst` on in VLAN `vid`, if any."""
         port = self.local[dst].get((bridge, vid))
         if port is None:
-            port = self.remote[self.signature[dst]].get((bridge, vid))
+            port = self._remote(bridge, vid, dst)
         return port
+
+    def table_sizes(self) -> dict[str, int]:
+        """Learned MAC entries per bridge, counting (VLAN, MAC) pairs."""
+        sizes: dict[str, int] = {b: 0 for b in self.net.bridges}
+        hosts_per_sig: dict[int, list[str]] = defaultdict(list)
+        for host, idx in self.signature.items():
+            hosts_per_sig[idx].append(host)
+        # forest VLANs: every bridge of the source's tree (but its own) holds one entry,
+        # unless a stored entry for the same (bridge, VLAN) exists (counted below)
+        per_tree: dict[tuple[int, str], int] = defaultdict(int)
+        for idx, hosts in hosts_per_sig.items():
+            own = self.net.hosts[hosts[0]].bridge
+            for vid in self.sig_forests[idx]:
+                forest = self._forests[vid]
+                assert forest is not None
+                if own in forest.comp:
+                    per_tree[(vid, forest.comp[own])] += len(hosts)
+                    sizes[own] -= len(hosts)
+        for (vid, root), count in per_tree.items():
+            for b in self._forests[vid].members[root]:  # type: ignore[union-attr]
+                sizes[b] += count
+        for idx, hosts in hosts_per_sig.items():
+            own = self.net.hosts[hosts[0]].bridge
+            for (b, vid) in self.sig_tables[idx]:
+                forest = self._forests.get(vid)
+                shadowed = (vid in self.sig_forests[idx] and forest is not None
+                            and forest.comp.get(b) is not None
+                            and forest.comp.get(b) == forest.comp.get(own) and b != own)
+                if not shadowed:
+                    sizes[b] += len(hosts)
+        for entries in self.local.values():
+            for (bridge, _vid) in entries:
+                sizes[bridge] += 1
+        return sizes
 
     # -- unicast ------------------------------------------------------------------------
     def path(self, bridge: str, port: str, tag: int | None, dst: str) -> PathResult:
         """Follow a unicast to host `dst` from its arrival at (bridge, port, tag) until it
-        arrives at dst's bridge. Memoised on dst's attachment: beyond dst's own bridge,
-        hosts with the same signature are learned on the same ports."""
+        arrives at dst's bridge (no learning). Memoised per (bridge, VLAN, dst's
+        signature): beyond dst's own bridge, hosts with one signature are learned on the
+        same ports, and a bridge forwards a known unicast the same way whatever port it
+        came in on, except that it filters it if it would go back out of that port."""
+        vid, why = self.net.bridges[bridge].ingress(port, tag)
+        if vid is None:
+            return PathResult(False, (bridge,), None, None, f"dropped at {bridge} port {port}: {why}")
         target = self.net.hosts[dst].bridge
         sig = self.signature[dst]
-        key = (bridge, port, tag, sig)
-        got = self._paths.get(key)
-        if got is not None:
-            return got
-        # Walk forward, remembering the keys passed, then fill the memo backwards.
-        walked: list[tuple[tuple[str, str, int | None, int], str, int]] = []
+        walked: list[tuple[tuple[str, int, int], str, str]] = []   # (memo key, bridge, out)
         seen: set[str] = set()
-        result: PathResult | None = None
-        cur = (bridge, port, tag)
+        memoise = True
+        b, p = bridge, port
         while True:
-            b, p, t = cur
-            k = (b, p, t, sig)
-            hit = self._paths.get(k)
-            if hit is not None:
-                result = hit
-                break
-            bridge_obj = self.net.bridges[b]
-            vid, why = bridge_obj.ingress(p, t)
-            if vid is None:
-                result = PathResult(False, (b,), None, None, f"dropped at {b} port {p}: {why}")
-                break
             if b == target:
-                result = PathResult(True, (b,), cur, vid)
+                result = PathResult(True, (b,), (b, p, vid), vid)
                 break
             if b in seen:
                 result = PathResult(False, (b,), None, vid, f"loop: returns to {b} in VLAN {vid}")
+                memoise = False
+                break
+            key = (b, vid, sig)
+            hit = self._paths.get(key)
+            if hit is not None:
+                if hit.first_out == p:
+                    result = PathResult(False, (b,), None, vid,
+                                        f"filtered at {b}: destination learned on ingress port {p}")
+                elif seen.intersection(hit.bridges):
+                    result = PathResult(False, hit.bridges, None, vid, "loop: returns to a bridge "
+                                        f"already passed ({' '.join(hit.bridges)})")
+                    memoise = False
+                else:
+                    result = hit
                 break
             seen.add(b)
-            out = self.remote[sig].get((b, vid))
-            if out is None:
-                result = PathResult(False, (b,), None, vid,
-                                    f"flooded at {b} in VLAN {vid}: destination not learned")
-                break
+            bridge_obj = self.net.bridges[b]
+            out = self._remote(b, vid, dst)
             if out == p:
                 result = PathResult(False, (b,), None, vid,
                                     f"filtered at {b}: destination learned on ingress port {p}")
                 break
-            if out not in bridge_obj.members(vid):
-                result = PathResult(False, (b,), None, vid,
-                                    f"dropped at {b}: egress port {out} not a member of VLAN {vid}")
+            problem = ""
+            if out is None:
+                problem = f"flooded at {b} in VLAN {vid}: destination not learned"
+            elif not bridge_obj.is_member(out, vid):
+                problem = f"dropped at {b}: egress port {out} not a member of VLAN {vid}"
+            else:
+                ends = self.net.peers(b, out)
+                if len(ends) != 1 or ends[0][0] != "bridge":
+                    what = ("no cable" if not ends else f"{len(ends)} far ends" if len(ends) > 1
+                            else f"host {ends[0][1]}")
+                    problem = f"at {b} port {out} (learned for the destination) has {what}"
+            if not problem:
+                _, far, far_port = self.net.peers(b, out)[0]
+                far_vid, why = self.net.bridges[far].ingress(far_port, bridge_obj.egress_tag(out, vid))
+                if far_vid is None:
+                    problem = f"sent from {b} port {out}, dropped at {far} port {far_port}: {why}"
+            if problem:
+                result = PathResult(False, (b,), None, vid, problem, out)
+                self._paths[key] = result
                 break
-            ends = self.net.peers(b, out)
-            bridges_far = [e for e in ends if e[0] == "bridge"]
-            if len(ends) != 1 or not bridges_far:
-                what = "no cable" if not ends else f"{len(ends)} far ends" if len(ends) > 1 else "a host"
-                result = PathResult(False, (b,), None, vid,
-                                    f"at {b} port {out} (learned for the destination) has {what}")
-                break
-            walked.append((k, b, vid))
-            _, far, far_port = bridges_far[0]
-            cur = (far, far_port, bridge_obj.egress_tag(out, vid))
-        for k, b, vid in reversed(walked):
-            result = PathResult(result.ok, (b,) + result.bridges, result.arrival, result.vid,
-                                result.problem)
-            self._paths[k] = result
+            walked.append((key, b, out))  # type: ignore[arg-type]
+            b, p, vid = far, far_port, far_vid  # type: ignore[assignment]
+        if memoise:
+            for key, wb, out in reversed(walked):
+                result = PathResult(result.ok, (wb,) + result.bridges, result.arrival, result.vid,
+                                    result.problem, out)
+                self._paths[key] = result
+        else:
+            for key, wb, out in reversed(walked):
+                result = PathResult(result.ok, (wb,) + result.bridges, result.arrival, result.vid,
+                                    result.problem, out)
         return result
 
-    def deliver_local(self, arrival: tuple[str, str, int | None], dst: str) -> tuple[list[Delivery], str]:
+    def deliver_local(self, arrival: tuple[str, str, int], dst: str) -> tuple[list[Delivery], str]:
         """Last bridge: forward the unicast to dst's port; returns deliveries or a problem."""
-        b, p, t = arrival
+        b, p, vid = arrival
         bridge = self.net.bridges[b]
-        vid, why = bridge.ingress(p, t)
-        if vid is None:
-            return [], f"dropped at {b} port {p}: {why}"
         out = self.lookup(b, vid, dst)
         if out is None:
             return [], f"flooded at {b} in VLAN {vid}: destination not learned"
         if out == p:
             return [], f"filtered at {b}: destination learned on ingress port {p}"
-        if out not in bridge.members(vid):
+        if not bridge.is_member(out, vid):
             return [], f"dropped at {b}: egress port {out} not a member of VLAN {vid}"
         tag = bridge.egress_tag(out, vid)
         got: list[Delivery] = []
