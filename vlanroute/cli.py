@@ -21,6 +21,8 @@ COMMAND_MODULES: list[str] = [
     "render",
     "learn",
     "verify",
+    "draw",
+    "report",
 ]
 
 

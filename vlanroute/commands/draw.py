@@ -1,0 +1,36 @@
+"""`vlanroute draw INVENTORY -o DIR`: pictures of the topology, each VLAN's tree and the link load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from vlanroute.commands.common import set_option
+from vlanroute.draw import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE, draw_to_dir
+from vlanroute.plan import plan_from_file
+
+
+@click.command("draw")
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output directory; replaced as a whole only once every picture is drawn.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="png", show_default=True,
+              help="Picture file format.")
+@click.option("--max-vlans", type=int, default=DEFAULT_MAX_VLANS, show_default=True,
+              help="Draw a picture of its own for at most this many VLANs (0 = every VLAN); "
+                   "all VLANs are always in vlans-overview.")
+@click.option("--vlans", "vlan_ids", metavar="LIST", default=None,
+              help="Draw pictures of these VLANs only, e.g. 101,105-110 (instead of the first --max-vlans).")
+@set_option
+def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: str | None,
+            sets: tuple[str, ...]) -> int:
+    """Draw the physical topology, one picture per VLAN and the link load of INVENTORY's plan."""
+    plan = plan_from_file(inventory, sets)
+    result = draw_to_dir(plan, outdir, fmt, max_vlans, vlan_ids)
+    for f in result.files:
+        click.echo(f"{outdir / f}")
+    for s in result.left_out:
+        click.echo(f"left out: {s}")
+    click.echo(f"{outdir}: {len(result.files)} pictures (list in {outdir / INDEX_FILE})")
+    return 0

@@ -1,0 +1,28 @@
+"""`vlanroute report INVENTORY -o report.html`: one self-contained page to review a plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from vlanroute.commands.common import set_option
+from vlanroute.draw import DEFAULT_MAX_VLANS
+from vlanroute.plan import plan_from_file
+from vlanroute.report import write_report
+
+
+@click.command("report")
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The HTML file to write (replaced in one rename once complete).")
+@click.option("--max-vlans", type=int, default=DEFAULT_MAX_VLANS, show_default=True,
+              help="Include a picture of its own for at most this many VLANs (0 = every VLAN); "
+                   "all VLANs are always in the overview picture and the VLAN table.")
+@set_option
+def command(inventory: str, output: Path, max_vlans: int, sets: tuple[str, ...]) -> int:
+    """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan."""
+    plan = plan_from_file(inventory, sets)
+    size = write_report(plan, output, max_vlans=max_vlans, sets=sets)
+    click.echo(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
+    return 0
