@@ -46,6 +46,10 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--yes", "--workers", "8")
     assert rc == 0, out + err
+    header = next(line for line in out.splitlines() if "switch" in line and "result" in line)
+    for column in ("commands sent", "time", "backup"):
+        assert column in header
+    assert all(f"{name} " in err for name in cluster.plan["switches"])   # a bar per switch
 
     for name, doc in cluster.plan["switches"].items():
         sw = cluster.switch(name)

@@ -167,3 +167,35 @@ def test_rendered_file_touching_a_reserved_port_is_not_pushed(farm, tmp_path, mo
                        str(cluster.known_hosts), "--yes", "--switch", "core1")
     assert rc == 1 and "1/g1" in out and "not manage" in out
     assert farm.switches["core1"].config_commands == 0
+
+
+def test_credentials_repr_hides_the_password_and_prompt_is_used_on_a_terminal(monkeypatch):
+    from vlanroute.credentials import Credentials, load_credentials
+    creds = Credentials(USER, PASSWORD)
+    assert PASSWORD not in repr(creds) and PASSWORD not in str(creds)
+    monkeypatch.delenv("VLANROUTE_SSH_USER", raising=False)
+    monkeypatch.delenv("VLANROUTE_SSH_PASSWORD", raising=False)
+    monkeypatch.delenv("VLANROUTE_SSH_KEY", raising=False)
+    asked = []
+
+    def prompt(text, hide_input=False, err=False):  # type: ignore[no-untyped-def]
+        asked.append((text, hide_input))
+        return "typed-secret" if "password" in text else "typed-user"
+
+    monkeypatch.setattr("click.prompt", prompt)
+    creds = load_credentials(interactive=True)
+    assert (creds.username, creds.password) == ("typed-user", "typed-secret")
+    assert asked[1][1] is True                        # the password is not echoed
+
+
+def test_platform_family_without_rollback_support_is_refused_before_connecting(
+        farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    plan = json.loads((cluster.outdir / "plan.json").read_text())
+    plan["switches"]["leaf2"]["platform"] = "apresia-15000-64xl"
+    (cluster.outdir / "plan.json").write_text(json.dumps(plan))
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes")
+    assert rc == 2 and "leaf2 (apresia-aeos)" in err
+    assert all(sw.logins == 0 for sw in farm.switches.values())

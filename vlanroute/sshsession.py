@@ -50,6 +50,7 @@ class HostKeyPolicy:
     known_hosts: Path | None = None      # extra known_hosts file besides ~/.ssh/known_hosts
 
 
+_PAGER = re.compile(r"--More--[^\n]*$")
 _LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
          NetmikoTimeoutException)
 
@@ -82,6 +83,8 @@ class SwitchSession:
         self._prompt_re = re.compile(base + r"(?:\([^)\r\n]*\))?[#>]\s*$")
         self.commands_sent = 0
         self._conn.clear_buffer()
+        # dell_os6 sends only `terminal length 0`; the 62xx pager is also `terminal datadump`.
+        self.run("terminal datadump", check=False)
 
     def _alive(self) -> bool:
         chan = self._conn.remote_conn
@@ -100,6 +103,11 @@ class SwitchSession:
             except _LOST as exc:
                 raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
                                      f"(at {what!r}): {_short(exc)}") from None
+            if _PAGER.search(out):
+                # Paging should be off (terminal length 0 / datadump), but never hang on it.
+                out = _PAGER.sub("", out)
+                self._conn.write_channel(" ")
+                continue
             # Only a prompt after the echo of what was sent counts: a prompt still in the
             # buffer from before must not end the read early.
             at = out.find(what)
