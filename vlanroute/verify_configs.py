@@ -301,9 +301,15 @@ def _build_network(doc: dict[str, Any], configs: dict[str, SwitchConfig], cables
     return net
 
 
-def _check_loops(net: Network, configs: dict[str, SwitchConfig], out: _Violations) -> int:
-    """Every VLAN created anywhere: the links whose both ends forward it form a forest."""
+def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: dict[str, Any],
+                 out: _Violations) -> int:
+    """Every VLAN created anywhere: the links whose both ends forward it form a forest.
+
+    A loop is reported with its cycle, and with the links on it that the plan's tree
+    for that VLAN does not have (usually the one extra membership that closed it).
+    """
     vlans = sorted(set().union(*(c.vlans for c in configs.values())))
+    plan_links = {v["id"]: {frozenset(pair) for pair in v["links"]} for v in doc["vlans"]}
     edges_seen: set[tuple] = set()
     links: list[tuple[str, str, str, str]] = []
     for (b, p), ends in sorted(net.links.items()):
@@ -316,27 +322,32 @@ def _check_loops(net: Network, configs: dict[str, SwitchConfig], out: _Violation
 
         def find(x: str) -> str:
             while parent.get(x, x) != x:
-                parent[x] = parent.get(parent[x], parent[x])
                 x = parent[x]
             return x
 
-        adj: dict[str, list[str]] = defaultdict(list)
+        adj: dict[str, dict[str, str]] = defaultdict(dict)     # bridge -> neighbour -> port
         for a, ap, b, bp in links:
-            if ap not in net.bridges[a].members(vid) or bp not in net.bridges[b].members(vid):
+            if not net.bridges[a].is_member(ap, vid) or not net.bridges[b].is_member(bp, vid):
                 continue
             ra, rb = find(a), find(b)
             if ra == rb:
                 cycle = _tree_path(adj, b, a)
-                out.add("loop", f"VLAN {vid} has a loop: link {a} {ap} - {b} {bp} closes "
-                                f"{' - '.join(cycle + [b])}")
+                hops = [f"{x} {adj[x][y]} - {y} {adj[y][x]}" for x, y in zip(cycle, cycle[1:])]
+                hops.append(f"{a} {ap} - {b} {bp}")
+                pairs = [(x, y) for x, y in zip(cycle, cycle[1:])] + [(a, b)]
+                planned = plan_links.get(vid, set())
+                extra = [h for h, (x, y) in zip(hops, pairs) if frozenset((x, y)) not in planned]
+                why = (f"; not in the plan's tree of VLAN {vid}: {', '.join(extra)}" if extra and planned
+                       else "")
+                out.add("loop", f"VLAN {vid} has a loop: {' / '.join(hops)}{why}")
                 continue
             parent[ra] = rb
-            adj[a].append(b)
-            adj[b].append(a)
+            adj[a][b] = ap
+            adj[b][a] = bp
     return len(vlans)
 
 
-def _tree_path(adj: dict[str, list[str]], src: str, dst: str) -> list[str]:
+def _tree_path(adj: dict[str, dict[str, str]], src: str, dst: str) -> list[str]:
     prev: dict[str, str | None] = {src: None}
     queue = deque([src])
     while queue:
@@ -471,7 +482,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                 if len(peers) > 1:
                     out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
                                        f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
-    n_vlans = _check_loops(net, configs, out)
+    n_vlans = _check_loops(net, configs, doc, out)
 
     fabric = Fabric(net)
     hosts = doc["hosts"]

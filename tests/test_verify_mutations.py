@@ -1,0 +1,267 @@
+"""`vlanroute verify` on real `vlanroute render` output: clean examples, and mutations
+of the rendered files that must each be caught with a precise message."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vlanroute.cli import main
+from vlanroute.verify_configs import verify_outdir
+
+ROOT = Path(__file__).resolve().parent.parent
+INVENTORIES = ROOT / "inventories"
+# Example inventories verified here; the others are too large for unit tests and are
+# measured by bench/verify.py instead. Every example must be in exactly one of the sets.
+SMALL = {"seed-torus", "seed-ring", "seed-tree", "seed-mesh", "seed-complete", "custom-lab"}
+LARGE = {"hyper-crossbar-16x16"}
+
+
+def render(inventory: Path, outdir: Path) -> Path:
+    # --no-verify: the verification under test runs explicitly below.
+    assert main(["render", str(inventory), "-o", str(outdir), "--no-verify"]) == 0
+    return outdir
+
+
+@pytest.fixture(scope="module")
+def torus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return render(INVENTORIES / "seed-torus.yaml", tmp_path_factory.mktemp("r") / "torus")
+
+
+@pytest.fixture()
+def copy(torus: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    shutil.copytree(torus, out)
+    return out
+
+
+def plan(outdir: Path) -> dict:
+    return json.loads((outdir / "plan.json").read_text())
+
+
+def vlan_text(ids: set[int]) -> str:
+    return ",".join(str(v) for v in sorted(ids))
+
+
+def edit_cfg(outdir: Path, switch: str, fn) -> None:  # type: ignore[no-untyped-def]
+    path = outdir / "switches" / f"{switch}.cfg"
+    path.write_text(fn(path.read_text()))
+
+
+def append_block(outdir: Path, switch: str, block: str) -> None:
+    """Add commands at the end of the config, before its final `end`."""
+    def fn(text: str) -> str:
+        lines = text.rstrip("\n").split("\n")
+        assert lines[-1] == "end"
+        return "\n".join(lines[:-1] + block.strip("\n").split("\n") + ["end"]) + "\n"
+    edit_cfg(outdir, switch, fn)
+
+
+def in_blocks(text: str, header: str, fn) -> str:  # type: ignore[no-untyped-def]
+    """Apply fn(line) -> line | None to the lines of every block opened by `header`."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        if line.startswith("interface "):
+            inside = line == header
+        elif line == "exit":
+            inside = False
+        elif inside:
+            new = fn(line)
+            if new is None:
+                continue
+            line = new
+        out.append(line)
+    return "\n".join(out)
+
+
+def lag_to(doc: dict, switch: str, neighbor: str) -> tuple[int, list[int]]:
+    for lag_id, lag in doc["switches"][switch]["lags"].items():
+        if lag["neighbor"] == neighbor:
+            return int(lag_id), lag["tagged"]
+    raise AssertionError(f"no LAG {switch}-{neighbor}")
+
+
+def has(violations: list[str], pattern: str) -> bool:
+    return any(re.search(pattern, v) for v in violations)
+
+
+# --- clean ----------------------------------------------------------------------------------
+
+def test_every_example_inventory_is_classified() -> None:
+    assert {p.stem for p in INVENTORIES.glob("*.yaml")} == SMALL | LARGE
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_example_inventories_verify_clean(name: str, tmp_path: Path) -> None:
+    out = render(INVENTORIES / f"{name}.yaml", tmp_path / name)
+    report = verify_outdir(out)
+    assert report.ok, report.violations[:5]
+    n = len(plan(out)["hosts"])
+    assert f"{n * (n - 1)} of {n * (n - 1)} ordered host pairs" in "\n".join(report.summary)
+    # learned entries per switch: every host once per routing VLAN whose tree reaches it
+    doc = plan(out)
+    for sw, (learned, cap) in report.table_sizes.items():
+        expect = sum(1 for v in doc["vlans"] if sw in v["switches"] for _ in doc["hosts"])
+        assert learned == expect and learned <= cap
+
+
+def test_render_runs_the_verification(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render", str(INVENTORIES / "seed-ring.yaml"), "-o", str(tmp_path / "o")]) == 0
+    assert "verified" in capsys.readouterr().out
+
+
+# --- mutations ------------------------------------------------------------------------------
+
+def test_routing_vlan_missing_from_one_lag(copy: Path) -> None:
+    doc = plan(copy)
+    neighbor = next(l["neighbor"] for l in doc["switches"]["sw1"]["lags"].values() if len(l["tagged"]) >= 2)
+    lag, tagged = lag_to(doc, "sw1", neighbor)
+    vid = max(tagged)
+    append_block(copy, "sw1", f"interface port-channel {lag}\n"
+                              f"switchport general allowed vlan remove {vid}\nexit")
+    r = verify_outdir(copy)
+    assert not r.ok
+    assert (f"sw1 ch{lag} (LAG {lag} to {neighbor}): tagged member of VLAN "
+            f"{vlan_text(set(tagged) - {vid})}, plan says {vlan_text(set(tagged))} "
+            f"(missing VLAN {vid})") in r.violations
+    # the far end still sends VLAN vid into the LAG, where ingress filtering drops it
+    assert has(r.violations, rf"dropped at sw1 port ch{lag}: ingress filtering: port not a member of VLAN {vid}")
+    # and hosts of VLAN vid on one side are never learned on the other: flooding
+    assert has(r.violations, rf"-> \S+ \(VLAN {vid}\): flooded at \S+ in VLAN {vid}: destination not learned")
+
+
+def test_vlan_1_left_on_inter_switch_ports(copy: Path) -> None:
+    doc = plan(copy)
+
+    def keep_vlan_1(line: str) -> str | None:
+        m = re.fullmatch(r"switchport general allowed vlan remove (\S+)", line)
+        if not m:
+            return line
+        ids = [x for x in m.group(1).split(",") if x != "1"]
+        return f"switchport general allowed vlan remove {','.join(ids)}" if ids else None
+
+    for sw, spec in doc["switches"].items():
+        for lag_id in spec["lags"]:
+            edit_cfg(copy, sw, lambda t, i=lag_id: in_blocks(t, f"interface port-channel {i}", keep_vlan_1))
+    r = verify_outdir(copy)
+    assert not r.ok
+    lag, _ = lag_to(doc, "sw1", "sw2")
+    assert has(r.violations, rf"^sw1 ch{lag} \(LAG {lag} to sw2\): untagged member of VLAN 1, "
+                             r"plan says none \(extra VLAN 1\)$")
+    # VLAN 1 is in no plan tree: the cycle is named, hop by hop
+    assert has(r.violations, r"^VLAN 1 has a loop: sw\d ch\d - sw\d ch\d( / sw\d ch\d - sw\d ch\d)+$")
+    assert not has(r.violations, r"^VLAN 10\d has a loop")
+
+
+def test_wrong_pvid_on_one_host_port(copy: Path) -> None:
+    doc = plan(copy)
+    host = doc["hosts"]["node001"]
+    wrong = next(v["id"] for v in doc["vlans"] if v["id"] != host["vlan"])
+    edit_cfg(copy, host["switch"], lambda t: in_blocks(
+        t, f"interface ethernet {host['port']}",
+        lambda line: f"switchport general pvid {wrong}" if line.startswith("switchport general pvid") else line))
+    r = verify_outdir(copy)
+    assert not r.ok
+    where = f"{host['switch']} port {host['port']} (host node001)"
+    assert f"{where}: PVID {wrong}, plan says {host['vlan']}" in r.violations
+    assert (f"host node001: untagged frames enter VLAN {wrong} at {host['switch']} port {host['port']}, "
+            f"plan says VLAN {host['vlan']}") in r.violations
+    # only node001's traffic is affected
+    assert all("node001" in v or v.startswith("...") for v in r.violations)
+
+
+def test_host_port_not_untagged_member_of_one_vlan(copy: Path) -> None:
+    doc = plan(copy)
+    host = doc["hosts"]["node001"]
+    port_spec = doc["switches"][host["switch"]]["ports"][host["port"]]
+    vid = next(v for v in port_spec["untagged"] if v != host["vlan"])
+    append_block(copy, host["switch"], f"interface ethernet {host['port']}\n"
+                                       f"switchport general allowed vlan remove {vid}\nexit")
+    r = verify_outdir(copy)
+    assert not r.ok
+    rest = set(port_spec["untagged"]) - {vid}
+    assert (f"{host['switch']} port {host['port']} (host node001): untagged member of VLAN "
+            f"{vlan_text(rest)}, plan says {vlan_text(set(port_spec['untagged']))} (missing VLAN {vid})"
+            ) in r.violations
+    assert (f"host node001: learning broadcast tagged {vid} dropped at {host['switch']} port "
+            f"{host['port']}: ingress filtering: port not a member of VLAN {vid}") in r.violations
+    # senders in VLAN vid cannot reach node001: it was never learned in that VLAN
+    assert has(r.violations, rf"-> node001 \(VLAN {vid}\): flooded at sw\d in VLAN {vid}: "
+                             "destination not learned")
+
+
+def test_extra_tagged_vlan_closes_a_loop(copy: Path) -> None:
+    doc = plan(copy)
+    # a LAG of sw1 and a VLAN whose tree reaches both ends but does not use this link
+    for lag_id, lag in sorted(doc["switches"]["sw1"]["lags"].items()):
+        nb = lag["neighbor"]
+        extra = [v["id"] for v in doc["vlans"] if v["id"] not in lag["tagged"]
+                 and {"sw1", nb} <= set(v["switches"])]
+        if extra:
+            break
+    vid = extra[0]
+    far_lag, _ = lag_to(doc, nb, "sw1")
+    append_block(copy, "sw1", f"interface port-channel {lag_id}\n"
+                              f"switchport general allowed vlan add {vid} tagged\nexit")
+    append_block(copy, nb, f"interface port-channel {far_lag}\n"
+                           f"switchport general allowed vlan add {vid} tagged\nexit")
+    r = verify_outdir(copy)
+    assert not r.ok
+    assert has(r.violations, rf"^VLAN {vid} has a loop: .*; not in the plan's tree of VLAN {vid}: "
+                             rf"(sw1 ch{lag_id} - {nb} ch{far_lag}|{nb} ch{far_lag} - sw1 ch{lag_id})$")
+    assert has(r.violations, rf"learning broadcast tagged {vid} loops in VLAN {vid}: a copy returns to sw\d")
+    assert has(r.violations, rf"^sw1 ch{lag_id} .*extra VLAN {vid}\)$")
+    assert not has(r.violations, r"^VLAN (?!%d)\d+ has a loop" % vid)
+
+
+def test_cable_moved_to_another_port(copy: Path) -> None:
+    doc = plan(copy)
+    lines = (copy / "cabling.csv").read_text().splitlines()
+    a, a_port, b, b_port, a_lag, b_lag = lines[1].split(",")
+    used = set(doc["switches"][a]["ports"]) | set(doc["switches"][a]["reserved_ports"])
+    free = next(f"1/g{i}" for i in range(48, 0, -1) if f"1/g{i}" not in used)
+    lines[1] = ",".join([a, free, b, b_port, a_lag, b_lag])
+    (copy / "cabling.csv").write_text("\n".join(lines) + "\n")
+    r = verify_outdir(copy)
+    assert not r.ok
+    assert (f"cabling.csv line 2: cable {a} {free} - {b} {b_port} is not in the plan; "
+            f"plan.json has {a} {a_port} - {b} {b_port}") in r.violations
+    assert f"cabling.csv: planned cable {a} {a_port} - {b} {b_port} is missing" in r.violations
+    assert (f"cabling.csv line 2: {a} {free} is not in a LAG in switches/{a}.cfg, "
+            f"the file says LAG {a_lag}") in r.violations
+    assert has(r.violations, rf"^{b} ch{b_lag}: members are cabled to different far ends")
+
+
+# --- the command ----------------------------------------------------------------------------
+
+def test_cli_clean_and_failing(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(copy)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(": OK")
+    host = plan(copy)["hosts"]["node001"]
+    append_block(copy, host["switch"], f"interface ethernet {host['port']}\nshutdown\nexit")
+    assert main(["verify", str(copy)]) == 3
+    err = capsys.readouterr().err
+    assert "verification failed" in err and f"{host['port']} (host node001): shut down" in err
+
+
+def test_cli_user_mistakes_have_no_traceback(copy: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path / "missing")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+    (copy / "cabling.csv").unlink()
+    assert main(["verify", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "cabling.csv: cabling.csv not found" in err or "cabling.csv not found" in err
+    assert "Traceback" not in err
+
+
+def test_cli_names_file_and_line_of_a_bad_config(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    append_block(copy, "sw3", "ip routing")
+    lineno = (copy / "switches" / "sw3.cfg").read_text().count("\n") - 1   # the line before `end`
+    assert main(["verify", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert f"switches/sw3.cfg: line {lineno}: unsupported PowerConnect 62xx command: 'ip routing'" in err
