@@ -329,7 +329,9 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
     buf = io.BytesIO()
     # metadata without a date, so the same plan gives the same bytes
     meta = {"Date": None} if fmt == "svg" else {"Software": "vlanroute"}
-    fig.savefig(buf, format=fmt, metadata=meta)
+    # a fixed salt makes the SVG's element ids the same every run
+    with matplotlib.rc_context({"svg.hashsalt": "vlanroute"}):
+        fig.savefig(buf, format=fmt, metadata=meta)
     return buf.getvalue()
 
 

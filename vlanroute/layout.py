@@ -169,7 +169,9 @@ def _arc(p: np.ndarray, q: np.ndarray, centre: np.ndarray) -> np.ndarray:
     normal = np.array([-d[1], d[0]]) / length
     if float(normal @ ((p + q) / 2 - centre)) < 0:
         normal = -normal
-    bow = min(0.45, 0.1 + 0.03 * length)   # at most 0.45: one row's arcs never reach the next row
+    # the curve's peak is half the control point's offset: at most 0.45, so one row's arcs
+    # never reach the next row of switches (1 apart)
+    bow = min(0.9, 0.2 + 0.06 * length)
     ctrl = (p + q) / 2 + normal * bow
     t = np.linspace(0.0, 1.0, ARC_POINTS)[:, None]
     return (1 - t) ** 2 * p + 2 * (1 - t) * t * ctrl + t ** 2 * q
