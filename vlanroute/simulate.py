@@ -401,8 +401,8 @@ class Fabric:
                     clean = False
                     break
                 _, b2, p2 = far[0]
-                n2 = self.node(b2, p2, bridge.egress_tag(out, vid))
-                if n2.vid != vid:
+                far_vid, _ = self.net.bridges[b2].ingress(p2, bridge.egress_tag(out, vid))
+                if far_vid != vid:
                     clean = False
                     break
                 directed.add((bname, out, b2, p2))

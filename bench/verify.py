@@ -1,0 +1,70 @@
+"""Benchmark: `vlanroute verify` (parse + loop check + learning + all host pairs).
+
+Run: python bench/verify.py [--quick]
+Each case is rendered first (not timed), then verified in a fresh interpreter so that
+ru_maxrss is the verification's own peak.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# A 62xx-family platform with a MAC table large enough for the plan to be accepted
+# (1,024 hosts x 128 VLANs = 131,072 entries per switch; a real 6248 holds about 8K).
+BIG_PC = ["platforms={pc-bigmac: {base: powerconnect-6248, mac_capacity: 1000000}}",
+          "platform=pc-bigmac", "switches={}", "settings.learning.pool=10.0.0.0/8"]
+CASES = [
+    ("seed cluster: 4x2 torus, 225 hosts", "inventories/seed-torus.yaml", []),
+    ("16x16 torus, 4 hosts/switch", "inventories/seed-torus.yaml",
+     ["topology.dims=[16,16]", "topology.links_per_pair=1", "hosts={per_switch: 4}", *BIG_PC]),
+]
+
+CHILD = r"""
+import json, resource, sys, time
+from vlanroute.plan import plan_from_file
+from vlanroute.verify_configs import verify_outdir
+plan = plan_from_file(sys.argv[2], sys.argv[3:])
+platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
+t0 = time.perf_counter()
+report = verify_outdir(sys.argv[1], platforms)
+t1 = time.perf_counter()
+print(json.dumps({"seconds": t1 - t0, "ok": report.ok, "summary": report.summary,
+                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (title, inv, sets) in enumerate(CASES[:1] if quick else CASES):
+            outdir = Path(tmp) / f"case{i}"
+            args = [sys.executable, "-m", "vlanroute.cli", "render", str(ROOT / inv), "-o", str(outdir),
+                    "--no-verify"] + [x for s in sets for x in ("--set", s)]
+            r = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+            if r.returncode != 0:
+                rows.append((title, "render FAILED: " + (r.stderr.strip().splitlines() or ["?"])[-1]))
+                continue
+            out = subprocess.run([sys.executable, "-c", CHILD, str(outdir), str(ROOT / inv), *sets],
+                                 capture_output=True, text=True, cwd=ROOT)
+            if out.returncode != 0:
+                rows.append((title, "verify FAILED: " + (out.stderr.strip().splitlines() or ["?"])[-1]))
+                continue
+            res = json.loads(out.stdout)
+            sw = res["summary"][0].split()[0]
+            pairs = res["summary"][2].split()[2]
+            rows.append((title, f"{sw:>5} {pairs:>9} {'yes' if res['ok'] else 'NO':>4} "
+                                f"{res['seconds']:>8.2f} {res['peak_mib']:>9.0f}"))
+    print(f"{'case':<40} {'sw':>5} {'pairs':>9} {'ok':>4} {'time s':>8} {'peak MiB':>9}")
+    for title, text in rows:
+        print(f"{title:<40} {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
