@@ -54,7 +54,7 @@ def test_switch_errors_like_the_real_one():
 
 def test_running_config_round_trips_through_the_parser():
     it = cli()
-    drive(it, "enable", "configure", "vlan database", "vlan 101-104", "exit",
+    drive(it, "enable", "terminal length 0", "configure", "vlan database", "vlan 101-104", "exit",
           "interface port-channel 2", "switchport mode general",
           "switchport general allowed vlan add 101,103 tagged",
           "switchport general allowed vlan remove 1", "spanning-tree disable", "hashing-mode 6",
@@ -119,3 +119,36 @@ def test_fake_switch_refuses_non_loopback_addresses():
     with FakeSwitchFarm() as farm:
         with pytest.raises(ValueError):
             farm.add("x", host="192.0.2.1")
+
+
+def test_pager_until_paging_is_turned_off():
+    it = cli()
+    for n in range(1, 40):
+        it.state.ports[f"1/g{n}"].stp_disabled = True
+    it.execute("enable")
+    first = it.execute("show running-config").output
+    assert first.endswith("--More-- or (q)uit") and it.awaiting_key
+    rest, pages = "", 1
+    while it.awaiting_key and pages < 20:
+        rest += it.answer_key(" ").output
+        pages += 1
+    assert "interface ethernet 1/g39" in rest and pages > 2 and not it.awaiting_key
+    it.execute("terminal length 0")
+    assert "--More--" not in it.execute("show running-config").output
+
+
+def test_push_session_pages_through_a_switch_that_ignores_paging_off(tmp_path):
+    from vlanroute.credentials import Credentials
+    from vlanroute.sshsession import HostKeyPolicy, SwitchSession
+    with FakeSwitchFarm() as farm:
+        sw = farm.add("sw11", host="127.0.0.11", password="pw", faults=Faults(pager_stuck=True))
+        for n in range(1, 49):
+            sw.state.ports[f"1/g{n}"].stp_disabled = True
+        known = farm.write_known_hosts(tmp_path / "known_hosts")
+        session = SwitchSession(POWERCONNECT_6248, sw.host, sw.port, Credentials("admin", "pw"),
+                                HostKeyPolicy(known_hosts=known))
+        text = session.running_config()
+        session.close()
+    want = sw.state.running_config("PowerConnect 6248, 3.3.7.3, VxWorks 6.5")
+    assert [l for l in text.splitlines() if l.strip()] == \
+        [l for l in want.splitlines() if l.strip()]

@@ -49,6 +49,7 @@ def parse(text: str):  # type: ignore[no-untyped-def]
 def fake_with(state: SwitchState) -> Interpreter:
     it = Interpreter("sw1", state)
     it.execute("enable")
+    it.execute("terminal datadump")
     return it
 
 

@@ -38,8 +38,12 @@ class Interpreter:
     description: str = "PowerConnect 6248, 3.3.7.3, VxWorks 6.5"
     reject: re.Pattern[str] | None = None       # fault knob: reject matching commands
     on_save: "list[str]" = field(default_factory=list)   # startup-config texts saved
-    mode: str = "user"                           # user | priv | config | vlan | if | yesno
+    ignore_paging_off: bool = False              # fault knob: `terminal ...` has no effect
+    paging: bool = True                          # long output stops at --More--
+    mode: str = "user"                           # user | priv | config | vlan | if | yesno | more
     targets: tuple[str, ...] = ()                # ports/LAGs of the interface sub-mode
+    more_lines: list[str] = field(default_factory=list)   # output held back by the pager
+    more_return: str = "priv"
     if_label: str = ""
 
     # -- prompts ---------------------------------------------------------------------
@@ -54,15 +58,22 @@ class Interpreter:
             return f"{self.hostname}(config-vlan)#"
         if self.mode == "if":
             return f"{self.hostname}({self.if_label})#"
-        return ""   # yesno: the question itself is the prompt
+        return ""   # yesno / more: the question itself is the prompt
 
     @property
     def awaiting_key(self) -> bool:
-        return self.mode == "yesno"
+        return self.mode in ("yesno", "more")
 
     # -- entry points ----------------------------------------------------------------
     def answer_key(self, key: str) -> Reply:
-        """The single-key answer to the save question (the switch does not wait for Enter)."""
+        """A single key: the answer to the save question, or the pager's next page / quit
+        (the switch does not wait for Enter)."""
+        if self.mode == "more":
+            self.mode = self.more_return
+            if key.lower() == "q":
+                self.more_lines = []
+                return Reply("\n")
+            return Reply("\n" + self._page("\n".join(self.more_lines)))
         self.mode = "priv"
         if key.lower() == "y":
             self.on_save.append(self.state.running_config(self.description))
@@ -102,10 +113,11 @@ class Interpreter:
         if words == ["enable"] or words[:1] == ["end"]:
             return Reply()
         if words[0] == "terminal" and words[1:] in (["length", "0"], ["datadump"]):
+            self.paging = self.paging and self.ignore_paging_off
             return Reply()
         if words[0] == "show" and len(words) >= 2:
             if "running-config".startswith(words[1]) and len(words[1]) >= 3:
-                return Reply(self.state.running_config(self.description))
+                return Reply(self._page(self.state.running_config(self.description)))
             if words[1:] == ["startup-config"]:
                 return Reply(self.on_save[-1] if self.on_save else "No startup configuration.\n")
             if words[1:3] == ["bridge", "address-table"]:
@@ -235,6 +247,16 @@ class Interpreter:
         else:
             raise CommandRejected(INVALID)
         return Reply()
+
+    def _page(self, text: str) -> str:
+        """Show 24 lines, then `--More-- or (q)uit` and wait for a key, as the 62xx does
+        unless paging was turned off."""
+        lines = text.split("\n")
+        if not self.paging or len(lines) <= 24:
+            self.more_lines = []
+            return text
+        self.more_lines, self.more_return, self.mode = lines[24:], self.mode, "more"
+        return "\n".join(lines[:24]) + "\n--More-- or (q)uit"
 
     def _need_general(self, ports: list) -> None:
         if not all(p.general for p in ports):

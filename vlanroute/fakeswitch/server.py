@@ -34,6 +34,7 @@ class Faults:
     refuse_auth: bool = False
     drop_after: int | None = None    # abort after this many config-mode commands (one-shot)
     reject: str | None = None        # regex: matching commands get "% Invalid input"
+    pager_stuck: bool = False        # `terminal length 0` / `datadump` do not stop paging
 
 
 @dataclass
@@ -65,7 +66,8 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         self._sw = switch
         self._conn = conn
         reject = re.compile(switch.faults.reject) if switch.faults.reject else None
-        self._cli = Interpreter(switch.name, switch.state, reject=reject, on_save=switch.saved)
+        self._cli = Interpreter(switch.name, switch.state, reject=reject, on_save=switch.saved,
+                                ignore_paging_off=switch.faults.pager_stuck)
         self._line = ""
         self._last_cr = False
         self._chan: Any = None
