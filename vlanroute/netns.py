@@ -1,0 +1,118 @@
+"""Network-namespace mechanics for the emulation: create, enter, read counters, delete.
+
+Why setns from Python instead of `ip netns exec` for everything: under QEMU TCG every
+process start costs 55-150 ms, so sysctls, counters and test sockets are handled in this
+one process by entering each namespace with setns(2); only configuration goes through
+`ip -batch` / `bridge -batch` files, one process per namespace.
+A socket stays in the namespace it was created in, so one process can hold a socket in
+every host namespace at once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+NETNS_DIR = Path("/run/netns")
+CLONE_NEWNET = 0x40000000
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class NetnsError(Exception):
+    """A namespace operation failed: the kernel or iproute2 refused it."""
+
+
+def _setns(fd: int) -> None:
+    if _libc.setns(fd, CLONE_NEWNET) != 0:
+        err = ctypes.get_errno()
+        raise NetnsError(f"setns failed: {os.strerror(err)}")
+
+
+@contextmanager
+def inside(name: str) -> Iterator[None]:
+    """Run the body (this thread, and processes it starts) in namespace `name`."""
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    try:
+        target = os.open(NETNS_DIR / name, os.O_RDONLY)
+    except OSError:
+        os.close(own)
+        raise NetnsError(f"network namespace {name} does not exist") from None
+    try:
+        _setns(target)
+        try:
+            yield
+        finally:
+            _setns(own)
+    finally:
+        os.close(target)
+        os.close(own)
+
+
+def run(argv: list[str], *, input_text: str | None = None, timeout: float = 120,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(argv, input=input_text, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise NetnsError(f"{' '.join(argv[:4])} ... failed ({proc.returncode}): "
+                         f"{(proc.stderr or proc.stdout).strip()[:2000]}")
+    return proc
+
+
+def batch(tool: str, lines: Iterable[str], *, netns: str | None = None, force: bool = False,
+          timeout: float = 120) -> None:
+    """Run `tool -batch` (tool = ip, bridge or tc) over `lines`, optionally in a namespace."""
+    text = "".join(line + "\n" for line in lines)
+    if not text:
+        return
+    argv = [tool]
+    if netns is not None:
+        argv += ["-n", netns]
+    if force:
+        argv.append("-force")
+    # A file, not stdin: `tc -batch -` is not accepted by every iproute2 version.
+    with tempfile.NamedTemporaryFile("w", suffix=f".{tool}", delete=True) as fh:
+        fh.write(text)
+        fh.flush()
+        run(argv + ["-batch", fh.name], timeout=timeout, check=not force)
+
+
+def write_sysctl(key: str, value: str) -> None:
+    """Write a net.* sysctl of the namespace this thread is in (see `inside`)."""
+    path = Path("/proc/sys") / key.replace(".", "/")
+    path.write_text(value)
+
+
+def read_sysctl(key: str) -> str:
+    return (Path("/proc/sys") / key.replace(".", "/")).read_text().strip()
+
+
+def interface_counters() -> dict[str, tuple[int, int]]:
+    """{interface: (rx_packets, tx_packets)} of the namespace this thread is in.
+
+    /proc/thread-self/net/dev follows the thread's own namespace (/proc/net would follow
+    the whole process's first thread, which is the same here but less obviously so).
+    """
+    counters: dict[str, tuple[int, int]] = {}
+    with open("/proc/thread-self/net/dev") as fh:
+        for line in fh.readlines()[2:]:
+            name, _, rest = line.partition(":")
+            fields = rest.split()
+            counters[name.strip()] = (int(fields[1]), int(fields[9]))
+    return counters
+
+
+def existing(prefix: str) -> list[str]:
+    """Names of the namespaces that start with `prefix`."""
+    if not NETNS_DIR.is_dir():
+        return []
+    return sorted(p.name for p in NETNS_DIR.iterdir() if p.name.startswith(prefix))
+
+
+def delete_all(names: Iterable[str]) -> None:
+    """Delete namespaces (and with them every veth end in them); tolerant of missing ones."""
+    batch("ip", (f"netns del {n}" for n in names), force=True)
