@@ -21,6 +21,7 @@ COMMAND_MODULES: list[str] = [
     "render",
     "learn",
     "verify",
+    "emulate",
     "draw",
     "report",
 ]
