@@ -23,7 +23,7 @@ import jinja2
 
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.platforms import PLATFORMS, Platform
-from vlanroute.render_context import (SwitchContext, host_context, learning_method,
+from vlanroute.render_context import (DocIndex, SwitchContext, host_context, learning_method,
                                       refresh_context, switch_context)
 from vlanroute.vlanlist import format_vlan_list as compress
 
@@ -94,15 +94,16 @@ def render_files(doc: Mapping[str, Any], platform_of: Callable[[str], Platform],
     env = env or environment()
     files: dict[str, str] = {PLAN_FILE: plan_json_text(doc), "cabling.csv": cabling_csv_text(doc)}
     aging_times: list[int] = []
+    index = DocIndex.of(doc)
     for name in sorted(doc["switches"]):
         platform = platform_of(doc["switches"][name]["platform"])
-        ctx = switch_context(doc, name, platform)
+        ctx = switch_context(doc, name, platform, index)
         aging_times.append(ctx.settings.aging_time)
         files[f"switches/{name}.cfg"] = render_switch(ctx, env)
     method = learning_method(doc, options.learning_method)
     host_t = env.get_template("host/host.sh.j2")
     for host in sorted(doc["hosts"]):
-        files[f"hosts/{host}.sh"] = host_t.render(host_context(doc, host, method).__dict__)
+        files[f"hosts/{host}.sh"] = host_t.render(host_context(doc, host, method, index).__dict__)
     if doc["hosts"] and aging_times:
         rctx = refresh_context(doc, aging_times).__dict__
         for unit in ("vlanroute-refresh.cron", "vlanroute-refresh.service", "vlanroute-refresh.timer"):

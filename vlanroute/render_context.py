@@ -10,7 +10,7 @@ The contexts are documented in templates/README.md; keep the two in step.
 
 from __future__ import annotations
 
-import ipaddress
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,15 +130,35 @@ def _tree_vlans(doc: Mapping[str, Any]) -> dict[frozenset[str], set[int]]:
     return out
 
 
-def switch_context(doc: Mapping[str, Any], name: str, platform: Platform) -> SwitchContext:
+@dataclass(frozen=True)
+class DocIndex:
+    """Plan-wide facts every per-switch and per-host context needs; computed once per render
+    (the 16x16 hyper-crossbar has 256 VLAN trees and 2,560 x 256 learning addresses)."""
+    routing_ids: list[int]
+    pair_vlans: dict[frozenset[str], set[int]]
+    subnets: dict[int, tuple[int, int, int]]     # VLAN -> (network int, broadcast int, prefix length)
+
+    @classmethod
+    def of(cls, doc: Mapping[str, Any]) -> "DocIndex":
+        subnets = {}
+        for v in doc["vlans"]:
+            net = safe.ipv4_network(v["learning_subnet"], f"plan.vlans[{v['id']}].learning_subnet")
+            subnets[v["id"]] = (int(net.network_address), int(net.broadcast_address), net.prefixlen)
+        return cls(routing_ids=_ints([v["id"] for v in doc["vlans"]], "plan.vlans[].id"),
+                   pair_vlans=_tree_vlans(doc), subnets=subnets)
+
+
+def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
+                   index: DocIndex | None = None) -> SwitchContext:
+    index = index or DocIndex.of(doc)
     sw = doc["switches"][name]
     where = f"plan.switches.{name}"
     safe.name(name, where)
     errors: list[str] = []
     panel = frozenset(platform.ports)
     lo, hi = platform.vid_min, platform.vid_max
-    routing = _ints([v["id"] for v in doc["vlans"]], "plan.vlans[].id", lo, hi)
-    pair_vlans = _tree_vlans(doc)
+    routing = _ints(index.routing_ids, "plan.vlans[].id", lo, hi)
+    pair_vlans = index.pair_vlans
     reserved = [safe.port(p, f"{where}.reserved_ports") for p in sw.get("reserved_ports", [])]
 
     host_ports: list[HostPort] = []
@@ -228,7 +248,8 @@ def switch_context(doc: Mapping[str, Any], name: str, platform: Platform) -> Swi
     vlans = sorted(switch_vlans)
 
     def removal(tagged: list[int]) -> list[int]:
-        return [1] + [v for v in vlans if v not in tagged]
+        keep = set(tagged)
+        return [1] + [v for v in vlans if v not in keep]
 
     links = [Link(p, nb, t, compress(t), removal(t), compress(removal(t)))
              for p, nb, t in sorted(singles, key=lambda s: platform.port_index(s[0]))]
@@ -275,26 +296,26 @@ def learning_method(doc: Mapping[str, Any], override: str | None) -> str:
     return method
 
 
-def host_context(doc: Mapping[str, Any], host: str, method: str) -> HostContext:
+def host_context(doc: Mapping[str, Any], host: str, method: str,
+                 index: DocIndex | None = None) -> HostContext:
+    index = index or DocIndex.of(doc)
     h = doc["hosts"][host]
     where = f"plan.hosts.{host}"
     safe.name(host, where)
     interface = safe.iface(h.get("interface") or "eth0", f"{where}.interface")
-    subnets = {v["id"]: safe.ipv4_network(v["learning_subnet"], f"plan.vlans[{v['id']}].learning_subnet")
-               for v in doc["vlans"]}
     addrs = h.get("learning_addresses", {})
     vlans: list[HostVlan] = []
     errors: list[str] = []
-    for vid in sorted(subnets):
+    for vid, (first, last, prefix) in sorted(index.subnets.items()):
         text = addrs.get(str(vid))
-        if text is None:
-            errors.append(f"{where}.learning_addresses: no address for VLAN {vid}")
-            continue
-        addr = ipaddress.IPv4Address(safe.ip_address(text, f"{where}.learning_addresses.{vid}"))
-        net = subnets[vid]
-        if addr not in net or addr in (net.network_address, net.broadcast_address):
-            errors.append(f"{where}.learning_addresses.{vid}: {addr} is not a host address of {net}")
-        vlans.append(HostVlan(vid, f"{interface}.{vid}", f"{addr}/{net.prefixlen}"))
+        value = _ipv4_int(text)
+        if value is None:
+            errors.append(f"{where}.learning_addresses.{vid}: {text!r} is not an IPv4 address")
+        elif not first < value < last:
+            errors.append(f"{where}.learning_addresses.{vid}: {text} is not a host address of the "
+                          f"VLAN's learning subnet")
+        else:
+            vlans.append(HostVlan(vid, f"{interface}.{vid}", f"{text}/{prefix}"))
     if errors:
         raise VerificationError(errors)
     return HostContext(host=host, plan_name=safe.name(doc["name"], "plan.name"),
@@ -303,6 +324,18 @@ def host_context(doc: Mapping[str, Any], host: str, method: str) -> HostContext:
                        pvid=safe.vid(h["vlan"], f"{where}.vlan"), vlans=vlans,
                        vlan_ids=" ".join(str(v.id) for v in vlans), method=method,
                        script_path=HOST_SCRIPT_PATH)
+
+
+_DOTTED_QUAD = re.compile(r"(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}")
+
+
+def _ipv4_int(text: object) -> int | None:
+    """Strict dotted-quad IPv4 (no leading zeros, no spaces) as an int; ipaddress is too slow
+    for 655,360 addresses and this pattern is just as strict about what reaches a script."""
+    if not isinstance(text, str) or not _DOTTED_QUAD.fullmatch(text):
+        return None
+    a, b, c, d = (int(x) for x in text.split("."))
+    return (a << 24) | (b << 16) | (c << 8) | d
 
 
 def refresh_context(doc: Mapping[str, Any], aging_times: list[int]) -> RefreshContext:
