@@ -62,7 +62,8 @@ def results_table(results: list[SwitchResult]) -> Table:
     for r in results:
         style = "green" if r.result in SUCCESS else "bold red"
         table.add_row(r.switch, f"[{style}]{r.result}[/]", str(r.commands_sent),
-                      f"{r.seconds:.1f} s", str(r.backup or "-"), r.message)
+                      f"{r.seconds:.1f} s",
+                      f"{r.backup.parent.name}/{r.backup.name}" if r.backup else "-", r.message)
     return table
 
 
