@@ -159,7 +159,7 @@ def test_access_mode_and_port_options() -> None:
     ("interface ethernet 1/g49\n", "port 1/g49 does not exist on powerconnect-6248"),
     ("vlan database\nvlan 101, 102\n", "unsupported command in `vlan database`"),
     ("vlan database\nvlan 4094\n", "VLAN 4094 outside"),
-    ("interface ethernet 1/g5\nswitchport mode trunk\n", "trunk mode"),
+    ("interface ethernet 1/g5\nswitchport mode trunk\n", "switchport mode trunk is not modelled"),
     ("bridge aging-time 5\n", "aging time 5 outside"),
     ("interface ethernet 1/g1\nswitchport mode general\nswitchport general allowed vlan add 3-1 tagged\n",
      "VLAN range '3-1' outside"),

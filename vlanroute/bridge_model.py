@@ -24,7 +24,7 @@ class PortConfig:
     """One physical port or one LAG (then `members` lists its physical ports)."""
 
     name: str
-    pvid: int = DEFAULT_VLAN
+    pvid: int = DEFAULT_VLAN              # 0: no PVID (Linux), untagged frames are dropped
     untagged: set[int] = field(default_factory=lambda: {DEFAULT_VLAN})
     tagged: set[int] = field(default_factory=set)
     acceptable: Acceptable = "all"
@@ -67,6 +67,7 @@ class SwitchConfig:
     flow_control: bool | None = None      # None: the config does not say
     eee: bool | None = None
     source: str = ""                      # file the config came from, for messages
+    touched: set[str] = field(default_factory=set)  # physical ports any command addressed
 
     @classmethod
     def with_defaults(cls, *, name: str, family: str, platform: str, ports: tuple[str, ...],

@@ -62,6 +62,8 @@ class Bridge:
             if not bp.admit_untagged:
                 return None, "port admits tagged frames only"
             vid = bp.pvid
+            if vid == 0:
+                return None, "port has no PVID: untagged frames are dropped"
         else:
             if not bp.admit_tagged:
                 return None, "port admits untagged frames only"

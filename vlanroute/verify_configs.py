@@ -246,8 +246,8 @@ def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
         if missing:
             out.add("config", f"{sw}: VLANs {_vl(missing)} are used by ports but not created")
         for port in spec.get("reserved_ports", []):
-            if port in cfg.ports and not cfg.ports[port].is_default():
-                out.add("config", f"{sw} port {port}: reserved, but the config changes it")
+            if port in cfg.touched:
+                out.add("config", f"{sw} port {port}: reserved, but switches/{sw}.cfg configures it")
         settings = doc.get("settings", {})
         if "aging_time" in settings and cfg.aging_time != settings["aging_time"]:
             out.add("config", f"{sw}: aging time {cfg.aging_time} s, plan says {settings['aging_time']} s")

@@ -11,13 +11,16 @@ from collections.abc import Callable
 
 from vlanroute.bridge_model import SwitchConfig
 from vlanroute.errors import UserError
-from vlanroute.parsers import powerconnect
+from vlanroute.parsers import apresia, linuxbridge, powerconnect
 from vlanroute.platforms import Platform
 
 Parser = Callable[..., SwitchConfig]
 
 PARSERS: dict[str, Parser] = {
     "powerconnect-62xx": powerconnect.parse,
+    "dell-os6": powerconnect.parse_os6,
+    "apresia-aeos": apresia.parse,
+    "linux-bridge": linuxbridge.parse,
 }
 
 
