@@ -132,7 +132,7 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
         # Global mode.
         if line == "vlan database" and dialect.vlan_database:
             context = "vlandb"
-        elif not dialect.vlan_database and re.fullmatch(r"(no )?vlan \S+", line):
+        elif not dialect.vlan_database and re.fullmatch(r"(no )?vlan [0-9][0-9,-]*", line):
             _vlan_line(st, line, err, database=False)
             if not line.startswith("no "):
                 context = "vlan"
