@@ -121,11 +121,14 @@ class HostsSpec(Strict):
 
 
 class RoutingSpec(Strict):
-    algorithm: Literal["dor", "shortest", "updown"] | None = None
+    # budget: at most max_vlans spanning trees, routes may be longer than minimal (budget.py)
+    algorithm: Literal["dor", "shortest", "updown", "budget"] | None = None
     dimension_order: Literal["auto"] | list[Annotated[int, Field(ge=0)]] = "auto"
     first_vlan: VlanId = 101
     vlan_ids: list[VlanId] | None = None
     root: Name | None = None
+    # At most this many routing VLANs; default: the tightest hardware limit (budget.py).
+    max_vlans: Annotated[int, Field(ge=1, le=4094)] | None = None
 
     @field_validator("vlan_ids")
     @classmethod

@@ -25,6 +25,8 @@ class Metrics:
     max_mac_entries: int
     mac_capacity: int
     deadlock_free: bool
+    mean_stretch: float                         # routed hops / shortest hops, over all host pairs
+    non_minimal_routes: int                     # ordered switch pairs routed longer than shortest
     mac_entries: dict[str, int]
     link_loads: dict[tuple[str, str], float]   # directed neighbour pair -> load per cable
 
@@ -36,6 +38,7 @@ class Metrics:
             "link_load_lower_bound": round(self.link_load_lower_bound, 4),
             "max_mac_entries": self.max_mac_entries, "mac_capacity": self.mac_capacity,
             "deadlock_free": self.deadlock_free,
+            "mean_stretch": round(self.mean_stretch, 4), "non_minimal_routes": self.non_minimal_routes,
         }
 
 
@@ -61,8 +64,21 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
     host_switches = {s for s, n in host_count.items() if n > 0}
     total_hosts = sum(host_count.values())
 
+    # Shortest-path distances between host switches: the lower bound, the diameter, stretch.
+    dist_sum = 0
+    diameter = 0
+    shortest: dict[str, dict[str, int]] = {}
+    for s in topo.switches:
+        dist = nx.single_source_shortest_path_length(simple, s)
+        diameter = max(diameter, max(dist.values()))
+        if s in host_switches:
+            shortest[s] = dist
+            hs = host_count[s]
+            dist_sum += hs * sum(host_count.get(t, 0) * d for t, d in dist.items())
+
     load: dict[tuple[str, str], float] = {}
     hop_sum = 0
+    non_minimal = 0
     deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
     for src in host_switches:
         par = routes.parents[src]
@@ -81,24 +97,18 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
         for v in reversed(order[1:]):
             below[par[v]] += below[v]
         hs = host_count[src]
+        dist = shortest.pop(src)
         for v in order[1:]:
             p = par[v]
             load[(p, v)] = load.get((p, v), 0.0) + hs * below[v]
             hop_sum += hs * host_count.get(v, 0) * depth[v]
+            if v in host_switches and depth[v] > dist[v]:
+                non_minimal += 1
             gp = par.get(p)
             if p != src and gp is not None:
                 deps.add(((gp, p), (p, v)))
     per_cable = {k: v / cables[k] for k, v in load.items()}
 
-    # Shortest-path distances between host switches, for the lower bound and the diameter.
-    dist_sum = 0
-    diameter = 0
-    for s in topo.switches:
-        dist = nx.single_source_shortest_path_length(simple, s)
-        diameter = max(diameter, max(dist.values()))
-        if s in host_switches:
-            hs = host_count[s]
-            dist_sum += hs * sum(host_count.get(t, 0) * d for t, d in dist.items())
     total_cables = topo.graph.number_of_edges()
     lower = dist_sum / (2 * total_cables) if total_cables else 0.0
     pairs = total_hosts * (total_hosts - 1)
@@ -120,5 +130,6 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
         max_mac_entries=max(mac_entries.values()),
         mac_capacity=min(mac_capacity.values()),
         deadlock_free=nx.is_directed_acyclic_graph(cdg),
+        mean_stretch=hop_sum / dist_sum if dist_sum else 1.0, non_minimal_routes=non_minimal,
         mac_entries=mac_entries, link_loads=per_cable,
     )

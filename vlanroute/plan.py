@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute import routing as R
+from vlanroute.budget import Budget, budget_routes, over_budget, vlan_budget
 from vlanroute.checks import check_limits, verify_plan
 from vlanroute.errors import PlanError, UserError
 from vlanroute.hostlist import Host, build_hosts
@@ -20,7 +21,9 @@ from vlanroute.metrics import Metrics, compute_metrics
 from vlanroute.platforms import Platform
 from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, check_mgmt_networks,
                                 resolve_platforms)
+from vlanroute.tiebreak import balanced_shortest_routes, cable_counts, search_dor_ties, share_trees
 from vlanroute.topology import Topology, build_topology
+from vlanroute.treeload import max_load
 from vlanroute.vlans import VlanGroup, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
@@ -115,7 +118,8 @@ def build_plan(inv: LoadedInventory) -> Plan:
         host_count[h.switch] += 1
     host_switches = {s for s, n in host_count.items() if n}
 
-    routes, vlans = _route_and_pack(inv, topo, host_switches, order)
+    budget = vlan_budget(inv, platforms, len(hosts))
+    routes, vlans = _route_and_pack(inv, topo, host_count, order, budget)
     _assign_ids(inv, vlans)
     apply_vlans(switches, hosts, vlans)
     metrics = compute_metrics(topo, routes, vlans, host_count,
@@ -130,48 +134,97 @@ def build_plan(inv: LoadedInventory) -> Plan:
     return Plan(inv, topo, routes, vlans, hosts, switches, cables, metrics, settings, warnings)
 
 
-def _route_and_pack(inv: LoadedInventory, topo: Topology, host_switches: set[str],
-                    order: dict[str, int]) -> tuple[R.Routes, list[VlanGroup]]:
+def _route_and_pack(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], order: dict[str, int],
+                    budget: Budget) -> tuple[R.Routes, list[VlanGroup]]:
+    """Routes and their VLANs, within the VLAN budget.
+
+    Minimal algorithms (dor, shortest) try several tie-break rules and keep the lowest
+    all-to-all maximum load, then the fewest VLANs (tiebreak.py); up*/down* has one
+    routing. Needing more VLANs than the budget is the user's to fix, unless
+    routing.algorithm is budget: then at most that many trees are chosen (budget.py).
+    """
     spec = inv.spec.routing
-    kind = topo.kind
-    algorithm = spec.algorithm or ("shortest" if kind == "custom" else "dor")
-    if algorithm == "updown":
-        routes = R.updown_routes(topo, R.updown_root(topo, spec.root, inv.file))
-        return routes, pack_vlans(routes, host_switches, order)
-    if spec.root is not None:
+    host_switches = {s for s, n in host_count.items() if n}
+    default = "shortest" if topo.kind == "custom" else "dor"
+    algorithm = spec.algorithm or default
+    if spec.root is not None and algorithm != "updown":
         raise UserError("routing.root is only used by algorithm: updown", file=inv.file, field="routing.root",
                         fix="remove it, or set routing.algorithm: updown")
-    if algorithm == "shortest" or kind == "tree":
+    if algorithm == "updown":
+        routes = R.updown_routes(topo, R.updown_root(topo, spec.root, inv.file))
+        vlans = pack_vlans(routes, host_switches, order)
+    else:
+        routes, vlans = _minimal_routes(inv, topo, host_count, order, default if algorithm == "budget" else algorithm)
+    if len(vlans) > budget.max_vlans:
+        if algorithm != "budget":
+            raise over_budget(inv, len(vlans), budget, algorithm)
+        routes = budget_routes(topo, host_count, budget.max_vlans, routes)
+        vlans = pack_vlans(routes, host_switches, order)
+        assert len(vlans) <= budget.max_vlans
+    elif algorithm == "budget":
+        routes = R.Routes("budget", routes.parents, {"minimal": routes.algorithm, **routes.detail})
+    routes.detail.update(max_vlans=budget.max_vlans, max_vlans_limit=budget.binding)
+    return routes, vlans
+
+
+def _minimal_routes(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], order: dict[str, int],
+                    algorithm: str) -> tuple[R.Routes, list[VlanGroup]]:
+    """The best minimal routing of `algorithm`: least maximum load, then fewest VLANs."""
+    spec = inv.spec.routing
+    kind = topo.kind
+    host_switches = {s for s, n in host_count.items() if n}
+    if kind == "tree":
         routes = R.shortest_routes(topo)
-        if algorithm == "dor":
-            routes.algorithm = "dor"   # a tree has one path per pair; every algorithm gives it
+        routes.algorithm = algorithm   # a tree has one path per pair; every algorithm gives it
         return routes, pack_vlans(routes, host_switches, order)
-    # dimension-order routing
-    if kind == "custom":
+    if algorithm == "dor" and kind == "custom":
         raise UserError("dimension-order routing needs a grid (mesh, torus, hyper-crossbar, ring)", file=inv.file,
                         field="routing.algorithm", fix="use algorithm: shortest or updown for a custom topology")
     if kind == "complete":
         routes = R.direct_routes(topo)
+        routes.algorithm = algorithm
         return routes, pack_vlans(routes, host_switches, order)
-    assert topo.dims is not None
-    candidates = R.dor_orders(topo.dims)
-    if spec.dimension_order != "auto":
-        wanted = tuple(spec.dimension_order)
-        active = sorted(d for d, n in enumerate(topo.dims) if n > 1)
-        if sorted(wanted) != active and sorted(wanted) != list(range(len(topo.dims))):
-            raise UserError(f"{list(wanted)} is not an order of the dimensions {list(range(len(topo.dims)))}",
-                            file=inv.file, field="routing.dimension_order",
-                            fix="list every dimension index once, e.g. [1, 0], or use auto")
-        candidates = [tuple(d for d in wanted if topo.dims[d] > 1)]
-    best: tuple[R.Routes, list[VlanGroup]] | None = None
-    for cand in candidates:
-        routes = R.dor_routes(topo, cand)
-        vlans = pack_vlans(routes, host_switches, order)
-        if best is None or len(vlans) < len(best[1]):
-            best = (routes, vlans)
+    candidates: list[R.Routes] = []
+    if topo.dims is not None:
+        orders = R.dor_orders(topo.dims)
+        if spec.dimension_order != "auto":
+            wanted = tuple(spec.dimension_order)
+            active = sorted(d for d, n in enumerate(topo.dims) if n > 1)
+            if sorted(wanted) != active and sorted(wanted) != list(range(len(topo.dims))):
+                raise UserError(f"{list(wanted)} is not an order of the dimensions {list(range(len(topo.dims)))}",
+                                file=inv.file, field="routing.dimension_order",
+                                fix="list every dimension index once, e.g. [1, 0], or use auto")
+            orders = [tuple(d for d in wanted if topo.dims[d] > 1)]
+        # Tie rules only matter on rings of even size (tie_goes_plus).
+        even_rings = kind in ("torus", "ring") and any(n % 2 == 0 and n > 2 for n in topo.dims)
+        rules = [r for r in R.TIE_RULES if r != "plus"] if even_rings else ["source-parity"]
+        candidates += [R.dor_routes(topo, o, rule) for o in orders for rule in rules]
+        for c in candidates:
+            c.algorithm = algorithm
+            c.detail["dimension_order_setting"] = (spec.dimension_order if spec.dimension_order == "auto"
+                                                   else list(spec.dimension_order))
+    if algorithm == "shortest":
+        candidates.append(R.shortest_routes(topo))
+        candidates += [balanced_shortest_routes(topo, host_count, builder=b) for b in ("sssp", "bottom-up")]
+    cables = cable_counts(topo)
+    scored = sorted(((round(max_load(c.parents, host_count, cables), 6), i) for i, c in enumerate(candidates)))
+    best: tuple[int, R.Routes, list[VlanGroup]] | None = None
+    for peak, i in scored:
+        if peak > scored[0][0]:
+            break
+        vlans = pack_vlans(candidates[i], host_switches, order)
+        if best is None or len(vlans) < best[0]:
+            best = (len(vlans), candidates[i], vlans)
     assert best is not None
-    best[0].detail["dimension_order_setting"] = spec.dimension_order if spec.dimension_order == "auto" else list(spec.dimension_order)
-    return best
+    if "dimension_order" in best[1].detail:
+        # Single tie decisions where no rule balances (uneven hosts, rings of 4k+2).
+        searched = search_dor_ties(topo, best[1], host_count)
+        if searched is not best[1] and max_load(searched.parents, host_count, cables) < scored[0][0] - 1e-6:
+            best = (0, searched, pack_vlans(searched, host_switches, order))
+    routes = share_trees(best[1], topo, host_count)
+    if routes is best[1]:
+        return routes, best[2]
+    return routes, pack_vlans(routes, host_switches, order)
 
 
 def _assign_ids(inv: LoadedInventory, vlans: list[VlanGroup]) -> None:

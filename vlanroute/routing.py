@@ -8,6 +8,7 @@ one VLAN, and a VLAN's links must be loop-free.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from collections import deque
@@ -70,37 +71,83 @@ def line_parents(n: int, start: int, kind: str, tie_plus: bool) -> dict[int, int
     return prev
 
 
-def dor_routes(topo: Topology, order: tuple[int, ...], tie_break: str = "source-parity") -> Routes:
+TIE_RULES = ("source-parity", "branch-parity", "checkerboard", "plus")
+
+
+def tie_goes_plus(rule: str, sc: tuple[int, ...], d: int, u: tuple[int, ...], fixed: tuple[int, ...]) -> bool:
+    """At a tie (destination exactly half way round a ring of even size), go '+'?
+
+    `sc` is the source, `u` the switch where the route enters dimension `d`, `fixed` the
+    dimensions already fixed before `d`. Balancing the two directions is what brings the
+    all-to-all load down to the lower bound (routing-literature.md section 2):
+    - source-parity: parity of the source's own coordinate in `d`. Sources 2k and 2k+1 of
+      a line then share one tree; exactly balanced on rings of size 4k.
+    - branch-parity: parity of the coordinate sum of `u`: alternates between the parallel
+      lines a source fans out into, still one decision per line for a whole row of sources.
+    - checkerboard: parity of the source's coordinate sum plus the branch's fixed
+      coordinates: every line gets half its sources each way, also on rings of size
+      4k+2, at the price of fewer shared trees.
+    - plus: always '+' (the textbook rule, unbalanced).
+    """
+    if rule == "plus":
+        return True
+    if rule == "source-parity":
+        return sc[d] % 2 == 0
+    if rule == "branch-parity":
+        return sum(u) % 2 == 0
+    return (sum(sc) + sum(u[e] for e in fixed)) % 2 == 0
+
+
+def dor_routes(topo: Topology, order: tuple[int, ...], tie_break: str = "source-parity",
+               decisions: dict[tuple[str, int, tuple[int, ...]], bool] | None = None) -> Routes:
     """Dimension-order routing: fix the dimensions in `order`, each the minimal way.
 
-    Ties on rings of even size (two minimal directions) are broken by the parity of the
-    source's coordinate in that dimension: even goes '+', odd goes '-'. This balances the
-    two directions and lets neighbouring sources share one tree (on the 4x2 torus of the
-    seed paper, 4 VLANs instead of 8).
+    Ties on rings of even size (two minimal directions) are broken by `tie_break` (see
+    `tie_goes_plus`); the default, source parity, balances the two directions and lets
+    neighbouring sources share one tree (on the 4x2 torus of the seed paper, 4 VLANs
+    instead of 8). `decisions` overrides single ties: (source, dimension, branch) -> '+'?
     """
+    by_coord = {c: n for n, c in topo.coords.items()}
+    parents = {src: dor_tree(topo, src, order, tie_break, decisions, by_coord) for src in topo.switches}
+    detail: dict[str, object] = {"dimension_order": list(order), "tie_break": tie_break}
+    if decisions:
+        detail["tie_break"] = tie_break + "+searched"
+    return Routes("dor", parents, detail)
+
+
+def dor_tree(topo: Topology, src: str, order: tuple[int, ...], tie_break: str,
+             decisions: dict[tuple[str, int, tuple[int, ...]], bool] | None = None,
+             by_coord: dict[tuple[int, ...] | None, str] | None = None) -> ParentMap:
+    """One source's dimension-order tree; see `dor_routes`."""
     assert topo.dims is not None
     dims = topo.dims
     kind = "torus" if topo.kind == "ring" else topo.kind
-    by_coord = {c: n for n, c in topo.coords.items()}
-    parents: dict[str, ParentMap] = {}
-    for src in topo.switches:
-        sc = topo.coords[src]
-        assert sc is not None
-        parent: ParentMap = {}
-        reached = [sc]
-        for d in order:
-            tie_plus = (sc[d] % 2 == 0) if tie_break == "source-parity" else True
-            prev = line_parents(dims[d], sc[d], kind, tie_plus)
-            new = []
-            for u in reached:
-                for b, a in prev.items():
-                    v = u[:d] + (b,) + u[d + 1:]
-                    p = u[:d] + (a,) + u[d + 1:]
-                    parent[by_coord[v]] = by_coord[p]
-                    new.append(v)
-            reached.extend(new)
-        parents[src] = parent
-    return Routes("dor", parents, {"dimension_order": list(order), "tie_break": tie_break})
+    if by_coord is None:
+        by_coord = {c: n for n, c in topo.coords.items()}
+    sc = topo.coords[src]
+    assert sc is not None
+    parent: ParentMap = {}
+    reached = [sc]
+    for k, d in enumerate(order):
+        fixed = order[:k]
+        new = []
+        for u in reached:
+            tie_plus = tie_goes_plus(tie_break, sc, d, u, fixed)
+            if decisions:
+                tie_plus = decisions.get((src, d, u), tie_plus)
+            prev = _line(dims[d], u[d], kind, tie_plus)
+            for b, a in prev.items():
+                v = u[:d] + (b,) + u[d + 1:]
+                p = u[:d] + (a,) + u[d + 1:]
+                parent[by_coord[v]] = by_coord[p]
+                new.append(v)
+        reached.extend(new)
+    return parent
+
+
+@functools.lru_cache(maxsize=65536)
+def _line(n: int, start: int, kind: str, tie_plus: bool) -> dict[int, int]:
+    return line_parents(n, start, kind, tie_plus)
 
 
 def direct_routes(topo: Topology) -> Routes:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.console import Console
 from rich.table import Table
@@ -10,11 +12,19 @@ from vlanroute.commands.common import set_option
 from vlanroute.errors import UserError
 from vlanroute.plan import plan_from_file
 
-COLUMNS = [
-    ("switches", "switches"), ("hosts", "hosts"), ("cables", "inter_switch_links"), ("VLANs", "vlan_count"),
-    ("diameter", "diameter"), ("mean hops", "mean_hops"), ("max load", "max_link_load"),
-    ("lower bound", "link_load_lower_bound"), ("MAC entries", "max_mac_entries"), ("deadlock-free", "deadlock_free"),
-]
+# Each limit next to what the plan uses of it (issue 7): VLANs / budget, max load / its
+# lower bound, mean stretch, MAC entries / capacity.
+HEADERS = ["switches", "hosts", "cables", "diameter", "mean hops", "VLANs / budget", "max load", "load / bound",
+           "stretch", "non-minimal", "MAC / capacity", "deadlock-free"]
+
+
+def _cells(m: dict[str, Any], budget: object) -> list[str]:
+    bound = m["link_load_lower_bound"]
+    return [str(m["switches"]), str(m["hosts"]), str(m["inter_switch_links"]), str(m["diameter"]),
+            f"{m['mean_hops']:g}", f"{m['vlan_count']} / {budget}", f"{m['max_link_load']:g}",
+            f"{m['max_link_load'] / bound:.3f}" if bound else "-", f"{m['mean_stretch']:.3f}",
+            str(m["non_minimal_routes"]), f"{m['max_mac_entries']} / {m['mac_capacity']}",
+            "yes" if m["deadlock_free"] else "no"]
 
 
 @click.command("analyze")
@@ -24,24 +34,17 @@ def command(inventories: tuple[str, ...], sets: tuple[str, ...]) -> int:
     """Compare the plans of several INVENTORIES in one table (--set applies to each)."""
     table = Table(title="vlanroute analyze" + (f" (--set {' '.join(sets)})" if sets else ""))
     table.add_column("inventory")
-    for title, _ in COLUMNS:
+    for title in HEADERS:
         table.add_column(title, justify="right")
-    table.add_column("load / bound", justify="right")
     failures = 0
     for path in inventories:
         try:
-            m = plan_from_file(path, sets).metrics.to_json()
+            plan = plan_from_file(path, sets)
         except UserError as exc:
             failures += 1
             click.echo(f"error: {exc.render()}", err=True)
-            table.add_row(path, *(["-"] * len(COLUMNS)), "no plan")
+            table.add_row(path, *(["-"] * (len(HEADERS) - 1)), "no plan")
             continue
-        cells = []
-        for _, key in COLUMNS:
-            v = m[key]
-            cells.append("yes" if v is True else "no" if v is False else f"{v:g}" if isinstance(v, float) else str(v))
-        bound = m["link_load_lower_bound"]
-        cells.append(f"{m['max_link_load'] / bound:.3f}" if bound else "-")
-        table.add_row(path, *cells)
-    Console(width=200).print(table)
+        table.add_row(path, *_cells(plan.metrics.to_json(), plan.routes.detail.get("max_vlans", "-")))
+    Console(width=240).print(table)
     return 2 if failures else 0

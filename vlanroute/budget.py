@@ -1,0 +1,367 @@
+"""The VLAN budget: how many VLANs the hardware allows, and routing within that many.
+
+`vlan_budget` takes the tightest of the limits that every VLAN costs against:
+`routing.max_vlans` if given, the platform's VLAN table (VLAN 1 included), the VLAN ids
+available from `routing.first_vlan` (or `routing.vlan_ids`), and the MAC table, because
+every switch learns every host once per VLAN (hosts x VLANs <= MAC capacity).
+
+`budget_routes` (routing.algorithm: budget) picks at most K spanning trees and gives every
+source switch one of them. Routes may then be longer than minimal; what is minimised is
+the all-to-all maximum link load, then (through the sum of squared loads, which grows with
+every extra hop) the total path length. It is the same problem as layered routing with a
+fixed number of layers (Nue, Domke/Hoefler/Matsuoka HPDC 2016, never exceeds its layer
+budget) and as SPAIN's tree packing (NSDI 2010), here with per-source trees:
+1. candidate trees: the trees of the best minimal routing (each is shortest for its own
+   sources), and balanced breadth-first trees grown from K spread-out roots;
+2. K of them, spread out over the topology (farthest-first, so that every source is near
+   the root of some tree and its stretch stays small);
+3. every source to the tree that keeps the maximum load lowest (greedy, heaviest sources
+   first), then rounds of moving single sources while that lowers (max load, sum of
+   squared loads).
+The best of the candidate sets is kept.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from vlanroute.errors import PlanError
+from vlanroute.inventory import LoadedInventory
+from vlanroute.platforms import Platform
+from vlanroute.routing import ParentMap, Routes
+from vlanroute.tiebreak import balanced_tree, cable_counts
+from vlanroute.topology import Topology
+
+NEAR = 12
+
+@dataclass(frozen=True)
+class Budget:
+    max_vlans: int
+    binding: str      # which limit binds, in words
+    field: str        # the inventory field that sets it
+    fix: str          # what to change to get more
+
+
+def vlan_budget(inv: LoadedInventory, platforms: dict[str, Platform], total_hosts: int) -> Budget:
+    """The tightest VLAN limit of the inventory, and which one it is."""
+    spec = inv.spec.routing
+    used = sorted({p.name: p for p in platforms.values()}.values(), key=lambda p: p.name)
+    limits: list[Budget] = []
+    if spec.max_vlans is not None:
+        limits.append(Budget(spec.max_vlans, f"routing.max_vlans is {spec.max_vlans}", "routing.max_vlans",
+                             "raise routing.max_vlans"))
+    def example(p: Platform) -> str:
+        return next(s for s, q in platforms.items() if q.name == p.name)
+
+    small = min(used, key=lambda p: (p.max_vlans, p.name))
+    limits.append(Budget(small.max_vlans - 1, f"switch '{example(small)}', a {small.name}, holds {small.max_vlans} "
+                         "VLANs, VLAN 1 included", "platform", "use a platform with a larger VLAN table"))
+    if spec.vlan_ids is not None:
+        limits.append(Budget(len(spec.vlan_ids), f"routing.vlan_ids lists {len(spec.vlan_ids)} ids",
+                             "routing.vlan_ids", "list more ids"))
+    else:
+        top = min([4094] + [p.vid_max for p in used])
+        limits.append(Budget(top - spec.first_vlan + 1,
+                             f"the ids from routing.first_vlan {spec.first_vlan} end at {top} (802.1Q: 4094, "
+                             f"{min(used, key=lambda p: p.vid_max).name}: {min(p.vid_max for p in used)})",
+                             "routing.first_vlan", "use a lower routing.first_vlan"))
+    if total_hosts:
+        mac = min(used, key=lambda p: (p.mac_capacity, p.name))
+        limits.append(Budget(mac.mac_capacity // total_hosts,
+                             f"switch '{example(mac)}', a {mac.name}, learns {mac.mac_capacity} MAC entries and "
+                             f"every VLAN costs one per host ({total_hosts} hosts)", "hosts",
+                             "use fewer hosts or a platform with a larger MAC table"))
+    best = min(limits, key=lambda b: b.max_vlans)
+    if best.max_vlans < 1:
+        raise PlanError(f"not even one VLAN fits: {best.binding}", file=inv.file, field=best.field, fix=best.fix)
+    return best
+
+
+def over_budget(inv: LoadedInventory, needed: int, budget: Budget, algorithm: str) -> PlanError:
+    return PlanError(
+        f"routing.algorithm {algorithm} needs {needed} VLANs but only {budget.max_vlans} fit: {budget.binding}",
+        file=inv.file, field=budget.field,
+        fix=f"set routing.algorithm: budget to route within {budget.max_vlans} VLANs (some routes longer than "
+            f"minimal), or {budget.fix}")
+
+
+# --------------------------------------------------------------------------- trees as index arrays
+
+
+class _Tree:
+    """A spanning tree rooted at `root`, prepared so that one source's loads take O(switches)."""
+
+    def __init__(self, parent: dict[int, int], root: int, n: int, hosts: list[int], arc: dict[tuple[int, int], int]):
+        kids: list[list[int]] = [[] for _ in range(n)]
+        for v, p in parent.items():
+            kids[p].append(v)
+        self.root = root
+        self.parent = parent
+        self.tin = [0] * n
+        self.tout = [0] * n
+        order: list[int] = []
+        stack: list[tuple[int, bool]] = [(root, False)]
+        t = 0
+        while stack:                       # iterative DFS: entry/exit times give subtree tests
+            v, done = stack.pop()
+            if done:
+                self.tout[v] = t
+                continue
+            self.tin[v] = t
+            t += 1
+            order.append(v)
+            stack.append((v, True))
+            stack.extend((k, False) for k in kids[v])
+        below = list(hosts)
+        for v in reversed(order[1:]):
+            below[parent[v]] += below[v]
+        total = below[root]
+        # per non-root switch c: (tin, tout, arc down p->c, load per source host down, arc up, load up)
+        self.links = [(self.tin[c], self.tout[c], arc[(parent[c], c)], below[c], arc[(c, parent[c])], total - below[c])
+                      for c in order[1:]]
+        self.depth = [0] * n
+        for v in order[1:]:
+            self.depth[v] = self.depth[parent[v]] + 1
+        self.kids = kids
+
+    def contribution(self, s: int, weight: int) -> list[tuple[int, int]]:
+        ts = self.tin[s]
+        out = []
+        for tin, tout, down, xd, up, xu in self.links:
+            if tin <= ts < tout:
+                if xu:
+                    out.append((up, weight * xu))
+            elif xd:
+                out.append((down, weight * xd))
+        return out
+
+    def parents_from(self, s: int) -> dict[int, int]:
+        adj: dict[int, list[int]] = {}
+        for v, p in self.parent.items():
+            adj.setdefault(v, []).append(p)
+            adj.setdefault(p, []).append(v)
+        out: dict[int, int] = {}
+        q = deque([s])
+        seen = {s}
+        while q:
+            u = q.popleft()
+            for v in adj.get(u, ()):
+                if v not in seen:
+                    seen.add(v)
+                    out[v] = u
+                    q.append(v)
+        return out
+
+
+@dataclass
+class _Problem:
+    names: list[str]
+    hosts: list[int]
+    adj: list[list[int]]
+    arc: dict[tuple[int, int], int]
+    inv_cables: list[float]           # 1 / cables of each arc
+    dist_from: dict[int, list[int]]    # lazily filled BFS distances
+
+
+def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
+    names = list(topo.switches)
+    idx = {s: i for i, s in enumerate(names)}
+    cables = cable_counts(topo)
+    arc: dict[tuple[int, int], int] = {}
+    inv: list[float] = []
+    for (a, b), c in sorted(cables.items(), key=lambda kv: (idx[kv[0][0]], idx[kv[0][1]])):
+        arc[(idx[a], idx[b])] = len(inv)
+        inv.append(1.0 / c)
+    adj: list[list[int]] = [[] for _ in names]
+    for a, b in arc:
+        adj[a].append(b)
+    return _Problem(names, [host_count.get(s, 0) for s in names], adj, arc, inv, {})
+
+
+def _bfs(pb: _Problem, s: int) -> list[int]:
+    got = pb.dist_from.get(s)
+    if got is None:
+        got = [-1] * len(pb.names)
+        got[s] = 0
+        q = deque([s])
+        while q:
+            u = q.popleft()
+            for v in pb.adj[u]:
+                if got[v] < 0:
+                    got[v] = got[u] + 1
+                    q.append(v)
+        pb.dist_from[s] = got
+    return got
+
+
+def _spread(pb: _Problem, candidates: list[int], k: int) -> list[int]:
+    """k of the candidate switches, farthest-first from the most central one (k-center).
+
+    Ties (common on small-diameter graphs such as the hyper-crossbar, where everything is
+    within 2 hops) go to the candidate farthest from all chosen ones in sum, so that the
+    roots spread over rows and columns instead of filling one row.
+    """
+    weight = [h or 1 for h in pb.hosts]
+    first = min(candidates[:64], key=lambda c: (sum(d * w for d, w in zip(_bfs(pb, c), weight)), c))
+    chosen = [first]
+    near = list(_bfs(pb, first))
+    total = list(near)
+    pool = set(candidates) - {first}
+    while len(chosen) < k and pool:
+        nxt = max(pool, key=lambda c: (near[c], total[c], weight[c], -c))
+        chosen.append(nxt)
+        pool.discard(nxt)
+        dn = _bfs(pb, nxt)
+        near = [min(a, b) for a, b in zip(near, dn)]
+        total = [a + b for a, b in zip(total, dn)]
+        if len(pb.dist_from) > 4096:   # bound the memory of cached distances on huge graphs
+            pb.dist_from.clear()
+    return chosen
+
+
+def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4) -> tuple[list[int], list[float]]:
+    """Give every source one of `trees`: greedy, then single-source moves while they help."""
+    n = len(pb.names)
+    load = [0.0] * len(pb.inv_cables)
+    invc = pb.inv_cables
+    sources = sorted((s for s in range(n) if pb.hosts[s]), key=lambda s: (-pb.hosts[s], s))
+    tree_of = [-1] * n
+    contrib: dict[int, list[tuple[int, int]]] = {}
+
+    def score(c: list[tuple[int, int]], peak: float) -> tuple[float, float]:
+        top = peak
+        sq = 0.0
+        for a, x in c:
+            l0 = load[a]
+            l1 = l0 + x * invc[a]
+            if l1 > top:
+                top = l1
+            sq += l1 * l1 - l0 * l0
+        return (round(top, 6), sq)
+
+    def apply(c: list[tuple[int, int]], sign: float) -> None:
+        for a, x in c:
+            load[a] += sign * x * invc[a]
+
+    # The trees a source may take: the NEAR ones whose roots are nearest (a far root means
+    # long routes anyway, and it bounds the work per source), nearest first, so that among
+    # equally good trees the shortest routes win.
+    def ranked(s: int) -> list[int]:
+        return sorted(range(len(trees)), key=lambda t: (trees[t].depth[s], t))[:NEAR]
+
+    for s in sources:
+        peak = max(load)
+        best = None
+        for t in ranked(s):
+            c = trees[t].contribution(s, pb.hosts[s])
+            sc = score(c, peak)
+            if best is None or sc < best[0]:
+                best = (sc, t, c)
+        assert best is not None
+        tree_of[s], contrib[s] = best[1], best[2]
+        apply(best[2], 1.0)
+    for _ in range(rounds):
+        changed = False
+        for s in sources:
+            apply(contrib[s], -1.0)
+            peak = max(load)
+            best = None
+            for t in ranked(s):
+                c = contrib[s] if t == tree_of[s] else trees[t].contribution(s, pb.hosts[s])
+                sc = score(c, peak)
+                if best is None or sc < best[0] or (sc == best[0] and t == tree_of[s]):
+                    best = (sc, t, c)
+            assert best is not None
+            if best[1] != tree_of[s]:
+                changed = True
+            tree_of[s], contrib[s] = best[1], best[2]
+            apply(best[2], 1.0)
+        if not changed:
+            break
+    return tree_of, load
+
+
+def _to_index_parents(parent: ParentMap, idx: dict[str, int]) -> dict[int, int]:
+    return {idx[v]: idx[p] for v, p in parent.items()}
+
+
+def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes) -> Routes:
+    """At most k spanning trees, every source switch assigned to one (see the module doc)."""
+    pb = _problem(topo, host_count)
+    names = pb.names
+    idx = {s: i for i, s in enumerate(names)}
+    sources = [i for i in range(len(names)) if pb.hosts[i]]
+
+    # Candidate set A: the minimal routing's distinct trees, each named by its first source.
+    home: dict[frozenset[tuple[str, str]], int] = {}
+    for s in sorted(sources):
+        key = frozenset(minimal.parents[names[s]].items())
+        home.setdefault(key, s)
+    minimal_roots = sorted(home.values())
+    sets: list[tuple[str, list[_Tree]]] = []
+    roots_a = _spread(pb, minimal_roots, k)
+    sets.append(("minimal-trees", [_Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), pb.hosts,
+                                         pb.arc) for r in roots_a]))
+
+    # Candidate set B: balanced breadth-first trees from k spread-out roots, grown one after
+    # the other against the load the earlier ones will carry (each tree is expected to
+    # serve about 1/k of the hosts, sitting near its root).
+    g = topo.simple()
+    order = {s: i for i, s in enumerate(names)}
+    adj = {s: sorted(g.neighbors(s), key=order.__getitem__) for s in names}
+    cables = cable_counts(topo)
+    roots_b = _spread(pb, sources or list(range(len(names))), k)
+    total = sum(pb.hosts)
+    arc_name = {i: (names[a], names[b]) for (a, b), i in pb.arc.items()}
+    est: dict[tuple[str, str], float] = {}
+    trees_b = []
+    for r in roots_b:
+        dist = {names[v]: d for v, d in enumerate(_bfs(pb, r))}
+        par = balanced_tree(names[r], adj, dist, host_count, total / k, est, cables, order)
+        t = _Tree(_to_index_parents(par, idx), r, len(names), pb.hosts, pb.arc)
+        trees_b.append(t)
+        for _tin, _tout, down, xd, _up, _xu in t.links:   # its sources sit near the root: traffic flows out
+            est[arc_name[down]] = est.get(arc_name[down], 0.0) + total / k * xd * pb.inv_cables[down]
+    sets.append(("balanced-trees", trees_b))
+
+    best: tuple[tuple[float, int], str, list[_Tree], list[int]] | None = None
+    for label, trees in sets:
+        tree_of, load = _assign(pb, trees)
+        peak = round(max(load, default=0.0), 6)
+        total_hops = _total_hops(pb, trees, tree_of)
+        key = (peak, total_hops)
+        if best is None or key < best[0]:
+            best = (key, label, trees, tree_of)
+    assert best is not None
+    _, label, trees, tree_of = best
+    parents: dict[str, ParentMap] = {}
+    for s in range(len(names)):
+        t = tree_of[s] if tree_of[s] >= 0 else 0      # switches without hosts send nothing
+        par = trees[t].parents_from(s)
+        parents[names[s]] = {names[v]: names[p] for v, p in par.items()}
+    used = len({tree_of[s] for s in sources})
+    return Routes("budget", parents, {"max_vlans": k, "trees": label, "trees_used": used})
+
+
+def _total_hops(pb: _Problem, trees: list[_Tree], tree_of: list[int]) -> int:
+    """Sum over ordered host pairs of the routed hops (tree distances)."""
+    total = 0
+    for s in range(len(pb.names)):
+        if not pb.hosts[s]:
+            continue
+        t = trees[tree_of[s]]
+        par = t.parents_from(s)
+        depth = {s: 0}
+        q = deque([s])
+        kids: dict[int, list[int]] = {}
+        for v, p in par.items():
+            kids.setdefault(p, []).append(v)
+        while q:
+            u = q.popleft()
+            for v in kids.get(u, ()):
+                depth[v] = depth[u] + 1
+                q.append(v)
+        total += pb.hosts[s] * sum(pb.hosts[v] * d for v, d in depth.items())
+    return total
+
