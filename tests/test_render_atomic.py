@@ -149,3 +149,24 @@ def test_real_verifier_runs_before_publishing(previous: Path, monkeypatch) -> No
     with pytest.raises(VerificationError):
         R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup())
     assert _snapshot(previous) == before and _leftovers(previous.parent, previous.name) == []
+
+
+def test_refuses_the_current_directory(tmp_path: Path, monkeypatch) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "plan.json").write_text("{}\n")
+    monkeypatch.chdir(work)
+    for target in (".", str(work), ".."):
+        with pytest.raises(UserError, match="current directory"):
+            R.render_to_dir(ring3_plan(), Path(target), R.platform_lookup(), R.RenderOptions(verify=False))
+    assert [p.name for p in work.iterdir()] == ["plan.json"]
+
+
+def test_cli_set_reaches_the_configs(tmp_path: Path) -> None:
+    result = CliRunner().invoke(R_cli_group(), ["render", str(SEED_TORUS), "-o", str(tmp_path / "o"),
+                                                "--set", "settings.flow_control=false",
+                                                "--learning-method", "raw"])
+    assert result.exit_code == 0, result.output
+    assert "no flowcontrol" in (tmp_path / "o" / "switches" / "sw3.cfg").read_text().splitlines()
+    script = (tmp_path / "o" / "hosts" / "node001.sh").read_text()
+    assert " --raw " in script and "ip link add" not in script

@@ -142,6 +142,10 @@ def _check_outdir(outdir: Path) -> None:
     if outdir.is_symlink():
         raise UserError(f"{outdir} is a symbolic link", field="-o/--outdir",
                         fix="give the real directory path")
+    here = Path.cwd()
+    if outdir == here or outdir in here.parents:
+        raise UserError(f"{outdir} is the current directory or contains it, and OUTDIR is replaced "
+                        "as a whole", field="-o/--outdir", fix="give a subdirectory, e.g. -o out")
     if outdir.exists():
         if not outdir.is_dir():
             raise UserError(f"{outdir} exists and is not a directory", field="-o/--outdir",
@@ -203,7 +207,7 @@ def _link_or_copy(src: str, dst: str) -> None:
 
 def render_to_dir(doc: Mapping[str, Any], outdir: Path, platform_of: Callable[[str], Platform],
                   options: RenderOptions = RenderOptions()) -> RenderResult:
-    outdir = Path(outdir)
+    outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
     _check_outdir(outdir)
     files = render_files(doc, platform_of, options)
     outdir.parent.mkdir(parents=True, exist_ok=True)
