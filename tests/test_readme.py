@@ -1,0 +1,188 @@
+"""The README's commands, run exactly as written, and the output it shows, checked.
+
+In a copy of the repository and a fresh virtual environment (system site-packages for
+the dependencies, so the editable development install is left alone):
+- the ```sh blocks are run verbatim with bash, in order: `pip install . && vlanroute render
+  ...` and `pip install ".[test]" && python -m pytest -q`. The second one would run this
+  very test again, so here pytest only collects (PYTEST_ADDOPTS=--collect-only); CI runs it
+  in full, from .ci/run, which must contain it verbatim;
+- every `$ ` line of the ```console blocks is run verbatim, and the lines shown after it
+  must appear in its output in that order (`...` alone skips lines; `...` inside a line
+  matches anything; blank lines and trailing spaces do not count). A command whose shown
+  output has an `error:` line must fail, every other must succeed.
+`vlanroute push` and `audit` go to emulated switches (vlanroute.fakeswitch) on 127.0.0.x:
+before the first of them, OUTDIR `out` is rendered again from the same inventory with
+the management addresses pointed there, and the credentials and known_hosts are set up
+as the README tells the reader to. The push loopback guard stays on throughout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vlanroute.fakeswitch import FakeSwitchFarm
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+SETUP_INTRO = ("# vlanroute\n\nSet up on a fresh machine and render the seed cluster's switch configs "
+               "(8 PowerConnect 6248, 225 hosts, 4x2 torus):\n\n```sh\n")
+# Left behind by the README's own commands or by development; never copied.
+SKIP = shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
+                              "out", "pictures", "report.html", "edited", ".venv", "venv")
+SSH_USER, SSH_PASSWORD = "admin", "readme-test-password"
+
+
+@dataclass
+class Step:
+    command: str
+    expected: list[str]
+
+
+def code_blocks(text: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.M | re.S)]
+
+
+def sh_commands(text: str) -> list[str]:
+    cmds = []
+    for lang, body in code_blocks(text):
+        if lang == "sh":
+            cmds += [line for line in body.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return cmds
+
+
+def console_steps(text: str) -> list[Step]:
+    steps: list[Step] = []
+    for lang, body in code_blocks(text):
+        if lang != "console":
+            continue
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                steps.append(Step(line[2:], []))
+            elif steps and line.strip():
+                steps[-1].expected.append(line.rstrip())
+    return steps
+
+
+def _pattern(line: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in line.split("...")) + r"\Z")
+
+
+def missing_lines(expected: list[str], actual: str) -> list[str]:
+    """The expected lines (in order, `...` skipping) that the actual output lacks."""
+    lines = [l.rstrip() for l in actual.splitlines() if l.strip()]
+    i = 0
+    missing = []
+    for want in expected:
+        if want.strip() == "...":
+            continue
+        pat = _pattern(want)
+        j = i
+        while j < len(lines) and not pat.match(lines[j]):
+            j += 1
+        if j == len(lines):
+            missing.append(want)
+        else:
+            i = j + 1
+    return missing
+
+
+def test_readme_starts_with_the_two_setup_commands_and_ci_runs_the_second_verbatim() -> None:
+    text = README.read_text()
+    assert text.startswith(SETUP_INTRO)
+    cmds = sh_commands(text)
+    assert cmds[:2] == ["pip install . && vlanroute render inventories/seed-torus.yaml -o out",
+                        'pip install ".[test]" && python -m pytest -q']
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert cmds[1] in ci, "the README's second set-up command must be a line of .ci/run"
+
+
+def test_output_matching_skips_and_wildcards() -> None:
+    out = "a\nb 12 c\n\nd\n"
+    assert missing_lines(["a", "...", "d"], out) == []
+    assert missing_lines(["b ... c", "d"], out) == []
+    assert missing_lines(["d", "a"], out) == ["a"]                 # order matters
+    assert missing_lines(["b 1 c"], out) == ["b 1 c"]             # no wildcard, no partial match
+
+
+def test_readme_names_no_file_that_does_not_exist() -> None:
+    text = README.read_text()
+    for target in re.findall(r"\]\(((?:docs|inventories)/[^)#]+)\)", text):
+        assert (ROOT / target).is_file(), target
+    for inv in re.findall(r"inventories/[\w.-]+\.yaml", text):
+        if "seed-tours" not in inv:                                # the troubleshooting typo
+            assert (ROOT / inv).is_file(), inv
+
+
+def _copy_repo(dst: Path) -> None:
+    shutil.copytree(ROOT, dst, ignore=SKIP, symlinks=True)
+
+
+def _run(cmd: str, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _point_out_at_fake_switches(farm: FakeSwitchFarm, repo: Path, env: dict[str, str], home: Path) -> None:
+    inventory = "inventories/seed-torus.yaml"
+    sets: list[str] = []
+    names = yaml.safe_load((repo / inventory).read_text())["switches"]
+    for i, name in enumerate(names, start=1):
+        sw = farm.add(name, host=f"127.0.0.{40 + i}", username=SSH_USER, password=SSH_PASSWORD)
+        sets += ["--set", f"switches.{name}.mgmt={sw.host}", "--set", f"switches.{name}.ssh_port={sw.port}"]
+    (home / ".ssh").mkdir(parents=True, exist_ok=True)
+    farm.write_known_hosts(home / ".ssh" / "known_hosts")
+    r = subprocess.run(["vlanroute", "render", inventory, "-o", "out", *sets], cwd=repo, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.timeout(600)
+def test_readme_commands_run_as_written(tmp_path: Path) -> None:
+    text = README.read_text()
+    repo = tmp_path / "repo"
+    _copy_repo(repo)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", VIRTUAL_ENV=str(venv), HOME=str(home),
+               COLUMNS="100", PYTEST_ADDOPTS="--collect-only -p no:cacheprovider",
+               VLANROUTE_LOOPBACK_ONLY="1", VLANROUTE_SSH_USER=SSH_USER, VLANROUTE_SSH_PASSWORD=SSH_PASSWORD)
+
+    for cmd in sh_commands(text):
+        r = _run(cmd, repo, env)
+        assert r.returncode == 0, f"{cmd}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    # The README's install is the one in use (outside the source tree, which python -c would see first).
+    where = _run("command -v vlanroute && python -c 'import vlanroute; print(vlanroute.__file__)'", tmp_path, env)
+    assert all(line.startswith(str(venv)) for line in where.stdout.split()), where.stdout
+    assert (repo / "out" / "switches" / "sw1.cfg").is_file()
+
+    steps = console_steps(text)
+    assert len(steps) >= 10
+    failures = []
+    with FakeSwitchFarm() as farm:
+        switches_ready = False
+        for step in steps:
+            if re.match(r"vlanroute (push|audit)\b", step.command) and not switches_ready:
+                _point_out_at_fake_switches(farm, repo, env, home)
+                switches_ready = True
+            r = _run(step.command, repo, env)
+            output = r.stdout + r.stderr
+            should_fail = any(line.startswith("error:") for line in step.expected)
+            if (r.returncode != 0) != should_fail:
+                failures.append(f"$ {step.command}\nexit code {r.returncode}\n{output[-2000:]}")
+                continue
+            lost = missing_lines(step.expected, output)
+            if lost:
+                failures.append(f"$ {step.command}\nnot in the output: {lost[:3]}\n--- output:\n{output[-3000:]}")
+    assert not failures, "\n\n".join(failures)
