@@ -35,16 +35,14 @@ import numpy as np  # noqa: E402
 
 from vlanroute.errors import UserError  # noqa: E402
 from vlanroute.layout import Layout, Pair, compute_layout, pair  # noqa: E402
+from vlanroute.picture_options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE  # noqa: E402
 from vlanroute.plan import Plan  # noqa: E402
 from vlanroute.vlanlist import VlanListError, format_vlan_list, parse_vlan_list  # noqa: E402
 from vlanroute.vlans import VlanGroup  # noqa: E402
 
-FORMATS = ("png", "svg")
 LABEL_LIMIT = 64              # above this many switches, names are left out of the pictures
 COUNT_LABEL_LIMIT = 100       # above this many neighbour pairs, per-edge cable counts are left out
-DEFAULT_MAX_VLANS = 16        # per-VLAN pictures drawn unless --max-vlans / --vlans say otherwise
 OVERVIEW_LIMIT = 400          # panels in the small-multiples overview
-INDEX_FILE = "index.txt"      # what was drawn and what was left out; marks a draw directory
 INDEX_HEADER = "vlanroute draw"
 
 TREE = "#1f6fb4"

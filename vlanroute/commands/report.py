@@ -7,9 +7,8 @@ from pathlib import Path
 import click
 
 from vlanroute.commands.common import set_option
-from vlanroute.draw import DEFAULT_MAX_VLANS
+from vlanroute.picture_options import DEFAULT_MAX_VLANS
 from vlanroute.plan import plan_from_file
-from vlanroute.report import write_report
 
 
 @click.command("report")
@@ -22,6 +21,8 @@ from vlanroute.report import write_report
 @set_option
 def command(inventory: str, output: Path, max_vlans: int, sets: tuple[str, ...]) -> int:
     """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan."""
+    from vlanroute.report import write_report   # matplotlib: imported only when drawing
+
     plan = plan_from_file(inventory, sets)
     size = write_report(plan, output, max_vlans=max_vlans, sets=sets)
     click.echo(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
