@@ -317,6 +317,14 @@ def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: dict[str, 
             if kind == "bridge" and (far, far_port, b, p) not in edges_seen:
                 edges_seen.add((b, p, far, far_port))
                 links.append((b, p, far, far_port))
+    # each link under every VLAN both its ends forward: work proportional to memberships
+    per_vlan: dict[int, list[tuple[str, str, str, str]]] = defaultdict(list)
+    for link in links:
+        a, ap, b, bp = link
+        pa, pb = net.bridges[a].ports[ap], net.bridges[b].ports[bp]
+        if pa.forwarding and pb.forwarding:
+            for vid in pa.members & pb.members & net.bridges[a].vlans & net.bridges[b].vlans:
+                per_vlan[vid].append(link)
     for vid in vlans:
         parent: dict[str, str] = {}
 
@@ -326,9 +334,7 @@ def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: dict[str, 
             return x
 
         adj: dict[str, dict[str, str]] = defaultdict(dict)     # bridge -> neighbour -> port
-        for a, ap, b, bp in links:
-            if not net.bridges[a].is_member(ap, vid) or not net.bridges[b].is_member(bp, vid):
-                continue
+        for a, ap, b, bp in per_vlan.get(vid, ()):
             ra, rb = find(a), find(b)
             if ra == rb:
                 cycle = _tree_path(adj, b, a)
