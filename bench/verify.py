@@ -1,6 +1,6 @@
 """Benchmark: `vlanroute verify` (parse + loop check + learning + all host pairs).
 
-Run: python bench/verify.py [--quick]
+Run: python bench/verify.py [--quick | --all]
 Each case is rendered first (not timed), then verified in a fresh interpreter so that
 ru_maxrss is the verification's own peak.
 """
@@ -22,6 +22,8 @@ CASES = [
     ("seed cluster: 4x2 torus, 225 hosts", "inventories/seed-torus.yaml", []),
     ("16x16 torus, 4 hosts/switch", "inventories/seed-torus.yaml",
      ["topology.dims=[16,16]", "topology.links_per_pair=1", "hosts={per_switch: 4}", *BIG_PC]),
+    # --all: the largest example inventory (linux-bridge, 256 VLANs, 6.5M host pairs)
+    ("16x16 hyper-crossbar, 10 hosts/switch", "inventories/hyper-crossbar-16x16.yaml", []),
 ]
 
 CHILD = r"""
@@ -42,7 +44,8 @@ def main() -> int:
     quick = "--quick" in sys.argv
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (title, inv, sets) in enumerate(CASES[:1] if quick else CASES):
+        cases = CASES[:1] if quick else CASES if "--all" in sys.argv else CASES[:2]
+        for i, (title, inv, sets) in enumerate(cases):
             outdir = Path(tmp) / f"case{i}"
             args = [sys.executable, "-m", "vlanroute.cli", "render", str(ROOT / inv), "-o", str(outdir),
                     "--no-verify"] + [x for s in sets for x in ("--set", s)]
