@@ -29,6 +29,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections import Counter
@@ -142,10 +143,40 @@ class Emulation:
         return ([self.sw_ns(s) for s in self.plan.switches]
                 + [self.host_ns(h) for h in self.plan.hosts])
 
+    @contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        start = time.monotonic()
+        yield
+        self.log(f"    {what}: {time.monotonic() - start:.1f} s")
+
     # -- build ---------------------------------------------------------------------------
     def build(self) -> Check:
         plan, opt = self.plan, self.options
-        load_modules()
+        with self.step("kernel modules"):
+            load_modules()
+        with self.step("namespaces"):
+            self.make_namespaces()
+        with self.step("veth pairs"):
+            self.make_links()
+        with self.step("rate limits"):
+            # Every switch port's egress: a storm stays bounded in frames and CPU.
+            self.parallel_batches("tc", {self.sw_ns(s): [
+                f"qdisc add dev {p} root tbf rate {opt.rate_kbit}kbit burst {opt.burst_bytes} latency 400ms"
+                for p in self.switch_ports(s)] for s in plan.switches})
+        with self.step("switch scripts"):
+            failures = self.run_scripts(
+                {s: ["ip", "netns", "exec", self.sw_ns(s), "sh", str(plan.outdir / "switches" / f"{s}.cfg")]
+                 for s in plan.switches})
+        with self.step("host plain interfaces"):
+            # The plain interface is the host OS's business, not the host script's.
+            self.parallel_batches("ip", {self.host_ns(h.name): [
+                "link set lo up", f"addr add {h.address}/{plan.plain_prefix} dev {h.interface}",
+                f"link set {h.interface} up"] for h in plan.hosts.values()})
+        return Check("switch scripts", not failures,
+                     f"{len(plan.switches) - len(failures)}/{len(plan.switches)} switches/*.cfg ran",
+                     failures)
+
+    def make_namespaces(self) -> None:
         netns.batch("ip", (f"netns add {n}" for n in self.all_ns()))
         for n in self.all_ns():
             with netns.inside(n):
@@ -153,6 +184,9 @@ class Emulation:
                 # and add frames to the counters, hiding what the learning procedure does.
                 _try_sysctl("net.ipv6.conf.all.disable_ipv6", "1")
                 _try_sysctl("net.ipv6.conf.default.disable_ipv6", "1")
+
+    def make_links(self) -> None:
+        plan = self.plan
         links = [f"link add {c.a_port} netns {self.sw_ns(c.a)} type veth "
                  f"peer name {c.b_port} netns {self.sw_ns(c.b)}" for c in plan.cables]
         links += [f"link add {h.interface} address {h.mac} netns {self.host_ns(h.name)} type veth "
@@ -165,22 +199,18 @@ class Emulation:
                 # Per device: the `default` neighbour parameters are global, not per namespace.
                 netns.write_sysctl(f"net.ipv4.neigh.{h.interface}.base_reachable_time_ms", "600000")
                 netns.write_sysctl(f"net.ipv4.neigh.{h.interface}.delay_first_probe_time", "1")
-        # Rate-limit every switch port's egress: a storm stays bounded in frames and CPU.
-        for s in plan.switches:
-            ports = self.switch_ports(s)
-            netns.batch("tc", (f"qdisc add dev {p} root tbf rate {opt.rate_kbit}kbit "
-                               f"burst {opt.burst_bytes} latency 400ms" for p in ports),
-                        netns=self.sw_ns(s))
-        failures = self.run_scripts(
-            {s: ["ip", "netns", "exec", self.sw_ns(s), "sh", str(plan.outdir / "switches" / f"{s}.cfg")]
-             for s in plan.switches})
-        # The plain interface is the host OS's business, not the host script's: up + address.
-        for h in plan.hosts.values():
-            netns.batch("ip", ["link set lo up", f"addr add {h.address}/{plan.plain_prefix} dev {h.interface}",
-                               f"link set {h.interface} up"], netns=self.host_ns(h.name))
-        return Check("switch scripts", not failures,
-                     f"{len(plan.switches) - len(failures)}/{len(plan.switches)} switches/*.cfg ran",
-                     failures)
+
+    def parallel_batches(self, tool: str, per_ns: dict[str, list[str]]) -> None:
+        """`tool -n NS -batch FILE` for every namespace, `jobs` at a time."""
+        with tempfile.TemporaryDirectory(prefix="vlanroute-batch-") as tmp:
+            commands = {}
+            for i, (ns, lines) in enumerate(per_ns.items()):
+                path = Path(tmp) / f"{i}.{tool}"
+                path.write_text("".join(line + "\n" for line in lines))
+                commands[ns] = [tool, "-n", ns, "-batch", str(path)]
+            failures = self.run_scripts(commands)
+        if failures:
+            raise netns.NetnsError(f"{tool} -batch failed: " + "; ".join(failures[:3]))
 
     def switch_ports(self, switch: str) -> list[str]:
         ports = [c.a_port for c in self.plan.cables if c.a == switch]
@@ -218,7 +248,8 @@ class Emulation:
     # -- learning ------------------------------------------------------------------------
     def learn(self) -> Check:
         # The refresh job runs the installed host script; `vlanroute` there is this same code.
-        env = {"VLANROUTE": f"{sys.executable} -m vlanroute.emulate_learn"}
+        python, py_env = lean_python()
+        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.emulate_learn"]), **py_env}
         failures = self.run_scripts(
             {h: ["ip", "netns", "exec", self.host_ns(h), "sh", str(self.plan.outdir / "hosts" / f"{h}.sh")]
              for h in self.plan.hosts}, env)
@@ -511,14 +542,15 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
         work = Path(tmp)
         # A copy inside the shared directory: OUTDIR may sit where the guest mounts tmpfs.
         shutil.copytree(outdir, work / "outdir")
-        args = [sys.executable, "-m", "vlanroute.commands.emulate", "--kernel", "host",
+        python, py_env = lean_python()
+        args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host",
                 "--json-report", str(work / "report.json"),
                 "--frames-per-pair", str(options.frames_per_pair),
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
                                      "under QEMU TCG)",
                 str(work / "outdir")]
         script = " ".join(_sh_quote(a) for a in args)
-        result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s),
+        result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
                               on_line=lambda line: log(line.rstrip("\n")))
         if json_report is not None and (work / "report.json").exists():
             data = json.loads((work / "report.json").read_text())
@@ -527,6 +559,17 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
                               "vm total": round(result.total_seconds, 2)}
             json_report.write_text(json.dumps(data, indent=1) + "\n")
         return result.returncode, result.boot_seconds
+
+
+def lean_python() -> tuple[list[str], dict[str, str]]:
+    """This interpreter without `site` (its .pth files cost seconds per start under TCG),
+    and a PYTHONPATH with what `site` would have added: this vlanroute and site-packages."""
+    paths = [str(Path(__file__).resolve().parent.parent)]
+    for key in ("purelib", "platlib"):
+        path = sysconfig.get_paths()[key]
+        if path not in paths:
+            paths.append(path)
+    return [sys.executable, "-S"], {"PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _sh_quote(text: str) -> str:

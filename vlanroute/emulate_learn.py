@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from vlanroute.commands.emulate import lean_main
+from vlanroute.leancli import lean_main
 from vlanroute.commands.learn import command as learn_command
 
 if __name__ == "__main__":

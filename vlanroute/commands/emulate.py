@@ -12,6 +12,7 @@ import click
 from vlanroute.emulate import Options, host_kernel_capable, run_here, run_in_vm
 from vlanroute.emulate_plan import load
 from vlanroute.errors import UserError
+from vlanroute.leancli import lean_main
 
 
 @click.command("emulate")
@@ -67,28 +68,6 @@ def command(outdir: Path, where: str, frames_per_pair: int, timeout_s: float,
     click.echo(f"vm: booted in {boot_s:.1f} s; emulation exit status {status}")
     return status
 
-
-
-def lean_main(click_command: click.Command, argv: list[str] | None = None) -> int:
-    """Run one command without importing `vlanroute.cli`, which imports every command
-    (matplotlib among them: seconds natively, tens of seconds under QEMU TCG).
-    Errors are reported as `vlanroute.cli.main` reports them."""
-    try:
-        rv = click_command.main(args=argv, prog_name=f"vlanroute {click_command.name}",
-                                standalone_mode=False)
-    except UserError as exc:
-        click.echo(f"error: {exc.render()}", err=True)
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        return 130
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        return 130
-    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":
