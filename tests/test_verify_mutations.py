@@ -265,3 +265,35 @@ def test_cli_names_file_and_line_of_a_bad_config(copy: Path, capsys: pytest.Capt
     assert main(["verify", str(copy)]) == 2
     err = capsys.readouterr().err
     assert f"switches/sw3.cfg: line {lineno}: unsupported PowerConnect 62xx command: 'ip routing'" in err
+
+
+# --- the other plan checks ---------------------------------------------------------------------
+
+def test_lag_hash_and_unplanned_port_are_named(copy: Path) -> None:
+    doc = plan(copy)
+    used = set(doc["switches"]["sw2"]["ports"])
+    free = next(f"1/g{i}" for i in range(1, 49) if f"1/g{i}" not in used)
+    append_block(copy, "sw2", "interface port-channel 1\nhashing-mode 5\nexit\n"
+                              f"interface ethernet {free}\nswitchport mode general\nexit")
+    r = verify_outdir(copy)
+    # the 6248 maps the plan's src-dst-ip-port hash to hashing-mode 6
+    assert r.violations == ["sw2 ch1: LAG hash 5, plan says 6 (src-dst-ip-port)",
+                            f"sw2 port {free}: not in the plan, but switches/sw2.cfg configures it"]
+
+
+def test_reserved_port_touched(tmp_path: Path) -> None:
+    out = render(INVENTORIES / "custom-lab.yaml", tmp_path / "lab")
+    reserved = plan(out)["switches"]["core1"]["reserved_ports"]
+    assert reserved == ["1/g1"]                      # as the inventory says
+    append_block(out, "core1", "interface ethernet 1/g1\nspanning-tree disable\nexit")
+    r = verify_outdir(out)
+    assert r.violations == ["core1 port 1/g1: reserved, but switches/core1.cfg configures it"]
+
+
+def test_hand_edited_plan_gets_a_user_error(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = plan(copy)
+    doc["hosts"]["node001"]["switch"] = "nope"
+    (copy / "plan.json").write_text(json.dumps(doc))
+    assert main(["verify", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "plan.json: hosts.node001.switch: switch 'nope' is not in switches" in err

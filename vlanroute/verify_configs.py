@@ -162,6 +162,31 @@ def _load_cabling(outdir: Path, platforms: dict[str, Platform]) -> list[Cable]:
     return cables
 
 
+def _check_plan_refs(doc: dict[str, Any], plats: dict[str, Platform], path: Path) -> None:
+    """Names in plan.json that the checks rely on; a hand-edited plan gets a clear error."""
+    def bad(field: str, message: str) -> UserError:
+        return UserError(message, file=str(path), field=field,
+                         fix="render again; plan.json must be the plan that wrote these configs")
+    for host, hs in doc["hosts"].items():
+        if not isinstance(hs, dict) or hs.get("switch") not in plats:
+            raise bad(f"hosts.{host}.switch", f"switch {hs.get('switch') if isinstance(hs, dict) else hs!r} "
+                                              "is not in switches")
+        if not plats[hs["switch"]].has_port(str(hs.get("port"))):
+            raise bad(f"hosts.{host}.port", f"{hs['switch']} ({plats[hs['switch']].name}) has no port "
+                                            f"{hs.get('port')!r}")
+        if not isinstance(hs.get("vlan"), int):
+            raise bad(f"hosts.{host}.vlan", "must be a VLAN id")
+    for i, v in enumerate(doc["vlans"]):
+        if not isinstance(v, dict) or not isinstance(v.get("id"), int) or not isinstance(v.get("links"), list):
+            raise bad(f"vlans[{i}]", "needs an integer id and a list of links")
+    for sw, spec in doc["switches"].items():
+        if not isinstance(spec.get("ports"), dict):
+            raise bad(f"switches.{sw}.ports", "must be an object")
+    for i, c in enumerate(doc["cabling"]):
+        if not isinstance(c, dict) or not {"a", "a_port", "b", "b_port"} <= set(c):
+            raise bad(f"cabling[{i}]", "needs a, a_port, b, b_port")
+
+
 def _host_broadcasts(outdir: Path, host: str, spec: dict[str, Any]) -> list[int]:
     """The VLANs the host script sends its learning broadcasts in (its VLANS= line)."""
     script = outdir / "hosts" / f"{host}.sh"
@@ -180,7 +205,7 @@ def _synth_mac(index: int) -> str:
 # --- checks ---------------------------------------------------------------------------------
 
 def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
-                        cables: list[Cable], out: _Violations) -> None:
+                        plats: dict[str, Platform], cables: list[Cable], out: _Violations) -> None:
     """Configured state vs plan.json: names the exact setting that differs."""
     plan_cables = {frozenset(((c["a"], c["a_port"]), (c["b"], c["b_port"]))) for c in doc["cabling"]}
     file_cables = {frozenset(c.ends()): c for c in cables}
@@ -242,13 +267,27 @@ def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
             if sorted(lag.members) != sorted(lp["members"]):
                 out.add("config", f"{where}: members {' '.join(lag.members) or 'none'}, plan says "
                                   f"{' '.join(lp['members'])}")
+        settings = doc.get("settings", {})
+        want_hash = plats[sw].lag_hash_modes.get(settings.get("lag_hash", ""))
+        for lag_id in sorted(int(i) for i in spec.get("lags", {})):
+            lag = cfg.lags.get(lag_id)
+            if lag is not None and want_hash and lag.hash_mode != want_hash:
+                out.add("config", f"{sw} {cfg.lag_name(lag_id)}: LAG hash {lag.hash_mode or 'default'}, "
+                                  f"plan says {want_hash} ({settings['lag_hash']})")
+        planned_ports = set(spec["ports"]) | {m for lp in spec.get("lags", {}).values() for m in lp["members"]}
+        for port in sorted(cfg.touched - planned_ports - set(spec.get("reserved_ports", [])),
+                           key=plats[sw].port_index):
+            out.add("config", f"{sw} port {port}: not in the plan, but switches/{sw}.cfg configures it")
+        if cfg.flow_control is not None and "flow_control" in settings \
+                and cfg.flow_control != settings["flow_control"]:
+            out.add("config", f"{sw}: flow control {'on' if cfg.flow_control else 'off'}, plan says "
+                              f"{'on' if settings['flow_control'] else 'off'}")
         missing = needed - cfg.vlans
         if missing:
             out.add("config", f"{sw}: VLANs {_vl(missing)} are used by ports but not created")
         for port in spec.get("reserved_ports", []):
             if port in cfg.touched:
                 out.add("config", f"{sw} port {port}: reserved, but switches/{sw}.cfg configures it")
-        settings = doc.get("settings", {})
         if "aging_time" in settings and cfg.aging_time != settings["aging_time"]:
             out.add("config", f"{sw}: aging time {cfg.aging_time} s, plan says {settings['aging_time']} s")
 
@@ -455,7 +494,8 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     plats: dict[str, Platform] = {}
     for sw, spec in doc["switches"].items():
         ports = set(spec.get("ports", {})) | set(spec.get("reserved_ports", []))
-        plats[sw] = _platform_for(spec["platform"], spec.get("family", ""), ports, platforms, notes)
+        plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, platforms, notes)
+    _check_plan_refs(doc, plats, outdir / "plan.json")
     cables = _load_cabling(outdir, plats)
 
     configs: dict[str, SwitchConfig] = {}
@@ -469,7 +509,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                                    source=f"switches/{sw}.cfg")
 
     out = _Violations()
-    _check_against_plan(doc, configs, cables, out)
+    _check_against_plan(doc, configs, plats, cables, out)
 
     macs: dict[str, str] = {}
     for i, host in enumerate(sorted(doc["hosts"])):
