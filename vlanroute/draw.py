@@ -32,6 +32,7 @@ from matplotlib.colors import Normalize  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402  (comes with matplotlib)
 
 from vlanroute.errors import UserError  # noqa: E402
 from vlanroute.layout import Layout, Pair, compute_layout, pair  # noqa: E402
@@ -330,7 +331,15 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
     # a fixed salt makes the SVG's element ids the same every run
     with matplotlib.rc_context({"svg.hashsalt": "vlanroute"}):
         fig.savefig(buf, format=fmt, metadata=meta)
-    return buf.getvalue()
+    if fmt != "png":
+        return buf.getvalue()
+    # Line drawings need no more than 256 colours: a palette PNG is a third of the size,
+    # which matters for a 256-switch fabric and for the report that inlines them all.
+    with Image.open(io.BytesIO(buf.getvalue())) as im:
+        pal = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    pal.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 @dataclass

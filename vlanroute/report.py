@@ -18,8 +18,9 @@ from typing import Any
 
 import jinja2
 
-from vlanroute.draw import DEFAULT_MAX_VLANS, LABEL_LIMIT, figure_bytes, select_pictures
+from vlanroute.draw import LABEL_LIMIT, figure_bytes, select_pictures
 from vlanroute.errors import UserError
+from vlanroute.picture_options import REPORT_MAX_VLANS
 from vlanroute.plan import Plan
 from vlanroute.vlanlist import format_vlan_list
 
@@ -120,7 +121,7 @@ def _data_uri(data: bytes, fmt: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def report_html(plan: Plan, max_vlans: int = DEFAULT_MAX_VLANS, sets: tuple[str, ...] = ()) -> str:
+def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, ...] = ()) -> str:
     m = plan.metrics
     doc = plan.to_json()
     t = doc["topology"]
@@ -194,7 +195,7 @@ def report_html(plan: Plan, max_vlans: int = DEFAULT_MAX_VLANS, sets: tuple[str,
         cabling=doc["cabling"])
 
 
-def write_report(plan: Plan, output: Path, max_vlans: int = DEFAULT_MAX_VLANS, sets: tuple[str, ...] = ()) -> int:
+def write_report(plan: Plan, output: Path, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, ...] = ()) -> int:
     """Write the page to a temporary file beside OUTPUT, then rename it into place."""
     output = Path(output)
     _check_output(output)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from vlanroute.commands.common import set_option
-from vlanroute.picture_options import DEFAULT_MAX_VLANS
+from vlanroute.picture_options import REPORT_MAX_VLANS
 from vlanroute.plan import plan_from_file
 
 
@@ -15,7 +15,7 @@ from vlanroute.plan import plan_from_file
 @click.argument("inventory", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML file to write (replaced in one rename once complete).")
-@click.option("--max-vlans", type=int, default=DEFAULT_MAX_VLANS, show_default=True,
+@click.option("--max-vlans", type=int, default=REPORT_MAX_VLANS, show_default=True,
               help="Include a picture of its own for at most this many VLANs (0 = every VLAN); "
                    "all VLANs are always in the overview picture and the VLAN table.")
 @set_option
