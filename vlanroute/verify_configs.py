@@ -53,6 +53,16 @@ class _Violations:
         if self.counts[kind] <= MESSAGES_PER_KIND:
             self.kept.append(message)
 
+    def count(self, kind: str) -> bool:
+        """Count one violation of `kind`; True if its message should still be kept.
+
+        Lets hot loops skip formatting messages that would be dropped anyway."""
+        self.counts[kind] += 1
+        return self.counts[kind] <= MESSAGES_PER_KIND
+
+    def keep(self, message: str) -> None:
+        self.kept.append(message)
+
     def finish(self) -> list[str]:
         out = list(self.kept)
         for kind, n in self.counts.items():
@@ -591,8 +601,8 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                 if b == a:
                     continue
                 if not p.ok:
-                    out.add("unicast", f"{a} -> {b} (VLAN {vid}): {p.problem}; "
-                                       f"path {' '.join(p.bridges)}")
+                    if out.count("unicast"):
+                        out.keep(f"{a} -> {b} (VLAN {vid}): {p.problem}; path {' '.join(p.bridges)}")
                     continue
                 assert p.arrival is not None
                 lkey = (p.arrival, b)
@@ -601,9 +611,11 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                     problem = _last_hop_problem(fabric, p.arrival, b)
                     local_memo[lkey] = problem
                 if problem:
-                    out.add("unicast", f"{a} -> {b} (VLAN {vid}): {problem}; path {' '.join(p.bridges)}")
+                    if out.count("unicast"):
+                        out.keep(f"{a} -> {b} (VLAN {vid}): {problem}; path {' '.join(p.bridges)}")
                 elif plan_problem:
-                    out.add("unicast", f"{a} -> {b} (VLAN {vid}): {plan_problem}")
+                    if out.count("unicast"):
+                        out.keep(f"{a} -> {b} (VLAN {vid}): {plan_problem}")
                 else:
                     pair_ok += 1
 
