@@ -211,10 +211,16 @@ def overview_figure(plan: Plan, layout: Layout) -> Figure:
     pw, ph = (xmax - xmin) * scale, (ymax - ymin) * scale
     pitch_x, pitch_y = pw + 0.25, ph + 0.3
     panel_in = min(3.0, max(0.75, 12.0 / cols))
-    fig = Figure(figsize=(cols * pitch_x * panel_in + 0.5, rows * pitch_y * panel_in + 1.0), dpi=100)
+    xlim = (-0.1, cols * pitch_x - 0.15)
+    ylim = (-(rows - 1) * pitch_y - ph - 0.1, 0.22)
+    # the axes get exactly the data's aspect ratio, so no empty band appears around the panels
+    axes_w, axes_h = (xlim[1] - xlim[0]) * panel_in, (ylim[1] - ylim[0]) * panel_in
+    title_in = 0.5
+    fig = Figure(figsize=(axes_w, axes_h + title_in), dpi=100)
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.01, 0.01, 0.98, 0.98 - 0.8 / (rows * pitch_y * panel_in + 1.0)))
+    ax = fig.add_axes((0.0, 0.0, 1.0, axes_h / (axes_h + title_in)))
     ax.set_axis_off()
+    labels = len(plan.topology.switches) <= 16
     names = plan.topology.switches
     xy = np.array([layout.pos[s] for s in names])
     lines, src_pts, all_pts = [], [], []
@@ -229,14 +235,17 @@ def overview_figure(plan: Plan, layout: Layout) -> Figure:
         all_pts.append(place(xy))
         src_pts.append(place(np.array([layout.pos[s] for s in v.sources])))
         ax.text(ox + pw / 2, oy + 0.06, f"VLAN {v.id}", ha="center", va="bottom", fontsize=7 if small else 9)
+        if labels:
+            for s, (x, y) in zip(plan.topology.switches, place(xy)):
+                ax.text(x + 0.02, y + 0.02, s, fontsize=6, color="#666666", ha="left", va="bottom")
     ax.add_collection(LineCollection(lines, colors=TREE, linewidths=0.5 if small else 1.5, zorder=1))
     dots = np.concatenate(all_pts)
     ax.scatter(dots[:, 0], dots[:, 1], s=0.5 if small else 12, c="#999999", zorder=2, linewidths=0)
     srcs = np.concatenate(src_pts)
     ax.scatter(srcs[:, 0], srcs[:, 1], s=6 if small else 40, c=SOURCE, zorder=3, edgecolors="#333333",
                linewidths=0.3)
-    ax.set_xlim(-0.1, cols * pitch_x)
-    ax.set_ylim(-(rows - 1) * pitch_y - ph - 0.1, 0.35)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
     ax.set_aspect("equal")
     more = f" (first {n} of {len(plan.vlans)})" if len(plan.vlans) > n else ""
     fig.suptitle(f"{plan.name}: the tree of every VLAN{more}; orange = its sources", fontsize=11)
