@@ -170,3 +170,16 @@ def test_cli_set_reaches_the_configs(tmp_path: Path) -> None:
     assert "no flowcontrol" in (tmp_path / "o" / "switches" / "sw3.cfg").read_text().splitlines()
     script = (tmp_path / "o" / "hosts" / "node001.sh").read_text()
     assert " --raw " in script and "ip link add" not in script
+
+
+@pytest.mark.parametrize("address, message", [
+    ("10.250.1.9", "not a host address"),            # another VLAN's subnet
+    ("10.250.0.0", "not a host address"),            # the network address itself
+    ("10.250.0.9;reboot", "not an IPv4 address"),
+    ("10.250.0.09", "not an IPv4 address"),
+])
+def test_bad_learning_address_in_a_hand_edited_plan(tmp_path: Path, address: str, message: str) -> None:
+    doc = ring3_plan()
+    doc["hosts"]["node003"]["learning_addresses"]["101"] = address
+    with pytest.raises(VerificationError, match=message):
+        R.render_to_dir(doc, tmp_path / "out", R.platform_lookup(), R.RenderOptions(verify=False))

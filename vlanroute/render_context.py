@@ -11,6 +11,7 @@ The contexts are documented in templates/README.md; keep the two in step.
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,7 +142,7 @@ class DocIndex:
     @classmethod
     def of(cls, doc: Mapping[str, Any]) -> "DocIndex":
         subnets = {}
-        for v in doc["vlans"]:
+        for v in sorted(doc["vlans"], key=lambda v: v["id"]):
             net = safe.ipv4_network(v["learning_subnet"], f"plan.vlans[{v['id']}].learning_subnet")
             subnets[v["id"]] = (int(net.network_address), int(net.broadcast_address), net.prefixlen)
         return cls(routing_ids=_ints([v["id"] for v in doc["vlans"]], "plan.vlans[].id"),
@@ -304,11 +305,16 @@ def host_context(doc: Mapping[str, Any], host: str, method: str,
     safe.name(host, where)
     interface = safe.iface(h.get("interface") or "eth0", f"{where}.interface")
     addrs = h.get("learning_addresses", {})
+    texts = [addrs.get(str(vid)) for vid in index.subnets]
     vlans: list[HostVlan] = []
     errors: list[str] = []
-    for vid, (first, last, prefix) in sorted(index.subnets.items()):
-        text = addrs.get(str(vid))
-        value = _ipv4_int(text)
+    # Fast path: one strict pattern over all of a host's addresses (2,560 hosts x 256 VLANs
+    # on the hyper-crossbar); the slow per-address path only runs to name a bad one.
+    if all(isinstance(t, str) for t in texts) and _DOTTED_QUADS.fullmatch(" ".join(texts)):  # type: ignore[arg-type]
+        values: list[int | None] = [int.from_bytes(socket.inet_aton(t), "big") for t in texts]  # type: ignore[arg-type]
+    else:
+        values = [_ipv4_int(t) for t in texts]
+    for (vid, (first, last, prefix)), text, value in zip(index.subnets.items(), texts, values):
         if value is None:
             errors.append(f"{where}.learning_addresses.{vid}: {text!r} is not an IPv4 address")
         elif not first < value < last:
@@ -326,7 +332,10 @@ def host_context(doc: Mapping[str, Any], host: str, method: str,
                        script_path=HOST_SCRIPT_PATH)
 
 
-_DOTTED_QUAD = re.compile(r"(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}")
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_QUAD = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
+_DOTTED_QUAD = re.compile(_QUAD)
+_DOTTED_QUADS = re.compile(rf"{_QUAD}(?: {_QUAD})*")
 
 
 def _ipv4_int(text: object) -> int | None:
@@ -334,8 +343,7 @@ def _ipv4_int(text: object) -> int | None:
     for 655,360 addresses and this pattern is just as strict about what reaches a script."""
     if not isinstance(text, str) or not _DOTTED_QUAD.fullmatch(text):
         return None
-    a, b, c, d = (int(x) for x in text.split("."))
-    return (a << 24) | (b << 16) | (c << 8) | d
+    return int.from_bytes(socket.inet_aton(text), "big")   # safe: the pattern matched first
 
 
 def refresh_context(doc: Mapping[str, Any], aging_times: list[int]) -> RefreshContext:
