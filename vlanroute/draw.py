@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402  (comes with matplotlib)
 
 from vlanroute.errors import UserError  # noqa: E402
-from vlanroute.layout import Layout, Pair, compute_layout, pair  # noqa: E402
+from vlanroute.layout import Layout, compute_layout, pair  # noqa: E402
 from vlanroute.picture_options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE  # noqa: E402
 from vlanroute.plan import Plan  # noqa: E402
 from vlanroute.vlanlist import VlanListError, format_vlan_list, parse_vlan_list  # noqa: E402
