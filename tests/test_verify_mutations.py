@@ -297,3 +297,20 @@ def test_hand_edited_plan_gets_a_user_error(copy: Path, capsys: pytest.CaptureFi
     assert main(["verify", str(copy)]) == 2
     err = capsys.readouterr().err
     assert "plan.json: hosts.node001.switch: switch 'nope' is not in switches" in err
+
+
+def test_host_script_missing_a_vlan_is_simulated(copy: Path) -> None:
+    # The learning broadcasts are the ones the rendered host script sends (its VLANS=
+    # line): without VLAN vid, no switch learns node001 in vid, so senders in vid flood.
+    doc = plan(copy)
+    host = doc["hosts"]["node001"]
+    vid = next(int(v) for v in host["learning_addresses"] if int(v) != host["vlan"])
+    script = copy / "hosts" / "node001.sh"
+    text = script.read_text()
+    line = next(l for l in text.splitlines() if l.startswith("VLANS="))
+    kept = [v for v in line.split('"')[1].split() if int(v) != vid]
+    script.write_text(text.replace(line, f'VLANS="{" ".join(kept)}"'))
+    r = verify_outdir(copy)
+    assert r.counts.get("config", 0) == 0 and r.counts.get("broadcast", 0) == 0
+    assert has(r.violations, rf"-> node001 \(VLAN {vid}\): flooded at sw\d in VLAN {vid}: destination not learned")
+    assert all("-> node001 (VLAN" in v or v.startswith("...") for v in r.violations)
