@@ -1,10 +1,9 @@
 """Host scripts: POSIX sh, idempotent (a second run changes nothing), `--remove` undoes,
-run under a fake `ip`/`vconfig` on PATH that keeps link state and records every call
+run under a fake `ip`/`vconfig` (tests/fakebin, sh) on PATH that keeps link state and records every call
 (this kernel has no 8021q module, so real VLAN sub-interfaces cannot be made here)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -21,14 +20,15 @@ INITIAL = {"links": {"eth0": {"parent": None, "vid": None, "up": True, "addrs": 
 
 
 class Host:
+    """A host directory: the script, the fake link state (a tree, see fakebin/ip), the call log."""
+
     def __init__(self, tmp: Path, script: str) -> None:
-        self.dir = tmp
         self.script = tmp / "vlanroute-host"
         self.script.write_text(script)
         self.script.chmod(0o755)
-        self.state = tmp / "state.json"
+        self.state = tmp / "state"
         self.log = tmp / "calls.log"
-        self.state.write_text(json.dumps(INITIAL))
+        self.set_links(INITIAL["links"])
 
     def run(self, *args: str) -> tuple[int, list[str], str]:
         self.log.write_text("")
@@ -39,7 +39,25 @@ class Host:
         return proc.returncode, self.log.read_text().splitlines(), proc.stderr
 
     def links(self) -> dict:
-        return json.loads(self.state.read_text())["links"]
+        out = {}
+        for d in sorted((self.state / "links").iterdir()):
+            parent = (d / "parent").read_text().strip()
+            vid = (d / "vid").read_text().strip()
+            out[d.name] = {"parent": parent or None, "vid": int(vid) if vid else None,
+                           "up": (d / "up").read_text().strip() == "1",
+                           "addrs": (d / "addrs").read_text().split()}
+        return out
+
+    def set_links(self, links: dict) -> None:
+        shutil.rmtree(self.state, ignore_errors=True)
+        for name, link in links.items():
+            d = self.state / "links" / name
+            d.mkdir(parents=True)
+            (d / "parent").write_text(f"{link['parent'] or ''}\n")
+            (d / "vid").write_text(f"{link['vid'] or ''}\n")
+            (d / "up").write_text("1\n" if link["up"] else "0\n")
+            (d / "addrs").write_text("".join(f"{a}\n" for a in link["addrs"]))
+        (self.state / "links").mkdir(parents=True, exist_ok=True)
 
 
 def _script(host: str = "node004", method: str | None = None) -> str:
@@ -101,7 +119,7 @@ def test_repairs_a_partly_removed_setup(tmp_path: Path) -> None:
     links = host.links()
     links["eth0.102"]["up"] = False
     links["eth0.103"]["addrs"] = []
-    host.state.write_text(json.dumps({"links": links}))
+    host.set_links(links)
     rc, calls, _ = host.run("--no-learn")
     assert rc == 0
     assert _mutations(calls) == ["ip link set dev eth0.102 up", "ip addr add 10.250.2.1/24 brd + dev eth0.103"]
@@ -139,6 +157,6 @@ def test_bad_arguments_change_nothing(tmp_path: Path, args: list[str]) -> None:
 
 def test_missing_parent_interface_is_reported(tmp_path: Path) -> None:
     host = Host(tmp_path, _script())
-    host.state.write_text(json.dumps({"links": {}}))
+    host.set_links({})
     rc, calls, err = host.run()
     assert rc == 1 and "interface eth0 not found" in err and _mutations(calls) == []
