@@ -314,3 +314,63 @@ def test_host_script_missing_a_vlan_is_simulated(copy: Path) -> None:
     assert r.counts.get("config", 0) == 0 and r.counts.get("broadcast", 0) == 0
     assert has(r.violations, rf"-> node001 \(VLAN {vid}\): flooded at sw\d in VLAN {vid}: destination not learned")
     assert all("-> node001 (VLAN" in v or v.startswith("...") for v in r.violations)
+
+
+# --- the fast checks against the frame-by-frame reference ----------------------------------------
+
+@pytest.mark.parametrize("mutation", ["none", "lag-missing-vlan", "loop-closing-vlan"])
+def test_verify_matches_frame_by_frame_reference(mutation: str, tmp_path: Path) -> None:
+    """verify_outdir's memoised answers == Network.send frame by frame, pair by pair,
+    with the planned path computed separately (networkx on the plan's VLAN links)."""
+    import networkx as nx
+
+    from vlanroute.simulate import BROADCAST
+    from vlanroute.verify_configs import load_outdir
+
+    out = tmp_path / "small"
+    assert main(["render", str(INVENTORIES / "seed-torus.yaml"), "-o", str(out), "--no-verify",
+                 "--set", "hosts={per_switch: 2}"]) == 0
+    doc = plan(out)
+    lags = doc["switches"]["sw1"]["lags"]
+    if mutation == "lag-missing-vlan":
+        lag_id, lag = next((i, l) for i, l in lags.items() if len(l["tagged"]) >= 2)
+        append_block(out, "sw1", f"interface port-channel {lag_id}\n"
+                                 f"switchport general allowed vlan remove {lag['tagged'][-1]}\nexit")
+    elif mutation == "loop-closing-vlan":
+        lag_id, lag = next((i, l) for i, l in sorted(lags.items()) if len(l["tagged"]) < len(doc["vlans"]))
+        vid = next(v["id"] for v in doc["vlans"] if v["id"] not in lag["tagged"])
+        far, _ = lag_to(doc, lag["neighbor"], "sw1")
+        append_block(out, "sw1", f"interface port-channel {lag_id}\nswitchport general allowed vlan add {vid} tagged\nexit")
+        append_block(out, lag["neighbor"], f"interface port-channel {far}\n"
+                                           f"switchport general allowed vlan add {vid} tagged\nexit")
+    report = verify_outdir(out)
+
+    ld = load_outdir(out)
+    net = ld.net
+    for host in sorted(ld.sends):
+        for tag in ld.sends[host]:
+            net.send(host, BROADCAST, tag)
+    sizes = {b: 0 for b in net.bridges}
+    for (bridge, _vid), table in net.tables.items():
+        sizes[bridge] += len(table)
+    assert {sw: n for sw, (n, _) in report.table_sizes.items()} == sizes
+
+    trees = {v["id"]: nx.Graph([tuple(link) for link in v["links"]]) for v in doc["vlans"]}
+    good = bad = 0
+    for a, ha in sorted(net.hosts.items()):
+        for b, hb in sorted(net.hosts.items()):
+            if a == b:
+                continue
+            t = net.send(a, hb.mac, learn=False)
+            vid = doc["hosts"][a]["vlan"]
+            want = [ha.bridge] if ha.bridge == hb.bridge else nx.shortest_path(trees[vid], ha.bridge, hb.bridge)
+            clean = (not t.floods and not t.loops and not t.drops
+                     and [(d.host, d.tag) for d in t.deliveries] == [(b, None)]
+                     and [h[0] for h in t.hops] == want)
+            good += clean
+            bad += not clean
+    n = len(net.hosts)
+    assert good + bad == n * (n - 1)
+    assert f"{good} of {n * (n - 1)} ordered host pairs" in report.summary[2]
+    assert report.counts.get("unicast", 0) == bad
+    assert (bad == 0) == (mutation == "none")

@@ -489,12 +489,22 @@ def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst:
 
 # --- entry point ----------------------------------------------------------------------------
 
-def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> VerifyReport:
-    """Parse, join and simulate an OUTDIR; see the module docstring for what is checked.
+@dataclass
+class Loaded:
+    """An OUTDIR read back: the plan, parsed configs, cables and the simulated network."""
 
-    `platforms` adds inventory-derived platforms (render passes its own table); without
-    it such a platform is checked as the built-in of its family.
-    """
+    doc: dict[str, Any]
+    platforms: dict[str, Platform]
+    configs: dict[str, SwitchConfig]
+    cables: list[Cable]
+    macs: dict[str, str]
+    net: Network
+    sends: dict[str, list[int | None]]   # host -> VIDs of its learning broadcasts, in order
+    notes: list[str]
+
+
+def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> Loaded:
+    """Read and parse everything `verify` needs; user mistakes raise UserError."""
     outdir = Path(outdir)
     if not outdir.is_dir():
         raise UserError(f"{outdir} is not a directory", field="OUTDIR",
@@ -517,33 +527,43 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
         text = path.read_text(encoding="utf-8")
         configs[sw] = parse_config(plats[sw].family, text, switch=sw, platform=plats[sw],
                                    source=f"switches/{sw}.cfg")
-
-    out = _Violations()
-    _check_against_plan(doc, configs, plats, cables, out)
-
     macs: dict[str, str] = {}
     for i, host in enumerate(sorted(doc["hosts"])):
         macs[host] = (doc["hosts"][host].get("mac") or _synth_mac(i)).lower()
+    net = _build_network(doc, configs, cables, macs)
+    sends: dict[str, list[int | None]] = {h: list(_host_broadcasts(outdir, h, hs))
+                                          for h, hs in doc["hosts"].items()}
+    return Loaded(doc, plats, configs, cables, macs, net, sends, notes)
+
+
+def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> VerifyReport:
+    """Parse, join and simulate an OUTDIR; see the module docstring for what is checked.
+
+    `platforms` adds inventory-derived platforms (render passes its own table); without
+    it such a platform is checked as the built-in of its family.
+    """
+    ld = load_outdir(outdir, platforms)
+    doc, plats, configs, cables, macs, net, sends, notes = (
+        ld.doc, ld.platforms, ld.configs, ld.cables, ld.macs, ld.net, ld.sends, ld.notes)
+    out = _Violations()
+    _check_against_plan(doc, configs, plats, cables, out)
     owners: dict[str, str] = {}
     for host, m in sorted(macs.items()):
         if m in owners:
             out.add("mac", f"hosts {owners[m]} and {host} have the same MAC {m}")
         owners.setdefault(m, host)
 
-    net = _build_network(doc, configs, cables, macs)
     for sw, cfg in sorted(configs.items()):
-        for lag_id, lag in sorted(cfg.lags.items()):
-            for lp in (cfg.lag_name(lag_id),):
-                peers = {(e[1], e[2]) for e in net.peers(sw, lp)}
-                if len(peers) > 1:
-                    out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
-                                       f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
+        for lag_id in sorted(cfg.lags):
+            lp = cfg.lag_name(lag_id)
+            peers = {(e[1], e[2]) for e in net.peers(sw, lp)}
+            if len(peers) > 1:
+                out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
+                                   f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
     n_vlans = _check_loops(net, configs, doc, out)
 
     fabric = Fabric(net)
     hosts = doc["hosts"]
-    sends: dict[str, list[int | None]] = {h: list(_host_broadcasts(outdir, h, hs))
-                                          for h, hs in hosts.items()}
     results = fabric.learn(sends)
     # Copies are followed until a bridge sees the frame a second time, which is reported
     # as a loop (a storm on a real network). Without one, every bridge forwards the
