@@ -152,11 +152,11 @@ def vlan_figure(plan: Plan, layout: Layout, vlan: VlanGroup) -> Figure:
     _nodes(ax, plan, layout, face=face, edge=edge)
     handles = [Line2D([], [], color=TREE, lw=3, label=f"tree link ({len(vlan.links)})"),
                Line2D([], [], color=GREY, lw=1.5, label="other cables"),
-               Line2D([], [], marker="o", ls="", mfc=SOURCE, mec="#333333", ms=9,
+               Line2D([], [], marker="s", ls="", mfc=SOURCE, mec="#333333", ms=9,
                       label=f"source: its hosts send in VLAN {vlan.id} ({len(sources)})"),
-               Line2D([], [], marker="o", ls="", mfc="white", mec="#333333", ms=9, label="transit / receiving switch")]
+               Line2D([], [], marker="s", ls="", mfc="white", mec="#333333", ms=9, label="transit / receiving switch")]
     if len(vlan.switches) < len(plan.topology.switches):
-        handles.append(Line2D([], [], marker="o", ls="", mfc=FADED, mec="#aaaaaa", ms=9, label="not in this VLAN"))
+        handles.append(Line2D([], [], marker="s", ls="", mfc=FADED, mec="#aaaaaa", ms=9, label="not in this VLAN"))
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
     _title(fig, ax, f"VLAN {vlan.id}: a tree of {len(vlan.links)} links over {len(vlan.switches)} switches",
            f"sources: {_names(vlan.sources, 12)}", legend=True)

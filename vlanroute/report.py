@@ -42,6 +42,7 @@ th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: ta
 .warn { background: #fff4d6; border-left: 4px solid #e6a700; padding: .4em .8em; margin: .4em 0; }
 .note { color: #555; font-size: .9em; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figure.vlan { display: inline-block; vertical-align: top; width: 48%; margin: .5em 1% .5em 0; }
 figcaption { font-size: .9em; color: #444; }
 details { margin: .3em 0; } summary { cursor: pointer; font-weight: 600; }
 code { background: #f4f4f4; padding: 0 .2em; }
@@ -74,7 +75,7 @@ Inter-switch ports are tagged members of exactly the VLANs whose tree uses them.
 <h2 id="pictures">Pictures</h2>
 {% for note in left_out %}<p class="note">Left out: {{ note }}.</p>
 {% endfor %}
-{% for p in pictures %}<figure id="{{ p.anchor }}"><img src="{{ p.uri }}" alt="{{ p.caption }}">
+{% for p in pictures %}<figure id="{{ p.anchor }}"{{ ' class="vlan"' | safe if p.vlan }}><img src="{{ p.uri }}" alt="{{ p.caption }}">
 <figcaption>{{ p.caption }}</figcaption></figure>
 {% endfor %}
 
@@ -157,6 +158,7 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
     for pic in selection.pictures:
         fig = pic.make()
         pictures.append({"anchor": pic.name.replace("/", "-"), "caption": pic.caption,
+                         "vlan": pic.name.startswith("vlans/"),
                          "uri": _data_uri(figure_bytes(fig, fmt), fmt)})
         fig.clear()
 
