@@ -155,6 +155,7 @@ def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
     sw = doc["switches"][name]
     where = f"plan.switches.{name}"
     safe.name(name, where)
+    safe.name(platform.name, f"{where}.platform")    # printed in the config's header comment
     errors: list[str] = []
     panel = frozenset(platform.ports)
     lo, hi = platform.vid_min, platform.vid_max
