@@ -27,7 +27,7 @@ from vlanroute.bridge_model import PortConfig, SwitchConfig
 from vlanroute.errors import UserError
 from vlanroute.parsers import parse_config
 from vlanroute.platforms import PLATFORMS, Platform
-from vlanroute.simulate import BridgePort, Fabric, Network
+from vlanroute.simulate import BridgePort, Fabric, Network, PathResult
 
 MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
 
@@ -593,6 +593,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     pair_ok = 0
     names = sorted(hosts)
     local_memo: dict[tuple[tuple[str, str, int | None], str], str] = {}
+    class_paths: dict[tuple, tuple[PathResult, str]] = {}
     by_sig: dict[int, list[str]] = defaultdict(list)
     for h in names:
         by_sig[fabric.signature[h]].append(h)
@@ -607,16 +608,26 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
             out.add("unicast", f"host {a}: untagged frames enter VLAN {vid} at {ha.bridge} port "
                                f"{ha.port}, plan says VLAN {want_vid}")
         # Beyond a destination's own bridge only its attachment signature matters, so the
-        # path is followed (and compared with the plan) once per (source, signature).
+        # path is followed (and compared with the plan) once per (source, signature); and
+        # sources on one bridge whose ports are configured alike share it too, unless the
+        # frame would leave by the source's own port (then it is filtered: recomputed).
+        source_class = (ha.bridge, net.bridges[ha.bridge].ports[ha.port], want_vid)
         for sig, group in by_sig.items():
             rep = group[0]
-            p = fabric.path(ha.bridge, ha.port, None, rep)
-            plan_problem = ""
-            if p.ok:
-                want = plan_paths.path(want_vid, ha.bridge, net.hosts[rep].bridge)
-                if p.bridges != want:
-                    plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
-                    plan_problem = f"path {' '.join(p.bridges)}, plan says {plan_txt}"
+            shared = net.hosts[rep].bridge != ha.bridge
+            cached = class_paths.get((source_class, sig)) if shared else None
+            if cached is not None and cached[0].first_out != ha.port:
+                p, plan_problem = cached
+            else:
+                p = fabric.path(ha.bridge, ha.port, None, rep)
+                plan_problem = ""
+                if p.ok:
+                    want = plan_paths.path(want_vid, ha.bridge, net.hosts[rep].bridge)
+                    if p.bridges != want:
+                        plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
+                        plan_problem = f"path {' '.join(p.bridges)}, plan says {plan_txt}"
+                if shared and p.first_out is not None:
+                    class_paths[(source_class, sig)] = (p, plan_problem)
             for b in group:
                 if b == a:
                     continue
