@@ -190,3 +190,15 @@ def test_refuses_to_replace_a_foreign_directory(tmp_path: Path, capsys: pytest.C
     assert "is not an earlier `vlanroute draw` directory" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["holiday.png"]
     assert (out / "holiday.png").read_bytes() == b"mine"
+
+
+@pytest.mark.parametrize("sets", [
+    ["topology.dims=[1,1]", "switches={}", "hosts.count=4"],       # one switch: no cable, no load
+    ["topology.dims=[2,1]", "switches={}", "hosts.count=4"],       # two switches, one neighbour pair
+])
+def test_degenerate_fabrics_still_draw(tmp_path: Path, sets: list[str]) -> None:
+    plan = plan_from_file(TORUS, sets)
+    result = D.draw_to_dir(plan, tmp_path / "pics", "png")
+    assert len(result.files) == 3 + len(plan.vlans)
+    for rel in result.files:
+        assert (tmp_path / "pics" / rel).read_bytes()[:8] == PNG_MAGIC
