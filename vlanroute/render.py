@@ -26,6 +26,7 @@ from vlanroute.platforms import PLATFORMS, Platform
 from vlanroute.render_context import (DocIndex, SwitchContext, host_context, learning_method,
                                       refresh_context, switch_context)
 from vlanroute.vlanlist import format_vlan_list as compress
+from vlanroute.resources import template_loader
 
 PLAN_FILE = "plan.json"
 # Carried over from the previous OUTDIR: `vlanroute push` keeps the switches' old configs here.
@@ -49,7 +50,7 @@ class RenderResult:
 
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("vlanroute.templates", "."),
+        loader=template_loader(),
         undefined=jinja2.StrictUndefined, autoescape=False,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
