@@ -374,3 +374,15 @@ def test_verify_matches_frame_by_frame_reference(mutation: str, tmp_path: Path) 
     assert f"{good} of {n * (n - 1)} ordered host pairs" in report.summary[2]
     assert report.counts.get("unicast", 0) == bad
     assert (bad == 0) == (mutation == "none")
+
+
+def test_inventory_derived_platform_verifies_from_the_outdir_alone(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "derived"
+    assert main(["render", str(INVENTORIES / "seed-ring.yaml"), "-o", str(out), "--no-verify",
+                 "--set", "platforms={pc-big: {base: powerconnect-6248, mac_capacity: 20000}}",
+                 "--set", "platform=pc-big", "--set", "switches={}", "--set", "hosts={per_switch: 2}"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "platform pc-big is not built in: checked as powerconnect-6248 with 48 ports and a MAC capacity of 20000" in text

@@ -97,14 +97,15 @@ def _load_plan(outdir: Path) -> dict[str, Any]:
     return doc
 
 
-def _platform_for(name: str, family: str, plan_ports: set[str],
+def _platform_for(name: str, family: str, plan_ports: set[str], plan_capacity: int | None,
                   extra: Mapping[str, Platform] | None, notes: list[str]) -> Platform:
     if extra and name in extra:
         return extra[name]
     if name in PLATFORMS:
         return PLATFORMS[name]
     # An inventory-derived platform: plan.json records only its name and family. Use the
-    # built-in of that family, stretched to the ports the plan names.
+    # built-in of that family, stretched to the ports the plan names, with the MAC
+    # capacity the plan was checked against (metrics.mac_capacity).
     base = next((p for p in PLATFORMS.values() if p.family == family), None)
     if base is None:
         raise UserError(f"unknown platform {name!r} of unknown family {family!r}",
@@ -113,8 +114,13 @@ def _platform_for(name: str, family: str, plan_ports: set[str],
     assert prefix is not None
     highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
                                        if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
-    notes.append(f"platform {name} is not built in: checked as {base.name} with {highest} ports")
-    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)))
+    capacity = plan_capacity if isinstance(plan_capacity, int) and plan_capacity > 0 else base.mac_capacity
+    note = (f"platform {name} is not built in: checked as {base.name} with {highest} ports and "
+            f"a MAC capacity of {capacity} (plan.json metrics)")
+    if note not in notes:
+        notes.append(note)
+    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)),
+                   mac_capacity=capacity)
 
 
 @dataclass(frozen=True)
@@ -514,7 +520,9 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
     plats: dict[str, Platform] = {}
     for sw, spec in doc["switches"].items():
         ports = set(spec.get("ports", {})) | set(spec.get("reserved_ports", []))
-        plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, platforms, notes)
+        capacity = doc.get("metrics", {}).get("mac_capacity") if isinstance(doc.get("metrics"), dict) else None
+        plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, capacity,
+                                  platforms, notes)
     _check_plan_refs(doc, plats, outdir / "plan.json")
     cables = _load_cabling(outdir, plats)
 
