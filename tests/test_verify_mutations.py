@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from vlanroute.cli import main
 from vlanroute.verify_configs import verify_outdir
@@ -386,3 +387,28 @@ def test_inventory_derived_platform_verifies_from_the_outdir_alone(tmp_path: Pat
     assert main(["verify", str(out)]) == 0
     text = capsys.readouterr().out
     assert "platform pc-big is not built in: checked as powerconnect-6248 with 48 ports and a MAC capacity of 20000" in text
+
+
+# --- any planned fabric verifies ------------------------------------------------------------------
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(["torus", "mesh", "ring", "complete", "hyper-crossbar"]),
+       a=st.integers(2, 4), b=st.integers(1, 3), links=st.integers(1, 2), hosts=st.integers(1, 3),
+       algorithm=st.sampled_from(["dor", "shortest", "updown"]))
+def test_any_planned_fabric_verifies_clean(tmp_path: Path, kind: str, a: int, b: int, links: int,
+                                           hosts: int, algorithm: str) -> None:
+    """Planner, templates and verifier agree on every fabric the planner accepts."""
+    import contextlib
+    import io
+    import uuid
+
+    dims = [a + 1] if kind in ("ring", "complete") else [a, b]
+    out = tmp_path / uuid.uuid4().hex
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        rc = main(["render", str(INVENTORIES / "seed-torus.yaml"), "-o", str(out), "--no-verify",
+                   "--set", f"topology.kind={kind}", "--set", f"topology.dims={json.dumps(dims)}",
+                   "--set", f"topology.links_per_pair={links}", "--set", f"hosts={{per_switch: {hosts}}}",
+                   "--set", "switches={}", "--set", f"routing.algorithm={algorithm}"])
+    assume(rc == 0)                # the planner refused this combination (its own tests cover why)
+    report = verify_outdir(out)
+    assert report.ok, report.violations[:5]
