@@ -99,7 +99,8 @@ def select_pictures(plan: Plan, max_vlans: int = DEFAULT_MAX_VLANS, vlan_ids: st
                             lambda v=v: vlan_figure(plan, layout, v)))
 
     left_out = []
-    rest = [v.id for v in plan.vlans if v not in chosen]
+    chosen_ids = {v.id for v in chosen}
+    rest = [v.id for v in plan.vlans if v.id not in chosen_ids]
     if rest:
         left_out.append(f"per-VLAN pictures of {len(rest)} of {len(plan.vlans)} VLANs ({format_vlan_list(rest)}): "
                         "every VLAN is in vlans-overview; draw more with --max-vlans N (0 = all) or --vlans LIST")
@@ -107,7 +108,7 @@ def select_pictures(plan: Plan, max_vlans: int = DEFAULT_MAX_VLANS, vlan_ids: st
         left_out.append(f"the overview shows the first {OVERVIEW_LIMIT} of {len(plan.vlans)} VLANs")
     if m.switches > LABEL_LIMIT:
         left_out.append(f"switch names (more than {LABEL_LIMIT} switches)"
-                        + ("; the axes give grid coordinates" if layout.grid else ""))
+                        + ("; the axes give grid coordinates" if layout.axis_names else ""))
     if len(layout.cables) > COUNT_LABEL_LIMIT and len(set(layout.cables.values())) > 1:
         left_out.append(f"per-edge cable counts (more than {COUNT_LABEL_LIMIT} neighbour pairs); "
                         "line width shows the count instead")
