@@ -43,16 +43,11 @@ exit 3
 
 def test_vm_runs_vlan_bridge_and_returns_status(tmp_path: Path) -> None:
     result = vm.run_in_vm(DATA_PLANE, tmp_path, vm.VmConfig(timeout_s=240))
-    assert result.returncode == 3, result.output
+    assert result.returncode == 3, result.output     # the command's own status, not QEMU's
     assert "LEARNED" in result.output, result.output
     assert "PY (3, 11)" in result.output, result.output
     # The work directory is shared read-write: the guest's file appears on the host.
     assert (tmp_path / "made-in-guest").exists()
-
-
-def test_vm_reports_failure_status_of_command(tmp_path: Path) -> None:
-    result = vm.run_in_vm("false", tmp_path, vm.VmConfig(timeout_s=240))
-    assert result.returncode == 1
 
 
 def test_vm_timeout_kills_the_guest(tmp_path: Path) -> None:

@@ -527,8 +527,9 @@ def host_kernel_capable() -> tuple[bool, str]:
         netns.batch("tc", ["qdisc add dev v1 root tbf rate 200kbit burst 16384 latency 400ms"], netns=name)
         return True, "bridge VLAN filtering, 802.1Q and tbf available"
     except netns.NetnsError as exc:
-        reason = str(exc).split("failed", 1)[-1].strip(" ():")
-        return False, f"no bridge VLAN filtering / 802.1Q / tbf ({reason[:120]})"
+        lines = [line for line in str(exc).splitlines() if "answers" in line or "Error" in line]
+        reason = (lines or str(exc).splitlines())[0].strip()
+        return False, f"no bridge VLAN filtering / 802.1Q / tbf: {reason[:120]}"
     finally:
         netns.delete_all([name])
 
