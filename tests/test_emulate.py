@@ -59,6 +59,12 @@ settings:
 """
 
 
+def small_ring(tmp_path: Path) -> Path:
+    return render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring",
+                  "hosts.count=null", "hosts.per_switch=1", "platform=linux-bridge",
+                  "topology.size=4", "topology.links_per_pair=1", "switches={}")
+
+
 def emulate(outdir: Path, report: Path, capsys: pytest.CaptureFixture[str],
             kernel: str = "vm") -> tuple[int, dict[str, object], str]:
     status = main(["emulate", "--kernel", kernel, "--timeout", "600", "--json-report", str(report),
@@ -109,9 +115,7 @@ def test_custom_house(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_vlan1_left_on_ring_links_is_caught_as_a_bounded_storm(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring",
-                 "hosts.count=null", "hosts.per_switch=1", "platform=linux-bridge",
-                 "topology.size=4", "topology.links_per_pair=1", "switches={}")
+    out = small_ring(tmp_path)
     doc = json.loads((out / "plan.json").read_text())
     # The mistake a template bug would make on every switch: VLAN 1 stays on the ring links.
     for sw, spec in doc["switches"].items():
@@ -143,3 +147,31 @@ def test_vlan1_left_on_ring_links_is_caught_as_a_bounded_storm(
     assert elapsed < 600
     # And cleaned up: every namespace removed.
     assert data["teardown_clean"] is True and "none left" in str(data["teardown"])
+
+
+def test_sigterm_during_learning_tears_everything_down(tmp_path: Path) -> None:
+    out = small_ring(tmp_path)
+    from vlanroute.emulate import lean_python
+    python, env = lean_python()
+    run = " ".join([*python, "-m", "vlanroute.commands.emulate", "--kernel", "host", str(out)])
+    # Inside the VM: start the emulation on the guest kernel, stop it with SIGTERM while
+    # the host scripts run, then count what is left of it.
+    script = f"""
+{run} > emu.log 2>&1 &
+pid=$!
+i=0
+until grep -q '^\\[learn\\] \\.\\.\\.' emu.log; do sleep 0.2; i=$((i+1)); [ $i -lt 1500 ] || break; done
+kill -TERM $pid
+wait $pid
+echo "status=$?"
+echo "namespaces=$(ip netns list | wc -l)"
+echo "veths=$(ip -o link show type veth | wc -l)"
+echo "scripts=$(ps -eo args | grep -c '[h]osts/.*\\.sh')"
+cat emu.log
+"""
+    result = vm.run_in_vm(script, tmp_path, vm.VmConfig(timeout_s=600, extra_env=env))
+    text = result.output
+    assert "status=1" in text, text
+    assert "aborted: interrupted (SIGTERM)" in text, text
+    assert "namespaces=0" in text and "veths=0" in text and "scripts=0" in text, text
+    assert "8 namespaces removed, none left" in text, text

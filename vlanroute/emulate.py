@@ -224,18 +224,30 @@ class Emulation:
         running: list[tuple[str, subprocess.Popen[str], float]] = []
         failures: list[str] = []
         full_env = {**os.environ, **(env or {})}
+        try:
+            self._run_all(todo, running, failures, full_env)
+        finally:
+            # Interrupted: no script may go on configuring a namespace being torn down.
+            for _name, proc, _started in running:
+                _kill_group(proc)
+        return failures
+
+    def _run_all(self, todo: list[tuple[str, list[str]]],
+                 running: list[tuple[str, subprocess.Popen[str], float]],
+                 failures: list[str], full_env: dict[str, str]) -> None:
         while todo or running:
             while todo and len(running) < self.options.jobs:
                 name, argv = todo.pop(0)
                 proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, env=full_env)
+                                        stderr=subprocess.STDOUT, text=True, env=full_env,
+                                        start_new_session=True)   # killable as a group
                 running.append((name, proc, time.monotonic()))
             name, proc, started = running[0]
             try:
                 out, _ = proc.communicate(timeout=max(0.1, started + self.options.script_timeout_s
                                                       - time.monotonic()))
             except subprocess.TimeoutExpired:
-                proc.kill()
+                _kill_group(proc)
                 out, _ = proc.communicate()
                 failures.append(f"{name}: timed out after {self.options.script_timeout_s:.0f} s")
             else:
@@ -243,7 +255,6 @@ class Emulation:
                     last = " | ".join(out.strip().splitlines()[-3:])
                     failures.append(f"{name}: exit {proc.returncode}: {last}")
             running.pop(0)
-        return failures
 
     # -- learning ------------------------------------------------------------------------
     def learn(self) -> Check:
@@ -424,6 +435,16 @@ class Emulation:
         if left:
             return False, f"{len(left)} namespaces could not be removed: {' '.join(left[:5])}"
         return True, f"{len(names)} namespaces removed, none left"
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill a script and everything it started (it leads its own process group)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
 
 
 def _try_sysctl(key: str, value: str) -> None:
