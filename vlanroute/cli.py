@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from vlanroute.errors import UserError, VerificationError
+from vlanroute.leancli import lean_main
 
 # One line per command module: vlanroute/commands/<module>.py exporting `command`.
 COMMAND_MODULES: list[str] = [
@@ -38,24 +38,7 @@ for _name in COMMAND_MODULES:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        rv = group.main(args=argv, prog_name="vlanroute", standalone_mode=False)
-    except UserError as exc:
-        click.echo(f"error: {exc.render()}", err=True)
-        return exc.exit_code
-    except VerificationError as exc:
-        click.echo(f"error: {exc}", err=True)
-        return 3
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        return 130
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        return 130
-    return rv if isinstance(rv, int) else 0
+    return lean_main(group, argv, prog_name="vlanroute")
 
 
 if __name__ == "__main__":

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import click
 
-from vlanroute.errors import UserError
+from vlanroute.errors import UserError, VerificationError
 
 
-def lean_main(click_command: click.Command, argv: list[str] | None = None) -> int:
+def lean_main(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
+    """Run a click command or group; user errors become a message and an exit code, never a traceback."""
     try:
-        rv = click_command.main(args=argv, prog_name=f"vlanroute {click_command.name}",
+        rv = click_command.main(args=argv, prog_name=prog_name or f"vlanroute {click_command.name}",
                                 standalone_mode=False)
     except UserError as exc:
         click.echo(f"error: {exc.render()}", err=True)
         return exc.exit_code
+    except VerificationError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 3
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 130

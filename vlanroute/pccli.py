@@ -7,42 +7,15 @@ ports `1/g5`, ranges `1/g1-1/g28`, LAGs `ch1` / `port-channel 1`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 import re
 
-
-class CliSyntaxError(ValueError):
-    """Text is not valid in this position of a command."""
+from vlanroute.vlanlist import VlanListError, format_vlan_list, parse_vlan_list
 
 
-def parse_vlan_ids(text: str) -> tuple[int, ...]:
-    """'101-103,110' -> (101, 102, 103, 110)."""
-    if not text or " " in text:
-        raise CliSyntaxError(f"bad VLAN list {text!r}")
-    ids: set[int] = set()
-    for part in text.split(","):
-        first, sep, last = part.partition("-")
-        if not first.isdigit() or (sep and not last.isdigit()):
-            raise CliSyntaxError(f"bad VLAN list {text!r}")
-        lo, hi = int(first), int(last) if sep else int(first)
-        if lo > hi:
-            raise CliSyntaxError(f"bad VLAN range {part!r}")
-        ids.update(range(lo, hi + 1))
-    return tuple(sorted(ids))
-
-
-def format_vlan_ids(ids: Iterable[int]) -> str:
-    """(101, 102, 103, 110) -> '101-103,110'."""
-    ordered = sorted(set(ids))
-    parts: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
-        i = j + 1
-    return ",".join(parts)
+# VLAN lists are the same syntax everywhere: one implementation, in vlanlist.py.
+CliSyntaxError = VlanListError
+parse_vlan_ids = parse_vlan_list
+format_vlan_ids = format_vlan_list
 
 
 _PORT = re.compile(r"^(\d+)/(g|xg)(\d+)$")
