@@ -105,27 +105,17 @@ POWERCONNECT_6224 = replace(
     ports=tuple(f"1/g{i}" for i in range(1, 25)),
 )
 
-POWERCONNECT_8132 = Platform(
+# Same CLI base and save dialogue as the 62xx (netmiko's DellDNOS6 class), other limits.
+POWERCONNECT_8132 = replace(
+    POWERCONNECT_6248,
     name="powerconnect-8132",
     family="dell-os6",
     description="Dell PowerConnect 8132 (24 x 10GBASE-T, DNOS/OS6 CLI)",
     ports=tuple(f"Te1/0/{i}" for i in range(1, 25)),
     max_vlans=4093,
-    vid_min=2,
-    vid_max=4093,
     mac_capacity=131072,
-    aging_min=10,
-    aging_max=1_000_000,
-    aging_default=300,
     max_lags=128,
-    max_lag_members=8,
-    netmiko_device_type="dell_os6",
-    save_command="copy running-config startup-config",
-    save_confirm=r"\(y/n\)",
-    save_answer="y",
-    error_patterns=_PC62XX_ERRORS,
     supports_eee=True,
-    lag_hash_modes={"src-dst-ip-port": "6", "src-dst-mac": "5", "enhanced": "7"},
     facts={
         "max_vlans": "U: 4K VLANs believed for OS6",
         "mac_capacity": "U: 128K believed",
