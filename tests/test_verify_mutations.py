@@ -256,6 +256,12 @@ def test_cli_user_mistakes_have_no_traceback(copy: Path, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(tmp_path / "missing")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+    lines = (copy / "cabling.csv").read_text().splitlines()
+    (copy / "cabling.csv").write_text("\n".join(lines + [lines[1]]) + "\n")    # a cable twice
+    assert main(["verify", str(copy)]) == 2
+    a, a_port = lines[1].split(",")[:2]
+    assert (f"cabling.csv: line {len(lines) + 1}: {a} {a_port} is already cabled on line 2"
+            in capsys.readouterr().err)
     (copy / "cabling.csv").unlink()
     assert main(["verify", str(copy)]) == 2
     err = capsys.readouterr().err

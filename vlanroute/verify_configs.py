@@ -144,37 +144,40 @@ def _load_cabling(outdir: Path, platforms: dict[str, Platform]) -> list[Cable]:
                         fix="give the OUTDIR written by `vlanroute render`")
     cables: list[Cable] = []
     used: dict[tuple[str, str], int] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header != ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]:
-            raise UserError(f"header is {header}, expected a,a_port,b,b_port,a_lag,b_lag",
-                            file=str(path), field="line 1", fix="restore the header line")
-        for lineno, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            if len(row) != 6:
-                raise UserError(f"{len(row)} fields, expected 6", file=str(path), field=f"line {lineno}",
-                                fix="one cable per line: a,a_port,b,b_port,a_lag,b_lag")
-            a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row)
-            for sw, port in ((a, a_port), (b, b_port)):
-                if sw not in platforms:
-                    raise UserError(f"switch {sw!r} is not in plan.json", file=str(path),
-                                    field=f"line {lineno}", fix="use the switch names of plan.json")
-                if not platforms[sw].has_port(port):
-                    raise UserError(f"{sw} has no port {port!r} ({platforms[sw].name})", file=str(path),
-                                    field=f"line {lineno}", fix="use the platform's port names")
-                if (sw, port) in used:
-                    raise UserError(f"{sw} {port} is already cabled on line {used[(sw, port)]}",
-                                    file=str(path), field=f"line {lineno}",
-                                    fix="a port holds one cable")
-                used[(sw, port)] = lineno
-            try:
-                lags = tuple(int(x) if x else None for x in (a_lag, b_lag))
-            except ValueError:
-                raise UserError("a_lag/b_lag must be a LAG number or empty", file=str(path),
-                                field=f"line {lineno}", fix="write the LAG id, or nothing") from None
-            cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1]))
+    try:
+        rows = list(csv.reader(_read_text(path).splitlines()))
+    except csv.Error as exc:
+        raise UserError(f"not CSV: {exc}", file=str(path), fix="restore the file from `vlanroute render`") from None
+    reader = iter(rows)
+    header = next(reader, None)
+    if header != ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]:
+        raise UserError(f"header is {header}, expected a,a_port,b,b_port,a_lag,b_lag",
+                        file=str(path), field="line 1", fix="restore the header line")
+    for lineno, row in enumerate(reader, start=2):
+        if not row:
+            continue
+        if len(row) != 6:
+            raise UserError(f"{len(row)} fields, expected 6", file=str(path), field=f"line {lineno}",
+                            fix="one cable per line: a,a_port,b,b_port,a_lag,b_lag")
+        a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row)
+        for sw, port in ((a, a_port), (b, b_port)):
+            if sw not in platforms:
+                raise UserError(f"switch {sw!r} is not in plan.json", file=str(path),
+                                field=f"line {lineno}", fix="use the switch names of plan.json")
+            if not platforms[sw].has_port(port):
+                raise UserError(f"{sw} has no port {port!r} ({platforms[sw].name})", file=str(path),
+                                field=f"line {lineno}", fix="use the platform's port names")
+            if (sw, port) in used:
+                raise UserError(f"{sw} {port} is already cabled on line {used[(sw, port)]}",
+                                file=str(path), field=f"line {lineno}",
+                                fix="a port holds one cable")
+            used[(sw, port)] = lineno
+        try:
+            lags = tuple(int(x) if x else None for x in (a_lag, b_lag))
+        except ValueError:
+            raise UserError("a_lag/b_lag must be a LAG number or empty", file=str(path),
+                            field=f"line {lineno}", fix="write the LAG id, or nothing") from None
+        cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1]))
     return cables
 
 
@@ -207,10 +210,18 @@ def _host_broadcasts(outdir: Path, host: str, spec: dict[str, Any]) -> list[int]
     """The VLANs the host script sends its learning broadcasts in (its VLANS= line)."""
     script = outdir / "hosts" / f"{host}.sh"
     if script.is_file():
-        m = re.search(r'^VLANS="([0-9 ]*)"', script.read_text(encoding="utf-8"), re.MULTILINE)
+        m = re.search(r'^VLANS="([0-9 ]*)"', _read_text(script), re.MULTILINE)
         if m:
             return [int(v) for v in m.group(1).split()]
     return sorted(int(v) for v in spec.get("learning_addresses", {}))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read: {exc}", file=str(path),
+                        fix="render again; the file must be the UTF-8 text `vlanroute render` wrote") from None
 
 
 def _synth_mac(index: int) -> str:
@@ -532,7 +543,7 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         if not path.is_file():
             raise UserError(f"config of switch {sw} not found", file=str(path),
                             fix="render again; every switch of plan.json needs switches/<name>.cfg")
-        text = path.read_text(encoding="utf-8")
+        text = _read_text(path)
         configs[sw] = parse_config(plats[sw].family, text, switch=sw, platform=plats[sw],
                                    source=f"switches/{sw}.cfg")
     macs: dict[str, str] = {}
