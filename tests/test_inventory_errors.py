@@ -87,6 +87,8 @@ CASES = [
     ("two host sources", with_("hosts", {"per_switch": 1, "count": 3}), ["exactly one of"]),
     ("no hosts", with_("hosts", {"per_switch": 0}), ["no hosts"]),
     ("learning pool too small", with_("settings", {"learning": {"pool": "10.0.0.0/28"}}), ["settings.learning.pool"]),
+    ("description injection", {**with_("platforms", {"p": {"base": "powerconnect-6248", "description": "x\nreload"}}),
+                               "platform": "p"}, ["platforms.p.description"]),
     ("interface injection", with_("hosts", {"per_switch": 1, "interface": "eth0;rm"}), ["hosts.interface"]),
 ]
 

@@ -167,7 +167,8 @@ class SettingsSpec(Strict):
 class PlatformDef(Strict):
     base: Name
     ports: Annotated[int, Field(ge=1, le=4096)] | None = None
-    description: str | None = None
+    # Free text, but one line of harmless characters: it may end up in a config comment.
+    description: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _.,()/+:-]{0,80}$")] | None = None
     max_vlans: Annotated[int, Field(ge=2, le=4094)] | None = None
     vid_min: VlanId | None = None
     vid_max: VlanId | None = None
