@@ -587,9 +587,10 @@ def lean_python() -> tuple[list[str], dict[str, str]]:
     """This interpreter without `site` (its .pth files cost seconds per start under TCG),
     and a PYTHONPATH with what `site` would have added: this vlanroute and site-packages."""
     paths = [str(Path(__file__).resolve().parent.parent)]
-    for key in ("purelib", "platlib"):
-        path = sysconfig.get_paths()[key]
-        if path not in paths:
+    # Every site directory this interpreter uses (a venv may add the system's too).
+    candidates = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *sys.path]
+    for path in candidates:
+        if path and Path(path).name in ("site-packages", "dist-packages") and path not in paths:
             paths.append(path)
     return [sys.executable, "-S"], {"PYTHONPATH": os.pathsep.join(paths)}
 
