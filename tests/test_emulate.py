@@ -175,3 +175,35 @@ cat emu.log
     assert "aborted: interrupted (SIGTERM)" in text, text
     assert "namespaces=0" in text and "veths=0" in text and "scripts=0" in text, text
     assert "8 namespaces removed, none left" in text, text
+
+
+def test_switch_script_without_bonding_uses_one_cable_per_lag(tmp_path: Path) -> None:
+    out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring",
+                 "hosts.count=null", "hosts.per_switch=1", "platform=linux-bridge",
+                 "topology.size=3", "topology.links_per_pair=2", "switches={}")
+    doc = json.loads((out / "plan.json").read_text())
+    sw1 = doc["switches"]["sw1"]
+    lag_id, lag = sorted(sw1["lags"].items())[0]
+    first, second = lag["members"]
+    ports = " ".join(sw1["ports"])
+    # A modprobe that always fails and no bonding module loaded: the script's fallback.
+    script = f"""
+set -e
+modprobe -a bridge veth
+mkdir -p fakebin; printf '#!/bin/sh\\nexit 1\\n' > fakebin/modprobe; chmod +x fakebin/modprobe
+ip netns add s
+for p in {ports}; do ip -n s link add $p type veth peer name x$p; done
+ip netns exec s env PATH="$PWD/fakebin:$PATH" sh {out}/switches/sw1.cfg
+echo "bonding=$(test -d /sys/module/bonding && echo loaded || echo absent)"
+echo "in-bridge=$(ip -n s -o link show master br0 | awk -F': ' '{{print $2}}' | sed 's/@.*//' | sort | xargs)"
+bridge -n s -j vlan show > vlans.json
+"""
+    result = vm.run_in_vm(script, tmp_path, vm.VmConfig(timeout_s=300))
+    assert result.returncode == 0, result.output
+    assert "no bonding in this kernel: using one cable per LAG" in result.output
+    assert "bonding=absent" in result.output
+    bridged = re.search(r"in-bridge=(.*)", result.output).group(1).split()  # type: ignore[union-attr]
+    assert first in bridged and second not in bridged, result.output
+    vlans = {e["ifname"]: sorted(v["vlan"] for v in e["vlans"])
+             for e in json.loads((tmp_path / "vlans.json").read_text())}
+    assert vlans[first] == sorted(lag["tagged"])        # VLAN 1 gone, tree VLANs tagged
