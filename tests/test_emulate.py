@@ -207,3 +207,21 @@ bridge -n s -j vlan show > vlans.json
     vlans = {e["ifname"]: sorted(v["vlan"] for v in e["vlans"])
              for e in json.loads((tmp_path / "vlans.json").read_text())}
     assert vlans[first] == sorted(lag["tagged"])        # VLAN 1 gone, tree VLANs tagged
+
+
+def test_hosts_that_never_send_the_learning_broadcasts_are_caught(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = small_ring(tmp_path)
+    # Sub-interfaces are made, but the broadcasts are never sent: nothing teaches the
+    # switches of the other VLANs where the hosts are.
+    for script in (out / "hosts").glob("*.sh"):
+        text = script.read_text()
+        assert '$VLANROUTE learn' in text
+        script.write_text(text.replace('$VLANROUTE learn', 'true'))
+    status, data, text = emulate(out, tmp_path / "report.json", capsys)
+    assert status == 1, text
+    fdb = next(c for c in data["checks"] if c["name"].startswith("MAC learning"))  # type: ignore[union-attr]
+    assert fdb["ok"] is False and "not learned" in fdb["problems"][0], text
+    # Not one (switch, VLAN, MAC) entry: with IPv6 off nothing else leaks the MACs.
+    assert str(fdb["detail"]).startswith("0/"), fdb
+    assert data["teardown_clean"] is True
