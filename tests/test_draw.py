@@ -182,6 +182,12 @@ def test_user_mistakes_end_in_a_message(tmp_path: Path, capsys: pytest.CaptureFi
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+def test_output_in_a_missing_directory_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["draw", TORUS, "-o", str(tmp_path / "no" / "such" / "pics")]) == 2
+    err = capsys.readouterr().err
+    assert f"the directory {tmp_path / 'no' / 'such'} does not exist" in err and "Traceback" not in err
+
+
 def test_refuses_to_replace_a_foreign_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "photos"
     out.mkdir()
