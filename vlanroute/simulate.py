@@ -55,7 +55,6 @@ class Bridge:
     vlans: frozenset[int]
     ports: dict[str, BridgePort]
     _members: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
-    _member_sets: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def ingress(self, port: str, tag: int | None) -> tuple[int | None, str]:
         """The VLAN a frame arriving on `port` with `tag` is classified into, or (None, why)."""
@@ -88,11 +87,9 @@ class Bridge:
         return got
 
     def is_member(self, port: str, vid: int) -> bool:
-        """`port in members(vid)`, in constant time."""
-        got = self._member_sets.get(vid)
-        if got is None:
-            got = self._member_sets[vid] = frozenset(self.members(vid))
-        return port in got
+        """`port in members(vid)`, in constant time and without building that tuple."""
+        bp = self.ports[port]
+        return bp.forwarding and vid in bp.members and vid in self.vlans
 
     def egress_tag(self, port: str, vid: int) -> int | None:
         return None if vid in self.ports[port].untagged else vid
@@ -346,10 +343,11 @@ class Fabric:
         self._nodes: dict[tuple[str, str, int | None], FloodNode] = {}
         self._remote_floods: dict[tuple, FloodResult] = {}
         self._forests: dict[int, _Forest | None] = {}
+        self._linked_ports: dict[str, list[str]] = {}
         # Learned state after `learn`: per host its own-bridge entries, and per signature
         # the forest VLANs (vid -> broadcast index) and the stored remote entries
         # ((bridge, vid) -> (broadcast index, port)); the later broadcast wins.
-        self.local: dict[str, dict[tuple[str, int], str]] = {}
+        self.local: dict[str, frozenset[int]] = {}    # VLANs learned on the host's own port
         self.signature: dict[str, int] = {}
         self.sig_forests: list[dict[int, int]] = []
         self.sig_tables: list[dict[tuple[str, int], tuple[int, str]]] = []
@@ -380,6 +378,15 @@ class Fabric:
         self._nodes[key] = got
         return got
 
+    def _linked(self, bridge: str) -> list[str]:
+        """The bridge's ports with a cable to another bridge, in port order."""
+        got = self._linked_ports.get(bridge)
+        if got is None:
+            got = [p for p in self.net.bridges[bridge].ports
+                   if any(e[0] == "bridge" for e in self.net.peers(bridge, p))]
+            self._linked_ports[bridge] = got
+        return got
+
     def forest(self, vid: int) -> _Forest | None:
         """The VLAN's active topology if it is a clean forest (see `_Forest`), else None."""
         if vid in self._forests:
@@ -399,10 +406,10 @@ class Fabric:
             if vid not in bridge.vlans:
                 continue
             adj.setdefault(bname, {})
-            for out in bridge.members(vid):
-                far = [e for e in self.net.peers(bname, out) if e[0] == "bridge"]
-                if not far:
+            for out in self._linked(bname):
+                if not bridge.is_member(out, vid):
                     continue
+                far = [e for e in self.net.peers(bname, out) if e[0] == "bridge"]
                 if len(self.net.peers(bname, out)) != 1:
                     clean = False
                     break
@@ -494,17 +501,20 @@ class Fabric:
         return FloodResult(learned, first.hosts + below.deliveries, below.loops, below.drops)
 
     def learn(self, broadcasts: dict[str, list[int | None]]) -> dict[str, list[Broadcast]]:
-        """Every host sends its broadcasts in order; the tables are left as they would be."""
+        """Every host sends its broadcasts in order; the tables are left as they would be.
+
+        Returns per host the broadcasts that were dropped on its own bridge or flooded
+        outside a clean forest (the only ones that can show a problem)."""
         results: dict[str, list[Broadcast]] = {}
         for host in sorted(broadcasts):
             h = self.net.hosts[host]
-            local: dict[tuple[str, int], str] = {}
+            local: set[int] = set()
             records = [self._send_broadcast(h, tag) for tag in broadcasts[host]]
             parts: list[tuple] = []
             for rec in records:
                 if rec.vid is None:
                     continue
-                local[(h.bridge, rec.vid)] = h.port
+                local.add(rec.vid)
                 parts.append((rec.vid, rec.children, rec.forest is not None))
             sig = (h.bridge, tuple(parts))
             idx = self._sig_index.get(sig)
@@ -522,8 +532,9 @@ class Fabric:
                 self.sig_tables.append(table)
                 self._sig_index[sig] = idx
             self.signature[host] = idx
-            self.local[host] = local
-            results[host] = records
+            self.local[host] = frozenset(local)
+            # a clean forest flood cannot loop or drop: nothing to report, nothing kept
+            results[host] = [r for r in records if r.forest is None]
         return results
 
     def _remote(self, bridge: str, vid: int, dst: str) -> str | None:
@@ -538,10 +549,10 @@ class Fabric:
 
     def lookup(self, bridge: str, vid: int, dst: str) -> str | None:
         """The port `bridge` learned host `dst` on in VLAN `vid`, if any."""
-        port = self.local[dst].get((bridge, vid))
-        if port is None:
-            port = self._remote(bridge, vid, dst)
-        return port
+        host = self.net.hosts[dst]
+        if bridge == host.bridge and vid in self.local[dst]:
+            return host.port
+        return self._remote(bridge, vid, dst)
 
     def table_sizes(self) -> dict[str, int]:
         """Learned MAC entries per bridge, counting (VLAN, MAC) pairs."""
@@ -572,9 +583,8 @@ class Fabric:
                             and forest.comp.get(b) == forest.comp.get(own) and b != own)
                 if not shadowed:
                     sizes[b] += len(hosts)
-        for entries in self.local.values():
-            for (bridge, _vid) in entries:
-                sizes[bridge] += 1
+        for host, vids in self.local.items():
+            sizes[self.net.hosts[host].bridge] += len(vids)
         return sizes
 
     # -- unicast ------------------------------------------------------------------------
