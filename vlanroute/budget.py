@@ -23,6 +23,8 @@ The best of the candidate sets is kept.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -34,6 +36,8 @@ from vlanroute.tiebreak import balanced_tree, cable_counts
 from vlanroute.topology import Topology
 
 NEAR = 12
+SMALL = 40                 # try every k-subset of the minimal trees when there are at most this many
+MAX_WORK = 40_000_000      # switch visits per local search: keeps a 32x32 torus within seconds
 
 @dataclass(frozen=True)
 class Budget:
@@ -220,9 +224,12 @@ def _spread(pb: _Problem, candidates: list[int], k: int) -> list[int]:
     return chosen
 
 
-def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4) -> tuple[list[int], list[float]]:
-    """Give every source one of `trees`: greedy, then single-source moves while they help."""
+def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
+            start: list[int] | None = None) -> tuple[list[int], list[float]]:
+    """Give every source one of `trees`: greedy (or `start`), then single-source moves while
+    they help, within a bound on the work (switch visits) for very large graphs."""
     n = len(pb.names)
+    work = 0
     load = [0.0] * len(pb.inv_cables)
     invc = pb.inv_cables
     sources = sorted((s for s in range(n) if pb.hosts[s]), key=lambda s: (-pb.hosts[s], s))
@@ -251,6 +258,10 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4) -> tuple[list[int
         return sorted(range(len(trees)), key=lambda t: (trees[t].depth[s], t))[:NEAR]
 
     for s in sources:
+        if start is not None:
+            tree_of[s], contrib[s] = start[s], trees[start[s]].contribution(s, pb.hosts[s])
+            apply(contrib[s], 1.0)
+            continue
         peak = max(load)
         best = None
         for t in ranked(s):
@@ -262,6 +273,9 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4) -> tuple[list[int
         tree_of[s], contrib[s] = best[1], best[2]
         apply(best[2], 1.0)
     for _ in range(rounds):
+        work += len(sources) * min(NEAR, len(trees)) * n
+        if work > MAX_WORK:
+            break
         changed = False
         for s in sources:
             apply(contrib[s], -1.0)
@@ -280,6 +294,153 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4) -> tuple[list[int
         if not changed:
             break
     return tree_of, load
+
+
+def _improve_trees(pb: _Problem, trees: list[_Tree], tree_of: list[int], load: list[float],
+                   max_work: int = MAX_WORK // 10) -> list[_Tree]:
+    """Re-hang subtrees to take load off the most loaded link (local search on the trees).
+
+    For the most loaded link p-c of a tree (c the child), a subtree Y below c (rooted at
+    some y) is cut from its parent and hung from a neighbour z of y outside c's subtree.
+    That moves Y's hosts across every link on the tree path between y's old and new
+    parent, and nowhere else, so a move is judged on that path alone: it is taken if no
+    link there ends at or above the current maximum. Repeats while the maximum falls;
+    a star-like tree thus learns to hang destinations off the sources that send to them.
+    """
+    n = len(pb.names)
+    invc = pb.inv_cables
+    arc = pb.arc
+    hosts = pb.hosts
+    work = 0
+    src_hosts: list[list[int]] = [[0] * n for _ in trees]
+    for s in range(n):
+        if hosts[s] and tree_of[s] >= 0:
+            src_hosts[tree_of[s]][s] = hosts[s]
+    total_d = sum(hosts)
+    parents = [dict(t.parent) for t in trees]
+    roots = [t.root for t in trees]
+
+    def structure(t: int) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
+        par = parents[t]
+        kids: list[list[int]] = [[] for _ in range(n)]
+        for v, p in par.items():
+            kids[p].append(v)
+        order = [roots[t]]
+        for v in order:
+            order.extend(kids[v])
+        tin, tout, depth = [0] * n, [0] * n, [0] * n
+        sb, db = list(src_hosts[t]), list(hosts)
+        for v in reversed(order[1:]):
+            sb[par[v]] += sb[v]
+            db[par[v]] += db[v]
+        # entry/exit times, iteratively
+        stack: list[tuple[int, bool]] = [(roots[t], False)]
+        clock = 0
+        while stack:
+            v, leaving = stack.pop()
+            if leaving:
+                tout[v] = clock
+                continue
+            tin[v] = clock
+            clock += 1
+            stack.append((v, True))
+            for k in kids[v]:
+                depth[k] = depth[v] + 1
+                stack.append((k, False))
+        return tin, tout, depth, sb, db, order
+
+    def arc_values(t: int, p: int, c: int, sb_c: int, db_c: int) -> tuple[tuple[int, float], tuple[int, float]]:
+        s_total = sb_total[t]
+        return ((arc[(p, c)], (s_total - sb_c) * db_c * invc[arc[(p, c)]]),
+                (arc[(c, p)], sb_c * (total_d - db_c) * invc[arc[(c, p)]]))
+
+    def old_tree_value(t: int, ai: int, par: dict[int, int], sb: list[int], db: list[int]) -> float:
+        """What tree t puts on arc ai now."""
+        u, v = ends[ai]
+        if par.get(v) == u:
+            return (sb_total[t] - sb[v]) * db[v] * invc[ai]
+        if par.get(u) == v:
+            return sb[u] * (total_d - db[u]) * invc[ai]
+        return 0.0
+
+    ends: list[tuple[int, int]] = [(0, 0)] * len(arc)
+    for (a, b), i in arc.items():
+        ends[i] = (a, b)
+    sb_total = [sum(x) for x in src_hosts]
+    info = {t: structure(t) for t in range(len(trees))}
+    while work < max_work:
+        peak = max(load)
+        if peak <= 0:
+            break
+        hot = [a for a, x in enumerate(load) if x >= peak - 1e-9]
+        moved = False
+        for a_hot in hot:
+            u, v = ends[a_hot]
+            for t in range(len(trees)):
+                par = parents[t]
+                if par.get(v) == u:
+                    p, c = u, v
+                elif par.get(u) == v:
+                    p, c = v, u
+                else:
+                    continue
+                tin, tout, depth, sb, db, order = info[t]
+                # contribution of this tree to the hot arc must be what makes it hot
+                best = None
+                # Y moves across the hot link: out of c's subtree (fewer destinations or
+                # sources below c) or into it (more destinations below c, fewer beyond).
+                for y in order[1:]:
+                    x = par[y]
+                    y_in = tin[c] <= tin[y] < tout[c]
+                    for z in pb.adj[y]:
+                        work += 1
+                        if z == x or (tin[c] <= tin[z] < tout[c]) == y_in or tin[y] <= tin[z] < tout[y]:
+                            continue
+                        # path x -> lca(x, z) loses Y; z -> lca gains Y
+                        changes: dict[int, float] = {}
+                        a1, a2 = x, z
+                        sy, dy = sb[y], db[y]
+                        lose, gain = [], []
+                        while a1 != a2:
+                            if depth[a1] >= depth[a2]:
+                                lose.append(a1)
+                                a1 = par[a1]
+                            else:
+                                gain.append(a2)
+                                a2 = par[a2]
+                        work += len(lose) + len(gain)
+                        for w in lose:
+                            for ai, val in arc_values(t, par[w], w, sb[w] - sy, db[w] - dy):
+                                changes[ai] = val
+                        for w in gain:
+                            for ai, val in arc_values(t, par[w], w, sb[w] + sy, db[w] + dy):
+                                changes[ai] = val
+                        # the edge x-y goes, z-y comes
+                        old_xy = arc_values(t, x, y, sy, dy)
+                        new_zy = arc_values(t, z, y, sy, dy)
+                        for ai, _ in old_xy:
+                            changes.setdefault(ai, 0.0)
+                        for ai, val in new_zy:
+                            changes[ai] = changes.get(ai, 0.0) + val
+                        # old contributions of this tree on the changed arcs
+                        worst = 0.0
+                        for ai, val in changes.items():
+                            worst = max(worst, load[ai] - old_tree_value(t, ai, par, sb, db) + val)
+                        if worst < peak - 1e-9 and (best is None or worst < best[0]):
+                            best = (worst, y, z, changes)
+                if best is not None:
+                    _, y, z, changes = best
+                    for ai, val in changes.items():
+                        load[ai] += val - old_tree_value(t, ai, par, sb, db)
+                    par[y] = z
+                    info[t] = structure(t)
+                    moved = True
+                    break
+            if moved:
+                break
+        if not moved:
+            break
+    return [_Tree(parents[t], roots[t], n, hosts, arc) for t in range(len(trees))]
 
 
 def _to_index_parents(parent: ParentMap, idx: dict[str, int]) -> dict[int, int]:
@@ -301,8 +462,15 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     minimal_roots = sorted(home.values())
     sets: list[tuple[str, list[_Tree]]] = []
     roots_a = _spread(pb, minimal_roots, k)
-    sets.append(("minimal-trees", [_Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), pb.hosts,
-                                         pb.arc) for r in roots_a]))
+    def minimal_tree(r: int) -> _Tree:
+        return _Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), pb.hosts, pb.arc)
+
+    sets.append(("minimal-trees", [minimal_tree(r) for r in roots_a]))
+    if math.comb(len(minimal_roots), k) <= SMALL:
+        # Small cases: every choice of k of the minimal trees, not only the spread-out one.
+        for combo in itertools.combinations(minimal_roots, k):
+            if sorted(combo) != sorted(roots_a):
+                sets.append(("minimal-trees", [minimal_tree(r) for r in combo]))
 
     # Candidate set B: balanced breadth-first trees from k spread-out roots, grown one after
     # the other against the load the earlier ones will carry (each tree is expected to
@@ -328,6 +496,9 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     best: tuple[tuple[float, int], str, list[_Tree], list[int]] | None = None
     for label, trees in sets:
         tree_of, load = _assign(pb, trees)
+        for _ in range(2):   # better trees for their sources, then sources to the better trees
+            trees = _improve_trees(pb, trees, tree_of, load)
+            tree_of, load = _assign(pb, trees, rounds=2, start=tree_of)
         peak = round(max(load, default=0.0), 6)
         total_hops = _total_hops(pb, trees, tree_of)
         key = (peak, total_hops)

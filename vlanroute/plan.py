@@ -23,7 +23,7 @@ from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan,
                                 resolve_platforms)
 from vlanroute.tiebreak import balanced_shortest_routes, cable_counts, search_dor_ties, share_trees
 from vlanroute.topology import Topology, build_topology
-from vlanroute.treeload import max_load
+from vlanroute.treeload import arc_loads, max_load
 from vlanroute.vlans import VlanGroup, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
@@ -185,6 +185,17 @@ def _minimal_routes(inv: LoadedInventory, topo: Topology, host_count: dict[str, 
         routes.algorithm = algorithm
         return routes, pack_vlans(routes, host_switches, order)
     candidates: list[R.Routes] = []
+    peaks: list[float] = []
+    cables = cable_counts(topo)
+
+    def consider(c: R.Routes) -> bool:
+        """Add a candidate; True if it reaches the distance bound (see _peak_and_mean)."""
+        peak, mean = _peak_and_mean(c, host_count, cables)
+        candidates.append(c)
+        peaks.append(peak)
+        return peak <= mean * (1 + 1e-9)
+
+    optimal = False
     if topo.dims is not None:
         orders = R.dor_orders(topo.dims)
         if spec.dimension_order != "auto":
@@ -198,16 +209,21 @@ def _minimal_routes(inv: LoadedInventory, topo: Topology, host_count: dict[str, 
         # Tie rules only matter on rings of even size (tie_goes_plus).
         even_rings = kind in ("torus", "ring") and any(n % 2 == 0 and n > 2 for n in topo.dims)
         rules = [r for r in R.TIE_RULES if r != "plus"] if even_rings else ["source-parity"]
-        candidates += [R.dor_routes(topo, o, rule) for o in orders for rule in rules]
-        for c in candidates:
-            c.algorithm = algorithm
-            c.detail["dimension_order_setting"] = (spec.dimension_order if spec.dimension_order == "auto"
-                                                   else list(spec.dimension_order))
+        for o in orders:
+            for rule in rules:
+                c = R.dor_routes(topo, o, rule)
+                c.algorithm = algorithm
+                c.detail["dimension_order_setting"] = (spec.dimension_order if spec.dimension_order == "auto"
+                                                       else list(spec.dimension_order))
+                if consider(c):
+                    optimal = True
+                    break   # no minimal routing has a lower maximum; keep the rule that shares most
     if algorithm == "shortest":
-        candidates.append(R.shortest_routes(topo))
-        candidates += [balanced_shortest_routes(topo, host_count, builder=b) for b in ("sssp", "bottom-up")]
-    cables = cable_counts(topo)
-    scored = sorted(((round(max_load(c.parents, host_count, cables), 6), i) for i, c in enumerate(candidates)))
+        optimal |= consider(R.shortest_routes(topo))
+        if not optimal:
+            for builder in ("sssp", "bottom-up"):
+                consider(balanced_shortest_routes(topo, host_count, builder=builder))
+    scored = sorted((round(p, 6), i) for i, p in enumerate(peaks))
     best: tuple[int, R.Routes, list[VlanGroup]] | None = None
     for peak, i in scored:
         if peak > scored[0][0]:
@@ -221,10 +237,27 @@ def _minimal_routes(inv: LoadedInventory, topo: Topology, host_count: dict[str, 
         searched = search_dor_ties(topo, best[1], host_count)
         if searched is not best[1] and max_load(searched.parents, host_count, cables) < scored[0][0] - 1e-6:
             best = (0, searched, pack_vlans(searched, host_switches, order))
+    if "dimension_order" in best[1].detail:
+        # Measured: on meshes, tori and hyper-crossbars no source could move onto another
+        # source's tree beyond what the tie rules already share, so skip the search there.
+        return best[1], best[2]
     routes = share_trees(best[1], topo, host_count)
     if routes is best[1]:
         return routes, best[2]
     return routes, pack_vlans(routes, host_switches, order)
+
+
+def _peak_and_mean(routes: R.Routes, host_count: dict[str, int],
+                   cables: dict[tuple[str, str], int]) -> tuple[float, float]:
+    """The maximum load per cable and direction, and the mean over all of them.
+
+    Every minimal routing carries the same total, so a minimal routing whose maximum is
+    the mean (the distance bound) cannot be beaten by another one.
+    """
+    loads = arc_loads(routes.parents, host_count, cables)
+    if not loads:
+        return 0.0, 0.0
+    return max(loads.values()), sum(x * cables[a] for a, x in loads.items()) / sum(cables.values())
 
 
 def _assign_ids(inv: LoadedInventory, vlans: list[VlanGroup]) -> None:

@@ -42,11 +42,22 @@ class Routes:
 
 
 def dor_orders(dims: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Dimension orders worth trying: permutations of the dimensions that have links."""
+    """Dimension orders worth trying among the dimensions that have links.
+
+    Two dimensions: both orders. More: the natural order, largest first and largest last
+    (on a mesh the first dimension's lines share trees, so largest first needs fewest
+    VLANs; on a torus the order matters only for uneven sizes); every permutation would
+    be 6 or more full routings to compare on a big 3-D grid.
+    """
     active = [d for d, n in enumerate(dims) if n > 1]
-    if len(active) > 5:   # 720 orders is already slow to evaluate; keep the natural one
-        return [tuple(active)]
-    return [tuple(p) for p in itertools.permutations(active)] or [()]
+    if len(active) <= 2:
+        return [tuple(p) for p in itertools.permutations(active)] or [()]
+    out: list[tuple[int, ...]] = []
+    for cand in (tuple(active), tuple(sorted(active, key=lambda d: -dims[d])),
+                 tuple(sorted(active, key=lambda d: dims[d]))):
+        if cand not in out:
+            out.append(cand)
+    return out
 
 
 def line_parents(n: int, start: int, kind: str, tie_plus: bool) -> dict[int, int]:

@@ -81,24 +81,31 @@ def pack_vlans(routes: Routes, host_switches: set[str], order: dict[str, int]) -
             by_tree[links] = ([src], nodes)
 
     groups: list[VlanGroup] = []
+    # Each group's switches as a frozenset (cached hash: unequal sets compare in O(1)); a
+    # tree spanning every host switch is the common case, so that set is one shared object.
+    full = frozenset(host_switches)
+    frozen: list[frozenset[str]] = []
     items = sorted(by_tree.items(), key=lambda kv: (-len(kv[0]), order[kv[1][0][0]]))
-    all_nodes_size = len(host_switches)
     for links, (sources, nodes) in items:
+        if nodes == full:
+            nodes = full
         placed = False
-        for g in groups:
-            if g.switches == nodes:
+        for i, g in enumerate(groups):
+            if frozen[i] is nodes or (hash(frozen[i]) == hash(nodes) and frozen[i] == nodes):
                 continue   # different trees on the same switches always make a loop
-            if len(nodes) == all_nodes_size and len(g.switches) == all_nodes_size and g.switches == set(nodes):
-                continue
             union = g.links | links
             if is_forest(union):
                 g.links = set(union)
                 g.switches |= nodes
+                frozen[i] = frozenset(g.switches)
+                if frozen[i] == full:
+                    frozen[i] = full
                 g.sources.extend(sources)
                 placed = True
                 break
         if not placed:
             groups.append(VlanGroup(sources=list(sources), links=set(links), switches=set(nodes)))
+            frozen.append(nodes)
     for g in groups:
         g.sources.sort(key=order.__getitem__)
     groups.sort(key=lambda g: order[g.sources[0]])
