@@ -99,7 +99,7 @@ ports not listed are not changed.</p>
 <h2 id="cabling">Cabling ({{ cabling | length }} cables)</h2>
 <details><summary>every inter-switch cable, end to end</summary>
 <table><tr><th>switch</th><th>port</th><th>LAG</th><th>switch</th><th>port</th><th>LAG</th></tr>
-{% for c in cabling %}<tr><td>{{ c.a }}</td><td>{{ c.a_port }}</td><td>{{ c.a_lag }}</td><td>{{ c.b }}</td><td>{{ c.b_port }}</td><td>{{ c.b_lag }}</td></tr>
+{% for c in cabling %}<tr><td>{{ c.a }}</td><td>{{ c.a_port }}</td><td>{{ c.a_lag if c.a_lag is not none }}</td><td>{{ c.b }}</td><td>{{ c.b_port }}</td><td>{{ c.b_lag if c.b_lag is not none }}</td></tr>
 {% endfor %}</table></details>
 </body>
 </html>
@@ -123,18 +123,20 @@ def _data_uri(data: bytes, fmt: str) -> str:
 
 
 def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, ...] = ()) -> str:
+    # Built from the plan's objects, not Plan.to_json(): that also computes every host's
+    # address in every VLAN, 655,360 of them (8 s) for the 16x16 hyper-crossbar.
     m = plan.metrics
-    doc = plan.to_json()
-    t = doc["topology"]
+    topo = plan.topology
+    spec = plan.inventory.spec.topology
     ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
-    s = doc["settings"]
-    routing = ", ".join(f"{k} {v}" for k, v in doc["routing"].items() if k != "algorithm")
+    s = plan.settings
+    routing = ", ".join(f"{k} {v}" for k, v in plan.routes.detail.items())
     summary = [
-        ("topology", f"{t['kind']}" + (f" {'x'.join(map(str, t['dims']))}" if "dims" in t else "")
-         + f", {t['links_per_pair']} cable(s) per neighbour pair"),
+        ("topology", f"{topo.kind}" + (f" {'x'.join(map(str, topo.dims))}" if topo.dims else "")
+         + f", {spec.links_per_pair} cable(s) per neighbour pair"),
         ("switches / hosts", f"{m.switches} / {m.hosts}"),
         ("inter-switch cables", str(m.inter_switch_links)),
-        ("routing", f"{doc['routing']['algorithm']}" + (f" ({routing})" if routing else "")),
+        ("routing", f"{plan.routes.algorithm}" + (f" ({routing})" if routing else "")),
         ("routing VLANs", f"{m.vlan_count}" + (f": {_vlans([v.id for v in plan.vlans])}" if plan.vlans else "")),
         ("diameter / mean hops", f"{m.diameter} / {m.mean_hops:.3f}"),
         ("max link load (all-to-all)", f"{m.max_link_load:g} per cable = x{ratio:.3f} the lower bound "
@@ -147,9 +149,12 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
         ("MAC learning refresh", f"{s['learning']['method']} from {s['learning']['pool']}, every "
                                  f"{s['learning']['interval_s']} s (splay {s['learning']['splay_s']} s)"),
     ]
-    vlans = [{"id": v["id"], "sources": ", ".join(v["sources"]), "switches": len(v["switches"]),
-              "links": len(v["links"]), "subnet": v["learning_subnet"],
-              "link_text": " ".join(f"{a}-{b}" for a, b in v["links"])} for v in doc["vlans"]]
+    vlans = []
+    for v in plan.vlans:
+        links = sorted(v.links, key=lambda l: (topo.index(l[0]), topo.index(l[1])))
+        vlans.append({"id": v.id, "sources": ", ".join(v.sources), "switches": len(v.switches),
+                      "links": len(links), "subnet": v.learning_subnet,
+                      "link_text": " ".join(f"{a}-{b}" for a, b in links)})
 
     selection = select_pictures(plan, max_vlans)
     # SVG stays sharp when zoomed; above LABEL_LIMIT switches it grows to megabytes, PNG does not.
@@ -163,21 +168,18 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
         fig.clear()
 
     switches = []
-    for name, sw in doc["switches"].items():
-        ports = []
-        for pname in sorted(sw["ports"], key=_natural):
-            p = sw["ports"][pname]
-            ports.append({"name": pname, "role": p["role"], "peer": p.get("host") or p.get("neighbor") or "",
-                          "lag": "" if p.get("lag") is None else p["lag"],
-                          "pvid": "" if p["pvid"] is None else p["pvid"],
-                          "untagged": _vlans(p["untagged"]), "tagged": _vlans(p["tagged"])})
+    for name, sw in plan.switches.items():
+        ports = [{"name": p.name, "role": p.role, "peer": p.host or p.neighbor or "",
+                  "lag": "" if p.lag is None else p.lag, "pvid": "" if p.pvid is None else p.pvid,
+                  "untagged": _vlans(p.untagged), "tagged": _vlans(p.tagged)}
+                 for p in sorted(sw.ports.values(), key=lambda p: _natural(p.name))]
         switches.append({
-            "name": name, "platform": sw["platform"], "mgmt": sw["mgmt"] or "(none)",
-            "reserved": ", ".join(sw["reserved_ports"]),
+            "name": name, "platform": sw.platform.name, "mgmt": sw.mgmt or "(none)",
+            "reserved": ", ".join(sw.reserved),
             "host_ports": sum(1 for p in ports if p["role"] == "host"),
             "isl_ports": sum(1 for p in ports if p["role"] != "host"),
-            "lags": [{"id": k, "neighbor": l["neighbor"], "members": ", ".join(l["members"]),
-                      "tagged": _vlans(l["tagged"])} for k, l in sorted(sw["lags"].items(), key=lambda kv: int(kv[0]))],
+            "lags": [{"id": l.id, "neighbor": l.neighbor, "members": ", ".join(l.members), "tagged": _vlans(l.tagged)}
+                     for l in sorted(sw.lags.values(), key=lambda l: l.id)],
             "ports": ports,
         })
 
@@ -194,7 +196,7 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
         generator=GENERATOR, plan=plan, inventory=str(plan.inventory.path), inventory_sha=sha, sets=list(sets),
         tool_version=tool_version, summary=summary, vlans=vlans, pictures=pictures,
         left_out=selection.left_out, switches=switches, open_switches=len(switches) <= 8,
-        cabling=doc["cabling"])
+        cabling=plan.cabling)
 
 
 def write_report(plan: Plan, output: Path, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, ...] = ()) -> int:
