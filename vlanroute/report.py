@@ -69,7 +69,7 @@ Inter-switch ports are tagged members of exactly the VLANs whose tree uses them.
 <table>
 <tr><th>VLAN</th><th>sources</th><th>switches</th><th>tree links</th><th>learning subnet</th><th>links</th></tr>
 {% for v in vlans %}<tr><td class="num">{{ v.id }}</td><td>{{ v.sources }}</td><td class="num">{{ v.switches }}</td>
-<td class="num">{{ v.links }}</td><td>{{ v.subnet }}</td><td class="note">{{ v.link_text }}</td></tr>
+<td class="num">{{ v.links }}</td><td>{{ v.subnet }}</td><td class="note">{% if v.links > 12 %}<details><summary>show the {{ v.links }} links</summary>{{ v.link_text }}</details>{% else %}{{ v.link_text }}{% endif %}</td></tr>
 {% endfor %}</table>
 
 <h2 id="pictures">Pictures</h2>
