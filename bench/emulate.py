@@ -28,7 +28,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-emulate-") as tmp:
         outdir, report = Path(tmp) / "torus", Path(tmp) / "report.json"
         render = [sys.executable, "-m", "vlanroute.cli", "render", str(ROOT / "inventories" / "seed-torus.yaml"),
-                  "-o", str(outdir), "--no-verify", *[a for s in sets for a in ("--set", s)]]
+                  "-o", str(outdir), *[a for s in sets for a in ("--set", s)]]
         subprocess.run(render, check=True, capture_output=True)
         start = time.monotonic()
         proc = subprocess.run([sys.executable, "-m", "vlanroute.cli", "emulate", "--kernel", args.kernel,

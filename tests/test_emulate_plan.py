@@ -126,8 +126,9 @@ def test_emulate_command_user_errors_have_no_traceback(tmp_path: Path, capsys: p
 def render(inventory: Path | str, outdir: Path, *sets: str) -> Path:
     plan = plan_from_file(str(inventory), sets)
     platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
-    # verify=False: `vlanroute verify` has no linux-bridge parser yet; the emulation is the check.
-    render_to_dir(plan.to_json(), outdir, platform_lookup(platforms), RenderOptions(verify=False))
+    # verify=True: the rendered linux-bridge scripts are parsed back and simulated first.
+    result = render_to_dir(plan.to_json(), outdir, platform_lookup(platforms), RenderOptions(verify=True))
+    assert result.verified
     return outdir
 
 
