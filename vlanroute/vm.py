@@ -13,6 +13,7 @@ The VM has no network card: nothing it does can leave it.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import lzma
 import os
@@ -177,7 +178,7 @@ def build_initramfs(kernel: Path, cache_dir: Path | None = None) -> Path:
             .replace("@MARK@", STATUS_MARK).replace("@PORT@", str(DEBUG_EXIT_PORT)))
     modules = _module_files(version)
     # The cache key covers everything that goes in, so a changed init or busybox rebuilds.
-    stamp = f"{version}|{busybox.stat().st_mtime_ns}|{hash(init) & 0xffffffff}|{[str(m) for m in modules]}"
+    stamp = f"{version}|{busybox.stat().st_mtime_ns}|{hashlib.sha256(init.encode()).hexdigest()[:16]}|{[str(m) for m in modules]}"
     target = cache_dir / f"initramfs-{version}.cpio"
     stamp_file = target.with_suffix(".stamp")
     if target.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
@@ -193,10 +194,13 @@ def build_initramfs(kernel: Path, cache_dir: Path | None = None) -> Path:
         archive.add_file(f"modules/{name}", _read_module(path), 0o644)
     archive.add_file("modules.order", ("\n".join(names) + "\n").encode(), 0o644)
     archive.add_file("init", init.encode(), 0o755)
-    tmp = target.with_suffix(".tmp")
+    # Unique temporary names: concurrent runs (parallel test suites) each publish a whole file.
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
     tmp.write_bytes(archive.finish())
     tmp.replace(target)
-    stamp_file.write_text(stamp)
+    tmp_stamp = stamp_file.with_suffix(f".tmp{os.getpid()}")
+    tmp_stamp.write_text(stamp)
+    tmp_stamp.replace(stamp_file)
     return target
 
 
