@@ -89,6 +89,8 @@ CASES = [
     ("learning pool too small", with_("settings", {"learning": {"pool": "10.0.0.0/28"}}), ["settings.learning.pool"]),
     ("description injection", {**with_("platforms", {"p": {"base": "powerconnect-6248", "description": "x\nreload"}}),
                                "platform": "p"}, ["platforms.p.description"]),
+    ("refresh slower than aging allows", with_("settings", {"aging_time": 3600, "learning": {"interval": 3000}}),
+     ["inv.yaml", "settings.learning.interval", "half the aging time"]),
     ("interface injection", with_("hosts", {"per_switch": 1, "interface": "eth0;rm"}), ["hosts.interface"]),
 ]
 

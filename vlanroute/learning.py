@@ -1,4 +1,4 @@
-"""Learning subnets and the refresh schedule (seed 001, section 3.2.2).
+"""Learning subnets (seed 001, section 3.2.2); the refresh schedule itself is in schedule.py.
 
 Every host gets, in every routing VLAN, an address in a per-VLAN subnet used only to send
 the learning broadcast. The subnets come from a configurable pool, are sized for the host
@@ -52,18 +52,3 @@ def learning_address(subnet: str, host_index: int) -> str:
     """
     net = ipaddress.IPv4Network(subnet)
     return str(ipaddress.IPv4Address(int(net.network_address) + 1 + host_index))
-
-
-def refresh_schedule(aging_time: int, interval: int | None, splay: int | None) -> tuple[int, int]:
-    """The refresh interval and random splay, in seconds.
-
-    The job must run several times per aging period, so that one lost broadcast or a host
-    that was down does not let an entry age out: at least 4 runs per aging time, at most
-    one a day (with the 62xx maximum of 1,000,000 s that is daily). The splay spreads the
-    hosts x VLANs broadcasts over a quarter of the interval, at most an hour.
-    """
-    if interval is None:
-        interval = max(60, min(aging_time // 4, 86400))
-    if splay is None:
-        splay = min(interval // 4, 3600)
-    return interval, min(splay, interval)

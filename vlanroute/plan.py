@@ -16,7 +16,8 @@ from vlanroute.checks import check_limits, verify_plan
 from vlanroute.errors import PlanError, UserError
 from vlanroute.hostlist import Host, build_hosts
 from vlanroute.inventory import LoadedInventory, load_inventory
-from vlanroute.learning import assign_learning_addresses, learning_address, refresh_schedule
+from vlanroute.learning import assign_learning_addresses, learning_address
+from vlanroute.schedule import schedule_for
 from vlanroute.metrics import Metrics, compute_metrics
 from vlanroute.platforms import Platform
 from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, check_mgmt_networks,
@@ -291,10 +292,11 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
     if s.eee and not all(p.supports_eee for p in used.values()):
         warnings.append("settings.eee is on but " + ", ".join(p.name for p in used.values() if not p.supports_eee)
                         + " has no EEE setting; ignored there")
-    interval, splay = refresh_schedule(aging, s.learning.interval, s.learning.splay)
-    if interval * 2 > aging:
-        warnings.append(f"the refresh interval {interval} s is more than half the aging time {aging} s: "
-                        "one missed refresh lets MAC entries age out")
+    try:
+        sched = schedule_for(aging, s.learning.interval, s.learning.splay)
+    except UserError as exc:   # the same rule render applies; name the inventory file here
+        raise UserError(exc.message, file=inv.file, field=exc.field, fix=exc.fix) from None
+    interval, splay = sched.interval_s, sched.splay_s
     return {
         "aging_time": aging, "flow_control": s.flow_control, "eee": s.eee, "lag_hash": s.lag_hash,
         "learning": {"pool": str(s.learning.pool), "method": s.learning.method,
