@@ -101,3 +101,27 @@ def test_explicit_vlan_ids_and_dimension_order(capsys: pytest.CaptureFixture[str
     # y first on the 4x2 mesh: each column's two switches share a tree -> 4 VLANs (x first needs 2).
     assert [v["id"] for v in plan["vlans"]] == [300, 310, 320, 330]
     assert plan["routing"]["dimension_order"] == [1, 0]
+
+
+def test_derived_platform_is_recorded_and_rebuilt_by_verify(tmp_path: Path) -> None:
+    """plan.json carries a derived platform's base and limits; verify rebuilds it exactly."""
+    from vlanroute.platforms import platform_from_json
+    from vlanroute.verify_configs import load_outdir
+
+    doc = yaml.safe_load((INV / "seed-torus.yaml").read_text())
+    doc["platforms"] = {"pc6248-16k": {"base": "powerconnect-6248", "mac_capacity": 16384, "max_vlans": 256}}
+    doc["platform"] = "pc6248-16k"
+    p = tmp_path / "inv.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    plan = plan_from_file(p)
+    rec = plan.to_json()["platforms"]["pc6248-16k"]
+    assert rec["base"] == "powerconnect-6248" and rec["mac_capacity"] == 16384 and rec["ports"] == 48
+    assert platform_from_json("pc6248-16k", rec) == plan.switches["sw1"].platform
+    assert platform_from_json("powerconnect-6248", plan_from_file(INV / "seed-ring.yaml").to_json()
+                              ["platforms"]["powerconnect-6248"]) is None   # built-ins are not derived
+
+    out = tmp_path / "out"
+    assert main(["render", str(p), "-o", str(out), "--no-verify"]) == 0
+    loaded = load_outdir(out)        # no platform table passed in: only plan.json to go on
+    assert loaded.platforms["sw1"].mac_capacity == 16384 and loaded.platforms["sw1"].max_vlans == 256
+    assert not any("not built in" in n for n in loaded.notes)

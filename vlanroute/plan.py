@@ -19,7 +19,7 @@ from vlanroute.inventory import LoadedInventory, load_inventory
 from vlanroute.learning import assign_learning_addresses, learning_address
 from vlanroute.schedule import schedule_for
 from vlanroute.metrics import Metrics, compute_metrics
-from vlanroute.platforms import Platform
+from vlanroute.platforms import Platform, platform_json
 from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, check_mgmt_networks,
                                 resolve_platforms)
 from vlanroute.tiebreak import balanced_shortest_routes, cable_counts, search_dor_ties, share_trees
@@ -74,6 +74,8 @@ class Plan:
                                                       for v in sorted(self.vlans, key=lambda v: v.id)}}
                       for h in self.hosts},
             "switches": {s: _switch_json(sp) for s, sp in self.switches.items()},
+            "platforms": {name: platform_json(p) for name, p in
+                          sorted({sp.platform.name: sp.platform for sp in self.switches.values()}.items())},
             "cabling": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port, "a_lag": c.a_lag, "b_lag": c.b_lag}
                         for c in self.cabling],
             "metrics": self.metrics.to_json(),

@@ -37,6 +37,7 @@ class Platform:
     lag_hash_modes: dict[str, str] = field(default_factory=dict)
     facts: dict[str, str] = field(default_factory=dict)  # limit name -> "C|P|U: source"
     synthetic: bool = False          # a modelling platform, not a product
+    base: str | None = None          # the built-in platform an inventory derived this one from
 
     def port_index(self, port: str) -> int:
         return self._index()[port]
@@ -199,4 +200,20 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
         assert prefix_match is not None
         ports = port_range(prefix_match.group(1), 1, port_count)
-    return replace(base, name=name, ports=ports, synthetic=True, **limits)  # type: ignore[arg-type]
+    return replace(base, name=name, ports=ports, synthetic=True, base=base.name, **limits)  # type: ignore[arg-type]
+
+
+def platform_json(p: Platform) -> dict[str, object]:
+    """A platform's limits as plan.json records them, so a derived platform can be rebuilt."""
+    return {"base": p.base, "family": p.family, "ports": len(p.ports),
+            **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+
+
+def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
+    """Rebuild an inventory-derived platform from plan.json's record; None if it is not one."""
+    base = doc.get("base")
+    if not isinstance(base, str) or base not in PLATFORMS:
+        return None
+    limits = {k: doc[k] for k in OVERRIDABLE_LIMITS if k in doc}
+    ports = doc.get("ports")
+    return derive_platform(name, PLATFORMS[base], ports if isinstance(ports, int) else None, limits)

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from vlanroute.bridge_model import PortConfig, SwitchConfig
 from vlanroute.errors import UserError
 from vlanroute.parsers import parse_config
-from vlanroute.platforms import PLATFORMS, Platform
+from vlanroute.platforms import PLATFORMS, Platform, platform_from_json
 from vlanroute.simulate import BridgePort, Fabric, Network, PathResult
 
 MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
@@ -98,11 +98,17 @@ def _load_plan(outdir: Path) -> dict[str, Any]:
 
 
 def _platform_for(name: str, family: str, plan_ports: set[str], plan_capacity: int | None,
-                  extra: Mapping[str, Platform] | None, notes: list[str]) -> Platform:
+                  extra: Mapping[str, Platform] | None, notes: list[str],
+                  recorded: Mapping[str, object] | None = None) -> Platform:
     if extra and name in extra:
         return extra[name]
     if name in PLATFORMS:
         return PLATFORMS[name]
+    # plan.json records derived platforms with their base and limits ("platforms").
+    if isinstance(recorded, dict) and isinstance(recorded.get(name), dict):
+        rebuilt = platform_from_json(name, recorded[name])
+        if rebuilt is not None:
+            return rebuilt
     # An inventory-derived platform: plan.json records only its name and family. Use the
     # built-in of that family, stretched to the ports the plan names, with the MAC
     # capacity the plan was checked against (metrics.mac_capacity).
@@ -544,7 +550,7 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         ports = set(spec.get("ports", {})) | set(spec.get("reserved_ports", []))
         capacity = doc.get("metrics", {}).get("mac_capacity") if isinstance(doc.get("metrics"), dict) else None
         plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, capacity,
-                                  platforms, notes)
+                                  platforms, notes, doc.get("platforms"))
     _check_plan_refs(doc, plats, outdir / "plan.json")
     cables = _load_cabling(outdir, plats)
 
