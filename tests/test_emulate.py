@@ -16,7 +16,7 @@ import pytest
 from tests.test_emulate_plan import render
 from vlanroute import vm
 from vlanroute.cli import main
-from vlanroute.emulate import Options
+from vlanroute.emulate import Options, lean_python
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -151,7 +151,6 @@ def test_vlan1_left_on_ring_links_is_caught_as_a_bounded_storm(
 
 def test_sigterm_during_learning_tears_everything_down(tmp_path: Path) -> None:
     out = small_ring(tmp_path)
-    from vlanroute.emulate import lean_python
     python, env = lean_python()
     run = " ".join([*python, "-m", "vlanroute.commands.emulate", "--kernel", "host", str(out)])
     # Inside the VM: start the emulation on the guest kernel, stop it with SIGTERM while
@@ -168,6 +167,7 @@ echo "namespaces=$(ip netns list | wc -l)"
 echo "veths=$(ip -o link show type veth | wc -l)"
 echo "scripts=$(ps -eo args | grep -c '[h]osts/.*\\.sh')"
 cat emu.log
+{" ".join(python)} -c 'from vlanroute.emulate import host_kernel_capable as c; print("capable=%s" % (c(),))'
 """
     result = vm.run_in_vm(script, tmp_path, vm.VmConfig(timeout_s=600, extra_env=env))
     text = result.output
@@ -175,6 +175,8 @@ cat emu.log
     assert "aborted: interrupted (SIGTERM)" in text, text
     assert "namespaces=0" in text and "veths=0" in text and "scripts=0" in text, text
     assert "8 namespaces removed, none left" in text, text
+    # The guest kernel is what `--kernel auto` looks for: it would run there directly.
+    assert "capable=(True, 'bridge VLAN filtering, 802.1Q and tbf available')" in text, text
 
 
 def test_switch_script_without_bonding_uses_one_cable_per_lag(tmp_path: Path) -> None:
