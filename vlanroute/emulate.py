@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -493,10 +494,23 @@ def _signals_raise() -> Iterator[None]:
             signal.signal(s, h)
 
 
+def remove_stale_namespaces(log: Callable[[str], None]) -> None:
+    """Namespaces of an earlier run that was killed (SIGKILL skips every teardown)."""
+    stale = []
+    for name in netns.existing("vr"):
+        m = re.match(r"^vr(\d+)-", name)
+        if m and not Path(f"/proc/{m.group(1)}").exists():
+            stale.append(name)
+    if stale:
+        log(f"removing {len(stale)} namespaces left by a killed earlier run")
+        netns.delete_all(stale)
+
+
 def run_here(outdir: Path, options: Options, kernel: str,
              log: Callable[[str], None] = print) -> Report:
     """The whole emulation in this kernel (needs root). Always tears down."""
     plan = load(outdir)
+    remove_stale_namespaces(log)
     emu = Emulation(plan, options, log)
     lags = sum(1 for c in plan.cables if c.a_lag is not None)
     report = Report(outdir=str(outdir), plan=plan.name, kernel=kernel,
