@@ -140,6 +140,25 @@ class _Tree:
                 out.append((down, weight * xd))
         return out
 
+    def score(self, s: int, weight: int, load: list[float], invc: list[float], peak: float) -> tuple[float, float]:
+        """(max load, change in the sum of squared loads) if source s joined this tree;
+        `contribution` without building the list, for ranking many candidates."""
+        ts = self.tin[s]
+        top = peak
+        sq = 0.0
+        for tin, tout, down, xd, up, xu in self.links:
+            if tin <= ts < tout:
+                a, x = up, xu
+            else:
+                a, x = down, xd
+            if x:
+                l0 = load[a]
+                l1 = l0 + weight * x * invc[a]
+                if l1 > top:
+                    top = l1
+                sq += l1 * l1 - l0 * l0
+        return (round(top, 6), sq)
+
     def parents_from(self, s: int) -> dict[int, int]:
         adj: dict[int, list[int]] = {}
         for v, p in self.parent.items():
@@ -236,17 +255,6 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
     tree_of = [-1] * n
     contrib: dict[int, list[tuple[int, int]]] = {}
 
-    def score(c: list[tuple[int, int]], peak: float) -> tuple[float, float]:
-        top = peak
-        sq = 0.0
-        for a, x in c:
-            l0 = load[a]
-            l1 = l0 + x * invc[a]
-            if l1 > top:
-                top = l1
-            sq += l1 * l1 - l0 * l0
-        return (round(top, 6), sq)
-
     def apply(c: list[tuple[int, int]], sign: float) -> None:
         for a, x in c:
             load[a] += sign * x * invc[a]
@@ -265,13 +273,12 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
         peak = max(load)
         best = None
         for t in ranked(s):
-            c = trees[t].contribution(s, pb.hosts[s])
-            sc = score(c, peak)
+            sc = trees[t].score(s, pb.hosts[s], load, invc, peak)
             if best is None or sc < best[0]:
-                best = (sc, t, c)
+                best = (sc, t)
         assert best is not None
-        tree_of[s], contrib[s] = best[1], best[2]
-        apply(best[2], 1.0)
+        tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, pb.hosts[s])
+        apply(contrib[s], 1.0)
     for _ in range(rounds):
         work += len(sources) * min(NEAR, len(trees)) * n
         if work > MAX_WORK:
@@ -282,15 +289,14 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
             peak = max(load)
             best = None
             for t in ranked(s):
-                c = contrib[s] if t == tree_of[s] else trees[t].contribution(s, pb.hosts[s])
-                sc = score(c, peak)
+                sc = trees[t].score(s, pb.hosts[s], load, invc, peak)
                 if best is None or sc < best[0] or (sc == best[0] and t == tree_of[s]):
-                    best = (sc, t, c)
+                    best = (sc, t)
             assert best is not None
             if best[1] != tree_of[s]:
                 changed = True
-            tree_of[s], contrib[s] = best[1], best[2]
-            apply(best[2], 1.0)
+                tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, pb.hosts[s])
+            apply(contrib[s], 1.0)
         if not changed:
             break
     return tree_of, load
