@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import vlanroute.render as R
+from vlanroute import atomic_dir
 from render_fixtures import ring3_plan
 from vlanroute.cli import main
 from vlanroute.errors import UserError, VerificationError
@@ -101,7 +102,7 @@ def test_refuses_to_replace_a_directory_that_is_not_an_outdir(tmp_path: Path) ->
 
 
 def test_fallback_publish_without_renameat2(previous: Path, monkeypatch) -> None:
-    monkeypatch.setattr(R, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(atomic_dir, "exchange_dirs", lambda a, b: False)
     R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup(), R.RenderOptions(verify=False))
     assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text()
     assert (previous / "backups" / "sw1-running.cfg").is_file()

@@ -34,6 +34,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402  (comes with matplotlib)
 
+from vlanroute.atomic_dir import publish_dir  # noqa: E402
 from vlanroute.errors import UserError  # noqa: E402
 from vlanroute.layout import Layout, compute_layout, pair  # noqa: E402
 from vlanroute.picture_options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE  # noqa: E402
@@ -381,7 +382,7 @@ def draw_to_dir(plan: Plan, outdir: Path, fmt: str = "png", max_vlans: int = DEF
             files.append(rel)
         (tmp / INDEX_FILE).write_text(index_text(plan, selection, fmt))
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
-        _publish(tmp, outdir)
+        publish_dir(tmp, outdir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -418,19 +419,3 @@ def _check_outdir(outdir: Path) -> None:
         raise UserError(f"{outdir} is not empty and is not an earlier `vlanroute draw` directory "
                         f"(no {INDEX_FILE}); refusing to replace it", field="-o/--outdir",
                         fix="choose a new or empty directory")
-
-
-def _publish(tmp: Path, outdir: Path) -> None:
-    if not outdir.exists():
-        os.rename(tmp, outdir)
-        return
-    # Two renames; if the second fails, the old directory is put back.
-    old = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.old-"))
-    os.rmdir(old)
-    os.rename(outdir, old)
-    try:
-        os.rename(tmp, outdir)
-    except OSError:
-        os.rename(old, outdir)
-        raise
-    shutil.rmtree(old)

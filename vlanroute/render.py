@@ -8,7 +8,6 @@ then swapped into place, so a failure at any step leaves OUTDIR exactly as it wa
 from __future__ import annotations
 
 import csv
-import ctypes
 import io
 import json
 import os
@@ -21,6 +20,7 @@ from typing import Any
 
 import jinja2
 
+from vlanroute.atomic_dir import publish_dir
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.platforms import PLATFORMS, Platform
 from vlanroute.render_context import (DocIndex, SwitchContext, host_context, learning_method,
@@ -157,40 +157,6 @@ def _check_outdir(outdir: Path) -> None:
                             fix="choose a new or empty directory, or the OUTDIR of an earlier render")
 
 
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    AT_FDCWD = -100
-    rc = fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    return rc == 0
-
-
-def _publish(tmp: Path, outdir: Path) -> None:
-    if not outdir.exists():
-        os.rename(tmp, outdir)
-        return
-    if _exchange(tmp, outdir):
-        shutil.rmtree(tmp)          # tmp now holds the old OUTDIR
-        return
-    # Fallback: two renames; on failure of the second, the old OUTDIR is put back.
-    old = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.old-"))
-    os.rmdir(old)
-    os.rename(outdir, old)
-    try:
-        os.rename(tmp, outdir)
-    except OSError:
-        os.rename(old, outdir)
-        raise
-    shutil.rmtree(old)
-
-
 def _carry_over(outdir: Path, tmp: Path) -> None:
     """Hard-link kept directories into the new tree: cheap, and the old tree stays intact."""
     for d in KEEP_DIRS:
@@ -220,7 +186,7 @@ def render_to_dir(doc: Mapping[str, Any], outdir: Path, platform_of: Callable[[s
         if outdir.exists():
             _carry_over(outdir, tmp)
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
-        _publish(tmp, outdir)
+        publish_dir(tmp, outdir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
