@@ -70,6 +70,12 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
         assert "vlan database" not in backups[0].read_text()
         assert name in out and str(backups[0].name) in out.replace("\n", "").replace("│", "").replace(" ", "")
 
+    # A dry run now has nothing to change either: it reports unchanged, not commands to send.
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--dry-run", "--workers", "8")
+    assert rc == 0, out + err
+    assert out.count("unchanged") == 8 and "would be sent" not in out
+
     # Second push: nothing to do, nothing sent, nothing saved again.
     before = {n: len(cluster.switch(n).received) for n in cluster.plan["switches"]}
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",

@@ -244,12 +244,12 @@ class Pusher:
                 res.message = ("not changed: the running config changed since the diff was "
                                "shown; run push again")
                 return res
+            if not prep.diff:           # also in a dry run: nothing would be sent
+                res.result, res.message = UNCHANGED, "already as rendered; nothing sent"
+                return res
             if self.options.dry_run:
                 res.result = DRY_RUN
                 res.message = f"{len(prep.commands)} commands would be sent"
-                return res
-            if not prep.diff:
-                res.result, res.message = UNCHANGED, "already as rendered; nothing sent"
                 return res
             return self._apply(target, session, prep, res)
         except ConnectionLost as exc:
