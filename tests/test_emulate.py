@@ -153,9 +153,11 @@ def test_sigterm_during_learning_tears_everything_down(tmp_path: Path) -> None:
     out = small_ring(tmp_path)
     python, env = lean_python()
     run = " ".join([*python, "-m", "vlanroute.commands.emulate", "--kernel", "host", str(out)])
-    # Inside the VM: start the emulation on the guest kernel, stop it with SIGTERM while
-    # the host scripts run, then count what is left of it.
+    # Inside the VM: leave a namespace as a SIGKILLed earlier run would, start the emulation
+    # on the guest kernel, stop it with SIGTERM while the host scripts run, then count what
+    # is left.
     script = f"""
+ip netns add vr999999-left-by-a-killed-run
 {run} > emu.log 2>&1 &
 pid=$!
 i=0
@@ -175,6 +177,8 @@ cat emu.log
     assert "aborted: interrupted (SIGTERM)" in text, text
     assert "namespaces=0" in text and "veths=0" in text and "scripts=0" in text, text
     assert "8 namespaces removed, none left" in text, text
+    # The namespace of a run killed earlier (its pid is gone) was removed at the start.
+    assert "removing 1 namespaces left by a killed earlier run" in text, text
     # The guest kernel is what `--kernel auto` looks for: it would run there directly.
     assert "capable=(True, 'bridge VLAN filtering, 802.1Q and tbf available')" in text, text
 
