@@ -25,6 +25,7 @@ import json
 import os
 import re
 import select
+import shlex
 import shutil
 import signal
 import socket
@@ -593,7 +594,7 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
                                      "under QEMU TCG)",
                 str(work / "outdir")]
-        script = " ".join(_sh_quote(a) for a in args)
+        script = " ".join(shlex.quote(a) for a in args)
         result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
                               on_line=lambda line: log(line.rstrip("\n")))
         if json_report is not None and (work / "report.json").exists():
@@ -616,7 +617,3 @@ def lean_python() -> tuple[list[str], dict[str, str]]:
             paths.append(path)
     return [sys.executable, "-S"], {"PYTHONPATH": os.pathsep.join(paths)}
 
-
-def _sh_quote(text: str) -> str:
-    import shlex
-    return shlex.quote(text)
