@@ -231,3 +231,14 @@ def test_hosts_that_never_send_the_learning_broadcasts_are_caught(
     # Not one (switch, VLAN, MAC) entry: with IPv6 off nothing else leaks the MACs.
     assert str(fdb["detail"]).startswith("0/"), fdb
     assert data["teardown_clean"] is True
+
+
+def test_raw_learning_method_without_sub_interfaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --learning-method raw: no VLAN sub-interfaces on the hosts; `vlanroute learn --raw`
+    # writes 802.1Q-tagged frames itself. The host ports must accept them all the same.
+    out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring",
+                 "hosts.count=null", "hosts.per_switch=1", "platform=linux-bridge",
+                 "topology.size=4", "topology.links_per_pair=1", "switches={}", learning_method="raw")
+    assert "--raw" in (out / "hosts" / "node001.sh").read_text()
+    status, data, text = emulate(out, tmp_path / "report.json", capsys)
+    assert_all_checks_pass(status, data, text)

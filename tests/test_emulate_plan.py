@@ -123,11 +123,12 @@ def test_emulate_command_user_errors_have_no_traceback(tmp_path: Path, capsys: p
     assert "no plan.json" in capsys.readouterr().err
 
 
-def render(inventory: Path | str, outdir: Path, *sets: str) -> Path:
+def render(inventory: Path | str, outdir: Path, *sets: str, learning_method: str | None = None) -> Path:
     plan = plan_from_file(str(inventory), sets)
     platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
     # verify=True: the rendered linux-bridge scripts are parsed back and simulated first.
-    result = render_to_dir(plan.to_json(), outdir, platform_lookup(platforms), RenderOptions(verify=True))
+    result = render_to_dir(plan.to_json(), outdir, platform_lookup(platforms),
+                           RenderOptions(learning_method=learning_method, verify=True))
     assert result.verified
     return outdir
 
