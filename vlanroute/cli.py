@@ -12,7 +12,7 @@ import click
 
 from vlanroute.leancli import lean_main
 
-# One line per command module: vlanroute/commands/<module>.py exporting `command`.
+# One line per command: vlanroute/commands/<name>.py exporting `command` named <name>.
 COMMAND_MODULES: list[str] = [
     "push",
     "audit",
@@ -27,14 +27,27 @@ COMMAND_MODULES: list[str] = [
 ]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """Imports a command's module only when that command runs (or when --help lists them).
+
+    `vlanroute learn` runs from cron on every host: it should not pay for netmiko,
+    networkx and pydantic imports it never uses.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMAND_MODULES:
+            return None
+        command: click.Command = importlib.import_module(f"vlanroute.commands.{cmd_name}").command
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vlanroute")
 def group() -> None:
     """VLAN routing for Ethernet HPC clusters with loops."""
-
-
-for _name in COMMAND_MODULES:
-    group.add_command(importlib.import_module(f"vlanroute.commands.{_name}").command)
 
 
 def main(argv: list[str] | None = None) -> int:
