@@ -135,6 +135,7 @@ def test_budget_plans_fit_and_report_their_stretch(tmp_path: Path, kind: str, di
     assert plan["metrics"]["mean_stretch"] == pytest.approx(stretch, abs=1e-4)
     assert plan["metrics"]["non_minimal_routes"] == longer
     assert plan["metrics"]["max_link_load"] == pytest.approx(max(plan_loads(plan).values()))
+    assert any("longer than a shortest path" in w for w in plan["warnings"]) == (longer > 0)
 
 
 @SETTINGS

@@ -131,6 +131,9 @@ def build_plan(inv: LoadedInventory) -> Plan:
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
                                                                   check_mgmt_networks(inv, switches))
     verify_plan(topo, routes, vlans, hosts, switches, cables)
+    if routes.algorithm == "budget" and metrics.non_minimal_routes:
+        warnings.append(f"routing within {routes.detail.get('max_vlans')} VLANs: {metrics.non_minimal_routes} routes "
+                        f"between switches are longer than a shortest path (mean stretch {metrics.mean_stretch:.3f})")
     if not metrics.deadlock_free:
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
                         "the network can deadlock under heavy load; routing.algorithm: updown is deadlock-free")
