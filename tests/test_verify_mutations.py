@@ -395,6 +395,15 @@ def test_inventory_derived_platform_verifies_from_the_outdir_alone(tmp_path: Pat
     capsys.readouterr()
     assert main(["verify", str(out)]) == 0
     text = capsys.readouterr().out
+    # plan.json records the derived platform (base and limits): verify rebuilds it, no guessing.
+    assert "is not built in" not in text
+    # A plan.json without that record (an older render): the built-in of the family is used, and said.
+    plan_path = out / "plan.json"
+    doc = json.loads(plan_path.read_text())
+    del doc["platforms"]
+    plan_path.write_text(json.dumps(doc, indent=1))
+    assert main(["verify", str(out)]) == 0
+    text = capsys.readouterr().out
     assert "platform pc-big is not built in: checked as powerconnect-6248 with 48 ports and a MAC capacity of 20000" in text
 
 
