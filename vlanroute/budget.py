@@ -28,6 +28,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
+from vlanroute.checks import tree_parents
 from vlanroute.errors import PlanError
 from vlanroute.inventory import LoadedInventory
 from vlanroute.platforms import Platform
@@ -160,21 +161,7 @@ class _Tree:
         return (round(top, 6), sq)
 
     def parents_from(self, s: int) -> dict[int, int]:
-        adj: dict[int, list[int]] = {}
-        for v, p in self.parent.items():
-            adj.setdefault(v, []).append(p)
-            adj.setdefault(p, []).append(v)
-        out: dict[int, int] = {}
-        q = deque([s])
-        seen = {s}
-        while q:
-            u = q.popleft()
-            for v in adj.get(u, ()):
-                if v not in seen:
-                    seen.add(v)
-                    out[v] = u
-                    q.append(v)
-        return out
+        return tree_parents(self.parent.items(), s)
 
 
 @dataclass

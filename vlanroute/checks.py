@@ -8,6 +8,8 @@ bug (VerificationError); a limit the hardware cannot meet is the user's to fix (
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Hashable, Iterable
+from typing import TypeVar
 
 from vlanroute.errors import PlanError, VerificationError
 from vlanroute.hostlist import Host
@@ -17,12 +19,16 @@ from vlanroute.topology import Topology
 from vlanroute.vlans import VlanGroup, is_forest
 
 
-def tree_parents(links: set[tuple[str, str]], root: str) -> dict[str, str]:
-    adj: dict[str, list[str]] = {}
+N = TypeVar("N", bound=Hashable)
+
+
+def tree_parents(links: Iterable[tuple[N, N]], root: N) -> dict[N, N]:
+    """Each node's neighbour towards `root` in the tree (or forest component) given by `links`."""
+    adj: dict[N, list[N]] = {}
     for a, b in links:
         adj.setdefault(a, []).append(b)
         adj.setdefault(b, []).append(a)
-    parent: dict[str, str] = {}
+    parent: dict[N, N] = {}
     seen = {root}
     q = deque([root])
     while q:
