@@ -8,7 +8,6 @@ frames each cable must carry for a given all-to-all traffic pattern.
 
 from __future__ import annotations
 
-import csv
 import ipaddress
 import json
 from collections import defaultdict
@@ -17,22 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.errors import UserError
+from vlanroute.outdir import Cable, host_macs, read_cabling
 from vlanroute.platforms import PLATFORMS
 
 FAMILY = "linux-bridge"
 # Plain (application) addresses of the emulated hosts: RFC 2544 benchmarking space, which
 # no learning pool should use and which never leaves the namespaces anyway.
 PLAIN_NET = ipaddress.ip_network("198.18.0.0/15")
-
-
-@dataclass(frozen=True)
-class Cable:
-    a: str
-    a_port: str
-    b: str
-    b_port: str
-    a_lag: int | None
-    b_lag: int | None
 
 
 @dataclass(frozen=True)
@@ -139,32 +129,6 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise UserError(f"not valid JSON: {exc}", file=str(path)) from None
 
 
-def _read_cabling(path: Path) -> list[Cable]:
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise UserError("no cabling.csv here", file=str(path.parent),
-                        fix="re-render OUTDIR with `vlanroute render`") from None
-    rows = list(csv.DictReader(text.splitlines()))
-    need = {"a", "a_port", "b", "b_port", "a_lag", "b_lag"}
-    if rows and not need <= set(rows[0]):
-        raise UserError(f"header must be {','.join(sorted(need))}", file=str(path))
-    cables = []
-    for i, r in enumerate(rows, start=2):
-        try:
-            cables.append(Cable(r["a"], r["a_port"], r["b"], r["b_port"],
-                                int(r["a_lag"]) if r["a_lag"] else None,
-                                int(r["b_lag"]) if r["b_lag"] else None))
-        except (ValueError, TypeError):
-            raise UserError(f"line {i}: bad LAG id", file=str(path)) from None
-    return cables
-
-
-def _mac(index: int) -> str:
-    """A locally administered unicast MAC per host (02:76:72 = 'vr')."""
-    return "02:76:72:{:02x}:{:02x}:{:02x}".format((index >> 16) & 0xFF, (index >> 8) & 0xFF, index & 0xFF)
-
-
 def _family(spec: dict[str, Any]) -> str:
     if spec.get("family"):
         return str(spec["family"])
@@ -200,7 +164,7 @@ def load(outdir: Path) -> EmulationPlan:
     if len(hosts_doc) < 2:
         raise UserError("the emulation needs at least two hosts to send traffic", file=plan_file)
 
-    cables = _read_cabling(outdir / "cabling.csv")
+    cables = read_cabling(outdir, switches)
     in_plan = sorted((c["a"], c["a_port"], c["b"], c["b_port"]) for c in doc.get("cabling", []))
     if sorted((c.a, c.a_port, c.b, c.b_port) for c in cables) != in_plan:
         raise UserError("cabling.csv does not list the same cables as plan.json",
@@ -245,6 +209,7 @@ def load(outdir: Path) -> EmulationPlan:
         raise UserError(f"a learning subnet overlaps {PLAIN_NET}, which the emulation uses for "
                         "the hosts' plain addresses", file=plan_file,
                         fix="choose another settings.learning.pool")
+    macs = host_macs(hosts_doc)
     hosts: dict[str, EmuHost] = {}
     for i, name in enumerate(sorted(hosts_doc)):
         h = hosts_doc[name]
@@ -253,7 +218,7 @@ def load(outdir: Path) -> EmulationPlan:
         hosts[name] = EmuHost(
             name=name, switch=h["switch"], port=h["port"], vlan=int(h["vlan"]),
             interface=h.get("interface") or "eth0",
-            mac=(h.get("mac") or _mac(i + 1)).lower(),
+            mac=macs[name],
             address=str(PLAIN_NET.network_address + i + 1))
     ports_seen: set[tuple[str, str]] = set()
     for h in hosts.values():

@@ -15,7 +15,6 @@ into the vendor-neutral model, joined with cabling.csv, and then
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from collections import defaultdict, deque
@@ -25,6 +24,7 @@ from typing import Any, Mapping
 
 from vlanroute.bridge_model import PortConfig, SwitchConfig
 from vlanroute.errors import UserError
+from vlanroute.outdir import Cable, host_macs, read_cabling, read_text
 from vlanroute.parsers import parse_config
 from vlanroute.platforms import PLATFORMS, Platform, platform_from_json
 from vlanroute.simulate import BridgePort, Fabric, Network, PathResult
@@ -115,7 +115,7 @@ def _platform_for(name: str, family: str, plan_ports: set[str], plan_capacity: i
     base = next((p for p in PLATFORMS.values() if p.family == family), None)
     if base is None:
         raise UserError(f"unknown platform {name!r} of unknown family {family!r}",
-                        field=f"switches.*.platform", fix="render again with this version of vlanroute")
+                        field="switches.*.platform", fix="render again with this version of vlanroute")
     prefix = re.match(r"^(.*?)(\d+)$", base.ports[0])
     assert prefix is not None
     highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
@@ -127,64 +127,6 @@ def _platform_for(name: str, family: str, plan_ports: set[str], plan_capacity: i
         notes.append(note)
     return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)),
                    mac_capacity=capacity)
-
-
-@dataclass(frozen=True)
-class Cable:
-    row: int
-    a: str
-    a_port: str
-    b: str
-    b_port: str
-    a_lag: int | None
-    b_lag: int | None
-
-    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
-        return (self.a, self.a_port), (self.b, self.b_port)
-
-
-def _load_cabling(outdir: Path, platforms: dict[str, Platform]) -> list[Cable]:
-    path = outdir / "cabling.csv"
-    if not path.is_file():
-        raise UserError("cabling.csv not found", file=str(path),
-                        fix="give the OUTDIR written by `vlanroute render`")
-    cables: list[Cable] = []
-    used: dict[tuple[str, str], int] = {}
-    try:
-        rows = list(csv.reader(_read_text(path).splitlines()))
-    except csv.Error as exc:
-        raise UserError(f"not CSV: {exc}", file=str(path), fix="restore the file from `vlanroute render`") from None
-    reader = iter(rows)
-    header = next(reader, None)
-    if header != ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]:
-        raise UserError(f"header is {header}, expected a,a_port,b,b_port,a_lag,b_lag",
-                        file=str(path), field="line 1", fix="restore the header line")
-    for lineno, row in enumerate(reader, start=2):
-        if not row:
-            continue
-        if len(row) != 6:
-            raise UserError(f"{len(row)} fields, expected 6", file=str(path), field=f"line {lineno}",
-                            fix="one cable per line: a,a_port,b,b_port,a_lag,b_lag")
-        a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row)
-        for sw, port in ((a, a_port), (b, b_port)):
-            if sw not in platforms:
-                raise UserError(f"switch {sw!r} is not in plan.json", file=str(path),
-                                field=f"line {lineno}", fix="use the switch names of plan.json")
-            if not platforms[sw].has_port(port):
-                raise UserError(f"{sw} has no port {port!r} ({platforms[sw].name})", file=str(path),
-                                field=f"line {lineno}", fix="use the platform's port names")
-            if (sw, port) in used:
-                raise UserError(f"{sw} {port} is already cabled on line {used[(sw, port)]}",
-                                file=str(path), field=f"line {lineno}",
-                                fix="a port holds one cable")
-            used[(sw, port)] = lineno
-        try:
-            lags = tuple(int(x) if x else None for x in (a_lag, b_lag))
-        except ValueError:
-            raise UserError("a_lag/b_lag must be a LAG number or empty", file=str(path),
-                            field=f"line {lineno}", fix="write the LAG id, or nothing") from None
-        cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1]))
-    return cables
 
 
 def _check_plan_refs(doc: dict[str, Any], plats: dict[str, Platform], path: Path) -> None:
@@ -216,23 +158,10 @@ def _host_broadcasts(outdir: Path, host: str, spec: dict[str, Any]) -> list[int]
     """The VLANs the host script sends its learning broadcasts in (its VLANS= line)."""
     script = outdir / "hosts" / f"{host}.sh"
     if script.is_file():
-        m = re.search(r'^VLANS="([0-9 ]*)"', _read_text(script), re.MULTILINE)
+        m = re.search(r'^VLANS="([0-9 ]*)"', read_text(script), re.MULTILINE)
         if m:
             return [int(v) for v in m.group(1).split()]
     return sorted(int(v) for v in spec.get("learning_addresses", {}))
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read: {exc}", file=str(path),
-                        fix="render again; the file must be the UTF-8 text `vlanroute render` wrote") from None
-
-
-def _synth_mac(index: int) -> str:
-    # Locally administered, unicast; deterministic by the host's rank in name order.
-    return "02:76:72:" + ":".join(f"{(index >> s) & 0xFF:02x}" for s in (16, 8, 0))
 
 
 # --- checks ---------------------------------------------------------------------------------
@@ -552,7 +481,7 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, capacity,
                                   platforms, notes, doc.get("platforms"))
     _check_plan_refs(doc, plats, outdir / "plan.json")
-    cables = _load_cabling(outdir, plats)
+    cables = read_cabling(outdir, plats, plats)
 
     configs: dict[str, SwitchConfig] = {}
     for sw in sorted(doc["switches"]):
@@ -560,12 +489,10 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         if not path.is_file():
             raise UserError(f"config of switch {sw} not found", file=str(path),
                             fix="render again; every switch of plan.json needs switches/<name>.cfg")
-        text = _read_text(path)
+        text = read_text(path)
         configs[sw] = parse_config(plats[sw].family, text, switch=sw, platform=plats[sw],
                                    source=f"switches/{sw}.cfg")
-    macs: dict[str, str] = {}
-    for i, host in enumerate(sorted(doc["hosts"])):
-        macs[host] = (doc["hosts"][host].get("mac") or _synth_mac(i)).lower()
+    macs = host_macs(doc["hosts"])
     net = _build_network(doc, configs, cables, macs)
     sends: dict[str, list[int | None]] = {h: list(_host_broadcasts(outdir, h, hs))
                                           for h, hs in doc["hosts"].items()}
