@@ -20,7 +20,7 @@ from vlanroute.learning import assign_learning_addresses, learning_address
 from vlanroute.schedule import schedule_for
 from vlanroute.metrics import Metrics, compute_metrics
 from vlanroute.platforms import Platform, platform_json
-from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, check_mgmt_networks,
+from vlanroute.portplan import (Cable, SwitchPlan, apply_vlans, build_port_plan, mgmt_addresses,
                                 resolve_platforms)
 from vlanroute.tiebreak import balanced_shortest_routes, cable_counts, search_dor_ties, share_trees
 from vlanroute.topology import Topology, build_topology
@@ -119,7 +119,6 @@ def build_plan(inv: LoadedInventory) -> Plan:
     host_count = {s: 0 for s in topo.switches}
     for h in hosts:
         host_count[h.switch] += 1
-    host_switches = {s for s, n in host_count.items() if n}
 
     budget = vlan_budget(inv, platforms, len(hosts))
     routes, vlans = _route_and_pack(inv, topo, host_count, order, budget)
@@ -129,7 +128,7 @@ def build_plan(inv: LoadedInventory) -> Plan:
                               {s: sp.platform.mac_capacity for s, sp in switches.items()})
     check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
-                                                                  check_mgmt_networks(inv, switches))
+                                                                  mgmt_addresses(switches))
     verify_plan(topo, routes, vlans, hosts, switches, cables)
     if routes.algorithm == "budget" and metrics.non_minimal_routes:
         warnings.append(f"routing within {routes.detail.get('max_vlans')} VLANs: {metrics.non_minimal_routes} routes "

@@ -233,5 +233,6 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
             lag.tagged = sorted(by_pair.get((sp.name, lag.neighbor), []))
 
 
-def check_mgmt_networks(inv: LoadedInventory, switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+def mgmt_addresses(switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The switches' management addresses (the learning pool must not contain any)."""
     return [ipaddress.ip_address(sp.mgmt) for sp in switches.values() if sp.mgmt]

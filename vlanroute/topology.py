@@ -47,7 +47,6 @@ def build_topology(inv: LoadedInventory) -> Topology:
     file = inv.file
     kind = spec.kind
     dims: tuple[int, ...] | None = None
-    explicit_ports: list[tuple[str, str, str, str] | None] = []
 
     if kind == "custom":
         assert spec.switches is not None and spec.links is not None
