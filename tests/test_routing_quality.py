@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
@@ -88,6 +89,24 @@ def cut_bound(g: nx.Graph, hosts: dict[str, int]) -> float:
 # --------------------------------------------------------------------------- rings
 
 
+def ring_loads(n: int, weight: Callable[[int, int], float], plus_at_tie: Callable[[int], bool]) -> Counter:
+    """Load per directed ring link when every pair takes the shorter way round; at the antipode
+    (a tie) source s goes '+' if plus_at_tie(s). Independent of vlanroute's routing code."""
+    load: Counter = Counter()
+    for s in range(n):
+        for t in range(n):
+            if s == t:
+                continue
+            fwd = (t - s) % n
+            plus = fwd < n - fwd or (fwd == n - fwd and plus_at_tie(s))
+            step = 1 if plus else -1
+            x = s
+            while x != t:
+                load[(x, (x + step) % n)] += weight(s, t)
+                x = (x + step) % n
+    return load
+
+
 def ring_optimum(n: int, hosts: list[int]) -> float:
     """Exhaustive: every source picks its direction to the antipode (the only choice a minimal
     route has on a ring); the best maximum load per direction over all 2^n choices."""
@@ -95,18 +114,7 @@ def ring_optimum(n: int, hosts: list[int]) -> float:
     ties = [s for s in range(n)] if n % 2 == 0 else []
     for bits in itertools.product((True, False), repeat=len(ties)):
         plus_at_tie = dict(zip(ties, bits))
-        load = Counter()
-        for s in range(n):
-            for t in range(n):
-                if s == t:
-                    continue
-                fwd = (t - s) % n
-                plus = fwd < n - fwd or (fwd == n - fwd and plus_at_tie[s])
-                step = 1 if plus else -1
-                x = s
-                while x != t:
-                    load[(x, (x + step) % n)] += hosts[s] * hosts[t]
-                    x = (x + step) % n
+        load = ring_loads(n, lambda s, t: hosts[s] * hosts[t], plus_at_tie.__getitem__)
         best = min(best, max(load.values()))
     return best
 
@@ -164,18 +172,7 @@ def first_dimension_optimum(n: int, other: int, h: int) -> float:
     destination column); every source chooses its direction to the antipodal column."""
     best = float("inf")
     for bits in itertools.product((True, False), repeat=n):
-        load = Counter()
-        for s in range(n):
-            for t in range(n):
-                if s == t:
-                    continue
-                fwd = (t - s) % n
-                plus = fwd < n - fwd or (fwd == n - fwd and bits[s])
-                step = 1 if plus else -1
-                x = s
-                while x != t:
-                    load[(x, (x + step) % n)] += h * h * other
-                    x = (x + step) % n
+        load = ring_loads(n, lambda s, t: h * h * other, bits.__getitem__)
         best = min(best, max(load.values()))
     return best
 
