@@ -18,7 +18,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
 
 from plancheck import check_plan, tree_path
 from test_plan_properties import connected_graphs, grid_graph
