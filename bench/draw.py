@@ -15,9 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vlanroute.draw import figure_bytes, select_pictures  # noqa: E402
-from vlanroute.plan import plan_from_file  # noqa: E402
-from vlanroute.report import write_report  # noqa: E402
+from vlanroute.pictures.draw import figure_bytes, select_pictures  # noqa: E402
+from vlanroute.plan.build import plan_from_file  # noqa: E402
+from vlanroute.pictures.report import write_report  # noqa: E402
 
 CASES = [("seed 4x2 torus", "inventories/seed-torus.yaml"),
          ("16x16 hyper-crossbar", "inventories/hyper-crossbar-16x16.yaml")]

@@ -24,7 +24,7 @@ CASES = [
 
 CHILD = r"""
 import json, resource, sys, time
-from vlanroute.plan import plan_from_file
+from vlanroute.plan.build import plan_from_file
 t0 = time.perf_counter()
 plan = plan_from_file(sys.argv[1], sys.argv[2:])
 t1 = time.perf_counter()

@@ -22,9 +22,9 @@ USER, PASSWORD = "bench", "bench-password"
 
 CHILD = r"""
 import json, sys
-from vlanroute.fakeswitch import FakeSwitchFarm
-from vlanroute.fakeswitch.server import PC6248_PORTS
-from vlanroute.fakeswitch.state import SwitchState
+from vlanroute.lab import FakeSwitchFarm
+from vlanroute.lab.server import PC6248_PORTS
+from vlanroute.lab.state import SwitchState
 n = int(sys.argv[1])
 with FakeSwitchFarm() as farm:
     for i in range(1, n + 1):
@@ -45,12 +45,12 @@ with FakeSwitchFarm() as farm:
 def main() -> int:
     os.environ["VLANROUTE_LOOPBACK_ONLY"] = "1"
     sys.path.insert(0, str(ROOT))
-    from vlanroute.credentials import Credentials
-    from vlanroute.plan import plan_from_file
-    from vlanroute.push import APPLIED, PushOptions, PushUI, Pusher
-    from vlanroute.render import RenderOptions, platform_lookup, render_to_dir
-    from vlanroute.sshsession import HostKeyPolicy
-    from vlanroute.switchtargets import check_loopback, load_plan, select_targets
+    from vlanroute.device.credentials import Credentials
+    from vlanroute.plan.build import plan_from_file
+    from vlanroute.device.push import APPLIED, PushOptions, PushUI, Pusher
+    from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+    from vlanroute.device.session import HostKeyPolicy
+    from vlanroute.device.targets import check_loopback, load_plan, select_targets
 
     quick = "--quick" in sys.argv
     n, dims = (16, "[4,4]") if quick else (64, "[8,8]")

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vlanroute.errors import UserError  # noqa: E402
-from vlanroute.plan import plan_from_file  # noqa: E402
+from vlanroute.plan.build import plan_from_file  # noqa: E402
 
 BIG = ["platform=linux-bridge", "switches={}", "settings.learning.pool=10.0.0.0/8", "topology.links_per_pair=1"]
 TORUS = "inventories/seed-torus.yaml"

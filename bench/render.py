@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from vlanroute.plan import plan_from_file
-from vlanroute.render import _write_tree, environment, platform_lookup, render_files
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import _write_tree, environment, platform_lookup, render_files
 
 ROOT = Path(__file__).parents[1]
 

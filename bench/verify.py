@@ -28,8 +28,8 @@ CASES = [
 
 CHILD = r"""
 import json, resource, sys, time
-from vlanroute.plan import plan_from_file
-from vlanroute.verify_configs import verify_outdir
+from vlanroute.plan.build import plan_from_file
+from vlanroute.verify.configs import verify_outdir
 plan = plan_from_file(sys.argv[2], sys.argv[3:])
 platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
 t0, c0 = time.perf_counter(), time.process_time()

@@ -16,9 +16,9 @@ import sys
 import yaml
 
 from vlanroute.cli import main
-from vlanroute.fakeswitch import FakeSwitchFarm, Faults
-from vlanroute.plan import plan_from_file
-from vlanroute.render import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 
 REPO = Path(__file__).resolve().parent.parent
 USER = "netops"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from vlanroute.audit import parse_address_table
-from vlanroute.fakeswitch import FakeSwitchFarm
+from vlanroute.device.audit import parse_address_table
+from vlanroute.lab import FakeSwitchFarm
 
 from push_support import build_cluster, run, set_ssh_env
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
-    """Independently of vlanroute.audit: paths with networkx over each VLAN's links, ports
+    """Independently of vlanroute.device.audit: paths with networkx over each VLAN's links, ports
     from the cabling list (a LAG shows as chN in the address table)."""
     port_to: dict[tuple[str, str], str] = {}
     for c in plan["cabling"]:
@@ -81,7 +81,7 @@ def test_audit_reports_exactly_the_missing_and_misplaced_entries(farm, tmp_path,
 
 def test_audit_names_unreachable_switches(farm, tmp_path, monkeypatch, capsys):
     set_ssh_env(monkeypatch)
-    from vlanroute.fakeswitch import Faults
+    from vlanroute.lab import Faults
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", {"leaf2": Faults(refuse_auth=True)})
     rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--switch", "leaf2")

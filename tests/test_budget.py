@@ -20,8 +20,8 @@ from plancheck import check_plan, tree_path
 from test_plan_properties import connected_graphs, grid_graph
 from test_routing_quality import plan_loads
 from vlanroute.cli import main
-from vlanroute.plan import plan_from_file
-from vlanroute.platforms import PLATFORMS
+from vlanroute.plan.build import plan_from_file
+from vlanroute.model.platforms import PLATFORMS
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 INV = Path(__file__).resolve().parent.parent / "inventories"

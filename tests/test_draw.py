@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vlanroute import draw as D
+from vlanroute.pictures import draw as D
 from vlanroute.cli import main
-from vlanroute.layout import compute_layout
-from vlanroute.plan import plan_from_file
+from vlanroute.pictures.layout import compute_layout
+from vlanroute.plan.build import plan_from_file
 
 REPO = Path(__file__).resolve().parent.parent
 TORUS = str(REPO / "inventories" / "seed-torus.yaml")

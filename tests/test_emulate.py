@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_emulate_plan import render
-from vlanroute import vm
+from vlanroute.emulate import vm
 from vlanroute.cli import main
-from vlanroute.emulate import Options, lean_python
+from vlanroute.emulate.run import Options, lean_python
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,7 +169,7 @@ echo "namespaces=$(ip netns list | wc -l)"
 echo "veths=$(ip -o link show type veth | wc -l)"
 echo "scripts=$(ps -eo args | grep -c '[h]osts/.*\\.sh')"
 cat emu.log
-{" ".join(python)} -c 'from vlanroute.emulate import host_kernel_capable as c; print("capable=%s" % (c(),))'
+{" ".join(python)} -c 'from vlanroute.emulate.run import host_kernel_capable as c; print("capable=%s" % (c(),))'
 """
     result = vm.run_in_vm(script, tmp_path, vm.VmConfig(timeout_s=600, extra_env=env))
     text = result.output

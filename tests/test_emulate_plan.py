@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from vlanroute import emulate_plan
+from vlanroute.emulate import spec as emulate_plan
 from vlanroute.cli import main
 from vlanroute.errors import UserError
-from vlanroute.plan import plan_from_file
-from vlanroute.render import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = [101, 102, 103]

@@ -8,12 +8,12 @@ import pytest
 from netmiko import ConnectHandler
 from netmiko.exceptions import NetmikoAuthenticationException
 
-from vlanroute.fakeswitch import FakeSwitchFarm, Faults
-from vlanroute.fakeswitch.cli import Interpreter
-from vlanroute.fakeswitch.server import PC6248_PORTS
-from vlanroute.fakeswitch.state import SwitchState
-from vlanroute.parsers import parse_config
-from vlanroute.platforms import POWERCONNECT_6248
+from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.lab.cli import Interpreter
+from vlanroute.lab.server import PC6248_PORTS
+from vlanroute.lab.state import SwitchState
+from vlanroute.drivers import parse_config
+from vlanroute.model.platforms import POWERCONNECT_6248
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -89,7 +89,7 @@ def test_save_asks_and_takes_one_key():
 
 def test_address_table_lists_seeded_entries():
     it = cli()
-    from vlanroute.fakeswitch.state import MacEntry
+    from vlanroute.lab.state import MacEntry
     it.state.mac_table.append(MacEntry(101, "00:1e:c9:00:00:01", "ch1"))
     out = drive(it, "enable", "show bridge address-table")[1]
     assert "Aging time is 300 Sec" in out
@@ -138,8 +138,8 @@ def test_pager_until_paging_is_turned_off():
 
 
 def test_push_session_pages_through_a_switch_that_ignores_paging_off(tmp_path):
-    from vlanroute.credentials import Credentials
-    from vlanroute.sshsession import HostKeyPolicy, SwitchSession
+    from vlanroute.device.credentials import Credentials
+    from vlanroute.device.session import HostKeyPolicy, SwitchSession
     with FakeSwitchFarm() as farm:
         sw = farm.add("sw11", host="127.0.0.11", password="pw", faults=Faults(pager_stuck=True))
         for n in range(1, 49):

@@ -10,9 +10,9 @@ import pytest
 
 from vlanroute.cli import main
 from vlanroute.errors import UserError
-from vlanroute.parsers import PARSERS, parse_config
-from vlanroute.platforms import PLATFORMS
-from vlanroute.verify_configs import verify_outdir
+from vlanroute.drivers import PARSERS, parse_config
+from vlanroute.model.platforms import PLATFORMS
+from vlanroute.verify.configs import verify_outdir
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from vlanroute.errors import UserError
-from vlanroute.parsers import PARSERS, parse_config
-from vlanroute.platforms import PLATFORMS
+from vlanroute.drivers import PARSERS, parse_config
+from vlanroute.model.platforms import PLATFORMS
 
 PC6248 = PLATFORMS["powerconnect-6248"]
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from vlanroute.cli import main
-from vlanroute.plan import plan_from_file
+from vlanroute.plan.build import plan_from_file
 
 INV = Path(__file__).resolve().parent.parent / "inventories"
 
@@ -105,8 +105,8 @@ def test_explicit_vlan_ids_and_dimension_order(capsys: pytest.CaptureFixture[str
 
 def test_derived_platform_is_recorded_and_rebuilt_by_verify(tmp_path: Path) -> None:
     """plan.json carries a derived platform's base and limits; verify rebuilds it exactly."""
-    from vlanroute.platforms import platform_from_json
-    from vlanroute.verify_configs import load_outdir
+    from vlanroute.model.platforms import platform_from_json
+    from vlanroute.verify.configs import load_outdir
 
     doc = yaml.safe_load((INV / "seed-torus.yaml").read_text())
     doc["platforms"] = {"pc6248-16k": {"base": "powerconnect-6248", "mac_capacity": 16384, "max_vlans": 256}}

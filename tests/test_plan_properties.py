@@ -15,7 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from plancheck import check_plan, route_lengths
-from vlanroute.plan import plan_from_file
+from vlanroute.plan.build import plan_from_file
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from vlanroute.bridge_model import SwitchConfig
-from vlanroute.fakeswitch import FakeSwitchFarm
-from vlanroute.parsers import parse_config
-from vlanroute.platforms import PLATFORMS
+from vlanroute.model.bridge import SwitchConfig
+from vlanroute.lab import FakeSwitchFarm
+from vlanroute.drivers import parse_config
+from vlanroute.model.platforms import PLATFORMS
 
 from push_support import build_cluster, run, set_ssh_env
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from vlanroute.fakeswitch import FakeSwitchFarm, Faults
-from vlanroute.fakeswitch.state import PortState
+from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.lab.state import PortState
 
 from push_support import build_cluster, run, set_ssh_env
 

@@ -1,10 +1,10 @@
-"""The loop-safe order check and the insertion of extra removals (vlanroute.pushorder)."""
+"""The loop-safe order check and the insertion of extra removals (vlanroute.device.order)."""
 
 from __future__ import annotations
 
 import pytest
 
-from vlanroute.pushorder import PortRoles, UnsafeOrder, check_order, insert_fixups
+from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 
 ROLES = PortRoles(inter_switch=frozenset({"ch1", "1/g47", "1/g48", "1/g45"}),
                   host=frozenset({"1/g1", "1/g2"}))

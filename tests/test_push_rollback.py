@@ -1,4 +1,4 @@
-"""Rollback commands (vlanroute.pcdelta): safe order, and they really reach the target.
+"""Rollback commands (vlanroute.drivers.pc_delta): safe order, and they really reach the target.
 
 "Really reach" is checked by running the generated commands through the fake switch's
 command interpreter and parsing its running config with the 62xx parser.
@@ -6,12 +6,12 @@ command interpreter and parsing its running config with the 62xx parser.
 
 from __future__ import annotations
 
-from vlanroute.fakeswitch.cli import Interpreter
-from vlanroute.fakeswitch.server import PC6248_PORTS
-from vlanroute.fakeswitch.state import PortState, SwitchState
-from vlanroute.parsers import parse_config
-from vlanroute.pcdelta import canonical_lines, delta_commands
-from vlanroute.platforms import POWERCONNECT_6248
+from vlanroute.lab.cli import Interpreter
+from vlanroute.lab.server import PC6248_PORTS
+from vlanroute.lab.state import PortState, SwitchState
+from vlanroute.drivers import parse_config
+from vlanroute.drivers.pc_delta import canonical_lines, delta_commands
+from vlanroute.model.platforms import POWERCONNECT_6248
 
 
 RENDERED_LIKE = """configure

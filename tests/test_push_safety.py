@@ -9,9 +9,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from vlanroute.fakeswitch import FakeSwitchFarm, Faults
-from vlanroute.plan import plan_from_file
-from vlanroute.render import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 
 from push_support import PASSWORD, REPO, USER, build_cluster, run, set_ssh_env
 
@@ -37,7 +37,7 @@ def test_push_to_non_loopback_targets_is_refused_before_connecting(tmp_path, mon
         attempts.append(args)
         raise AssertionError("a connection was attempted")
 
-    monkeypatch.setattr("vlanroute.sshsession.ConnectHandler", no_network)
+    monkeypatch.setattr("vlanroute.device.session.ConnectHandler", no_network)
     monkeypatch.setattr("socket.create_connection", no_network)
     for command in (["push", "--yes"], ["push", "--dry-run"], ["audit"]):
         rc, out, err = run(capsys, command[0], str(tmp_path / "out"), *command[1:])
@@ -120,9 +120,9 @@ def test_ssh_key_authentication(farm, tmp_path, monkeypatch, capsys):
     key_file.chmod(0o600)
     sw = farm.add("solo", host="127.0.0.40", username=USER, password=None,
                   authorized_keys=[key.export_public_key("openssh").decode()])
-    from vlanroute.credentials import Credentials
-    from vlanroute.platforms import POWERCONNECT_6248
-    from vlanroute.sshsession import HostKeyPolicy, SwitchSession
+    from vlanroute.device.credentials import Credentials
+    from vlanroute.model.platforms import POWERCONNECT_6248
+    from vlanroute.device.session import HostKeyPolicy, SwitchSession
     known = farm.write_known_hosts(tmp_path / "known_hosts")
     session = SwitchSession(POWERCONNECT_6248, sw.host, sw.port,
                             Credentials(USER, key_file=key_file), HostKeyPolicy(known_hosts=known))
@@ -170,7 +170,7 @@ def test_rendered_file_touching_a_reserved_port_is_not_pushed(farm, tmp_path, mo
 
 
 def test_credentials_repr_hides_the_password_and_prompt_is_used_on_a_terminal(monkeypatch):
-    from vlanroute.credentials import Credentials, load_credentials
+    from vlanroute.device.credentials import Credentials, load_credentials
     creds = Credentials(USER, PASSWORD)
     assert PASSWORD not in repr(creds) and PASSWORD not in str(creds)
     monkeypatch.delenv("VLANROUTE_SSH_USER", raising=False)

@@ -10,7 +10,7 @@ the dependencies, so the editable development install is left alone):
   must appear in its output in that order (`...` alone skips lines; `...` inside a line
   matches anything; blank lines and trailing spaces do not count). A command whose shown
   output has an `error:` line must fail, every other must succeed.
-`vlanroute push` and `audit` go to emulated switches (vlanroute.fakeswitch) on 127.0.0.x:
+`vlanroute push` and `audit` go to emulated switches (vlanroute.lab) on 127.0.0.x:
 before the first of them, OUTDIR `out` is rendered again from the same inventory with
 the management addresses pointed there, and the credentials and known_hosts are set up
 as the README tells the reader to. The push loopback guard stays on throughout.
@@ -29,15 +29,23 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vlanroute.fakeswitch import FakeSwitchFarm
+from vlanroute.lab import FakeSwitchFarm
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SETUP_INTRO = ("# vlanroute\n\nSet up on a fresh machine and render the seed cluster's switch configs "
                "(8 PowerConnect 6248, 225 hosts, 4x2 torus):\n\n```sh\n")
 # Left behind by the README's own commands or by development; never copied.
-SKIP = shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
-                              "out", "pictures", "big", "report.html", "edited", ".venv", "venv")
+_SKIP_ANYWHERE = shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis")
+# What the README's commands write into the checkout; only at its top (vlanroute/pictures is code).
+_SKIP_AT_TOP = {"out", "pictures", "big", "report.html", "edited", ".venv", "venv"}
+
+
+def SKIP(folder: str, names: list[str]) -> set[str]:
+    skipped = set(_SKIP_ANYWHERE(folder, names))
+    if Path(folder) == ROOT:
+        skipped |= _SKIP_AT_TOP & set(names)
+    return skipped
 SSH_USER, SSH_PASSWORD = "admin", "readme-test-password"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import vlanroute.render as R
+import vlanroute.render.write as R
 from vlanroute import atomic_dir
 from render_fixtures import ring3_plan
 from vlanroute.cli import main
@@ -139,7 +139,7 @@ def R_cli_group():  # noqa: N802 (imported late: the CLI imports every command)
 
 def test_real_verifier_runs_before_publishing(previous: Path, monkeypatch) -> None:
     """A config that leaves VLAN 1 on an uplink is caught by verify_outdir; nothing is published."""
-    pytest.importorskip("vlanroute.verify_configs")
+    pytest.importorskip("vlanroute.verify.configs")
     before = _snapshot(previous)
     real = R.render_switch
 

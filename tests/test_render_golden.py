@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from render_fixtures import ring3_plan
 from vlanroute.cli import group
-from vlanroute.render import platform_lookup, render_files
+from vlanroute.render.write import platform_lookup, render_files
 
 GOLDEN = Path(__file__).parent / "golden" / "ring3"
 

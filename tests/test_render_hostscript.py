@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from render_fixtures import ring3_plan
-from vlanroute.render import RenderOptions, platform_lookup, render_files
+from vlanroute.render.write import RenderOptions, platform_lookup, render_files
 
 FAKEBIN = Path(__file__).parent / "fakebin"
 MUTATING = ("ip link add", "ip link set", "ip link del", "ip addr add", "vconfig add", "vconfig rem")

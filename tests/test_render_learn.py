@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from vlanroute.cli import main
-from vlanroute.learn import learn, tagged_frame
+from vlanroute.hostside.broadcast import learn, tagged_frame
 
 
 def test_tagged_frame_bytes() -> None:
@@ -37,7 +37,7 @@ def test_frame_rejects_bad_vid() -> None:
 def test_splay_waits_at_most_splay_seconds(monkeypatch) -> None:
     waits: list[float] = []
     sent: list[object] = []
-    monkeypatch.setattr("vlanroute.learn.send_udp", lambda devs: sent.append(list(devs)))
+    monkeypatch.setattr("vlanroute.hostside.broadcast.send_udp", lambda devs: sent.append(list(devs)))
     for _ in range(50):
         learn("eth0", [101, 102], splay_s=30, sleep=waits.append)
     assert len(waits) == 50 and all(0 <= w <= 30 for w in waits) and len(set(waits)) > 1
@@ -58,7 +58,7 @@ def test_learn_cli_missing_subinterface_is_a_clear_error(capsys) -> None:
 
 NETNS_PROGRAM = textwrap.dedent(r"""
     import json, socket, struct, subprocess, sys
-    from vlanroute.learn import send_raw, send_udp
+    from vlanroute.hostside.broadcast import send_raw, send_udp
 
     def sh(*a): subprocess.run(a, check=True)
     sh("ip", "link", "set", "lo", "up")

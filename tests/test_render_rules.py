@@ -1,5 +1,5 @@
 """Every rendered PowerConnect config of every example inventory, parsed back with the
-verify engineer's parser (vlanroute.parsers), obeys the rules of issue 3. The expected
+verify engineer's parser (vlanroute.drivers), obeys the rules of issue 3. The expected
 memberships are derived here independently from the plan's VLAN trees (plan.vlans[].links),
 not from the per-port lists the renderer reads."""
 
@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from vlanroute.parsers import parse_config
-from vlanroute.plan import plan_from_file
-from vlanroute.render import environment, render_switch
-from vlanroute.render_context import switch_context
+from vlanroute.drivers import parse_config
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import environment, render_switch
+from vlanroute.render.context import switch_context
 
 INVENTORIES = sorted((Path(__file__).parents[1] / "inventories").glob("*.yaml"))
 PC62XX = {"powerconnect-6248", "powerconnect-6224"}

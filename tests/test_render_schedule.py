@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from vlanroute.errors import UserError
-from vlanroute.schedule import cron_step, schedule_for
+from vlanroute.plan.schedule import cron_step, schedule_for
 
 
 @pytest.mark.parametrize("aging, interval, splay, cron", [

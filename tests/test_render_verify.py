@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import vlanroute.render as R
+import vlanroute.render.write as R
 from render_fixtures import PORTS, ring3_plan
 
-pytest.importorskip("vlanroute.verify_configs")
+pytest.importorskip("vlanroute.verify.configs")
 
 
 @pytest.mark.parametrize("platform", sorted(PORTS))

@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from vlanroute.cli import main
-from vlanroute.plan import plan_from_file
-from vlanroute.report import report_html, write_report
+from vlanroute.plan.build import plan_from_file
+from vlanroute.pictures.report import report_html, write_report
 
 REPO = Path(__file__).resolve().parent.parent
 TORUS = str(REPO / "inventories" / "seed-torus.yaml")

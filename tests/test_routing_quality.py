@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 
 from plancheck import check_plan, tree_path
 from test_plan_properties import connected_graphs, grid_graph
-from vlanroute.plan import plan_from_file
+from vlanroute.plan.build import plan_from_file
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from vlanroute.simulate import BROADCAST, BridgePort, Fabric, Network
+from vlanroute.verify.simulate import BROADCAST, BridgePort, Fabric, Network
 
 DEFAULT = BridgePort()                                   # VLAN 1 untagged, PVID 1
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from vlanroute.cli import main
-from vlanroute.verify_configs import verify_outdir
+from vlanroute.verify.configs import verify_outdir
 
 ROOT = Path(__file__).resolve().parent.parent
 INVENTORIES = ROOT / "inventories"
@@ -334,8 +334,8 @@ def test_verify_matches_frame_by_frame_reference(mutation: str, tmp_path: Path) 
     with the planned path computed separately (networkx on the plan's VLAN links)."""
     import networkx as nx
 
-    from vlanroute.simulate import BROADCAST
-    from vlanroute.verify_configs import load_outdir
+    from vlanroute.verify.simulate import BROADCAST
+    from vlanroute.verify.configs import load_outdir
 
     out = tmp_path / "small"
     assert main(["render", str(INVENTORIES / "seed-torus.yaml"), "-o", str(out), "--no-verify",

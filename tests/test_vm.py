@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vlanroute import vm
-
+from vlanroute.emulate import vm
 if vm.missing_tools():
     # On CI the packages of .ci/packages.txt are installed, so a missing tool is a failure there.
     if os.environ.get("CI"):

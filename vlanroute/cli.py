@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from vlanroute.leancli import lean_main
+from vlanroute.commands.runner import lean_main
 
 # One line per command: vlanroute/commands/<name>.py exporting `command` named <name>.
 COMMAND_MODULES: list[str] = [

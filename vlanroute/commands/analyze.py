@@ -10,7 +10,7 @@ from rich.table import Table
 
 from vlanroute.commands.common import set_option
 from vlanroute.errors import UserError
-from vlanroute.plan import plan_from_file
+from vlanroute.plan.build import plan_from_file
 
 # Each limit next to what the plan uses of it (issue 7): VLANs / budget, max load / its
 # lower bound, mean stretch, MAC entries / capacity.

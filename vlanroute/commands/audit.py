@@ -8,10 +8,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from vlanroute.audit import run_audit
+from vlanroute.device.audit import run_audit
 from vlanroute.commands.sshopts import host_key_policy, ssh_options
-from vlanroute.credentials import load_credentials
-from vlanroute.switchtargets import check_loopback, load_plan, select_targets
+from vlanroute.device.credentials import load_credentials
+from vlanroute.device.targets import check_loopback, load_plan, select_targets
 
 
 @click.command("audit")

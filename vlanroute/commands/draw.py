@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from vlanroute.commands.common import set_option
-from vlanroute.picture_options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
-from vlanroute.plan import plan_from_file
+from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
+from vlanroute.plan.build import plan_from_file
 
 
 @click.command("draw")
@@ -26,7 +26,7 @@ from vlanroute.plan import plan_from_file
 def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: str | None,
             sets: tuple[str, ...]) -> int:
     """Draw the physical topology, one picture per VLAN and the link load of INVENTORY's plan."""
-    from vlanroute.draw import draw_to_dir   # matplotlib: imported only when drawing
+    from vlanroute.pictures.draw import draw_to_dir   # matplotlib: imported only when drawing
 
     plan = plan_from_file(inventory, sets)
     result = draw_to_dir(plan, outdir, fmt, max_vlans, vlan_ids)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 
-from vlanroute.emulate import Options, host_kernel_capable, run_here, run_in_vm
-from vlanroute.emulate_plan import load
+from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in_vm
+from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
-from vlanroute.leancli import lean_main
+from vlanroute.commands.runner import lean_main
 
 
 @click.command("emulate")
@@ -55,7 +55,7 @@ def command(outdir: Path, where: str, frames_per_pair: int, timeout_s: float,
             json_report.write_text(json.dumps(report.to_json(), indent=1) + "\n")
         return 0 if report.ok else 1
 
-    from vlanroute import vm
+    from vlanroute.emulate import vm
     missing = vm.missing_tools()
     if missing:
         raise UserError("the emulation VM cannot boot, missing: " + ", ".join(missing),

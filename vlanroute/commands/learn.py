@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from vlanroute import safe_names
+from vlanroute import names as safe_names
 from vlanroute.errors import UserError, VerificationError
-from vlanroute.learn import learn
+from vlanroute.hostside.broadcast import learn
 
 
 @click.command("learn")

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.commands.common import set_option
-from vlanroute.plan import Plan, plan_from_file
+from vlanroute.plan.build import Plan, plan_from_file
 
 
 @click.command("plan")

@@ -1,4 +1,4 @@
-"""`vlanroute push OUTDIR`: apply the rendered configs over SSH (see vlanroute.push)."""
+"""`vlanroute push OUTDIR`: apply the rendered configs over SSH (see vlanroute.device.push)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from vlanroute.credentials import load_credentials
+from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options
-from vlanroute.push import (ROLLBACK_FAILED, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult,
+from vlanroute.device.push import (ROLLBACK_FAILED, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult,
                             check_families)
-from vlanroute.switchtargets import check_loopback, load_plan, select_targets
+from vlanroute.device.targets import check_loopback, load_plan, select_targets
 
 
 class RichUI(PushUI):

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from vlanroute.commands.common import set_option
-from vlanroute.plan import plan_from_file
-from vlanroute.render import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 
 
 @click.command("render")

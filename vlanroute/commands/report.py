@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from vlanroute.commands.common import set_option
-from vlanroute.picture_options import REPORT_MAX_VLANS
-from vlanroute.plan import plan_from_file
+from vlanroute.pictures.options import REPORT_MAX_VLANS
+from vlanroute.plan.build import plan_from_file
 
 
 @click.command("report")
@@ -21,7 +21,7 @@ from vlanroute.plan import plan_from_file
 @set_option
 def command(inventory: str, output: Path, max_vlans: int, sets: tuple[str, ...]) -> int:
     """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan."""
-    from vlanroute.report import write_report   # matplotlib: imported only when drawing
+    from vlanroute.pictures.report import write_report   # matplotlib: imported only when drawing
 
     plan = plan_from_file(inventory, sets)
     size = write_report(plan, output, max_vlans=max_vlans, sets=sets)

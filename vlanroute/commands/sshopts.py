@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import click
 
-from vlanroute.sshsession import HostKeyPolicy
+from vlanroute.device.session import HostKeyPolicy
 
 INSECURE_FLAG = "--insecure-no-host-key-check"
 

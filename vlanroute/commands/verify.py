@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from vlanroute.errors import VerificationError
-from vlanroute.verify_configs import verify_outdir
+from vlanroute.verify.configs import verify_outdir
 
 
 @click.command("verify")

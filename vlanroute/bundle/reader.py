@@ -1,0 +1,95 @@
+"""Reading what `vlanroute render` wrote, for `verify` and `emulate`: cabling.csv and host MACs.
+
+One reader, so that both tools accept and refuse exactly the same files.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vlanroute.errors import UserError
+from vlanroute.model.platforms import Platform
+
+CABLING_HEADER = ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]
+
+
+@dataclass(frozen=True)
+class Cable:
+    row: int
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    a_lag: int | None
+    b_lag: int | None
+
+    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        return (self.a, self.a_port), (self.b, self.b_port)
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read: {exc}", file=str(path),
+                        fix="render again; the file must be the UTF-8 text `vlanroute render` wrote") from None
+
+
+def read_cabling(outdir: Path, switches: Collection[str],
+                 platforms: Mapping[str, Platform] | None = None) -> list[Cable]:
+    """Every cable of OUTDIR/cabling.csv; with `platforms`, each port must exist on its switch."""
+    path = outdir / "cabling.csv"
+    if not path.is_file():
+        raise UserError("cabling.csv not found", file=str(path),
+                        fix="give the OUTDIR written by `vlanroute render`")
+    cables: list[Cable] = []
+    used: dict[tuple[str, str], int] = {}
+    try:
+        rows = list(csv.reader(read_text(path).splitlines()))
+    except csv.Error as exc:
+        raise UserError(f"not CSV: {exc}", file=str(path), fix="restore the file from `vlanroute render`") from None
+    reader = iter(rows)
+    header = next(reader, None)
+    if header != CABLING_HEADER:
+        raise UserError(f"header is {header}, expected {','.join(CABLING_HEADER)}",
+                        file=str(path), field="line 1", fix="restore the header line")
+    for lineno, row in enumerate(reader, start=2):
+        if not row:
+            continue
+        if len(row) != 6:
+            raise UserError(f"{len(row)} fields, expected 6", file=str(path), field=f"line {lineno}",
+                            fix="one cable per line: a,a_port,b,b_port,a_lag,b_lag")
+        a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row)
+        for sw, port in ((a, a_port), (b, b_port)):
+            if sw not in switches:
+                raise UserError(f"switch {sw!r} is not in plan.json", file=str(path),
+                                field=f"line {lineno}", fix="use the switch names of plan.json")
+            if platforms is not None and not platforms[sw].has_port(port):
+                raise UserError(f"{sw} has no port {port!r} ({platforms[sw].name})", file=str(path),
+                                field=f"line {lineno}", fix="use the platform's port names")
+            if (sw, port) in used:
+                raise UserError(f"{sw} {port} is already cabled on line {used[(sw, port)]}",
+                                file=str(path), field=f"line {lineno}",
+                                fix="a port holds one cable")
+            used[(sw, port)] = lineno
+        try:
+            lags = tuple(int(x) if x else None for x in (a_lag, b_lag))
+        except ValueError:
+            raise UserError("a_lag/b_lag must be a LAG number or empty", file=str(path),
+                            field=f"line {lineno}", fix="write the LAG id, or nothing") from None
+        cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1]))
+    return cables
+
+
+def host_macs(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Each host's MAC: the inventory's, or a locally administered unicast one (02:76:72 = 'vr')
+    numbered by the host's rank in name order, so that verify and emulate agree on it."""
+    out = {}
+    for i, name in enumerate(sorted(hosts), start=1):
+        mac = hosts[name].get("mac") or "02:76:72:" + ":".join(f"{(i >> s) & 0xFF:02x}" for s in (16, 8, 0))
+        out[name] = str(mac).lower()
+    return out

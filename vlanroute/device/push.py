@@ -1,0 +1,342 @@
+"""`vlanroute push`: apply OUTDIR/switches/*.cfg to the live switches, safely.
+
+Per switch: log in, fetch the running config and save it under OUTDIR/backups/, compute
+what the push will change on the parsed models and show it, then (unless --dry-run) send
+the commands one by one in the loop-safe order (vlanroute.device.order), check that the
+running config is what was predicted, and only then save it. If the switch rejects a
+command, the session dies, or the result differs from the prediction, the switch is
+rolled back to the backup (over a new session if needed) and the startup config is left
+alone. A failure stops the run: switches not yet started are skipped unless --keep-going.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+import difflib
+import os
+from pathlib import Path
+import threading
+import time
+
+from vlanroute.model.bridge import SwitchConfig
+from vlanroute.device.credentials import Credentials
+from vlanroute.errors import UserError
+from vlanroute.drivers import parse_config
+from vlanroute.drivers.pc_delta import canonical_lines, delta_commands, port_fixups
+from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
+from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
+                                  SessionError, SwitchSession)
+from vlanroute.device.targets import Target
+
+# Families push can drive: it needs a parser (vlanroute.drivers) and a command generator
+# for removals and rollback (vlanroute.drivers.pc_delta speaks PowerConnect 62xx only).
+PUSH_FAMILIES = ("powerconnect-62xx",)
+
+RECONNECT_ATTEMPTS = 3
+RECONNECT_PAUSE_S = 1.0
+
+# Result values. Only the first three mean success.
+APPLIED, UNCHANGED, DRY_RUN = "applied", "unchanged", "dry-run"
+NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED = (
+    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED")
+SUCCESS = (APPLIED, UNCHANGED, DRY_RUN)
+
+
+@dataclass
+class SwitchResult:
+    switch: str
+    result: str
+    commands_sent: int = 0
+    seconds: float = 0.0
+    backup: Path | None = None
+    message: str = ""
+    diff: list[str] = field(default_factory=list)
+    running_canonical: list[str] = field(default_factory=list)
+
+
+class PushUI:
+    """What the push reports while it runs; the CLI shows it with rich, tests may record it."""
+
+    def begin(self, switch: str) -> None: ...
+    def total(self, switch: str, commands: int) -> None: ...
+    def status(self, switch: str, text: str) -> None: ...
+    def advance(self, switch: str) -> None: ...
+    def done(self, result: SwitchResult) -> None: ...
+
+
+@dataclass(frozen=True)
+class PushOptions:
+    dry_run: bool = False
+    workers: int = 1
+    keep_going: bool = False
+    host_keys: HostKeyPolicy = HostKeyPolicy()
+
+
+def check_families(targets: list[Target]) -> None:
+    """Refuse the run before connecting if a switch's family cannot be pushed safely."""
+    bad = [f"{t.name} ({t.platform.family})" for t in targets
+           if t.platform.family not in PUSH_FAMILIES]
+    if bad:
+        raise UserError(f"push cannot roll back these platform families yet: {', '.join(bad)}",
+                        field="switches.*.platform",
+                        fix="apply their rendered configs by hand, or leave them out with "
+                            "--switch; push supports: " + ", ".join(PUSH_FAMILIES))
+
+
+def _now_stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+def write_backup(outdir: Path, switch: str, text: str) -> Path:
+    """OUTDIR/backups/<switch>-<UTC time>.cfg, readable by the owner only (running configs
+    hold password hashes and SNMP communities)."""
+    folder = outdir / "backups"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{switch}-{_now_stamp()}.cfg"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    return path
+
+
+def config_commands(text: str) -> list[str]:
+    """The lines of a rendered file that are sent: no comments, no blank lines."""
+    return [line.strip() for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith("!")]
+
+
+@dataclass
+class Prepared:
+    running_text: str
+    running: SwitchConfig
+    predicted: SwitchConfig
+    commands: list[str]
+    diff: list[str]
+
+
+def _parse(target: Target, text: str, source: str) -> SwitchConfig:
+    return parse_config(target.platform.family, text, switch=target.name,
+                        platform=target.platform, source=source)
+
+
+def prepare(target: Target, running_text: str) -> Prepared:
+    """Commands to send and the config they will leave, computed on parsed models.
+
+    The prediction parses the running config followed by the commands, which is what the
+    switch does with them. Removals that the rendered file cannot know about (old VLANs on
+    managed ports) are added from the difference to the rendered model."""
+    rendered_text = target.config_path.read_text()
+    roles = PortRoles.from_plan(target.doc)
+    rendered = _parse(target, rendered_text, str(target.config_path))
+    running = _parse(target, running_text, f"{target.name} running-config")
+    base = config_commands(rendered_text)
+    check_order(base, roles)
+    first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction")
+    lag_members = {p for p, d in target.doc.get("ports", {}).items() if d["role"] == "lag-member"}
+    host_fix = port_fixups(first, rendered, set(roles.host))
+    inter_fix = port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
+    commands = insert_fixups(base, roles, host_fix, inter_fix)
+    predicted = _parse(target, running_text + "\n" + "\n".join(commands),
+                       f"{target.name} prediction")
+    missing = _plan_view(rendered, roles, rendered.vlans) != _plan_view(predicted, roles,
+                                                                         rendered.vlans)
+    if missing:
+        raise UnsafeOrder("the commands would not reach the rendered config on the managed "
+                          "ports (a bug): refusing to push")
+    before, after = canonical_lines(running), canonical_lines(predicted)
+    diff = list(difflib.unified_diff(before, after, f"{target.name} running-config",
+                                     f"{target.name} after push", lineterm="", n=0))
+    return Prepared(running_text, running, predicted, commands, diff)
+
+
+def _plan_view(cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
+    """The part of a config the plan decides: its VLANs, globals and the forwarding
+    settings of managed ports (a LAG member counts only by its LAG)."""
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.stp_global_enabled, cfg.aging_time,
+                                                 cfg.flow_control))]
+    for name, line in _named_lines(cfg):
+        if name not in roles.managed:
+            continue
+        if not name.startswith("ch") and cfg.ports[name].lag is not None:
+            if line.startswith("channel-group"):
+                keep.append(f"{name}: {line}")
+        else:
+            keep.append(f"{name}: {line}")
+    return keep
+
+
+def _named_lines(cfg: SwitchConfig) -> list[tuple[str, str]]:
+    out = []
+    for line in canonical_lines(cfg):
+        if line.startswith("interface "):
+            head, rest = line.split(": ", 1)
+            name = head.split()[-1]
+            out.append((f"ch{name}" if name.isdigit() else name, rest))
+    return out
+
+
+class Pusher:
+    """Runs the push over a set of targets; one instance per command invocation."""
+
+    def __init__(self, outdir: Path, creds: Credentials, options: PushOptions, ui: PushUI,
+                 connect: Callable[..., SwitchSession] = SwitchSession) -> None:
+        self.outdir, self.creds, self.options, self.ui = outdir, creds, options, ui
+        self._connect = connect
+        self._stop = threading.Event()
+
+    def run(self, targets: list[Target],
+            expected: dict[str, list[str]] | None = None) -> list[SwitchResult]:
+        """Push to every target. `expected`: the canonical running config each switch had
+        when its diff was shown; a switch that changed since then is not touched."""
+        workers = max(1, min(self.options.workers, len(targets) or 1))
+        for t in targets:
+            self.ui.begin(t.name)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(self._one, t, (expected or {}).get(t.name)) for t in targets]
+            results = [f.result() for f in futures]
+        return results
+
+    def _one(self, target: Target, expected: list[str] | None) -> SwitchResult:
+        if self._stop.is_set():
+            res = SwitchResult(target.name, SKIPPED, message="not started: an earlier switch "
+                               "failed (use --keep-going to continue past failures)")
+        else:
+            start = time.monotonic()
+            try:
+                res = self._push(target, expected)
+            except Exception as exc:  # noqa: BLE001 - report it in the table, not as a traceback
+                res = SwitchResult(target.name, NOT_STARTED,
+                                   message=f"not changed: {type(exc).__name__}: {exc}")
+            res.seconds = time.monotonic() - start
+            if res.result not in SUCCESS and not self.options.keep_going:
+                self._stop.set()
+        self.ui.done(res)
+        return res
+
+    def _session(self, target: Target) -> SwitchSession:
+        return self._connect(target.platform, target.host, target.port, self.creds,
+                             self.options.host_keys)
+
+    def _push(self, target: Target, expected: list[str] | None) -> SwitchResult:
+        name = target.name
+        self.ui.status(name, "connecting")
+        try:
+            session = self._session(target)
+        except ConnectFailed as exc:
+            return SwitchResult(name, NOT_STARTED, message=f"not changed: {exc}")
+        res = SwitchResult(name, NOT_STARTED)
+        try:
+            self.ui.status(name, "reading running-config")
+            running_text = session.running_config()
+            res.backup = write_backup(self.outdir, name, running_text)
+            try:
+                prep = prepare(target, running_text)
+            except (UserError, UnsafeOrder) as exc:
+                text = exc.render() if isinstance(exc, UserError) else str(exc)
+                res.message = f"not changed: {text}"
+                return res
+            res.diff = prep.diff
+            res.running_canonical = canonical_lines(prep.running)
+            if expected is not None and res.running_canonical != expected:
+                res.message = ("not changed: the running config changed since the diff was "
+                               "shown; run push again")
+                return res
+            if not prep.diff:           # also in a dry run: nothing would be sent
+                res.result, res.message = UNCHANGED, "already as rendered; nothing sent"
+                return res
+            if self.options.dry_run:
+                res.result = DRY_RUN
+                res.message = f"{len(prep.commands)} commands would be sent"
+                return res
+            return self._apply(target, session, prep, res)
+        except ConnectionLost as exc:
+            res.message = f"not changed: {exc}"
+            return res
+        finally:
+            session.close()
+
+    def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
+               res: SwitchResult) -> SwitchResult:
+        name = target.name
+        self.ui.total(name, len(prep.commands))
+        self.ui.status(name, "applying")
+        problem = ""
+        sent = 0
+        try:
+            for command in prep.commands:
+                session.run(command)
+                sent += 1
+                self.ui.advance(name)
+            self.ui.status(name, "checking")
+            after = _parse(target, session.running_config(), f"{name} running-config")
+            if canonical_lines(after) != canonical_lines(prep.predicted):
+                extra = [d for d in difflib.unified_diff(canonical_lines(prep.predicted),
+                                                         canonical_lines(after), lineterm="", n=0)
+                         if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+                problem = ("running config after the push differs from the prediction: "
+                           + "; ".join(extra[:3]))
+            else:
+                self.ui.status(name, "saving")
+                session.save()
+                res.result, res.commands_sent = APPLIED, sent
+                res.message = "applied and saved"
+                return res
+        except CommandRejected as exc:
+            problem = str(exc)
+        except ConnectionLost as exc:
+            problem = str(exc)
+            session = None   # type: ignore[assignment]
+        except UserError as exc:
+            problem = f"cannot read the running config back: {exc.render()}"
+        except Exception as exc:  # noqa: BLE001 - whatever broke, the switch must be rolled back
+            problem = f"unexpected error after {sent} commands: {type(exc).__name__}: {exc}"
+        res.commands_sent = sent
+        return self._rollback(target, session, prep, res, problem)
+
+    def _rollback(self, target: Target, session: SwitchSession | None, prep: Prepared,
+                  res: SwitchResult, problem: str) -> SwitchResult:
+        name = target.name
+        self.ui.status(name, "rolling back")
+        owned: SwitchSession | None = None
+        last = ""
+        try:
+            for attempt in range(RECONNECT_ATTEMPTS):
+                if session is not None:
+                    break
+                try:
+                    session = owned = self._session(target)
+                except ConnectFailed as exc:
+                    last = str(exc)
+                    time.sleep(RECONNECT_PAUSE_S * (attempt + 1))
+            if session is None:
+                res.result = ROLLBACK_FAILED
+                res.message = (f"{problem}; could not reconnect to roll back ({last}): the "
+                               f"switch may be HALF-APPLIED, restore it from {res.backup}")
+                return res
+            try:
+                current = _parse(target, session.running_config(), f"{name} running-config")
+                undo = delta_commands(current, prep.running)
+                for command in undo:
+                    session.run(command)
+                    res.commands_sent += 1
+                back = _parse(target, session.running_config(), f"{name} running-config")
+            except (SessionError, UserError) as exc:
+                text = exc.render() if isinstance(exc, UserError) else str(exc)
+                res.result = ROLLBACK_FAILED
+                res.message = (f"{problem}; rollback failed ({text}): the switch may be "
+                               f"HALF-APPLIED, restore it from {res.backup}")
+                return res
+            if canonical_lines(back) != canonical_lines(prep.running):
+                res.result = ROLLBACK_FAILED
+                res.message = (f"{problem}; after rollback the running config still differs "
+                               f"from {res.backup}: restore it by hand")
+                return res
+            res.result = ROLLED_BACK
+            res.message = f"{problem}; rolled back to the backup (startup config untouched)"
+            return res
+        finally:
+            if owned is not None:
+                owned.close()

@@ -1,0 +1,155 @@
+"""PowerConnect 62xx: commands that take a switch from one parsed config to another.
+
+Push uses it for the removals the rendered file cannot know about (VLANs a port carries
+today that the plan does not want) and rollback uses it to go back to the backup. Both
+work on parsed models (vlanroute.model.bridge), so they never depend on text layout.
+
+Order of a full delta, chosen so that no step can open a loop: spanning tree back ON
+first, then VLAN creation, then port membership, then spanning tree OFF where the target
+wants it, and VLAN deletion last.
+"""
+
+from __future__ import annotations
+
+from vlanroute.model.bridge import PortConfig, SwitchConfig
+from vlanroute.drivers.pc_cli import format_vlan_ids, interface_command
+
+
+def canonical_lines(cfg: SwitchConfig) -> list[str]:
+    """The config as the switch would print it, non-default settings only, in a fixed
+    order: the basis of the diff shown before a push and of the post-push check."""
+    lines: list[str] = []
+    extra = sorted(cfg.vlans - {1})
+    if extra:
+        lines.append(f"vlan database: vlan {format_vlan_ids(extra)}")
+    if not cfg.stp_global_enabled:
+        lines.append("no spanning-tree")
+    lines.append(f"bridge aging-time {cfg.aging_time}")
+    if cfg.flow_control is not None:
+        lines.append("flowcontrol" if cfg.flow_control else "no flowcontrol")
+    for lag_id, lag in sorted(cfg.lags.items()):
+        lines += [f"interface port-channel {lag_id}: {x}" for x in _port_lines(lag, is_lag=True)]
+    for name, port in cfg.ports.items():
+        lines += [f"interface ethernet {name}: {x}" for x in _port_lines(port, is_lag=False)]
+    return lines
+
+
+def _port_lines(p: PortConfig, *, is_lag: bool) -> list[str]:
+    out: list[str] = []
+    if p.mode != "access":
+        out.append(f"switchport mode {p.mode}")
+    if p.pvid != 1:
+        out.append(f"switchport general pvid {p.pvid}")
+    if 1 not in p.untagged | p.tagged:
+        out.append("switchport general allowed vlan remove 1")
+    if p.untagged - {1}:
+        out.append(f"switchport general allowed vlan add {format_vlan_ids(p.untagged - {1})} untagged")
+    if p.tagged:
+        out.append(f"switchport general allowed vlan add {format_vlan_ids(p.tagged)} tagged")
+    if p.acceptable != "all":
+        out.append(f"switchport general acceptable-frame-type {p.acceptable}")
+    if not p.ingress_filtering:
+        out.append("switchport general ingress-filtering disable")
+    if not p.stp_enabled:
+        out.append("spanning-tree disable")
+    if not p.enabled:
+        out.append("shutdown")
+    if not is_lag and p.lag is not None:
+        out.append(f"channel-group {p.lag} mode on")
+    if is_lag and p.hash_mode is not None:
+        out.append(f"hashing-mode {p.hash_mode}")
+    if is_lag and p.members:
+        out.append("members " + ",".join(sorted(p.members)))
+    return out
+
+
+def _all_ports(cur: SwitchConfig, tgt: SwitchConfig) -> list[tuple[str, PortConfig, PortConfig, bool]]:
+    """(name, current, target, is_lag) for every LAG then every physical port."""
+    out = []
+    for lag_id in sorted(set(cur.lags) | set(tgt.lags)):
+        name = f"ch{lag_id}"
+        out.append((name, cur.lags.get(lag_id, PortConfig(name=name)),
+                    tgt.lags.get(lag_id, PortConfig(name=name)), True))
+    for name in tgt.ports:
+        out.append((name, cur.ports.get(name, PortConfig(name=name)), tgt.ports[name], False))
+    return out
+
+
+def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool) -> list[str]:
+    """Sub-mode commands (without `interface`/`exit`) for everything but spanning tree."""
+    cmds: list[str] = []
+    if not is_lag and cur.lag != tgt.lag:
+        if cur.lag is not None:
+            cmds.append("no channel-group")
+        if tgt.lag is not None:
+            cmds.append(f"channel-group {tgt.lag} mode on")
+    if cur.mode != tgt.mode:
+        cmds.append(f"switchport mode {tgt.mode}")
+    if tgt.mode == "general":
+        cur_members = cur.untagged | cur.tagged
+        remove = cur_members - (tgt.untagged | tgt.tagged)
+        if remove:
+            cmds.append(f"switchport general allowed vlan remove {format_vlan_ids(remove)}")
+        add_u = tgt.untagged - cur.untagged
+        if add_u:
+            cmds.append(f"switchport general allowed vlan add {format_vlan_ids(add_u)} untagged")
+        add_t = tgt.tagged - cur.tagged
+        if add_t:
+            cmds.append(f"switchport general allowed vlan add {format_vlan_ids(add_t)} tagged")
+        if cur.pvid != tgt.pvid or cur.mode != tgt.mode:
+            cmds.append(f"switchport general pvid {tgt.pvid}")
+        if cur.acceptable != tgt.acceptable:
+            cmds.append("switchport general acceptable-frame-type tagged-only"
+                        if tgt.acceptable == "tagged-only"
+                        else "no switchport general acceptable-frame-type tagged-only")
+        if cur.ingress_filtering != tgt.ingress_filtering:
+            cmds.append("no switchport general ingress-filtering disable" if tgt.ingress_filtering
+                        else "switchport general ingress-filtering disable")
+    if is_lag and cur.hash_mode != tgt.hash_mode:
+        cmds.append(f"hashing-mode {tgt.hash_mode}" if tgt.hash_mode else "no hashing-mode")
+    if cur.enabled != tgt.enabled:
+        cmds.append("no shutdown" if tgt.enabled else "shutdown")
+    return cmds
+
+
+def _block(name: str, body: list[str]) -> list[str]:
+    return [interface_command(name), *body, "exit"] if body else []
+
+
+def port_fixups(cur: SwitchConfig, tgt: SwitchConfig, ports: set[str]) -> list[str]:
+    """Membership commands for the named ports/LAGs only (no spanning tree, no VLANs)."""
+    out: list[str] = []
+    for name, c, t, is_lag in _all_ports(cur, tgt):
+        if name in ports:
+            out += _block(name, membership_commands(c, t, is_lag=is_lag))
+    return out
+
+
+def delta_commands(cur: SwitchConfig, tgt: SwitchConfig) -> list[str]:
+    """Every command, in loop-safe order, that turns `cur` into `tgt` (used for rollback)."""
+    ports = _all_ports(cur, tgt)
+    out = ["configure"]
+    if tgt.stp_global_enabled and not cur.stp_global_enabled:
+        out.append("spanning-tree")
+    for name, c, t, _ in ports:
+        if t.stp_enabled and not c.stp_enabled:
+            out += _block(name, ["no spanning-tree disable"])
+    create = tgt.vlans - cur.vlans
+    if create:
+        out += ["vlan database", f"vlan {format_vlan_ids(create)}", "exit"]
+    for name, c, t, is_lag in ports:
+        out += _block(name, membership_commands(c, t, is_lag=is_lag))
+    for name, c, t, _ in ports:
+        if c.stp_enabled and not t.stp_enabled:
+            out += _block(name, ["spanning-tree disable"])
+    if cur.stp_global_enabled and not tgt.stp_global_enabled:
+        out.append("no spanning-tree")
+    if cur.aging_time != tgt.aging_time:
+        out.append(f"bridge aging-time {tgt.aging_time}")
+    if tgt.flow_control is not None and cur.flow_control != tgt.flow_control:
+        out.append("flowcontrol" if tgt.flow_control else "no flowcontrol")
+    delete = cur.vlans - tgt.vlans - {1}
+    if delete:
+        out += ["vlan database", f"no vlan {format_vlan_ids(delete)}", "exit"]
+    out.append("end")
+    return out

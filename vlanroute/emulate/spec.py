@@ -1,0 +1,232 @@
+"""What the emulation builds and what it must observe, computed from OUTDIR alone.
+
+Pure functions of plan.json and cabling.csv (no kernel, no root), so they are tested
+directly: the namespaces and veth pairs to create, each host's MAC and plain address,
+the bridge port every switch must learn every host MAC on in every VLAN, and how many
+frames each cable must carry for a given all-to-all traffic pattern.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vlanroute.errors import UserError
+from vlanroute.bundle.reader import Cable, host_macs, read_cabling
+from vlanroute.model.platforms import PLATFORMS
+
+FAMILY = "linux-bridge"
+# Plain (application) addresses of the emulated hosts: RFC 2544 benchmarking space, which
+# no learning pool should use and which never leaves the namespaces anyway.
+PLAIN_NET = ipaddress.ip_network("198.18.0.0/15")
+
+
+@dataclass(frozen=True)
+class EmuHost:
+    name: str
+    switch: str
+    port: str
+    vlan: int
+    interface: str
+    mac: str
+    address: str            # plain address, no prefix length
+
+
+@dataclass(frozen=True)
+class Uplink:
+    """The way from one switch to one neighbour: a single port or a LAG of cables."""
+    switch: str
+    neighbor: str
+    members: tuple[str, ...]        # the physical ports (cables) on this side
+    lag: int | None
+
+    def bridge_ports(self) -> frozenset[str]:
+        """Names the bridge may show as the port: the bond, or a cable when there is no bond."""
+        if self.lag is None:
+            return frozenset(self.members)
+        return frozenset({f"bond{self.lag}", self.members[0]})
+
+
+@dataclass
+class EmulationPlan:
+    name: str
+    outdir: Path
+    switches: list[str]
+    hosts: dict[str, EmuHost]
+    cables: list[Cable]
+    vlan_ids: list[int]
+    tree: dict[int, dict[str, set[str]]]        # VLAN -> switch -> tree neighbours
+    uplinks: dict[tuple[str, str], Uplink]      # (switch, neighbour) -> uplink
+    plain_prefix: int
+
+    # -- routes -------------------------------------------------------------------------
+    def path(self, vlan: int, src: str, dst: str) -> list[str]:
+        """Switches on the unique tree path of `vlan` from src to dst (both included)."""
+        if src == dst:
+            return [src]
+        adj = self.tree[vlan]
+        prev: dict[str, str] = {src: src}
+        todo = [src]
+        while todo:
+            s = todo.pop()
+            for n in adj.get(s, ()):
+                if n not in prev:
+                    prev[n] = s
+                    todo.append(n)
+        if dst not in prev:
+            raise UserError(f"plan.json: VLAN {vlan} does not connect {src} and {dst}",
+                            file=str(self.outdir / "plan.json"),
+                            fix="re-render OUTDIR with `vlanroute render`")
+        hops = [dst]
+        while hops[-1] != src:
+            hops.append(prev[hops[-1]])
+        return hops[::-1]
+
+    def expected_fdb(self) -> dict[tuple[str, int, str], frozenset[str]]:
+        """(switch, VLAN, host MAC) -> bridge port names where the MAC must be learned."""
+        want: dict[tuple[str, int, str], frozenset[str]] = {}
+        for vlan in self.vlan_ids:
+            for h in self.hosts.values():
+                for s in self.tree[vlan]:
+                    if s == h.switch:
+                        want[(s, vlan, h.mac)] = frozenset({h.port})
+                    else:
+                        nxt = self.path(vlan, s, h.switch)[1]
+                        want[(s, vlan, h.mac)] = self.uplinks[(s, nxt)].bridge_ports()
+        return want
+
+    def expected_tx(self, pairs: list[tuple[str, str]], frames_per_pair: int
+                    ) -> tuple[dict[tuple[str, str], int], dict[str, int], dict[str, int]]:
+        """Frames each uplink sends, each host port sends and receives, for unicast `pairs`.
+
+        A frame from a to b travels in VLAN(a) (the PVID of a's port) along that VLAN's tree
+        from a's switch to b's switch, then leaves b's host port.
+        """
+        uplink_tx: dict[tuple[str, str], int] = {key: 0 for key in self.uplinks}
+        host_tx: dict[str, int] = {h: 0 for h in self.hosts}   # switch -> host
+        host_rx: dict[str, int] = {h: 0 for h in self.hosts}   # host -> switch
+        for a, b in pairs:
+            ha, hb = self.hosts[a], self.hosts[b]
+            hops = self.path(ha.vlan, ha.switch, hb.switch)
+            for s, n in zip(hops, hops[1:]):
+                uplink_tx[(s, n)] += frames_per_pair
+            host_rx[a] += frames_per_pair
+            host_tx[b] += frames_per_pair
+        return uplink_tx, host_tx, host_rx
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError("no plan.json here", file=str(path.parent),
+                        fix="give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not valid JSON: {exc}", file=str(path)) from None
+
+
+def _family(spec: dict[str, Any]) -> str:
+    if spec.get("family"):
+        return str(spec["family"])
+    platform = PLATFORMS.get(str(spec.get("platform")))
+    return platform.family if platform else "?"
+
+
+def load(outdir: Path) -> EmulationPlan:
+    """Read and cross-check OUTDIR; every problem is a UserError naming the file."""
+    outdir = Path(outdir)
+    if not outdir.is_dir():
+        raise UserError("not a directory", file=str(outdir),
+                        fix="give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`")
+    doc = _read_json(outdir / "plan.json")
+    plan_file = str(outdir / "plan.json")
+    try:
+        switches = sorted(doc["switches"])
+        vlans = doc["vlans"]
+        hosts_doc = doc["hosts"]
+    except (KeyError, TypeError):
+        raise UserError("missing switches, vlans or hosts", file=plan_file) from None
+    wrong = [s for s in switches if _family(doc["switches"][s]) != FAMILY]
+    if wrong:
+        raise UserError(f"switches {', '.join(wrong)} are not on the {FAMILY} platform: "
+                        "only linux-bridge scripts can run in the emulation", file=plan_file,
+                        fix="render with `--set platform=linux-bridge`")
+    for s in switches:
+        if not (outdir / "switches" / f"{s}.cfg").is_file():
+            raise UserError(f"no switches/{s}.cfg", file=str(outdir), fix="re-render OUTDIR")
+    for h in hosts_doc:
+        if not (outdir / "hosts" / f"{h}.sh").is_file():
+            raise UserError(f"no hosts/{h}.sh", file=str(outdir), fix="re-render OUTDIR")
+    if len(hosts_doc) < 2:
+        raise UserError("the emulation needs at least two hosts to send traffic", file=plan_file)
+
+    cables = read_cabling(outdir, switches)
+    in_plan = sorted((c["a"], c["a_port"], c["b"], c["b_port"]) for c in doc.get("cabling", []))
+    if sorted((c.a, c.a_port, c.b, c.b_port) for c in cables) != in_plan:
+        raise UserError("cabling.csv does not list the same cables as plan.json",
+                        file=str(outdir / "cabling.csv"), fix="re-render OUTDIR; do not edit one alone")
+
+    tree: dict[int, dict[str, set[str]]] = {}
+    for v in vlans:
+        adj: dict[str, set[str]] = {s: set() for s in v["switches"]}
+        for a, b in v["links"]:
+            adj.setdefault(a, set()).add(b)
+            adj.setdefault(b, set()).add(a)
+        tree[int(v["id"])] = adj
+
+    members: dict[tuple[str, str], list[str]] = defaultdict(list)
+    lag_of: dict[tuple[str, str], int | None] = {}
+    for c in cables:
+        for s, p, n, lag in ((c.a, c.a_port, c.b, c.a_lag), (c.b, c.b_port, c.a, c.b_lag)):
+            members[(s, n)].append(p)
+            lag_of[(s, n)] = lag
+    uplinks = {}
+    for (s, n), ports in members.items():
+        port_doc = doc["switches"][s]["ports"]
+        order = sorted(ports, key=lambda p: (len(p), p))
+        if lag_of[(s, n)] is None and len(order) > 1:
+            raise UserError(f"{s} has {len(order)} cables to {n} but no LAG", file=plan_file)
+        for p in order:
+            if p not in port_doc:
+                raise UserError(f"cable port {s} {p} is not in the plan's ports", file=plan_file)
+        if lag_of[(s, n)] is not None:
+            lag_doc = doc["switches"][s]["lags"][str(lag_of[(s, n)])]
+            order = [p for p in lag_doc["members"] if p in ports]
+        uplinks[(s, n)] = Uplink(s, n, tuple(order), lag_of[(s, n)])
+    for vlan, adj in tree.items():
+        for s, ns in adj.items():
+            for n in ns:
+                if (s, n) not in uplinks:
+                    raise UserError(f"VLAN {vlan} uses link {s}-{n}, which has no cable",
+                                    file=plan_file)
+
+    learning = [ipaddress.ip_network(v["learning_subnet"]) for v in vlans if v.get("learning_subnet")]
+    if any(net.overlaps(PLAIN_NET) for net in learning):
+        raise UserError(f"a learning subnet overlaps {PLAIN_NET}, which the emulation uses for "
+                        "the hosts' plain addresses", file=plan_file,
+                        fix="choose another settings.learning.pool")
+    macs = host_macs(hosts_doc)
+    hosts: dict[str, EmuHost] = {}
+    for i, name in enumerate(sorted(hosts_doc)):
+        h = hosts_doc[name]
+        if h["switch"] not in doc["switches"]:
+            raise UserError(f"host {name} is on unknown switch {h['switch']}", file=plan_file)
+        hosts[name] = EmuHost(
+            name=name, switch=h["switch"], port=h["port"], vlan=int(h["vlan"]),
+            interface=h.get("interface") or "eth0",
+            mac=macs[name],
+            address=str(PLAIN_NET.network_address + i + 1))
+    ports_seen: set[tuple[str, str]] = set()
+    for h in hosts.values():
+        key = (h.switch, h.port)
+        if key in ports_seen:
+            raise UserError(f"two hosts on {h.switch} {h.port}", file=plan_file)
+        ports_seen.add(key)
+    return EmulationPlan(
+        name=str(doc.get("name", outdir.name)), outdir=outdir, switches=switches, hosts=hosts,
+        cables=cables, vlan_ids=sorted(tree), tree=tree, uplinks=uplinks,
+        plain_prefix=PLAIN_NET.prefixlen)

@@ -1,0 +1,92 @@
+"""The hosts of the cluster: generated from a count or taken from a list or a CSV file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vlanroute.errors import UserError
+from vlanroute.model.inventory import NAME_PATTERN, LoadedInventory
+from vlanroute.model.topology import Topology
+
+
+@dataclass
+class Host:
+    name: str
+    switch: str
+    port: str | None
+    mac: str | None
+    interface: str
+    index: int                     # global order, used for learning addresses
+    vlan: int = 0
+
+
+def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
+    spec = inv.spec.hosts
+    file = inv.file
+    counts: dict[str, int] | None = None
+    if spec.per_switch is not None:
+        if isinstance(spec.per_switch, int):
+            counts = {s: spec.per_switch for s in topo.switches}
+        else:
+            counts = {s: 0 for s in topo.switches}
+            for key, n in spec.per_switch.items():
+                sw = _resolve_switch(key, topo)
+                if sw is None:
+                    raise UserError(f"unknown switch '{key}'", file=file, field=f"hosts.per_switch.{key}",
+                                    fix="use a switch name of the topology")
+                counts[sw] = n
+    elif spec.count is not None:
+        # Spread evenly in switch order: the first (count mod switches) get one more.
+        q, r = divmod(spec.count, len(topo.switches))
+        counts = {s: q + (1 if i < r else 0) for i, s in enumerate(topo.switches)}
+
+    hosts: list[Host] = []
+    if counts is not None:
+        n = 0
+        for s in topo.switches:
+            for i in range(counts[s]):
+                n += 1
+                try:
+                    name = spec.name.format(n=n, i=i + 1, switch=s)
+                except (KeyError, IndexError, ValueError) as exc:
+                    raise UserError(f"bad pattern '{spec.name}': {exc}", file=file, field="hosts.name",
+                                    fix="use the placeholders {n} (global), {i} (per switch) and {switch}") from None
+                if not re.match(NAME_PATTERN, name):
+                    raise UserError(f"pattern gives the host name '{name}', which is not allowed", file=file,
+                                    field="hosts.name", fix="names: letters, digits, '_', '.', '-', starting with a letter")
+                hosts.append(Host(name, s, None, None, spec.interface, len(hosts)))
+        where = "hosts.name"
+    else:
+        entries = inv.hosts_csv if spec.csv else spec.entries
+        assert entries is not None
+        where_base = f"{spec.csv}" if spec.csv else "hosts.list"
+        for k, e in enumerate(entries):
+            sw = _resolve_switch(e.switch, topo)
+            if sw is None:
+                raise UserError(f"host '{e.name}' is on unknown switch '{e.switch}'", file=file,
+                                field=f"{where_base}.{k}.switch", fix="use a switch name of the topology")
+            hosts.append(Host(e.name, sw, e.port, e.mac, e.interface or spec.interface, len(hosts)))
+        where = where_base
+
+    seen: dict[str, int] = {}
+    macs: dict[str, str] = {}
+    for h in hosts:
+        if h.name in seen:
+            raise UserError(f"host name '{h.name}' is used twice", file=file, field=where,
+                            fix="give every host a different name")
+        seen[h.name] = h.index
+        if h.mac:
+            if h.mac in macs:
+                raise UserError(f"MAC {h.mac} is given to both '{macs[h.mac]}' and '{h.name}'", file=file,
+                                field=where, fix="every host needs its own MAC address")
+            macs[h.mac] = h.name
+    if not hosts:
+        raise UserError("the inventory has no hosts", file=file, field="hosts", fix="give hosts.per_switch or a host list")
+    return hosts
+
+
+def _resolve_switch(key: str, topo: Topology) -> str | None:
+    if key in topo.graph:
+        return key
+    return topo.generated_names.get(key)

@@ -1,0 +1,342 @@
+"""The inventory: one YAML file describing a cluster network, validated by pydantic v2.
+
+Everything here is about the *shape* of the input. Whether a plan exists for it (ports,
+limits, connectivity) is decided later in the pipeline, still as a UserError that names
+the file and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import ipaddress
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from vlanroute.errors import UserError
+from vlanroute.model.overrides import apply_sets
+from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
+
+# Strict patterns for every name that may reach a switch CLI or a shell script: letters,
+# digits and a few separators, starting with a letter. Nothing that a shell or a CLI parser
+# treats specially (spaces, quotes, ;, $, `, |, &, <, >, newlines) can get through.
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$"
+# Host interface names: Linux allows 15 characters, and ".4094" must still fit.
+IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,9}$"
+PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
+MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
+
+Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
+VlanId = Annotated[int, Field(ge=2, le=4094)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class CustomLink(Strict):
+    a: Name
+    b: Name
+    count: Annotated[int, Field(ge=1, le=64)] | None = None
+    # Exact ports, one [a_port, b_port] per cable; omitted: assigned by the planner.
+    ports: list[tuple[PortName, PortName]] | None = None
+
+    @model_validator(mode="after")
+    def _ports_match_count(self) -> "CustomLink":
+        if self.a == self.b:
+            raise ValueError(f"a link from switch '{self.a}' to itself is not allowed")
+        if self.ports is not None and self.count is not None and len(self.ports) != self.count:
+            raise ValueError(f"count is {self.count} but {len(self.ports)} port pairs are listed")
+        return self
+
+
+TopologyKind = Literal["tree", "ring", "mesh", "torus", "complete", "hyper-crossbar", "custom"]
+
+
+class TopologySpec(Strict):
+    kind: TopologyKind
+    dims: list[Annotated[int, Field(ge=1, le=4096)]] | None = None
+    size: Annotated[int, Field(ge=1, le=65536)] | None = None
+    fanout: Annotated[int, Field(ge=1, le=256)] = 2
+    links_per_pair: Annotated[int, Field(ge=1, le=64)] = 1
+    switch_name: str = "sw{index}"
+    switches: list[Name] | None = None
+    links: list[CustomLink] | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "TopologySpec":
+        k = self.kind
+        if k in ("mesh", "torus", "hyper-crossbar"):
+            if not self.dims:
+                raise ValueError(f"a {k} needs dims, e.g. dims: [4, 2]")
+            if self.size is not None:
+                raise ValueError(f"a {k} takes dims, not size")
+        elif k in ("ring", "complete"):
+            if (self.size is None) == (self.dims is None):
+                raise ValueError(f"a {k} needs exactly one of size (e.g. size: 8) or dims (e.g. dims: [4, 2])")
+        elif k == "tree":
+            if self.size is None:
+                raise ValueError("a tree needs size (number of switches), and optionally fanout")
+        elif k == "custom":
+            if not self.switches or self.links is None:
+                raise ValueError("a custom topology needs switches (a list of names) and links")
+        if k != "custom" and (self.switches is not None or self.links is not None):
+            raise ValueError("switches and links are only for kind: custom")
+        if "{index" not in self.switch_name and "{coord" not in self.switch_name:
+            raise ValueError("switch_name must contain {index} or {coord}, e.g. 'sw{index}'")
+        return self
+
+
+class HostEntry(Strict):
+    name: Name
+    switch: Name
+    port: PortName | None = None
+    mac: str | None = None
+    interface: Annotated[str, Field(pattern=IFACE_PATTERN)] | None = None
+
+    @field_validator("mac")
+    @classmethod
+    def _mac(cls, v: str | None) -> str | None:
+        return normalise_mac(v) if v is not None else None
+
+
+class HostsSpec(Strict):
+    per_switch: Annotated[int, Field(ge=0, le=4096)] | dict[Name, Annotated[int, Field(ge=0, le=4096)]] | None = None
+    count: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
+    entries: list[HostEntry] | None = Field(default=None, alias="list")
+    csv: str | None = None
+    name: str = "node{n:03d}"
+    interface: Annotated[str, Field(pattern=IFACE_PATTERN)] = "eth0"
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "HostsSpec":
+        given = [k for k in ("per_switch", "count", "entries", "csv") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of per_switch, count, list or csv"
+                             + (f" (got {', '.join('list' if g == 'entries' else g for g in given)})" if given else ""))
+        return self
+
+
+class RoutingSpec(Strict):
+    # budget: at most max_vlans spanning trees, routes may be longer than minimal (budget.py)
+    algorithm: Literal["dor", "shortest", "updown", "budget"] | None = None
+    dimension_order: Literal["auto"] | list[Annotated[int, Field(ge=0)]] = "auto"
+    first_vlan: VlanId = 101
+    vlan_ids: list[VlanId] | None = None
+    root: Name | None = None
+    # At most this many routing VLANs; default: the tightest hardware limit (budget.py).
+    max_vlans: Annotated[int, Field(ge=1, le=4094)] | None = None
+
+    @field_validator("vlan_ids")
+    @classmethod
+    def _unique(cls, v: list[int] | None) -> list[int] | None:
+        if v is not None and len(set(v)) != len(v):
+            dup = sorted({x for x in v if v.count(x) > 1})
+            raise ValueError(f"duplicate VLAN ids {dup}")
+        return v
+
+
+class SwitchOverride(Strict):
+    name: Name | None = None
+    mgmt: ipaddress.IPv4Address | ipaddress.IPv6Address | None = None
+    ssh_port: Annotated[int, Field(ge=1, le=65535)] = 22
+    platform: Name | None = None
+    reserved_ports: list[PortName] = []
+
+
+class LearningSpec(Strict):
+    pool: ipaddress.IPv4Network = ipaddress.IPv4Network("10.240.0.0/12")
+    method: Literal["ip-link", "vconfig"] = "ip-link"
+    interval: Annotated[int, Field(ge=60)] | None = None
+    splay: Annotated[int, Field(ge=0)] | None = None
+
+
+class SettingsSpec(Strict):
+    aging_time: Annotated[int, Field(ge=1)] | None = None
+    flow_control: bool = True
+    eee: bool = False
+    lag_hash: Literal["src-dst-ip-port", "src-dst-mac", "enhanced"] = "src-dst-ip-port"
+    learning: LearningSpec = LearningSpec()
+    # Networks already in use on the cluster; learning subnets must not overlap them.
+    reserved_networks: list[ipaddress.IPv4Network] = []
+
+
+class PlatformDef(Strict):
+    base: Name
+    ports: Annotated[int, Field(ge=1, le=4096)] | None = None
+    # Free text, but one line of harmless characters: it may end up in a config comment.
+    description: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _.,()/+:-]{0,80}$")] | None = None
+    max_vlans: Annotated[int, Field(ge=2, le=4094)] | None = None
+    vid_min: VlanId | None = None
+    vid_max: VlanId | None = None
+    mac_capacity: Annotated[int, Field(ge=1)] | None = None
+    aging_min: Annotated[int, Field(ge=1)] | None = None
+    aging_max: Annotated[int, Field(ge=1)] | None = None
+    aging_default: Annotated[int, Field(ge=1)] | None = None
+    max_lags: Annotated[int, Field(ge=1)] | None = None
+    max_lag_members: Annotated[int, Field(ge=1)] | None = None
+
+    def limits(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in OVERRIDABLE_LIMITS if getattr(self, k) is not None}
+
+
+class Inventory(Strict):
+    name: Name
+    platform: Name = "powerconnect-6248"
+    topology: TopologySpec
+    hosts: HostsSpec
+    routing: RoutingSpec = RoutingSpec()
+    switches: dict[Name, SwitchOverride] = {}
+    settings: SettingsSpec = SettingsSpec()
+    platforms: dict[Name, PlatformDef] = {}
+
+
+def normalise_mac(value: str) -> str:
+    import re
+
+    v = value.strip().lower().replace("-", ":")
+    if re.fullmatch(r"[0-9a-f]{12}", v):
+        v = ":".join(v[i:i + 2] for i in range(0, 12, 2))
+    if not re.fullmatch(MAC_PATTERN, v):
+        raise ValueError(f"'{value}' is not a MAC address (expected e.g. 00:1e:c9:aa:bb:cc)")
+    return v
+
+
+# --------------------------------------------------------------------------- loading
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A SafeLoader that refuses duplicate keys: PyYAML silently keeps the last one."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key '{key}' (first on line {seen[key] + 1})", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError("no such file", file=str(path), fix="check the path of the inventory") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read: {exc}", file=str(path)) from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise UserError(f"YAML error: {problem}", file=str(path), field=where,
+                        fix="correct the YAML syntax at that place") from None
+
+
+_FIXES = {
+    "extra_forbidden": "remove this key or correct its spelling (see the inventory reference in README.md)",
+    "missing": "add this field",
+    "literal_error": "use one of the values listed",
+    "string_pattern_mismatch": "use letters, digits, '_', '.', '-' only, starting with a letter",
+    "int_parsing": "give a whole number",
+    "int_type": "give a whole number",
+    "greater_than_equal": "give a larger value",
+    "less_than_equal": "give a smaller value",
+}
+
+
+def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) -> UserError:
+    lines = []
+    for err in exc.errors()[:8]:
+        loc = ".".join("list" if p == "entries" else str(p) for p in err["loc"]
+                       if not (isinstance(p, str) and ("[" in p or p in ("function-after",))))
+        source = file
+        for sp in set_paths:
+            if loc == sp or loc.startswith(sp + "."):
+                source = f"--set {sp}"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        line = f"{source}: {loc or '(top level)'}: {msg}"
+        fix = _FIXES.get(err["type"])
+        if fix:
+            line += f"\n  fix: {fix}"
+        lines.append(line)
+    more = len(exc.errors()) - len(lines)
+    text = "\n".join(lines) + (f"\n({more} more errors)" if more > 0 else "")
+    return UserError(text)
+
+
+def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> "LoadedInventory":
+    """Read, override (--set) and validate one inventory file."""
+    p = Path(path)
+    raw = read_yaml(p)
+    if not isinstance(raw, dict):
+        raise UserError("the inventory must be a YAML mapping (key: value lines)", file=str(p))
+    raw, set_paths = apply_sets(raw, list(sets))
+    try:
+        inv = Inventory.model_validate(raw)
+    except ValidationError as exc:
+        raise _format_validation(exc, str(p), set_paths) from None
+    for pname, pdef in inv.platforms.items():
+        if pname in PLATFORMS:
+            raise UserError(f"'{pname}' is a built-in platform name", file=str(p), field=f"platforms.{pname}",
+                            fix="give the derived platform a name of its own")
+        if pdef.base not in PLATFORMS:
+            raise UserError(f"unknown base platform '{pdef.base}'", file=str(p), field=f"platforms.{pname}.base",
+                            fix=f"use one of: {', '.join(sorted(PLATFORMS))}")
+    hosts_csv = _read_hosts_csv(p, inv.hosts.csv) if inv.hosts.csv else None
+    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv)
+
+
+class LoadedInventory:
+    """A validated inventory with where it came from (for messages) and its host CSV read."""
+
+    def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None) -> None:
+        self.path = path
+        self.spec = spec
+        self.hosts_csv = hosts_csv
+
+    @property
+    def file(self) -> str:
+        return str(self.path)
+
+
+def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
+    csv_path = (inv_path.parent / rel) if not Path(rel).is_absolute() else Path(rel)
+    try:
+        text = csv_path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read the hosts CSV '{csv_path}': {exc.strerror}", file=str(inv_path),
+                        field="hosts.csv", fix="give a path relative to the inventory file") from None
+    rows = list(csv.reader(text.splitlines()))
+    header = [h.strip().lower() for h in rows[0]] if rows else []
+    expected = ["hostname", "mac", "switch", "port"]
+    if header != expected:
+        raise UserError(f"header is {header}, expected {expected}", file=str(csv_path), field="line 1",
+                        fix="start the file with the line: hostname,mac,switch,port")
+    entries = []
+    for lineno, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != 4:
+            raise UserError(f"expected 4 columns, got {len(row)}", file=str(csv_path), field=f"line {lineno}")
+        name, mac, switch, port = (c.strip() for c in row)
+        try:
+            entries.append(HostEntry(name=name, switch=switch, port=port or None, mac=mac or None))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise UserError(f"{'.'.join(map(str, err['loc']))}: {err['msg'].removeprefix('Value error, ')}",
+                            file=str(csv_path), field=f"line {lineno}",
+                            fix="names: letters, digits, '_', '.', '-'; MAC like 00:1e:c9:aa:bb:cc") from None
+    return entries

@@ -1,0 +1,162 @@
+"""Topology: the inventory's switches and cables as a networkx multigraph.
+
+Nodes are switch names (attribute `index` = canonical order, `coord` = grid coordinate or
+None); one edge per physical cable (parallel edges = parallel cables), with the exact
+ports when the inventory gives them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from vlanroute.model import generators
+from vlanroute.errors import UserError
+from vlanroute.model.inventory import LoadedInventory, NAME_PATTERN
+
+import re
+
+
+@dataclass
+class Topology:
+    kind: str
+    dims: tuple[int, ...] | None      # grid shape for mesh/torus/hyper-crossbar/ring
+    graph: nx.MultiGraph              # switches and cables
+    switches: list[str]               # canonical order
+    coords: dict[str, tuple[int, ...] | None]
+    generated_names: dict[str, str]   # generated name -> final name (after renames)
+
+    def index(self, switch: str) -> int:
+        return self.graph.nodes[switch]["index"]
+
+    def simple(self) -> nx.Graph:
+        """Neighbour pairs only, with `cables` = number of parallel cables."""
+        g = nx.Graph()
+        g.add_nodes_from(self.switches)
+        for a, b in self.graph.edges():
+            if g.has_edge(a, b):
+                g[a][b]["cables"] += 1
+            else:
+                g.add_edge(a, b, cables=1)
+        return g
+
+
+def build_topology(inv: LoadedInventory) -> Topology:
+    spec = inv.spec.topology
+    file = inv.file
+    kind = spec.kind
+    dims: tuple[int, ...] | None = None
+
+    if kind == "custom":
+        assert spec.switches is not None and spec.links is not None
+        names = list(spec.switches)
+        dup = _first_duplicate(names)
+        if dup:
+            raise UserError(f"switch '{dup}' is listed twice", file=file, field="topology.switches")
+        coords: list[tuple[int, ...] | None] = [None] * len(names)
+        pos = {n: i for i, n in enumerate(names)}
+        cables: list[tuple[int, int, tuple[str, str] | None]] = []
+        seen_pairs: set[tuple[str, str]] = set()
+        for k, link in enumerate(spec.links):
+            for end in (link.a, link.b):
+                if end not in pos:
+                    raise UserError(f"link to unknown switch '{end}'", file=file, field=f"topology.links.{k}",
+                                    fix=f"add '{end}' to topology.switches or correct the name")
+            pair = (min(link.a, link.b), max(link.a, link.b))
+            if pair in seen_pairs:
+                raise UserError(f"the pair {pair[0]}-{pair[1]} is listed twice", file=file,
+                                field=f"topology.links.{k}", fix="list each pair once and set count for parallel cables")
+            seen_pairs.add(pair)
+            count = link.count or (len(link.ports) if link.ports else spec.links_per_pair)
+            for c in range(count):
+                ports = link.ports[c] if link.ports else None
+                cables.append((pos[link.a], pos[link.b], ports))
+        final_names = names
+    else:
+        if kind in ("mesh", "torus", "hyper-crossbar"):
+            assert spec.dims is not None
+            dims = tuple(spec.dims)
+            gen = {"mesh": generators.mesh, "torus": generators.torus,
+                   "hyper-crossbar": generators.hyper_crossbar}[kind]
+            coords, edges = gen(list(dims))  # type: ignore[assignment]
+        elif kind == "ring":
+            size = spec.size if spec.size is not None else generators.product(spec.dims or [])
+            dims = (size,)
+            coords, edges = generators.ring(size)  # type: ignore[assignment]
+        elif kind == "complete":
+            size = spec.size if spec.size is not None else generators.product(spec.dims or [])
+            coords, edges = generators.complete(size)  # type: ignore[assignment]
+        else:  # tree
+            assert spec.size is not None
+            coords, edges = generators.tree(spec.size, spec.fanout)  # type: ignore[assignment]
+        if len(coords) > 65536:
+            raise UserError(f"{len(coords)} switches is more than vlanroute plans (65536)", file=file, field="topology")
+        final_names = [_switch_name(spec.switch_name, i, c, file) for i, c in enumerate(coords)]
+        dup = _first_duplicate(final_names)
+        if dup:
+            raise UserError(f"switch_name gives '{dup}' twice", file=file, field="topology.switch_name",
+                            fix="include {index} in the pattern")
+        cables = [(i, j, None) for i, j in edges for _ in range(spec.links_per_pair)]
+
+    generated = list(final_names)
+    renames = _apply_renames(inv, generated)
+    final_names = [renames.get(n, n) for n in generated]
+    dup = _first_duplicate(final_names)
+    if dup:
+        raise UserError(f"two switches would be named '{dup}'", file=file, field="switches",
+                        fix="give every switch a different name")
+
+    g = nx.MultiGraph()
+    for i, name in enumerate(final_names):
+        g.add_node(name, index=i, coord=coords[i])
+    for i, j, ports in cables:
+        a, b = final_names[i], final_names[j]
+        if ports is not None:
+            g.add_edge(a, b, ports={a: ports[0], b: ports[1]})
+        else:
+            g.add_edge(a, b)
+
+    if g.number_of_nodes() > 1 and not nx.is_connected(g):
+        parts = sorted((sorted(c, key=final_names.index) for c in nx.connected_components(g)), key=len)
+        raise UserError(f"the topology is disconnected: {len(parts)} parts, e.g. {{{', '.join(parts[0][:5])}}} "
+                        f"reaches no other switch", file=file, field="topology.links" if kind == "custom" else "topology",
+                        fix="add links so that every switch can reach every other")
+    return Topology(kind=kind, dims=dims, graph=g, switches=final_names,
+                    coords={n: coords[i] for i, n in enumerate(final_names)},
+                    generated_names=dict(zip(generated, final_names)))
+
+
+def _switch_name(pattern: str, index: int, coord: tuple[int, ...] | None, file: str) -> str:
+    coord_text = "-".join(str(c) for c in coord) if coord else str(index)
+    try:
+        name = pattern.format(index=index + 1, index0=index, coord=coord_text)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise UserError(f"bad pattern '{pattern}': {exc}", file=file, field="topology.switch_name",
+                        fix="use the placeholders {index}, {index0} and {coord}") from None
+    if not re.match(NAME_PATTERN, name):
+        raise UserError(f"pattern gives the name '{name}', which is not allowed", file=file,
+                        field="topology.switch_name", fix="names: letters, digits, '_', '.', '-', starting with a letter")
+    return name
+
+
+def _apply_renames(inv: LoadedInventory, generated: list[str]) -> dict[str, str]:
+    known = set(generated)
+    renames = {}
+    for key, ov in inv.spec.switches.items():
+        if key not in known:
+            close = ", ".join(sorted(known)[:6])
+            raise UserError(f"unknown switch '{key}'", file=inv.file, field=f"switches.{key}",
+                            fix=f"use a generated switch name (e.g. {close})")
+        if ov.name:
+            renames[key] = ov.name
+    return renames
+
+
+def _first_duplicate(items: list[str]) -> str | None:
+    seen: set[str] = set()
+    for x in items:
+        if x in seen:
+            return x
+        seen.add(x)
+    return None

@@ -1,0 +1,238 @@
+"""Per-switch port plan: which physical port carries which host or cable, and the LAGs.
+
+Deterministic from the inventory: explicit ports first; inter-switch cables take the
+highest free ports (neighbours in switch order); hosts take the lowest free ports. Reserved
+ports are never used. VLAN memberships are filled in by `apply_vlans` once the VLANs exist.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from vlanroute.errors import PlanError, UserError
+from vlanroute.model.hosts import Host
+from vlanroute.model.inventory import LoadedInventory
+from vlanroute.model.platforms import PLATFORMS, Platform, derive_platform
+from vlanroute.model.topology import Topology
+from vlanroute.plan.vlans import VlanGroup
+
+
+@dataclass
+class PortPlan:
+    name: str
+    role: str                       # host | inter-switch | lag-member
+    host: str | None = None
+    neighbor: str | None = None
+    lag: int | None = None
+    pvid: int | None = None
+    untagged: list[int] = field(default_factory=list)
+    tagged: list[int] = field(default_factory=list)
+
+
+@dataclass
+class LagPlan:
+    id: int
+    neighbor: str
+    members: list[str]
+    tagged: list[int] = field(default_factory=list)
+
+
+@dataclass
+class SwitchPlan:
+    name: str
+    platform: Platform
+    mgmt: str | None
+    ssh_port: int
+    coord: tuple[int, ...] | None
+    reserved: list[str]
+    ports: dict[str, PortPlan] = field(default_factory=dict)
+    lags: dict[int, LagPlan] = field(default_factory=dict)
+
+
+@dataclass
+class Cable:
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    a_lag: int | None = None
+    b_lag: int | None = None
+
+
+def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platform]:
+    spec = inv.spec
+    derived = {name: derive_platform(name, PLATFORMS[d.base], d.ports, d.limits()) for name, d in spec.platforms.items()}
+    table = {**PLATFORMS, **derived}
+    known = ", ".join(sorted(table))
+
+    def get(name: str, field_path: str) -> Platform:
+        if name not in table:
+            raise UserError(f"unknown platform '{name}'", file=inv.file, field=field_path,
+                            fix=f"use one of: {known}, or define it under platforms:")
+        return table[name]
+
+    default = get(spec.platform, "platform")
+    out = {}
+    for gen_name, final in topo.generated_names.items():
+        ov = spec.switches.get(gen_name)
+        out[final] = get(ov.platform, f"switches.{gen_name}.platform") if ov and ov.platform else default
+    return out
+
+
+def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
+                    platforms: dict[str, Platform]) -> tuple[dict[str, SwitchPlan], list[Cable]]:
+    file = inv.file
+    overrides = {topo.generated_names[k]: (k, v) for k, v in inv.spec.switches.items()}
+    switches: dict[str, SwitchPlan] = {}
+    mgmt_seen: dict[str, str] = {}
+    for s in topo.switches:
+        key, ov = overrides.get(s, (s, None))
+        plat = platforms[s]
+        reserved = list(ov.reserved_ports) if ov else []
+        for p in reserved:
+            if not plat.has_port(p):
+                raise UserError(f"port '{p}' does not exist on {plat.name}", file=file,
+                                field=f"switches.{key}.reserved_ports",
+                                fix=f"{plat.name} ports are {plat.ports[0]}..{plat.ports[-1]}")
+        if len(set(reserved)) != len(reserved):
+            raise UserError("a reserved port is listed twice", file=file, field=f"switches.{key}.reserved_ports")
+        mgmt = str(ov.mgmt) if ov and ov.mgmt else None
+        if mgmt:
+            if mgmt in mgmt_seen:
+                raise UserError(f"management address {mgmt} is also given to '{mgmt_seen[mgmt]}'", file=file,
+                                field=f"switches.{key}.mgmt", fix="every switch needs its own management address")
+            mgmt_seen[mgmt] = s
+        switches[s] = SwitchPlan(s, plat, mgmt, ov.ssh_port if ov else 22, topo.coords[s], reserved)
+
+    # Capacity first, so that the message names the switch and the port count.
+    cables_at = {s: topo.graph.degree(s) for s in topo.switches}
+    hosts_at = {s: 0 for s in topo.switches}
+    for h in hosts:
+        hosts_at[h.switch] += 1
+    for s, sp in switches.items():
+        need = hosts_at[s] + cables_at[s] + len(sp.reserved)
+        if need > len(sp.platform.ports):
+            raise PlanError(
+                f"switch '{s}' needs {need} ports ({hosts_at[s]} hosts + {cables_at[s]} inter-switch cables + "
+                f"{len(sp.reserved)} reserved) but a {sp.platform.name} has {len(sp.platform.ports)}",
+                file=file, field="topology.links_per_pair" if inv.spec.topology.kind != "custom" else "topology.links",
+                fix="use fewer cables per pair or fewer hosts on that switch, or a platform with more ports")
+
+    used: dict[str, dict[str, str]] = {s: {p: "reserved" for p in sp.reserved} for s, sp in switches.items()}
+
+    def take(s: str, port: str, what: str, field_path: str) -> None:
+        plat = switches[s].platform
+        if not plat.has_port(port):
+            raise UserError(f"port '{port}' does not exist on {plat.name} (switch '{s}')", file=file, field=field_path,
+                            fix=f"{plat.name} ports are {plat.ports[0]}..{plat.ports[-1]}")
+        if port in used[s]:
+            raise UserError(f"port {s}:{port} is given to both {used[s][port]} and {what}", file=file,
+                            field=field_path, fix="give each port to one host or cable, and never a reserved port")
+        used[s][port] = what
+
+    # Explicit ports.
+    edges = sorted(topo.graph.edges(keys=True, data=True),
+                   key=lambda e: (min(topo.index(e[0]), topo.index(e[1])), max(topo.index(e[0]), topo.index(e[1])), e[2]))
+    for k, (a, b, key, data) in enumerate(edges):
+        if "ports" in data:
+            take(a, data["ports"][a], f"the cable {a}-{b}", "topology.links")
+            take(b, data["ports"][b], f"the cable {a}-{b}", "topology.links")
+    for h in hosts:
+        if h.port:
+            take(h.switch, h.port, f"host '{h.name}'", f"hosts (host '{h.name}')")
+
+    # Cables: highest free ports first; hosts: lowest free ports first.
+    cable_ports: list[tuple[str, str, str, str]] = []
+    for a, b, key, data in edges:
+        if "ports" in data:
+            pa, pb = data["ports"][a], data["ports"][b]
+        else:
+            pa = _highest_free(switches[a].platform, used[a])
+            used[a][pa] = f"the cable {a}-{b}"
+            pb = _highest_free(switches[b].platform, used[b])
+            used[b][pb] = f"the cable {a}-{b}"
+        if topo.index(a) > topo.index(b):
+            a, b, pa, pb = b, a, pb, pa
+        cable_ports.append((a, pa, b, pb))
+    for h in hosts:
+        if not h.port:
+            h.port = _lowest_free(switches[h.switch].platform, used[h.switch])
+            used[h.switch][h.port] = f"host '{h.name}'"
+        switches[h.switch].ports[h.port] = PortPlan(h.port, "host", host=h.name)
+
+    # LAGs: one per neighbour with more than one cable, numbered in neighbour order.
+    per_pair: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a, pa, b, pb in cable_ports:
+        per_pair.setdefault((a, b), []).append((pa, pb))
+    lag_ids: dict[tuple[str, str], int] = {}
+    for s in topo.switches:
+        sp = switches[s]
+        neighbours = sorted(set(topo.graph.neighbors(s)), key=topo.index)
+        next_id = 1
+        for n in neighbours:
+            pair = (s, n) if topo.index(s) < topo.index(n) else (n, s)
+            members = [c[0] if pair[0] == s else c[1] for c in per_pair[pair]]
+            members.sort(key=sp.platform.port_index)
+            if len(members) > 1:
+                if next_id > sp.platform.max_lags:
+                    raise PlanError(f"switch '{s}' needs more than {sp.platform.max_lags} LAGs", file=file,
+                                    field="topology", fix="use fewer neighbours per switch or one cable per pair")
+                if len(members) > sp.platform.max_lag_members:
+                    raise PlanError(f"switch '{s}' would bundle {len(members)} cables to '{n}' but a {sp.platform.name} "
+                                    f"LAG takes at most {sp.platform.max_lag_members}", file=file,
+                                    field="topology.links_per_pair", fix="use fewer parallel cables")
+                sp.lags[next_id] = LagPlan(next_id, n, members)
+                lag_ids[(s, n)] = next_id
+                for m in members:
+                    sp.ports[m] = PortPlan(m, "lag-member", neighbor=n, lag=next_id)
+                next_id += 1
+            else:
+                sp.ports[members[0]] = PortPlan(members[0], "inter-switch", neighbor=n)
+    cables = [Cable(a, pa, b, pb, lag_ids.get((a, b)), lag_ids.get((b, a))) for a, pa, b, pb in cable_ports]
+    cables.sort(key=lambda c: (topo.index(c.a), switches[c.a].platform.port_index(c.a_port)))
+    for sp in switches.values():
+        sp.ports = dict(sorted(sp.ports.items(), key=lambda kv: sp.platform.port_index(kv[0])))
+    return switches, cables
+
+
+def _highest_free(plat: Platform, used: dict[str, str]) -> str:
+    for p in reversed(plat.ports):
+        if p not in used:
+            return p
+    raise AssertionError("capacity was checked before")
+
+
+def _lowest_free(plat: Platform, used: dict[str, str]) -> str:
+    for p in plat.ports:
+        if p not in used:
+            return p
+    raise AssertionError("capacity was checked before")
+
+
+def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[VlanGroup]) -> None:
+    """Fill in PVIDs and memberships: host ports untagged in all, links tagged where used."""
+    all_ids = sorted(v.id for v in vlans)
+    vlan_of_source = {s: v.id for v in vlans for s in v.sources}
+    by_pair: dict[tuple[str, str], list[int]] = {}
+    for v in vlans:
+        for a, b in v.links:
+            by_pair.setdefault((a, b), []).append(v.id)
+            by_pair.setdefault((b, a), []).append(v.id)
+    host_by_name = {h.name: h for h in hosts}
+    for sp in switches.values():
+        for port in sp.ports.values():
+            if port.role == "host":
+                h = host_by_name[port.host]  # type: ignore[index]
+                h.vlan = vlan_of_source[h.switch]
+                port.pvid = h.vlan
+                port.untagged = list(all_ids)
+            else:
+                port.tagged = sorted(by_pair.get((sp.name, port.neighbor), []))  # type: ignore[arg-type]
+        for lag in sp.lags.values():
+            lag.tagged = sorted(by_pair.get((sp.name, lag.neighbor), []))
+
+
+def mgmt_addresses(switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The switches' management addresses (the learning pool must not contain any)."""
+    return [ipaddress.ip_address(sp.mgmt) for sp in switches.values() if sp.mgmt]

@@ -1,0 +1,358 @@
+"""Build the Jinja2 context of every rendered file from the plan JSON (docs/plan-format.md),
+re-checking on the way the rules a rendered config must obey.
+
+The plan was verified when it was built; the checks here are defence in depth against a
+hand-edited plan.json or a planner bug, because a wrong membership on an inter-switch port
+with spanning tree off is a broadcast storm. A violated rule raises VerificationError, a
+setting the inventory asked for but the platform cannot do raises UserError.
+The contexts are documented in templates/README.md; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vlanroute import names as safe
+from vlanroute.errors import UserError, VerificationError
+from vlanroute.model.platforms import Platform
+from vlanroute.plan.schedule import Schedule, schedule_for
+from vlanroute.vlanlist import format_vlan_list as compress
+
+# Where the operator installs hosts/<host>.sh on each host; the refresh jobs call it there.
+HOST_SCRIPT_PATH = "/usr/local/sbin/vlanroute-host"
+
+
+@dataclass(frozen=True)
+class HostPort:
+    port: str
+    host: str
+    pvid: int
+    untagged: list[int]
+    untagged_list: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A single cable to a neighbour switch (not part of a LAG)."""
+    port: str
+    neighbor: str
+    tagged: list[int]
+    tagged_list: str
+    remove: list[int]          # VLANs to take off the port: 1 plus this switch's other VLANs
+    remove_list: str
+
+
+@dataclass(frozen=True)
+class Lag:
+    id: int
+    neighbor: str
+    members: list[str]
+    tagged: list[int]
+    tagged_list: str
+    remove: list[int]
+    remove_list: str
+
+
+@dataclass(frozen=True)
+class SwitchSettings:
+    aging_time: int
+    flow_control: bool
+    eee: bool
+    lag_hash: str
+    lag_hash_mode: str         # the platform's own keyword or number for lag_hash
+
+
+@dataclass(frozen=True)
+class SwitchContext:
+    switch: str
+    platform: Platform
+    plan_name: str
+    mgmt: str | None
+    vlans: list[int]
+    vlan_list: str
+    routing_vlans: list[int]
+    host_ports: list[HostPort]
+    links: list[Link]
+    lags: list[Lag]
+    reserved_ports: list[str]
+    managed_ports: list[str]   # every port this config touches, panel order (EEE is set on these)
+    settings: SwitchSettings
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HostVlan:
+    id: int
+    device: str                # e.g. eth0.101
+    address: str               # e.g. 10.250.0.1/24
+
+
+@dataclass(frozen=True)
+class HostContext:
+    host: str
+    plan_name: str
+    switch: str
+    port: str
+    interface: str
+    pvid: int
+    vlans: list[HostVlan]
+    vlan_ids: str              # "101 102 103" for the learn command line
+    method: str                # ip-link | vconfig | raw
+    script_path: str
+
+
+@dataclass(frozen=True)
+class RefreshContext:
+    plan_name: str
+    script_path: str
+    schedule: Schedule
+    aging_time: int            # the shortest aging time of any switch, seconds
+
+
+def _ints(value: object, what: str, lo: int = 2, hi: int = 4094) -> list[int]:
+    if not isinstance(value, list):
+        raise VerificationError([f"{what}: expected a list of VLAN ids, got {value!r}"])
+    out = [safe.vid(v, what, lo, hi) for v in value]
+    if len(set(out)) != len(out):
+        raise VerificationError([f"{what}: duplicate VLAN ids in {value!r}"])
+    return sorted(out)
+
+
+def _tree_vlans(doc: Mapping[str, Any]) -> dict[frozenset[str], set[int]]:
+    """Neighbour pair -> the VLANs whose tree uses it, from plan.vlans[].links."""
+    out: dict[frozenset[str], set[int]] = {}
+    for v in doc["vlans"]:
+        for a, b in v["links"]:
+            out.setdefault(frozenset((a, b)), set()).add(v["id"])
+    return out
+
+
+@dataclass(frozen=True)
+class DocIndex:
+    """Plan-wide facts every per-switch and per-host context needs; computed once per render
+    (the 16x16 hyper-crossbar has 256 VLAN trees and 2,560 x 256 learning addresses)."""
+    routing_ids: list[int]
+    pair_vlans: dict[frozenset[str], set[int]]
+    subnets: dict[int, tuple[int, int, int]]     # VLAN -> (network int, broadcast int, prefix length)
+
+    @classmethod
+    def of(cls, doc: Mapping[str, Any]) -> "DocIndex":
+        subnets = {}
+        for v in sorted(doc["vlans"], key=lambda v: v["id"]):
+            net = safe.ipv4_network(v["learning_subnet"], f"plan.vlans[{v['id']}].learning_subnet")
+            subnets[v["id"]] = (int(net.network_address), int(net.broadcast_address), net.prefixlen)
+        return cls(routing_ids=_ints([v["id"] for v in doc["vlans"]], "plan.vlans[].id"),
+                   pair_vlans=_tree_vlans(doc), subnets=subnets)
+
+
+def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
+                   index: DocIndex | None = None) -> SwitchContext:
+    index = index or DocIndex.of(doc)
+    sw = doc["switches"][name]
+    where = f"plan.switches.{name}"
+    safe.name(name, where)
+    safe.name(platform.name, f"{where}.platform")    # printed in the config's header comment
+    errors: list[str] = []
+    panel = frozenset(platform.ports)
+    lo, hi = platform.vid_min, platform.vid_max
+    routing = _ints(index.routing_ids, "plan.vlans[].id", lo, hi)
+    pair_vlans = index.pair_vlans
+    reserved = [safe.port(p, f"{where}.reserved_ports") for p in sw.get("reserved_ports", [])]
+
+    host_ports: list[HostPort] = []
+    singles: list[tuple[str, str, list[int]]] = []
+    member_of: dict[str, int] = {}
+    for port_name, p in sw["ports"].items():
+        pw = f"{where}.ports.{port_name}"
+        safe.port(port_name, pw, panel)
+        if port_name in reserved:
+            errors.append(f"{pw}: the port is reserved and must not be touched")
+        role = p.get("role")
+        untagged = _ints(p.get("untagged", []), f"{pw}.untagged", lo, hi)
+        tagged = _ints(p.get("tagged", []), f"{pw}.tagged", lo, hi)
+        if role == "host":
+            host = safe.name(p.get("host"), f"{pw}.host")
+            pvid = safe.vid(p.get("pvid"), f"{pw}.pvid", lo, hi)
+            h = doc["hosts"].get(host)
+            if h is None or h.get("switch") != name or h.get("port") != port_name:
+                errors.append(f"{pw}: host {host} is not recorded on this port in plan.hosts")
+            elif h.get("vlan") != pvid:
+                errors.append(f"{pw}: PVID {pvid} differs from plan.hosts.{host}.vlan {h.get('vlan')}")
+            if untagged != routing:
+                errors.append(f"{pw}: a host port must be untagged in every routing VLAN "
+                              f"{compress(routing)}, not {compress(untagged) if untagged else 'none'}")
+            if pvid not in untagged:
+                errors.append(f"{pw}: PVID {pvid} is not among the untagged VLANs")
+            if tagged:
+                errors.append(f"{pw}: a host port must not be tagged in any VLAN")
+            host_ports.append(HostPort(port_name, host, pvid, untagged, compress(untagged)))
+        elif role in ("inter-switch", "lag-member"):
+            nb = safe.name(p.get("neighbor"), f"{pw}.neighbor")
+            if untagged or p.get("pvid") is not None:
+                errors.append(f"{pw}: an inter-switch port must not be untagged in any VLAN or have a PVID")
+            if role == "inter-switch":
+                if p.get("lag") is not None:
+                    errors.append(f"{pw}: role inter-switch but lag {p.get('lag')} is set")
+                singles.append((port_name, nb, tagged))
+            else:
+                member_of[port_name] = safe.integer(p.get("lag"), f"{pw}.lag", 1, platform.max_lags)
+        else:
+            errors.append(f"{pw}: unknown port role {role!r}")
+
+    lags: list[Lag] = []
+    switch_vlans: set[int] = set()
+    for hp in host_ports:
+        switch_vlans.update(hp.untagged)
+    lag_defs: list[tuple[int, str, list[str], list[int]]] = []
+    for lag_id_text, lag in sw.get("lags", {}).items():
+        lw = f"{where}.lags.{lag_id_text}"
+        lag_id = safe.integer(int(lag_id_text) if str(lag_id_text).isdigit() else lag_id_text,
+                              lw, 1, platform.max_lags)
+        nb = safe.name(lag.get("neighbor"), f"{lw}.neighbor")
+        members = [safe.port(m, f"{lw}.members", panel) for m in lag.get("members", [])]
+        if len(members) < 2 or len(members) > platform.max_lag_members:
+            errors.append(f"{lw}: {len(members)} members, expected 2..{platform.max_lag_members}")
+        tagged = _ints(lag.get("tagged", []), f"{lw}.tagged", lo, hi)
+        for m in members:
+            mp = sw["ports"].get(m)
+            if mp is None or member_of.get(m) != lag_id:
+                errors.append(f"{lw}: member {m} is not listed as a lag-member of LAG {lag_id}")
+            elif mp.get("neighbor") != nb or sorted(mp.get("tagged", [])) != tagged:
+                errors.append(f"{lw}: member {m} disagrees with the LAG on neighbour or tagged VLANs")
+        lag_defs.append((lag_id, nb, sorted(members, key=platform.port_index), tagged))
+    for m, lag_id in member_of.items():
+        if str(lag_id) not in sw.get("lags", {}):
+            errors.append(f"{where}.ports.{m}: member of LAG {lag_id}, which is not defined")
+
+    # Exactly the VLANs whose tree uses the neighbour pair, and one bundle per neighbour:
+    # two unbundled cables to one neighbour in the same VLAN would be a loop.
+    seen_neighbors: dict[str, str] = {}
+    uplinks = [(f"port {p}", nb, t) for p, nb, t in singles] + \
+              [(f"port-channel {i}", nb, t) for i, nb, _, t in lag_defs]
+    for label, nb, tagged in uplinks:
+        if nb not in doc["switches"] or nb == name:
+            errors.append(f"{where}: {label} goes to unknown neighbour {nb!r}")
+        if nb in seen_neighbors:
+            errors.append(f"{where}: {label} and {seen_neighbors[nb]} both go to {nb} without one LAG (a loop)")
+        seen_neighbors[nb] = label
+        expected = sorted(pair_vlans.get(frozenset((name, nb)), set()))
+        if tagged != expected:
+            errors.append(f"{where}: {label} to {nb} is tagged in {compress(tagged) or 'none'} "
+                          f"but the VLAN trees using {name}-{nb} are {compress(expected) or 'none'}")
+        switch_vlans.update(tagged)
+    if errors:
+        raise VerificationError(errors)
+
+    vlans = sorted(switch_vlans)
+
+    def removal(tagged: list[int]) -> list[int]:
+        keep = set(tagged)
+        return [1] + [v for v in vlans if v not in keep]
+
+    links = [Link(p, nb, t, compress(t), removal(t), compress(removal(t)))
+             for p, nb, t in sorted(singles, key=lambda s: platform.port_index(s[0]))]
+    lags = [Lag(i, nb, ms, t, compress(t), removal(t), compress(removal(t)))
+            for i, nb, ms, t in sorted(lag_defs)]
+    host_ports.sort(key=lambda hp: platform.port_index(hp.port))
+    managed = sorted(sw["ports"], key=platform.port_index)
+    return SwitchContext(
+        switch=name, platform=platform, plan_name=safe.name(doc["name"], "plan.name"),
+        mgmt=safe.ip_address(sw["mgmt"], f"{where}.mgmt") if sw.get("mgmt") else None,
+        vlans=vlans, vlan_list=compress(vlans) if vlans else "", routing_vlans=routing,
+        host_ports=host_ports, links=links, lags=lags, reserved_ports=reserved,
+        managed_ports=managed, settings=_switch_settings(doc, platform, name),
+    )
+
+
+def _switch_settings(doc: Mapping[str, Any], platform: Platform, name: str) -> SwitchSettings:
+    s = doc["settings"]
+    aging = s.get("aging_time")
+    if aging is None:
+        aging = platform.aging_max
+    if not isinstance(aging, int) or not platform.aging_min <= aging <= platform.aging_max:
+        raise UserError(f"aging time {aging!r} s is outside what {platform.name} accepts "
+                        f"({platform.aging_min}..{platform.aging_max} s) on switch {name}",
+                        field="settings.aging_time",
+                        fix=f"set settings.aging_time within {platform.aging_min}..{platform.aging_max}, "
+                            "or leave it out for the platform maximum")
+    lag_hash = str(s.get("lag_hash", "src-dst-ip-port"))
+    mode = platform.lag_hash_modes.get(lag_hash)
+    if mode is None:
+        raise UserError(f"platform {platform.name} (switch {name}) has no LAG hash '{lag_hash}'",
+                        field="settings.lag_hash",
+                        fix=f"use one of: {', '.join(sorted(platform.lag_hash_modes)) or '(none)'}")
+    return SwitchSettings(aging_time=aging, flow_control=bool(s.get("flow_control", True)),
+                          eee=bool(s.get("eee", False)), lag_hash=lag_hash,
+                          lag_hash_mode=safe.token(mode, f"platform {platform.name} lag hash"))
+
+
+def learning_method(doc: Mapping[str, Any], override: str | None) -> str:
+    method = override or doc["settings"].get("learning", {}).get("method") or "ip-link"
+    if method not in ("ip-link", "vconfig", "raw"):
+        raise UserError(f"unknown learning method {method!r}", field="settings.learning.method",
+                        fix="use ip-link (default), vconfig or raw")
+    return method
+
+
+def host_context(doc: Mapping[str, Any], host: str, method: str,
+                 index: DocIndex | None = None) -> HostContext:
+    index = index or DocIndex.of(doc)
+    h = doc["hosts"][host]
+    where = f"plan.hosts.{host}"
+    safe.name(host, where)
+    interface = safe.iface(h.get("interface") or "eth0", f"{where}.interface")
+    addrs = h.get("learning_addresses", {})
+    texts = [addrs.get(str(vid)) for vid in index.subnets]
+    vlans: list[HostVlan] = []
+    errors: list[str] = []
+    # Fast path: one strict pattern over all of a host's addresses (2,560 hosts x 256 VLANs
+    # on the hyper-crossbar); the slow per-address path only runs to name a bad one.
+    if all(isinstance(t, str) for t in texts) and _DOTTED_QUADS.fullmatch(" ".join(texts)):  # type: ignore[arg-type]
+        values: list[int | None] = [int.from_bytes(socket.inet_aton(t), "big") for t in texts]  # type: ignore[arg-type]
+    else:
+        values = [_ipv4_int(t) for t in texts]
+    for (vid, (first, last, prefix)), text, value in zip(index.subnets.items(), texts, values):
+        if value is None:
+            errors.append(f"{where}.learning_addresses.{vid}: {text!r} is not an IPv4 address")
+        elif not first < value < last:
+            errors.append(f"{where}.learning_addresses.{vid}: {text} is not a host address of the "
+                          f"VLAN's learning subnet")
+        else:
+            vlans.append(HostVlan(vid, f"{interface}.{vid}", f"{text}/{prefix}"))
+    if errors:
+        raise VerificationError(errors)
+    return HostContext(host=host, plan_name=safe.name(doc["name"], "plan.name"),
+                       switch=safe.name(h["switch"], f"{where}.switch"),
+                       port=safe.port(h["port"], f"{where}.port"), interface=interface,
+                       pvid=safe.vid(h["vlan"], f"{where}.vlan"), vlans=vlans,
+                       vlan_ids=" ".join(str(v.id) for v in vlans), method=method,
+                       script_path=HOST_SCRIPT_PATH)
+
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_QUAD = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
+_DOTTED_QUAD = re.compile(_QUAD)
+_DOTTED_QUADS = re.compile(rf"{_QUAD}(?: {_QUAD})*")
+
+
+def _ipv4_int(text: object) -> int | None:
+    """Strict dotted-quad IPv4 (no leading zeros, no spaces) as an int; ipaddress is too slow
+    for 655,360 addresses and this pattern is just as strict about what reaches a script."""
+    if not isinstance(text, str) or not _DOTTED_QUAD.fullmatch(text):
+        return None
+    return int.from_bytes(socket.inet_aton(text), "big")   # safe: the pattern matched first
+
+
+def refresh_context(doc: Mapping[str, Any], aging_times: list[int]) -> RefreshContext:
+    """The shortest aging time of any switch decides how often the learning must repeat."""
+    learning = doc["settings"].get("learning", {})
+    sched = schedule_for(min(aging_times), learning.get("interval_s"), learning.get("splay_s"))
+    return RefreshContext(plan_name=safe.name(doc["name"], "plan.name"),
+                          script_path=HOST_SCRIPT_PATH, schedule=sched, aging_time=min(aging_times))
+
+
+PlatformLookup = Callable[[str], Platform]

@@ -1,0 +1,214 @@
+"""`vlanroute render`: plan -> OUTDIR with switch configs, host scripts, refresh jobs,
+plan.json and cabling.csv (docs/outdir-layout.md).
+
+Everything is rendered into a temporary directory next to OUTDIR, verified there, and only
+then swapped into place, so a failure at any step leaves OUTDIR exactly as it was.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from vlanroute.atomic_dir import publish_dir
+from vlanroute.errors import UserError, VerificationError
+from vlanroute.model.platforms import PLATFORMS, Platform
+from vlanroute.render.context import (DocIndex, SwitchContext, host_context, learning_method,
+                                      refresh_context, switch_context)
+from vlanroute.vlanlist import format_vlan_list as compress
+from vlanroute.resources import template_loader
+
+PLAN_FILE = "plan.json"
+# Carried over from the previous OUTDIR: `vlanroute push` keeps the switches' old configs here.
+KEEP_DIRS = ("backups",)
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    learning_method: str | None = None   # overrides plan settings.learning.method (ip-link|vconfig|raw)
+    verify: bool = True                  # run verify_outdir on the temp dir before publishing
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    outdir: Path
+    files: int
+    bytes: int
+    verified: bool
+    warnings: list[str]
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=template_loader(),
+        undefined=jinja2.StrictUndefined, autoescape=False,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    env.filters["vlanlist"] = compress
+    return env
+
+
+def plan_json_text(doc: Mapping[str, Any]) -> str:
+    """plan.json bytes: must equal `vlanroute plan --json` (docs/plan-format.md)."""
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def cabling_csv_text(doc: Mapping[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["a", "a_port", "b", "b_port", "a_lag", "b_lag"])
+    for c in doc["cabling"]:
+        w.writerow([c["a"], c["a_port"], c["b"], c["b_port"],
+                    "" if c.get("a_lag") is None else c["a_lag"],
+                    "" if c.get("b_lag") is None else c["b_lag"]])
+    return buf.getvalue()
+
+
+def render_switch(ctx: SwitchContext, env: jinja2.Environment) -> str:
+    """One switch's config text from its family's template."""
+    platform = ctx.platform
+    try:
+        template = env.get_template(f"switch/{platform.family}.j2")
+    except jinja2.TemplateNotFound:
+        raise UserError(f"no switch template for platform family '{platform.family}' "
+                        f"(switch {ctx.switch}, platform {platform.name})",
+                        fix="use a platform whose family has a template: " + ", ".join(
+                            sorted(t[len("switch/"):-len(".j2")] for t in env.list_templates()
+                                   if t.startswith("switch/") and t.endswith(".j2")))) from None
+    return template.render(ctx.__dict__)
+
+
+def render_files(doc: Mapping[str, Any], platform_of: Callable[[str], Platform],
+                 options: RenderOptions = RenderOptions(),
+                 env: jinja2.Environment | None = None) -> dict[str, str]:
+    """Relative path -> text of every file, in memory (no I/O): the unit that tests and bench use."""
+    env = env or environment()
+    files: dict[str, str] = {PLAN_FILE: plan_json_text(doc), "cabling.csv": cabling_csv_text(doc)}
+    aging_times: list[int] = []
+    index = DocIndex.of(doc)
+    for name in sorted(doc["switches"]):
+        platform = platform_of(doc["switches"][name]["platform"])
+        ctx = switch_context(doc, name, platform, index)
+        aging_times.append(ctx.settings.aging_time)
+        files[f"switches/{name}.cfg"] = render_switch(ctx, env)
+    method = learning_method(doc, options.learning_method)
+    host_t = env.get_template("host/host.sh.j2")
+    for host in sorted(doc["hosts"]):
+        files[f"hosts/{host}.sh"] = host_t.render(host_context(doc, host, method, index).__dict__)
+    if doc["hosts"] and aging_times:
+        rctx = refresh_context(doc, aging_times).__dict__
+        for unit in ("vlanroute-refresh.cron", "vlanroute-refresh.service", "vlanroute-refresh.timer"):
+            files[f"refresh/{unit}"] = env.get_template(f"refresh/{unit}.j2").render(rctx)
+    return files
+
+
+def _write_tree(root: Path, files: Mapping[str, str]) -> int:
+    total = 0
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = text.encode("utf-8")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        if rel.endswith(".sh") or (rel.startswith("switches/") and text.startswith("#!")):
+            path.chmod(0o755)
+        total += len(data)
+    return total
+
+
+def _run_verifier(tmp: Path, platforms: Mapping[str, Platform]) -> bool:
+    """verify_outdir (parse back, join, simulate); False if that module is not installed."""
+    try:
+        from vlanroute.verify.configs import verify_outdir
+    except ImportError:
+        return False
+    report = verify_outdir(tmp, platforms)
+    if not report.ok:
+        raise VerificationError([str(v) for v in report.violations])
+    return True
+
+
+def _check_outdir(outdir: Path) -> None:
+    """Refuse to replace anything that is not a previous vlanroute OUTDIR."""
+    if outdir.is_symlink():
+        raise UserError(f"{outdir} is a symbolic link", field="-o/--outdir",
+                        fix="give the real directory path")
+    here = Path.cwd()
+    if outdir == here or outdir in here.parents:
+        raise UserError(f"{outdir} is the current directory or contains it, and OUTDIR is replaced "
+                        "as a whole", field="-o/--outdir", fix="give a subdirectory, e.g. -o out")
+    if outdir.exists():
+        if not outdir.is_dir():
+            raise UserError(f"{outdir} exists and is not a directory", field="-o/--outdir",
+                            fix="choose a new directory name")
+        if any(outdir.iterdir()) and not (outdir / PLAN_FILE).is_file():
+            raise UserError(f"{outdir} is not empty and holds no {PLAN_FILE}, so it is not a vlanroute "
+                            "output directory; refusing to replace it", field="-o/--outdir",
+                            fix="choose a new or empty directory, or the OUTDIR of an earlier render")
+
+
+def _carry_over(outdir: Path, tmp: Path) -> None:
+    """Hard-link kept directories into the new tree: cheap, and the old tree stays intact."""
+    for d in KEEP_DIRS:
+        src = outdir / d
+        if src.is_dir() and not src.is_symlink():
+            shutil.copytree(src, tmp / d, copy_function=_link_or_copy, symlinks=True)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def render_to_dir(doc: Mapping[str, Any], outdir: Path, platform_of: Callable[[str], Platform],
+                  options: RenderOptions = RenderOptions()) -> RenderResult:
+    outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
+    _check_outdir(outdir)
+    files = render_files(doc, platform_of, options)
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
+    try:
+        total = _write_tree(tmp, files)
+        platforms = {sw["platform"]: platform_of(sw["platform"]) for sw in doc["switches"].values()}
+        verified = _run_verifier(tmp, platforms) if options.verify else False
+        if outdir.exists():
+            _carry_over(outdir, tmp)
+        os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
+        publish_dir(tmp, outdir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    warnings = []
+    if options.verify and not verified:
+        warnings.append("vlanroute.verify.configs is not available: the rendered configs were not "
+                        "re-parsed and simulated before publishing")
+    if any(platform_of(s["platform"]).family == "apresia-aeos" for s in doc["switches"].values()):
+        warnings.append("Apresia AEOS syntax is largely unconfirmed (docs/platforms.md): "
+                        "check switches/*.cfg on one switch before pushing")
+    return RenderResult(outdir, len(files), total, verified, warnings)
+
+
+def platform_lookup(extra: Mapping[str, Platform] | None = None) -> Callable[[str], Platform]:
+    """Built-in platforms plus those an inventory derived (a Plan's own platform table)."""
+    table = dict(PLATFORMS)
+    if extra:
+        table.update(extra)
+
+    def lookup(name: str) -> Platform:
+        if name not in table:
+            raise UserError(f"unknown platform '{name}' in the plan", field="switches.*.platform",
+                            fix="use one of: " + ", ".join(sorted(table)))
+        return table[name]
+    return lookup

@@ -1,0 +1,635 @@
+"""`verify_outdir`: parse a rendered OUTDIR back and check it by simulating 802.1Q frames.
+
+Independent of the templates: the configs are read with the parsers in vlanroute.drivers
+into the vendor-neutral model, joined with cabling.csv, and then
+1. the configured state is compared with what plan.json asks for (precise diagnostics);
+2. every VLAN created on any switch (VLAN 1 included) must be loop-free;
+3. every host sends its learning broadcasts as its host script would (tagged, one per
+   VLAN); each must reach every other host at most once, and never loop;
+4. every ordered host pair: an untagged unicast, checked against the learning tables the
+   broadcasts left (a unicast's own learning is not applied, so results do not depend on
+   the order pairs are checked in), is delivered exactly once, untagged, without
+   flooding, along the unique path of the plan's tree for the source's VLAN;
+5. the learned table size of every switch against its platform's MAC capacity.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict, deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from vlanroute.model.bridge import PortConfig, SwitchConfig
+from vlanroute.errors import UserError
+from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_text
+from vlanroute.drivers import parse_config
+from vlanroute.model.platforms import PLATFORMS, Platform, platform_from_json
+from vlanroute.verify.simulate import BridgePort, Fabric, Network, PathResult
+
+MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
+
+
+@dataclass
+class VerifyReport:
+    ok: bool
+    violations: list[str]
+    summary: list[str]
+    table_sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # switch -> (learned, capacity)
+    counts: dict[str, int] = field(default_factory=dict)                    # kind -> violations
+
+
+class _Violations:
+    """Collects messages by kind; keeps the first few of each kind, counts all."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.counts: dict[str, int] = defaultdict(int)
+
+    def add(self, kind: str, message: str) -> None:
+        self.counts[kind] += 1
+        if self.counts[kind] <= MESSAGES_PER_KIND:
+            self.kept.append(message)
+
+    def count(self, kind: str) -> bool:
+        """Count one violation of `kind`; True if its message should still be kept.
+
+        Lets hot loops skip formatting messages that would be dropped anyway."""
+        self.counts[kind] += 1
+        return self.counts[kind] <= MESSAGES_PER_KIND
+
+    def keep(self, message: str) -> None:
+        self.kept.append(message)
+
+    def finish(self) -> list[str]:
+        out = list(self.kept)
+        for kind, n in self.counts.items():
+            if n > MESSAGES_PER_KIND:
+                out.append(f"... and {n - MESSAGES_PER_KIND} more {kind} violations")
+        return out
+
+
+def _vl(ids: set[int] | list[int]) -> str:
+    return ",".join(str(v) for v in sorted(ids)) or "none"
+
+
+# --- loading -------------------------------------------------------------------------------
+
+def _load_plan(outdir: Path) -> dict[str, Any]:
+    path = outdir / "plan.json"
+    if not path.is_file():
+        raise UserError("plan.json not found", file=str(path),
+                        fix="give the OUTDIR written by `vlanroute render`")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"cannot read: {exc}", file=str(path),
+                        fix="render again; plan.json must be the JSON that `vlanroute render` wrote") from None
+    if not isinstance(doc, dict) or doc.get("format") != "vlanroute-plan/1":
+        raise UserError("not a vlanroute-plan/1 document", file=str(path), field="format",
+                        fix="render again with this version of vlanroute")
+    for key in ("vlans", "hosts", "switches", "cabling"):
+        if key not in doc:
+            raise UserError(f"missing key {key!r}", file=str(path), field=key,
+                            fix="render again; see docs/plan-format.md")
+    return doc
+
+
+def _platform_for(name: str, family: str, plan_ports: set[str], plan_capacity: int | None,
+                  extra: Mapping[str, Platform] | None, notes: list[str],
+                  recorded: Mapping[str, object] | None = None) -> Platform:
+    if extra and name in extra:
+        return extra[name]
+    if name in PLATFORMS:
+        return PLATFORMS[name]
+    # plan.json records derived platforms with their base and limits ("platforms").
+    if isinstance(recorded, dict) and isinstance(recorded.get(name), dict):
+        rebuilt = platform_from_json(name, recorded[name])
+        if rebuilt is not None:
+            return rebuilt
+    # An inventory-derived platform: plan.json records only its name and family. Use the
+    # built-in of that family, stretched to the ports the plan names, with the MAC
+    # capacity the plan was checked against (metrics.mac_capacity).
+    base = next((p for p in PLATFORMS.values() if p.family == family), None)
+    if base is None:
+        raise UserError(f"unknown platform {name!r} of unknown family {family!r}",
+                        field="switches.*.platform", fix="render again with this version of vlanroute")
+    prefix = re.match(r"^(.*?)(\d+)$", base.ports[0])
+    assert prefix is not None
+    highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
+                                       if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
+    capacity = plan_capacity if isinstance(plan_capacity, int) and plan_capacity > 0 else base.mac_capacity
+    note = (f"platform {name} is not built in: checked as {base.name} with {highest} ports and "
+            f"a MAC capacity of {capacity} (plan.json metrics)")
+    if note not in notes:
+        notes.append(note)
+    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)),
+                   mac_capacity=capacity)
+
+
+def _check_plan_refs(doc: dict[str, Any], plats: dict[str, Platform], path: Path) -> None:
+    """Names in plan.json that the checks rely on; a hand-edited plan gets a clear error."""
+    def bad(field: str, message: str) -> UserError:
+        return UserError(message, file=str(path), field=field,
+                         fix="render again; plan.json must be the plan that wrote these configs")
+    for host, hs in doc["hosts"].items():
+        if not isinstance(hs, dict) or hs.get("switch") not in plats:
+            raise bad(f"hosts.{host}.switch", f"switch {hs.get('switch') if isinstance(hs, dict) else hs!r} "
+                                              "is not in switches")
+        if not plats[hs["switch"]].has_port(str(hs.get("port"))):
+            raise bad(f"hosts.{host}.port", f"{hs['switch']} ({plats[hs['switch']].name}) has no port "
+                                            f"{hs.get('port')!r}")
+        if not isinstance(hs.get("vlan"), int):
+            raise bad(f"hosts.{host}.vlan", "must be a VLAN id")
+    for i, v in enumerate(doc["vlans"]):
+        if not isinstance(v, dict) or not isinstance(v.get("id"), int) or not isinstance(v.get("links"), list):
+            raise bad(f"vlans[{i}]", "needs an integer id and a list of links")
+    for sw, spec in doc["switches"].items():
+        if not isinstance(spec.get("ports"), dict):
+            raise bad(f"switches.{sw}.ports", "must be an object")
+    for i, c in enumerate(doc["cabling"]):
+        if not isinstance(c, dict) or not {"a", "a_port", "b", "b_port"} <= set(c):
+            raise bad(f"cabling[{i}]", "needs a, a_port, b, b_port")
+
+
+def _host_broadcasts(outdir: Path, host: str, spec: dict[str, Any]) -> list[int]:
+    """The VLANs the host script sends its learning broadcasts in (its VLANS= line)."""
+    script = outdir / "hosts" / f"{host}.sh"
+    if script.is_file():
+        m = re.search(r'^VLANS="([0-9 ]*)"', read_text(script), re.MULTILINE)
+        if m:
+            return [int(v) for v in m.group(1).split()]
+    return sorted(int(v) for v in spec.get("learning_addresses", {}))
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
+                        plats: dict[str, Platform], cables: list[Cable], out: _Violations) -> None:
+    """Configured state vs plan.json: names the exact setting that differs."""
+    plan_cables = {frozenset(((c["a"], c["a_port"]), (c["b"], c["b_port"]))) for c in doc["cabling"]}
+    file_cables = {frozenset(c.ends()): c for c in cables}
+    for key, c in sorted(file_cables.items(), key=lambda kv: kv[1].row):
+        if key not in plan_cables:
+            planned = [" - ".join(f"{s} {p}" for s, p in sorted(pc)) for pc in plan_cables
+                       if any(e in pc for e in key)]
+            hint = f"; plan.json has {' and '.join(sorted(planned))}" if planned else ""
+            out.add("cabling", f"cabling.csv line {c.row}: cable {c.a} {c.a_port} - {c.b} {c.b_port} "
+                               f"is not in the plan{hint}")
+    for pc in sorted(plan_cables - set(file_cables), key=lambda s: sorted(s)):
+        (s1, p1), (s2, p2) = sorted(pc)
+        out.add("cabling", f"cabling.csv: planned cable {s1} {p1} - {s2} {p2} is missing")
+    for c in cables:
+        for sw, port, lag in ((c.a, c.a_port, c.a_lag), (c.b, c.b_port, c.b_lag)):
+            got = configs[sw].ports[port].lag
+            if got != lag:
+                out.add("cabling", f"cabling.csv line {c.row}: {sw} {port} is "
+                                   f"{'in LAG ' + str(got) if got else 'not in a LAG'} in switches/{sw}.cfg, "
+                                   f"the file says {'LAG ' + str(lag) if lag else 'no LAG'}")
+
+    for sw, spec in sorted(doc["switches"].items()):
+        cfg = configs[sw]
+        needed: set[int] = set()
+        for port, pp in spec["ports"].items():
+            needed |= set(pp.get("untagged") or []) | set(pp.get("tagged") or [])
+            if port not in cfg.ports:
+                out.add("config", f"{sw}: plan port {port} does not exist on {cfg.platform}")
+                continue
+            own = cfg.ports[port]
+            eff = cfg.effective(port)
+            where = f"{sw} port {port}"
+            if pp["role"] == "host":
+                where += f" (host {pp.get('host')})"
+                if own.lag is not None:
+                    out.add("config", f"{where}: is a member of LAG {own.lag}, plan says a host port")
+                _compare_port(where, eff, pp.get("pvid"), set(pp["untagged"]), set(pp["tagged"]), out)
+                if eff.acceptable != "all":
+                    out.add("config", f"{where}: admits {eff.acceptable} frames; the host sends untagged "
+                                      "and tagged frames")
+            elif pp["role"] == "lag-member":
+                if own.lag != pp["lag"]:
+                    out.add("config", f"{where}: plan says member of LAG {pp['lag']} to {pp['neighbor']}, "
+                                      f"config says {'LAG ' + str(own.lag) if own.lag else 'no LAG'}")
+            else:
+                where += f" (to {pp.get('neighbor')})"
+                if own.lag is not None:
+                    out.add("config", f"{where}: is a member of LAG {own.lag}, plan says a single link")
+                _compare_port(where, eff, None, set(), set(pp["tagged"]), out)
+                _check_stp(cfg, where, eff, out)
+        for lag_id, lp in sorted(spec.get("lags", {}).items(), key=lambda kv: int(kv[0])):
+            lag = cfg.lags.get(int(lag_id))
+            where = f"{sw} {cfg.lag_name(int(lag_id))} (LAG {lag_id} to {lp['neighbor']})"
+            if lag is None:
+                out.add("config", f"{where}: LAG not configured")
+                continue
+            _compare_port(where, lag, None, set(), set(lp["tagged"]), out)
+            _check_stp(cfg, where, lag, out)
+            if sorted(lag.members) != sorted(lp["members"]):
+                out.add("config", f"{where}: members {' '.join(lag.members) or 'none'}, plan says "
+                                  f"{' '.join(lp['members'])}")
+        settings = doc.get("settings", {})
+        want_hash = plats[sw].lag_hash_modes.get(settings.get("lag_hash", ""))
+        for lag_id in sorted(int(i) for i in spec.get("lags", {})):
+            lag = cfg.lags.get(lag_id)
+            if lag is not None and want_hash and lag.hash_mode != want_hash:
+                out.add("config", f"{sw} {cfg.lag_name(lag_id)}: LAG hash {lag.hash_mode or 'default'}, "
+                                  f"plan says {want_hash} ({settings['lag_hash']})")
+        planned_ports = set(spec["ports"]) | {m for lp in spec.get("lags", {}).values() for m in lp["members"]}
+        for port in sorted(cfg.touched - planned_ports - set(spec.get("reserved_ports", [])),
+                           key=plats[sw].port_index):
+            out.add("config", f"{sw} port {port}: not in the plan, but switches/{sw}.cfg configures it")
+        if cfg.flow_control is not None and "flow_control" in settings \
+                and cfg.flow_control != settings["flow_control"]:
+            out.add("config", f"{sw}: flow control {'on' if cfg.flow_control else 'off'}, plan says "
+                              f"{'on' if settings['flow_control'] else 'off'}")
+        missing = needed - cfg.vlans
+        if missing:
+            out.add("config", f"{sw}: VLANs {_vl(missing)} are used by ports but not created")
+        for port in spec.get("reserved_ports", []):
+            if port in cfg.touched:
+                out.add("config", f"{sw} port {port}: reserved, but switches/{sw}.cfg configures it")
+        if "aging_time" in settings and cfg.aging_time != settings["aging_time"]:
+            out.add("config", f"{sw}: aging time {cfg.aging_time} s, plan says {settings['aging_time']} s")
+
+
+def _compare_port(where: str, cfg: PortConfig, pvid: int | None, untagged: set[int],
+                  tagged: set[int], out: _Violations) -> None:
+    if pvid is not None and cfg.pvid != pvid:
+        out.add("config", f"{where}: PVID {cfg.pvid}, plan says {pvid}")
+    got_u, got_t = cfg.untagged - cfg.forbidden, cfg.tagged - cfg.forbidden
+    for label, got, want in (("untagged", got_u, untagged), ("tagged", got_t, tagged)):
+        if got != want:
+            diff = []
+            if want - got:
+                diff.append(f"missing VLAN {_vl(want - got)}")
+            if got - want:
+                diff.append(f"extra VLAN {_vl(got - want)}")
+            out.add("config", f"{where}: {label} member of VLAN {_vl(got)}, plan says {_vl(want)} "
+                              f"({'; '.join(diff)})")
+    if not cfg.enabled:
+        out.add("config", f"{where}: shut down")
+
+
+def _check_stp(cfg: SwitchConfig, where: str, port: PortConfig, out: _Violations) -> None:
+    if cfg.stp_global_enabled and port.stp_enabled:
+        out.add("config", f"{where}: spanning tree runs on this inter-switch port; a single spanning "
+                          "tree would block links the VLAN trees need")
+
+
+def _build_network(doc: dict[str, Any], configs: dict[str, SwitchConfig], cables: list[Cable],
+                   macs: dict[str, str]) -> Network:
+    net = Network()
+    # Only ports with something attached are modelled: a frame flooded out of an empty
+    # port goes nowhere and none comes in, so leaving them out changes no result (and
+    # saves building 512 ports per Linux bridge).
+    attached: dict[str, set[str]] = defaultdict(set)
+    for c in cables:
+        attached[c.a].add(configs[c.a].logical_port(c.a_port))
+        attached[c.b].add(configs[c.b].logical_port(c.b_port))
+    for hs in doc["hosts"].values():
+        attached[hs["switch"]].add(configs[hs["switch"]].logical_port(hs["port"]))
+    for sw, cfg in configs.items():
+        ports = {}
+        for name, pc in cfg.bridge_ports().items():
+            if name not in attached[sw]:
+                continue
+            ports[name] = BridgePort(
+                pvid=pc.pvid, untagged=frozenset(pc.untagged - pc.forbidden),
+                tagged=frozenset(pc.tagged - pc.forbidden - pc.untagged),
+                admit_untagged=pc.acceptable != "tagged-only",
+                admit_tagged=pc.acceptable != "untagged-only",
+                ingress_filtering=pc.ingress_filtering,
+                # a LAG without members carries nothing; spanning tree is assumed not to
+                # block anything (it is checked to be off on inter-switch ports)
+                forwarding=pc.enabled and (not name.startswith("ch") or bool(pc.members)))
+        net.add_bridge(sw, cfg.vlans, ports)
+    for c in cables:
+        net.connect(c.a, configs[c.a].logical_port(c.a_port), c.b, configs[c.b].logical_port(c.b_port))
+    for host, hs in sorted(doc["hosts"].items()):
+        cfg = configs[hs["switch"]]
+        net.add_host(host, macs[host], hs["switch"], cfg.logical_port(hs["port"]))
+    return net
+
+
+def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: dict[str, Any],
+                 out: _Violations) -> int:
+    """Every VLAN created anywhere: the links whose both ends forward it form a forest.
+
+    A loop is reported with its cycle, and with the links on it that the plan's tree
+    for that VLAN does not have (usually the one extra membership that closed it).
+    """
+    vlans = sorted(set().union(*(c.vlans for c in configs.values())))
+    plan_links = {v["id"]: {frozenset(pair) for pair in v["links"]} for v in doc["vlans"]}
+    edges_seen: set[tuple] = set()
+    links: list[tuple[str, str, str, str]] = []
+    for (b, p), ends in sorted(net.links.items()):
+        for kind, far, far_port in dict.fromkeys(ends):
+            if kind == "bridge" and (far, far_port, b, p) not in edges_seen:
+                edges_seen.add((b, p, far, far_port))
+                links.append((b, p, far, far_port))
+    # each link under every VLAN both its ends forward: work proportional to memberships
+    per_vlan: dict[int, list[tuple[str, str, str, str]]] = defaultdict(list)
+    for link in links:
+        a, ap, b, bp = link
+        pa, pb = net.bridges[a].ports[ap], net.bridges[b].ports[bp]
+        if pa.forwarding and pb.forwarding:
+            for vid in pa.members & pb.members & net.bridges[a].vlans & net.bridges[b].vlans:
+                per_vlan[vid].append(link)
+    for vid in vlans:
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+
+        adj: dict[str, dict[str, str]] = defaultdict(dict)     # bridge -> neighbour -> port
+        for a, ap, b, bp in per_vlan.get(vid, ()):
+            ra, rb = find(a), find(b)
+            if ra == rb:
+                cycle = _tree_path(adj, b, a)
+                hops = [f"{x} {adj[x][y]} - {y} {adj[y][x]}" for x, y in zip(cycle, cycle[1:])]
+                hops.append(f"{a} {ap} - {b} {bp}")
+                pairs = [(x, y) for x, y in zip(cycle, cycle[1:])] + [(a, b)]
+                planned = plan_links.get(vid, set())
+                extra = [h for h, (x, y) in zip(hops, pairs) if frozenset((x, y)) not in planned]
+                why = (f"; not in the plan's tree of VLAN {vid}: {', '.join(extra)}" if extra and planned
+                       else "")
+                out.add("loop", f"VLAN {vid} has a loop: {' / '.join(hops)}{why}")
+                continue
+            parent[ra] = rb
+            adj[a][b] = ap
+            adj[b][a] = bp
+    return len(vlans)
+
+
+def _tree_path(adj: dict[str, dict[str, str]], src: str, dst: str) -> list[str]:
+    prev: dict[str, str | None] = {src: None}
+    queue = deque([src])
+    while queue:
+        x = queue.popleft()
+        if x == dst:
+            break
+        for y in adj[x]:
+            if y not in prev:
+                prev[y] = x
+                queue.append(y)
+    path: list[str] = []
+    node: str | None = dst
+    while node is not None:
+        path.append(node)
+        node = prev.get(node)
+    return path[::-1] if path[-1] == src else [src, dst]
+
+
+class _PlanPaths:
+    """The unique path between two switches in a VLAN's tree, as plan.json describes it."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.parent: dict[int, dict[str, str | None]] = {}
+        self.depth: dict[int, dict[str, int]] = {}
+        for v in doc["vlans"]:
+            adj: dict[str, list[str]] = defaultdict(list)
+            for a, b in v["links"]:
+                adj[a].append(b)
+                adj[b].append(a)
+            parent: dict[str, str | None] = {}
+            depth: dict[str, int] = {}
+            for root in sorted(set(adj) | set(v.get("switches", []))):
+                if root in parent:
+                    continue
+                parent[root], depth[root] = None, 0
+                queue = deque([root])
+                while queue:
+                    x = queue.popleft()
+                    for y in adj[x]:
+                        if y not in parent:
+                            parent[y], depth[y] = x, depth[x] + 1
+                            queue.append(y)
+            self.parent[v["id"]] = parent
+            self.depth[v["id"]] = depth
+        self._paths: dict[tuple[int, str, str], tuple[str, ...] | None] = {}
+
+    def path(self, vid: int, src: str, dst: str) -> tuple[str, ...] | None:
+        key = (vid, src, dst)
+        if key in self._paths:
+            return self._paths[key]
+        parent, depth = self.parent.get(vid, {}), self.depth.get(vid, {})
+        result: tuple[str, ...] | None = None
+        if src == dst:
+            result = (src,)
+        elif src in parent and dst in parent:
+            up, down = [src], [dst]
+            a, b = src, dst
+            while depth[a] > depth[b]:
+                a = parent[a]  # type: ignore[assignment]
+                up.append(a)
+            while depth[b] > depth[a]:
+                b = parent[b]  # type: ignore[assignment]
+                down.append(b)
+            while a != b and a is not None and b is not None:
+                a, b = parent[a], parent[b]  # type: ignore[assignment]
+                up.append(a)
+                down.append(b)
+            if a is not None and a == b:
+                result = tuple(up + down[-2::-1])
+        self._paths[key] = result
+        return result
+
+
+def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst: str) -> str:
+    got, problem = fabric.deliver_local(arrival, dst)
+    if problem:
+        return problem
+    if len(got) != 1 or got[0].host != dst:
+        return f"delivered to {', '.join(d.host for d in got) or 'nobody'} at {arrival[0]}"
+    if got[0].tag is not None:
+        return f"delivered tagged {got[0].tag} at {got[0].bridge} port {got[0].port}"
+    return ""
+
+
+# --- entry point ----------------------------------------------------------------------------
+
+@dataclass
+class Loaded:
+    """An OUTDIR read back: the plan, parsed configs, cables and the simulated network."""
+
+    doc: dict[str, Any]
+    platforms: dict[str, Platform]
+    configs: dict[str, SwitchConfig]
+    cables: list[Cable]
+    macs: dict[str, str]
+    net: Network
+    sends: dict[str, list[int | None]]   # host -> VIDs of its learning broadcasts, in order
+    notes: list[str]
+
+
+def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> Loaded:
+    """Read and parse everything `verify` needs; user mistakes raise UserError."""
+    outdir = Path(outdir)
+    if not outdir.is_dir():
+        raise UserError(f"{outdir} is not a directory", field="OUTDIR",
+                        fix="give the directory written by `vlanroute render INVENTORY -o OUTDIR`")
+    doc = _load_plan(outdir)
+    notes: list[str] = []
+    plats: dict[str, Platform] = {}
+    for sw, spec in doc["switches"].items():
+        ports = set(spec.get("ports", {})) | set(spec.get("reserved_ports", []))
+        capacity = doc.get("metrics", {}).get("mac_capacity") if isinstance(doc.get("metrics"), dict) else None
+        plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, capacity,
+                                  platforms, notes, doc.get("platforms"))
+    _check_plan_refs(doc, plats, outdir / "plan.json")
+    cables = read_cabling(outdir, plats, plats)
+
+    configs: dict[str, SwitchConfig] = {}
+    for sw in sorted(doc["switches"]):
+        path = outdir / "switches" / f"{sw}.cfg"
+        if not path.is_file():
+            raise UserError(f"config of switch {sw} not found", file=str(path),
+                            fix="render again; every switch of plan.json needs switches/<name>.cfg")
+        text = read_text(path)
+        configs[sw] = parse_config(plats[sw].family, text, switch=sw, platform=plats[sw],
+                                   source=f"switches/{sw}.cfg")
+    macs = host_macs(doc["hosts"])
+    net = _build_network(doc, configs, cables, macs)
+    sends: dict[str, list[int | None]] = {h: list(_host_broadcasts(outdir, h, hs))
+                                          for h, hs in doc["hosts"].items()}
+    return Loaded(doc, plats, configs, cables, macs, net, sends, notes)
+
+
+def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> VerifyReport:
+    """Parse, join and simulate an OUTDIR; see the module docstring for what is checked.
+
+    `platforms` adds inventory-derived platforms (render passes its own table); without
+    it such a platform is checked as the built-in of its family.
+    """
+    ld = load_outdir(outdir, platforms)
+    doc, plats, configs, cables, macs, net, sends, notes = (
+        ld.doc, ld.platforms, ld.configs, ld.cables, ld.macs, ld.net, ld.sends, ld.notes)
+    out = _Violations()
+    _check_against_plan(doc, configs, plats, cables, out)
+    owners: dict[str, str] = {}
+    for host, m in sorted(macs.items()):
+        if m in owners:
+            out.add("mac", f"hosts {owners[m]} and {host} have the same MAC {m}")
+        owners.setdefault(m, host)
+
+    for sw, cfg in sorted(configs.items()):
+        for lag_id in sorted(cfg.lags):
+            lp = cfg.lag_name(lag_id)
+            peers = {(e[1], e[2]) for e in net.peers(sw, lp)}
+            if len(peers) > 1:
+                out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
+                                   f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
+    n_vlans = _check_loops(net, configs, doc, out)
+
+    fabric = Fabric(net)
+    hosts = doc["hosts"]
+    results = fabric.learn(sends)
+    # Copies are followed until a bridge sees the frame a second time, which is reported
+    # as a loop (a storm on a real network). Without one, every bridge forwards the
+    # broadcast once and every host port emits it once, so each host receives it at
+    # most once; a revisit is therefore exactly what "more than once" looks like here.
+    reported: set[int] = set()
+    for host in sorted(results):
+        hs = hosts[host]
+        for rec in results[host]:
+            if rec.vid is None:
+                out.add("broadcast", f"host {host}: learning broadcast tagged {rec.tag} dropped at "
+                                     f"{hs['switch']} port {rec.port}: {rec.why}")
+                continue
+            below = rec.below
+            if below is None or id(below) in reported:
+                continue
+            reported.add(id(below))
+            for b, vid, p in below.loops[:1]:
+                out.add("broadcast", f"host {host}: learning broadcast tagged {rec.tag} loops in VLAN "
+                                     f"{vid}: a copy returns to {b} on port {p} (broadcast storm; "
+                                     f"hosts would receive it repeatedly)")
+            for b, p, why in below.drops[:1]:
+                out.add("broadcast", f"host {host}: learning broadcast tagged {rec.tag}: a copy is "
+                                     f"dropped at {b} port {p}: {why}")
+
+    plan_paths = _PlanPaths(doc)
+    pair_ok = 0
+    names = sorted(hosts)
+    local_memo: dict[tuple[tuple[str, str, int | None], str], str] = {}
+    class_paths: dict[tuple, tuple[PathResult, str]] = {}
+    by_sig: dict[int, list[str]] = defaultdict(list)
+    for h in names:
+        by_sig[fabric.signature[h]].append(h)
+    for a in names:
+        ha = net.hosts[a]
+        want_vid = hosts[a]["vlan"]
+        vid, why = net.bridges[ha.bridge].ingress(ha.port, None)
+        if vid is None:
+            out.add("unicast", f"host {a}: untagged frames dropped at {ha.bridge} port {ha.port}: {why}")
+            continue
+        if vid != want_vid:
+            out.add("unicast", f"host {a}: untagged frames enter VLAN {vid} at {ha.bridge} port "
+                               f"{ha.port}, plan says VLAN {want_vid}")
+        # Beyond a destination's own bridge only its attachment signature matters, so the
+        # path is followed (and compared with the plan) once per (source, signature); and
+        # sources on one bridge whose ports are configured alike share it too, unless the
+        # frame would leave by the source's own port (then it is filtered: recomputed).
+        source_class = (ha.bridge, net.bridges[ha.bridge].ports[ha.port], want_vid)
+        for sig, group in by_sig.items():
+            rep = group[0]
+            shared = net.hosts[rep].bridge != ha.bridge
+            cached = class_paths.get((source_class, sig)) if shared else None
+            if cached is not None and cached[0].first_out != ha.port:
+                p, plan_problem = cached
+            else:
+                p = fabric.path(ha.bridge, ha.port, None, rep)
+                plan_problem = ""
+                if p.ok:
+                    want = plan_paths.path(want_vid, ha.bridge, net.hosts[rep].bridge)
+                    if p.bridges != want:
+                        plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
+                        plan_problem = f"path {' '.join(p.bridges)}, plan says {plan_txt}"
+                if shared and p.first_out is not None:
+                    class_paths[(source_class, sig)] = (p, plan_problem)
+            for b in group:
+                if b == a:
+                    continue
+                if not p.ok:
+                    if out.count("unicast"):
+                        out.keep(f"{a} -> {b} (VLAN {vid}): {p.problem}; path {' '.join(p.bridges)}")
+                    continue
+                assert p.arrival is not None
+                lkey = (p.arrival, b)
+                problem = local_memo.get(lkey)
+                if problem is None:
+                    problem = _last_hop_problem(fabric, p.arrival, b)
+                    local_memo[lkey] = problem
+                if problem:
+                    if out.count("unicast"):
+                        out.keep(f"{a} -> {b} (VLAN {vid}): {problem}; path {' '.join(p.bridges)}")
+                elif plan_problem:
+                    if out.count("unicast"):
+                        out.keep(f"{a} -> {b} (VLAN {vid}): {plan_problem}")
+                else:
+                    pair_ok += 1
+
+    sizes = fabric.table_sizes()
+    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in sorted(configs)}
+    for sw, (n, cap) in table_sizes.items():
+        if n > cap:
+            out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "
+                                "the rest would be flooded")
+    n_hosts = len(names)
+    worst = max(table_sizes.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1), default=None)
+    summary = [
+        f"{len(configs)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
+        f"{sum(len(v) for v in sends.values())} learning broadcasts from {n_hosts} hosts",
+        f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, untagged, "
+        "without flooding, on the planned path",
+    ]
+    if worst:
+        summary.append(f"largest learned table: {worst[0]} {worst[1][0]} of {worst[1][1]} entries")
+    summary.extend(notes)
+    violations = out.finish()
+    return VerifyReport(ok=not out.counts, violations=violations, summary=summary,
+                        table_sizes=table_sizes, counts=dict(out.counts))
