@@ -41,6 +41,13 @@ class Topology:
                 g.add_edge(a, b, cables=1)
         return g
 
+    def arc_cables(self) -> dict[tuple[str, str], int]:
+        """Parallel cables per directed neighbour pair, both directions of every pair."""
+        out: dict[tuple[str, str], int] = {}
+        for a, b, d in self.simple().edges(data=True):
+            out[(a, b)] = out[(b, a)] = d["cables"]
+        return out
+
 
 def build_topology(inv: LoadedInventory) -> Topology:
     spec = inv.spec.topology

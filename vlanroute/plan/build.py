@@ -22,7 +22,7 @@ from vlanroute.plan.metrics import Metrics, compute_metrics
 from vlanroute.model.platforms import Platform, platform_json
 from vlanroute.plan.ports import (Cable, SwitchPlan, apply_vlans, build_port_plan, mgmt_addresses,
                                 resolve_platforms)
-from vlanroute.routing.balance import balanced_shortest_routes, cable_counts, search_dor_ties, share_trees
+from vlanroute.routing.balance import balanced_shortest_routes, search_dor_ties, share_trees
 from vlanroute.model.topology import Topology, build_topology
 from vlanroute.routing.trees import arc_loads, max_load
 from vlanroute.plan.vlans import VlanGroup, pack_vlans
@@ -191,7 +191,7 @@ def _minimal_routes(inv: LoadedInventory, topo: Topology, host_count: dict[str, 
         return routes, pack_vlans(routes, host_switches, order)
     candidates: list[R.Routes] = []
     peaks: list[float] = []
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
 
     def consider(c: R.Routes) -> bool:
         """Add a candidate; True if it reaches the distance bound (see _peak_and_mean)."""

@@ -7,38 +7,13 @@ bug (VerificationError); a limit the hardware cannot meet is the user's to fix (
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Hashable, Iterable
-from typing import TypeVar
-
 from vlanroute.errors import PlanError, VerificationError
 from vlanroute.model.hosts import Host
 from vlanroute.plan.ports import Cable, SwitchPlan
 from vlanroute.routing.routes import Routes
+from vlanroute.routing.trees import pruned_parents, tree_parents
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup, is_forest
-
-
-N = TypeVar("N", bound=Hashable)
-
-
-def tree_parents(links: Iterable[tuple[N, N]], root: N) -> dict[N, N]:
-    """Each node's neighbour towards `root` in the tree (or forest component) given by `links`."""
-    adj: dict[N, list[N]] = {}
-    for a, b in links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
-    parent: dict[N, N] = {}
-    seen = {root}
-    q = deque([root])
-    while q:
-        u = q.popleft()
-        for v in adj.get(u, ()):
-            if v not in seen:
-                seen.add(v)
-                parent[v] = u
-                q.append(v)
-    return parent
 
 
 def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: list[Host],
@@ -68,20 +43,14 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
             if s in source_vlan:
                 bad.append(f"switch {s} is a source of VLANs {source_vlan[s]} and {v.id}")
             source_vlan[s] = v.id
-        # Each source's path in the VLAN tree must be the path the routing chose.
+        # Each source's paths in the VLAN tree must be the paths the routing chose: every
+        # switch on the way to a switch with hosts is entered from the same neighbour.
         for s in v.sources:
             vpar = tree_parents(v.links, s)
-            rpar = routes.parents[s]
-            checked = {s}          # switches whose whole path back to s is already compared
-            for t in host_switches:
-                x = t
-                while x not in checked:
-                    if vpar.get(x) != rpar.get(x):
-                        bad.append(f"VLAN {v.id}: route {s}->{t} reaches {x} from {vpar.get(x)} "
-                                   f"but the routing says from {rpar.get(x)}")
-                        break
-                    checked.add(x)
-                    x = rpar[x]
+            for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
+                if vpar.get(x) != p:
+                    bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "
+                               f"but the routing says from {p}")
     for s in host_switches - set(source_vlan):
         bad.append(f"switch {s} has hosts but no VLAN")
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import networkx as nx
 
 from vlanroute.routing.routes import Routes
+from vlanroute.routing.trees import bfs_order, pruned_parents
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup
 
@@ -42,25 +42,10 @@ class Metrics:
         }
 
 
-def children_order(parent: dict[str, str], src: str, nodes: set[str]) -> list[str]:
-    """Nodes of the tree (restricted to `nodes`) in breadth-first order from src."""
-    kids: dict[str, list[str]] = {}
-    for v in nodes:
-        if v != src:
-            kids.setdefault(parent[v], []).append(v)
-    out, q = [], deque([src])
-    while q:
-        u = q.popleft()
-        out.append(u)
-        q.extend(kids.get(u, ()))
-    return out
-
-
 def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host_count: dict[str, int],
                     mac_capacity: dict[str, int]) -> Metrics:
     simple = topo.simple()
-    cables = {(a, b): d["cables"] for a, b, d in simple.edges(data=True)}
-    cables.update({(b, a): c for (a, b), c in list(cables.items())})
+    cables = topo.arc_cables()
     host_switches = {s for s, n in host_count.items() if n > 0}
     total_hosts = sum(host_count.values())
 
@@ -81,15 +66,9 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
     non_minimal = 0
     deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
     for src in host_switches:
-        par = routes.parents[src]
-        # The nodes on the paths from src to every host switch.
-        nodes = {src}
-        for t in host_switches:
-            v = t
-            while v not in nodes:
-                nodes.add(v)
-                v = par[v]
-        order = children_order(par, src, nodes)
+        # The part of src's tree on the way to switches with hosts: the rest carries nothing.
+        par = pruned_parents(routes.parents[src], src, host_switches)
+        order = bfs_order(par, src)
         below = {v: host_count.get(v, 0) for v in order}
         depth = {src: 0}
         for v in order[1:]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vlanroute.routing.routes import Routes
+from vlanroute.routing.trees import pruned_parents
 
 Link = tuple[str, str]
 
@@ -29,16 +30,9 @@ class VlanGroup:
 
 def pruned_tree(parent: dict[str, str], src: str, targets: set[str], order: dict[str, int]) -> tuple[frozenset[Link], frozenset[str]]:
     """The union of the paths from src to every target, as links (pairs sorted by order)."""
-    nodes = {src}
-    links = set()
-    for t in targets:
-        v = t
-        while v not in nodes:
-            p = parent[v]
-            nodes.add(v)
-            links.add((p, v) if order[p] < order[v] else (v, p))
-            v = p
-    return frozenset(links), frozenset(nodes)
+    sub = pruned_parents(parent, src, targets)
+    links = frozenset((p, v) if order[p] < order[v] else (v, p) for v, p in sub.items())
+    return links, frozenset(sub).union((src,))
 
 
 class _UnionFind:

@@ -19,19 +19,8 @@ import networkx as nx
 
 from vlanroute.routing.routes import ParentMap, Routes, dor_tree, tie_goes_plus
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, bfs_order, source_arc_loads, tree_depths
-
-
-def cable_counts(topo: Topology) -> dict[Arc, int]:
-    out: dict[Arc, int] = {}
-    for a, b, d in topo.simple().edges(data=True):
-        out[(a, b)] = out[(b, a)] = d["cables"]
-    return out
-
-
-def _add(load: dict[Arc, float], contrib: list[tuple[Arc, float]], cables: dict[Arc, int], sign: float) -> None:
-    for arc, x in contrib:
-        load[arc] = load.get(arc, 0.0) + sign * x / cables[arc]
+from vlanroute.routing.trees import (Arc, add_loads, adjacency, bfs_order, is_shortest_path_tree, reroot,
+                                     source_arc_loads)
 
 
 def balanced_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int], hosts: dict[str, int],
@@ -81,7 +70,7 @@ def balanced_shortest_routes(topo: Topology, hosts: dict[str, int], rounds: int 
     g = topo.simple()
     order = {s: i for i, s in enumerate(topo.switches)}
     adj = {n: sorted(g.neighbors(n), key=order.__getitem__) for n in topo.switches}
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     # Sources with hosts, most hosts first (they weigh most); switches without hosts still
     # get a tree (the parent map covers every switch) but carry no traffic.
     sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), order[s]))
@@ -93,37 +82,18 @@ def balanced_shortest_routes(topo: Topology, hosts: dict[str, int], rounds: int 
     for _ in range(rounds):
         for s in sources:
             if s in contrib:
-                _add(load, contrib[s], cables, -1.0)
+                add_loads(load, contrib[s], cables, -1.0)
             build = balanced_tree if builder == "bottom-up" else least_loaded_tree
             par = build(s, adj, dists[s], hosts, hosts.get(s, 0), load, cables, order)
             parents[s] = par
             contrib[s] = list(source_arc_loads(par, s, hosts))
-            _add(load, contrib[s], cables, 1.0)
+            add_loads(load, contrib[s], cables, 1.0)
         peak = max(load.values(), default=0.0)
         if best is not None and peak >= best[0] - 1e-9:
             break
         best = (peak, dict(parents))
     assert best is not None
     return Routes("shortest", best[1], {"tie_break": "balanced-" + builder})
-
-
-def is_shortest_path_tree(parent: ParentMap, src: str, dist: dict[str, int]) -> bool:
-    depth = tree_depths(parent, src)
-    return len(depth) == len(dist) and all(depth[v] == d for v, d in dist.items())
-
-
-def reroot(links_adj: dict[str, list[str]], src: str) -> ParentMap:
-    parent: ParentMap = {}
-    stack = [src]
-    seen = {src}
-    while stack:
-        u = stack.pop()
-        for v in links_adj[u]:
-            if v not in seen:
-                seen.add(v)
-                parent[v] = u
-                stack.append(v)
-    return parent
 
 
 def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes:
@@ -135,7 +105,7 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
     incompatible (e.g. a hyper-crossbar, where any two sources have a common neighbour).
     """
     g = topo.simple()
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     degree = {n: g.degree(n) for n in topo.switches}
     sources = [s for s in topo.switches if hosts.get(s, 0)]
     trees: dict[frozenset[tuple[str, str]], list[str]] = {}
@@ -144,18 +114,12 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
         trees.setdefault(key, []).append(s)
     if len(trees) <= 1:
         return routes
-    adjs: dict[frozenset[tuple[str, str]], dict[str, list[str]]] = {}
-    for key in trees:
-        a: dict[str, list[str]] = {}
-        for x, y in key:
-            a.setdefault(x, []).append(y)
-            a.setdefault(y, []).append(x)
-        adjs[key] = a
+    adjs = {key: adjacency(key) for key in trees}
     parents = dict(routes.parents)
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
     load: dict[Arc, float] = {}
     for s in sources:
-        _add(load, contrib[s], cables, 1.0)
+        add_loads(load, contrib[s], cables, 1.0)
     peak = max(load.values(), default=0.0)
     tree_of = {s: k for k, ss in trees.items() for s in ss}
     moved = False
@@ -172,8 +136,8 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
             if not is_shortest_path_tree(cand, s, dist):
                 continue
             new = list(source_arc_loads(cand, s, hosts, bfs_order(cand, s)))
-            _add(load, contrib[s], cables, -1.0)
-            _add(load, new, cables, 1.0)
+            add_loads(load, contrib[s], cables, -1.0)
+            add_loads(load, new, cables, 1.0)
             if max(load.values(), default=0.0) <= peak + 1e-9:
                 trees[tree_of[s]].remove(s)
                 trees[key].append(s)
@@ -182,8 +146,8 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
                 contrib[s] = new
                 moved = True
                 break
-            _add(load, new, cables, -1.0)
-            _add(load, contrib[s], cables, 1.0)
+            add_loads(load, new, cables, -1.0)
+            add_loads(load, contrib[s], cables, 1.0)
     if not moved:
         return routes
     return Routes(routes.algorithm, parents, {**routes.detail, "shared": True})
@@ -221,7 +185,7 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
                 keys.append((s, order[k], tuple(u)))
     if not keys:
         return routes
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     by_coord = {c: n for n, c in topo.coords.items()}
     position = {d: k for k, d in enumerate(order)}
     decisions = {key: tie_goes_plus(rule, topo.coords[key[0]], key[1], key[2],  # type: ignore[arg-type]
@@ -230,7 +194,7 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
     load: dict[Arc, float] = {}
     for s in sources:
-        _add(load, contrib[s], cables, 1.0)
+        add_loads(load, contrib[s], cables, 1.0)
     mean = sum(x * cables[a] for a, x in load.items()) / sum(cables.values())
     score = _score(load)
     n = len(topo.switches)
@@ -246,8 +210,8 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
         for s in touched:
             par = dor_tree(topo, s, order, rule, decisions, by_coord)
             new[s] = (par, list(source_arc_loads(par, s, hosts)))
-            _add(load, contrib[s], cables, -1.0)
-            _add(load, new[s][1], cables, 1.0)
+            add_loads(load, contrib[s], cables, -1.0)
+            add_loads(load, new[s][1], cables, 1.0)
         work += len(touched) * 3 * n + len(load)
         got = _score(load)
         if got < score:
@@ -256,8 +220,8 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
                 parents[s], contrib[s] = par, c
             return True
         for s, (par, c) in new.items():
-            _add(load, c, cables, -1.0)
-            _add(load, contrib[s], cables, 1.0)
+            add_loads(load, c, cables, -1.0)
+            add_loads(load, contrib[s], cables, 1.0)
         for key in flip:
             decisions[key] = not decisions[key]
         return False

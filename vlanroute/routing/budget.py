@@ -25,16 +25,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import deque
 from dataclasses import dataclass
 
-from vlanroute.plan.invariants import tree_parents
 from vlanroute.errors import PlanError
 from vlanroute.model.inventory import LoadedInventory
 from vlanroute.model.platforms import Platform
 from vlanroute.routing.routes import ParentMap, Routes
-from vlanroute.routing.balance import balanced_tree, cable_counts
+from vlanroute.routing.balance import balanced_tree
 from vlanroute.model.topology import Topology
+from vlanroute.routing.trees import euler_times, hop_distances, tree_depths, tree_parents
 
 NEAR = 12
 SMALL = 40                 # try every k-subset of the minimal trees when there are at most this many
@@ -103,21 +102,7 @@ class _Tree:
             kids[p].append(v)
         self.root = root
         self.parent = parent
-        self.tin = [0] * n
-        self.tout = [0] * n
-        order: list[int] = []
-        stack: list[tuple[int, bool]] = [(root, False)]
-        t = 0
-        while stack:                       # iterative DFS: entry/exit times give subtree tests
-            v, done = stack.pop()
-            if done:
-                self.tout[v] = t
-                continue
-            self.tin[v] = t
-            t += 1
-            order.append(v)
-            stack.append((v, True))
-            stack.extend((k, False) for k in kids[v])
+        order, self.tin, self.tout = euler_times(kids, root)
         below = list(hosts)
         for v in reversed(order[1:]):
             below[parent[v]] += below[v]
@@ -128,7 +113,6 @@ class _Tree:
         self.depth = [0] * n
         for v in order[1:]:
             self.depth[v] = self.depth[parent[v]] + 1
-        self.kids = kids
 
     def contribution(self, s: int, weight: int) -> list[tuple[int, int]]:
         ts = self.tin[s]
@@ -177,7 +161,7 @@ class _Problem:
 def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
     names = list(topo.switches)
     idx = {s: i for i, s in enumerate(names)}
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     arc: dict[tuple[int, int], int] = {}
     inv: list[float] = []
     for (a, b), c in sorted(cables.items(), key=lambda kv: (idx[kv[0][0]], idx[kv[0][1]])):
@@ -189,56 +173,48 @@ def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
     return _Problem(names, [host_count.get(s, 0) for s in names], adj, arc, inv, {})
 
 
-def _bfs(pb: _Problem, s: int) -> list[int]:
-    got = pb.dist_from.get(s)
+def _distances(problem: _Problem, s: int) -> list[int]:
+    """Hops from switch s to every switch, cached (the spreading of roots asks often)."""
+    got = problem.dist_from.get(s)
     if got is None:
-        got = [-1] * len(pb.names)
-        got[s] = 0
-        q = deque([s])
-        while q:
-            u = q.popleft()
-            for v in pb.adj[u]:
-                if got[v] < 0:
-                    got[v] = got[u] + 1
-                    q.append(v)
-        pb.dist_from[s] = got
+        got = problem.dist_from[s] = hop_distances(problem.adj, s)
     return got
 
 
-def _spread(pb: _Problem, candidates: list[int], k: int) -> list[int]:
+def _spread(problem: _Problem, candidates: list[int], k: int) -> list[int]:
     """k of the candidate switches, farthest-first from the most central one (k-center).
 
     Ties (common on small-diameter graphs such as the hyper-crossbar, where everything is
     within 2 hops) go to the candidate farthest from all chosen ones in sum, so that the
     roots spread over rows and columns instead of filling one row.
     """
-    weight = [h or 1 for h in pb.hosts]
-    first = min(candidates[:64], key=lambda c: (sum(d * w for d, w in zip(_bfs(pb, c), weight)), c))
+    weight = [h or 1 for h in problem.hosts]
+    first = min(candidates[:64], key=lambda c: (sum(d * w for d, w in zip(_distances(problem, c), weight)), c))
     chosen = [first]
-    near = list(_bfs(pb, first))
+    near = list(_distances(problem, first))
     total = list(near)
     pool = set(candidates) - {first}
     while len(chosen) < k and pool:
         nxt = max(pool, key=lambda c: (near[c], total[c], weight[c], -c))
         chosen.append(nxt)
         pool.discard(nxt)
-        dn = _bfs(pb, nxt)
+        dn = _distances(problem, nxt)
         near = [min(a, b) for a, b in zip(near, dn)]
         total = [a + b for a, b in zip(total, dn)]
-        if len(pb.dist_from) > 4096:   # bound the memory of cached distances on huge graphs
-            pb.dist_from.clear()
+        if len(problem.dist_from) > 4096:   # bound the memory of cached distances on huge graphs
+            problem.dist_from.clear()
     return chosen
 
 
-def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
+def _assign(problem: _Problem, trees: list[_Tree], rounds: int = 4,
             start: list[int] | None = None) -> tuple[list[int], list[float]]:
     """Give every source one of `trees`: greedy (or `start`), then single-source moves while
     they help, within a bound on the work (switch visits) for very large graphs."""
-    n = len(pb.names)
+    n = len(problem.names)
     work = 0
-    load = [0.0] * len(pb.inv_cables)
-    invc = pb.inv_cables
-    sources = sorted((s for s in range(n) if pb.hosts[s]), key=lambda s: (-pb.hosts[s], s))
+    load = [0.0] * len(problem.inv_cables)
+    invc = problem.inv_cables
+    sources = sorted((s for s in range(n) if problem.hosts[s]), key=lambda s: (-problem.hosts[s], s))
     tree_of = [-1] * n
     contrib: dict[int, list[tuple[int, int]]] = {}
 
@@ -254,17 +230,17 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
 
     for s in sources:
         if start is not None:
-            tree_of[s], contrib[s] = start[s], trees[start[s]].contribution(s, pb.hosts[s])
+            tree_of[s], contrib[s] = start[s], trees[start[s]].contribution(s, problem.hosts[s])
             apply(contrib[s], 1.0)
             continue
         peak = max(load)
         best = None
         for t in ranked(s):
-            sc = trees[t].score(s, pb.hosts[s], load, invc, peak)
+            sc = trees[t].score(s, problem.hosts[s], load, invc, peak)
             if best is None or sc < best[0]:
                 best = (sc, t)
         assert best is not None
-        tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, pb.hosts[s])
+        tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, problem.hosts[s])
         apply(contrib[s], 1.0)
     for _ in range(rounds):
         work += len(sources) * min(NEAR, len(trees)) * n
@@ -276,20 +252,20 @@ def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
             peak = max(load)
             best = None
             for t in ranked(s):
-                sc = trees[t].score(s, pb.hosts[s], load, invc, peak)
+                sc = trees[t].score(s, problem.hosts[s], load, invc, peak)
                 if best is None or sc < best[0] or (sc == best[0] and t == tree_of[s]):
                     best = (sc, t)
             assert best is not None
             if best[1] != tree_of[s]:
                 changed = True
-                tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, pb.hosts[s])
+                tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, problem.hosts[s])
             apply(contrib[s], 1.0)
         if not changed:
             break
     return tree_of, load
 
 
-def _improve_trees(pb: _Problem, trees: list[_Tree], tree_of: list[int], load: list[float],
+def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], load: list[float],
                    max_work: int = MAX_WORK // 10) -> list[_Tree]:
     """Re-hang subtrees to take load off the most loaded link (local search on the trees).
 
@@ -300,10 +276,10 @@ def _improve_trees(pb: _Problem, trees: list[_Tree], tree_of: list[int], load: l
     link there ends at or above the current maximum. Repeats while the maximum falls;
     a star-like tree thus learns to hang destinations off the sources that send to them.
     """
-    n = len(pb.names)
-    invc = pb.inv_cables
-    arc = pb.arc
-    hosts = pb.hosts
+    n = len(problem.names)
+    invc = problem.inv_cables
+    arc = problem.arc
+    hosts = problem.hosts
     work = 0
     src_hosts: list[list[int]] = [[0] * n for _ in trees]
     for s in range(n):
@@ -321,25 +297,14 @@ def _improve_trees(pb: _Problem, trees: list[_Tree], tree_of: list[int], load: l
         order = [roots[t]]
         for v in order:
             order.extend(kids[v])
-        tin, tout, depth = [0] * n, [0] * n, [0] * n
+        depth = [0] * n
         sb, db = list(src_hosts[t]), list(hosts)
         for v in reversed(order[1:]):
             sb[par[v]] += sb[v]
             db[par[v]] += db[v]
-        # entry/exit times, iteratively
-        stack: list[tuple[int, bool]] = [(roots[t], False)]
-        clock = 0
-        while stack:
-            v, leaving = stack.pop()
-            if leaving:
-                tout[v] = clock
-                continue
-            tin[v] = clock
-            clock += 1
-            stack.append((v, True))
-            for k in kids[v]:
-                depth[k] = depth[v] + 1
-                stack.append((k, False))
+        _, tin, tout = euler_times(kids, roots[t])
+        for v in order[1:]:
+            depth[v] = depth[par[v]] + 1
         return tin, tout, depth, sb, db, order
 
     def arc_values(t: int, p: int, c: int, sb_c: int, db_c: int) -> tuple[tuple[int, float], tuple[int, float]]:
@@ -385,7 +350,7 @@ def _improve_trees(pb: _Problem, trees: list[_Tree], tree_of: list[int], load: l
                 for y in order[1:]:
                     x = par[y]
                     y_in = tin[c] <= tin[y] < tout[c]
-                    for z in pb.adj[y]:
+                    for z in problem.adj[y]:
                         work += 1
                         if z == x or (tin[c] <= tin[z] < tout[c]) == y_in or tin[y] <= tin[z] < tout[y]:
                             continue
@@ -442,10 +407,10 @@ def _to_index_parents(parent: ParentMap, idx: dict[str, int]) -> dict[int, int]:
 
 def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes) -> Routes:
     """At most k spanning trees, every source switch assigned to one (see the module doc)."""
-    pb = _problem(topo, host_count)
-    names = pb.names
+    problem = _problem(topo, host_count)
+    names = problem.names
     idx = {s: i for i, s in enumerate(names)}
-    sources = [i for i in range(len(names)) if pb.hosts[i]]
+    sources = [i for i in range(len(names)) if problem.hosts[i]]
 
     # Candidate set A: the minimal routing's distinct trees, each named by its first source.
     home: dict[frozenset[tuple[str, str]], int] = {}
@@ -454,9 +419,9 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
         home.setdefault(key, s)
     minimal_roots = sorted(home.values())
     sets: list[tuple[str, list[_Tree]]] = []
-    roots_a = _spread(pb, minimal_roots, k)
+    roots_a = _spread(problem, minimal_roots, k)
     def minimal_tree(r: int) -> _Tree:
-        return _Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), pb.hosts, pb.arc)
+        return _Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), problem.hosts, problem.arc)
 
     sets.append(("minimal-trees", [minimal_tree(r) for r in roots_a]))
     if math.comb(len(minimal_roots), k) <= SMALL:
@@ -471,29 +436,29 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     g = topo.simple()
     order = {s: i for i, s in enumerate(names)}
     adj = {s: sorted(g.neighbors(s), key=order.__getitem__) for s in names}
-    cables = cable_counts(topo)
-    roots_b = _spread(pb, sources or list(range(len(names))), k)
-    total = sum(pb.hosts)
-    arc_name = {i: (names[a], names[b]) for (a, b), i in pb.arc.items()}
+    cables = topo.arc_cables()
+    roots_b = _spread(problem, sources or list(range(len(names))), k)
+    total = sum(problem.hosts)
+    arc_name = {i: (names[a], names[b]) for (a, b), i in problem.arc.items()}
     est: dict[tuple[str, str], float] = {}
     trees_b = []
     for r in roots_b:
-        dist = {names[v]: d for v, d in enumerate(_bfs(pb, r))}
+        dist = {names[v]: d for v, d in enumerate(_distances(problem, r))}
         par = balanced_tree(names[r], adj, dist, host_count, total / k, est, cables, order)
-        t = _Tree(_to_index_parents(par, idx), r, len(names), pb.hosts, pb.arc)
+        t = _Tree(_to_index_parents(par, idx), r, len(names), problem.hosts, problem.arc)
         trees_b.append(t)
         for _tin, _tout, down, xd, _up, _xu in t.links:   # its sources sit near the root: traffic flows out
-            est[arc_name[down]] = est.get(arc_name[down], 0.0) + total / k * xd * pb.inv_cables[down]
+            est[arc_name[down]] = est.get(arc_name[down], 0.0) + total / k * xd * problem.inv_cables[down]
     sets.append(("balanced-trees", trees_b))
 
     best: tuple[tuple[float, int], str, list[_Tree], list[int]] | None = None
     for label, trees in sets:
-        tree_of, load = _assign(pb, trees)
+        tree_of, load = _assign(problem, trees)
         for _ in range(2):   # better trees for their sources, then sources to the better trees
-            trees = _improve_trees(pb, trees, tree_of, load)
-            tree_of, load = _assign(pb, trees, rounds=2, start=tree_of)
+            trees = _improve_trees(problem, trees, tree_of, load)
+            tree_of, load = _assign(problem, trees, rounds=2, start=tree_of)
         peak = round(max(load, default=0.0), 6)
-        total_hops = _total_hops(pb, trees, tree_of)
+        total_hops = _total_hops(problem, trees, tree_of)
         key = (peak, total_hops)
         if best is None or key < best[0]:
             best = (key, label, trees, tree_of)
@@ -508,24 +473,13 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     return Routes("budget", parents, {"max_vlans": k, "trees": label, "trees_used": used})
 
 
-def _total_hops(pb: _Problem, trees: list[_Tree], tree_of: list[int]) -> int:
+def _total_hops(problem: _Problem, trees: list[_Tree], tree_of: list[int]) -> int:
     """Sum over ordered host pairs of the routed hops (tree distances)."""
     total = 0
-    for s in range(len(pb.names)):
-        if not pb.hosts[s]:
+    for s in range(len(problem.names)):
+        if not problem.hosts[s]:
             continue
-        t = trees[tree_of[s]]
-        par = t.parents_from(s)
-        depth = {s: 0}
-        q = deque([s])
-        kids: dict[int, list[int]] = {}
-        for v, p in par.items():
-            kids.setdefault(p, []).append(v)
-        while q:
-            u = q.popleft()
-            for v in kids.get(u, ()):
-                depth[v] = depth[u] + 1
-                q.append(v)
-        total += pb.hosts[s] * sum(pb.hosts[v] * d for v, d in depth.items())
+        depth = tree_depths(trees[tree_of[s]].parents_from(s), s)
+        total += problem.hosts[s] * sum(problem.hosts[v] * d for v, d in depth.items())
     return total
 

@@ -18,8 +18,7 @@ import networkx as nx
 
 from vlanroute.errors import UserError
 from vlanroute.model.topology import Topology
-
-ParentMap = dict[str, str]
+from vlanroute.routing.trees import ParentMap, bfs_tree
 
 
 @dataclass
@@ -27,15 +26,6 @@ class Routes:
     algorithm: str
     parents: dict[str, ParentMap]               # source -> tree
     detail: dict[str, object] = field(default_factory=dict)
-
-    def path(self, src: str, dst: str) -> list[str]:
-        """Switches from src to dst inclusive."""
-        par = self.parents[src]
-        out = [dst]
-        while out[-1] != src:
-            out.append(par[out[-1]])
-        out.reverse()
-        return out
 
 
 # --------------------------------------------------------------------------- DOR
@@ -179,21 +169,7 @@ def shortest_routes(topo: Topology) -> Routes:
     g = topo.simple()
     order = {n: i for i, n in enumerate(topo.switches)}
     adj = {n: sorted(g.neighbors(n), key=order.__getitem__) for n in topo.switches}
-    parents = {}
-    for src in topo.switches:
-        dist = {src: 0}
-        parent: ParentMap = {}
-        frontier = [src]
-        while frontier:
-            nxt = []
-            for u in frontier:           # frontier is in switch order, so first parent wins
-                for v in adj[u]:
-                    if v not in dist:
-                        dist[v] = dist[u] + 1
-                        parent[v] = u
-                        nxt.append(v)
-            frontier = sorted(nxt, key=order.__getitem__)
-        parents[src] = parent
+    parents = {src: bfs_tree(adj, src, order) for src in topo.switches}
     return Routes("shortest", parents, {"tie_break": "lowest-switch-index"})
 
 
