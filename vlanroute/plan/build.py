@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.routing import routes as R
-from vlanroute.routing.budget import Budget, budget_routes, over_budget, vlan_budget
-from vlanroute.plan.invariants import check_limits, verify_plan
+from vlanroute.routing.budget import budget_routes
+from vlanroute.plan.invariants import verify_plan
+from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host, build_hosts
 from vlanroute.model.inventory import LoadedInventory, load_inventory

@@ -1,9 +1,4 @@
-"""The VLAN budget: how many VLANs the hardware allows, and routing within that many.
-
-`vlan_budget` takes the tightest of the limits that every VLAN costs against:
-`routing.max_vlans` if given, the platform's VLAN table (VLAN 1 included), the VLAN ids
-available from `routing.first_vlan` (or `routing.vlan_ids`), and the MAC table, because
-every switch learns every host once per VLAN (hosts x VLANs <= MAC capacity).
+"""Routing within a VLAN budget: at most K spanning trees (the limits are plan/limits.py).
 
 `budget_routes` (routing.algorithm: budget) picks at most K spanning trees and gives every
 source switch one of them. Routes may then be longer than minimal; what is minimised is
@@ -27,9 +22,6 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from vlanroute.errors import PlanError
-from vlanroute.model.inventory import LoadedInventory
-from vlanroute.model.platforms import Platform
 from vlanroute.routing.routes import ParentMap, Routes
 from vlanroute.routing.balance import balanced_tree
 from vlanroute.model.topology import Topology
@@ -38,57 +30,6 @@ from vlanroute.routing.trees import euler_times, hop_distances, tree_depths, tre
 NEAR = 12
 SMALL = 40                 # try every k-subset of the minimal trees when there are at most this many
 MAX_WORK = 40_000_000      # switch visits per local search: keeps a 32x32 torus within seconds
-
-@dataclass(frozen=True)
-class Budget:
-    max_vlans: int
-    binding: str      # which limit binds, in words
-    field: str        # the inventory field that sets it
-    fix: str          # what to change to get more
-
-
-def vlan_budget(inv: LoadedInventory, platforms: dict[str, Platform], total_hosts: int) -> Budget:
-    """The tightest VLAN limit of the inventory, and which one it is."""
-    spec = inv.spec.routing
-    used = sorted({p.name: p for p in platforms.values()}.values(), key=lambda p: p.name)
-    limits: list[Budget] = []
-    if spec.max_vlans is not None:
-        limits.append(Budget(spec.max_vlans, f"routing.max_vlans is {spec.max_vlans}", "routing.max_vlans",
-                             "raise routing.max_vlans"))
-    def example(p: Platform) -> str:
-        return next(s for s, q in platforms.items() if q.name == p.name)
-
-    small = min(used, key=lambda p: (p.max_vlans, p.name))
-    limits.append(Budget(small.max_vlans - 1, f"switch '{example(small)}', a {small.name}, holds {small.max_vlans} "
-                         "VLANs, VLAN 1 included", "platform", "use a platform with a larger VLAN table"))
-    if spec.vlan_ids is not None:
-        limits.append(Budget(len(spec.vlan_ids), f"routing.vlan_ids lists {len(spec.vlan_ids)} ids",
-                             "routing.vlan_ids", "list more ids"))
-    else:
-        top = min([4094] + [p.vid_max for p in used])
-        limits.append(Budget(top - spec.first_vlan + 1,
-                             f"the ids from routing.first_vlan {spec.first_vlan} end at {top} (802.1Q: 4094, "
-                             f"{min(used, key=lambda p: p.vid_max).name}: {min(p.vid_max for p in used)})",
-                             "routing.first_vlan", "use a lower routing.first_vlan"))
-    if total_hosts:
-        mac = min(used, key=lambda p: (p.mac_capacity, p.name))
-        limits.append(Budget(mac.mac_capacity // total_hosts,
-                             f"switch '{example(mac)}', a {mac.name}, learns {mac.mac_capacity} MAC entries and "
-                             f"every VLAN costs one per host ({total_hosts} hosts)", "hosts",
-                             "use fewer hosts or a platform with a larger MAC table"))
-    best = min(limits, key=lambda b: b.max_vlans)
-    if best.max_vlans < 1:
-        raise PlanError(f"not even one VLAN fits: {best.binding}", file=inv.file, field=best.field, fix=best.fix)
-    return best
-
-
-def over_budget(inv: LoadedInventory, needed: int, budget: Budget, algorithm: str) -> PlanError:
-    return PlanError(
-        f"routing.algorithm {algorithm} needs {needed} VLANs but only {budget.max_vlans} fit: {budget.binding}",
-        file=inv.file, field=budget.field,
-        fix=f"set routing.algorithm: budget to route within {budget.max_vlans} VLANs (some routes longer than "
-            f"minimal), or {budget.fix}")
-
 
 # --------------------------------------------------------------------------- trees as index arrays
 
