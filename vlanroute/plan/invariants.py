@@ -10,10 +10,11 @@ from __future__ import annotations
 from vlanroute.errors import VerificationError
 from vlanroute.model.hosts import Host
 from vlanroute.plan.ports import Cable, SwitchPlan
-from vlanroute.routing.routes import Routes
+from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import pruned_parents, tree_parents
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup, is_forest
+from vlanroute.plan.vlans import VlanGroup
+from vlanroute.routing.packing import is_forest
 
 
 def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: list[Host],

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from vlanroute.routing.routes import Routes
+from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import bfs_order, pruned_parents
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup

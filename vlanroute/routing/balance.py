@@ -1,6 +1,6 @@
 """Choosing among equally short paths: balanced load first, then shared trees.
 
-`balanced_shortest_routes` builds one shortest-path tree per source on any graph, picking
+`balanced_shortest_parents` builds one shortest-path tree per source on any graph, picking
 every switch's parent among its equally near neighbours so that the all-to-all load stays
 even: the global-balance idea of SSSP routing (Hoefler, Schneider, Lumsdaine, HOTI 2009:
 route with the load already placed as edge weights), restricted to minimal paths and
@@ -13,14 +13,11 @@ fewer VLANs (two different spanning trees never fit in one VLAN).
 
 from __future__ import annotations
 
-import itertools
-
 import networkx as nx
 
-from vlanroute.routing.routes import ParentMap, Routes, dor_tree, tie_goes_plus
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import (Arc, add_loads, adjacency, bfs_order, is_shortest_path_tree, reroot,
-                                     source_arc_loads)
+from vlanroute.routing.trees import (Arc, ParentMap, add_loads, adjacency, bfs_order, is_shortest_path_tree,
+                                     reroot, source_arc_loads)
 
 
 def balanced_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int], hosts: dict[str, int],
@@ -65,8 +62,11 @@ def least_loaded_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int],
     return parent
 
 
-def balanced_shortest_routes(topo: Topology, hosts: dict[str, int], rounds: int = 3,
-                             builder: str = "bottom-up") -> Routes:
+def balanced_shortest_parents(topo: Topology, hosts: dict[str, int], rounds: int = 3,
+                              builder: str = "bottom-up") -> dict[str, ParentMap]:
+    """One shortest-path tree per source, each built against the load of all the others
+    (`balanced_tree` or, builder "sssp", `least_loaded_tree`); rounds of re-routing every
+    source while the maximum load falls; the best round is kept."""
     g = topo.simple()
     order = {s: i for i, s in enumerate(topo.switches)}
     adj = {n: sorted(g.neighbors(n), key=order.__getitem__) for n in topo.switches}
@@ -93,16 +93,17 @@ def balanced_shortest_routes(topo: Topology, hosts: dict[str, int], rounds: int 
             break
         best = (peak, dict(parents))
     assert best is not None
-    return Routes("shortest", best[1], {"tie_break": "balanced-" + builder})
+    return best[1]
 
 
-def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes:
+def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, int]) -> dict[str, ParentMap] | None:
     """Move sources onto other sources' trees where those are shortest for them too.
 
     Greedy: trees used by many sources first; a source moves if the tree is a shortest-
     path tree from it and the all-to-all maximum load does not rise. Only spanning trees
     are compared, so it is a no-op where every source's tree already is distinct and
     incompatible (e.g. a hyper-crossbar, where any two sources have a common neighbour).
+    Returns the new trees, or None if no source moved.
     """
     g = topo.simple()
     cables = topo.arc_cables()
@@ -110,12 +111,12 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
     sources = [s for s in topo.switches if hosts.get(s, 0)]
     trees: dict[frozenset[tuple[str, str]], list[str]] = {}
     for s in sources:
-        key = frozenset(tuple(sorted(e)) for e in routes.parents[s].items())
+        key = frozenset(tuple(sorted(e)) for e in routing[s].items())
         trees.setdefault(key, []).append(s)
     if len(trees) <= 1:
-        return routes
+        return None
     adjs = {key: adjacency(key) for key in trees}
-    parents = dict(routes.parents)
+    parents = dict(routing)
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
     load: dict[Arc, float] = {}
     for s in sources:
@@ -148,110 +149,4 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
                 break
             add_loads(load, new, cables, -1.0)
             add_loads(load, contrib[s], cables, 1.0)
-    if not moved:
-        return routes
-    return Routes(routes.algorithm, parents, {**routes.detail, "shared": True})
-
-
-def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_work: int = 3_000_000,
-                    rounds: int = 6, pair_limit: int = 64) -> Routes:
-    """Local search over the single tie decisions of a dimension-order routing.
-
-    A tie rule decides for all sources alike; with uneven host counts, or rings of size
-    4k+2, no rule balances exactly. Here every (source, dimension, branch) tie is flipped
-    in turn and kept if the loads improve (leximin, `_score`); when no single flip helps
-    and there are at most `pair_limit` ties, pairs of flips are tried (two sources
-    trading directions is the typical improving move). Stops early when the maximum load
-    reaches the mean over all cables (no minimal routing does better: all carry the same
-    total) or when `max_work` (switch visits) is spent, so it stays cheap on big grids.
-    """
-    assert topo.dims is not None
-    dims = topo.dims
-    if topo.kind not in ("torus", "ring"):
-        return routes
-    order = tuple(routes.detail["dimension_order"])  # type: ignore[arg-type]
-    rule = str(routes.detail["tie_break"])
-    tied = [k for k, d in enumerate(order) if dims[d] % 2 == 0 and dims[d] > 2]
-    sources = [s for s in topo.switches if hosts.get(s, 0)]
-    keys: list[tuple[str, int, tuple[int, ...]]] = []
-    for s in sources:
-        sc = topo.coords[s]
-        assert sc is not None
-        for k in tied:
-            for prefix in itertools.product(*(range(dims[e]) for e in order[:k])):
-                u = list(sc)
-                for e, x in zip(order[:k], prefix):
-                    u[e] = x
-                keys.append((s, order[k], tuple(u)))
-    if not keys:
-        return routes
-    cables = topo.arc_cables()
-    by_coord = {c: n for n, c in topo.coords.items()}
-    position = {d: k for k, d in enumerate(order)}
-    decisions = {key: tie_goes_plus(rule, topo.coords[key[0]], key[1], key[2],  # type: ignore[arg-type]
-                                    order[:position[key[1]]]) for key in keys}
-    parents = dict(routes.parents)
-    contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
-    load: dict[Arc, float] = {}
-    for s in sources:
-        add_loads(load, contrib[s], cables, 1.0)
-    mean = sum(x * cables[a] for a, x in load.items()) / sum(cables.values())
-    score = _score(load)
-    n = len(topo.switches)
-    work = 0
-
-    def attempt(flip: tuple[tuple[str, int, tuple[int, ...]], ...]) -> bool:
-        """Flip these ties; keep them if the loads improve."""
-        nonlocal score, work
-        for key in flip:
-            decisions[key] = not decisions[key]
-        touched = {key[0] for key in flip}
-        new = {}
-        for s in touched:
-            par = dor_tree(topo, s, order, rule, decisions, by_coord)
-            new[s] = (par, list(source_arc_loads(par, s, hosts)))
-            add_loads(load, contrib[s], cables, -1.0)
-            add_loads(load, new[s][1], cables, 1.0)
-        work += len(touched) * 3 * n + len(load)
-        got = _score(load)
-        if got < score:
-            score = got
-            for s, (par, c) in new.items():
-                parents[s], contrib[s] = par, c
-            return True
-        for s, (par, c) in new.items():
-            add_loads(load, c, cables, -1.0)
-            add_loads(load, contrib[s], cables, 1.0)
-        for key in flip:
-            decisions[key] = not decisions[key]
-        return False
-
-    def done() -> bool:
-        return score[0] <= mean * (1 + 1e-9) or work > max_work
-
-    for _ in range(rounds):
-        improved = False
-        for key in keys:
-            if done():
-                break
-            improved |= attempt((key,))
-        if not improved and len(keys) <= pair_limit:
-            for a, b in itertools.combinations(keys, 2):
-                if done():
-                    break
-                if attempt((a, b)):
-                    improved = True
-                    break
-        if not improved or done():
-            break
-    if parents == routes.parents:
-        return routes
-    return Routes(routes.algorithm, parents, {**routes.detail, "tie_break": f"{rule}+searched"})
-
-
-def _score(load: dict[Arc, float]) -> tuple[float, ...]:
-    """Lower is better: all loads, largest first, compared in that order (leximin).
-
-    Only the first entry is the objective; the rest let the search step off plateaus
-    where several links share the maximum."""
-    return tuple(sorted((round(x, 6) for x in load.values()), reverse=True))
+    return parents if moved else None

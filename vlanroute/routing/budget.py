@@ -1,7 +1,10 @@
-"""Routing within a VLAN budget: at most K spanning trees (the limits are plan/limits.py).
+"""Routing within a VLAN budget (routing.algorithm: budget): at most K spanning trees.
 
-`budget_routes` (routing.algorithm: budget) picks at most K spanning trees and gives every
-source switch one of them. Routes may then be longer than minimal; what is minimised is
+K is the plan's VLAN budget (plan/limits.py: the tightest of routing.max_vlans, the VLAN
+table, the VLAN ids and the MAC table). The engine first routes minimally (dor, or
+shortest where dor refuses the topology); if that routing fits in K VLANs it is kept.
+Otherwise `budget_routes` picks at most K spanning trees and gives every source switch
+one of them: K trees can never need more than K VLANs. Routes may then be longer than minimal; what is minimised is
 the all-to-all maximum link load, then (through the sum of squared loads, which grows with
 every extra hop) the total path length. It is the same problem as layered routing with a
 fixed number of layers (Nue, Domke/Hoefler/Matsuoka HPDC 2016, never exceeds its layer
@@ -22,14 +25,47 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from vlanroute.routing.routes import ParentMap, Routes
-from vlanroute.routing.balance import balanced_tree
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import euler_times, hop_distances, tree_depths, tree_parents
+from vlanroute.routing.balance import balanced_tree
+from vlanroute.routing.dor import DOR, DorParams
+from vlanroute.routing.engine import Choices, Engine, Options, Routes
+from vlanroute.routing.packing import packing_of
+from vlanroute.routing.shortest import SHORTEST, ShortestParams
+from vlanroute.routing.trees import ParentMap, euler_times, hop_distances, tree_depths, tree_parents
 
 NEAR = 12
 SMALL = 40                 # try every k-subset of the minimal trees when there are at most this many
 MAX_WORK = 40_000_000      # switch visits per local search: keeps a 32x32 torus within seconds
+
+
+@dataclass(frozen=True)
+class BudgetParams:
+    max_vlans: int                                       # K: at most this many VLANs
+    minimal: DorParams | ShortestParams = DorParams()    # the minimal routing tried first
+
+
+@dataclass(frozen=True)
+class BudgetChoices:
+    """Routed within the budget: `trees_used` of at most `max_vlans` trees."""
+
+    max_vlans: int
+    trees: str            # the winning candidate set: minimal-trees or balanced-trees
+    trees_used: int
+
+    def record(self) -> dict[str, object]:
+        return {"max_vlans": self.max_vlans, "trees": self.trees, "trees_used": self.trees_used}
+
+
+@dataclass(frozen=True)
+class MinimalFits:
+    """The minimal routing fitted in the budget and was kept as it is."""
+
+    minimal: str          # the engine that made it
+    choices: Choices      # its choices
+
+    def record(self) -> dict[str, object]:
+        return {"minimal": self.minimal, **self.choices.record()}
+
 
 # --------------------------------------------------------------------------- trees as index arrays
 
@@ -411,7 +447,7 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
         par = trees[t].parents_from(s)
         parents[names[s]] = {names[v]: names[p] for v, p in par.items()}
     used = len({tree_of[s] for s in sources})
-    return Routes("budget", parents, {"max_vlans": k, "trees": label, "trees_used": used})
+    return Routes("budget", parents, BudgetChoices(k, label, used))
 
 
 def _total_hops(problem: _Problem, trees: list[_Tree], tree_of: list[int]) -> int:
@@ -424,3 +460,27 @@ def _total_hops(problem: _Problem, trees: list[_Tree], tree_of: list[int]) -> in
         total += problem.hosts[s] * sum(problem.hosts[v] * d for v, d in depth.items())
     return total
 
+
+class BudgetEngine(Engine[BudgetParams]):
+    name = "budget"
+    summary = "at most max_vlans trees (the VLAN budget), least maximum load; routes may be longer"
+    minimal = False
+    deadlock_free = False
+    options = frozenset({"dimension_order", "max_vlans"})
+
+    def params(self, topo: Topology, options: Options) -> BudgetParams:
+        first = DOR if DOR.refuses(topo) is None else SHORTEST
+        return BudgetParams(options.max_vlans, first.params(topo, options))
+
+    def route(self, topo: Topology, host_count: dict[str, int], params: BudgetParams) -> Routes:
+        if isinstance(params.minimal, DorParams):
+            minimal = DOR.route(topo, host_count, params.minimal)
+        else:
+            minimal = SHORTEST.route(topo, host_count, params.minimal)
+        packing = packing_of(minimal, topo, host_count)
+        if len(packing) <= params.max_vlans:
+            return Routes(self.name, minimal.parents, MinimalFits(minimal.algorithm, minimal.choices), packing)
+        return budget_routes(topo, host_count, params.max_vlans, minimal)
+
+
+BUDGET = BudgetEngine()
