@@ -463,7 +463,7 @@ def _total_hops(problem: _Problem, trees: list[_Tree], tree_of: list[int]) -> in
 
 class BudgetEngine(Engine[BudgetParams]):
     name = "budget"
-    summary = "at most max_vlans trees (the VLAN budget), least maximum load; routes may be longer"
+    summary = "at most max_vlans trees (the VLAN budget), least maximum load"
     minimal = False
     deadlock_free = False
     options = frozenset({"dimension_order", "max_vlans"})

@@ -321,7 +321,7 @@ def searched_ties(topo: Topology, best: Routes, peak: float, host_count: dict[st
 
 class DorEngine(Engine[DorParams]):
     name = "dor"
-    summary = "dimension-order routing: one dimension after the other, each the short way"
+    summary = "dimension-order: each dimension in turn, the short way round"
     minimal = True
     deadlock_free = False      # on meshes and hyper-crossbars yes; a torus's rings close cycles
     options = frozenset({"dimension_order"})

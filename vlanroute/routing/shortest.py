@@ -55,7 +55,7 @@ def shortest_routes(topo: Topology, algorithm: str = "shortest") -> Routes:
 
 class ShortestEngine(Engine[ShortestParams]):
     name = "shortest"
-    summary = "shortest paths, balanced over the equally short ones, then shared between sources"
+    summary = "shortest paths, balanced over equal ones, trees shared"
     minimal = True
     deadlock_free = False
     options = frozenset({"dimension_order"})

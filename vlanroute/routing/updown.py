@@ -104,7 +104,7 @@ def updown_routes(topo: Topology, root: str) -> Routes:
 
 class UpdownEngine(Engine[UpdownParams]):
     name = "updown"
-    summary = "up*/down* (Autonet): up towards a root, then only down; routes may be longer"
+    summary = "up*/down* (Autonet): up towards a root, then only down"
     minimal = False
     deadlock_free = True
     options = frozenset({"root"})
