@@ -32,6 +32,7 @@ from vlanroute.routing.dor import DOR, DorParams
 from vlanroute.routing.engine import Engine, Options, Refusal, Routes
 from vlanroute.routing.packing import packing_of
 from vlanroute.routing.registry import ENGINES
+from vlanroute.routing.trees import euler_times, path, pruned_parents, tree_depths, tree_parents
 from vlanroute.routing.updown import UPDOWN
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -215,6 +216,31 @@ def test_generated_topology_is_the_inventory_one() -> None:
     made = Topology.from_generator("torus", [4, 2], links_per_pair=2)
     assert made.switches == built.switches and made.coords == built.coords and made.dims == built.dims
     assert sorted(map(sorted, made.graph.edges())) == sorted(map(sorted, built.graph.edges()))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_tree_walks_agree_with_networkx(data: st.DataObject) -> None:
+    n = data.draw(st.integers(1, 30))
+    links = [(data.draw(st.integers(0, v - 1)), v) for v in range(1, n)]     # a random tree
+    g = nx.Graph(links)
+    g.add_nodes_from(range(n))
+    root = data.draw(st.integers(0, n - 1))
+    parent = tree_parents(links, root)
+    assert tree_depths(parent, root) == nx.single_source_shortest_path_length(g, root)
+    for v in range(n):
+        assert path(parent, root, v) == nx.shortest_path(g, root, v)
+    targets = data.draw(st.sets(st.integers(0, n - 1)))
+    on_the_way = {v for t in targets for v in nx.shortest_path(g, root, t)[1:]}
+    assert pruned_parents(parent, root, targets) == {v: parent[v] for v in on_the_way}
+    kids: list[list[int]] = [[] for _ in range(n)]
+    for v, p in parent.items():
+        kids[p].append(v)
+    order, tin, tout = euler_times(kids, root)
+    assert sorted(order) == list(range(n)) and order[0] == root
+    for c in range(n):
+        for v in range(n):
+            assert (tin[c] <= tin[v] < tout[c]) == (c in nx.shortest_path(g, root, v))
 
 
 # --------------------------------------------------------------------------- a new engine, end to end

@@ -85,15 +85,15 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
                         bad.append(f"{switch.name}:{pname}: LAG {port.lag} does not hold it or differs")
     seen_ports: set[tuple[str, str]] = set()
     for c in cables:
-        for s, p, n in ((c.a, c.a_port, c.b), (c.b, c.b_port, c.a)):
-            if (s, p) in seen_ports:
-                bad.append(f"{s}:{p}: carries two cables")
-            seen_ports.add((s, p))
-            port = switches[s].ports.get(p)
-            if port is None or port.neighbor != n:
-                bad.append(f"{s}:{p}: cable to {n} but the port plan says {port}")
-    for (s, p) in host_of_port:
-        if (s, p) in seen_ports:
-            bad.append(f"{s}:{p}: both a host port and a cable")
+        for s, end, n in ((c.a, c.a_port, c.b), (c.b, c.b_port, c.a)):
+            if (s, end) in seen_ports:
+                bad.append(f"{s}:{end}: carries two cables")
+            seen_ports.add((s, end))
+            planned = switches[s].ports.get(end)
+            if planned is None or planned.neighbor != n:
+                bad.append(f"{s}:{end}: cable to {n} but the port plan says {planned}")
+    for (s, host_port) in host_of_port:
+        if (s, host_port) in seen_ports:
+            bad.append(f"{s}:{host_port}: both a host port and a cable")
     if bad:
         raise VerificationError(bad)

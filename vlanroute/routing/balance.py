@@ -56,7 +56,7 @@ def least_loaded_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int],
     for v in sorted(dist, key=lambda x: (dist[x], order[x]))[1:]:
         d = dist[v]
         best = min((p for p in adj[v] if dist.get(p) == d - 1),
-                   key=lambda p: (cost[p] + load.get((p, v), 0.0) / 1.0, order[p]))
+                   key=lambda p: (cost[p] + load.get((p, v), 0.0), order[p]))
         parent[v] = best
         cost[v] = cost[best] + load.get((best, v), 0.0)
     return parent
@@ -111,7 +111,7 @@ def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, 
     sources = [s for s in topo.switches if hosts.get(s, 0)]
     trees: dict[frozenset[tuple[str, str]], list[str]] = {}
     for s in sources:
-        key = frozenset(tuple(sorted(e)) for e in routing[s].items())
+        key = frozenset((v, p) if v < p else (p, v) for v, p in routing[s].items())
         trees.setdefault(key, []).append(s)
     if len(trees) <= 1:
         return None

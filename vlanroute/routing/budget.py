@@ -145,8 +145,8 @@ def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
         arc[(idx[a], idx[b])] = len(inv)
         inv.append(1.0 / c)
     adj: list[list[int]] = [[] for _ in names]
-    for a, b in arc:
-        adj[a].append(b)
+    for i, j in arc:
+        adj[i].append(j)
     return _Problem(names, [host_count.get(s, 0) for s in names], adj, arc, inv, {})
 
 
@@ -262,11 +262,13 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
     for s in range(n):
         if hosts[s] and tree_of[s] >= 0:
             src_hosts[tree_of[s]][s] = hosts[s]
-    total_d = sum(hosts)
+    dst_total = sum(hosts)
     parents = [dict(t.parent) for t in trees]
     roots = [t.root for t in trees]
 
     def structure(t: int) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
+        """Tree t's entry/exit times, depths, hosts below each switch as sources of t (src_below)
+        and as destinations (dst_below), and breadth-first order."""
         par = parents[t]
         kids: list[list[int]] = [[] for _ in range(n)]
         for v, p in par.items():
@@ -275,33 +277,33 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
         for v in order:
             order.extend(kids[v])
         depth = [0] * n
-        sb, db = list(src_hosts[t]), list(hosts)
+        src_below, dst_below = list(src_hosts[t]), list(hosts)
         for v in reversed(order[1:]):
-            sb[par[v]] += sb[v]
-            db[par[v]] += db[v]
+            src_below[par[v]] += src_below[v]
+            dst_below[par[v]] += dst_below[v]
         _, tin, tout = euler_times(kids, roots[t])
         for v in order[1:]:
             depth[v] = depth[par[v]] + 1
-        return tin, tout, depth, sb, db, order
+        return tin, tout, depth, src_below, dst_below, order
 
-    def arc_values(t: int, p: int, c: int, sb_c: int, db_c: int) -> tuple[tuple[int, float], tuple[int, float]]:
-        s_total = sb_total[t]
-        return ((arc[(p, c)], (s_total - sb_c) * db_c * invc[arc[(p, c)]]),
-                (arc[(c, p)], sb_c * (total_d - db_c) * invc[arc[(c, p)]]))
+    def arc_values(t: int, p: int, c: int, src_c: int, dst_c: int) -> tuple[tuple[int, float], tuple[int, float]]:
+        sources_in_t = src_total[t]
+        return ((arc[(p, c)], (sources_in_t - src_c) * dst_c * invc[arc[(p, c)]]),
+                (arc[(c, p)], src_c * (dst_total - dst_c) * invc[arc[(c, p)]]))
 
-    def old_tree_value(t: int, ai: int, par: dict[int, int], sb: list[int], db: list[int]) -> float:
+    def old_tree_value(t: int, ai: int, par: dict[int, int], src_below: list[int], dst_below: list[int]) -> float:
         """What tree t puts on arc ai now."""
         u, v = ends[ai]
         if par.get(v) == u:
-            return (sb_total[t] - sb[v]) * db[v] * invc[ai]
+            return (src_total[t] - src_below[v]) * dst_below[v] * invc[ai]
         if par.get(u) == v:
-            return sb[u] * (total_d - db[u]) * invc[ai]
+            return src_below[u] * (dst_total - dst_below[u]) * invc[ai]
         return 0.0
 
     ends: list[tuple[int, int]] = [(0, 0)] * len(arc)
     for (a, b), i in arc.items():
         ends[i] = (a, b)
-    sb_total = [sum(x) for x in src_hosts]
+    src_total = [sum(x) for x in src_hosts]
     info = {t: structure(t) for t in range(len(trees))}
     while work < max_work:
         peak = max(load)
@@ -314,12 +316,12 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
             for t in range(len(trees)):
                 par = parents[t]
                 if par.get(v) == u:
-                    p, c = u, v
+                    c = v               # the hot link is u -> its child v in tree t
                 elif par.get(u) == v:
-                    p, c = v, u
+                    c = u
                 else:
                     continue
-                tin, tout, depth, sb, db, order = info[t]
+                tin, tout, depth, src_below, dst_below, order = info[t]
                 # contribution of this tree to the hot arc must be what makes it hot
                 best = None
                 # Y moves across the hot link: out of c's subtree (fewer destinations or
@@ -334,7 +336,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         # path x -> lca(x, z) loses Y; z -> lca gains Y
                         changes: dict[int, float] = {}
                         a1, a2 = x, z
-                        sy, dy = sb[y], db[y]
+                        src_y, dst_y = src_below[y], dst_below[y]
                         lose, gain = [], []
                         while a1 != a2:
                             if depth[a1] >= depth[a2]:
@@ -345,14 +347,14 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                 a2 = par[a2]
                         work += len(lose) + len(gain)
                         for w in lose:
-                            for ai, val in arc_values(t, par[w], w, sb[w] - sy, db[w] - dy):
+                            for ai, val in arc_values(t, par[w], w, src_below[w] - src_y, dst_below[w] - dst_y):
                                 changes[ai] = val
                         for w in gain:
-                            for ai, val in arc_values(t, par[w], w, sb[w] + sy, db[w] + dy):
+                            for ai, val in arc_values(t, par[w], w, src_below[w] + src_y, dst_below[w] + dst_y):
                                 changes[ai] = val
                         # the edge x-y goes, z-y comes
-                        old_xy = arc_values(t, x, y, sy, dy)
-                        new_zy = arc_values(t, z, y, sy, dy)
+                        old_xy = arc_values(t, x, y, src_y, dst_y)
+                        new_zy = arc_values(t, z, y, src_y, dst_y)
                         for ai, _ in old_xy:
                             changes.setdefault(ai, 0.0)
                         for ai, val in new_zy:
@@ -360,13 +362,13 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         # old contributions of this tree on the changed arcs
                         worst = 0.0
                         for ai, val in changes.items():
-                            worst = max(worst, load[ai] - old_tree_value(t, ai, par, sb, db) + val)
+                            worst = max(worst, load[ai] - old_tree_value(t, ai, par, src_below, dst_below) + val)
                         if worst < peak - 1e-9 and (best is None or worst < best[0]):
                             best = (worst, y, z, changes)
                 if best is not None:
                     _, y, z, changes = best
                     for ai, val in changes.items():
-                        load[ai] += val - old_tree_value(t, ai, par, sb, db)
+                        load[ai] += val - old_tree_value(t, ai, par, src_below, dst_below)
                     par[y] = z
                     info[t] = structure(t)
                     moved = True
@@ -422,9 +424,9 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     for r in roots_b:
         dist = {names[v]: d for v, d in enumerate(_distances(problem, r))}
         par = balanced_tree(names[r], adj, dist, host_count, total / k, est, cables, order)
-        t = _Tree(_to_index_parents(par, idx), r, len(names), problem.hosts, problem.arc)
-        trees_b.append(t)
-        for _tin, _tout, down, xd, _up, _xu in t.links:   # its sources sit near the root: traffic flows out
+        tree = _Tree(_to_index_parents(par, idx), r, len(names), problem.hosts, problem.arc)
+        trees_b.append(tree)
+        for _tin, _tout, down, xd, _up, _xu in tree.links:   # its sources sit near the root: traffic flows out
             est[arc_name[down]] = est.get(arc_name[down], 0.0) + total / k * xd * problem.inv_cables[down]
     sets.append(("balanced-trees", trees_b))
 
@@ -436,16 +438,16 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
             tree_of, load = _assign(problem, trees, rounds=2, start=tree_of)
         peak = round(max(load, default=0.0), 6)
         total_hops = _total_hops(problem, trees, tree_of)
-        key = (peak, total_hops)
-        if best is None or key < best[0]:
-            best = (key, label, trees, tree_of)
+        score = (peak, total_hops)
+        if best is None or score < best[0]:
+            best = (score, label, trees, tree_of)
     assert best is not None
     _, label, trees, tree_of = best
     parents: dict[str, ParentMap] = {}
     for s in range(len(names)):
         t = tree_of[s] if tree_of[s] >= 0 else 0      # switches without hosts send nothing
-        par = trees[t].parents_from(s)
-        parents[names[s]] = {names[v]: names[p] for v, p in par.items()}
+        from_s = trees[t].parents_from(s)
+        parents[names[s]] = {names[v]: names[p] for v, p in from_s.items()}
     used = len({tree_of[s] for s in sources})
     return Routes("budget", parents, BudgetChoices(k, label, used))
 
