@@ -154,8 +154,8 @@ def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], bud
     its messages name the inventory field, and this adds the file."""
     spec = inv.spec.routing
     engine = ENGINES[spec.algorithm] if spec.algorithm is not None else default_engine(topo)
-    if spec.root is not None and "root" not in engine.options:
-        users = " or ".join(e.name for e in ENGINES.values() if "root" in e.options)
+    if spec.root is not None and "root" not in engine.reads:
+        users = " or ".join(e.name for e in ENGINES.values() if "root" in e.reads)
         raise UserError(f"routing.root is only used by algorithm: {users}", file=inv.file, field="routing.root",
                         fix=f"remove it, or set routing.algorithm: {users}")
     refusal = engine.refuses(topo)

@@ -13,13 +13,13 @@ from vlanroute.routing.packing import Link, packing_of
 @dataclass
 class VlanGroup:
     sources: list[str]
-    links: set[Link]
-    switches: set[str]
+    links: frozenset[Link]          # shared with the routing's packing, never changed
+    switches: frozenset[str]
     id: int = 0
     learning_subnet: str = ""
 
 
 def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[VlanGroup]:
     """One VLAN per shared tree, ordered by each VLAN's first source in switch order."""
-    return [VlanGroup(sources=list(t.sources), links=set(t.links), switches=set(t.switches))
+    return [VlanGroup(sources=list(t.sources), links=t.links, switches=t.switches)
             for t in packing_of(routes, topo, host_count)]

@@ -468,7 +468,7 @@ class BudgetEngine(Engine[BudgetParams]):
     summary = "at most max_vlans trees (the VLAN budget), least maximum load"
     minimal = False
     deadlock_free = False
-    options = frozenset({"dimension_order", "max_vlans"})
+    reads = frozenset({"dimension_order", "max_vlans"})
 
     def params(self, topo: Topology, options: Options) -> BudgetParams:
         first = DOR if DOR.refuses(topo) is None else SHORTEST

@@ -324,7 +324,7 @@ class DorEngine(Engine[DorParams]):
     summary = "dimension-order: each dimension in turn, the short way round"
     minimal = True
     deadlock_free = False      # on meshes and hyper-crossbars yes; a torus's rings close cycles
-    options = frozenset({"dimension_order"})
+    reads = frozenset({"dimension_order"})
     refused = {"custom": Refusal("dimension-order routing needs a grid (mesh, torus, hyper-crossbar, ring)",
                                  "use algorithm: shortest or updown for a custom topology")}
 

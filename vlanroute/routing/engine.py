@@ -78,7 +78,7 @@ class Engine(ABC, Generic[P]):
     summary: ClassVar[str]                  # one line, for `vlanroute algorithms`
     minimal: ClassVar[bool]                 # every route is a shortest path in hops
     deadlock_free: ClassVar[bool]           # acyclic channel dependencies on every topology
-    options: ClassVar[frozenset[str]] = frozenset()    # the Options fields it reads
+    reads: ClassVar[frozenset[str]] = frozenset()      # the Options fields it reads
     refused: ClassVar[Mapping[str, Refusal]] = {}      # topology kind -> why not
 
     def refuses(self, topo: Topology) -> Refusal | None:

@@ -58,7 +58,7 @@ class ShortestEngine(Engine[ShortestParams]):
     summary = "shortest paths, balanced over equal ones, trees shared"
     minimal = True
     deadlock_free = False
-    options = frozenset({"dimension_order"})
+    reads = frozenset({"dimension_order"})
 
     def params(self, topo: Topology, options: Options) -> ShortestParams:
         check_order(topo, options.dimension_order)

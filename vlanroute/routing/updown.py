@@ -107,7 +107,7 @@ class UpdownEngine(Engine[UpdownParams]):
     summary = "up*/down* (Autonet): up towards a root, then only down"
     minimal = False
     deadlock_free = True
-    options = frozenset({"root"})
+    reads = frozenset({"root"})
 
     def params(self, topo: Topology, options: Options) -> UpdownParams:
         if options.root is not None and options.root not in topo.graph:
