@@ -42,6 +42,15 @@ def pruned_tree(parent: ParentMap, src: str, targets: set[str], order: dict[str,
     return links, frozenset(sub).union((src,))
 
 
+@dataclass
+class _Group:
+    """A VLAN being filled: its sources so far and the union of their trees."""
+
+    sources: list[str]
+    links: frozenset[Link]
+    switches: frozenset[str]
+
+
 class _UnionFind:
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
@@ -82,33 +91,29 @@ def pack(parents: dict[str, ParentMap], host_switches: set[str], order: dict[str
         else:
             by_tree[links] = ([src], nodes)
 
-    groups: list[tuple[list[str], set[Link], set[str]]] = []
-    # Each group's switches as a frozenset (cached hash: unequal sets compare in O(1)); a
-    # tree spanning every host switch is the common case, so that set is one shared object.
+    # One _Group per VLAN. Its sets are frozensets, shared with by_tree until
+    # a merge makes a new one (most trees are never merged: no copies); frozensets also
+    # cache their hash, so unequal switch sets compare in O(1). A tree spanning every host
+    # switch is the common case, so that switch set is one shared object.
+    groups: list[_Group] = []
     full = frozenset(host_switches)
-    frozen: list[frozenset[str]] = []
     items = sorted(by_tree.items(), key=lambda kv: (-len(kv[0]), order[kv[1][0][0]]))
     for links, (sources, nodes) in items:
         if nodes == full:
             nodes = full
-        placed = False
-        for i, (g_sources, g_links, g_switches) in enumerate(groups):
-            if frozen[i] is nodes or (hash(frozen[i]) == hash(nodes) and frozen[i] == nodes):
+        for g in groups:
+            if g.switches is nodes or (hash(g.switches) == hash(nodes) and g.switches == nodes):
                 continue   # different trees on the same switches always make a loop
-            union = g_links | links
+            union = g.links | links
             if is_forest(union):
-                g_links |= links
-                g_switches |= nodes
-                frozen[i] = frozenset(g_switches)
-                if frozen[i] == full:
-                    frozen[i] = full
-                g_sources.extend(sources)
-                placed = True
+                g.links = union
+                merged = g.switches | nodes
+                g.switches = full if merged == full else merged
+                g.sources.extend(sources)
                 break
-        if not placed:
-            groups.append((list(sources), set(links), set(nodes)))
-            frozen.append(nodes)
-    out = [SharedTree(tuple(sorted(s, key=order.__getitem__)), frozenset(l), frozenset(w)) for s, l, w in groups]
+        else:
+            groups.append(_Group(list(sources), links, nodes))
+    out = [SharedTree(tuple(sorted(g.sources, key=order.__getitem__)), g.links, g.switches) for g in groups]
     out.sort(key=lambda g: order[g.sources[0]])
     return tuple(out)
 
