@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_emulate_plan import render
+from emulate_support import render
 from vlanroute.emulate import vm
 from vlanroute.cli import main
 from vlanroute.emulate.run import Options, lean_python
