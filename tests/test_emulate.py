@@ -19,6 +19,7 @@ from vlanroute.cli import main
 from vlanroute.emulate.run import Options, lean_python
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.vm
 
 if vm.missing_tools():
     if os.environ.get("CI"):
