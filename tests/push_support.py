@@ -18,7 +18,7 @@ import yaml
 from vlanroute.cli import main
 from vlanroute.lab import FakeSwitchFarm, Faults
 from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.render.write import RenderOptions, render_to_dir
 
 REPO = Path(__file__).resolve().parent.parent
 USER = "netops"
@@ -49,9 +49,9 @@ def build_cluster(farm: FakeSwitchFarm, tmp: Path, inventory: str,
         sw = farm.add(name, host=f"127.0.0.{10 + i}", username=USER, password=PASSWORD,
                       faults=(faults or {}).get(name))
         sets += [f"switches.{name}.mgmt={sw.host}", f"switches.{name}.ssh_port={sw.port}"]
-    doc = plan_from_file(inv, sets).to_json()
+    doc = plan_from_file(inv, sets).to_document()
     outdir = tmp / "out"
-    render_to_dir(doc, outdir, platform_lookup(), RenderOptions(verify=False))
+    render_to_dir(doc, outdir, RenderOptions(verify=False))
     known = farm.write_known_hosts(tmp / "known_hosts")
     return Cluster(farm, outdir, known, json.loads((outdir / "plan.json").read_text()))
 
