@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 import sys
 
+import networkx as nx
 import yaml
 
 from vlanroute.cli import main
@@ -42,9 +43,9 @@ def switch_names(inventory: Path) -> list[str]:
 
 
 def build_cluster(farm: FakeSwitchFarm, tmp: Path, inventory: str,
-                  faults: dict[str, Faults] | None = None) -> Cluster:
+                  faults: dict[str, Faults] | None = None, extra_sets: tuple[str, ...] = ()) -> Cluster:
     inv = REPO / "inventories" / inventory
-    sets = []
+    sets = list(extra_sets)
     for i, name in enumerate(switch_names(inv), start=1):
         sw = farm.add(name, host=f"127.0.0.{10 + i}", username=USER, password=PASSWORD,
                       faults=(faults or {}).get(name))
@@ -69,3 +70,25 @@ def run(capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-
     rc = main(list(args))
     captured = capsys.readouterr()
     return rc, captured.out, captured.err
+
+
+def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
+    """Independently of vlanroute: the learned-MAC table each switch should show, with paths
+    from networkx over each VLAN's links and ports from the cabling list (a LAG shows as chN
+    in a 62xx address table)."""
+    port_to: dict[tuple[str, str], str] = {}
+    for c in plan["cabling"]:
+        port_to[(c["a"], c["b"])] = f"ch{c['a_lag']}" if c["a_lag"] else c["a_port"]
+        port_to[(c["b"], c["a"])] = f"ch{c['b_lag']}" if c["b_lag"] else c["b_port"]
+    tables: dict[str, list[tuple[int, str, str]]] = {s: [] for s in plan["switches"]}
+    for vlan in plan["vlans"]:
+        tree = nx.Graph([tuple(link) for link in vlan["links"]])
+        tree.add_nodes_from(vlan["switches"])
+        for host in plan["hosts"].values():
+            for s in vlan["switches"]:
+                if s == host["switch"]:
+                    tables[s].append((vlan["id"], host["mac"], host["port"]))
+                else:
+                    nxt = nx.shortest_path(tree, s, host["switch"])[1]
+                    tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
+    return tables

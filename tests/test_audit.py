@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import networkx as nx
 import pytest
 
 from vlanroute.drivers import FAMILIES
 from vlanroute.lab import FakeSwitchFarm
 from vlanroute.model.bridge import LagPort
 
-from push_support import build_cluster, run, set_ssh_env
+from push_support import build_cluster, correct_tables, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
-    """Independently of vlanroute.device.audit: paths with networkx over each VLAN's links, ports
-    from the cabling list (a LAG shows as chN in the address table)."""
-    port_to: dict[tuple[str, str], str] = {}
-    for c in plan["cabling"]:
-        port_to[(c["a"], c["b"])] = f"ch{c['a_lag']}" if c["a_lag"] else c["a_port"]
-        port_to[(c["b"], c["a"])] = f"ch{c['b_lag']}" if c["b_lag"] else c["b_port"]
-    tables: dict[str, list[tuple[int, str, str]]] = {s: [] for s in plan["switches"]}
-    for vlan in plan["vlans"]:
-        tree = nx.Graph([tuple(link) for link in vlan["links"]])
-        tree.add_nodes_from(vlan["switches"])
-        for host in plan["hosts"].values():
-            for s in vlan["switches"]:
-                if s == host["switch"]:
-                    tables[s].append((vlan["id"], host["mac"], host["port"]))
-                else:
-                    nxt = nx.shortest_path(tree, s, host["switch"])[1]
-                    tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
-    return tables
 
 
 @pytest.fixture
