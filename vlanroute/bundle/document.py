@@ -24,13 +24,13 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationEr
                       model_serializer, model_validator)
 
 from vlanroute.errors import UserError
-from vlanroute.model.inventory import IFACE_PATTERN, NAME_PATTERN, PORT_PATTERN
+from vlanroute.names import IFACE_PATTERN, NAME_PATTERN, PORT_PATTERN
 
 FORMAT = "vlanroute-plan/1"
 REFIX = "render OUTDIR again from the inventory (`vlanroute render INVENTORY -o OUTDIR`); " \
         "plan.json is not meant to be edited"
 
-# The inventory's patterns (vlanroute.model.inventory): the same names, the same rules.
+# The inventory's patterns (vlanroute.names): the same names, the same rules.
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
 Iface = Annotated[str, Field(pattern=IFACE_PATTERN)]

@@ -35,6 +35,7 @@ class Capabilities:
     lag_hash_modes: Mapping[str, str] = field(default_factory=dict)  # settings.lag_hash -> keyword
     push: bool = False                         # `vlanroute push` can apply and roll back configs
     audit: bool = False                        # `vlanroute audit` can read the learned-MAC table
+    emulate: bool = False                      # `vlanroute emulate` can run its configs (Linux)
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,10 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.learning import learning_ports
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_plan
-from vlanroute.drivers import family_named
+from vlanroute.drivers import FAMILIES, family_of
 from vlanroute.errors import UserError
 from vlanroute.model.bridge import LagPort
-
-FAMILY = "linux-bridge"
+from vlanroute.model.platforms import PLATFORMS
 # Plain (application) addresses of the emulated hosts: RFC 2544 benchmarking space, which
 # no learning pool should use and which never leaves the namespaces anyway.
 PLAIN_NET = ipaddress.ip_network("198.18.0.0/15")
@@ -45,12 +44,13 @@ class Uplink:
     neighbor: str
     members: tuple[str, ...]        # the physical ports (cables) on this side
     lag: int | None
+    lag_name: str | None = None     # the LAG's device as the bridge shows it (bond1)
 
     def bridge_ports(self) -> frozenset[str]:
         """Names the bridge may show as the port: the bond, or a cable when there is no bond."""
-        if self.lag is None:
+        if self.lag_name is None:
             return frozenset(self.members)
-        return frozenset({family_named(FAMILY).lag_label(self.lag), self.members[0]})
+        return frozenset({self.lag_name, self.members[0]})
 
 
 @dataclass
@@ -128,12 +128,14 @@ def load(outdir: Path) -> EmulationPlan:
     doc = read_plan(outdir)
     plan_file = str(outdir / "plan.json")
     switches = sorted(doc.switches)
-    platforms = resolve_platforms(doc, source=plan_file).by_switch
-    wrong = [s for s in switches if platforms[s].family != FAMILY]
+    families = {s: family_of(p) for s, p in resolve_platforms(doc, source=plan_file).by_switch.items()}
+    wrong = [s for s in switches if not families[s].capabilities.emulate]
     if wrong:
-        raise UserError(f"switches {', '.join(wrong)} are not on the {FAMILY} platform: "
-                        "only linux-bridge scripts can run in the emulation", file=plan_file,
-                        fix="render with `--set platform=linux-bridge`")
+        runnable = sorted(f.name for f in FAMILIES.values() if f.capabilities.emulate)
+        platforms = sorted(n for n, p in PLATFORMS.items() if p.family in runnable)
+        raise UserError(f"switches {', '.join(wrong)} are not on the {' or '.join(platforms)} platform: "
+                        f"only {' or '.join(runnable)} scripts can run in the emulation", file=plan_file,
+                        fix=f"render with `--set platform={platforms[0]}`")
     for s in switches:
         if not (outdir / "switches" / f"{s}.cfg").is_file():
             raise UserError(f"no switches/{s}.cfg", file=str(outdir), fix="re-render OUTDIR")
@@ -178,7 +180,8 @@ def load(outdir: Path) -> EmulationPlan:
             if lag_doc is None:
                 raise UserError(f"{s} LAG {lag_id} of cabling.csv is not in the plan", file=plan_file)
             order = [p for p in lag_doc.members if p in ports]
-        uplinks[(s, n)] = Uplink(s, n, tuple(order), lag_id)
+        uplinks[(s, n)] = Uplink(s, n, tuple(order), lag_id,
+                                 None if lag_id is None else families[s].lag_label(lag_id))
     for vlan, adj in tree.items():
         for s, ns in adj.items():
             for n in ns:

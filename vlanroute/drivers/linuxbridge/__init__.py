@@ -20,7 +20,7 @@ class LinuxBridge(Family):
         host_untagged_in_many_vlans=True,        # per-VLAN untagged flag on a bridge port
         eee=False,                               # a per-NIC ethtool setting, not in the script
         lag_hash_modes={"src-dst-ip-port": "layer3+4"},
-        push=False, audit=False)
+        push=False, audit=False, emulate=True)
 
     def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
         return parser.parse(text, switch=switch, platform=platform, source=source)
