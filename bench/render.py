@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import _write_tree, environment, render_files
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))          # measure this checkout, not an installed vlanroute
 
-ROOT = Path(__file__).parents[1]
+from vlanroute.plan.build import plan_from_file  # noqa: E402
+from vlanroute.render.write import _write_tree, environment, render_files  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

@@ -44,7 +44,6 @@ class Target:
 class Selection:
     targets: list[Target]
     notes: list[str]                 # platforms guessed from their family (old plan.json)
-    supported: dict[str, list[str]]  # "push" / "audit" -> the plan's platforms that support it
 
 
 def loopback_guard_active() -> bool:
@@ -84,18 +83,18 @@ def select_targets(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
         raise UserError(f"unknown switch {', '.join(unknown)}", field="--switch",
                         fix="choose from: " + ", ".join(sorted(doc.switches)))
     resolved = resolve_platforms(doc, source=plan_file)
-    in_plan = {**PLATFORMS, **resolved.used()}
-    supported = {what: sorted(n for n, p in in_plan.items()
-                              if getattr(family_of(p).capabilities, what)) for what in ("push", "audit")}
     chosen = names or tuple(sorted(doc.switches))
     if action == "push":
         bad = [f"{n} ({resolved.by_switch[n].family})" for n in chosen
                if not family_of(resolved.by_switch[n]).capabilities.push]
         if bad:
+            # Exactly the platforms push drives: built in, or derived in this plan.
+            pushable = sorted(n for n, p in {**PLATFORMS, **resolved.used()}.items()
+                              if family_of(p).capabilities.push)
             raise UserError(f"push cannot roll back these platform families yet: {', '.join(bad)}",
                             file=plan_file, field="switches.*.platform",
                             fix="apply their rendered configs by hand, or leave them out with "
-                                "--switch; push supports: " + ", ".join(supported["push"]))
+                                "--switch; push supports: " + ", ".join(pushable))
     targets = []
     for name in chosen:
         spec = doc.switches[name]
@@ -116,4 +115,4 @@ def select_targets(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
         targets.append(Target(name=name, host=spec.mgmt, port=spec.ssh_port or 22,
                               platform=platform, family=family, cli=family.cli, switch=spec,
                               config_path=config_path))
-    return Selection(targets, resolved.notes, supported)
+    return Selection(targets, resolved.notes)
