@@ -79,12 +79,16 @@ def _by_family(name: str, family: str | None, plan_ports: set[str], plan_capacit
                         field=where, fix="render again with this version of vlanroute")
     prefix = re.match(r"^(.*?)(\d+)$", base.ports[0])
     assert prefix is not None
-    highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
-                                       if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
+    highest = max([len(base.pool)] + [int(m.group(1)) for p in plan_ports
+                                      if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
+    stretched = tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1))
+    # The base's other ports (a 6248's 10G module ports, stack units) as well.
+    taken = set(stretched)
+    others = tuple(p for p in base.ports if p not in taken and not base.in_pool(p))
     capacity = plan_capacity if isinstance(plan_capacity, int) and plan_capacity > 0 else base.mac_capacity
     note = (f"platform {name} is not built in: checked as {base.name} with {highest} ports and "
             f"a MAC capacity of {capacity} (plan.json metrics)")
     if note not in notes:
         notes.append(note)
-    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)),
-                   mac_capacity=capacity)
+    return replace(base, name=name, ports=stretched + others,
+                   auto_ports=stretched if others else None, mac_capacity=capacity)
