@@ -300,6 +300,9 @@ _FIXES = {
 }
 
 
+_PORT_FIELDS = ("ports", "auto_ports", "inter_switch_ports")
+
+
 def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) -> UserError:
     lines = []
     for err in exc.errors()[:8]:
@@ -314,6 +317,9 @@ def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) ->
             msg = "unknown key"
         line = f"{source}: {loc or '(top level)'}: {msg}"
         fix = _FIXES.get(err["type"])
+        if err["type"] == "value_error" and loc.rsplit(".", 1)[-1] in _PORT_FIELDS:
+            fix = ("write port names and ranges FIRST-LAST separated by commas, e.g. "
+                   "'1/g1-1/g48,1/xg1-1/xg4', or a list of them (see the inventory reference in README.md)")
         if fix:
             line += f"\n  fix: {fix}"
         lines.append(line)

@@ -213,10 +213,11 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         new_ports, new_auto = port_range(prefix_match.group(1), 1, port_count), None
     if ports is not None:
         new_ports, new_auto = ports, None
+    model = base.base or base.name           # the built-in platform, named in messages
     shape = re.compile(base.port_shape)
     for p in new_ports:
         if not shape.fullmatch(p):
-            raise PortListError(f"{base.name} has no port named like {p!r} (its ports look like "
+            raise PortListError(f"{model} has no port named like {p!r} (its ports look like "
                                 f"{base.ports[0]})")
     if auto_ports is not None:
         known = set(new_ports)
@@ -227,8 +228,9 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         new_auto = tuple(sorted(auto_ports, key=order.__getitem__))
     if units is not None:
         if units > base.max_units:
-            raise PortListError(f"{base.name} stacks at most {base.max_units} unit"
+            raise PortListError(f"{model} stacks at most {base.max_units} unit"
                                 + ("s" if base.max_units > 1 else "") + f", not {units}")
+    if units is not None and base.max_units > 1:
         # Unit 1's ports, repeated; a list that already holds other units must be such a stack.
         unit_one = [p for p in new_ports if unit_of(p) == 1]
         if set(new_ports) - set(stack_units(unit_one, base.max_units)):
@@ -237,6 +239,8 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         pool_one = None if new_auto is None else [p for p in new_auto if unit_of(p) == 1]
         new_ports = stack_units(unit_one, units)
         new_auto = None if pool_one is None else stack_units(pool_one, units)
+    if new_auto is not None and not new_auto:
+        raise PortListError("the default pool (auto_ports) would be empty")
     if len(new_ports) > MAX_PORTS:
         raise PortListError(f"{len(new_ports)} ports, more than {MAX_PORTS}")
     if new_auto is not None and set(new_auto) == set(new_ports):
