@@ -121,12 +121,12 @@ def _derived(inv: LoadedInventory, name: str, base: Platform, where: str, *, cou
              ports: tuple[str, ...] | None, auto: tuple[str, ...] | None, units: int | None,
              limits: dict[str, object]) -> Platform:
     """derive_platform step by step, so that a problem names the field that caused it."""
-    example = f"{base.ports[0]}-{base.ports[min(len(base.ports), 48) - 1]}"
     try:
         platform = derive_platform(name, base, count, limits, ports=ports)
     except PortListError as exc:
         raise UserError(str(exc), file=inv.file, field=f"{where}.ports",
-                        fix=f"list ports the way {base.name} names them, e.g. '{example}'") from None
+                        fix=f"list ports the way {base.base or base.name} names them: its own are "
+                            f"{base.port_list()}") from None
     if auto is not None:
         try:
             platform = derive_platform(name, platform, None, {}, auto_ports=auto)
