@@ -422,3 +422,22 @@ def test_emulate_reads_a_linux_bridge_plan_with_its_own_ports(tmp_path: Path) ->
     assert fdb[("sw2", plan["hosts"][first]["vlan"], loaded.hosts[first].mac)] == {"p3"}
     assert {ports for (sw, _, _), ports in fdb.items() if sw == "sw1"} <= {frozenset({"p1"}), frozenset({"p2"}),
                                                                          frozenset({"p10"}), frozenset({"p20"})}
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("port_list", "1/g1-1/g48,1/g1;reload", "'1/g1;reload' is not a port name"),
+    ("port_list", "Te1/0/1-Te1/0/4", "powerconnect-6248 has no port named like 'Te1/0/1'"),
+    ("auto_ports", "1/g1-1/g60", "auto_ports names 1/g49, which is not one of the ports"),
+])
+def test_a_hand_edited_port_list_in_plan_json_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         key: str, value: str, message: str) -> None:
+    inv = _inventory(tmp_path, switches={"sw1": {"units": 2}}, hosts={"per_switch": 2})
+    out = tmp_path / "out"
+    _render(inv, out)
+    doc = json.loads((out / "plan.json").read_text())
+    doc["platforms"]["powerconnect-6248.sw1"][key] = value
+    (out / "plan.json").write_text(json.dumps(doc, indent=1))
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "platforms.powerconnect-6248.sw1" in err and message in err and "Traceback" not in err

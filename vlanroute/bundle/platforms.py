@@ -13,9 +13,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from vlanroute.bundle.document import PlanDocument, PlatformRecord
+from vlanroute.bundle.document import REFIX, PlanDocument, PlatformRecord
 from vlanroute.errors import UserError
 from vlanroute.model.platforms import PLATFORMS, Platform, platform_from_json
+from vlanroute.model.portlist import PortListError
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,10 @@ def resolve_platforms(doc: PlanDocument, *, source: str = "plan.json",
             continue
         if name not in rebuilt:
             record = doc.platforms.get(name)
-            rebuilt[name] = platform_from_record(name, record) if record is not None else None
+            try:
+                rebuilt[name] = platform_from_record(name, record) if record is not None else None
+            except PortListError as exc:        # ports its base platform cannot have
+                raise UserError(str(exc), file=source, field=f"platforms.{name}", fix=REFIX) from None
         if rebuilt[name] is not None:
             by_switch[sw] = rebuilt[name]  # type: ignore[assignment]
             continue
