@@ -245,8 +245,8 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         raise PortListError(f"{len(new_ports)} ports, more than {MAX_PORTS}")
     if new_auto is not None and set(new_auto) == set(new_ports):
         new_auto = None
-    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,  # type: ignore[arg-type]
-                   synthetic=True, base=base.base or base.name, **limits)
+    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,
+                   synthetic=True, base=base.base or base.name, **limits)  # type: ignore[arg-type]
 
 
 def platform_json(p: Platform) -> dict[str, object]:

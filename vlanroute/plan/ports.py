@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from vlanroute.drivers import FAMILIES
@@ -264,7 +265,7 @@ def _ports_are(plat: Platform) -> str:
 
 
 def _inter_switch_ports(inv: LoadedInventory, topo: Topology, switches: dict[str, SwitchPlan],
-                        overrides: dict[str, tuple[str, object]]) -> dict[str, tuple[tuple[str, ...], str]]:
+                        overrides: Mapping[str, tuple[str, object]]) -> dict[str, tuple[tuple[str, ...], str]]:
     """Each switch's ordered list of ports for its inter-switch cables, with the field that
     gave it: `switches.<name>.inter_switch_ports`, else `topology.inter_switch_ports`."""
     common = inv.spec.topology.inter_switch_ports
