@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
                       model_validator)
+from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
 from vlanroute.model.overrides import apply_sets
@@ -139,14 +140,27 @@ class HostsSpec(Strict):
 
 
 class RoutingSpec(Strict):
-    # budget: at most max_vlans spanning trees, routes may be longer than minimal (budget.py)
-    algorithm: Literal["dor", "shortest", "updown", "budget"] | None = None
+    # A routing engine's name (routing/registry.py, `vlanroute algorithms`); default: by topology.
+    algorithm: str | None = None
     dimension_order: Literal["auto"] | list[Annotated[int, Field(ge=0)]] = "auto"
     first_vlan: VlanId = 101
     vlan_ids: list[VlanId] | None = None
     root: Name | None = None
-    # At most this many routing VLANs; default: the tightest hardware limit (budget.py).
+    # At most this many routing VLANs; default: the tightest hardware limit (plan/limits.py).
     max_vlans: Annotated[int, Field(ge=1, le=4094)] | None = None
+
+    @field_validator("algorithm")
+    @classmethod
+    def _known_engine(cls, v: str | None) -> str | None:
+        # Imported here, not at the top: the registry loads every engine (and networkx),
+        # which only planning needs; anything that merely imports this module stays lean.
+        from vlanroute.routing.registry import ENGINES
+
+        if v is not None and v not in ENGINES:
+            *rest, last = [repr(n) for n in ENGINES]
+            expected = f"{', '.join(rest)} or {last}" if rest else last
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return v
 
     @field_validator("vlan_ids")
     @classmethod
@@ -309,9 +323,9 @@ def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) ->
         loc = ".".join("list" if p == "entries" else str(p) for p in err["loc"]
                        if not (isinstance(p, str) and ("[" in p or p in ("function-after",))))
         source = file
-        for sp in set_paths:
-            if loc == sp or loc.startswith(sp + "."):
-                source = f"--set {sp}"
+        for set_path in set_paths:
+            if loc == set_path or loc.startswith(set_path + "."):
+                source = f"--set {set_path}"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
