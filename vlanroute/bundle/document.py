@@ -153,6 +153,14 @@ class PlatformRecord(Record):
     aging_default: int
     max_lags: int
     max_lag_members: int
+    confirm: list[Token] = []        # capabilities the inventory confirmed; written only if any
+
+    @model_serializer(mode="wrap")
+    def _json(self, handler: Any) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not out.get("confirm"):
+            out.pop("confirm", None)
+        return out
 
 
 class LearningSettings(Record):

@@ -172,6 +172,9 @@ class PlatformDef(Strict):
     aging_default: Annotated[int, Field(ge=1)] | None = None
     max_lags: Annotated[int, Field(ge=1)] | None = None
     max_lag_members: Annotated[int, Field(ge=1)] | None = None
+    # Capabilities no public source confirms for the base's family, confirmed by the user
+    # for this switch (docs/platforms/<family>.md says what each means and how to check it).
+    confirm: list[Literal["host-untagged-in-many-vlans"]] = []
 
     def limits(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in OVERRIDABLE_LIMITS if getattr(self, k) is not None}

@@ -32,6 +32,12 @@ class Platform:
     facts: dict[str, str] = field(default_factory=dict)  # limit name -> "C|P|U: source"
     synthetic: bool = False          # a modelling platform, not a product
     base: str | None = None          # the built-in platform an inventory derived this one from
+    # What push's pre-flight expects the switch to say it is (regexes, case-insensitive):
+    # its model name and firmware version. Empty: not checked.
+    model_pattern: str = ""
+    firmware_pattern: str = ""
+    # Capabilities the inventory confirmed for this platform (drivers.family.CONFIRMABLE).
+    confirmed: tuple[str, ...] = ()
 
     def port_index(self, port: str) -> int:
         return self._index()[port]
@@ -69,7 +75,12 @@ POWERCONNECT_6248 = Platform(
         "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
         "aging": "P: 'bridge aging-time' 10-1,000,000 s in FASTPATH CLI (Netgear M4300 manual); seed 001 quotes 11.6 days",
         "max_lags": "U: 48 LAGs x 8 members believed",
+        "model": "C: the running config's header names it: '!System Description \"PowerConnect 6248, 3.3.7.3, VxWorks 6.5\"' "
+                 "(r2lab 6248 capture; a 6248P prints 'PowerConnect 6248P')",
+        "firmware": "C: 62xx firmware ends at 3.3.x (PowerConnect 7000 CLI reference p.626: release 4.0 is 7000-series)",
     },
+    model_pattern=r"power ?connect 6248p?",
+    firmware_pattern=r"3(\.\d+)+",
 )
 
 POWERCONNECT_6224 = replace(
@@ -77,6 +88,7 @@ POWERCONNECT_6224 = replace(
     name="powerconnect-6224",
     description="Dell PowerConnect 6224 (24 x GbE, FW 3.x)",
     ports=tuple(f"1/g{i}" for i in range(1, 25)),
+    model_pattern=r"power ?connect 6224[pf]?",
 )
 
 # The OS6 CLI (family dell-os6): same SSH dialogue as the 62xx, other limits.
@@ -94,7 +106,10 @@ POWERCONNECT_8132 = replace(
         "mac_capacity": "U: 128K believed",
         "lag": "C: port-channel 1-128, hashing-mode 1-7 (dellemc.os6 os6_lag README)",
         "eee": "U: 'green-mode eee' per interface",
+        "model": "U: how an 8132 names itself in 'show version' (System Model ID / Machine Type) is not in a source",
     },
+    model_pattern=r"(power ?connect |dell networking |pct?)8132f?",
+    firmware_pattern=r"[56](\.\d+)+",
 )
 
 APRESIA_15000_64XL = Platform(
@@ -151,20 +166,25 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
 
 
 def derive_platform(name: str, base: Platform, port_count: int | None,
-                    limits: dict[str, object]) -> Platform:
+                    limits: dict[str, object], confirmed: tuple[str, ...] = ()) -> Platform:
     """A platform an inventory defines on top of a built-in one (e.g. a bigger MAC table)."""
     ports = base.ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
         assert prefix_match is not None
         ports = port_range(prefix_match.group(1), 1, port_count)
-    return replace(base, name=name, ports=ports, synthetic=True, base=base.name, **limits)  # type: ignore[arg-type]
+    return replace(base, name=name, ports=ports, synthetic=True, base=base.name,  # type: ignore[arg-type]
+                   confirmed=tuple(sorted(set(base.confirmed) | set(confirmed))), **limits)
 
 
 def platform_json(p: Platform) -> dict[str, object]:
-    """A platform's limits as plan.json records them, so a derived platform can be rebuilt."""
-    return {"base": p.base, "family": p.family, "ports": len(p.ports),
-            **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+    """A platform's limits as plan.json records them, so a derived platform can be rebuilt
+    (`confirm` only when the inventory confirmed a capability)."""
+    out: dict[str, object] = {"base": p.base, "family": p.family, "ports": len(p.ports),
+                              **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+    if p.confirmed:
+        out["confirm"] = list(p.confirmed)
+    return out
 
 
 def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
@@ -174,4 +194,7 @@ def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
         return None
     limits = {k: doc[k] for k in OVERRIDABLE_LIMITS if k in doc}
     ports = doc.get("ports")
-    return derive_platform(name, PLATFORMS[base], ports if isinstance(ports, int) else None, limits)
+    confirm = doc.get("confirm")
+    confirmed = tuple(str(c) for c in confirm) if isinstance(confirm, (list, tuple)) else ()
+    return derive_platform(name, PLATFORMS[base], ports if isinstance(ports, int) else None, limits,
+                           confirmed)

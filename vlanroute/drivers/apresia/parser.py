@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.model.bridge import SwitchConfig
-from vlanroute.drivers.generalmode import Dialect, parse_with
+from vlanroute.drivers.generalmode import Dialect, Membership, parse_with
 from vlanroute.model.platforms import Platform
 
 
@@ -30,7 +30,10 @@ AEOS = Dialect(
     vlan_database=False, aging="mac-address-table aging-time",
     phys_if=(r"interface (?:range )?port (\S+)",),
     port_name=_port, range_re=r"(\d+/)(\d+)", need_mode=False, lag_label=lag_label,
-    per_port_flowcontrol=True, global_lag_hash=r"port-channel load-balance (\S+)")
+    membership=Membership(add=r"switchport hybrid allowed vlan add (\S+)( tagged| untagged)?",
+                          add_default="untagged", remove=r"switchport hybrid allowed vlan remove (\S+)",
+                          pvid=r"switchport hybrid pvid (\d+)", extra=False),
+    port_flow=("flowcontrol on", "flowcontrol off"), global_lag_hash=r"port-channel load-balance (\S+)")
 
 
 def parse(text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
