@@ -24,6 +24,7 @@ COMMAND_MODULES: list[str] = [
     "emulate",
     "draw",
     "report",
+    "lab",
 ]
 
 

@@ -157,10 +157,10 @@ def prepare(target: Target, running_text: str, strict: bool = False) -> Prepared
 
 
 def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
-    """The part of a config the plan decides: its VLANs, globals and the forwarding
-    settings of managed ports (a LAG member counts only by its LAG membership)."""
-    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.stp_global_enabled, cfg.aging_time,
-                                                 cfg.flow_control))]
+    """The part of a config the plan decides: its VLANs, the global settings it renders
+    (aging time, flow control; not global spanning tree, which it leaves as it is) and the
+    forwarding settings of managed ports (a LAG member counts only by its LAG membership)."""
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, cfg.flow_control))]
     members: set[str] = set()
     for line in target.family.canonical_lines(cfg):
         port = line.port

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from vlanroute.drivers.common import parse_error, vlan_ids
 from vlanroute.drivers.family import FirmwareDefaults
@@ -520,6 +520,13 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # ty
 def _finish(st: _State) -> None:
     """Access-mode membership, LAG member lists in port order, switch-wide settings."""
     cfg = st.cfg
+    if st.dialect.trunk_all_vlans:
+        # A trunk with a list of its own (`switchport trunk allowed vlan 10,20`) carries that
+        # list, not every VLAN: the mode line then names no VLAN.
+        listed = {c.block for c in cfg.context
+                  if re.fullmatch(r"switchport trunk allowed vlan [0-9][0-9,-]*", " ".join(c.text.split()))}
+        cfg.context = [replace(c, vlans=frozenset()) if c.vlans == ALL_VLANS and c.block in listed else c
+                       for c in cfg.context]
     for port in list(cfg.ports.values()) + list(cfg.lags.values()):
         if port.mode == "access":
             vid = st.access_vlan.get(port.name, DEFAULT_VLAN)

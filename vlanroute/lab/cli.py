@@ -94,6 +94,7 @@ class Interpreter:
     model: str = "PowerConnect 6248"
     reject: re.Pattern[str] | None = None       # fault knob: reject matching commands
     reject_reply: str | None = None             # ... with this reply (default: invalid input)
+    lacks: re.Pattern[str] | None = None        # fault knob: commands this firmware does not have
     on_save: "list[str]" = field(default_factory=list)   # startup-config texts saved
     ignore_paging_off: bool = False              # fault knob: `terminal length 0` has no effect
     paging: bool = True                          # long output stops at the pager
@@ -149,6 +150,8 @@ class Interpreter:
         try:
             if self.reject is not None and self.reject.search(line) and self.mode not in ("user", "block"):
                 raise CommandRejected(self.reject_reply or INVALID)
+            if self.lacks is not None and self.lacks.match(line.strip()) and self.mode not in ("user", "block"):
+                raise CommandRejected(INVALID)
             handler = getattr(self, f"_mode_{self.mode}")
             return handler(words, line)
         except CommandRejected as exc:
@@ -465,8 +468,10 @@ class Interpreter:
         """`switchport general|trunk allowed vlan add|remove LIST [tagged|untagged]` [FS]."""
         if not all(p.mode == mode for p in ports):
             return Reply(f"Interface not in {mode.capitalize()} Mode.\n")   # [FS]
+        if mode == "trunk" and len(args) == 1 and args[0] not in ("add", "remove"):
+            args = ["set", args[0]]     # OS6 prints and takes the whole list [NPD]
         action = args[0]
-        if action not in ("add", "remove") or len(args) < 2 or len(args) > (3 if mode == "general" else 2):
+        if action not in ("add", "remove", "set") or len(args) < 2 or len(args) > (3 if mode == "general" else 2):
             raise CommandRejected(INVALID)
         try:
             ids = parse_vlan_ids(args[1])
@@ -479,12 +484,13 @@ class Interpreter:
         if kind not in ("untagged", "tagged"):
             raise CommandRejected(INVALID)
         missing = [v for v in ids if v not in self.state.vlans]
-        if missing and action == "add":
+        if missing and action != "remove":
             return Reply(VLAN_WARNING + _failure(missing))            # [NM], [FS]
         for p in ports:
             if mode == "trunk":
                 have = p.trunk_vlans or set()
-                p.trunk_vlans = have | set(ids) if action == "add" else have - set(ids)
+                p.trunk_vlans = (set(ids) if action == "set" else
+                                 have | set(ids) if action == "add" else have - set(ids))
                 continue
             for v in ids:
                 if action == "remove":
@@ -499,6 +505,8 @@ class Interpreter:
     def help(self, typed: str) -> str:
         """The listing `?` prints after `typed` in the current mode (format assumed: one
         `keyword  description` line each, `<lo-hi>` for a number, `<cr>` for Enter)."""
+        if self.lacks is not None and self.lacks.match(typed.strip()):
+            return " " * len(self.prompt()) + "^\n" + INVALID + "\n"
         key = tuple("#" if re.fullmatch(r"[0-9][0-9,-]*", w) else w for w in typed.split())
         table = self.help_table()
         entries = table.get((self.mode if self.mode != "if" else

@@ -46,6 +46,8 @@ class Faults:
     reject: str | None = None        # regex: matching commands are refused ...
     reject_reply: str | None = None  # ... with this reply (default: "% Invalid input ...")
     pager_stuck: bool = False        # OS6: `terminal length 0` does not stop paging
+    lacks: str | None = None         # regex: commands this firmware does not have (refused, no help)
+    save_lost: bool = False          # the save is written, then the connection drops (one-shot)
 
 
 def _model(platform: Platform) -> str:
@@ -140,8 +142,9 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         self._sw = switch
         self._conn = conn
         reject = re.compile(switch.faults.reject) if switch.faults.reject else None
+        lacks = re.compile(switch.faults.lacks) if switch.faults.lacks else None
         self._cli = switch.interpreter(reject=reject, reject_reply=switch.faults.reject_reply,
-                                       ignore_paging_off=switch.faults.pager_stuck)
+                                       ignore_paging_off=switch.faults.pager_stuck, lacks=lacks)
         self._line = ""
         self._last_cr = False
         self._chan: Any = None
@@ -169,7 +172,14 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
                 return
             if self._cli.awaiting_key and ch not in "\r\n":
                 # One key, no Enter, and no echo of it [FS].
-                self._write(self._cli.answer_key(ch).output + self._cli.prompt())
+                saving = self._cli.mode == "yesno"
+                reply = self._cli.answer_key(ch)
+                if saving and self._sw.faults.save_lost:
+                    self._sw.faults.save_lost = False     # one-shot
+                    self._conn.abort()                    # saved, but the answer never comes
+                    self._chan = None
+                    return
+                self._write(reply.output + self._cli.prompt())
                 continue
             if ch == "?":
                 # Help at once; the line stays, shown again without the `?` [NKI] (assumed on Dell).
