@@ -39,7 +39,11 @@ STOP_TIMEOUT_S = 30.0
 
 
 def _need_asyncssh() -> None:
-    if importlib.util.find_spec("asyncssh") is None:
+    try:
+        found = importlib.util.find_spec("asyncssh") is not None
+    except ImportError:
+        found = False
+    if not found:
         raise UserError("the emulated switches need asyncssh, which is not installed",
                         fix='pip install "vlanroute[lab]"')
 

@@ -236,7 +236,8 @@ class Pusher:
             except (UserError, UnsafeOrder, PushRefused, PreflightMismatch) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
                 what = "pre-flight: " if isinstance(exc, PreflightMismatch) else ""
-                res.message = f"not changed: {what}{text}"
+                where = f" (line numbers of {res.backup.name})" if isinstance(exc, PushRefused) else ""
+                res.message = f"not changed: {what}{text}{where}"
                 return res
             res.diff = prep.diff
             res.running_canonical = _canonical(target, prep.running)
