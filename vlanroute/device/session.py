@@ -216,7 +216,11 @@ class SwitchSession:
         except _LOST as exc:
             raise ConnectionLost(f"connection lost (at {typed + '?'!r}): {_short(exc)}") from None
         redisplay = re.compile(self._prompt_core + r"(?P<tail>[^\r\n]*)$")
-        out = self._read_until(redisplay, typed + "?", timeout=timeout)
+        # The prompt that counts starts a line after the help (the line typed on also ends
+        # in the prompt and the words): whether the switch echoes the `?` itself is unknown.
+        shown_again = re.compile(r"\n[^\n]*?" + self._prompt_core + r"[^\r\n]*$")
+        anchor = typed.rstrip() or "?"
+        out = self._read_until(shown_again, anchor, timeout=timeout)
         # The prompt may come before the typed words are shown again: wait a little for them.
         grace = time.monotonic() + 0.5
         while time.monotonic() < grace:
@@ -230,7 +234,8 @@ class SwitchSession:
                 raise ConnectionLost(f"connection lost (at {typed + '?'!r}): {_short(exc)}") from None
         m = redisplay.search(out)
         tail = m.group("tail") if m else ""
-        body = out[len(typed) + 1:m.start()] if m else out
+        body = out[len(anchor):m.start()] if m else out
+        body = body.lstrip(" ").removeprefix("?")
         self._conn.write_channel("\b" * len(tail) + PROBE_GUARD + self._conn.RETURN)
         self._read_until(self._prompt_re, PROBE_GUARD, timeout=timeout)
         self.commands_sent += 1
