@@ -107,6 +107,7 @@ class Interpreter:
     block_depth: int = 0
     block_return: str = "config"
     vlan_id: int = 0                             # OS6 `vlan N` sub-mode
+    seeding: bool = False                        # loading a seed config (FakeSwitch.seed)
 
     os6 = False
 
@@ -347,7 +348,15 @@ class Interpreter:
         if args in (["out-of-band"],) or (len(args) == 2 and args[0] in ("loopback", "tunnel")):
             self._open_block(line.rstrip(), "config")
             return Reply()
-        targets = self.interface_targets(args)
+        try:
+            targets = self.interface_targets(args)
+        except CommandRejected:
+            if not (self.seeding and self.foreign_port(args)):
+                raise
+            # A seed from a switch with ports the platform does not list (a 6248's 10G
+            # module ports before the descriptor has them, another stack unit): kept as given.
+            self._open_block(line.rstrip(), "config")
+            return Reply()
         st.place(INTERFACES)
         self.targets = targets
         self.if_label = self.if_prompt(targets)
@@ -373,6 +382,10 @@ class Interpreter:
 
     def if_prompt(self, targets: tuple[str, ...]) -> str:
         return f"config-if-{targets[0]}" if len(targets) == 1 else "config-if"
+
+    def foreign_port(self, args: list[str]) -> bool:
+        """A well-formed port name of this CLI (`ethernet 2/g5`, `ethernet 1/xg3`)."""
+        return len(args) == 2 and args[0] == "ethernet" and bool(re.fullmatch(r"\d+/x?g\d+", args[1]))
 
     def _mode_if(self, words: list[str], line: str) -> Reply:
         if words == ["exit"]:
@@ -640,6 +653,9 @@ class Os6Interpreter(Interpreter):
 
     def if_prompt(self, targets: tuple[str, ...]) -> str:
         return f"config-if-{targets[0]}"
+
+    def foreign_port(self, args: list[str]) -> bool:
+        return len(args) == 1 and bool(re.fullmatch(r"(Te|Gi|Fo|Tw)\d+/\d+/\d+", args[0]))
 
     def channel_modes(self) -> tuple[str, ...]:
         return ("on", "active", "passive")                 # [OS6A]

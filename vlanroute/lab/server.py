@@ -102,12 +102,13 @@ class FakeSwitch:
 
     def seed(self, text: str, source: str = "seed") -> None:
         """Start from a running config: its lines are executed as the switch loads a config
-        file (`!` lines are comments), so it must be one this switch accepts. SeedError
-        names the first line it refuses."""
+        file (`!` lines are comments), so it must be one this switch accepts; the blocks of
+        ports the platform does not list are kept as given. SeedError names the first line
+        it refuses."""
         self.state = self.factory_state()
         self.state.layout = []
         cli = self.interpreter()
-        cli.mode, cli.paging = "priv", False
+        cli.mode, cli.paging, cli.seeding = "priv", False, True
         for lineno, raw in enumerate(text.splitlines(), start=1):
             line = raw.rstrip()
             if not line.strip() or line.lstrip().startswith("!"):
