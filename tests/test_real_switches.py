@@ -108,6 +108,22 @@ def test_push_to_a_production_62xx_changes_only_what_vlanroute_owns(farm, tmp_pa
     assert rc == 0 and "unchanged" in out and not diff_lines(out), out + err
 
 
+def test_a_rejected_command_on_a_production_switch_rolls_back_exactly(farm, tmp_path, monkeypatch, capsys):
+    """The rollback restores what vlanroute changed (an access port of the plan included)
+    and never touched the rest."""
+    set_ssh_env(monkeypatch)
+    seed = PC62XX.replace("!\nexit\n", "interface ethernet 1/g10\nswitchport access vlan 10\nexit\nexit\n")
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", seeds={"sw1": seed},
+                            faults={"sw1": Faults(reject=r"^spanning-tree disable$",
+                                                  reject_reply="Could not configure pvid.")})
+    sw1 = cluster.switch("sw1")
+    before = sw1.running_config()
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    assert rc == 1 and "rolled-back" in out and "startup config untouched" in out, out + err
+    assert sw1.config_commands > 100 and sw1.running_config() == before and not sw1.saved
+    assert "switchport access vlan 10" in sw1.received      # the access port was restored
+
+
 def test_the_running_config_reader_keeps_every_line_it_does_not_model():
     family = FAMILIES["powerconnect-62xx"]
     cfg = family.parse_running(PC62XX, switch="sw1", platform=POWERCONNECT_6248)
