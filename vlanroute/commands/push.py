@@ -79,7 +79,7 @@ def _run(pusher: Pusher, targets, expected, err: Console, out: Console,  # type:
 @click.command("push")
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
-@click.option("--dry-run", is_flag=True, help="Fetch, back up and show the changes; send nothing.")
+@click.option("--dry-run", is_flag=True, help="Fetch, back up, run the read-only pre-flight and show the changes; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches.")
 @click.option("--keep-going", is_flag=True,
               help="Continue with the other switches after a switch failed.")
