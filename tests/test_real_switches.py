@@ -204,10 +204,11 @@ def test_strict_refuses_any_line_it_does_not_know(farm, tmp_path, monkeypatch, c
 
 
 def test_a_seed_may_name_ports_the_platform_does_not_list(farm, tmp_path, monkeypatch, capsys):
-    """A 6248's 10G module port in a real config [A]: the emulated switch keeps its block as
-    given, and push keeps it as context (no port of the plan, no routing VLAN)."""
+    """A stack unit the plan's single-unit platform does not have (unit 2 [FS], [CB]): the
+    emulated switch keeps its block as given, and push keeps it as context (no port of the
+    plan, no routing VLAN)."""
     set_ssh_env(monkeypatch)
-    block = "interface ethernet 1/xg3\nswitchport mode general\nswitchport general allowed vlan add 10,99 tagged\nexit\n"
+    block = "interface ethernet 2/g5\nswitchport mode general\nswitchport general allowed vlan add 10,99 tagged\nexit\n"
     seed = PC62XX.replace("!\nexit\n", block + "exit\n")
     cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", seeds={"sw1": seed})
     sw1 = cluster.switch("sw1")
@@ -217,7 +218,7 @@ def test_a_seed_may_name_ports_the_platform_does_not_list(farm, tmp_path, monkey
     assert block in sw1.running_config()
     cfg = FAMILIES["powerconnect-62xx"].parse_running(sw1.running_config(), switch="sw1",
                                                       platform=POWERCONNECT_6248)
-    kept = [c for c in cfg.context if c.block == "interface ethernet 1/xg3"]
+    kept = [c for c in cfg.context if c.block == "interface ethernet 2/g5"]
     assert [c.vlans for c in kept if c.vlans] == [{10, 99}] and all(c.port is None for c in kept)
     with FakeSwitchFarm() as other:           # what is no port at all is still refused
         with pytest.raises(ValueError, match="line 2: the emulated powerconnect-6248 refuses 'interface ethernet 1/q5'"):

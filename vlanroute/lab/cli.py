@@ -353,8 +353,8 @@ class Interpreter:
         except CommandRejected:
             if not (self.seeding and self.foreign_port(args)):
                 raise
-            # A seed from a switch with ports the platform does not list (a 6248's 10G
-            # module ports before the descriptor has them, another stack unit): kept as given.
+            # A seed from a switch with ports the platform does not list (another stack
+            # unit, a module the descriptor lacks): kept as given.
             self._open_block(line.rstrip(), "config")
             return Reply()
         st.place(INTERFACES)

@@ -16,7 +16,7 @@ commands matching a regex with the switch's own error reply or a given one.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import ipaddress
 from pathlib import Path
 import re
@@ -29,6 +29,7 @@ from vlanroute.lab.cli import Interpreter, Os6Interpreter
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 
+# The ports of the platform descriptor (GbE and 10G module ports); a stack passes its own.
 PC6248_PORTS = POWERCONNECT_6248.ports
 CONFIG_MODES = ("config", "vlan", "vlanid", "if", "block")
 # The families the lab emulates: family name -> interpreter class.
@@ -103,7 +104,7 @@ class FakeSwitch:
     def seed(self, text: str, source: str = "seed") -> None:
         """Start from a running config: its lines are executed as the switch loads a config
         file (`!` lines are comments), so it must be one this switch accepts; the blocks of
-        ports the platform does not list are kept as given. SeedError names the first line
+        ports the platform does not list (another stack unit) are kept as given. SeedError names the first line
         it refuses."""
         self.state = self.factory_state()
         self.state.layout = []
@@ -289,12 +290,16 @@ class FakeSwitchFarm:
     def add(self, name: str, *, host: str = "127.0.0.1", username: str = "admin",
             password: str | None = "secret", authorized_keys: list[str] | None = None,
             faults: Faults | None = None, platform: Platform = POWERCONNECT_6248,
-            seed: str | None = None, port: int = 0) -> FakeSwitch:
+            seed: str | None = None, port: int = 0,
+            ports: tuple[str, ...] | None = None) -> FakeSwitch:
         if not ipaddress.ip_address(host).is_loopback:
             raise ValueError(f"fake switches listen on loopback only, not {host}")
         switch = FakeSwitch(name=name, host=host, username=username, password=password,
                             authorized_keys=list(authorized_keys or []),
-                            faults=faults or Faults(), platform=platform)
+                            faults=faults or Faults(),
+                            # e.g. a stack: the plan's platform's ports
+                            platform=platform if ports is None else replace(platform, ports=ports,
+                                                                            auto_ports=None))
         if seed is not None:
             switch.seed(seed, source=f"seed of {name}")
         switch.port = port

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from vlanroute.errors import UserError
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
+from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
 # Strict patterns for every name that may reach a switch CLI, a shell script or a file
 # name (vlanroute/names.py); the plan document uses the same ones.
 from vlanroute.names import IFACE_PATTERN, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN
@@ -25,6 +27,25 @@ from vlanroute.names import IFACE_PATTERN, MAC_PATTERN, NAME_PATTERN, PORT_PATTE
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
 VlanId = Annotated[int, Field(ge=2, le=4094)]
+
+
+def _port_spec(value: object) -> tuple[str, ...]:
+    """A port list written as a pattern ("1/g1-1/g48,1/xg1-1/xg4") or a YAML list of names
+    and ranges (model/portlist.py); every name matches PORT_PATTERN."""
+    if isinstance(value, tuple):
+        value = list(value)
+    if not isinstance(value, (str, list)):
+        raise ValueError("give ports as a string such as '1/g1-1/g48,1/xg1-1/xg4' or a list "
+                         "such as [1/xg1, 1/xg2]")
+    try:
+        return parse_port_list(value)
+    except PortListError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# Ports given as a pattern or a list, parsed into names in their order.
+PortSpec = Annotated[tuple[str, ...], BeforeValidator(_port_spec)]
+Units = Annotated[int, Field(ge=1, le=64)]
 
 
 class Strict(BaseModel):
@@ -59,6 +80,9 @@ class TopologySpec(Strict):
     switch_name: str = "sw{index}"
     switches: list[Name] | None = None
     links: list[CustomLink] | None = None
+    # Ports every switch gives its inter-switch cables, in order (e.g. 1/xg1-1/xg4); a
+    # switch's own `inter_switch_ports` replaces it. Default: the highest free pool ports.
+    inter_switch_ports: PortSpec | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> "TopologySpec":
@@ -139,6 +163,12 @@ class SwitchOverride(Strict):
     ssh_port: Annotated[int, Field(ge=1, le=65535)] = 22
     platform: Name | None = None
     reserved_ports: list[PortName] = []
+    # This switch's own ports (a pattern or list, panel order), default pool and stack
+    # units: a platform of its own, derived from its platform (see PlatformDef).
+    ports: PortSpec | None = None
+    auto_ports: PortSpec | None = None
+    units: Units | None = None
+    inter_switch_ports: PortSpec | None = None
 
 
 class LearningSpec(Strict):
@@ -160,7 +190,13 @@ class SettingsSpec(Strict):
 
 class PlatformDef(Strict):
     base: Name
-    ports: Annotated[int, Field(ge=1, le=4096)] | None = None
+    # A count N (the base's first prefix numbered 1..N, all in the default pool) or the
+    # port list itself as a pattern or list (panel order).
+    ports: int | tuple[str, ...] | None = None
+    # The default pool (ports the planner assigns on its own); default: every port of
+    # `ports`, or the base's pool when `ports` is not given.
+    auto_ports: PortSpec | None = None
+    units: Units | None = None
     # Free text, but one line of harmless characters: it may end up in a config comment.
     description: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _.,()/+:-]{0,80}$")] | None = None
     max_vlans: Annotated[int, Field(ge=2, le=4094)] | None = None
@@ -175,6 +211,21 @@ class PlatformDef(Strict):
     # Capabilities no public source confirms for the base's family, confirmed by the user
     # for this switch (docs/platforms/<family>.md says what each means and how to check it).
     confirm: list[Literal["host-untagged-in-many-vlans"]] = []
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _ports(cls, v: object) -> object:
+        if isinstance(v, int) and not isinstance(v, bool):
+            if not 1 <= v <= MAX_PORTS:
+                raise ValueError(f"a port count is 1 to {MAX_PORTS}, not {v}")
+            return v
+        return v if v is None else _port_spec(v)
+
+    def port_count(self) -> int | None:
+        return self.ports if isinstance(self.ports, int) else None
+
+    def port_list(self) -> tuple[str, ...] | None:
+        return self.ports if isinstance(self.ports, tuple) else None
 
     def limits(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in OVERRIDABLE_LIMITS if getattr(self, k) is not None}
@@ -252,6 +303,9 @@ _FIXES = {
 }
 
 
+_PORT_FIELDS = ("ports", "auto_ports", "inter_switch_ports")
+
+
 def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) -> UserError:
     lines = []
     for err in exc.errors()[:8]:
@@ -266,6 +320,9 @@ def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) ->
             msg = "unknown key"
         line = f"{source}: {loc or '(top level)'}: {msg}"
         fix = _FIXES.get(err["type"])
+        if err["type"] == "value_error" and loc.rsplit(".", 1)[-1] in _PORT_FIELDS:
+            fix = ("write port names and ranges FIRST-LAST separated by commas, e.g. "
+                   "'1/g1-1/g48,1/xg1-1/xg4', or a list of them (see the inventory reference in README.md)")
         if fix:
             line += f"\n  fix: {fix}"
         lines.append(line)
