@@ -23,8 +23,6 @@ USER, PASSWORD = "bench", "bench-password"
 CHILD = r"""
 import json, sys
 from vlanroute.lab import FakeSwitchFarm
-from vlanroute.lab.server import PC6248_PORTS
-from vlanroute.lab.state import SwitchState
 n = int(sys.argv[1])
 with FakeSwitchFarm() as farm:
     for i in range(1, n + 1):
@@ -34,7 +32,7 @@ with FakeSwitchFarm() as farm:
     for line in sys.stdin:
         if line.strip() == "reset":
             for sw in farm.switches.values():
-                sw.state = SwitchState.factory_default(PC6248_PORTS, 48)
+                sw.state = sw.factory_state()
                 sw.saved.clear()
             print("ok", flush=True)
         elif line.strip() == "count":

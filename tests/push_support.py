@@ -16,6 +16,7 @@ import yaml
 
 from vlanroute.cli import main
 from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.write import RenderOptions, render_to_dir
 
@@ -41,12 +42,16 @@ def switch_names(inventory: Path) -> list[str]:
 
 
 def build_cluster(farm: FakeSwitchFarm, tmp: Path, inventory: str,
-                  faults: dict[str, Faults] | None = None, extra_sets: tuple[str, ...] = ()) -> Cluster:
+                  faults: dict[str, Faults] | None = None, extra_sets: tuple[str, ...] = (),
+                  platform: Platform = POWERCONNECT_6248, seeds: dict[str, str] | None = None) -> Cluster:
+    """Fake switches of `platform` (optionally started from running configs `seeds`), and
+    OUTDIR rendered for them."""
     inv = REPO / "inventories" / inventory
     sets = list(extra_sets)
     for i, name in enumerate(switch_names(inv), start=1):
         sw = farm.add(name, host=f"127.0.0.{10 + i}", username=USER, password=PASSWORD,
-                      faults=(faults or {}).get(name))
+                      faults=(faults or {}).get(name), platform=platform,
+                      seed=(seeds or {}).get(name))
         sets += [f"switches.{name}.mgmt={sw.host}", f"switches.{name}.ssh_port={sw.port}"]
     doc = plan_from_file(inv, sets).to_document()
     outdir = tmp / "out"

@@ -75,6 +75,6 @@ def test_the_evidence_page_names_every_command_the_template_renders(platform: st
             if name.startswith("switches/"):
                 stems |= {command_stem(line) for line in text.splitlines()
                           if line.strip() and not line.lstrip().startswith("!")}
-    assert "switchport general allowed vlan add" in stems or "switchport hybrid allowed vlan add" in stems
+    assert {"switchport general allowed vlan add", "switchport trunk add"} & stems
     missing = sorted(s for s in stems if f"`{s}" not in page)
     assert not missing, f"commands without evidence on the {PLATFORMS[platform].family} page"

@@ -72,13 +72,18 @@ def test_push_refuses_other_families_listing_exactly_what_it_supports(farm, tmp_
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=DERIVED)
     plan = json.loads((cluster.outdir / "plan.json").read_text())
-    plan["switches"]["leaf2"]["platform"] = "powerconnect-8132"      # OS6: render/audit, no push
+    plan["switches"]["leaf2"]["platform"] = "powerconnect-8132"      # OS6: push --dry-run only
+    plan["switches"]["leaf3"]["platform"] = "apresia-15000-64xl"     # AEOS: no push at all
     (cluster.outdir / "plan.json").write_text(json.dumps(plan))
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
-                       str(cluster.known_hosts), "--dry-run")
-    assert rc == 2 and "leaf2 (dell-os6)" in err
+                       str(cluster.known_hosts), "--yes")
+    assert rc == 2 and "leaf2 (dell-os6)" in err and "leaf3 (apresia-aeos)" in err
     # Built-in 62xx models and the plan's own derived one; not OS6, AEOS or linux-bridge.
-    assert "push supports: pc6248-big, powerconnect-6224, powerconnect-6248\n" in err + "\n"
+    assert ("push supports: pc6248-big, powerconnect-6224, powerconnect-6248; "
+            "push --dry-run also reads: powerconnect-8132\n") in err + "\n"
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--dry-run")
+    assert rc == 2 and "leaf2" not in err.split("fix:")[0] and "leaf3 (apresia-aeos)" in err
     assert all(sw.logins == 0 for sw in farm.switches.values())
     assert not (cluster.outdir / "backups").exists()
 

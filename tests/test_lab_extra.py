@@ -84,3 +84,11 @@ def test_asyncssh_is_in_the_lab_extra_only_and_the_test_extra_includes_it() -> N
     extras = project["optional-dependencies"]
     assert any(d.startswith("asyncssh") for d in extras["lab"])
     assert "vlanroute[lab]" in extras["test"]
+
+
+def test_lab_up_without_asyncssh_says_which_extra_to_install(tmp_path: Path) -> None:
+    code = ("from vlanroute.cli import main\n"
+            f"sys.exit(main(['lab', 'up', {str(tmp_path / 'out')!r}]))\n")
+    r = run_without_asyncssh(code, ROOT)
+    assert r.returncode == 2
+    assert 'the emulated switches need asyncssh' in r.stderr and 'pip install "vlanroute[lab]"' in r.stderr

@@ -384,7 +384,7 @@ def test_push_and_audit_a_stack_cabled_on_its_module_ports(farm, tmp_path: Path,
     for name, spec in plan["switches"].items():
         platform = platform_from_json(spec["platform"], plan["platforms"][spec["platform"]]) \
             or PLATFORMS[spec["platform"]]
-        running = parse_config(platform, farm.switches[name].state.running_config("test"), switch=name)
+        running = parse_config(platform, farm.switches[name].running_config(), switch=name)
         rendered = parse_config(platform, (out / "switches" / f"{name}.cfg").read_text(), switch=name)
         for port in ("1/xg1", "1/xg4", "2/g4") if name == "sw1" else ("1/xg1", "1/xg4"):
             a, b = running.effective(port), rendered.effective(port)

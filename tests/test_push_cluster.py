@@ -44,12 +44,12 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
 
     for name, doc in cluster.plan["switches"].items():
         sw = cluster.switch(name)
-        running = parsed(name, doc["platform"], sw.state.running_config("test"))
+        running = parsed(name, doc["platform"], sw.running_config())
         rendered = parsed(name, doc["platform"],
                           (cluster.outdir / "switches" / f"{name}.cfg").read_text())
         assert forwarding_view(running) == forwarding_view(rendered), name
         # Saved exactly once, after everything, and the startup config is the final one.
-        assert sw.saved == [sw.state.running_config("PowerConnect 6248, 3.3.7.3, VxWorks 6.5")]
+        assert sw.saved == [sw.running_config()]
         # On the wire: spanning tree went off only after every VLAN removal.
         wire = sw.received
         stp_off = [i for i, c in enumerate(wire) if c == "spanning-tree disable"]

@@ -55,7 +55,7 @@ def parse(text: str):  # type: ignore[no-untyped-def]
 def fake_with(state: SwitchState) -> Interpreter:
     it = Interpreter("sw1", state)
     it.execute("enable")
-    it.execute("terminal datadump")
+    it.paging = False          # these tests read whole outputs; the session reads through the pager
     return it
 
 
@@ -68,8 +68,8 @@ def apply(it: Interpreter, commands: list[str]) -> None:
 def test_rollback_from_routed_config_to_an_old_one_restores_it_exactly():
     old = SwitchState.factory_default(PC6248_PORTS, 48)
     old.vlans.add(200)
-    old.ports["1/g5"] = PortState(general=True, pvid=200, untagged={1, 200})
-    old.ports["1/g48"] = PortState(general=True, untagged={1}, tagged={200}, stp_disabled=True)
+    old.ports["1/g5"] = PortState(mode="general", pvid=200, untagged={1, 200})
+    old.ports["1/g48"] = PortState(mode="general", untagged={1}, tagged={200}, stp_disabled=True)
     it = fake_with(old.clone())
     backup_text = it.execute("show running-config").output
     apply(it, RENDERED_LIKE.splitlines())

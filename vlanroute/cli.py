@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "emulate",
     "draw",
     "report",
+    "lab",
 ]
 
 

@@ -165,14 +165,17 @@ class PlatformRecord(Record):
     # `base` and the count `ports`.
     port_list: PortList | None = None
     auto_ports: PortList | None = None
+    confirm: list[Token] = []        # capabilities the inventory confirmed; written only if any
 
     @model_serializer(mode="wrap")
     def _json(self, handler: Any) -> dict[str, Any]:
-        """The documented keys; the port lists only where the platform has them."""
+        """The documented keys; the port lists and `confirm` only where the platform has them."""
         out: dict[str, Any] = handler(self)
         for key in ("port_list", "auto_ports"):
             if out.get(key) is None:
                 out.pop(key, None)
+        if not out.get("confirm"):
+            out.pop("confirm", None)
         return out
 
 

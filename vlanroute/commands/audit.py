@@ -10,7 +10,7 @@ from rich.table import Table
 
 from vlanroute.bundle.reader import read_plan
 from vlanroute.device.audit import run_audit
-from vlanroute.commands.sshopts import host_key_policy, ssh_options
+from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.credentials import load_credentials
 from vlanroute.device.targets import check_loopback, select_targets
 
@@ -19,11 +19,12 @@ from vlanroute.device.targets import check_loopback, select_targets
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
-            workers: int) -> int:
+            workers: int, targets_file: Path | None) -> int:
     """Report every (VLAN, host MAC) the plan needs that a switch has not learned, or has
     learned on the wrong port. Exit code 1 if anything is missing or a switch is unreadable."""
     doc = read_plan(outdir)
-    selection = select_targets(outdir, doc, switches, action="audit")
+    selection = select_targets(outdir, doc, switches, action="audit",
+                               target_map=target_map(targets_file))
     targets = selection.targets
     check_loopback(targets)
     for note in selection.notes:

@@ -1,12 +1,18 @@
 """`vlanroute push`: apply OUTDIR/switches/*.cfg to the live switches, safely.
 
-Per switch: log in, fetch the running config and save it under OUTDIR/backups/, compute
-what the push will change on the parsed models and show it, then (unless --dry-run) send
-the commands one by one in the loop-safe order (vlanroute.device.order), check that the
-running config is what was predicted, and only then save it. If the switch rejects a
-command, the session dies, or the result differs from the prediction, the switch is
-rolled back to the backup (over a new session if needed) and the startup config is left
-alone. A failure stops the run: switches not yet started are skipped unless --keep-going.
+Per switch: log in, fetch the running config and save it under OUTDIR/backups/, check that
+the switch is what the plan expects (pre-flight: model, firmware, ports), compute what the
+push will change on the parsed models and show it, refuse a switch whose running config
+touches what the plan manages (vlanroute.device.conflicts), ask the switch about the
+unconfirmed commands it would be sent (context help), then (unless --dry-run) send the
+commands one by one in the loop-safe order (vlanroute.device.order), check that the running
+config is what was predicted, and only then save it. Lines of the running config vlanroute
+does not manage are never sent, changed or compared. If the switch rejects a command, the
+session dies, or the result differs from the prediction, the switch is rolled back to the
+backup (over a new session if needed) and the startup config is left alone. Once the save's
+confirming key is sent, nothing is rolled back: the running config is the verified one and
+the startup config may already be written (SAVE-UNCERTAIN). A failure stops the run:
+switches not yet started are skipped unless --keep-going.
 """
 
 from __future__ import annotations
@@ -22,21 +28,24 @@ import threading
 import time
 
 from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.device.conflicts import find_conflicts
 from vlanroute.device.credentials import Credentials
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
+from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
-                                  SessionError, SwitchSession)
+                                      SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
 
-# Result values. Only the first three mean success.
+# Result values. Only the first three mean success; the last two need a person.
 APPLIED, UNCHANGED, DRY_RUN = "applied", "unchanged", "dry-run"
-NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED = (
-    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED")
+NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED, SAVE_UNCERTAIN = (
+    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN")
 SUCCESS = (APPLIED, UNCHANGED, DRY_RUN)
+NEEDS_A_PERSON = (ROLLBACK_FAILED, SAVE_UNCERTAIN)
 
 
 @dataclass
@@ -67,6 +76,11 @@ class PushOptions:
     workers: int = 1
     keep_going: bool = False
     host_keys: HostKeyPolicy = HostKeyPolicy()
+    strict: bool = False             # refuse any running-config line the parser does not know
+
+
+class PushRefused(Exception):
+    """The running config touches what the plan manages (vlanroute.device.conflicts)."""
 
 
 def _now_stamp() -> str:
@@ -95,34 +109,43 @@ class Prepared:
     diff: list[str]
 
 
-def _parse(target: Target, text: str, source: str) -> SwitchConfig:
-    return target.family.parse(text, switch=target.name, platform=target.platform, source=source)
+def _parse(target: Target, text: str, source: str, strict: bool = True) -> SwitchConfig:
+    """`strict`: the family's parser for rendered configs, which refuses any line it does not
+    know; else the running-config reader, which keeps such lines as context."""
+    parse = target.family.parse if strict else target.family.parse_running
+    return parse(text, switch=target.name, platform=target.platform, source=source)
 
 
 def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
     return [line.text for line in target.family.canonical_lines(cfg)]
 
 
-def prepare(target: Target, running_text: str) -> Prepared:
+def prepare(target: Target, running_text: str, strict: bool = False) -> Prepared:
     """Commands to send and the config they will leave, computed on parsed models.
 
     The prediction parses the running config followed by the commands, which is what the
     switch does with them. Removals that the rendered file cannot know about (old VLANs on
-    managed ports) are added from the difference to the rendered model."""
+    managed ports) are added from the difference to the rendered model. PushRefused if the
+    running config touches what the plan manages."""
     family = target.family
     rendered_text = target.config_path.read_text()
     roles = PortRoles.from_plan(target.switch)
     rendered = _parse(target, rendered_text, str(target.config_path))
-    running = _parse(target, running_text, f"{target.name} running-config")
+    running = _parse(target, running_text, f"{target.name} running-config", strict)
+    conflicts = find_conflicts(target, running)
+    if conflicts:
+        more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
+        raise PushRefused("the running config touches what the plan manages: "
+                          + "; ".join(map(str, conflicts[:3])) + more)
     base = family.config_commands(rendered_text)
     check_order(base, roles, family)
-    first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction")
+    first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction", strict)
     lag_members: set[PortRef] = {p for p, d in target.switch.ports.items() if d.role == "lag-member"}
     host_fix = family.port_fixups(first, rendered, set(roles.host))
     inter_fix = family.port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
     commands = insert_fixups(base, roles, family, host_fix, inter_fix)
     predicted = _parse(target, running_text + "\n" + "\n".join(commands),
-                       f"{target.name} prediction")
+                       f"{target.name} prediction", strict)
     wanted = rendered.vlans
     if _plan_view(target, rendered, roles, wanted) != _plan_view(target, predicted, roles, wanted):
         raise UnsafeOrder("the commands would not reach the rendered config on the managed "
@@ -134,10 +157,10 @@ def prepare(target: Target, running_text: str) -> Prepared:
 
 
 def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
-    """The part of a config the plan decides: its VLANs, globals and the forwarding
-    settings of managed ports (a LAG member counts only by its LAG membership)."""
-    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.stp_global_enabled, cfg.aging_time,
-                                                 cfg.flow_control))]
+    """The part of a config the plan decides: its VLANs, the global settings it renders
+    (aging time, flow control; not global spanning tree, which it leaves as it is) and the
+    forwarding settings of managed ports (a LAG member counts only by its LAG membership)."""
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, cfg.flow_control))]
     members: set[str] = set()
     for line in target.family.canonical_lines(cfg):
         port = line.port
@@ -207,10 +230,14 @@ class Pusher:
             running_text = session.running_config()
             res.backup = write_backup(self.outdir, name, running_text)
             try:
-                prep = prepare(target, running_text)
-            except (UserError, UnsafeOrder) as exc:
+                self.ui.status(name, "pre-flight")
+                check_facts(target, gather_facts(target, session, running_text))
+                prep = prepare(target, running_text, self.options.strict)
+            except (UserError, UnsafeOrder, PushRefused, PreflightMismatch) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
-                res.message = f"not changed: {text}"
+                what = "pre-flight: " if isinstance(exc, PreflightMismatch) else ""
+                where = f" (line numbers of {res.backup.name})" if isinstance(exc, PushRefused) else ""
+                res.message = f"not changed: {what}{text}{where}"
                 return res
             res.diff = prep.diff
             res.running_canonical = _canonical(target, prep.running)
@@ -220,6 +247,15 @@ class Pusher:
                 return res
             if not prep.diff:           # also in a dry run: nothing would be sent
                 res.result, res.message = UNCHANGED, "already as rendered; nothing sent"
+                return res
+            try:
+                self.ui.status(name, "asking the switch (context help)")
+                run_probes(target, session, prep.commands)
+            except PreflightMismatch as exc:
+                res.message = f"not changed: pre-flight: {exc}"
+                return res
+            except CommandRejected as exc:
+                res.message = f"not changed: pre-flight: {exc}"
                 return res
             if self.options.dry_run:
                 res.result = DRY_RUN
@@ -245,7 +281,8 @@ class Pusher:
                 sent += 1
                 self.ui.advance(name)
             self.ui.status(name, "checking")
-            after = _parse(target, session.running_config(), f"{name} running-config")
+            after = _parse(target, session.running_config(), f"{name} running-config",
+                           self.options.strict)
             if _canonical(target, after) != _canonical(target, prep.predicted):
                 extra = [d for d in difflib.unified_diff(_canonical(target, prep.predicted),
                                                          _canonical(target, after), lineterm="", n=0)
@@ -254,10 +291,24 @@ class Pusher:
                            + "; ".join(extra[:3]))
             else:
                 self.ui.status(name, "saving")
-                session.save()
+                try:
+                    session.save()
+                except SaveFailed as exc:
+                    if not exc.startup_may_have_changed:
+                        raise
+                    # The running config is the verified one; rolling it back now could
+                    # leave it older than a startup config that was in fact written.
+                    res.result, res.commands_sent = SAVE_UNCERTAIN, sent
+                    res.message = (f"applied and verified, but the save did not confirm ({exc}): "
+                                   "the startup config may have changed. The running config is "
+                                   "left as pushed; check `show startup-config` and save by hand "
+                                   f"(copy running-config startup-config), or restore {res.backup}")
+                    return res
                 res.result, res.commands_sent = APPLIED, sent
                 res.message = "applied and saved"
                 return res
+        except SaveFailed as exc:
+            problem = f"the save was refused before it began ({exc})"
         except CommandRejected as exc:
             problem = str(exc)
         except ConnectionLost as exc:
@@ -290,13 +341,14 @@ class Pusher:
                 res.message = (f"{problem}; could not reconnect to roll back ({last}): the "
                                f"switch may be HALF-APPLIED, restore it from {res.backup}")
                 return res
+            strict = self.options.strict
             try:
-                current = _parse(target, session.running_config(), f"{name} running-config")
+                current = _parse(target, session.running_config(), f"{name} running-config", strict)
                 undo = target.family.delta_commands(current, prep.running)
                 for command in undo:
                     session.run(command)
                     res.commands_sent += 1
-                back = _parse(target, session.running_config(), f"{name} running-config")
+                back = _parse(target, session.running_config(), f"{name} running-config", strict)
             except (SessionError, UserError) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
                 res.result = ROLLBACK_FAILED

@@ -3,8 +3,10 @@
 `Platform.family` (the netmiko model: one class per platform family, one table).
 
 - powerconnect/: `powerconnect-62xx` (render, verify, push, audit) and `dell-os6`
-  (render, verify, audit), two family objects sharing the general-mode parser and CLI code;
-- apresia/: `apresia-aeos` (render, verify; syntax largely unconfirmed);
+  (render, verify, push --dry-run, audit), two family objects sharing the general-mode
+  parser and CLI code;
+- apresia/: `apresia-aeos` (render, verify; syntax largely unconfirmed, host ports
+  untagged in several VLANs only where the inventory confirms it);
 - linuxbridge/: `linux-bridge` (render, verify, emulate).
 
 Everything outside this package reaches a family through `family_of(platform)`; adding a

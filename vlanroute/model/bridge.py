@@ -11,6 +11,12 @@ members keep their own `PortConfig` for reporting, but forwarding uses the LAG's
 Bridge ports are named neutrally: a physical port by its platform name (`1/g5`, `p5`), a
 LAG by `LagPort(id)`. How a family spells a LAG (`port-channel 1` in config, `ch1` or
 `Po1` in show output, `bond1` on Linux) is the family's business (vlanroute.drivers).
+
+A switch's running config holds much more than vlanroute manages (host name, users, SNMP,
+IGMP snooping, routing interfaces, trunks to the site network ...). A parser reading a
+running config keeps every line it does not model as a `ContextLine`, untouched: push
+never changes such a line, compares only the modelled view, and refuses a switch only when
+a context line touches what the plan manages (vlanroute.device.conflicts).
 """
 
 from __future__ import annotations
@@ -35,6 +41,24 @@ class LagPort:
 
 # A logical bridge port: a physical port's name, or a LAG.
 PortRef = str | LagPort
+
+# What a line vlanroute does not model may do: nothing to forwarding (a host name, a port
+# description), or change forwarding on its port or in its VLANs (a trunk, port security,
+# a routing interface), or unknown, which push treats like a forwarding change.
+Effect = Literal["none", "forwarding"]
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """One line of a running config that vlanroute does not model, kept as it was read."""
+
+    lineno: int                           # 1-based, in the text that was parsed
+    text: str                             # exactly as read, without the line end
+    block: str | None = None              # the block it is in ("interface ethernet 1/g5",
+                                          # "router bgp 11 > address-family ipv6"), None: global
+    port: PortRef | None = None           # the platform port or LAG of its interface block
+    effect: Effect = "none"
+    vlans: frozenset[int] = frozenset()   # VLANs the line puts something into
 
 
 @dataclass
@@ -83,17 +107,25 @@ class SwitchConfig:
     lags: dict[int, PortConfig] = field(default_factory=dict)     # LAG id -> LAG
     stp_global_enabled: bool = True
     aging_time: int = 300
+    aging_default: int = 300              # the platform's factory setting (printed by no switch)
     flow_control: bool | None = None      # None: the config does not say
     eee: bool | None = None
     source: str = ""                      # file the config came from, for messages
     touched: set[str] = field(default_factory=set)  # physical ports any command addressed
+    # Running configs only (Family.parse_running): every line not modelled, in text order.
+    context: list[ContextLine] = field(default_factory=list)
+    # Where a modelled setting was read, for messages: (port, "lag") -> "line 12: channel-group 3 mode auto".
+    origin: dict[tuple[PortRef, str], str] = field(default_factory=dict)
 
     @classmethod
     def with_defaults(cls, *, name: str, family: str, platform: str, ports: tuple[str, ...],
-                      aging_time: int, source: str = "") -> "SwitchConfig":
-        """The factory state: every port an untagged member of VLAN 1 with PVID 1."""
+                      aging_time: int, source: str = "",
+                      flow_control: bool | None = None) -> "SwitchConfig":
+        """The factory state: every port an untagged member of VLAN 1 with PVID 1; the
+        firmware's flow-control default if the family knows it (None: unknown)."""
         return cls(name=name, family=family, platform=platform, aging_time=aging_time,
-                   ports={p: PortConfig(name=p) for p in ports}, source=source)
+                   aging_default=aging_time, ports={p: PortConfig(name=p) for p in ports},
+                   source=source, flow_control=flow_control)
 
     def add_lag(self, lag_id: int, label: str) -> PortConfig:
         """The record of LAG `lag_id`, created in the factory state if new; `label` is how

@@ -222,6 +222,9 @@ class PlatformDef(Strict):
     aging_default: Annotated[int, Field(ge=1)] | None = None
     max_lags: Annotated[int, Field(ge=1)] | None = None
     max_lag_members: Annotated[int, Field(ge=1)] | None = None
+    # Capabilities no public source confirms for the base's family, confirmed by the user
+    # for this switch (docs/platforms/<family>.md says what each means and how to check it).
+    confirm: list[Literal["host-untagged-in-many-vlans"]] = []
 
     @field_validator("ports", mode="before")
     @classmethod

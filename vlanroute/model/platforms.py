@@ -43,6 +43,12 @@ class Platform:
     max_units: int = 1               # stack units it can have; 1: not stackable
     # The shape of a port name this platform's CLI knows (checked for inventory port lists).
     port_shape: str = r"\S+"
+    # What push's pre-flight expects the switch to say it is (regexes, case-insensitive):
+    # its model name and firmware version. Empty: not checked.
+    model_pattern: str = ""
+    firmware_pattern: str = ""
+    # Capabilities the inventory confirmed for this platform (drivers.family.CONFIRMABLE).
+    confirmed: tuple[str, ...] = ()
 
     def port_index(self, port: str) -> int:
         """Panel order: unit after unit, each unit's ports in the order of its descriptor."""
@@ -103,7 +109,12 @@ POWERCONNECT_6248 = Platform(
         "units": "P: stack units 2/g1, 2/xg1 in the fake-switches 62xx emulator; '2/g1-2/g48' in the "
                  "Crowbar guide; 12 units believed (the PowerConnect 7000 guide's figure), unconfirmed "
                  "for the 62xx",
+        "model": "C: the running config's header names it: '!System Description \"PowerConnect 6248, 3.3.7.3, VxWorks 6.5\"' "
+                 "(r2lab 6248 capture; a 6248P prints 'PowerConnect 6248P')",
+        "firmware": "C: 62xx firmware ends at 3.3.x (PowerConnect 7000 CLI reference p.626: release 4.0 is 7000-series)",
     },
+    model_pattern=r"power ?connect 6248p?",
+    firmware_pattern=r"3(\.\d+)+",
 )
 
 POWERCONNECT_6224 = replace(
@@ -112,6 +123,7 @@ POWERCONNECT_6224 = replace(
     description="Dell PowerConnect 6224 (24 x GbE, FW 3.x)",
     ports=parse_port_list("1/g1-1/g24,1/xg1-1/xg4"),
     auto_ports=parse_port_list("1/g1-1/g24"),
+    model_pattern=r"power ?connect 6224[pf]?",
 )
 
 # The OS6 CLI (family dell-os6): same SSH dialogue as the 62xx, other limits.
@@ -138,7 +150,10 @@ POWERCONNECT_8132 = replace(
         "mac_capacity": "U: 128K believed",
         "lag": "C: port-channel 1-128, hashing-mode 1-7 (dellemc.os6 os6_lag README)",
         "eee": "U: 'green-mode eee' per interface",
+        "model": "U: how an 8132 names itself in 'show version' (System Model ID / Machine Type) is not in a source",
     },
+    model_pattern=r"(power ?connect |dell networking |pct?)8132f?",
+    firmware_pattern=r"[56](\.\d+)+",
 )
 
 APRESIA_15000_64XL = Platform(
@@ -199,13 +214,14 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
 def derive_platform(name: str, base: Platform, port_count: int | None,
                     limits: dict[str, object], *, ports: tuple[str, ...] | None = None,
                     auto_ports: tuple[str, ...] | None = None,
-                    units: int | None = None) -> Platform:
+                    units: int | None = None, confirmed: tuple[str, ...] = ()) -> Platform:
     """A platform defined on top of another (e.g. a bigger MAC table, its own ports).
 
     Ports: `port_count` N numbers the base's first prefix 1..N (`1/g1`..`1/gN`), every one
     in the default pool; `ports` lists them (panel order), all in the pool unless
     `auto_ports` says which; neither keeps the base's ports and pool. `units` repeats unit
-    1's ports (and pool) for every stack unit. PortListError says what does not fit."""
+    1's ports (and pool) for every stack unit. `confirmed`: capabilities the inventory
+    confirmed (drivers.family.CONFIRMABLE). PortListError says what does not fit."""
     new_ports, new_auto = base.ports, base.auto_ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
@@ -245,8 +261,9 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         raise PortListError(f"{len(new_ports)} ports, more than {MAX_PORTS}")
     if new_auto is not None and set(new_auto) == set(new_ports):
         new_auto = None
-    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,
-                   synthetic=True, base=base.base or base.name, **limits)  # type: ignore[arg-type]
+    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,  # type: ignore[arg-type]
+                   synthetic=True, base=base.base or base.name,
+                   confirmed=tuple(sorted(set(base.confirmed) | set(confirmed))), **limits)
 
 
 def platform_json(p: Platform) -> dict[str, object]:
@@ -259,6 +276,8 @@ def platform_json(p: Platform) -> dict[str, object]:
         if _ports_from_count(PLATFORMS[p.base], len(p.pool)) != (p.ports, p.auto_ports):
             out["port_list"] = format_port_list(p.ports)
             out["auto_ports"] = format_port_list(p.pool)
+    if p.confirmed:                  # only when the inventory confirmed a capability
+        out["confirm"] = list(p.confirmed)
     return out
 
 
@@ -278,13 +297,17 @@ def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
     if not isinstance(base, str) or base not in PLATFORMS:
         return None
     limits = {k: doc[k] for k in OVERRIDABLE_LIMITS if k in doc}
+    confirm = doc.get("confirm")
+    confirmed = tuple(str(c) for c in confirm) if isinstance(confirm, (list, tuple)) else ()
     port_list, auto = doc.get("port_list"), doc.get("auto_ports")
     if isinstance(port_list, str):
         ports = parse_port_list(port_list)
         pool = parse_port_list(auto) if isinstance(auto, str) else None
-        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool)
+        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool,
+                               confirmed=confirmed)
     count = doc.get("ports")
     if isinstance(count, int):
         ports, pool = _ports_from_count(PLATFORMS[base], count)
-        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool)
-    return derive_platform(name, PLATFORMS[base], None, limits)
+        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool,
+                               confirmed=confirmed)
+    return derive_platform(name, PLATFORMS[base], None, limits, confirmed=confirmed)

@@ -209,6 +209,13 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
             raise PlanError(f"aging time {aging} s is outside {p.aging_min}..{p.aging_max} s of {p.name}",
                             file=inv.file, field="settings.aging_time",
                             fix=f"use a value from {p.aging_min} to {p.aging_max}, or leave it out for the maximum")
+    for p in used.values():
+        caps = family_of(p).capabilities
+        if s.lag_hash not in caps.lag_hash_modes:
+            why = caps.lag_hash_refused.get(s.lag_hash, f"{family_of(p).title} has no such LAG hash")
+            raise PlanError(f"LAG hash '{s.lag_hash}' on {p.name}: {why}", file=inv.file,
+                            field="settings.lag_hash",
+                            fix=f"use one of: {', '.join(sorted(caps.lag_hash_modes)) or '(none)'}")
     no_eee = [p.name for p in used.values() if not family_of(p).capabilities.eee]
     if s.eee and no_eee:
         warnings.append("settings.eee is on but " + ", ".join(no_eee) + " has no EEE setting; ignored there")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from vlanroute.drivers import FAMILIES
+from vlanroute.drivers.family import HOST_UNTAGGED
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host
 from vlanroute.model.inventory import LoadedInventory
@@ -73,7 +74,8 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
     `<platform>.<switch>`."""
     spec = inv.spec
     derived = {name: _derived(inv, name, PLATFORMS[d.base], f"platforms.{name}", count=d.port_count(),
-                              ports=d.port_list(), auto=d.auto_ports, units=d.units, limits=d.limits())
+                              ports=d.port_list(), auto=d.auto_ports, units=d.units, limits=d.limits(),
+                              confirmed=tuple(d.confirm))
                for name, d in spec.platforms.items()}
     table = {**PLATFORMS, **derived}
     known = ", ".join(sorted(table))
@@ -88,14 +90,22 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
             raise UserError(f"platform '{name}' is of family '{platform.family}', which vlanroute "
                             "has no driver for", file=inv.file, field=field_path,
                             fix=f"use one of: {known}")
-        if not family.capabilities.host_untagged_in_many_vlans:
+        if not family.host_untagged_in_many_vlans(platform):
+            question = family.confirmable.get(HOST_UNTAGGED)
+            able = ", ".join(n for n, p in sorted(table.items())
+                             if (f := FAMILIES.get(p.family)) is not None and f.host_untagged_in_many_vlans(p))
+            if question:
+                raise PlanError(f"platform '{name}' ({family.title}): {question}; VLAN routing needs "
+                                "every host port to have one PVID and be an untagged member of every "
+                                "routing VLAN", file=inv.file, field=field_path,
+                                fix=f"if your switch can (check its command reference), confirm it for "
+                                    f"your platform: platforms: {{my-{platform.base or name}: {{base: "
+                                    f"{platform.base or name}, confirm: [{HOST_UNTAGGED}]}}}} and use "
+                                    f"platform my-{platform.base or name}; otherwise use one of: {able}")
             raise PlanError(f"platform '{name}' ({family.title}) cannot make a host port an untagged "
                             "member of several VLANs, which VLAN routing needs on every host port "
                             "(one PVID, untagged in every routing VLAN)", file=inv.file,
-                            field=field_path, fix="choose a platform whose host ports can do that: "
-                            + ", ".join(n for n, p in sorted(table.items())
-                                        if (f := FAMILIES.get(p.family)) is not None
-                                        and f.capabilities.host_untagged_in_many_vlans))
+                            field=field_path, fix="choose a platform whose host ports can do that: " + able)
         return platform
 
     default = get(spec.platform, "platform")
@@ -120,10 +130,10 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
 
 def _derived(inv: LoadedInventory, name: str, base: Platform, where: str, *, count: int | None,
              ports: tuple[str, ...] | None, auto: tuple[str, ...] | None, units: int | None,
-             limits: dict[str, object]) -> Platform:
+             limits: dict[str, object], confirmed: tuple[str, ...] = ()) -> Platform:
     """derive_platform step by step, so that a problem names the field that caused it."""
     try:
-        platform = derive_platform(name, base, count, limits, ports=ports)
+        platform = derive_platform(name, base, count, limits, ports=ports, confirmed=confirmed)
     except PortListError as exc:
         raise UserError(str(exc), file=inv.file, field=f"{where}.ports",
                         fix=f"list ports the way {base.base or base.name} names them: its own are "

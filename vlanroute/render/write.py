@@ -198,6 +198,6 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
 def syntax_warnings(platforms: Iterable[Platform]) -> list[str]:
     """One warning per family in use whose rendered commands are not all confirmed."""
     families = {f.name: f for f in map(family_of, platforms)}
-    return [f"{f.title} syntax that no public source confirms (docs/platforms.md), check it in "
+    return [f"{f.title} syntax that no public source confirms (docs/platforms/{f.name}.md), check it in "
             f"switches/*.cfg on one switch before pushing: {'; '.join(f.unconfirmed)}"
             for _, f in sorted(families.items()) if f.unconfirmed]

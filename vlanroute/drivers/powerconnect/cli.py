@@ -39,6 +39,31 @@ def expand_port_range(text: str) -> tuple[str, ...]:
     return tuple(ports)
 
 
+# Global lines of a Dell running config that open a block closed by `exit`: the list Dell's
+# own OS6 config parser keeps (ansible-collections/dellemc.os6 module_utils/network/os6.py
+# os6_parse) plus the 62xx blocks of real captures (`stack`, `line ...`; r2lab 6248 and a
+# 6224 config). `interface vlan N` and the other interface forms are handled by the parsers.
+BLOCK_OPEN = (r"stack|line (console|telnet|ssh)|ip dhcp pool .*|ip vrf (?!forwarding )\S+|"
+              r"(ip|ipv6|mac|management|arp) access-list .*|ipv6 dhcp pool .*|ipv6 router .*|"
+              r"mail-server .*|vpc domain \d+|router .*|route-map .*|policy-map .*|class-map .*|"
+              r"captive-portal|admin-profile .*|link-dependency group \d+|openflow|support-assist|"
+              r"template .*|address-family .*|spanning-tree mst configuration|"
+              r"logging (\d[\d.]*|[0-9a-fA-F]*:[0-9a-fA-F:]*)|radius-server host .*|radius server .*|"
+              r"tacacs-server host .*|crypto certificate .*")
+# Blocks nested in an interface block (an N-series capture: priority flow control).
+IF_BLOCK_OPEN = r"datacenter-bridging"
+# Interface lines of real configs that do not change which frames a port forwards or in
+# which VLAN: descriptions, speed, MTU, LLDP, spanning-tree edge settings, storm control
+# (rate limits only), the `no` forms of port security and 802.1X, DHCP snooping trust.
+HARMLESS_IF = (r"(description|name|speed|duplex|mtu|negotiation|no negotiation|lacp|"
+               r"(no )?spanning-tree (portfast|cost|port-priority|edgeport|auto-portfast|bpdu\S*|"
+               r"tcnguard|loopguard|rootguard|guard)|(no )?lldp|(no )?snmp|(no )?storm-control|"
+               r"no switchport port-security|no port-security|no dot1x|"
+               r"dot1x port-control force-authorized|(no )?ip dhcp snooping|(no )?ip igmp|"
+               r"(no )?flowcontrol|(no )?green-mode|(no )?classofservice|(no )?mdix|"
+               r"(no )?priority-flow-control|(no )?load-interval)\b")
+
+
 def lag_label_62xx(lag_id: int) -> str:
     """The name 62xx show output and prompts use for a LAG."""
     return f"ch{lag_id}"
