@@ -448,7 +448,8 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
         t = tree_of[s] if tree_of[s] >= 0 else 0      # switches without hosts send nothing
         from_s = trees[t].parents_from(s)
         parents[names[s]] = {names[v]: names[p] for v, p in from_s.items()}
-    used = len({tree_of[s] for s in sources})
+    # Distinct spanning trees, by their links: re-hanging subtrees can make two trees equal.
+    used = len({frozenset(frozenset(link) for link in trees[tree_of[s]].parent.items()) for s in sources})
     return Routes("budget", parents, BudgetChoices(k, label, used))
 
 

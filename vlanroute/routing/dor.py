@@ -207,6 +207,8 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
     load: dict[Arc, float] = {}
     for s in sources:
         add_loads(load, contrib[s], cables, 1.0)
+    if not load:        # one host in all: no pair, nothing to balance
+        return routes
     mean = sum(x * cables[a] for a, x in load.items()) / sum(cables.values())
     score = _score(load)
     n = len(topo.switches)
