@@ -125,7 +125,7 @@ def build_plan(inv: LoadedInventory) -> Plan:
     _assign_ids(inv, vlans)
     apply_vlans(switches, hosts, vlans)
     metrics = compute_metrics(topo, routes, vlans, host_count,
-                              {s: sp.platform.mac_capacity for s, sp in switches.items()})
+                              {s: sp.platform.mac_capacity for s, sp in switches.items()}, budget.max_vlans)
     check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
                                                                   mgmt_addresses(switches))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.routes import Routes
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup
@@ -29,6 +30,7 @@ class Metrics:
     non_minimal_routes: int                     # ordered switch pairs routed longer than shortest
     mac_entries: dict[str, int]
     link_loads: dict[tuple[str, str], float]   # directed neighbour pair -> load per cable
+    link_load_lower_bound_budget: float = 0.0   # no routing within the VLAN budget does better
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -39,6 +41,7 @@ class Metrics:
             "max_mac_entries": self.max_mac_entries, "mac_capacity": self.mac_capacity,
             "deadlock_free": self.deadlock_free,
             "mean_stretch": round(self.mean_stretch, 4), "non_minimal_routes": self.non_minimal_routes,
+            "link_load_lower_bound_budget": round(self.link_load_lower_bound_budget, 4),
         }
 
 
@@ -57,7 +60,9 @@ def children_order(parent: dict[str, str], src: str, nodes: set[str]) -> list[st
 
 
 def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host_count: dict[str, int],
-                    mac_capacity: dict[str, int]) -> Metrics:
+                    mac_capacity: dict[str, int], max_vlans: int | None = None) -> Metrics:
+    """All-to-all figures of the routes; `max_vlans` is the VLAN budget the lower bound
+    `link_load_lower_bound_budget` assumes (None: no limit; routing/bounds.py)."""
     simple = topo.simple()
     cables = {(a, b): d["cables"] for a, b, d in simple.edges(data=True)}
     cables.update({(b, a): c for (a, b), c in list(cables.items())})
@@ -132,4 +137,5 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
         deadlock_free=nx.is_directed_acyclic_graph(cdg),
         mean_stretch=hop_sum / dist_sum if dist_sum else 1.0, non_minimal_routes=non_minimal,
         mac_entries=mac_entries, link_loads=per_cable,
+        link_load_lower_bound_budget=max(lower, budget_lower_bound(topo, host_count, max_vlans, dist_sum)),
     )
