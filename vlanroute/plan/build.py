@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.routing import routes as R
-from vlanroute.routing.budget import Budget, budget_routes, over_budget, vlan_budget
+from vlanroute.routing.budget import Budget, over_budget, vlan_budget
+from vlanroute.routing.within_budget import route_within_budget
 from vlanroute.plan.invariants import check_limits, verify_plan
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host, build_hosts
@@ -160,14 +161,23 @@ def _route_and_pack(inv: LoadedInventory, topo: Topology, host_count: dict[str, 
         vlans = pack_vlans(routes, host_switches, order)
     else:
         routes, vlans = _minimal_routes(inv, topo, host_count, order, default if algorithm == "budget" else algorithm)
-    if len(vlans) > budget.max_vlans:
+    if len(vlans) > budget.max_vlans or algorithm == "budget":
         if algorithm != "budget":
             raise over_budget(inv, len(vlans), budget, algorithm)
-        routes = budget_routes(topo, host_count, budget.max_vlans, routes)
-        vlans = pack_vlans(routes, host_switches, order)
-        assert len(vlans) <= budget.max_vlans
-    elif algorithm == "budget":
-        routes = R.Routes("budget", routes.parents, {"minimal": routes.algorithm, **routes.detail})
+        # Within the budget: searched trees; when the minimal routing fits, it competes
+        # too (it wins unless the searched trees carry less), unless it already reaches
+        # the distance bound, which nothing beats.
+        fits = len(vlans) <= budget.max_vlans
+        peak, mean = _peak_and_mean(routes, host_count, cable_counts(topo))
+        minimal = routes
+        if not fits or peak > mean * (1 + 1e-9):
+            total = round(mean * 2 * topo.graph.number_of_edges())
+            routes = route_within_budget(topo, host_count, budget.max_vlans, minimal, fits, total)
+        if routes is minimal:
+            routes = R.Routes("budget", routes.parents, {"minimal": routes.algorithm, **routes.detail})
+        else:
+            vlans = pack_vlans(routes, host_switches, order)
+            assert len(vlans) <= budget.max_vlans
     routes.detail.update(max_vlans=budget.max_vlans, max_vlans_limit=budget.binding)
     return routes, vlans
 
