@@ -98,7 +98,7 @@ def test_bound_never_exceeds_the_optimum_on_random_graphs(case: tuple[nx.Graph, 
     assume(work(g, hosts, k) <= 50_000)
     optimum = budget_optimum(g, hosts, k)
     bounds = load_bounds(topology_of(g), hosts, k)
-    for part in (bounds.distance, bounds.switch, bounds.union, bounds.centroid, bounds.shared):
+    for part in (bounds.distance, bounds.switch, bounds.bridge, bounds.union, bounds.centroid, bounds.shared):
         assert part <= optimum * (1 + 1e-9)
 
 
@@ -153,3 +153,17 @@ def test_every_budget_plan_respects_its_bound(tmp_path_factory: pytest.TempPathF
     m = plan_from_file(write(tmp_path_factory.mktemp("b"), doc)).to_json()["metrics"]
     assert m["link_load_lower_bound_budget"] >= m["link_load_lower_bound"]
     assert m["max_link_load"] >= m["link_load_lower_bound_budget"] * (1 - 1e-6)
+
+
+@SETTINGS
+@given(n=st.integers(min_value=2, max_value=7), data=st.data())
+def test_bound_is_exact_on_tree_topologies(n: int, data: st.DataObject) -> None:
+    # A tree has one routing; every link is a bridge, and its load is h(A) h(B) / cables.
+    g = nx.Graph()
+    g.add_nodes_from(f"s{i}" for i in range(n))
+    for i in range(1, n):
+        g.add_edge(f"s{i}", f"s{data.draw(st.integers(0, i - 1))}", cables=data.draw(st.integers(1, 3)))
+    hosts = {v: data.draw(st.integers(0, 3)) for v in g.nodes}
+    assume(sum(1 for h in hosts.values() if h) >= 2)
+    for k in (1, 2, None):
+        assert budget_lower_bound(topology_of(g), hosts, k) == pytest.approx(budget_optimum(g, hosts, 1))

@@ -16,7 +16,9 @@ whose trees differ only in switches without hosts load the same links, so "k VLA
    together put at least D = sum h(s) h(t) dist(s, t) on the cables; spread perfectly over
    all 2 x cables directed cables: L >= D / (2 x cables).
 2. Switch (any routing): switch v sends h(v) (W - h(v)) through its own cables:
-   L >= h(v) (W - h(v)) / cables(v).
+   L >= h(v) (W - h(v)) / cables(v). Bridge (any routing): a link whose removal splits
+   the switches into A and B carries all h(A) h(B) of A's traffic to B: L >= h(A) h(B) /
+   cables of the link (exact on tree topologies).
 3. Union (k trees): only the links of the k trees carry traffic, at most k (n - 1) links:
    L >= D / (2 x cables of the k (n - 1) links with most cables).
 4. Centroid edge (k trees): every tree T has a centroid c, a switch whose removal leaves
@@ -58,18 +60,19 @@ class LoadBounds:
     """The separate bounds (loads per cable and direction); `best` is their maximum."""
     distance: float
     switch: float
+    bridge: float
     union: float
     centroid: float
     shared: float
 
     @property
     def best(self) -> float:
-        return max(self.distance, self.switch, self.union, self.centroid, self.shared)
+        return max(self.distance, self.switch, self.bridge, self.union, self.centroid, self.shared)
 
     @property
     def binding(self) -> str:
         """Which argument gives the bound (the first of equals, in the order above)."""
-        parts = {"distance": self.distance, "switch": self.switch, "union": self.union,
+        parts = {"distance": self.distance, "switch": self.switch, "bridge": self.bridge, "union": self.union,
                  "centroid": self.centroid, "shared": self.shared}
         return max(parts, key=lambda k: parts[k])
 
@@ -111,13 +114,14 @@ def load_bounds(topo: Topology, host_count: dict[str, int], k: int | None,
     cables = {frozenset((a, b)): d["cables"] for a, b, d in g.edges(data=True)}
     all_cables = sum(cables.values())
     if len(sources) < 2 or not all_cables:
-        return LoadBounds(0.0, 0.0, 0.0, 0.0, 0.0)
+        return LoadBounds(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     d_total = distance_sum(topo, host_count) if distance_total is None else distance_total
     distance = d_total / (2 * all_cables)
     switch = max(h * (total - h) / sum(d["cables"] for d in g[v].values())
                  for v, h in weights.items() if h)
+    bridge = _bridge_bound(g, weights, total)
     if k is None or k >= len(sources):
-        return LoadBounds(distance, switch, 0.0, 0.0, 0.0)
+        return LoadBounds(distance, switch, bridge, 0.0, 0.0, 0.0)
 
     n = len(topo.switches)
     union = 0.0
@@ -132,7 +136,24 @@ def load_bounds(topo: Topology, host_count: dict[str, int], k: int | None,
     centroid = _centroid_bound(g, weights, total, heaviest_group)
     biggest_group = math.ceil(len(sources) / k)
     shared = _shared_tree_bound(sources, total, biggest_group, max(cables.values()))
-    return LoadBounds(distance, switch, union, centroid, shared)
+    return LoadBounds(distance, switch, bridge, union, centroid, shared)
+
+
+def _bridge_bound(g: nx.Graph, weights: dict[str, int], total: int) -> float:
+    """Bound 2 for links whose removal disconnects the switches (every spanning tree, so
+    every depth-first tree, holds them; the side below one is its subtree)."""
+    if not nx.is_connected(g):
+        return 0.0
+    root = next(iter(g.nodes))
+    parent = nx.dfs_predecessors(g, root)
+    below = dict(weights)
+    for v in reversed(list(nx.dfs_preorder_nodes(g, root))[1:]):
+        below[parent[v]] += below[v]
+    best = 0.0
+    for a, b in nx.bridges(g):
+        x = below[b if parent.get(b) == a else a]
+        best = max(best, x * (total - x) / g[a][b]["cables"])
+    return best
 
 
 def _centroid_bound(g: nx.Graph, weights: dict[str, int], total: int, w: int) -> float:
