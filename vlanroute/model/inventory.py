@@ -122,7 +122,8 @@ class HostsSpec(Strict):
 
 class RoutingSpec(Strict):
     # budget: at most max_vlans spanning trees, routes may be longer than minimal (budget.py)
-    algorithm: Literal["dor", "shortest", "updown", "budget"] | None = None
+    # turns: deadlock-free by prohibited turns, balanced (routing/turns.py)
+    algorithm: Literal["dor", "shortest", "updown", "budget", "turns"] | None = None
     dimension_order: Literal["auto"] | list[Annotated[int, Field(ge=0)]] = "auto"
     first_vlan: VlanId = 101
     vlan_ids: list[VlanId] | None = None

@@ -12,6 +12,7 @@ from typing import Any
 
 from vlanroute.routing import routes as R
 from vlanroute.routing.budget import Budget, over_budget, vlan_budget
+from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.within_budget import route_within_budget
 from vlanroute.plan.invariants import check_limits, verify_plan
 from vlanroute.errors import PlanError, UserError
@@ -29,6 +30,7 @@ from vlanroute.routing.trees import arc_loads, max_load
 from vlanroute.plan.vlans import VlanGroup, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
+TURNS_PREVIEW = 256   # the deadlock warning plans routing.algorithm: turns up to this many switches
 
 
 @dataclass
@@ -136,8 +138,25 @@ def build_plan(inv: LoadedInventory) -> Plan:
                         f"between switches are longer than a shortest path (mean stretch {metrics.mean_stretch:.3f})")
     if not metrics.deadlock_free:
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
-                        "the network can deadlock under heavy load; routing.algorithm: updown is deadlock-free")
+                        "the network can deadlock under heavy load; routing.algorithm: turns is deadlock-free"
+                        + _turns_cost(topo, host_count, order, budget, metrics))
     return Plan(inv, topo, routes, vlans, hosts, switches, cables, metrics, settings, warnings)
+
+
+def _turns_cost(topo: Topology, host_count: dict[str, int], order: dict[str, int], budget: Budget,
+                metrics: Metrics) -> str:
+    """What routing.algorithm: turns would cost on this fabric, for the deadlock warning
+    (planned here up to TURNS_PREVIEW switches; beyond, the sentence says where to look)."""
+    if len(topo.switches) > TURNS_PREVIEW:
+        return (" (on tori about 1.6 to 1.8 times the lower bound on the max link load, up*/down* 5 to 14 times; "
+                "plan it to see its VLAN count)")
+    routes = turn_routes(topo, host_count)
+    vlans = pack_vlans(routes, {s for s, n in host_count.items() if n}, order)
+    peak = max(arc_loads(routes.parents, host_count, cable_counts(topo)).values(), default=0.0)
+    bound = metrics.link_load_lower_bound
+    fit = "" if len(vlans) <= budget.max_vlans else f", more than the {budget.max_vlans} that fit"
+    return (f" and needs {len(vlans)} VLANs here{fit}, with a max link load of {peak:g}"
+            + (f" (x{peak / bound:.3f} the lower bound; this plan x{metrics.max_link_load / bound:.3f})" if bound else ""))
 
 
 def _route_and_pack(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], order: dict[str, int],
@@ -158,6 +177,9 @@ def _route_and_pack(inv: LoadedInventory, topo: Topology, host_count: dict[str, 
                         fix="remove it, or set routing.algorithm: updown")
     if algorithm == "updown":
         routes = R.updown_routes(topo, R.updown_root(topo, spec.root, inv.file))
+        vlans = pack_vlans(routes, host_switches, order)
+    elif algorithm == "turns":
+        routes = turn_routes(topo, host_count)
         vlans = pack_vlans(routes, host_switches, order)
     else:
         routes, vlans = _minimal_routes(inv, topo, host_count, order, default if algorithm == "budget" else algorithm)
