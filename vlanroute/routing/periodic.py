@@ -69,7 +69,7 @@ def _grid(topo: Topology, host_count: dict[str, int]) -> tuple[tuple[int, ...], 
         return None                       # shifted copies load links alike only with equal hosts
     if topo.kind == "complete":
         dims: tuple[int, ...] = (len(topo.switches),)
-        coords = [(i,) for i in range(len(topo.switches))]
+        coords: list[tuple[int, ...]] = [(i,) for i in range(len(topo.switches))]
     else:
         assert topo.dims is not None
         dims = topo.dims

@@ -61,7 +61,7 @@ def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
         routes.detail = {"turns": "one hop"}
     elif topo.kind in ("torus", "ring", "mesh", "hyper-crossbar"):
         assert topo.dims is not None
-        candidates = []
+        candidates: list[tuple[float, int, Routes]] = []
         for order in dor_orders(topo.dims):
             if topo.kind in ("torus", "ring"):
                 r = cut_dor_routes(topo, order)
