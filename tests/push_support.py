@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import json
-import os
 from pathlib import Path
-import sys
 
 import yaml
 

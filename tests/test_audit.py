@@ -6,7 +6,6 @@ import networkx as nx
 import pytest
 
 from vlanroute.device.audit import parse_address_table
-from vlanroute.lab import FakeSwitchFarm
 
 from push_support import build_cluster, run, set_ssh_env
 
@@ -32,12 +31,6 @@ def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
                     nxt = nx.shortest_path(tree, s, host["switch"])[1]
                     tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
     return tables
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
 
 
 def test_audit_reports_exactly_the_missing_and_misplaced_entries(farm, tmp_path, monkeypatch,

@@ -16,9 +16,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from plancheck import check_plan, tree_path
-from test_plan_properties import connected_graphs, grid_graph
-from test_routing_quality import plan_loads
+from plancheck import check_plan, plan_loads, tree_path
+from topologies import connected_graphs, grid_graph
 from vlanroute.cli import main
 from vlanroute.plan.build import plan_from_file
 from vlanroute.model.platforms import PLATFORMS

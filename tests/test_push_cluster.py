@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from vlanroute.model.bridge import SwitchConfig
-from vlanroute.lab import FakeSwitchFarm
 from vlanroute.drivers import parse_config
 from vlanroute.model.platforms import PLATFORMS
 
@@ -30,12 +28,6 @@ def forwarding_view(cfg: SwitchConfig) -> dict:
 def parsed(name: str, platform: str, text: str) -> SwitchConfig:
     p = PLATFORMS[platform]
     return parse_config(p.family, text, switch=name, platform=p)
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
 
 
 def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypatch, capsys):

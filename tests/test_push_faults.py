@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.lab import Faults
 from vlanroute.lab.state import PortState
 
 from push_support import build_cluster, run, set_ssh_env
@@ -18,12 +18,6 @@ from push_support import build_cluster, run, set_ssh_env
 pytestmark = pytest.mark.timeout(300)
 ORDER = ["core1", "core2", "leaf1", "leaf2", "leaf3"]
 DESC = "PowerConnect 6248, 3.3.7.3, VxWorks 6.5"
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
 
 
 def seed_old_config(sw) -> str:  # type: ignore[no-untyped-def]

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import asyncssh
 import pytest
 
-from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.lab import Faults
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 
 from push_support import PASSWORD, REPO, USER, build_cluster, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
 
 
 def test_push_to_non_loopback_targets_is_refused_before_connecting(tmp_path, monkeypatch, capsys):

@@ -153,6 +153,7 @@ def _point_out_at_fake_switches(farm: FakeSwitchFarm, repo: Path, env: dict[str,
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.pip_install
 @pytest.mark.timeout(600)
 def test_readme_commands_run_as_written(tmp_path: Path) -> None:
     text = README.read_text()

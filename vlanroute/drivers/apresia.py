@@ -1,10 +1,10 @@
 """Parser for APRESIA AEOS configs (family `apresia-aeos`).
 
 The AEOS syntax in templates/switch/apresia-aeos.j2 is largely UNCONFIRMED (see the
-template header and docs/platforms.md); this parser accepts exactly that subset, plus the
-Cisco-like framing of `show running-config` (`!`, indented sub-lines, `end`). Hybrid
-ports play the role of the Dell general mode. Whether AEOS rejects hybrid commands on a
-port not in hybrid mode is unknown, so that is not enforced here.
+template header and docs/platforms/apresia-aeos.md); this parser accepts exactly that
+subset, plus the Cisco-like framing of `show running-config` (`!`, indented sub-lines,
+`end`). Hybrid ports play the role of the Dell general mode. Whether AEOS rejects hybrid
+commands on a port not in hybrid mode is unknown, so that is not enforced here.
 """
 
 from __future__ import annotations

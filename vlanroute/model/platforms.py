@@ -3,8 +3,8 @@
 Everything that differs between switch models lives here or in the model's template:
 port naming, the limits a plan is checked against, the netmiko device type, how to save,
 and the strings with which the CLI rejects a command. Each fact carries its confidence:
-C = confirmed in a source, P = partly confirmed, U = unconfirmed (see
-../shared/reference/switch-cli-facts.md and the template headers).
+C = confirmed in a source, P = partly confirmed, U = unconfirmed (see the evidence page of
+each family, docs/platforms/<family>.md, and the template headers).
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ def tie_goes_plus(rule: str, sc: tuple[int, ...], d: int, u: tuple[int, ...], fi
 
     `sc` is the source, `u` the switch where the route enters dimension `d`, `fixed` the
     dimensions already fixed before `d`. Balancing the two directions is what brings the
-    all-to-all load down to the lower bound (routing-literature.md section 2):
+    all-to-all load down to the lower bound (docs/method.md, "Load balance on tori"):
     - source-parity: parity of the source's own coordinate in `d`. Sources 2k and 2k+1 of
       a line then share one tree; exactly balanced on rings of size 4k.
     - branch-parity: parity of the coordinate sum of `u`: alternates between the parallel
