@@ -18,8 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from exhaustive_trees import budget_optimum, work  # noqa: E402
-from test_bounds import PATTERNS, SMALL, topology_of  # noqa: E402
+from exhaustive_trees import PATTERNS, SMALL, budget_optimum, topology_of, work  # noqa: E402
 from vlanroute.routing.bounds import load_bounds  # noqa: E402
 
 

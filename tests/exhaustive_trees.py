@@ -17,6 +17,8 @@ import math
 import networkx as nx
 import numpy as np
 
+from vlanroute.model.topology import Topology
+
 
 def spanning_trees(g: nx.Graph) -> list[list[tuple[str, str]]]:
     nodes = list(g.nodes)
@@ -93,3 +95,29 @@ def work(g: nx.Graph, hosts: dict[str, int], k: int) -> int:
     sources = sum(1 for s in g.nodes if hosts.get(s, 0))
     k = min(k, max(1, round(n_trees)), max(1, sources))
     return math.comb(round(n_trees), k) * k ** sources
+
+
+def topology_of(g: nx.Graph) -> Topology:
+    """A vlanroute Topology with the graph's nodes and `cables` parallel cables per edge."""
+    mg = nx.MultiGraph()
+    names = [str(v) for v in g.nodes]
+    for i, v in enumerate(names):
+        mg.add_node(v, index=i)
+    for a, b, d in g.edges(data=True):
+        for _ in range(d.get("cables", 1)):
+            mg.add_edge(str(a), str(b))
+    return Topology("custom", None, mg, names, {n: None for n in names}, {})
+
+
+def named(g: nx.Graph) -> nx.Graph:
+    return nx.relabel_nodes(g, {v: f"s{i}" for i, v in enumerate(g.nodes)})
+
+
+# The tiny graphs of tests/test_bounds.py and bench/bounds.py, and their host patterns.
+SMALL = {
+    "ring4": named(nx.cycle_graph(4)), "ring5": named(nx.cycle_graph(5)), "ring6": named(nx.cycle_graph(6)),
+    "K4": named(nx.complete_graph(4)), "K5": named(nx.complete_graph(5)),
+    "mesh2x3": named(nx.grid_2d_graph(2, 3)), "torus2x3": named(nx.grid_2d_graph(2, 3, periodic=True)),
+    "mesh3x3": named(nx.grid_2d_graph(3, 3)), "torus3x3": named(nx.grid_2d_graph(3, 3, periodic=True)),
+}
+PATTERNS = {"one": lambda i: 1, "two": lambda i: 2, "uneven": lambda i: 1 + i % 3}

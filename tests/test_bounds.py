@@ -13,42 +13,29 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+import yaml
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from exhaustive_trees import budget_optimum, work
+from exhaustive_trees import PATTERNS, SMALL, budget_optimum, topology_of, work
 from vlanroute.model.hosts import build_hosts
 from vlanroute.model.inventory import load_inventory
 from vlanroute.model.topology import Topology, build_topology
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.bounds import budget_lower_bound, load_bounds
-from test_budget import torus_doc, write
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def topology_of(g: nx.Graph) -> Topology:
-    """A vlanroute Topology with the graph's nodes and `cables` parallel cables per edge."""
-    mg = nx.MultiGraph()
-    names = [str(v) for v in g.nodes]
-    for i, v in enumerate(names):
-        mg.add_node(v, index=i)
-    for a, b, d in g.edges(data=True):
-        for _ in range(d.get("cables", 1)):
-            mg.add_edge(str(a), str(b))
-    return Topology("custom", None, mg, names, {n: None for n in names}, {})
+def write(tmp: Path, doc: dict) -> Path:
+    p = tmp / "inv.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    return p
 
 
-def named(g: nx.Graph) -> nx.Graph:
-    return nx.relabel_nodes(g, {v: f"s{i}" for i, v in enumerate(g.nodes)})
-
-
-SMALL = {
-    "ring4": named(nx.cycle_graph(4)), "ring5": named(nx.cycle_graph(5)), "ring6": named(nx.cycle_graph(6)),
-    "K4": named(nx.complete_graph(4)), "K5": named(nx.complete_graph(5)),
-    "mesh2x3": named(nx.grid_2d_graph(2, 3)), "torus2x3": named(nx.grid_2d_graph(2, 3, periodic=True)),
-    "mesh3x3": named(nx.grid_2d_graph(3, 3)), "torus3x3": named(nx.grid_2d_graph(3, 3, periodic=True)),
-}
-PATTERNS = {"one": lambda i: 1, "two": lambda i: 2, "uneven": lambda i: 1 + i % 3}
+def grid_doc(kind: str, dims: list[int], per_switch: int, **routing: object) -> dict:
+    return {"name": "t", "platform": "linux-bridge", "topology": {"kind": kind, "dims": dims},
+            "hosts": {"per_switch": per_switch}, "routing": dict(routing),
+            "settings": {"learning": {"pool": "10.0.0.0/8"}}}
 
 
 def small_cases() -> list[tuple[str, str, int]]:
@@ -112,9 +99,7 @@ def test_bound_falls_as_the_budget_grows(case: tuple[nx.Graph, dict[str, int]]) 
 
 
 def grid_topology(tmp: Path, kind: str, dims: list[int], per_switch: int) -> tuple[Topology, dict[str, int]]:
-    doc = {"name": "t", "platform": "linux-bridge", "topology": {"kind": kind, "dims": dims},
-           "hosts": {"per_switch": per_switch}, "settings": {"learning": {"pool": "10.0.0.0/8"}}}
-    inv = load_inventory(write(tmp, doc))
+    inv = load_inventory(write(tmp, grid_doc(kind, dims, per_switch)))
     topo = build_topology(inv)
     count = {s: 0 for s in topo.switches}
     for h in build_hosts(inv, topo):
@@ -149,7 +134,7 @@ def test_hand_derived_values_on_large_grids(tmp_path: Path) -> None:
 def test_every_budget_plan_respects_its_bound(tmp_path_factory: pytest.TempPathFactory, kind: str, dims: list[int],
                                               per_switch: int, k: int) -> None:
     topology = {"kind": kind, "dims": dims} if kind != "ring" else {"kind": "ring", "size": max(3, dims[0])}
-    doc = {**torus_doc(dims, per_switch, algorithm="budget", max_vlans=k), "topology": topology}
+    doc = {**grid_doc(kind, dims, per_switch, algorithm="budget", max_vlans=k), "topology": topology}
     m = plan_from_file(write(tmp_path_factory.mktemp("b"), doc)).to_json()["metrics"]
     assert m["link_load_lower_bound_budget"] >= m["link_load_lower_bound"]
     assert m["max_link_load"] >= m["link_load_lower_bound_budget"] * (1 - 1e-6)

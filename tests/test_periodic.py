@@ -16,9 +16,8 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
-from plancheck import check_plan
-from test_plan_properties import grid_graph, write
-from test_routing_quality import plan_loads
+from plancheck import check_plan, plan_loads
+from topologies import grid_graph
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.periodic import block_shape
 
@@ -41,6 +40,12 @@ def test_block_shapes_of_the_bench_cases() -> None:
     assert block_shape((16, 16), 64) == (2, 2)
     assert block_shape((16, 16), 20) == (4, 4)          # 16 blocks: no shape gives 17..20
     assert sorted(block_shape((8, 8, 8), 16)) == [2, 4, 4]
+
+
+def write(tmp: Path, doc: dict) -> Path:
+    p = tmp / "inv.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    return p
 
 
 def torus_doc(dims: list[int], per_switch: int, k: int | None) -> dict:
@@ -76,6 +81,7 @@ def test_periodic_plan_loads_every_shift_of_a_link_alike(tmp_path: Path) -> None
         assert len(v["sources"]) == 4 and len(xs) == len(ys) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k,most", [(64, 1.15), (16, 1.8)])
 def test_16x16_torus_budget_targets(tmp_path: Path, k: int, most: float) -> None:
     # Issue 15: within 1.15 of the distance bound at 64 VLANs, 1.8 at 16.

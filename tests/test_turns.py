@@ -9,21 +9,30 @@ every route reaches every switch and that each source's routes are one tree.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import networkx as nx
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from plancheck import check_plan, tree_path
-from test_plan_properties import connected_graphs, grid_dims, grid_graph, write
-from test_routing_quality import plan_loads
+from plancheck import check_plan, plan_loads, tree_path
+from topologies import connected_graphs, grid_graph
 from vlanroute.cli import main
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.turns import cut_line
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 INV = Path(__file__).resolve().parent.parent / "inventories"
+grid_dims = st.lists(st.integers(min_value=1, max_value=5), min_size=1, max_size=3).filter(
+    lambda d: 2 <= math.prod(d) <= 40)
+
+
+def write(tmp: Path, doc: dict) -> Path:
+    p = tmp / "inv.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    return p
 
 
 def dependency_graph(plan: dict) -> nx.DiGraph:
@@ -116,7 +125,7 @@ def torus_doc(dims: list[int], algorithm: str) -> dict:
             "settings": {"learning": {"pool": "10.0.0.0/8"}}}
 
 
-@pytest.mark.parametrize("dims", [[8, 8], [16, 16]])
+@pytest.mark.parametrize("dims", [[8, 8], pytest.param([16, 16], marks=pytest.mark.slow)])
 def test_turns_carries_at_most_half_of_updowns_max_load_on_tori(tmp_path: Path, dims: list[int]) -> None:
     turns = plan_from_file(write(tmp_path, torus_doc(dims, "turns"))).to_json()
     updown = plan_from_file(write(tmp_path, torus_doc(dims, "updown"))).to_json()
