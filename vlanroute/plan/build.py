@@ -136,6 +136,10 @@ def build_plan(inv: LoadedInventory) -> Plan:
     if routes.algorithm == "budget" and metrics.non_minimal_routes:
         warnings.append(f"routing within {routes.detail.get('max_vlans')} VLANs: {metrics.non_minimal_routes} routes "
                         f"between switches are longer than a shortest path (mean stretch {metrics.mean_stretch:.3f})")
+    if routes.algorithm in ("updown", "turns") and not metrics.deadlock_free:
+        raise PlanError(f"routing.algorithm {routes.algorithm} promises deadlock-free routes, but their channel "
+                        "dependency graph has a cycle (a vlanroute bug)", file=file, field="routing.algorithm",
+                        fix="please report it; meanwhile use another algorithm")
     if not metrics.deadlock_free:
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
                         "the network can deadlock under heavy load; routing.algorithm: turns is deadlock-free"
