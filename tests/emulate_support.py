@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.render.write import RenderOptions, render_to_dir
 
 
 def render(inventory: Path | str, outdir: Path, *sets: str, learning_method: str | None = None) -> Path:
     plan = plan_from_file(str(inventory), sets)
-    platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
     # verify=True: the rendered linux-bridge scripts are parsed back and simulated first.
-    result = render_to_dir(plan.to_json(), outdir, platform_lookup(platforms),
+    result = render_to_dir(plan.to_document(), outdir,
                            RenderOptions(learning_method=learning_method, verify=True))
     assert result.verified
     return outdir

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from render_fixtures import PORTS, ring3_plan
+from render_fixtures import PORTS, document, ring3_plan
 from vlanroute.model.platforms import PLATFORMS
-from vlanroute.render.write import RenderOptions, platform_lookup, render_files
+from vlanroute.render.write import RenderOptions, render_files
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -70,7 +70,7 @@ def test_the_evidence_page_names_every_command_the_template_renders(platform: st
     page = (ROOT / "docs" / "platforms" / f"{PLATFORMS[platform].family}.md").read_text()
     stems: set[str] = set()
     for settings in ({}, {"eee": True, "flow_control": False}):
-        files = render_files(ring3_plan(platform, **settings), platform_lookup(), RenderOptions())
+        files = render_files(document(ring3_plan(platform, **settings)), RenderOptions())
         for name, text in files.items():
             if name.startswith("switches/"):
                 stems |= {command_stem(line) for line in text.splitlines()

@@ -12,7 +12,7 @@ from vlanroute.lab import FakeSwitchFarm, Faults
 from vlanroute.lab.cli import Interpreter
 from vlanroute.lab.server import PC6248_PORTS
 from vlanroute.lab.state import SwitchState
-from vlanroute.drivers import parse_config
+from vlanroute.drivers import family_of, parse_config
 from vlanroute.model.platforms import POWERCONNECT_6248
 
 pytestmark = pytest.mark.timeout(60)
@@ -63,8 +63,7 @@ def test_running_config_round_trips_through_the_parser():
           "switchport general allowed vlan add 101-104 untagged", "switchport general pvid 102",
           "switchport general allowed vlan remove 1", "exit", "no spanning-tree",
           "bridge aging-time 1000000", "end")
-    cfg = parse_config("powerconnect-62xx", it.execute("show running-config").output,
-                       switch="sw1", platform=POWERCONNECT_6248)
+    cfg = parse_config(POWERCONNECT_6248, it.execute("show running-config").output, switch="sw1")
     assert cfg.vlans == {1, 101, 102, 103, 104}
     assert not cfg.stp_global_enabled and cfg.aging_time == 1_000_000
     lag = cfg.lags[2]
@@ -145,7 +144,7 @@ def test_push_session_pages_through_a_switch_that_ignores_paging_off(tmp_path):
         for n in range(1, 49):
             sw.state.ports[f"1/g{n}"].stp_disabled = True
         known = farm.write_known_hosts(tmp_path / "known_hosts")
-        session = SwitchSession(POWERCONNECT_6248, sw.host, sw.port, Credentials("admin", "pw"),
+        session = SwitchSession(family_of(POWERCONNECT_6248).cli, sw.host, sw.port, Credentials("admin", "pw"),
                                 HostKeyPolicy(known_hosts=known))
         text = session.running_config()
         session.close()

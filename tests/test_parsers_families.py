@@ -10,7 +10,7 @@ import pytest
 
 from vlanroute.cli import main
 from vlanroute.errors import UserError
-from vlanroute.drivers import PARSERS, parse_config
+from vlanroute.drivers import FAMILIES
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.verify.configs import verify_outdir
 
@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse(family: str, platform: str, text: str):
-    return parse_config(family, text, switch="s1", platform=PLATFORMS[platform], source="switches/s1.cfg")
+    return FAMILIES[family].parse(text, switch="s1", platform=PLATFORMS[platform], source="switches/s1.cfg")
 
 
 def test_every_template_family_has_a_parser() -> None:
     families = {p.stem for p in (ROOT / "templates" / "switch").glob("*.j2")}
-    assert families <= set(PARSERS)
+    assert families <= set(FAMILIES)
 
 
 # --- Dell OS6 --------------------------------------------------------------------------------

@@ -6,15 +6,16 @@ import pytest
 from hypothesis import given, strategies as st
 
 from vlanroute.errors import UserError
-from vlanroute.drivers import PARSERS, parse_config
+from vlanroute.drivers import FAMILIES
+from vlanroute.model.bridge import LagPort
 from vlanroute.model.platforms import PLATFORMS
 
 PC6248 = PLATFORMS["powerconnect-6248"]
 
 
 def parse(text: str):
-    return parse_config("powerconnect-62xx", text, switch="sw1", platform=PC6248,
-                        source="switches/sw1.cfg")
+    return FAMILIES["powerconnect-62xx"].parse(text, switch="sw1", platform=PC6248,
+                                               source="switches/sw1.cfg")
 
 
 RENDERED = """\
@@ -99,7 +100,7 @@ exit
 
 
 def test_dispatcher_has_powerconnect() -> None:
-    assert "powerconnect-62xx" in PARSERS
+    assert "powerconnect-62xx" in FAMILIES
 
 
 def test_rendered_subset() -> None:
@@ -116,10 +117,10 @@ def test_rendered_subset() -> None:
     lag = cfg.lags[1]
     assert lag.members == ["1/g45", "1/g46"]
     assert (lag.untagged, lag.tagged, lag.stp_enabled, lag.hash_mode) == (set(), {101, 103}, False, "6")
-    assert cfg.effective("1/g46") is lag and cfg.logical_port("1/g46") == "ch1"
+    assert cfg.effective("1/g46") is lag and cfg.logical_port("1/g46") == LagPort(1)
     # the member's own settings stay the factory ones, the LAG's forward
     assert cfg.ports["1/g46"].untagged == {1}
-    assert set(cfg.bridge_ports()) == {f"1/g{i}" for i in range(1, 45)} | {f"1/g{i}" for i in (47, 48)} | {"ch1"}
+    assert set(cfg.bridge_ports()) == {f"1/g{i}" for i in range(1, 45)} | {f"1/g{i}" for i in (47, 48)} | {LagPort(1)}
 
 
 def test_running_config_form_equals_rendered_state() -> None:

@@ -26,8 +26,7 @@ def forwarding_view(cfg: SwitchConfig) -> dict:
 
 
 def parsed(name: str, platform: str, text: str) -> SwitchConfig:
-    p = PLATFORMS[platform]
-    return parse_config(p.family, text, switch=name, platform=p)
+    return parse_config(PLATFORMS[platform], text, switch=name)
 
 
 def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypatch, capsys):

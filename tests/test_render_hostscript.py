@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from render_fixtures import ring3_plan
-from vlanroute.render.write import RenderOptions, platform_lookup, render_files
+from render_fixtures import document, ring3_plan
+from vlanroute.render.write import RenderOptions, render_files
 
 FAKEBIN = Path(__file__).parent / "fakebin"
 MUTATING = ("ip link add", "ip link set", "ip link del", "ip addr add", "vconfig add", "vconfig rem")
@@ -61,7 +61,7 @@ class Host:
 
 
 def _script(host: str = "node004", method: str | None = None) -> str:
-    return render_files(ring3_plan(), platform_lookup(), RenderOptions(learning_method=method))[f"hosts/{host}.sh"]
+    return render_files(document(ring3_plan()), RenderOptions(learning_method=method))[f"hosts/{host}.sh"]
 
 
 def _mutations(calls: list[str]) -> list[str]:
@@ -70,7 +70,7 @@ def _mutations(calls: list[str]) -> list[str]:
 
 def test_every_host_script_is_valid_posix_sh(tmp_path: Path) -> None:
     for method in ("ip-link", "vconfig", "raw"):
-        files = render_files(ring3_plan(), platform_lookup(), RenderOptions(learning_method=method))
+        files = render_files(document(ring3_plan()), RenderOptions(learning_method=method))
         for rel, text in files.items():
             if rel.startswith("hosts/"):
                 path = tmp_path / "x.sh"

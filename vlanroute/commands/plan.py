@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.console import Console
 from rich.table import Table
@@ -20,7 +18,7 @@ def command(inventory: str, as_json: bool, sets: tuple[str, ...]) -> int:
     """Plan the VLAN routing of INVENTORY and verify it."""
     plan = plan_from_file(inventory, sets)
     if as_json:
-        click.echo(json.dumps(plan.to_json(), indent=1))
+        click.echo(plan.to_document().to_json_text(), nl=False)
         return 0
     print_summary(plan, Console())
     return 0

@@ -12,9 +12,9 @@ from rich.table import Table
 
 from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options
-from vlanroute.device.push import (ROLLBACK_FAILED, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult,
-                            check_families)
-from vlanroute.device.targets import check_loopback, load_plan, select_targets
+from vlanroute.bundle.reader import read_plan
+from vlanroute.device.push import ROLLBACK_FAILED, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult
+from vlanroute.device.targets import check_loopback, select_targets
 
 
 class RichUI(PushUI):
@@ -90,10 +90,12 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
     Every switch is backed up to OUTDIR/backups/ first; a failed switch is rolled back.
     """
-    plan = load_plan(outdir)
-    targets = select_targets(outdir, plan, switches, need_config=True)
+    doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
+    selection = select_targets(outdir, doc, switches, action="push")   # refuses non-push families
+    targets = selection.targets
     check_loopback(targets)                     # before credentials, before any connection
-    check_families(targets)
+    for note in selection.notes:
+        click.echo(f"note: {note}", err=True)
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
     out, err = Console(), Console(stderr=True)

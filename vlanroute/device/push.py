@@ -21,19 +21,13 @@ from pathlib import Path
 import threading
 import time
 
-from vlanroute.model.bridge import SwitchConfig
+from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
 from vlanroute.device.credentials import Credentials
 from vlanroute.errors import UserError
-from vlanroute.drivers import parse_config
-from vlanroute.drivers.pc_delta import canonical_lines, delta_commands, port_fixups
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                   SessionError, SwitchSession)
 from vlanroute.device.targets import Target
-
-# Families push can drive: it needs a parser (vlanroute.drivers) and a command generator
-# for removals and rollback (vlanroute.drivers.pc_delta speaks PowerConnect 62xx only).
-PUSH_FAMILIES = ("powerconnect-62xx",)
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
@@ -75,24 +69,14 @@ class PushOptions:
     host_keys: HostKeyPolicy = HostKeyPolicy()
 
 
-def check_families(targets: list[Target]) -> None:
-    """Refuse the run before connecting if a switch's family cannot be pushed safely."""
-    bad = [f"{t.name} ({t.platform.family})" for t in targets
-           if t.platform.family not in PUSH_FAMILIES]
-    if bad:
-        raise UserError(f"push cannot roll back these platform families yet: {', '.join(bad)}",
-                        field="switches.*.platform",
-                        fix="apply their rendered configs by hand, or leave them out with "
-                            "--switch; push supports: " + ", ".join(PUSH_FAMILIES))
-
-
 def _now_stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
 def write_backup(outdir: Path, switch: str, text: str) -> Path:
     """OUTDIR/backups/<switch>-<UTC time>.cfg, readable by the owner only (running configs
-    hold password hashes and SNMP communities)."""
+    hold password hashes and SNMP communities). `switch` is a name from the validated plan
+    document (no '/', no leading dot), so the file stays in OUTDIR/backups."""
     folder = outdir / "backups"
     folder.mkdir(exist_ok=True)
     path = folder / f"{switch}-{_now_stamp()}.cfg"
@@ -100,12 +84,6 @@ def write_backup(outdir: Path, switch: str, text: str) -> Path:
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
     return path
-
-
-def config_commands(text: str) -> list[str]:
-    """The lines of a rendered file that are sent: no comments, no blank lines."""
-    return [line.strip() for line in text.splitlines()
-            if line.strip() and not line.lstrip().startswith("!")]
 
 
 @dataclass
@@ -118,8 +96,11 @@ class Prepared:
 
 
 def _parse(target: Target, text: str, source: str) -> SwitchConfig:
-    return parse_config(target.platform.family, text, switch=target.name,
-                        platform=target.platform, source=source)
+    return target.family.parse(text, switch=target.name, platform=target.platform, source=source)
+
+
+def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
+    return [line.text for line in target.family.canonical_lines(cfg)]
 
 
 def prepare(target: Target, running_text: str) -> Prepared:
@@ -128,54 +109,47 @@ def prepare(target: Target, running_text: str) -> Prepared:
     The prediction parses the running config followed by the commands, which is what the
     switch does with them. Removals that the rendered file cannot know about (old VLANs on
     managed ports) are added from the difference to the rendered model."""
+    family = target.family
     rendered_text = target.config_path.read_text()
-    roles = PortRoles.from_plan(target.doc)
+    roles = PortRoles.from_plan(target.switch)
     rendered = _parse(target, rendered_text, str(target.config_path))
     running = _parse(target, running_text, f"{target.name} running-config")
-    base = config_commands(rendered_text)
-    check_order(base, roles)
+    base = family.config_commands(rendered_text)
+    check_order(base, roles, family)
     first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction")
-    lag_members = {p for p, d in target.doc.get("ports", {}).items() if d["role"] == "lag-member"}
-    host_fix = port_fixups(first, rendered, set(roles.host))
-    inter_fix = port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
-    commands = insert_fixups(base, roles, host_fix, inter_fix)
+    lag_members: set[PortRef] = {p for p, d in target.switch.ports.items() if d.role == "lag-member"}
+    host_fix = family.port_fixups(first, rendered, set(roles.host))
+    inter_fix = family.port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
+    commands = insert_fixups(base, roles, family, host_fix, inter_fix)
     predicted = _parse(target, running_text + "\n" + "\n".join(commands),
                        f"{target.name} prediction")
-    missing = _plan_view(rendered, roles, rendered.vlans) != _plan_view(predicted, roles,
-                                                                         rendered.vlans)
-    if missing:
+    wanted = rendered.vlans
+    if _plan_view(target, rendered, roles, wanted) != _plan_view(target, predicted, roles, wanted):
         raise UnsafeOrder("the commands would not reach the rendered config on the managed "
                           "ports (a bug): refusing to push")
-    before, after = canonical_lines(running), canonical_lines(predicted)
+    before, after = _canonical(target, running), _canonical(target, predicted)
     diff = list(difflib.unified_diff(before, after, f"{target.name} running-config",
                                      f"{target.name} after push", lineterm="", n=0))
     return Prepared(running_text, running, predicted, commands, diff)
 
 
-def _plan_view(cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
+def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
     """The part of a config the plan decides: its VLANs, globals and the forwarding
-    settings of managed ports (a LAG member counts only by its LAG)."""
+    settings of managed ports (a LAG member counts only by its LAG membership)."""
     keep = [str(sorted(vlans & cfg.vlans)), str((cfg.stp_global_enabled, cfg.aging_time,
                                                  cfg.flow_control))]
-    for name, line in _named_lines(cfg):
-        if name not in roles.managed:
+    members: set[str] = set()
+    for line in target.family.canonical_lines(cfg):
+        port = line.port
+        if port is None or port not in roles.managed:
             continue
-        if not name.startswith("ch") and cfg.ports[name].lag is not None:
-            if line.startswith("channel-group"):
-                keep.append(f"{name}: {line}")
+        if not isinstance(port, LagPort) and cfg.ports[port].lag is not None:
+            if port not in members:
+                members.add(port)
+                keep.append(f"{port}: member of LAG {cfg.ports[port].lag}")
         else:
-            keep.append(f"{name}: {line}")
+            keep.append(line.text)
     return keep
-
-
-def _named_lines(cfg: SwitchConfig) -> list[tuple[str, str]]:
-    out = []
-    for line in canonical_lines(cfg):
-        if line.startswith("interface "):
-            head, rest = line.split(": ", 1)
-            name = head.split()[-1]
-            out.append((f"ch{name}" if name.isdigit() else name, rest))
-    return out
 
 
 class Pusher:
@@ -217,7 +191,7 @@ class Pusher:
         return res
 
     def _session(self, target: Target) -> SwitchSession:
-        return self._connect(target.platform, target.host, target.port, self.creds,
+        return self._connect(target.cli, target.host, target.port, self.creds,
                              self.options.host_keys)
 
     def _push(self, target: Target, expected: list[str] | None) -> SwitchResult:
@@ -239,7 +213,7 @@ class Pusher:
                 res.message = f"not changed: {text}"
                 return res
             res.diff = prep.diff
-            res.running_canonical = canonical_lines(prep.running)
+            res.running_canonical = _canonical(target, prep.running)
             if expected is not None and res.running_canonical != expected:
                 res.message = ("not changed: the running config changed since the diff was "
                                "shown; run push again")
@@ -272,9 +246,9 @@ class Pusher:
                 self.ui.advance(name)
             self.ui.status(name, "checking")
             after = _parse(target, session.running_config(), f"{name} running-config")
-            if canonical_lines(after) != canonical_lines(prep.predicted):
-                extra = [d for d in difflib.unified_diff(canonical_lines(prep.predicted),
-                                                         canonical_lines(after), lineterm="", n=0)
+            if _canonical(target, after) != _canonical(target, prep.predicted):
+                extra = [d for d in difflib.unified_diff(_canonical(target, prep.predicted),
+                                                         _canonical(target, after), lineterm="", n=0)
                          if d[:1] in "+-" and d[:3] not in ("+++", "---")]
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
@@ -318,7 +292,7 @@ class Pusher:
                 return res
             try:
                 current = _parse(target, session.running_config(), f"{name} running-config")
-                undo = delta_commands(current, prep.running)
+                undo = target.family.delta_commands(current, prep.running)
                 for command in undo:
                     session.run(command)
                     res.commands_sent += 1
@@ -329,7 +303,7 @@ class Pusher:
                 res.message = (f"{problem}; rollback failed ({text}): the switch may be "
                                f"HALF-APPLIED, restore it from {res.backup}")
                 return res
-            if canonical_lines(back) != canonical_lines(prep.running):
+            if _canonical(target, back) != _canonical(target, prep.running):
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; after rollback the running config still differs "
                                f"from {res.backup}: restore it by hand")

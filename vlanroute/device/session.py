@@ -2,9 +2,10 @@
 
 Commands are sent one at a time and each reply is read up to the next prompt, so a
 rejected command is caught before the next one is sent (netmiko's send_config_set would
-send the whole batch first). The save command's `(y/n)` question is answered with the
-platform's single key; netmiko's default save_config would wait for a prompt that never
-comes on a PowerConnect 62xx.
+send the whole batch first). What differs between CLIs (netmiko device type, the strings
+that mean "rejected", the save dialog) comes from the family's CliDialog
+(vlanroute.drivers.family): the 62xx save command's `(y/n)` question is answered with one
+key; netmiko's default save_config would wait for a prompt that never comes there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from netmiko.exceptions import (NetmikoAuthenticationException, NetmikoTimeoutEx
                                 ReadException, ReadTimeout)
 
 from vlanroute.device.credentials import Credentials
-from vlanroute.model.platforms import Platform
+from vlanroute.drivers.family import CliDialog
 
 CONNECT_TIMEOUT_S = 15.0
 COMMAND_TIMEOUT_S = 60.0       # `vlan` commands may take long on a real 62xx
@@ -56,13 +57,12 @@ _LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
 
 
 class SwitchSession:
-    def __init__(self, platform: Platform, host: str, port: int, creds: Credentials,
+    def __init__(self, cli: CliDialog, host: str, port: int, creds: Credentials,
                  host_keys: HostKeyPolicy) -> None:
-        assert platform.netmiko_device_type is not None
-        self.platform = platform
-        self._errors = [re.compile(p, re.MULTILINE) for p in platform.error_patterns]
+        self.cli = cli
+        self._errors = [re.compile(p, re.MULTILINE) for p in cli.error_patterns]
         params: dict[str, object] = dict(
-            device_type=platform.netmiko_device_type, host=host, port=port,
+            device_type=cli.netmiko_device_type, host=host, port=port,
             username=creds.username, password=creds.password or "",
             use_keys=creds.key_file is not None, allow_agent=False,
             key_file=str(creds.key_file) if creds.key_file else None,
@@ -83,8 +83,8 @@ class SwitchSession:
         self._prompt_re = re.compile(base + r"(?:\([^)\r\n]*\))?[#>]\s*$")
         self.commands_sent = 0
         self._conn.clear_buffer()
-        # dell_os6 sends only `terminal length 0`; the 62xx pager is also `terminal datadump`.
-        self.run("terminal datadump", check=False)
+        for command in cli.session_setup:
+            self.run(command, check=False)
 
     def _alive(self) -> bool:
         chan = self._conn.remote_conn
@@ -143,9 +143,8 @@ class SwitchSession:
         return self.run("show running-config", check=False)
 
     def save(self) -> str:
-        """Copy running to startup config, answering the platform's question if it asks."""
-        p = self.platform
-        assert p.save_command is not None
+        """Copy running to startup config, answering the CLI's question if it asks."""
+        p = self.cli
         self.run("end", check=False)
         if p.save_confirm:
             self._conn.write_channel(p.save_command + self._conn.RETURN)

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import ipaddress
-import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
+from vlanroute.bundle.document import PlanDocument, SwitchDoc
+from vlanroute.bundle.platforms import resolve_platforms
+from vlanroute.drivers import family_of
+from vlanroute.drivers.family import CliDialog, Family
 from vlanroute.errors import UserError
 from vlanroute.model.platforms import PLATFORMS, Platform
 
@@ -31,8 +34,16 @@ class Target:
     host: str
     port: int
     platform: Platform
-    doc: dict[str, Any]              # plan.json switches.<name>
+    family: Family
+    cli: CliDialog
+    switch: SwitchDoc                # plan.json switches.<name>
     config_path: Path                # OUTDIR/switches/<name>.cfg
+
+
+@dataclass(frozen=True)
+class Selection:
+    targets: list[Target]
+    notes: list[str]                 # platforms guessed from their family (old plan.json)
 
 
 def loopback_guard_active() -> bool:
@@ -61,50 +72,47 @@ def check_loopback(targets: list[Target]) -> None:
                             "on 127.0.0.x; unset the guard only on a real management host")
 
 
-def load_plan(outdir: Path) -> dict[str, Any]:
-    path = outdir / "plan.json"
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{path} does not exist", file=str(outdir),
-                        fix="render first: vlanroute render INVENTORY -o OUTDIR") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not valid JSON: {exc}", file=str(path),
-                        fix="render the OUTDIR again") from None
-    if not isinstance(doc, dict) or doc.get("format") != "vlanroute-plan/1":
-        raise UserError("not a vlanroute-plan/1 document", file=str(path), field="format",
-                        fix="render the OUTDIR again with this version of vlanroute")
-    return doc
-
-
-def select_targets(outdir: Path, plan: dict[str, Any], names: tuple[str, ...],
-                   *, need_config: bool) -> list[Target]:
-    switches: dict[str, Any] = plan.get("switches", {})
-    unknown = [n for n in names if n not in switches]
+def select_targets(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
+                   *, action: Literal["push", "audit"]) -> Selection:
+    """The switches to talk to, each with its platform resolved from plan.json (a derived
+    platform works wherever its base platform's family works) and its family. Everything
+    that would stop the run is refused here, before any connection is opened."""
+    plan_file = str(outdir / "plan.json")
+    unknown = [n for n in names if n not in doc.switches]
     if unknown:
         raise UserError(f"unknown switch {', '.join(unknown)}", field="--switch",
-                        fix="choose from: " + ", ".join(sorted(switches)))
+                        fix="choose from: " + ", ".join(sorted(doc.switches)))
+    resolved = resolve_platforms(doc, source=plan_file)
+    chosen = names or tuple(sorted(doc.switches))
+    if action == "push":
+        bad = [f"{n} ({resolved.by_switch[n].family})" for n in chosen
+               if not family_of(resolved.by_switch[n]).capabilities.push]
+        if bad:
+            # Exactly the platforms push drives: built in, or derived in this plan.
+            pushable = sorted(n for n, p in {**PLATFORMS, **resolved.used()}.items()
+                              if family_of(p).capabilities.push)
+            raise UserError(f"push cannot roll back these platform families yet: {', '.join(bad)}",
+                            file=plan_file, field="switches.*.platform",
+                            fix="apply their rendered configs by hand, or leave them out with "
+                                "--switch; push supports: " + ", ".join(pushable))
     targets = []
-    for name in (names or tuple(sorted(switches))):
-        doc = switches[name]
-        platform = PLATFORMS.get(doc.get("platform", ""))
-        if platform is None:
-            raise UserError(f"platform {doc.get('platform')!r} has no built-in descriptor",
-                            file=str(outdir / "plan.json"), field=f"switches.{name}.platform",
-                            fix="push supports: " + ", ".join(
-                                n for n, p in sorted(PLATFORMS.items()) if p.netmiko_device_type))
-        if platform.netmiko_device_type is None:
-            raise UserError(f"{platform.name} is not managed over SSH (no netmiko device type)",
-                            field=f"switches.{name}.platform",
+    for name in chosen:
+        spec = doc.switches[name]
+        platform = resolved.by_switch[name]
+        family = family_of(platform)
+        if family.cli is None:
+            raise UserError(f"{platform.name} ({family.name}) is not managed over SSH",
+                            file=plan_file, field=f"switches.{name}.platform",
                             fix="apply its config with the rendered script instead")
-        if not doc.get("mgmt"):
-            raise UserError(f"switch {name} has no management address",
-                            file=str(outdir / "plan.json"), field=f"switches.{name}.mgmt",
+        if not spec.mgmt:
+            raise UserError(f"switch {name} has no management address", file=plan_file,
+                            field=f"switches.{name}.mgmt",
                             fix=f"set switches.{name}.mgmt in the inventory and render again")
         config_path = outdir / "switches" / f"{name}.cfg"
-        if need_config and not config_path.is_file():
+        if action == "push" and not config_path.is_file():
             raise UserError(f"{config_path} does not exist", file=str(outdir),
                             fix="render the OUTDIR again")
-        targets.append(Target(name=name, host=str(doc["mgmt"]), port=int(doc.get("ssh_port") or 22),
-                              platform=platform, doc=doc, config_path=config_path))
-    return targets
+        targets.append(Target(name=name, host=spec.mgmt, port=spec.ssh_port or 22,
+                              platform=platform, family=family, cli=family.cli, switch=spec,
+                              config_path=config_path))
+    return Selection(targets, resolved.notes)

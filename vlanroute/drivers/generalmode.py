@@ -34,6 +34,9 @@ class Dialect:
     phys_if: tuple[str, ...]
     port_name: Callable[[str], str | None]
     range_re: str                      # a port name split into (prefix, number)
+    lag_label: Callable[[int], str]    # how the switch names a LAG in its output (messages)
+    # `interface ...` forms naming LAGs: regex with group 1 = a LAG id list
+    lag_if: tuple[str, ...] = (r"interface (?:range )?(?:port-channel|Po) ?(\S+)",)
     need_mode: bool = True             # mode commands rejected unless the port is in that mode
     eee: bool = False                  # `green-mode eee` per interface
     per_port_flowcontrol: bool = False  # `flowcontrol on|off` per interface
@@ -221,17 +224,13 @@ def _expand_ports(st: _State, text: str, err) -> list[str]:  # type: ignore[no-u
 def _lag(st: _State, lag_id: int, err) -> PortConfig:  # type: ignore[no-untyped-def]
     if not 1 <= lag_id <= st.platform.max_lags:
         raise err(f"port-channel {lag_id} outside 1-{st.platform.max_lags} of {st.platform.name}")
-    lag = st.cfg.lags.get(lag_id)
-    if lag is None:
-        lag = st.cfg.lags[lag_id] = PortConfig(name=st.cfg.lag_name(lag_id))
-    return lag
+    return st.cfg.add_lag(lag_id, st.dialect.lag_label(lag_id))
 
 
 def _interface_targets(st: _State, line: str, err) -> list[PortConfig]:  # type: ignore[no-untyped-def]
-    if m := re.fullmatch(r"interface (?:range )?(?:port-channel|Po) ?(\S+)", line):
-        return [_lag(st, i, err) for i in sorted(_ids(m.group(1), err))]
-    if m := re.fullmatch(r"interface (ch\d+)", line):
-        return [_lag(st, int(m.group(1)[2:]), err)]
+    for pattern in st.dialect.lag_if:
+        if m := re.fullmatch(pattern, line):
+            return [_lag(st, i, err) for i in sorted(_ids(m.group(1), err))]
     for pattern in st.dialect.phys_if:
         if m := re.fullmatch(pattern, line):
             names = _expand_ports(st, m.group(1), err)
@@ -243,7 +242,7 @@ def _interface_targets(st: _State, line: str, err) -> list[PortConfig]:  # type:
 def _interface_line(st: _State, port: PortConfig, line: str, err) -> None:  # type: ignore[no-untyped-def]
     d = st.dialect
     w = d.mode_word
-    is_lag = port.name.startswith("ch")
+    is_lag = port.is_lag
 
     def need_mode() -> None:
         if d.need_mode and port.mode != w:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import re
 
-from vlanroute.drivers.pc_cli import CliSyntaxError, expand_port_range, parse_vlan_ids
+from vlanroute.drivers.powerconnect.cli import CliSyntaxError, expand_port_range, parse_vlan_ids
 from vlanroute.lab.state import SwitchState
 
 INVALID = "% Invalid input detected at '^' marker."

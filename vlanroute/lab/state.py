@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import copy
 
-from vlanroute.drivers.pc_cli import format_vlan_ids
+from vlanroute.drivers.powerconnect.cli import format_vlan_ids
 
 DEFAULT_AGING = 300
 

@@ -7,6 +7,10 @@ starts from `SwitchConfig.with_defaults(...)` and then changes what the text say
 Membership is kept as the two 802.1Q sets per port: `untagged` (egress without a tag)
 and `tagged`; a VLAN is in at most one of them. A LAG is one logical bridge port: its
 members keep their own `PortConfig` for reporting, but forwarding uses the LAG's.
+
+Bridge ports are named neutrally: a physical port by its platform name (`1/g5`, `p5`), a
+LAG by `LagPort(id)`. How a family spells a LAG (`port-channel 1` in config, `ch1` or
+`Po1` in show output, `bond1` on Linux) is the family's business (vlanroute.drivers).
 """
 
 from __future__ import annotations
@@ -17,6 +21,20 @@ from typing import Literal
 Acceptable = Literal["all", "tagged-only", "untagged-only"]
 
 DEFAULT_VLAN = 1
+
+
+@dataclass(frozen=True, order=True)
+class LagPort:
+    """A LAG as one bridge port. A typed key, so that no port name can be mistaken for it."""
+
+    id: int
+
+    def __str__(self) -> str:
+        return f"lag{self.id}"
+
+
+# A logical bridge port: a physical port's name, or a LAG.
+PortRef = str | LagPort
 
 
 @dataclass
@@ -36,6 +54,7 @@ class PortConfig:
     members: list[str] = field(default_factory=list)   # LAG: member ports, config order
     hash_mode: str | None = None          # LAG: platform's hash selector as written
     forbidden: set[int] = field(default_factory=set)    # VLANs the port may never join
+    is_lag: bool = False                  # this record is a LAG, not a physical port
 
     @property
     def members_of(self) -> set[int]:
@@ -76,8 +95,13 @@ class SwitchConfig:
         return cls(name=name, family=family, platform=platform, aging_time=aging_time,
                    ports={p: PortConfig(name=p) for p in ports}, source=source)
 
-    def lag_name(self, lag_id: int) -> str:
-        return f"ch{lag_id}"
+    def add_lag(self, lag_id: int, label: str) -> PortConfig:
+        """The record of LAG `lag_id`, created in the factory state if new; `label` is how
+        the family names it in messages."""
+        lag = self.lags.get(lag_id)
+        if lag is None:
+            lag = self.lags[lag_id] = PortConfig(name=label, is_lag=True)
+        return lag
 
     def effective(self, port: str) -> PortConfig:
         """The config that forwards frames of a physical port: its LAG's if it has one."""
@@ -86,19 +110,19 @@ class SwitchConfig:
             return self.lags[cfg.lag]
         return cfg
 
-    def logical_port(self, port: str) -> str:
-        """Bridge port name of a physical port: `chN` for a LAG member, else itself."""
+    def logical_port(self, port: str) -> PortRef:
+        """The bridge port of a physical port: its LAG if it is a member, else itself."""
         cfg = self.ports[port]
-        return self.lag_name(cfg.lag) if cfg.lag is not None else port
+        return LagPort(cfg.lag) if cfg.lag is not None else port
 
-    def bridge_ports(self) -> dict[str, PortConfig]:
-        """Logical bridge ports: every LAG (`chN`) plus every physical port not in a LAG."""
-        out: dict[str, PortConfig] = {}
+    def bridge_ports(self) -> dict[PortRef, PortConfig]:
+        """Logical bridge ports: every physical port not in a LAG, then every LAG."""
+        out: dict[PortRef, PortConfig] = {}
         for name, cfg in self.ports.items():
             if cfg.lag is None:
                 out[name] = cfg
         for lag_id, lag in sorted(self.lags.items()):
-            out[self.lag_name(lag_id)] = lag
+            out[LagPort(lag_id)] = lag
         return out
 
     @property
@@ -108,7 +132,7 @@ class SwitchConfig:
         return modes.pop() if len(modes) == 1 else None
 
     @property
-    def stp_active_ports(self) -> list[str]:
+    def stp_active_ports(self) -> list[PortRef]:
         """Logical ports on which spanning tree runs (global and per-port both on)."""
         if not self.stp_global_enabled:
             return []

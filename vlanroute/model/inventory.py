@@ -18,15 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from vlanroute.errors import UserError
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
-
-# Strict patterns for every name that may reach a switch CLI or a shell script: letters,
-# digits and a few separators, starting with a letter. Nothing that a shell or a CLI parser
-# treats specially (spaces, quotes, ;, $, `, |, &, <, >, newlines) can get through.
-NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$"
-# Host interface names: Linux allows 15 characters, and ".4094" must still fit.
-IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,9}$"
-PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
-MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
+# Strict patterns for every name that may reach a switch CLI, a shell script or a file
+# name (vlanroute/names.py); the plan document uses the same ones.
+from vlanroute.names import IFACE_PATTERN, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]

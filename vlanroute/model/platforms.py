@@ -1,8 +1,9 @@
 """Platform descriptors: one record per switch model, one dispatcher table by name.
 
-Everything that differs between switch models lives here or in the model's template:
-port naming, the limits a plan is checked against, the netmiko device type, how to save,
-and the strings with which the CLI rejects a command. Each fact carries its confidence:
+A platform is the hardware: its port names and the limits a plan is checked against. Its
+`family` names the configuration language it speaks (vlanroute.drivers: template, parser,
+SSH dialog, push and audit support, capabilities such as EEE and LAG hash modes), shared
+by every model of that family. Each fact carries its confidence:
 C = confirmed in a source, P = partly confirmed, U = unconfirmed (see the evidence page of
 each family, docs/platforms/<family>.md, and the template headers).
 """
@@ -28,13 +29,6 @@ class Platform:
     aging_default: int               # seconds, the factory setting
     max_lags: int
     max_lag_members: int
-    netmiko_device_type: str | None
-    save_command: str | None
-    save_confirm: str | None         # regex of the question the save command asks, or None
-    save_answer: str | None
-    error_patterns: tuple[str, ...]  # regexes of CLI replies that mean "command rejected"
-    supports_eee: bool
-    lag_hash_modes: dict[str, str] = field(default_factory=dict)
     facts: dict[str, str] = field(default_factory=dict)  # limit name -> "C|P|U: source"
     synthetic: bool = False          # a modelling platform, not a product
     base: str | None = None          # the built-in platform an inventory derived this one from
@@ -55,18 +49,6 @@ class Platform:
 
 _INDEX_CACHE: dict[str, dict[str, int]] = {}
 
-_PC62XX_ERRORS = (
-    r"% Invalid input detected",
-    r"Invalid input",
-    r"VLAN ID not found",
-    r"Port is not general port",
-    r"^\s*\^\s*$",
-    r"Incomplete command",
-    r"An invalid .* was entered",
-    r"Error:",
-    r"ERROR:",
-)
-
 POWERCONNECT_6248 = Platform(
     name="powerconnect-6248",
     family="powerconnect-62xx",
@@ -81,15 +63,6 @@ POWERCONNECT_6248 = Platform(
     aging_default=300,
     max_lags=48,
     max_lag_members=8,
-    # dell_powerconnect tries SSH "none" auth and fails on 62xx ("Bad authentication
-    # type", netmiko issue #918); dell_os6 shares the CLI base and uses password auth.
-    netmiko_device_type="dell_os6",
-    save_command="copy running-config startup-config",
-    save_confirm=r"\(y/n\)",
-    save_answer="y",
-    error_patterns=_PC62XX_ERRORS,
-    supports_eee=False,
-    lag_hash_modes={"src-dst-ip-port": "6", "src-dst-mac": "5", "enhanced": "7"},
     facts={
         "max_vlans": "C: 'The Dell 62xx Series switch supports up to 1024 VLANs' (cloudstack-documentation network_setup.rst)",
         "vid_range": "C: configurable VLAN ids 2-4093 (PowerConnect 7000/M-series user guide, 'Default VLAN Behavior')",
@@ -106,7 +79,7 @@ POWERCONNECT_6224 = replace(
     ports=tuple(f"1/g{i}" for i in range(1, 25)),
 )
 
-# Same CLI base and save dialogue as the 62xx (netmiko's DellDNOS6 class), other limits.
+# The OS6 CLI (family dell-os6): same SSH dialogue as the 62xx, other limits.
 POWERCONNECT_8132 = replace(
     POWERCONNECT_6248,
     name="powerconnect-8132",
@@ -116,7 +89,6 @@ POWERCONNECT_8132 = replace(
     max_vlans=4093,
     mac_capacity=131072,
     max_lags=128,
-    supports_eee=True,
     facts={
         "max_vlans": "U: 4K VLANs believed for OS6",
         "mac_capacity": "U: 128K believed",
@@ -139,13 +111,6 @@ APRESIA_15000_64XL = Platform(
     aging_default=300,
     max_lags=64,
     max_lag_members=8,
-    netmiko_device_type="apresia_aeos",
-    save_command="write memory",
-    save_confirm=None,
-    save_answer=None,
-    error_patterns=(r"% Invalid input", r"Invalid command", r"Error", r"% Incomplete command", r"Unrecognized command"),
-    supports_eee=False,
-    lag_hash_modes={"src-dst-ip-port": "src-dst-ip-port"},
     facts={
         "ports": "P: 'interface port 1/1' seen in a field script for Apresia13200",
         "save": "P: 'write memory' (field automation script)",
@@ -167,13 +132,6 @@ LINUX_BRIDGE = Platform(
     aging_default=300,
     max_lags=512,
     max_lag_members=16,
-    netmiko_device_type=None,
-    save_command=None,
-    save_confirm=None,
-    save_answer=None,
-    error_patterns=(r"RTNETLINK answers", r"Error:", r"Cannot find device"),
-    supports_eee=False,
-    lag_hash_modes={"src-dst-ip-port": "layer3+4"},
     facts={"ports": "synthetic port names p1..p512; real interface names are mapped at emulation time"},
 )
 

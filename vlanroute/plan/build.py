@@ -1,7 +1,8 @@
 """The plan: inventory -> topology -> routing -> VLANs -> port plan -> metrics -> verification.
 
 `plan_from_file` is the one entry point every command uses. The result is vendor-neutral;
-`Plan.to_json()` is the documented `vlanroute-plan/1` format (docs/plan-format.md).
+`Plan.to_document()` is the documented `vlanroute-plan/1` format (docs/plan-format.md) as
+typed records (vlanroute.bundle.document), `Plan.to_json()` the same as a JSON object.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vlanroute.bundle.document import PlanDocument, plan_document
+from vlanroute.drivers import family_of
 from vlanroute.routing import routes as R
 from vlanroute.routing.budget import Budget, over_budget, vlan_budget
 from vlanroute.routing.turns import turn_routes
@@ -50,7 +53,14 @@ class Plan:
     def name(self) -> str:
         return self.inventory.spec.name
 
+    def to_document(self) -> PlanDocument:
+        """The plan as the typed `vlanroute-plan/1` document render writes to plan.json."""
+        return plan_document(self._json_object(), f"the plan of {self.inventory.file}")
+
     def to_json(self) -> dict[str, Any]:
+        return self.to_document().to_json()
+
+    def _json_object(self) -> dict[str, Any]:
         spec = self.inventory.spec.topology
         topo: dict[str, Any] = {"kind": spec.kind, "links_per_pair": spec.links_per_pair}
         if self.topology.dims is not None:
@@ -329,9 +339,9 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
             raise PlanError(f"aging time {aging} s is outside {p.aging_min}..{p.aging_max} s of {p.name}",
                             file=inv.file, field="settings.aging_time",
                             fix=f"use a value from {p.aging_min} to {p.aging_max}, or leave it out for the maximum")
-    if s.eee and not all(p.supports_eee for p in used.values()):
-        warnings.append("settings.eee is on but " + ", ".join(p.name for p in used.values() if not p.supports_eee)
-                        + " has no EEE setting; ignored there")
+    no_eee = [p.name for p in used.values() if not family_of(p).capabilities.eee]
+    if s.eee and no_eee:
+        warnings.append("settings.eee is on but " + ", ".join(no_eee) + " has no EEE setting; ignored there")
     try:
         sched = schedule_for(aging, s.learning.interval, s.learning.splay)
     except UserError as exc:   # the same rule render applies; name the inventory file here

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
+from vlanroute.drivers import FAMILIES
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host
 from vlanroute.model.inventory import LoadedInventory
@@ -70,7 +71,21 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
         if name not in table:
             raise UserError(f"unknown platform '{name}'", file=inv.file, field=field_path,
                             fix=f"use one of: {known}, or define it under platforms:")
-        return table[name]
+        platform = table[name]
+        family = FAMILIES.get(platform.family)
+        if family is None:
+            raise UserError(f"platform '{name}' is of family '{platform.family}', which vlanroute "
+                            "has no driver for", file=inv.file, field=field_path,
+                            fix=f"use one of: {known}")
+        if not family.capabilities.host_untagged_in_many_vlans:
+            raise PlanError(f"platform '{name}' ({family.title}) cannot make a host port an untagged "
+                            "member of several VLANs, which VLAN routing needs on every host port "
+                            "(one PVID, untagged in every routing VLAN)", file=inv.file,
+                            field=field_path, fix="choose a platform whose host ports can do that: "
+                            + ", ".join(n for n, p in sorted(table.items())
+                                        if (f := FAMILIES.get(p.family)) is not None
+                                        and f.capabilities.host_untagged_in_many_vlans))
+        return platform
 
     default = get(spec.platform, "platform")
     out = {}

@@ -15,9 +15,8 @@ import re
 
 from vlanroute.model.bridge import SwitchConfig
 from vlanroute.drivers.generalmode import Dialect, parse_with
+from vlanroute.drivers.powerconnect.cli import lag_label_62xx, lag_label_os6
 from vlanroute.model.platforms import Platform
-
-FAMILY = "powerconnect-62xx"
 
 
 def _pc62xx_port(text: str) -> str | None:
@@ -41,13 +40,15 @@ PC62XX = Dialect(
     family="powerconnect-62xx", title="PowerConnect 62xx", mode_word="general",
     vlan_database=True, aging="bridge aging-time",
     phys_if=(r"interface (?:range )?ethernet (\S+)",),
-    port_name=_pc62xx_port, range_re=r"(\d+/x?g)(\d+)")
+    port_name=_pc62xx_port, range_re=r"(\d+/x?g)(\d+)", lag_label=lag_label_62xx,
+    lag_if=(r"interface (?:range )?(?:port-channel|Po) ?(\S+)", r"interface ch(\d+)"))
 
 OS6 = Dialect(
     family="dell-os6", title="Dell OS6", mode_word="general",
     vlan_database=False, aging="mac address-table aging-time",
     phys_if=(r"interface (?:range )?((?:Te|Gi|Fo|Tw)\S+)",),
-    port_name=_os6_port, range_re=r"((?:Te|Gi|Fo|Tw)\d+/\d+/)(\d+)", eee=True)
+    port_name=_os6_port, range_re=r"((?:Te|Gi|Fo|Tw)\d+/\d+/)(\d+)", eee=True,
+    lag_label=lag_label_os6)
 
 
 def parse(text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:

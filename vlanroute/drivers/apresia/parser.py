@@ -20,11 +20,16 @@ def _port(text: str) -> str | None:
     return text if re.fullmatch(r"\d+/\d+", text) else None
 
 
+def lag_label(lag_id: int) -> str:
+    """How AEOS names a LAG in its output is unknown; the config's own spelling is used."""
+    return f"port-channel {lag_id}"
+
+
 AEOS = Dialect(
     family="apresia-aeos", title="APRESIA AEOS", mode_word="hybrid",
     vlan_database=False, aging="mac-address-table aging-time",
     phys_if=(r"interface (?:range )?port (\S+)",),
-    port_name=_port, range_re=r"(\d+/)(\d+)", need_mode=False,
+    port_name=_port, range_re=r"(\d+/)(\d+)", need_mode=False, lag_label=lag_label,
     per_port_flowcontrol=True, global_lag_hash=r"port-channel load-balance (\S+)")
 
 

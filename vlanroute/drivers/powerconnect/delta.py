@@ -11,26 +11,34 @@ wants it, and VLAN deletion last.
 
 from __future__ import annotations
 
-from vlanroute.model.bridge import PortConfig, SwitchConfig
-from vlanroute.drivers.pc_cli import format_vlan_ids, interface_command
+from vlanroute.model.bridge import LagPort, PortConfig, PortRef, SwitchConfig
+from vlanroute.drivers.family import CanonicalLine
+from vlanroute.drivers.powerconnect.cli import format_vlan_ids, interface_command
 
 
-def canonical_lines(cfg: SwitchConfig) -> list[str]:
+def canonical_lines(cfg: SwitchConfig) -> list[CanonicalLine]:
     """The config as the switch would print it, non-default settings only, in a fixed
     order: the basis of the diff shown before a push and of the post-push check."""
-    lines: list[str] = []
+    lines: list[CanonicalLine] = []
+
+    def glob(text: str) -> None:
+        lines.append(CanonicalLine(None, text))
+
     extra = sorted(cfg.vlans - {1})
     if extra:
-        lines.append(f"vlan database: vlan {format_vlan_ids(extra)}")
+        glob(f"vlan database: vlan {format_vlan_ids(extra)}")
     if not cfg.stp_global_enabled:
-        lines.append("no spanning-tree")
-    lines.append(f"bridge aging-time {cfg.aging_time}")
+        glob("no spanning-tree")
+    glob(f"bridge aging-time {cfg.aging_time}")
     if cfg.flow_control is not None:
-        lines.append("flowcontrol" if cfg.flow_control else "no flowcontrol")
+        glob("flowcontrol" if cfg.flow_control else "no flowcontrol")
     for lag_id, lag in sorted(cfg.lags.items()):
-        lines += [f"interface port-channel {lag_id}: {x}" for x in _port_lines(lag, is_lag=True)]
+        key = LagPort(lag_id)
+        lines += [CanonicalLine(key, f"{interface_command(key)}: {x}")
+                  for x in _port_lines(lag, is_lag=True)]
     for name, port in cfg.ports.items():
-        lines += [f"interface ethernet {name}: {x}" for x in _port_lines(port, is_lag=False)]
+        lines += [CanonicalLine(name, f"{interface_command(name)}: {x}")
+                  for x in _port_lines(port, is_lag=False)]
     return lines
 
 
@@ -63,13 +71,13 @@ def _port_lines(p: PortConfig, *, is_lag: bool) -> list[str]:
     return out
 
 
-def _all_ports(cur: SwitchConfig, tgt: SwitchConfig) -> list[tuple[str, PortConfig, PortConfig, bool]]:
-    """(name, current, target, is_lag) for every LAG then every physical port."""
-    out = []
+def _all_ports(cur: SwitchConfig, tgt: SwitchConfig) -> list[tuple[PortRef, PortConfig, PortConfig, bool]]:
+    """(port, current, target, is_lag) for every LAG then every physical port."""
+    out: list[tuple[PortRef, PortConfig, PortConfig, bool]] = []
     for lag_id in sorted(set(cur.lags) | set(tgt.lags)):
-        name = f"ch{lag_id}"
-        out.append((name, cur.lags.get(lag_id, PortConfig(name=name)),
-                    tgt.lags.get(lag_id, PortConfig(name=name)), True))
+        key = LagPort(lag_id)
+        out.append((key, cur.lags.get(lag_id, PortConfig(name=str(key), is_lag=True)),
+                    tgt.lags.get(lag_id, PortConfig(name=str(key), is_lag=True)), True))
     for name in tgt.ports:
         out.append((name, cur.ports.get(name, PortConfig(name=name)), tgt.ports[name], False))
     return out
@@ -112,11 +120,11 @@ def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool) -> li
     return cmds
 
 
-def _block(name: str, body: list[str]) -> list[str]:
-    return [interface_command(name), *body, "exit"] if body else []
+def _block(port: PortRef, body: list[str]) -> list[str]:
+    return [interface_command(port), *body, "exit"] if body else []
 
 
-def port_fixups(cur: SwitchConfig, tgt: SwitchConfig, ports: set[str]) -> list[str]:
+def port_fixups(cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
     """Membership commands for the named ports/LAGs only (no spanning tree, no VLANs)."""
     out: list[str] = []
     for name, c, t, is_lag in _all_ports(cur, tgt):
