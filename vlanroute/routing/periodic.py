@@ -1,4 +1,4 @@
-"""Routing within a VLAN budget by one tree shifted over the grid (tori, rings, hyper-crossbars, complete graphs).
+"""Routing within a VLAN budget by one tree shifted over the grid (tori, rings, complete graphs).
 
 These topologies look the same from every switch: adding a fixed vector to every
 coordinate (modulo the dimension sizes) maps switches to switches and cables to cables.
@@ -17,8 +17,8 @@ a bound on the work. Seeded, so the same inventory always gives the same plan.
 Why blocks: a group of sources that lie close together gets short routes from one tree
 centred on it, and the bound of routing/bounds.py (centroid edge) is met best when each
 tree's sources sit around its centre. Measured on a 16x16 torus with 4 hosts per switch
-(bench/quality.py): 64 VLANs (2x2 blocks) within about 1.13 of the distance bound, 16
-VLANs (4x4 blocks) about 1.6-1.75, against 1.40 and 2.43 for budget.py's search alone.
+(bench/quality.py): 64 VLANs (2x2 blocks) at 1.13 times the distance bound, 16 VLANs
+(4x4 blocks) at 1.62, against 1.40 and 2.43 for budget.py's search alone.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class _Grid:
     """Coordinates, neighbours and link classes of a translation-invariant topology."""
 
     def __init__(self, names: list[str], coords: list[tuple[int, ...]], dims: tuple[int, ...],
-                 adj: list[list[int]], blocks: tuple[int, ...]) -> None:
+                 adj: list[list[int]], blocks: tuple[int, ...], cables: dict[tuple[int, int], int]) -> None:
         self.names, self.coords, self.dims, self.adj, self.blocks = names, coords, dims, adj, blocks
         self.n = len(names)
         self.index = {c: i for i, c in enumerate(coords)}
@@ -55,6 +55,11 @@ class _Grid:
                        tuple((y - x) % d for x, y, d in zip(cu, coords[v], dims)))
                 self.cls[u * self.n + v] = classes.setdefault(key, len(classes))
         self.classes = len(classes)
+        # 1 / cables of each class's links (shifts of a link have as many cables as it)
+        self.per_cable = [0.0] * self.classes
+        for u in range(self.n):
+            for v in adj[u]:
+                self.per_cable[self.cls[u * self.n + v]] = 1.0 / cables[(u, v)]
 
     def shift(self, v: int, offset: tuple[int, ...]) -> int:
         return self.index[tuple((x + o) % d for x, o, d in zip(self.coords[v], offset, self.dims))]
@@ -124,16 +129,16 @@ def periodic_routes(topo: Topology, host_count: dict[str, int], k: int, target: 
     g = topo.simple()
     pos = {s: i for i, s in enumerate(topo.switches)}
     adj = [sorted(pos[t] for t in g.neighbors(s)) for s in topo.switches]
-    grid = _Grid(list(topo.switches), coords, dims, adj, blocks)
-    cables = next(iter(g.edges(data=True)))[2]["cables"]
-    parent = _search(grid, h, max_work, target * cables)
+    cables = {(pos[a], pos[b]): d["cables"] for a, b, d in g.edges(data=True)}
+    cables.update({(b, a): c for (a, b), c in list(cables.items())})
+    grid = _Grid(list(topo.switches), coords, dims, adj, blocks, cables)
+    parent = _search(grid, h, max_work, target)
     return _routes(grid, parent, h)
 
 
 def _search(grid: _Grid, h: int, max_work: int, target: float) -> list[int]:
     """The tree T of block 0 (as parent per switch, the root's parent -1): the best of up
-    to RESTARTS seeded runs within `max_work`. Loads here are per neighbour pair; `target`
-    likewise."""
+    to RESTARTS seeded runs within `max_work`. Loads are per cable, `target` likewise."""
     root = grid.index[tuple(b // 2 for b in grid.blocks)]
     sig = [h if all(x < b for x, b in zip(c, grid.blocks)) else 0 for c in grid.coords]
     best: tuple[float, float, list[int]] | None = None
@@ -222,11 +227,13 @@ class _State:
             self.a[par[v]] += self.a[v]
             self.s[par[v]] += self.s[v]
         self.load = [0.0] * self.grid.classes
-        cls, n, w, total = self.grid.cls, self.grid.n, self.w, self.total
+        cls, n, w, total, inv = self.grid.cls, self.grid.n, self.w, self.total, self.grid.per_cable
         for v in order[1:]:
             p = par[v]
-            self.load[cls[p * n + v]] += (w - self.s[v]) * self.a[v]
-            self.load[cls[v * n + p]] += self.s[v] * (total - self.a[v])
+            c = cls[p * n + v]
+            self.load[c] += (w - self.s[v]) * self.a[v] * inv[c]
+            c = cls[v * n + p]
+            self.load[c] += self.s[v] * (total - self.a[v]) * inv[c]
         self._summary()
 
     def _summary(self) -> None:
@@ -268,7 +275,7 @@ class _State:
         link to y: those on x's side lose the subtree, those on z's side gain it. A move is
         dropped as soon as one changed class passes the maximum (a class that both sides
         touch could come back below it; such moves are rare and only missed)."""
-        n, adj, load, cls = self.grid.n, self.grid.adj, self.load, self.grid.cls
+        n, adj, load, cls, inv = self.grid.n, self.grid.adj, self.load, self.grid.cls, self.grid.per_cable
         par, depth, a, s = self.par, self.depth, self.a, self.s
         w, total, root = self.w, self.total, self.root
         change = [0.0] * len(load)
@@ -292,6 +299,7 @@ class _State:
                     cells = []
                     for c, d in ((cls[x * n + y], -down), (cls[y * n + x], -up), (cls[z * n + y], down),
                                  (cls[y * n + z], up)):
+                        d *= inv[c]
                         if mark[c] != stamp:
                             mark[c] = stamp
                             cells.append(c)
@@ -314,7 +322,7 @@ class _State:
                         au, su = a[u], s[u]
                         na, ns = au + sign * ay, su + sign * sy
                         c = cls[pu * n + u]
-                        d = (w - ns) * na - (w - su) * au
+                        d = ((w - ns) * na - (w - su) * au) * inv[c]
                         if mark[c] != stamp:
                             mark[c] = stamp
                             cells.append(c)
@@ -322,7 +330,7 @@ class _State:
                         else:
                             change[c] += d
                         c = cls[u * n + pu]
-                        d = ns * (total - na) - su * (total - au)
+                        d = (ns * (total - na) - su * (total - au)) * inv[c]
                         if mark[c] != stamp:
                             mark[c] = stamp
                             cells.append(c)
