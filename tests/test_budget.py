@@ -54,8 +54,8 @@ def test_default_budget_is_the_mac_table_on_the_seed_cluster() -> None:
     plan = plan_from_file(INV / "seed-torus.yaml")
     expected = PLATFORMS["powerconnect-6248"].mac_capacity // 225
     assert expected == 36
-    assert plan.routes.detail["max_vlans"] == expected
-    assert "MAC" in str(plan.routes.detail["max_vlans_limit"])
+    assert plan.budget.max_vlans == expected
+    assert "MAC" in plan.budget.binding
 
 
 def test_default_budget_is_the_id_range_when_that_is_tighter(tmp_path: Path,

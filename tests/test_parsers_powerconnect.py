@@ -120,7 +120,9 @@ def test_rendered_subset() -> None:
     assert cfg.effective("1/g46") is lag and cfg.logical_port("1/g46") == LagPort(1)
     # the member's own settings stay the factory ones, the LAG's forward
     assert cfg.ports["1/g46"].untagged == {1}
-    assert set(cfg.bridge_ports()) == {f"1/g{i}" for i in range(1, 45)} | {f"1/g{i}" for i in (47, 48)} | {LagPort(1)}
+    # every port of the 6248 (the 10G module ports 1/xg1-1/xg4 too) except the LAG's members
+    assert set(cfg.bridge_ports()) == ({f"1/g{i}" for i in range(1, 45)} | {f"1/g{i}" for i in (47, 48)}
+                                       | {f"1/xg{i}" for i in range(1, 5)} | {LagPort(1)})
 
 
 def test_running_config_form_equals_rendered_state() -> None:

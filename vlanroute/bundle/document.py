@@ -24,6 +24,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationEr
                       model_serializer, model_validator)
 
 from vlanroute.errors import UserError
+from vlanroute.model.portlist import parse_port_list
 from vlanroute.names import IFACE_PATTERN, NAME_PATTERN, PORT_PATTERN
 
 FORMAT = "vlanroute-plan/1"
@@ -52,6 +53,12 @@ def _ipv4_network(value: str) -> str:
 
 IpAddress = Annotated[str, AfterValidator(_ip_address)]
 Ipv4Network = Annotated[str, AfterValidator(_ipv4_network)]
+def _port_list(value: str) -> str:
+    parse_port_list(value)                  # PortListError (a ValueError) -> a validation error
+    return value
+
+
+PortList = Annotated[str, Field(max_length=100_000), AfterValidator(_port_list)]
 Mac = Annotated[str, Field(pattern=r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"), AfterValidator(str.lower)]
 
 
@@ -153,6 +160,20 @@ class PlatformRecord(Record):
     aging_default: int
     max_lags: int
     max_lag_members: int
+    # A derived platform's own ports (model.platforms.platform_json): every port and the
+    # default pool, as patterns such as "1/g1-1/g48,1/xg1-1/xg4"; absent: rebuilt from
+    # `base` and the count `ports`.
+    port_list: PortList | None = None
+    auto_ports: PortList | None = None
+
+    @model_serializer(mode="wrap")
+    def _json(self, handler: Any) -> dict[str, Any]:
+        """The documented keys; the port lists only where the platform has them."""
+        out: dict[str, Any] = handler(self)
+        for key in ("port_list", "auto_ports"):
+            if out.get(key) is None:
+                out.pop(key, None)
+        return out
 
 
 class LearningSettings(Record):

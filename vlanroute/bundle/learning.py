@@ -37,8 +37,8 @@ def uplink_ports(doc: PlanDocument) -> dict[tuple[str, str], PortRef]:
 def learning_ports(doc: PlanDocument, hosts: Iterable[str] | None = None) -> Iterator[LearnedAt]:
     """For every VLAN, every host (default: all, in name order) and every switch of the
     VLAN's tree connected to the host's switch: the port the host's MAC is learned on."""
-    # The one tree walk of the pipeline (lazy: it pulls in the planner's modules).
-    from vlanroute.plan.invariants import tree_parents
+    # The pipeline's tree walks live in routing/trees.py (standard library only).
+    from vlanroute.routing.trees import tree_parents
 
     names = sorted(doc.hosts) if hosts is None else list(hosts)
     uplinks = uplink_ports(doc)

@@ -13,9 +13,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from vlanroute.bundle.document import PlanDocument, PlatformRecord
+from vlanroute.bundle.document import REFIX, PlanDocument, PlatformRecord
 from vlanroute.errors import UserError
 from vlanroute.model.platforms import PLATFORMS, Platform, platform_from_json
+from vlanroute.model.portlist import PortListError
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,10 @@ def resolve_platforms(doc: PlanDocument, *, source: str = "plan.json",
             continue
         if name not in rebuilt:
             record = doc.platforms.get(name)
-            rebuilt[name] = platform_from_record(name, record) if record is not None else None
+            try:
+                rebuilt[name] = platform_from_record(name, record) if record is not None else None
+            except PortListError as exc:        # ports its base platform cannot have
+                raise UserError(str(exc), file=source, field=f"platforms.{name}", fix=REFIX) from None
         if rebuilt[name] is not None:
             by_switch[sw] = rebuilt[name]  # type: ignore[assignment]
             continue
@@ -79,12 +83,16 @@ def _by_family(name: str, family: str | None, plan_ports: set[str], plan_capacit
                         field=where, fix="render again with this version of vlanroute")
     prefix = re.match(r"^(.*?)(\d+)$", base.ports[0])
     assert prefix is not None
-    highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
-                                       if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
+    highest = max([len(base.pool)] + [int(m.group(1)) for p in plan_ports
+                                      if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
+    stretched = tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1))
+    # The base's other ports (a 6248's 10G module ports, stack units) as well.
+    taken = set(stretched)
+    others = tuple(p for p in base.ports if p not in taken and not base.in_pool(p))
     capacity = plan_capacity if isinstance(plan_capacity, int) and plan_capacity > 0 else base.mac_capacity
     note = (f"platform {name} is not built in: checked as {base.name} with {highest} ports and "
             f"a MAC capacity of {capacity} (plan.json metrics)")
     if note not in notes:
         notes.append(note)
-    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)),
-                   mac_capacity=capacity)
+    return replace(base, name=name, ports=stretched + others,
+                   auto_ports=stretched if others else None, mac_capacity=capacity)

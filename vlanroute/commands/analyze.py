@@ -19,7 +19,7 @@ HEADERS = ["switches", "hosts", "cables", "diameter", "mean hops", "VLANs / budg
            "load / budget bound", "stretch", "non-minimal", "MAC / capacity", "deadlock-free"]
 
 
-def _cells(m: dict[str, Any], budget: object) -> list[str]:
+def _cells(m: dict[str, Any], budget: int) -> list[str]:
     bound = m["link_load_lower_bound"]
     within = m["link_load_lower_bound_budget"]
     return [str(m["switches"]), str(m["hosts"]), str(m["inter_switch_links"]), str(m["diameter"]),
@@ -48,6 +48,6 @@ def command(inventories: tuple[str, ...], sets: tuple[str, ...]) -> int:
             click.echo(f"error: {exc.render()}", err=True)
             table.add_row(path, *(["-"] * (len(HEADERS) - 1)), "no plan")
             continue
-        table.add_row(path, *_cells(plan.metrics.to_json(), plan.routes.detail.get("max_vlans", "-")))
+        table.add_row(path, *_cells(plan.metrics.to_json(), plan.budget.max_vlans))
     Console(width=240).print(table)
     return 2 if failures else 0

@@ -8,9 +8,11 @@ from rich.table import Table
 
 from vlanroute.commands.common import set_option
 from vlanroute.plan.build import Plan, plan_from_file
+from vlanroute.routing.registry import ENGINES
 
 
-@click.command("plan")
+@click.command("plan", epilog="The routing engine is the inventory's routing.algorithm: "
+               + ", ".join(ENGINES) + ". `vlanroute algorithms` lists them with their properties.")
 @click.argument("inventory", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-format.md).")
 @set_option

@@ -24,8 +24,10 @@ import asyncssh
 
 from vlanroute.lab.cli import Interpreter
 from vlanroute.lab.state import MacEntry, SwitchState
+from vlanroute.model.platforms import POWERCONNECT_6248
 
-PC6248_PORTS = tuple(f"1/g{i}" for i in range(1, 49)) + tuple(f"1/xg{i}" for i in range(1, 5))
+# The ports of the platform descriptor (GbE and 10G module ports); a stack passes its own.
+PC6248_PORTS = POWERCONNECT_6248.ports
 CONFIG_MODES = ("config", "vlan", "if")
 
 
@@ -194,12 +196,14 @@ class FakeSwitchFarm:
 
     def add(self, name: str, *, host: str = "127.0.0.1", username: str = "admin",
             password: str | None = "secret", authorized_keys: list[str] | None = None,
-            faults: Faults | None = None) -> FakeSwitch:
+            faults: Faults | None = None, ports: tuple[str, ...] | None = None) -> FakeSwitch:
         if not ipaddress.ip_address(host).is_loopback:
             raise ValueError(f"fake switches listen on loopback only, not {host}")
         switch = FakeSwitch(name=name, host=host, username=username, password=password,
                             authorized_keys=list(authorized_keys or []),
                             faults=faults or Faults())
+        if ports is not None:                       # e.g. a stack: the plan's platform's ports
+            switch.state = SwitchState.factory_default(ports, POWERCONNECT_6248.max_lags)
         future = asyncio.run_coroutine_threadsafe(self._start(switch), self._loop)
         future.result(timeout=30)
         self.switches[name] = switch

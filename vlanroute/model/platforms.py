@@ -11,7 +11,11 @@ each family, docs/platforms/<family>.md, and the template headers).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 import re
+
+from vlanroute.model.portlist import (MAX_PORTS, PortListError, format_port_list, parse_port_list,
+                                      stack_units, unit_of)
 
 
 @dataclass(frozen=True)
@@ -19,7 +23,7 @@ class Platform:
     name: str
     family: str                      # template/parser family, e.g. "powerconnect-62xx"
     description: str
-    ports: tuple[str, ...]           # front-panel port names, in panel order
+    ports: tuple[str, ...]           # every port name, all stack units, in panel order
     max_vlans: int                   # VLANs the switch can hold, VLAN 1 included
     vid_min: int
     vid_max: int
@@ -32,28 +36,52 @@ class Platform:
     facts: dict[str, str] = field(default_factory=dict)  # limit name -> "C|P|U: source"
     synthetic: bool = False          # a modelling platform, not a product
     base: str | None = None          # the built-in platform an inventory derived this one from
+    # The default pool: the ports the planner assigns on its own (hosts the lowest free,
+    # inter-switch cables the highest free), in panel order; None = every port. The others
+    # (e.g. 10G module ports) carry a host or a cable only where the inventory names them.
+    auto_ports: tuple[str, ...] | None = None
+    max_units: int = 1               # stack units it can have; 1: not stackable
+    # The shape of a port name this platform's CLI knows (checked for inventory port lists).
+    port_shape: str = r"\S+"
 
     def port_index(self, port: str) -> int:
-        return self._index()[port]
+        """Panel order: unit after unit, each unit's ports in the order of its descriptor."""
+        return self._index[port]
 
     def has_port(self, port: str) -> bool:
-        return port in self._index()
+        return port in self._index
 
+    @property
+    def pool(self) -> tuple[str, ...]:
+        """The default pool (auto_ports, or every port)."""
+        return self.ports if self.auto_ports is None else self.auto_ports
+
+    def in_pool(self, port: str) -> bool:
+        return self.auto_ports is None or port in self._pool_set
+
+    def port_list(self) -> str:
+        """Every port as a pattern (`1/g1-1/g48,1/xg1-1/xg4`)."""
+        return format_port_list(self.ports)
+
+    # Computed once per instance (a derived platform is a new instance: its own index).
+    @cached_property
     def _index(self) -> dict[str, int]:
-        cached = _INDEX_CACHE.get(self.name)
-        if cached is None or len(cached) != len(self.ports):
-            cached = {p: i for i, p in enumerate(self.ports)}
-            _INDEX_CACHE[self.name] = cached
-        return cached
+        return {p: i for i, p in enumerate(self.ports)}
 
-
-_INDEX_CACHE: dict[str, dict[str, int]] = {}
+    @cached_property
+    def _pool_set(self) -> frozenset[str]:
+        return frozenset(self.pool)
 
 POWERCONNECT_6248 = Platform(
     name="powerconnect-6248",
     family="powerconnect-62xx",
     description="Dell PowerConnect 6248 (48 x GbE, FW 3.x)",
-    ports=tuple(f"1/g{i}" for i in range(1, 49)),
+    # 48 GbE ports (g45-g48 are the combo RJ-45/SFP ports) and the 10G module ports
+    # xg1-xg4, which carry a cable only where the inventory names them.
+    ports=parse_port_list("1/g1-1/g48,1/xg1-1/xg4"),
+    auto_ports=parse_port_list("1/g1-1/g48"),
+    max_units=12,
+    port_shape=r"\d+/x?g\d+",
     max_vlans=1024,
     vid_min=2,
     vid_max=4093,
@@ -69,6 +97,12 @@ POWERCONNECT_6248 = Platform(
         "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
         "aging": "P: 'bridge aging-time' 10-1,000,000 s in FASTPATH CLI (Netgear M4300 manual); seed 001 quotes 11.6 days",
         "max_lags": "U: 48 LAGs x 8 members believed",
+        "ports": "C: 'interface ethernet 1/xg3' in a real 6248 running-config (r2lab switch-data.conf); "
+                 "1/g1-1/g48 in the Crowbar guide's 6248 config; 48 GbE + 4 combo ports (PowerConnect "
+                 "6200 Series User's Guide, Introduction)",
+        "units": "P: stack units 2/g1, 2/xg1 in the fake-switches 62xx emulator; '2/g1-2/g48' in the "
+                 "Crowbar guide; 12 units believed (the PowerConnect 7000 guide's figure), unconfirmed "
+                 "for the 62xx",
     },
 )
 
@@ -76,7 +110,8 @@ POWERCONNECT_6224 = replace(
     POWERCONNECT_6248,
     name="powerconnect-6224",
     description="Dell PowerConnect 6224 (24 x GbE, FW 3.x)",
-    ports=tuple(f"1/g{i}" for i in range(1, 25)),
+    ports=parse_port_list("1/g1-1/g24,1/xg1-1/xg4"),
+    auto_ports=parse_port_list("1/g1-1/g24"),
 )
 
 # The OS6 CLI (family dell-os6): same SSH dialogue as the 62xx, other limits.
@@ -85,11 +120,20 @@ POWERCONNECT_8132 = replace(
     name="powerconnect-8132",
     family="dell-os6",
     description="Dell PowerConnect 8132 (24 x 10GBASE-T, DNOS/OS6 CLI)",
-    ports=tuple(f"Te1/0/{i}" for i in range(1, 25)),
+    # The 24 fixed ports. The optional module slot (OS6 names module ports by slot 1/1,
+    # e.g. Te1/1/1) is not built in: no source shows an 8132's module ports.
+    ports=parse_port_list("Te1/0/1-Te1/0/24"),
+    auto_ports=None,
+    max_units=6,
+    port_shape=r"(Te|Gi|Fo|Tw)\d+/\d+/\d+",
     max_vlans=4093,
     mac_capacity=131072,
     max_lags=128,
     facts={
+        "ports": "C: Te1/0/N (OS6 running-configs and show output: dellemc.os6 N4064F fixture, napalm-dellos6 N4032 captures)",
+        "units": "C: 'stack PowerConnect 8000-series and 8100-series switches up to six switches high' "
+                 "(PowerConnect 8024/8100 User's Guide, Stacking Features); Te2/0/N on a 2-unit N4032 "
+                 "stack (napalm-dellos6 captures)",
         "max_vlans": "U: 4K VLANs believed for OS6",
         "mac_capacity": "U: 128K believed",
         "lag": "C: port-channel 1-128, hashing-mode 1-7 (dellemc.os6 os6_lag README)",
@@ -101,7 +145,8 @@ APRESIA_15000_64XL = Platform(
     name="apresia-15000-64xl",
     family="apresia-aeos",
     description="APRESIA Apresia15000-64XL-PSR (AEOS 8) - CLI syntax largely UNCONFIRMED",
-    ports=tuple(f"1/{i}" for i in range(1, 65)),
+    ports=parse_port_list("1/1-1/64"),
+    port_shape=r"\d+/\d+",
     max_vlans=4094,
     vid_min=2,
     vid_max=4094,
@@ -122,7 +167,8 @@ LINUX_BRIDGE = Platform(
     name="linux-bridge",
     family="linux-bridge",
     description="Linux VLAN-aware bridge (iproute2); also the emulation target",
-    ports=tuple(f"p{i}" for i in range(1, 513)),
+    ports=parse_port_list("p1-p512"),
+    port_shape=r"p\d+",
     max_vlans=4094,
     vid_min=2,
     vid_max=4094,
@@ -151,20 +197,79 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
 
 
 def derive_platform(name: str, base: Platform, port_count: int | None,
-                    limits: dict[str, object]) -> Platform:
-    """A platform an inventory defines on top of a built-in one (e.g. a bigger MAC table)."""
-    ports = base.ports
+                    limits: dict[str, object], *, ports: tuple[str, ...] | None = None,
+                    auto_ports: tuple[str, ...] | None = None,
+                    units: int | None = None) -> Platform:
+    """A platform defined on top of another (e.g. a bigger MAC table, its own ports).
+
+    Ports: `port_count` N numbers the base's first prefix 1..N (`1/g1`..`1/gN`), every one
+    in the default pool; `ports` lists them (panel order), all in the pool unless
+    `auto_ports` says which; neither keeps the base's ports and pool. `units` repeats unit
+    1's ports (and pool) for every stack unit. PortListError says what does not fit."""
+    new_ports, new_auto = base.ports, base.auto_ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
         assert prefix_match is not None
-        ports = port_range(prefix_match.group(1), 1, port_count)
-    return replace(base, name=name, ports=ports, synthetic=True, base=base.name, **limits)  # type: ignore[arg-type]
+        new_ports, new_auto = port_range(prefix_match.group(1), 1, port_count), None
+    if ports is not None:
+        new_ports, new_auto = ports, None
+    model = base.base or base.name           # the built-in platform, named in messages
+    shape = re.compile(base.port_shape)
+    for p in new_ports:
+        if not shape.fullmatch(p):
+            raise PortListError(f"{model} has no port named like {p!r} (its ports look like "
+                                f"{base.ports[0]})")
+    if auto_ports is not None:
+        known = set(new_ports)
+        missing = [p for p in auto_ports if p not in known]
+        if missing:
+            raise PortListError(f"auto_ports names {missing[0]}, which is not one of the ports")
+        order = {p: i for i, p in enumerate(new_ports)}
+        new_auto = tuple(sorted(auto_ports, key=order.__getitem__))
+    if units is not None:
+        if units > base.max_units:
+            raise PortListError(f"{model} stacks at most {base.max_units} unit"
+                                + ("s" if base.max_units > 1 else "") + f", not {units}")
+    if units is not None and base.max_units > 1:
+        # Unit 1's ports, repeated; a list that already holds other units must be such a stack.
+        unit_one = [p for p in new_ports if unit_of(p) == 1]
+        if set(new_ports) - set(stack_units(unit_one, base.max_units)):
+            raise PortListError("with units, list the ports of unit 1 only (they are repeated "
+                                "for every unit)")
+        pool_one = None if new_auto is None else [p for p in new_auto if unit_of(p) == 1]
+        new_ports = stack_units(unit_one, units)
+        new_auto = None if pool_one is None else stack_units(pool_one, units)
+    if new_auto is not None and not new_auto:
+        raise PortListError("the default pool (auto_ports) would be empty")
+    if len(new_ports) > MAX_PORTS:
+        raise PortListError(f"{len(new_ports)} ports, more than {MAX_PORTS}")
+    if new_auto is not None and set(new_auto) == set(new_ports):
+        new_auto = None
+    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,
+                   synthetic=True, base=base.base or base.name, **limits)  # type: ignore[arg-type]
 
 
 def platform_json(p: Platform) -> dict[str, object]:
-    """A platform's limits as plan.json records them, so a derived platform can be rebuilt."""
-    return {"base": p.base, "family": p.family, "ports": len(p.ports),
-            **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+    """A platform's limits as plan.json records them, so a derived platform can be rebuilt.
+    `ports` counts the default pool; a derived platform whose ports cannot be rebuilt from
+    that count (see `_ports_from_count`) also records `port_list` and `auto_ports`."""
+    out: dict[str, object] = {"base": p.base, "family": p.family, "ports": len(p.pool),
+                              **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+    if p.base in PLATFORMS:
+        if _ports_from_count(PLATFORMS[p.base], len(p.pool)) != (p.ports, p.auto_ports):
+            out["port_list"] = format_port_list(p.ports)
+            out["auto_ports"] = format_port_list(p.pool)
+    return out
+
+
+def _ports_from_count(base: Platform, count: int) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """The ports of a derived platform recorded by its pool size alone (as every plan.json
+    before port lists): the base's own if the size is the base's pool, else the base's
+    first prefix numbered 1..count."""
+    if count == len(base.pool):
+        return base.ports, base.auto_ports
+    p = derive_platform(base.name, base, count, {})
+    return p.ports, p.auto_ports
 
 
 def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
@@ -173,5 +278,13 @@ def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
     if not isinstance(base, str) or base not in PLATFORMS:
         return None
     limits = {k: doc[k] for k in OVERRIDABLE_LIMITS if k in doc}
-    ports = doc.get("ports")
-    return derive_platform(name, PLATFORMS[base], ports if isinstance(ports, int) else None, limits)
+    port_list, auto = doc.get("port_list"), doc.get("auto_ports")
+    if isinstance(port_list, str):
+        ports = parse_port_list(port_list)
+        pool = parse_port_list(auto) if isinstance(auto, str) else None
+        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool)
+    count = doc.get("ports")
+    if isinstance(count, int):
+        ports, pool = _ports_from_count(PLATFORMS[base], count)
+        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool)
+    return derive_platform(name, PLATFORMS[base], None, limits)

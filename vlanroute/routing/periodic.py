@@ -27,15 +27,30 @@ import itertools
 import math
 import random
 from collections import deque
+from dataclasses import dataclass
 
-from vlanroute.routing.routes import ParentMap, Routes
 from vlanroute.model.topology import Topology
+from vlanroute.routing.budget_search import BudgetChoices
+from vlanroute.routing.engine import Routes
+from vlanroute.routing.trees import ParentMap
 
 KINDS = ("torus", "ring", "complete")   # hyper-crossbars: measured worse than budget.py, and slow (30 neighbours)
 MAX_WORK = 3_000_000       # path steps of the local search: a few seconds on a 32x32 torus
 STALL = 25                 # kicks in a row that find nothing better: stop a run
 RESTARTS = 4               # runs from different random trees while work remains
 SEED = 1
+
+
+@dataclass(frozen=True)
+class PeriodicChoices(BudgetChoices):
+    """Routed within the budget by periodic trees: `trees_used` blocks of size `blocks`
+    per dimension, every block's tree the same tree shifted (trees is "periodic")."""
+
+    blocks: tuple[int, ...] = ()
+
+    def record(self) -> dict[str, object]:
+        # plan.json's routing keys as they were first written: the plan appends max_vlans.
+        return {"trees": self.trees, "blocks": list(self.blocks), "trees_used": self.trees_used}
 
 
 class _Grid:
@@ -133,7 +148,7 @@ def periodic_routes(topo: Topology, host_count: dict[str, int], k: int, target: 
     cables.update({(b, a): c for (a, b), c in list(cables.items())})
     grid = _Grid(list(topo.switches), coords, dims, adj, blocks, cables)
     parent = _search(grid, h, max_work, target)
-    return _routes(grid, parent, h)
+    return _routes(grid, parent, k)
 
 
 def _search(grid: _Grid, h: int, max_work: int, target: float) -> list[int]:
@@ -364,7 +379,7 @@ class _State:
         return work
 
 
-def _routes(grid: _Grid, parent: list[int], h: int) -> Routes:
+def _routes(grid: _Grid, parent: list[int], k: int) -> Routes:
     """Every block's tree (T shifted), and every source's routes in its block's tree."""
     n, names, blocks, dims = grid.n, grid.names, grid.blocks, grid.dims
     links = [(parent[v], v) for v in range(n) if parent[v] >= 0]
@@ -390,4 +405,4 @@ def _routes(grid: _Grid, parent: list[int], h: int) -> Routes:
                         par[names[v]] = names[u]
                         q.append(v)
             parents[names[src]] = par
-    return Routes("budget", parents, {"trees": "periodic", "blocks": list(blocks), "trees_used": len(offsets)})
+    return Routes("budget", parents, PeriodicChoices(k, "periodic", len(offsets), tuple(blocks)))

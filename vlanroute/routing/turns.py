@@ -37,44 +37,79 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import networkx as nx
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.balance import cable_counts
-from vlanroute.routing.routes import (ParentMap, Routes, direct_routes, dor_orders, dor_routes, shortest_routes,
-                                     updown_root, updown_routes)
-from vlanroute.routing.trees import Arc, arc_loads, source_arc_loads
+from vlanroute.routing.dor import dor_orders, dor_routes
+from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.select import forced_routes
+from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
+from vlanroute.routing.updown import central_switch, updown_routes
 
 ROOTS = 8          # central switches tried as the up*/down* root
 ROUNDS = 3         # rip-up-and-re-route rounds per root
+GRIDS = ("torus", "ring", "mesh", "hyper-crossbar")
+
+
+@dataclass(frozen=True)
+class TurnsChoices:
+    """The turn rule (plan.json routing.turns): one cut per ring (tori, rings), dimension
+    order (meshes, hyper-crossbars), one hop (complete graphs), tree (tree topologies) or
+    up*/down* (any other graph); with the dimension order or the up*/down* root it used."""
+
+    turns: str
+    dimension_order: tuple[int, ...] | None = None
+    root: str | None = None
+
+    def record(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.dimension_order is not None:
+            out["dimension_order"] = list(self.dimension_order)
+        if self.root is not None:
+            out["root"] = self.root
+        out["turns"] = self.turns
+        return out
+
+
+class TurnsEngine(Engine[None]):
+    name = "turns"
+    summary = "dimension order, one cut per ring; else balanced up*/down*"
+    minimal = False            # a route that would cross a ring's cut goes the long way round
+    deadlock_free = True       # acyclic channel dependencies on every topology (module doc)
+    # No settings: every dimension order is tried on grids, the up*/down* root is chosen.
+
+    def params(self, topo: Topology, options: Options) -> None:
+        return None
+
+    def route(self, topo: Topology, host_count: dict[str, int], params: None) -> Routes:
+        return turn_routes(topo, host_count)
 
 
 def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
     """Per source a tree, all together with an acyclic channel dependency graph."""
-    cables = cable_counts(topo)
-    if topo.kind == "tree":
-        routes = shortest_routes(topo)
-        routes.detail = {"turns": "tree"}
-    elif topo.kind == "complete":
-        routes = direct_routes(topo)
-        routes.detail = {"turns": "one hop"}
-    elif topo.kind in ("torus", "ring", "mesh", "hyper-crossbar"):
+    cables = topo.arc_cables()
+    if topo.kind in ("tree", "complete"):
+        forced = forced_routes(topo, TurnsEngine.name)     # the one minimal routing: no turn closes a cycle
+        assert forced is not None
+        return Routes(TurnsEngine.name, forced.parents, TurnsChoices("tree" if topo.kind == "tree" else "one hop"))
+    if topo.kind in GRIDS:
         assert topo.dims is not None
         candidates: list[tuple[float, int, Routes]] = []
         for order in dor_orders(topo.dims):
             if topo.kind in ("torus", "ring"):
                 r = cut_dor_routes(topo, order)
             else:
-                r = dor_routes(topo, order, "plus")
-                r.detail = {"dimension_order": list(order), "turns": "dimension order"}
+                r = Routes(TurnsEngine.name, dor_routes(topo, order, "plus").parents,
+                           TurnsChoices("dimension order", order))
             candidates.append((round(max(arc_loads(r.parents, host_count, cables).values(), default=0.0), 6),
                                len(candidates), r))
-        routes = min(candidates, key=lambda c: c[:2])[2]
-    else:
-        routes = balanced_updown_routes(topo, host_count)
-    routes.algorithm = "turns"
-    return routes
+        return min(candidates, key=lambda c: c[:2])[2]
+    return balanced_updown_routes(topo, host_count)
+
+
+TURNS = TurnsEngine()
 
 
 # --------------------------------------------------------------------------- tori: one cut per ring
@@ -124,7 +159,7 @@ def cut_dor_routes(topo: Topology, order: tuple[int, ...]) -> Routes:
                     new.append(v)
             reached.extend(new)
         parents[src] = parent
-    return Routes("turns", parents, {"dimension_order": list(order), "turns": "one cut per ring"})
+    return Routes(TurnsEngine.name, parents, TurnsChoices("one cut per ring", order))
 
 
 # --------------------------------------------------------------------------- other graphs: up*/down*
@@ -138,11 +173,11 @@ def balanced_updown_routes(topo: Topology, host_count: dict[str, int]) -> Routes
     closeness = {s: sum(weight[t] * d for t, d in nx.single_source_shortest_path_length(g, s).items())
                  for s in topo.switches} if len(topo.switches) <= 2048 else {s: 0 for s in topo.switches}
     roots = sorted(topo.switches, key=lambda s: (closeness[s], order[s]))[:ROOTS]
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     # Plain up*/down* from its usual root too: the balanced choices are greedy, and this
-    # engine must never be worse than the one it replaces.
-    plain = updown_routes(topo, updown_root(topo, None, ""))
-    plain.detail["turns"] = "up*/down*"
+    # engine must never be worse than the updown engine.
+    root = central_switch(topo)
+    plain = Routes(TurnsEngine.name, updown_routes(topo, root).parents, TurnsChoices("up*/down*", root=root))
     candidates = [plain] + [_updown_balanced(topo, g, root, host_count, cables, order) for root in roots]
     scored = [(round(max(arc_loads(r.parents, host_count, cables).values(), default=0.0), 6), i, r)
               for i, r in enumerate(candidates)]
@@ -151,7 +186,7 @@ def balanced_updown_routes(topo: Topology, host_count: dict[str, int]) -> Routes
 
 def _updown_balanced(topo: Topology, g: nx.Graph, root: str, host_count: dict[str, int],
                      cables: dict[Arc, int], order: dict[str, int]) -> Routes:
-    """up*/down* (see routes.updown_routes for the rule), each switch's parent the least
+    """up*/down* (see updown.updown_routes for the rule), each switch's parent the least
     loaded of its equally near legal ones; sources with most hosts first."""
     level = nx.single_source_shortest_path_length(g, root)
 
@@ -177,7 +212,7 @@ def _updown_balanced(topo: Topology, g: nx.Graph, root: str, host_count: dict[st
             break
         best = (peak, dict(parents))
     assert best is not None
-    return Routes("turns", best[1], {"root": root, "turns": "up*/down*"})
+    return Routes(TurnsEngine.name, best[1], TurnsChoices("up*/down*", root=root))
 
 
 def _updown_tree(src: str, adj: dict[str, list[str]], is_up: Callable[[str, str], bool], load: dict[Arc, float],

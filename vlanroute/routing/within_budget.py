@@ -1,13 +1,13 @@
 """Routing within a VLAN budget: the best of the constructions we have, judged against the bound.
 
-routing.algorithm: budget gives at most k trees (k = the VLAN budget). Two constructions:
+The budget engine (budget.py) gives at most k trees (k = the VLAN budget). Two constructions:
 - periodic.py: on tori, rings and complete graphs with equal hosts per switch, one tree per
   block of the grid, all shifts of one searched tree;
-- budget.py: on any graph, k candidate trees (the best minimal routing's, balanced breadth-
+- budget_search.py: on any graph, k candidate trees (the best minimal routing's, balanced breadth-
   first ones) with sources assigned to them and the trees improved by local search.
 Both are heuristics; the better plan wins: lower all-to-all maximum load per cable, then
 fewer routed hops in total. The lower bound of routing/bounds.py says when to stop looking:
-a plan at the bound cannot be beaten. budget.py's search costs sources x trees x switches
+a plan at the bound cannot be beaten. budget_search.py's search costs sources x trees x switches
 per round, seconds on grids of hundreds of switches, and never beat the periodic trees on a
 torus in bench/quality.py, so there it runs only on small grids (at most SMALL switches).
 """
@@ -15,11 +15,10 @@ torus in bench/quality.py, so there it runs only on small grids (at most SMALL s
 from __future__ import annotations
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.balance import cable_counts
 from vlanroute.routing.bounds import budget_lower_bound
-from vlanroute.routing.budget import budget_routes
+from vlanroute.routing.budget_search import budget_routes
+from vlanroute.routing.engine import Routes
 from vlanroute.routing.periodic import periodic_routes
-from vlanroute.routing.routes import Routes
 from vlanroute.routing.trees import arc_loads, tree_depths
 
 SMALL = 64
@@ -53,7 +52,7 @@ def route_within_budget(topo: Topology, host_count: dict[str, int], k: int, mini
 
 def score(routes: Routes, host_count: dict[str, int], topo: Topology) -> tuple[float, int]:
     """(all-to-all maximum load per cable, rounded; total routed hops over host pairs)."""
-    loads = arc_loads(routes.parents, host_count, cable_counts(topo))
+    loads = arc_loads(routes.parents, host_count, topo.arc_cables())
     hops = 0
     for src, par in routes.parents.items():
         hs = host_count.get(src, 0)
