@@ -18,7 +18,7 @@ Why blocks: a group of sources that lie close together gets short routes from on
 centred on it, and the bound of routing/bounds.py (centroid edge) is met best when each
 tree's sources sit around its centre. Measured on a 16x16 torus with 4 hosts per switch
 (bench/quality.py): 64 VLANs (2x2 blocks) at 1.13 times the distance bound, 16 VLANs
-(4x4 blocks) at 1.62, against 1.40 and 2.43 for budget.py's search alone.
+(4x4 blocks) at 1.62, against 1.40 and 2.43 for budget_search.py's search alone.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from vlanroute.routing.budget_search import BudgetChoices
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import ParentMap
 
-KINDS = ("torus", "ring", "complete")   # hyper-crossbars: measured worse than budget.py, and slow (30 neighbours)
+KINDS = ("torus", "ring", "complete")   # hyper-crossbars: measured worse than budget_search.py, and slow (30 neighbours)
 MAX_WORK = 3_000_000       # path steps of the local search: a few seconds on a 32x32 torus
 STALL = 25                 # kicks in a row that find nothing better: stop a run
 RESTARTS = 4               # runs from different random trees while work remains
@@ -312,9 +312,9 @@ class _State:
                         continue
                     stamp += 1
                     cells = []
-                    for c, d in ((cls[x * n + y], -down), (cls[y * n + x], -up), (cls[z * n + y], down),
-                                 (cls[y * n + z], up)):
-                        d *= inv[c]
+                    for c, raw in ((cls[x * n + y], -down), (cls[y * n + x], -up), (cls[z * n + y], down),
+                                   (cls[y * n + z], up)):
+                        d = raw * inv[c]          # per cable
                         if mark[c] != stamp:
                             mark[c] = stamp
                             cells.append(c)

@@ -28,7 +28,7 @@ def route_within_budget(topo: Topology, host_count: dict[str, int], k: int, mini
                         minimal_fits: bool = False, distance_total: int | None = None) -> Routes:
     """At most k trees, every source switch on one of them: the best plan found.
 
-    `minimal` is the best minimal routing (budget.py starts from its trees); when it fits
+    `minimal` is the best minimal routing (budget_search.py starts from its trees); when it fits
     in the budget itself (`minimal_fits`), it is a candidate too and wins ties, so that a
     larger budget never plans worse than a smaller one. `distance_total` (the bound's D)
     saves a breadth-first search from every switch when the caller knows it."""
