@@ -19,7 +19,8 @@ from hypothesis import given, settings, strategies as st
 from plancheck import check_plan, plan_loads
 from topologies import grid_graph
 from vlanroute.plan.build import plan_from_file
-from vlanroute.routing.periodic import block_shape
+from vlanroute.model.topology import Topology
+from vlanroute.routing.periodic import block_shape, periodic_routes
 
 
 @settings(max_examples=200, deadline=None)
@@ -40,6 +41,19 @@ def test_block_shapes_of_the_bench_cases() -> None:
     assert block_shape((16, 16), 64) == (2, 2)
     assert block_shape((16, 16), 20) == (4, 4)          # 16 blocks: no shape gives 17..20
     assert sorted(block_shape((8, 8, 8), 16)) == [2, 4, 4]
+
+
+@pytest.mark.parametrize("kind,dims,size", [("complete", None, 2), ("complete", None, 4), ("complete", None, 6),
+                                             ("ring", None, 6), ("torus", [2, 2], None), ("torus", [4, 2], None)])
+def test_trees_used_counts_distinct_trees(kind: str, dims: list[int] | None, size: int | None) -> None:
+    # A tree can be its own shift (on 2 switches, or a 2x2 torus of one-switch blocks the
+    # central link flips onto itself): the blocks then share one tree, counted once.
+    topo = Topology.from_generator(kind, dims, size=size)
+    for k in range(2, len(topo.switches) + 1):
+        routes = periodic_routes(topo, {s: 2 for s in topo.switches}, k)
+        assert routes is not None
+        trees = {frozenset(frozenset(link) for link in par.items()) for par in routes.parents.values()}
+        assert routes.choices.record()["trees_used"] == len(trees) <= k
 
 
 def write(tmp: Path, doc: dict) -> Path:

@@ -43,8 +43,8 @@ SEED = 1
 
 @dataclass(frozen=True)
 class PeriodicChoices(BudgetChoices):
-    """Routed within the budget by periodic trees: `trees_used` blocks of size `blocks`
-    per dimension, every block's tree the same tree shifted (trees is "periodic")."""
+    """Routed within the budget by periodic trees: blocks of size `blocks` per dimension,
+    every block's tree the same tree shifted (trees is "periodic"), `trees_used` distinct."""
 
     blocks: tuple[int, ...] = ()
 
@@ -385,12 +385,16 @@ def _routes(grid: _Grid, parent: list[int], k: int) -> Routes:
     links = [(parent[v], v) for v in range(n) if parent[v] >= 0]
     offsets = list(itertools.product(*(range(0, d, b) for d, b in zip(dims, blocks))))
     parents: dict[str, ParentMap] = {}
+    # A tree may be its own shift (an edge flipped onto itself, as on 2 switches or a 2x2
+    # torus of single-switch blocks): such blocks share one tree, counted once.
+    distinct: set[frozenset[frozenset[int]]] = set()
     for off in offsets:
         shifted: list[list[int]] = [[] for _ in range(n)]
         for p, v in links:
             sp, sv = grid.shift(p, off), grid.shift(v, off)
             shifted[sp].append(sv)
             shifted[sv].append(sp)
+        distinct.add(frozenset(frozenset((u, v)) for u in range(n) for v in shifted[u]))
         for c in itertools.product(*(range(o, o + b) for o, b in zip(off, blocks))):
             src = grid.index[c]
             par: ParentMap = {}
@@ -405,4 +409,4 @@ def _routes(grid: _Grid, parent: list[int], k: int) -> Routes:
                         par[names[v]] = names[u]
                         q.append(v)
             parents[names[src]] = par
-    return Routes("budget", parents, PeriodicChoices(k, "periodic", len(offsets), tuple(blocks)))
+    return Routes("budget", parents, PeriodicChoices(k, "periodic", len(distinct), tuple(blocks)))
