@@ -293,7 +293,7 @@ def test_an_unregistered_engine_is_refused_by_the_inventory(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(write(tmp_path, toy_doc()))]) == 2
     err = capsys.readouterr().err
-    assert "routing.algorithm: Input should be 'dor', 'shortest', 'updown' or 'budget'" in err
+    assert "routing.algorithm: Input should be 'dor', 'shortest', 'updown', 'turns' or 'budget'" in err
 
 
 def test_a_registered_engine_plans_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -319,6 +319,25 @@ def test_a_registered_engine_plans_end_to_end(tmp_path: Path, monkeypatch: pytes
     assert "fix: use algorithm: shortest" in err
 
 
+class FalsePromise(LowestFirst):
+    """The toy engine claiming deadlock freedom: its breadth-first trees on a torus close
+    cycles of channel dependencies around the rings."""
+
+    deadlock_free = True
+
+
+def test_an_engine_that_breaks_its_deadlock_promise_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {**toy_doc(), "topology": {"kind": "torus", "dims": [5, 3]}}
+    monkeypatch.setitem(ENGINES, "lowest-first", LowestFirst())
+    assert plan_from_file(write(tmp_path, doc)).metrics.deadlock_free is False    # the routes are cyclic
+    monkeypatch.setitem(ENGINES, "lowest-first", FalsePromise())
+    assert main(["plan", str(write(tmp_path, doc))]) == 2
+    err = capsys.readouterr().err
+    assert "routing.algorithm lowest-first promises deadlock-free routes, but their channel dependency graph has a " \
+           "cycle" in err
+
+
 # --------------------------------------------------------------------------- the listing
 
 
@@ -329,6 +348,7 @@ def test_algorithms_lists_every_engine_with_its_properties(capsys: pytest.Captur
     assert rows["dor"][:3] == ["yes", "no", "all but custom"]
     assert rows["shortest"][:3] == ["yes", "no", "all"]
     assert rows["updown"][:3] == ["no", "yes", "all"]
+    assert rows["turns"][:3] == ["no", "yes", "all"]
     assert rows["budget"][:3] == ["no", "no", "all"]
 
 

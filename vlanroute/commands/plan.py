@@ -54,8 +54,11 @@ def print_summary(plan: Plan, console: Console) -> None:
     else:
         console.print(table)
     ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
+    within = m.max_link_load / m.link_load_lower_bound_budget if m.link_load_lower_bound_budget else 1.0
     console.print(f"diameter {m.diameter}, mean hops {m.mean_hops:.3f}, max link load {m.max_link_load:g} "
                   f"(lower bound {m.link_load_lower_bound:g}, x{ratio:.3f})")
+    console.print(f"any routing within {r['max_vlans']} VLANs has a max link load of at least "
+                  f"{m.link_load_lower_bound_budget:.6g} (this plan: x{within:.3f})")
     console.print(f"MAC entries: at most {m.max_mac_entries} per switch (capacity {m.mac_capacity}); "
                   f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "

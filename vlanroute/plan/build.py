@@ -14,8 +14,10 @@ from typing import Any
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.drivers import family_of
 from vlanroute.routing.budget import BudgetChoices
-from vlanroute.routing.engine import Options, Routes
-from vlanroute.routing.registry import ENGINES, default_engine
+from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES, default_engine
+from vlanroute.routing.packing import packing_of
+from vlanroute.routing.trees import arc_loads
 from vlanroute.plan.invariants import verify_plan
 from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget
 from vlanroute.errors import PlanError, UserError
@@ -31,6 +33,7 @@ from vlanroute.model.topology import Topology, build_topology
 from vlanroute.plan.vlans import VlanGroup, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
+ADVICE_PREVIEW = 256   # the deadlock warning plans the advised engine up to this many switches
 
 
 @dataclass
@@ -143,7 +146,7 @@ def build_plan(inv: LoadedInventory) -> Plan:
     _assign_ids(inv, vlans)
     apply_vlans(switches, hosts, vlans)
     metrics = compute_metrics(topo, routes, vlans, host_count,
-                              {s: switch.platform.mac_capacity for s, switch in switches.items()})
+                              {s: switch.platform.mac_capacity for s, switch in switches.items()}, budget.max_vlans)
     check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
                                                                   mgmt_addresses(switches))
@@ -151,11 +154,33 @@ def build_plan(inv: LoadedInventory) -> Plan:
     if isinstance(routes.choices, BudgetChoices) and metrics.non_minimal_routes:
         warnings.append(f"routing within {routes.choices.max_vlans} VLANs: {metrics.non_minimal_routes} routes "
                         f"between switches are longer than a shortest path (mean stretch {metrics.mean_stretch:.3f})")
+    engine = ENGINES.get(routes.algorithm)
+    if engine is not None and engine.deadlock_free and not metrics.deadlock_free:
+        raise PlanError(f"routing.algorithm {routes.algorithm} promises deadlock-free routes, but their channel "
+                        "dependency graph has a cycle (a vlanroute bug)", file=file, field="routing.algorithm",
+                        fix="please report it; meanwhile use another algorithm")
     if not metrics.deadlock_free:
-        safe = " or ".join(e.name for e in ENGINES.values() if e.deadlock_free)
+        advice = DEADLOCK_FREE_ADVICE
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
-                        f"the network can deadlock under heavy load; routing.algorithm: {safe} is deadlock-free")
+                        f"the network can deadlock under heavy load; routing.algorithm: {advice.name} is deadlock-free"
+                        + _advice_cost(advice, topo, host_count, budget, metrics))
     return Plan(inv, topo, routes, budget, vlans, hosts, switches, cables, metrics, settings, warnings)
+
+
+def _advice_cost(advice: Engine[Any], topo: Topology, host_count: dict[str, int], budget: Budget,
+                 metrics: Metrics) -> str:
+    """What the deadlock-free engine the warning recommends would cost on this fabric:
+    planned here up to ADVICE_PREVIEW switches; beyond, what bench/quality.py measured."""
+    if len(topo.switches) > ADVICE_PREVIEW:
+        return (" (on tori about 1.6 to 1.8 times the lower bound on the max link load, up*/down* 5 to 14 times; "
+                "plan it to see its VLAN count)")
+    routes = advice.route(topo, host_count, advice.params(topo, Options(max_vlans=budget.max_vlans)))
+    vlans = packing_of(routes, topo, host_count)
+    peak = max(arc_loads(routes.parents, host_count, topo.arc_cables()).values(), default=0.0)
+    bound = metrics.link_load_lower_bound
+    fit = "" if len(vlans) <= budget.max_vlans else f", more than the {budget.max_vlans} that fit"
+    return (f" and needs {len(vlans)} VLANs here{fit}, with a max link load of {peak:g}"
+            + (f" (x{peak / bound:.3f} the lower bound; this plan x{metrics.max_link_load / bound:.3f})" if bound else ""))
 
 
 def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], budget: Budget) -> Routes:

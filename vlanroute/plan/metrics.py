@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import bfs_order, pruned_parents
 from vlanroute.model.topology import Topology
@@ -33,6 +34,7 @@ class Metrics:
     non_minimal_routes: int                     # ordered switch pairs routed longer than shortest
     mac_entries: dict[str, int]
     link_loads: dict[tuple[str, str], float]   # directed neighbour pair -> load per cable
+    link_load_lower_bound_budget: float = 0.0   # no routing within the VLAN budget does better
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -43,11 +45,12 @@ class Metrics:
             "max_mac_entries": self.max_mac_entries, "mac_capacity": self.mac_capacity,
             "deadlock_free": self.deadlock_free,
             "mean_stretch": round(self.mean_stretch, 4), "non_minimal_routes": self.non_minimal_routes,
+            "link_load_lower_bound_budget": round(self.link_load_lower_bound_budget, 4),
         }
 
 
 def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host_count: dict[str, int],
-                    mac_capacity: dict[str, int]) -> Metrics:
+                    mac_capacity: dict[str, int], max_vlans: int | None = None) -> Metrics:
     """The plan's figures; only routes between switches with hosts carry traffic.
 
     - max_link_load: the largest load of one cable in one direction.
@@ -71,6 +74,8 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
     - mac_entries: a switch learns every host once per VLAN it is in (per-VLAN learning,
       every host's learning broadcast reaches every switch of every VLAN): hosts x its
       VLANs; mac_capacity: the smallest MAC table of the plan's switches.
+    - link_load_lower_bound_budget: a lower bound of max_link_load for every routing
+      within `max_vlans` VLANs, the plan's VLAN budget (None: no limit; routing/bounds.py).
     """
     simple = topo.simple()
     cables = topo.arc_cables()
@@ -138,4 +143,5 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
         deadlock_free=nx.is_directed_acyclic_graph(cdg),
         mean_stretch=hop_sum / dist_sum if dist_sum else 1.0, non_minimal_routes=non_minimal,
         mac_entries=mac_entries, link_loads=per_cable,
+        link_load_lower_bound_budget=max(lower, budget_lower_bound(topo, host_count, max_vlans, dist_sum)),
     )

@@ -14,9 +14,15 @@ from vlanroute.routing.budget import BUDGET
 from vlanroute.routing.dor import DOR
 from vlanroute.routing.engine import Engine
 from vlanroute.routing.shortest import SHORTEST
+from vlanroute.routing.turns import TURNS
 from vlanroute.routing.updown import UPDOWN
 
-ENGINES: dict[str, Engine[Any]] = {e.name: e for e in (DOR, SHORTEST, UPDOWN, BUDGET)}
+ENGINES: dict[str, Engine[Any]] = {e.name: e for e in (DOR, SHORTEST, UPDOWN, TURNS, BUDGET)}
+
+# The engine a plan whose routes can deadlock under 802.3x PAUSE recommends (plan/build.py):
+# deadlock-free on every topology, and of those the one that balances the load best
+# (on tori about 2 times the distance bound where up*/down* reaches 5 to 14: bench/quality.py).
+DEADLOCK_FREE_ADVICE: Engine[Any] = TURNS
 
 
 def default_engine(topo: Topology) -> Engine[Any]:
