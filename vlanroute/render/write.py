@@ -7,8 +7,6 @@ then swapped into place, so a failure at any step leaves OUTDIR exactly as it wa
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import shutil
 import tempfile
@@ -19,6 +17,7 @@ from pathlib import Path
 import jinja2
 
 from vlanroute.atomic_dir import publish_dir
+from vlanroute.bundle.cables import cabling_csv_text as cables_csv, planned_cables
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
@@ -62,13 +61,7 @@ def environment() -> jinja2.Environment:
 
 
 def cabling_csv_text(doc: PlanDocument) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["a", "a_port", "b", "b_port", "a_lag", "b_lag"])
-    for c in doc.cabling:
-        w.writerow([c.a, c.a_port, c.b, c.b_port,
-                    "" if c.a_lag is None else c.a_lag, "" if c.b_lag is None else c.b_lag])
-    return buf.getvalue()
+    return cables_csv(planned_cables(doc))
 
 
 def render_switch(ctx: SwitchContext, env: jinja2.Environment) -> str:
