@@ -26,6 +26,7 @@ COMMAND_MODULES: list[str] = [
     "draw",
     "report",
     "lab",
+    "cabling",
 ]
 
 

@@ -78,11 +78,12 @@ def read_cabling(outdir: Path, switches: Collection[str],
 
 def read_all_cables(outdir: Path, switches: Collection[str],
                     platforms: Mapping[str, Platform] | None = None,
-                    hosts: Collection[str] | None = None) -> list[Cable]:
+                    hosts: Collection[str] | None = None, path: Path | None = None) -> list[Cable]:
     """Every cable of OUTDIR/cabling.csv, inter-switch and host (bundle.cables). The file
     of an older render (header a,a_port,b,b_port,a_lag,b_lag: inter-switch cables only, no
-    labels) is read too. With `hosts`, a host cable's host must be one of them."""
-    path = outdir / CABLING_FILE
+    labels) is read too. With `hosts`, a host cable's host must be one of them. `path`:
+    another file in the same layout (e.g. the lab's cabling, vlanroute.lab.wiring)."""
+    path = path or outdir / CABLING_FILE
     if not path.is_file():
         raise UserError("cabling.csv not found", file=str(path), fix=OUTDIR_FIX)
     cables: list[Cable] = []
