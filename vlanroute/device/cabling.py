@@ -19,7 +19,9 @@ A host port with no LLDP neighbour is `no-lldp`, not a failure: hosts need not s
 The technician's fixes come from one walk over each group of wrong cables (planned and
 observed cables alternate along it): for each observed cable, keep the end whose planned
 partner is known and move the other end there ("move the cable on sw3 1/g47 to sw5
-1/g48"); two swapped cables become two moves that together swap two plugs. A planned
+1/g48"); two moves into each other's port are said as one swap ("swap the plugs in sw3
+1/g47 and sw4 1/g47"). The moves of one report are done together: unplug every end named,
+then plug each into its new port. A planned
 cable that no move completes needs a cable ("connect ... to ..."); an observed cable with
 no planned end is removed.
 """
@@ -215,6 +217,7 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
     fixes: list[tuple[str, frozenset[End]]] = []
     completed: set[frozenset[End]] = set()
     unexpected: list[Unexpected] = []
+    moves: dict[int, tuple[End, End, str]] = {}     # fix index -> (from, to, label)
     # Paths first (from their lowest end), then cycles; one end of each wrong cable moves.
     starts = sorted((n for n in adj if len(adj[n]) == 1), key=_order) + sorted(adj, key=_order)
     for start in starts:
@@ -235,6 +238,8 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
                 else:
                     fixes.append((text[0], frozenset((node, nxt, text[1]))))
                     completed.add(frozenset((text[2], text[1])))
+                    if text[3] is not None:
+                        moves[len(fixes) - 1] = text[3]
             node = nxt
     for e in sorted(unmet, key=lambda e: sorted(map(_order, e))):
         u, v = sorted(e, key=_order)
@@ -242,7 +247,28 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
             c = label_of[e]
             fixes.append((f"connect {end_text(u)} to {end_text(v)}" + (f" (cable {c.label})" if c.label else ""),
                           frozenset(e)))
-    return fixes, unexpected
+    return _swaps(fixes, moves), unexpected
+
+
+def _swaps(fixes: list[tuple[str, frozenset[End]]], moves: Mapping[int, tuple[End, End, str]]
+           ) -> list[tuple[str, frozenset[End]]]:
+    """Two moves into each other's port are one swap of two plugs: say so, in one fix."""
+    out: list[tuple[str, frozenset[End]]] = []
+    merged: set[int] = set()
+    for i, (text, ends) in enumerate(fixes):
+        if i in merged:
+            continue
+        pair = next((j for j, m in moves.items() if i in moves and j != i and j not in merged
+                     and m[0] == moves[i][1] and m[1] == moves[i][0]), None)
+        if pair is None:
+            out.append((text, ends))
+            continue
+        merged.add(pair)
+        (src, dst, la), lb = moves[i], moves[pair][2]
+        labels = ", ".join(x for x in (la, lb) if x)
+        out.append((f"swap the plugs in {end_text(src)} and {end_text(dst)}"
+                    + (f" (cables {labels})" if labels else ""), ends | fixes[pair][1]))
+    return out
 
 
 def _order(end: End) -> tuple[str, ...]:
@@ -250,10 +276,11 @@ def _order(end: End) -> tuple[str, ...]:
 
 
 def _fix(u: End, v: End, plan: Mapping[End, End],
-         label_of: Mapping[frozenset[End], Cable]) -> tuple[str, End, End] | None:
+         label_of: Mapping[frozenset[End], Cable]
+         ) -> tuple[str, End, End, tuple[End, End, str] | None] | None:
     """The move that turns the observed cable u-v into a planned one: keep u (if its planned
     partner is known) and move v's end, else keep v; None if neither end is planned.
-    Returns (text, target end, kept end)."""
+    Returns (text, target end, kept end, the move (from, to, label) if a plug moves)."""
     for keep, move in ((u, v), (v, u)):
         target = plan.get(keep)
         if target is None or keep[0] != "port" and move[0] != "port":
@@ -261,9 +288,10 @@ def _fix(u: End, v: End, plan: Mapping[End, End],
         label = label_of[frozenset((keep, target))].label
         suffix = f" (cable {label})" if label else ""
         if move[0] == "port":
-            return (f"move the cable on {end_text(move)} to {end_text(target)}{suffix}", target, keep)
+            return (f"move the cable on {end_text(move)} to {end_text(target)}{suffix}", target, keep,
+                    (move, target, label))
         if keep[0] == "port":
             what = "host " + move[1] if move[0] == "host" else end_text(move)
             return (f"unplug {what} from {end_text(keep)} and connect {end_text(keep)} to "
-                    f"{end_text(target)}{suffix}", target, keep)
+                    f"{end_text(target)}{suffix}", target, keep, None)
     return None
