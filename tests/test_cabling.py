@@ -256,3 +256,16 @@ def test_lab_serves_lldp_of_a_cabling_file(farm, tmp_path, monkeypatch, capsys):
         here, there = (("a", "b") if r["a"] == "leaf2" else ("b", "a"))
         assert rows[r[f"{here}_port"]].system_name == r[there]
         assert rows[r[f"{here}_port"]].port_id == r[f"{there}_port"]
+
+
+def test_members_of_one_lag_cabled_in_another_order_are_ok() -> None:
+    lag = [Cable(0, "s1", "p1", "s2", "p1", 1, 4, "inter-switch", "L1"),
+           Cable(0, "s1", "p2", "s2", "p2", 1, 4, "inter-switch", "L2"),
+           Cable(0, "s3", "p3", "s4", "p4", None, None, "inter-switch", "X")]
+    crossed = _tables([("s1", "p1", "s2", "p2"), ("s1", "p2", "s2", "p1"), ("s3", "p3", "s4", "p4")])
+    report = check_cabling(lag, crossed, ["s1", "s2", "s3", "s4"], {})
+    assert report.ok and {c.status for c in report.cables} == {OK}
+    # ... but not a member cabled to a port outside the LAG.
+    wrong = _tables([("s1", "p1", "s2", "p2"), ("s1", "p2", "s2", "p9"), ("s3", "p3", "s4", "p4")])
+    report = check_cabling(lag, wrong, ["s1", "s2", "s3", "s4"], {})
+    assert {c.label: c.status for c in report.cables} == {"L1": SWAPPED, "L2": SWAPPED, "X": OK}

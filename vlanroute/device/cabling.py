@@ -165,6 +165,8 @@ def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches
             seen[there].add(here)
     observed = {frozenset((u, v)) for u, vs in seen.items() for v in vs if u != v}
     planned = set(label_of)
+    lag_ok = _lag_members_interchanged(cables, label_of, observed)
+    observed = (observed - {e for e in observed if any(e <= k_ends for k_ends in _ends_of(lag_ok))}) | lag_ok
     wrong = observed - planned
 
     fixes, unexpected = _walk(plan, wrong, planned - observed, label_of)
@@ -181,7 +183,7 @@ def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches
         row = CableStatus(c.kind, c.label, c.a, c.a_port, c.b, c.b_port, OK,
                           seen_a=sees(a), seen_b=sees(b) if c.kind == INTER_SWITCH else "")
         touched = [f for f, ends in fixes if ends & {a, b}]
-        if key in observed and not (seen.get(a, {b}) - {b}) and not (seen.get(b, {a}) - {a}):
+        if key in lag_ok or key in observed and not (seen.get(a, {b}) - {b}) and not (seen.get(b, {a}) - {a}):
             row.status = OK
         elif touched:
             row.status, row.fixes = SWAPPED, touched
@@ -197,6 +199,44 @@ def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches
     all_fixes = [f for f, _ in fixes]
     all_fixes += [f for r in statuses if r.status == MISSING for f in r.fixes]
     return CablingReport(statuses, unexpected, list(dict.fromkeys(all_fixes)), errors)
+
+
+def _ends_of(edges: set[frozenset[End]]) -> list[frozenset[End]]:
+    """The ports of each LAG pair whose members were found interchanged (one set per pair)."""
+    groups: list[set[End]] = []
+    for e in edges:
+        for g in groups:
+            if g & e:
+                g |= e
+                break
+        else:
+            groups.append(set(e))
+    return [frozenset(g) for g in groups]
+
+
+def _lag_members_interchanged(cables: list[Cable], label_of: Mapping[frozenset[End], Cable],
+                              observed: set[frozenset[End]]) -> set[frozenset[End]]:
+    """Planned cables of a LAG whose members are cabled in another order: harmless, since
+    a LAG's members carry the same VLANs. They count as ok when the observed cables join
+    exactly the planned ports of the same two LAGs."""
+    group: dict[End, tuple[str, int]] = {}
+    for c in cables:
+        if c.kind == INTER_SWITCH and c.a_lag is not None and c.b_lag is not None:
+            group[_port(c.a, c.a_port)] = (c.a, c.a_lag)
+            group[_port(c.b, c.b_port)] = (c.b, c.b_lag)
+    between: dict[frozenset[tuple[str, int]], set[frozenset[End]]] = defaultdict(set)
+    for key in label_of:
+        u, v = tuple(key)
+        if u in group and v in group:
+            between[frozenset((group[u], group[v]))].add(key)
+    ok: set[frozenset[End]] = set()
+    for pair, planned in between.items():
+        ports = {x for e in planned for x in e}
+        seen = {e for e in observed if e & ports}
+        if seen != planned and all(e <= ports and len({group[x] for x in e}) == 2 for e in seen) \
+                and {x for e in seen for x in e} == ports and len(seen) == len(planned):
+            ok |= planned
+    return ok
 
 
 def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozenset[End]],
