@@ -1,5 +1,5 @@
 """`vlanroute render`: plan -> OUTDIR with switch configs, host scripts, refresh jobs,
-plan.json and cabling.csv (docs/outdir-layout.md).
+plan.json, cabling.csv and the printable cabling sheet cabling.html (docs/outdir-layout.md).
 
 Everything is rendered into a temporary directory next to OUTDIR, verified there, and only
 then swapped into place, so a failure at any step leaves OUTDIR exactly as it was.
@@ -24,6 +24,7 @@ from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.model.platforms import Platform
+from vlanroute.render.sheet import SHEET_FILE, sheet_html
 from vlanroute.render.context import (DocIndex, SwitchContext, host_context, learning_method,
                                       refresh_context, switch_context)
 from vlanroute.vlanlist import format_vlan_list as compress
@@ -84,10 +85,12 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
                  env: jinja2.Environment | None = None) -> dict[str, str]:
     """Relative path -> text of every file, in memory (no I/O): the unit that tests and bench use."""
     env = env or environment()
-    files: dict[str, str] = {PLAN_FILE: doc.to_json_text(), "cabling.csv": cabling_csv_text(doc)}
+    cables = planned_cables(doc)
+    platforms = platforms_of(doc)
+    files: dict[str, str] = {PLAN_FILE: doc.to_json_text(), "cabling.csv": cables_csv(cables),
+                             SHEET_FILE: sheet_html(doc, cables, platforms)}
     aging_times: list[int] = []
     index = DocIndex.of(doc)
-    platforms = platforms_of(doc)
     for name in sorted(doc.switches):
         ctx = switch_context(doc, name, platforms[name], index)
         aging_times.append(ctx.settings.aging_time)
