@@ -269,3 +269,36 @@ def test_members_of_one_lag_cabled_in_another_order_are_ok() -> None:
     wrong = _tables([("s1", "p1", "s2", "p2"), ("s1", "p2", "s2", "p9"), ("s3", "p3", "s4", "p4")])
     report = check_cabling(lag, wrong, ["s1", "s2", "s3", "s4"], {})
     assert {c.label: c.status for c in report.cables} == {"L1": SWAPPED, "L2": SWAPPED, "X": OK}
+
+
+def _cable_set(plan: dict) -> set[frozenset[tuple[str, str]]]:
+    return {frozenset({(c["a"], c["a_port"]), (c["b"], c["b_port"])}) for c in plan["cabling"]}
+
+
+def test_discover_builds_a_fragment_that_plans_into_the_same_topology(farm, tmp_path, monkeypatch, capsys):
+    from vlanroute.plan.build import plan_from_file
+
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    targets = tmp_path / "targets.json"
+    targets.write_text(json.dumps({"format": "vlanroute-targets/1", "switches": {
+        n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}))
+    frag = tmp_path / "discovered.yaml"
+    rc, text, err = run(capsys, "discover", "--targets", str(targets), "--known-hosts",
+                        str(cluster.known_hosts), "-o", str(frag))
+    assert rc == 0, text + err
+    body = frag.read_text()
+    assert body.startswith("# Discovered by `vlanroute discover`") and "kind: custom" in body
+    again = plan_from_file(frag).to_json()
+    assert sorted(again["switches"]) == sorted(cluster.plan["switches"])
+    assert _cable_set(again) == _cable_set(cluster.plan)
+    lags = lambda plan: {frozenset((c["a"], c["b"])) for c in plan["cabling"] if c["a_lag"]}  # noqa: E731
+    assert lags(again) == lags(cluster.plan) == {frozenset(("core1", "core2"))}
+    assert {h: (d["switch"], d["port"], d["mac"]) for h, d in again["hosts"].items()} == \
+        {h: (d["switch"], d["port"], d["mac"]) for h, d in cluster.plan["hosts"].items()}
+    # The same as JSON, for scripts.
+    rc, text, err = run(capsys, "discover", "--targets", str(targets), "--known-hosts",
+                        str(cluster.known_hosts), "--json")
+    doc = json.loads(text)
+    assert rc == 0 and list(doc)[0] == "schema" and doc["schema"] == "vlanroute-discover/1"
+    assert doc["inventory"]["topology"]["kind"] == "custom"

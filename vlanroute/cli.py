@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "report",
     "lab",
     "cabling",
+    "discover",
 ]
 
 
