@@ -69,3 +69,29 @@ def test_sheet_lists_each_switch_cables_in_port_order_with_far_end_and_label() -
     kinds = [c["kind"] for c in cables]
     assert total == 2 * kinds.count("inter-switch") + kinds.count("host")
 
+
+
+def test_verify_checks_host_rows_and_labels(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vlanroute.render.write import render_to_dir
+    from vlanroute.verify.configs import verify_outdir
+
+    out = tmp_path / "out"
+    render_to_dir(document(ring3_plan("powerconnect-6248")), out)
+    assert verify_outdir(out).ok
+    lines = (out / "cabling.csv").read_text().splitlines()
+    edited = list(lines)
+    host_row = next(i for i, line in enumerate(edited) if ",node001,eth0," in line)
+    edited[host_row] = edited[host_row].replace("sw1,1/g1,", "sw1,1/g9,")      # host moved
+    edited[1] = edited[1].rsplit(",", 1)[0] + ",AAAA-AAAA"                    # relabelled
+    del edited[-1]                                                             # a host row lost
+    (out / "cabling.csv").write_text("\n".join(edited) + "\n")
+    report = verify_outdir(out)
+    assert not report.ok
+    text = "\n".join(report.violations)
+    assert f"cabling.csv line {host_row + 1}: host node001 is on sw1 1/g9 eth0, plan.json has sw1 1/g1 eth0" in text
+    assert "cabling.csv line 2: cable sw1 1/g21 - sw2 1/g21 is labelled AAAA-AAAA, its label is" in text
+    assert "cabling.csv: the cable of host node006 (sw3 1/g2) is missing" in text
+    # The 6-column file of an older render is still accepted.
+    (out / "cabling.csv").write_text("\n".join(",".join(line.split(",")[:6]) for line in lines
+                                               if ",host," not in line) + "\n")
+    assert verify_outdir(out).ok

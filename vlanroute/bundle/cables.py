@@ -22,8 +22,9 @@ from typing import Literal
 
 from vlanroute.bundle.document import PlanDocument
 
-INTER_SWITCH, HOST = "inter-switch", "host"
 CableKind = Literal["inter-switch", "host"]
+INTER_SWITCH: CableKind = "inter-switch"
+HOST: CableKind = "host"
 # The legacy header (inter-switch cables only, no labels) is still read (bundle.reader).
 LEGACY_HEADER = ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]
 HEADER = [*LEGACY_HEADER, "kind", "cable"]

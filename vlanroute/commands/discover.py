@@ -99,8 +99,9 @@ def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platfo
         click.echo(json.dumps({"schema": SCHEMA, "inventory": frag, "notes": found.notes,
                                "not_read": {s: t.error for s, t in tables.items() if t.error}}, indent=1))
     else:
+        cables = sum(len(link["ports"]) for link in found.links)  # type: ignore[arg-type,misc]
         header = (f"# Discovered by `vlanroute discover` from the LLDP tables of {len(sources)} switches:\n"
-                  f"# {len(found.links)} switch pairs, {sum(len(l['ports']) for l in found.links)} cables, "  # type: ignore[arg-type]
+                  f"# {len(found.links)} switch pairs, {cables} cables, "
                   f"{len(found.hosts)} hosts that send LLDP. Add the hosts that do not, then plan.\n")
         header += "".join(f"# note: {n}\n" for n in found.notes)
         text = header + yaml.safe_dump(frag, sort_keys=False, default_flow_style=None, width=100)

@@ -156,11 +156,11 @@ def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches
     # Observed cables, from either end (a host or device end is only seen from its switch).
     seen: dict[End, set[End]] = defaultdict(set)
     for s in sorted(read):
-        for row in tables[s].neighbors:
-            here = _port(s, row.local_port)
-            there = resolve.end(row.system_name, row.port_id, row.chassis_id)
+        for nb in tables[s].neighbors:
+            here = _port(s, nb.local_port)
+            there = resolve.end(nb.system_name, nb.port_id, nb.chassis_id)
             if there[0] == "device":            # one node per port: two unknowns are not one
-                there = (*there, s, row.local_port)
+                there = (*there, s, nb.local_port)
             seen[here].add(there)
             seen[there].add(here)
     observed = {frozenset((u, v)) for u, vs in seen.items() for v in vs if u != v}

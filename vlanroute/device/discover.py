@@ -55,10 +55,10 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
                     notes.append(f"{s} {row.local_port}: {far} port {row.port_id!r} is not a port name; ignored")
                     continue
                 there = (far, row.port_id)
-                for a, b in ((here, there), (there, here)):
-                    if seen_ports.get(a, b) != b:
-                        notes.append(f"{a[0]} {a[1]} is seen cabled to both {seen_ports[a][0]} "
-                                     f"{seen_ports[a][1]} and {b[0]} {b[1]}; the second is ignored")
+                for end, other in ((here, there), (there, here)):
+                    if seen_ports.get(end, other) != other:
+                        notes.append(f"{end[0]} {end[1]} is seen cabled to both {seen_ports[end][0]} "
+                                     f"{seen_ports[end][1]} and {other[0]} {other[1]}; the second is ignored")
                         break
                 else:
                     seen_ports[here], seen_ports[there] = there, here
