@@ -302,3 +302,30 @@ def test_discover_builds_a_fragment_that_plans_into_the_same_topology(farm, tmp_
     doc = json.loads(text)
     assert rc == 0 and list(doc)[0] == "schema" and doc["schema"] == "vlanroute-discover/1"
     assert doc["inventory"]["topology"]["kind"] == "custom"
+
+
+def test_lab_daemon_serves_the_given_cabling_file(tmp_path, monkeypatch, capsys):
+    """`vlanroute lab up --cabling FILE` (the daemon's start): the switches' LLDP tables show
+    that file's cables, so `cabling check` through the lab's target map finds the swap."""
+    from vlanroute.lab.daemon import start
+    from vlanroute.lab.statedir import StateDir
+    from vlanroute.plan.build import plan_from_file
+    from vlanroute.render.write import RenderOptions, render_to_dir
+    from push_support import REPO
+
+    set_ssh_env(monkeypatch)
+    outdir = tmp_path / "out"
+    render_to_dir(plan_from_file(REPO / "inventories" / "custom-lab.yaml").to_document(), outdir,
+                  RenderOptions(verify=False))
+    swapped, (first, second) = _swap_two_inter_switch_cables(outdir, tmp_path)
+    state = StateDir(tmp_path / "state")
+    farm = start(outdir, state, "netops", "Pw-7f3c9e1a-do-not-print", None, cabling=swapped)
+    try:
+        rc, text, err = run(capsys, "cabling", "check", str(outdir), "--json",
+                            "--targets", str(state.path / "targets.json"),
+                            "--known-hosts", str(state.path / "known_hosts"))
+        doc = json.loads(text)
+        assert rc == 1 and {c["cable"] for c in doc["cables"] if c["status"] != "ok"} == \
+            {first["cable"], second["cable"]}, text + err
+    finally:
+        farm.close()
