@@ -166,7 +166,8 @@ def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches
     observed = {frozenset((u, v)) for u, vs in seen.items() for v in vs if u != v}
     planned = set(label_of)
     lag_ok = _lag_members_interchanged(cables, label_of, observed)
-    observed = (observed - {e for e in observed if any(e <= k_ends for k_ends in _ends_of(lag_ok))}) | lag_ok
+    lag_ports = _ends_of(lag_ok)
+    observed = (observed - {e for e in observed if any(e <= ports for ports in lag_ports)}) | lag_ok
     wrong = observed - planned
 
     fixes, unexpected = _walk(plan, wrong, planned - observed, label_of)
