@@ -15,8 +15,10 @@ import re
 from vlanroute.errors import VerificationError
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
-# Linux IFNAMSIZ is 16 with the NUL, so 15 characters, and "IF.4094" must still fit.
-_IFACE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,9}")
+# Linux IFNAMSIZ is 16 with the NUL (include/uapi/linux/if.h), so at most 15 characters;
+# no dots (a dotted name needs the slash form in sysctl paths), nothing a shell treats specially.
+IFNAME_MAX = 15
+_IFACE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,14}")
 _PORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}")
 _LAG_HASH = re.compile(r"[A-Za-z0-9_+-]{1,32}")
 

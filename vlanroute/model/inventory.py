@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import csv
 import ipaddress
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vlanroute.errors import UserError
 from vlanroute.model.overrides import apply_sets
@@ -23,12 +24,40 @@ from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 # digits and a few separators, starting with a letter. Nothing that a shell or a CLI parser
 # treats specially (spaces, quotes, ;, $, `, |, &, <, >, newlines) can get through.
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$"
-# Host interface names: Linux allows 15 characters, and ".4094" must still fit.
-IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,9}$"
+# Host interface names (the NIC the learning sub-interfaces sit on): Linux allows 15
+# characters (IFNAMSIZ 16 with the NUL); the sub-interfaces are named PREFIX+VLAN id
+# (`vr101`), so the NIC name no longer has to leave room for ".4094".
+IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,14}$"
+IFNAME_MAX = 15
 PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
 MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+
+
+def _interface_name(value: str) -> str:
+    """A Linux interface name we can put on a command line unquoted: the kernel refuses more
+    than 15 characters (IFNAMSIZ, include/uapi/linux/if.h), '/', ':' and white space."""
+    if len(value) > IFNAME_MAX:
+        raise ValueError(f"interface name '{value}' has {len(value)} characters, but Linux interface names "
+                         f"have at most {IFNAME_MAX} (IFNAMSIZ 16 including the terminating NUL); "
+                         "give the NIC's kernel name as `ip link` shows it")
+    if not re.fullmatch(IFACE_PATTERN, value):
+        raise ValueError(f"interface name '{value}': use letters, digits, '_' and '-' only, starting with "
+                         "a letter (no dots: the learning sub-interfaces get names of their own)")
+    return value
+
+
+def _subif_prefix(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", value):
+        raise ValueError(f"prefix '{value}': use letters, digits, '_' and '-' only, starting with a letter")
+    if len(value) > IFNAME_MAX - 1:
+        raise ValueError(f"prefix '{value}' has {len(value)} characters: with at least one digit of the "
+                         f"VLAN id the sub-interface names would exceed Linux's {IFNAME_MAX} characters")
+    return value
+
+
+InterfaceName = Annotated[str, AfterValidator(_interface_name)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
 VlanId = Annotated[int, Field(ge=2, le=4094)]
 
@@ -95,7 +124,7 @@ class HostEntry(Strict):
     switch: Name
     port: PortName | None = None
     mac: str | None = None
-    interface: Annotated[str, Field(pattern=IFACE_PATTERN)] | None = None
+    interface: InterfaceName | None = None
 
     @field_validator("mac")
     @classmethod
@@ -109,7 +138,7 @@ class HostsSpec(Strict):
     entries: list[HostEntry] | None = Field(default=None, alias="list")
     csv: str | None = None
     name: str = "node{n:03d}"
-    interface: Annotated[str, Field(pattern=IFACE_PATTERN)] = "eth0"
+    interface: InterfaceName = "eth0"
 
     @model_validator(mode="after")
     def _one_source(self) -> "HostsSpec":
@@ -149,7 +178,11 @@ class SwitchOverride(Strict):
 
 class LearningSpec(Strict):
     pool: ipaddress.IPv4Network = ipaddress.IPv4Network("10.240.0.0/12")
-    method: Literal["ip-link", "vconfig"] = "ip-link"
+    # system: sh + iproute2 + ping on the hosts (nothing to install); ip-link, vconfig, raw:
+    # the frames come from `vlanroute learn`, which must then be installed on every host.
+    method: Literal["system", "ip-link", "vconfig", "raw"] = "system"
+    # Learning sub-interfaces are PREFIX + VLAN id, e.g. vr101 (whatever the NIC is called).
+    interface_prefix: Annotated[str, AfterValidator(_subif_prefix)] = "vr"
     interval: Annotated[int, Field(ge=60)] | None = None
     splay: Annotated[int, Field(ge=0)] | None = None
 
