@@ -306,13 +306,17 @@ class Emulation:
         row, since all namespaces share one hostname. busybox tools by default: a busybox
         applet starts in about a tenth of iputils ping's time under TCG (measured)."""
         opt = self.options
-        program = str(self.plan.outdir / "hosts" / "vlanroute-host")
         python, py_env = lean_python()
         # Bundles rendered with --learning-method ip-link/vconfig/raw call `vlanroute learn`:
         # this same code, without importing the whole CLI.
         env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.emulate.hostlearn"]), **py_env}
         shell = ["sh"]
-        with tempfile.TemporaryDirectory(prefix="vlanroute-hostbin-") as tools:
+        # The program and its tables from memory: in the VM, OUTDIR is on 9p without a
+        # cache, and sh's `read` takes a table one byte (one 9p round trip) at a time.
+        with tempfile.TemporaryDirectory(prefix="vlanroute-hosts-", dir=_memory_dir()) as tools:
+            for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):
+                shutil.copy2(self.plan.outdir / "hosts" / f, Path(tools) / f)
+            program = str(Path(tools) / "vlanroute-host")
             if opt.host_tools == "busybox":
                 busybox = shutil.which("busybox") or "/bin/busybox"
                 shell = [busybox, "sh"]
@@ -533,6 +537,16 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+def _memory_dir() -> str | None:
+    """/run where it is a writable tmpfs (in the VM, and under systemd), else the default."""
+    run = Path("/run")
+    try:
+        on_tmpfs = any(line.split()[1:3] == ["/run", "tmpfs"] for line in Path("/proc/mounts").read_text().splitlines())
+    except OSError:
+        on_tmpfs = False
+    return str(run) if on_tmpfs and os.access(run, os.W_OK) else None
 
 
 def _try_sysctl(key: str, value: str) -> None:
