@@ -66,6 +66,7 @@ def sh(command: str) -> None:
 
 
 def inside(out: Path, runs: int) -> int:
+    from vlanroute.emulate import netns
     sh("modprobe -a bridge 8021q veth")
     ns = ["vrbf-sw", "vrbf-a", "vrbf-b", "vrbf-c"]
     hosts = {"vrbf-a": ("node001", "p1", 101), "vrbf-b": ("node002", "p2", 102), "vrbf-c": ("node003", "p3", 103)}
@@ -82,14 +83,19 @@ def inside(out: Path, runs: int) -> int:
             sh(f"bridge -n vrbf-sw vlan add dev {port} vid {v} untagged" + (" pvid" if v == pvid else ""))
         sh(f"ip -n vrbf-sw link set {port} up && ip -n {n} link set eth0 up && ip -n {n} link set lo up")
     sh("ip -n vrbf-sw link set br0 up")
-    program = str(out / "hosts" / "vlanroute-host")
-    tools = Path(tempfile.mkdtemp(prefix="vlanroute-bb-"))
-    (tools / "ping").symlink_to(shutil.which("busybox") or "/bin/busybox")
+    from vlanroute.emulate.run import _memory_dir
+    # From memory: in the VM, OUTDIR is on 9p without a cache (sh reads a table byte by byte).
+    tools = Path(tempfile.mkdtemp(prefix="vlanroute-bb-", dir=_memory_dir()))
+    for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):
+        shutil.copy2(out / "hosts" / f, tools / f)
+    program = str(tools / "vlanroute-host")
+    (tools / "bin").mkdir()
+    (tools / "bin" / "ping").symlink_to(shutil.which("busybox") or "/bin/busybox")
     for n in ("vrbf-b", "vrbf-c"):            # the others: learning addresses in every VLAN
         sh(f"ip netns exec {n} sh {program} --host {hosts[n][0]} --no-learn >/dev/null")
     mac = subprocess.run(["ip", "-n", "vrbf-a", "-o", "link", "show", "eth0"], capture_output=True,
                          text=True).stdout.split("link/ether ")[1].split()[0]
-    busybox_ping = {"PATH": f"{tools}:{os.environ['PATH']}"}
+    busybox_ping = {"PATH": f"{tools / 'bin'}:{os.environ['PATH']}"}
     # The last field: net.ipv4.icmp_echo_ignore_broadcasts on the other hosts (1 = the default).
     rows = [("iputils ping -b", [], {}, "1"), ("busybox ping", [], busybox_ping, "1"),
             ("ARP announcement", ["--frame", "arp"], {}, "1"),
@@ -100,18 +106,19 @@ def inside(out: Path, runs: int) -> int:
         for n in ("vrbf-b", "vrbf-c"):
             sh(f"ip netns exec {n} sh -c 'echo {ignore} > /proc/sys/net/ipv4/icmp_echo_ignore_broadcasts'")
         sh(f"ip netns exec vrbf-a sh {program} --host node001 --remove >/dev/null")
-        argv = ["ip", "netns", "exec", "vrbf-a", "sh", program, "--host", "node001", *extra]
+        argv = ["sh", program, "--host", "node001", *extra]
         full_env = {**os.environ, **env}
+        enter = netns.enter_in_child("vrbf-a")       # as the emulation starts it
         with Capture("vrbf-sw", "p1", mac) as cap:
             start = time.monotonic()
-            subprocess.run(argv, env=full_env, check=True, capture_output=True)
+            subprocess.run(argv, env=full_env, check=True, capture_output=True, preexec_fn=enter)
             first = time.monotonic() - start
             time.sleep(1.5)                       # ARP: the probe timer; ping: late replies
         per_vlan, other, towards = cap.result()
         refresh = []
         for _ in range(runs):
             start = time.monotonic()
-            subprocess.run(argv, env=full_env, check=True, capture_output=True)
+            subprocess.run(argv, env=full_env, check=True, capture_output=True, preexec_fn=enter)
             refresh.append(time.monotonic() - start)
         counts = sorted(set(per_vlan.get(v, 0) for v in VLANS))
         shown = "/".join(str(c) for c in counts)

@@ -209,11 +209,15 @@ def test_arp_frame_with_iproute2_and_as_the_fallback_without_ping(tmp_path: Path
     host = Host(tmp_path)
     rc, calls, out, err = host.run("--host", "node002", "--frame", "arp")
     assert rc == 0, err
-    frames = calls[calls.index("ip link set dev vr103 up") + 2:]
+    # Set-up and frames in one `ip -batch` (after the one that read the state).
+    assert calls.count("ip -batch") == 2
+    frames = calls[calls.index("ip link set dev vr103 up") + 1:]
     assert frames == [line for v in (1, 2, 3) for line in (
         f"ip ntable change name arp_cache dev vr10{v} ucast_probes 1",
         f"ip neigh replace 10.250.{v - 1}.2 dev vr10{v} lladdr ff:ff:ff:ff:ff:ff nud probe")]
     assert _pings(calls) == [] and "(arp)" in out
+    rc, calls, out, err = host.run("--host", "node002", "--frame", "arp", "--splay", "1")
+    assert rc == 0 and calls.count("ip -batch") == 2 and _mutations(calls) == []      # the frames alone
     host.path = f"{tmp_path / 'noping'}:/usr/bin:/bin"
     (tmp_path / "noping").mkdir()
     (tmp_path / "noping" / "ip").symlink_to(FAKEBIN / "ip")

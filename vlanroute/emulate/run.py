@@ -330,8 +330,8 @@ class Emulation:
                                         netns_of={h: self.host_ns(h) for h in self.plan.hosts})
         if self.durations:
             d = sorted(self.durations)
-            self.log(f"    host program, wall time per host: median {d[len(d) // 2]:.2f} s, "
-                     f"max {d[-1]:.2f} s ({opt.host_jobs} at a time)")
+            self.log(f"    host program per host ({opt.host_jobs} at a time), median: {d[len(d) // 2]:.2f} s")
+            self.log(f"    host program per host ({opt.host_jobs} at a time), max: {d[-1]:.2f} s")
         return Check("host program (learning frames)", not failures,
                      f"{len(self.plan.hosts) - len(failures)}/{len(self.plan.hosts)} hosts ran hosts/vlanroute-host "
                      f"({'busybox sh and ping' if opt.host_tools == 'busybox' else 'sh and the system ping'}, "
