@@ -88,20 +88,22 @@ def assert_all_checks_pass(status: int, data: dict[str, object], text: str) -> N
 def test_seed_ring(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring", *SMALL)
     # auto: this kernel when it can, else the VM; the report says which. The host program
-    # runs under /bin/sh (dash) with iputils ping here (busybox elsewhere).
-    status, data, text = emulate(out, tmp_path / "report.json", capsys, "auto", "--host-tools", "system")
+    # runs under /bin/sh (dash) and sends broadcast pings with iputils (ping -b).
+    status, data, text = emulate(out, tmp_path / "report.json", capsys, "auto", "--host-tools", "system",
+                                 "--host-frame", "ping")
     assert_all_checks_pass(status, data, text)
     assert "8 switches, 16 hosts, 16 cables (16 in LAGs), 4 VLANs" in text
-    assert "16/16 hosts ran hosts/vlanroute-host (sh and the system ping, frame auto)" in text
+    assert "16/16 hosts ran hosts/vlanroute-host under /bin/sh (frames ping, iputils: 16)" in text
     assert re.search(r"kernel: (this host|a VM)", text)
 
 
 def test_seed_torus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "torus", *SMALL)
-    status, data, text = emulate(out, tmp_path / "report.json", capsys)
+    # busybox sh and busybox ping (no -b), as on a minimal compute image.
+    status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", "--host-frame", "ping")
     assert_all_checks_pass(status, data, text)
     assert "8 switches, 16 hosts" in text
-    assert "16/16 hosts ran hosts/vlanroute-host (busybox sh and ping, frame auto)" in text
+    assert "16/16 hosts ran hosts/vlanroute-host under busybox sh (frames ping, busybox: 16)" in text
     assert "QEMU TCG" in str(data["kernel"])
     # 16 hosts x 4 VLANs x 8 switches, every one on the planned port.
     assert "512/512 (switch, VLAN, host MAC)" in text
@@ -113,13 +115,13 @@ def test_custom_house(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     out = render(inventory, tmp_path / "house")
     assert "ageing_time 8640000" in (out / "switches" / "core1.cfg").read_text()
     assert "gpu01\tenp129s0f1np1\t00:1e:c9:00:00:01\t" in (out / "hosts" / "hosts.tsv").read_text()
-    # The ARP announcement as the learning frame: one `ip -batch` per host for everything.
-    status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", "--host-frame", "arp")
+    # The default learning frame with iproute2: ARP announcements, in the same `ip -batch`.
+    status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert_all_checks_pass(status, data, text)
     assert "5 switches, 5 hosts, 7 cables (2 in LAGs)" in text
     # The MAC-learning check covers gpu01 too: learned in every VLAN through sub-interfaces
     # vr* on its 13-character NIC name.
-    assert "5/5 hosts ran hosts/vlanroute-host (busybox sh and ping, frame arp)" in text
+    assert "5/5 hosts ran hosts/vlanroute-host under busybox sh (frames arp: 5)" in text
 
 
 def test_vlan1_left_on_ring_links_is_caught_as_a_bounded_storm(
@@ -265,6 +267,6 @@ def test_the_seed_cluster_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[
     status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", timeout=1100)
     assert_all_checks_pass(status, data, text)
     assert "8 switches, 225 hosts, 24 cables (24 in LAGs), 4 VLANs" in text
-    assert "225/225 hosts ran hosts/vlanroute-host" in text
+    assert "225/225 hosts ran hosts/vlanroute-host under busybox sh (frames arp: 225)" in text
     assert "7200/7200 (switch, VLAN, host MAC) entries on the planned port" in text
     assert "50400/50400 ordered pairs got exactly 1 UDP datagrams" in text

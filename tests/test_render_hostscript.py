@@ -155,6 +155,12 @@ def test_table_rows_and_the_address_rule(tmp_path: Path) -> None:
         assert shown == h["learning_addresses"], name
 
 
+def _arp_frames(vlans: tuple[int, ...], index: int) -> list[str]:
+    return [line for v in vlans for line in (
+        f"ip ntable change name arp_cache dev vr{v} ucast_probes 1",
+        f"ip neigh replace 10.250.{v - 101}.{index + 1} dev vr{v} lladdr ff:ff:ff:ff:ff:ff nud probe")]
+
+
 @pytest.mark.parametrize("shell", SHELLS, ids=lambda s: s[0])
 def test_setup_is_idempotent_and_remove_undoes_it(tmp_path: Path, shell: list[str]) -> None:
     host = Host(tmp_path, shell=shell)
@@ -171,25 +177,35 @@ def test_setup_is_idempotent_and_remove_undoes_it(tmp_path: Path, shell: list[st
         "ip addr add 10.250.2.4/24 brd + dev vr103",
         "ip link set dev vr103 up",
     ]
-    assert calls.count("ip -batch") == 2          # one to read the state, one to change it
-    assert _pings(calls) == [f"ping -q -n -c 1 -b -W 1 -I vr10{v} 10.250.{v - 1}.255" for v in (1, 2, 3)]
-    assert "node004: 3 learning frames sent (ping, iputils) from vr101..vr103" in out
+    # iproute2: one `ip` reads the state, one `ip -batch` makes the sub-interfaces and
+    # sends the frames (ARP announcements, the default with iproute2).
+    assert calls.count("ip -batch") == 2 and _pings(calls) == []
+    assert calls[calls.index("ip link set dev vr103 up") + 1:] == _arp_frames((101, 102, 103), 3)
+    assert "node004: 3 learning frames sent (arp) from vr101..vr103" in out
     after_first = host.links()
     assert after_first["vr102"] == {"parent": "eth0", "vid": 102, "up": True, "addrs": ["10.250.1.4/24"],
                                     "mac": ETH0["mac"]}
 
     rc, calls, _, err = host.run("--host", "node004")
     assert rc == 0, err
-    assert _mutations(calls) == [] and calls.count("ip -batch") == 1     # reads, changes nothing
-    assert host.links() == after_first
-    assert len(_pings(calls)) == 3                                         # but broadcasts again
+    assert _mutations(calls) == [] and host.links() == after_first          # changes nothing
+    assert calls[calls.index("ip -batch", 1) + 1:] == _arp_frames((101, 102, 103), 3)   # but sends again
 
     rc, calls, out, err = host.run("--host", "node004", "--remove")
     assert rc == 0, err
-    assert host.links() == {"eth0": ETH0} and _pings(calls) == []
+    assert host.links() == {"eth0": ETH0} and "neigh" not in " ".join(calls)
     assert "removed vr101 vr102 vr103" in out
     rc, calls, _, _ = host.run("--host", "node004", "--remove")
     assert rc == 0 and _mutations(calls) == []
+
+
+def test_broadcast_ping_of_iputils(tmp_path: Path) -> None:
+    host = Host(tmp_path)
+    rc, calls, out, err = host.run("--host", "node004", "--frame", "ping")
+    assert rc == 0, err
+    assert len(_mutations(calls)) == 9 and "neigh" not in " ".join(calls)
+    assert _pings(calls) == [f"ping -q -n -c 1 -b -W 1 -I vr10{v} 10.250.{v - 1}.255" for v in (1, 2, 3)]
+    assert "node004: 3 learning frames sent (ping, iputils) from vr101..vr103" in out
 
 
 def test_busybox_ip_and_ping(tmp_path: Path) -> None:
@@ -205,38 +221,32 @@ def test_busybox_ip_and_ping(tmp_path: Path) -> None:
     assert "(ping, busybox)" in out
 
 
-def test_arp_frame_with_iproute2_and_as_the_fallback_without_ping(tmp_path: Path) -> None:
+def test_frame_choice_and_its_errors(tmp_path: Path) -> None:
     host = Host(tmp_path)
-    rc, calls, out, err = host.run("--host", "node002", "--frame", "arp")
+    # With a splay the set-up is done first and the frames follow on their own.
+    rc, calls, out, err = host.run("--host", "node002", "--splay", "1")
     assert rc == 0, err
-    # Set-up and frames in one `ip -batch` (after the one that read the state).
-    assert calls.count("ip -batch") == 2
-    frames = calls[calls.index("ip link set dev vr103 up") + 1:]
-    assert frames == [line for v in (1, 2, 3) for line in (
-        f"ip ntable change name arp_cache dev vr10{v} ucast_probes 1",
-        f"ip neigh replace 10.250.{v - 1}.2 dev vr10{v} lladdr ff:ff:ff:ff:ff:ff nud probe")]
-    assert _pings(calls) == [] and "(arp)" in out
+    assert calls.count("ip -batch") == 3 and calls[-6:] == _arp_frames((101, 102, 103), 1)
     rc, calls, out, err = host.run("--host", "node002", "--frame", "arp", "--splay", "1")
     assert rc == 0 and calls.count("ip -batch") == 2 and _mutations(calls) == []      # the frames alone
+    # Without a ping, --frame ping cannot work; busybox ip cannot send the ARP probe.
     host.path = f"{tmp_path / 'noping'}:/usr/bin:/bin"
     (tmp_path / "noping").mkdir()
     (tmp_path / "noping" / "ip").symlink_to(FAKEBIN / "ip")
     no_ping = _without_ping()
-    rc, calls, out, err = host.run("--host", "node002", prefix=no_ping)
-    assert rc == 0, err
-    assert _pings(calls) == [] and "(arp)" in out and "ip neigh replace 10.250.0.2 dev vr101" in " ".join(calls)
     rc, _, _, err = host.run("--host", "node002", "--frame", "ping", prefix=no_ping)
-    assert rc == 1 and "no iputils or busybox ping found" in err
-    # busybox ip cannot send the ARP probe: a clear message, not a half-done run.
+    assert rc == 1 and "--frame ping: no iputils or busybox ping found" in err
     host.env = {"FAKEIP_BUSYBOX": "1"}
     rc, _, _, err = host.run("--host", "node002", prefix=no_ping)
+    assert rc == 1 and "cannot send the ARP announcement: install iproute2 or a ping" in err
+    rc, _, _, err = host.run("--host", "node002", "--frame", "arp", prefix=no_ping)
     assert rc == 1 and "needs iproute2's ip" in err
 
 
 def test_answered_and_failed_pings(tmp_path: Path) -> None:
     host = Host(tmp_path)
     host.env = {"FAKEPING_REPLY": "1"}
-    rc, _, _, err = host.run("--host", "node001")
+    rc, _, _, err = host.run("--host", "node001", "--frame", "ping")
     assert rc == 0 and "icmp_echo_ignore_broadcasts=0" in err          # a warning, not a failure
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "ping").write_text("#!/bin/sh\n[ \"$1\" = -V ] && { echo 'ping from iputils'; exit 0; }\n"
@@ -244,7 +254,7 @@ def test_answered_and_failed_pings(tmp_path: Path) -> None:
     (tmp_path / "bin" / "ping").chmod(0o755)
     host.env = {}
     host.path = f"{tmp_path / 'bin'}:{host.path}"
-    rc, _, _, err = host.run("--host", "node001")
+    rc, _, _, err = host.run("--host", "node001", "--frame", "ping")
     assert rc == 1 and "the learning ping failed on vr101 vr102 vr103" in err.replace("  ", " ")
 
 
