@@ -72,6 +72,8 @@ def main() -> int:
     print(f"{'wall':<44}{wall:>9.1f}   (render excluded; includes Python start on the host)")
     for check in data["checks"]:
         print(f"[{'ok' if check['ok'] else 'FAIL'}] {check['name']}: {check['detail']}")
+        for problem in check["problems"][:12]:
+            print(f"       {problem}")
     print("result:", "PASS" if data["ok"] else "FAIL")
     return 0 if data["ok"] else 1
 
