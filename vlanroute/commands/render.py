@@ -17,8 +17,8 @@ from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 @click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory; replaced as a whole only once everything rendered and verified.")
 @click.option("--learning-method", type=click.Choice(list(LEARNING_METHODS)), default=None,
-              help="Override settings.learning.method: system (default: the hosts' own sh, ip and "
-                   "ping, nothing to install), or ip-link, vconfig, raw (frames from `vlanroute learn`, "
+              help="Override settings.learning.method: system (default: the hosts' own sh and ip, "
+                   "nothing to install), or ip-link, vconfig, raw (frames from `vlanroute learn`, "
                    "which every host then needs; raw: no sub-interfaces).")
 @click.option("--host-network", type=click.Choice(list(HOST_NETWORKS)), default="script", show_default=True,
               help="Who owns the learning sub-interfaces on the hosts: the host program itself (script), "

@@ -178,7 +178,7 @@ class SwitchOverride(Strict):
 
 class LearningSpec(Strict):
     pool: ipaddress.IPv4Network = ipaddress.IPv4Network("10.240.0.0/12")
-    # system: sh + iproute2 + ping on the hosts (nothing to install); ip-link, vconfig, raw:
+    # system: sh + iproute2 (or busybox ip + ping) on the hosts, nothing to install; ip-link, vconfig, raw:
     # the frames come from `vlanroute learn`, which must then be installed on every host.
     method: Literal["system", "ip-link", "vconfig", "raw"] = "system"
     # Learning sub-interfaces are PREFIX + VLAN id, e.g. vr101 (whatever the NIC is called).

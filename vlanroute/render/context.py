@@ -27,7 +27,7 @@ from vlanroute.vlanlist import format_vlan_list as compress
 # Where hosts/install.sh puts the host program and its tables; the refresh jobs call it there.
 HOST_SCRIPT_PATH = "/usr/local/sbin/vlanroute-host"
 HOST_TABLE_DIR = "/etc/vlanroute"
-# How the hosts send the learning frames: `system` with the host's own sh, ip and ping;
+# How the hosts send the learning frames: `system` with the host's own sh and ip (and ping);
 # the others with `vlanroute learn` (sub-interfaces by ip link or vconfig, or none: raw).
 LEARNING_METHODS = ("system", "ip-link", "vconfig", "raw")
 # Who owns the learning sub-interfaces: the host program itself, or the network stack
