@@ -23,8 +23,6 @@ USER, PASSWORD = "bench", "bench-password"
 CHILD = r"""
 import json, sys
 from vlanroute.lab import FakeSwitchFarm
-from vlanroute.lab.server import PC6248_PORTS
-from vlanroute.lab.state import SwitchState
 n = int(sys.argv[1])
 with FakeSwitchFarm() as farm:
     for i in range(1, n + 1):
@@ -34,7 +32,7 @@ with FakeSwitchFarm() as farm:
     for line in sys.stdin:
         if line.strip() == "reset":
             for sw in farm.switches.values():
-                sw.state = SwitchState.factory_default(PC6248_PORTS, 48)
+                sw.state = sw.factory_state()
                 sw.saved.clear()
             print("ok", flush=True)
         elif line.strip() == "count":
@@ -48,9 +46,10 @@ def main() -> int:
     from vlanroute.device.credentials import Credentials
     from vlanroute.plan.build import plan_from_file
     from vlanroute.device.push import APPLIED, PushOptions, PushUI, Pusher
-    from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+    from vlanroute.bundle.reader import read_plan
+    from vlanroute.render.write import RenderOptions, render_to_dir
     from vlanroute.device.session import HostKeyPolicy
-    from vlanroute.device.targets import check_loopback, load_plan, select_targets
+    from vlanroute.device.targets import check_loopback, select_targets
 
     quick = "--quick" in sys.argv
     n, dims = (16, "[4,4]") if quick else (64, "[8,8]")
@@ -63,15 +62,15 @@ def main() -> int:
         sets = [f"topology.dims={dims}", "topology.links_per_pair=1", f"hosts.count={3 * n}"]
         for name, (host, port, _) in fakes.items():
             sets += [f"switches.{name}.mgmt={host}", f"switches.{name}.ssh_port={port}"]
-        doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml", sets).to_json()
+        doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml", sets).to_document()
         outdir = tmp / "out"
-        render_to_dir(doc, outdir, platform_lookup(), RenderOptions(verify=False))
+        render_to_dir(doc, outdir, RenderOptions(verify=False))
         known = tmp / "known_hosts"
         known.write_text("".join(line + "\n" for _, _, line in fakes.values()))
-        targets = select_targets(outdir, load_plan(outdir), (), need_config=True)
+        targets = select_targets(outdir, read_plan(outdir), (), action="push").targets
         check_loopback(targets)
         creds = Credentials(USER, PASSWORD)
-        print(f"{n} switches, {len(doc['vlans'])} VLANs, {len(doc['hosts'])} hosts; "
+        print(f"{n} switches, {len(doc.vlans)} VLANs, {len(doc.hosts)} hosts; "
               f"{os.cpu_count()} CPUs")
         print(f"{'workers':>8} {'wall s':>8} {'switches/s':>11} {'commands':>9} "
               f"{'cmd/s':>8} {'applied':>8}")

@@ -1,18 +1,31 @@
-"""Benchmark: routing quality under a VLAN budget (issue 7).
+"""Benchmark: routing quality under a VLAN budget, and of the deadlock-free engines.
 
-Run: python bench/quality.py [--quick] [--markdown]
-For every topology and budget: VLANs used, all-to-all max link load / its lower bound,
-mean stretch (routed hops / shortest hops over all host pairs), planning time (the whole
-plan: routing, packing, port plan, metrics, verification). "unlimited" is the default
-minimal routing (dor) with no budget but the hardware's; the budgets run
-routing.algorithm: budget with routing.max_vlans set.
+Run: python bench/quality.py [--quick] [--markdown] [--budget-only | --deadlock-only]
+
+Budget table, for every topology and budget: VLANs used; the all-to-all max link load
+divided by the lower bound of any routing (`load/lb`, the distance bound) and by the lower
+bound of any routing within that many VLANs (`load/klb`, routing/bounds.py), and that
+bound itself over the distance bound (`klb/lb`: > 1 means no plan with this budget can
+reach the distance bound); mean stretch (routed hops / shortest hops over all host pairs);
+planning time (the whole plan: routing, packing, port plan, metrics, verification), wall
+clock and this process's CPU seconds.
+Budgets run routing.algorithm: budget with routing.max_vlans set; "unlimited" is budget
+with no max_vlans (the hardware's limit). After each topology: whether a larger budget
+never gave a higher max load (monotone).
+
+Deadlock-free table: the same topologies under the engines whose channel dependency graph
+is acyclic (up*/down* and the turn-restricted engine), with the VLANs they need.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import networkx as nx
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -22,48 +35,113 @@ from vlanroute.plan.build import plan_from_file  # noqa: E402
 
 BIG = ["platform=linux-bridge", "switches={}", "settings.learning.pool=10.0.0.0/8", "topology.links_per_pair=1"]
 TORUS = "inventories/seed-torus.yaml"
+
+
+def random_regular_inventory() -> str:
+    """A random 3-regular graph of 24 switches (networkx seed 1), 4 hosts each."""
+    g = nx.random_regular_graph(3, 24, seed=1)
+    doc = {"name": "rr24", "platform": "linux-bridge",
+           "topology": {"kind": "custom", "switches": [f"s{i}" for i in range(24)],
+                        "links": [{"a": f"s{a}", "b": f"s{b}"} for a, b in sorted(g.edges)]},
+           "hosts": {"per_switch": 4}, "settings": {"learning": {"pool": "10.0.0.0/8"}}}
+    path = Path(tempfile.mkdtemp()) / "rr24.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return str(path)
+
+
 CASES = [
     ("seed tree", "inventories/seed-tree.yaml", []),
     ("seed ring 8", "inventories/seed-ring.yaml", []),
     ("seed mesh 4x2", "inventories/seed-mesh.yaml", []),
     ("seed torus 4x2", TORUS, []),
     ("seed complete 8", "inventories/seed-complete.yaml", []),
+    ("random 3-regular 24, 4 h/sw", "@rr24", []),
     ("torus 8x8, 4 h/sw", TORUS, ["topology.dims=[8,8]", "hosts={per_switch: 4}", *BIG]),
     ("torus 16x16, 4 h/sw", TORUS, ["topology.dims=[16,16]", "hosts={per_switch: 4}", *BIG]),
     ("torus 8x8x8, 4 h/sw", TORUS, ["topology.dims=[8,8,8]", "hosts={per_switch: 4}", *BIG]),
     ("hyper-crossbar 16x16, 10 h/sw", "inventories/hyper-crossbar-16x16.yaml", []),
+    ("torus 32x32, 16 h/sw", TORUS, ["topology.dims=[32,32]", "hosts={per_switch: 16}", *BIG]),
 ]
 BUDGETS: list[int | None] = [1, 2, 4, 8, 16, 64, None]
+MONOTONE = [1, 4, 16, 64, None]
+DEADLOCK_FREE = ["updown", "turns"]
+BIGGEST = "torus 32x32, 16 h/sw"   # only its unlimited and 16-VLAN budgets: the scale check
+
+
+class Printer:
+    def __init__(self, head: list[str], widths: list[int], markdown: bool) -> None:
+        self.widths, self.markdown = widths, markdown
+        if markdown:
+            print("| " + " | ".join(head) + " |")
+            print("|" + "|".join("---" for _ in head) + "|")
+        else:
+            self.row(head)
+
+    def row(self, cells: list[str]) -> None:
+        if self.markdown:
+            print("| " + " | ".join(cells) + " |")
+        else:
+            print(cells[0].ljust(self.widths[0]) + " ".join(c.rjust(w) for c, w in zip(cells[1:], self.widths[1:])))
+        sys.stdout.flush()
+
+
+def plan_row(inv: str, sets: list[str]) -> tuple[dict[str, float] | None, str, str]:
+    """Metrics of one plan, and its time as "wall/cpu" seconds (cpu: this process only,
+    which is what counts on a machine shared with other work)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        plan = plan_from_file(ROOT / inv if not inv.startswith("/") else inv, sets)
+    except UserError as exc:
+        return None, "", exc.message[:60]
+    m = plan.metrics
+    took = f"{time.perf_counter() - t0:.1f}/{time.process_time() - c0:.1f}"
+    return ({"vlans": m.vlan_count, "load": m.max_link_load, "lb": m.link_load_lower_bound,
+             "klb": m.link_load_lower_bound_budget, "stretch": m.mean_stretch, "deadlock_free": m.deadlock_free},
+            took, "")
 
 
 def main() -> int:
     quick = "--quick" in sys.argv
     markdown = "--markdown" in sys.argv
-    cases = CASES[:6] if quick else CASES
-    head = ["topology", "budget", "VLANs", "load/lb", "stretch", "time s"]
-    if markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|" + "|".join("---" for _ in head) + "|")
-    else:
-        print(f"{head[0]:<32} {head[1]:>9} {head[2]:>5} {head[3]:>8} {head[4]:>7} {head[5]:>7}")
-    for title, inv, sets in cases:
-        for k in BUDGETS:
-            extra = ["routing.algorithm=budget", f"routing.max_vlans={k}"] if k else []
-            t0 = time.perf_counter()
-            try:
-                m = plan_from_file(ROOT / inv, [*sets, *extra]).metrics
-            except UserError as exc:
-                row = [title, str(k or "unlimited"), "-", "-", "-", exc.message[:60]]
-            else:
-                dt = time.perf_counter() - t0
-                ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
-                row = [title, str(k or "unlimited"), str(m.vlan_count), f"{ratio:.3f}", f"{m.mean_stretch:.3f}",
-                       f"{dt:.1f}"]
-            if markdown:
-                print("| " + " | ".join(row) + " |")
-            else:
-                print(f"{row[0]:<32} {row[1]:>9} {row[2]:>5} {row[3]:>8} {row[4]:>7} {row[5]:>7}")
-            sys.stdout.flush()
+    rr24 = random_regular_inventory()
+    cases = [(t, rr24 if inv == "@rr24" else inv, s) for t, inv, s in CASES]
+    if quick:
+        cases = cases[:7]
+    if "--deadlock-only" not in sys.argv:
+        out = Printer(["topology", "budget", "VLANs", "load/lb", "load/klb", "klb/lb", "stretch", "wall/cpu s"],
+                      [32, 9, 5, 8, 8, 7, 7, 11], markdown)
+        for title, inv, sets in cases:
+            loads: dict[int | None, float] = {}
+            for k in BUDGETS:
+                if title == BIGGEST and k not in (16, None):
+                    continue
+                extra = ["routing.algorithm=budget"] + ([f"routing.max_vlans={k}"] if k else [])
+                m, dt, err = plan_row(inv, [*sets, *extra])
+                if m is None:
+                    out.row([title, str(k or "unlimited"), "-", "-", "-", "-", "-", err])
+                    continue
+                loads[k] = m["load"]
+                out.row([title, str(k or "unlimited"), str(m["vlans"]), f"{m['load'] / m['lb']:.3f}",
+                         f"{m['load'] / m['klb']:.3f}", f"{m['klb'] / m['lb']:.3f}", f"{m['stretch']:.3f}", dt])
+            seq = [loads[k] for k in MONOTONE if k in loads]
+            worse = [f"{a}->{b}" for a, b in zip(MONOTONE, MONOTONE[1:]) if a in loads and b in loads
+                     and loads[b] > loads[a] * (1 + 1e-9)]
+            if len(seq) > 1:
+                out.row([title, "monotone", "", "yes" if not worse else "NO", ", ".join(worse), "", "", ""])
+    if "--budget-only" not in sys.argv:
+        print()
+        out = Printer(["topology", "algorithm", "VLANs", "load/lb", "deadlock-free", "wall/cpu s"],
+                      [32, 9, 5, 8, 13, 11], markdown)
+        for title, inv, sets in cases:
+            if title == BIGGEST:
+                continue
+            for alg in DEADLOCK_FREE:
+                m, dt, err = plan_row(inv, [*sets, f"routing.algorithm={alg}"])
+                if m is None:
+                    out.row([title, alg, "-", "-", "-", err])
+                    continue
+                out.row([title, alg, str(m["vlans"]), f"{m['load'] / m['lb']:.3f}",
+                         "yes" if m["deadlock_free"] else "NO", dt])
     return 0
 
 

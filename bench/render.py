@@ -3,7 +3,7 @@
     python bench/render.py [INVENTORY] [--repeat N]
 
 Measures, best of N:
-  render  = render_files(plan JSON) + writing the tree (what `vlanroute render` does
+  render  = render_files(plan document) + writing the tree (what `vlanroute render` does
             besides planning and verifying);
   write   = writing the identical files from memory;
 and prints both and their ratio. Planning and verification are timed once, for scale.
@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import _write_tree, environment, platform_lookup, render_files
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))          # measure this checkout, not an installed vlanroute
 
-ROOT = Path(__file__).parents[1]
+from vlanroute.plan.build import plan_from_file  # noqa: E402
+from vlanroute.render.write import _write_tree, environment, render_files  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
@@ -41,11 +43,12 @@ def main() -> None:
     t0 = time.perf_counter()
     plan = plan_from_file(args.inventory)
     t_plan = time.perf_counter() - t0
-    doc = plan.to_json()
-    lookup = platform_lookup({sp.platform.name: sp.platform for sp in plan.switches.values()})
+    t0 = time.perf_counter()
+    doc = plan.to_document()
+    t_doc = time.perf_counter() - t0
     env = environment()
-    render_files(doc, lookup, env=env)                # warm the template cache
-    files = render_files(doc, lookup, env=env)
+    render_files(doc, env=env)                        # warm the template cache
+    files = render_files(doc, env=env)
     total = sum(len(t.encode()) for t in files.values())
 
     scratch = Path(tempfile.mkdtemp(prefix="vlanroute-bench-"))
@@ -57,16 +60,17 @@ def main() -> None:
             n += 1
             return scratch / f"t{n}"
 
-        t_render = best(lambda: _write_tree(target(), render_files(doc, lookup, env=env)), args.repeat)
+        t_render = best(lambda: _write_tree(target(), render_files(doc, env=env)), args.repeat)
         t_write = best(lambda: _write_tree(target(), files), args.repeat)
-        t_gen = best(lambda: render_files(doc, lookup, env=env), args.repeat)
+        t_gen = best(lambda: render_files(doc, env=env), args.repeat)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    print(f"inventory      {Path(args.inventory).name}: {len(doc['switches'])} switches, "
-          f"{len(doc['hosts'])} hosts, {len(doc['vlans'])} VLANs")
+    print(f"inventory      {Path(args.inventory).name}: {len(doc.switches)} switches, "
+          f"{len(doc.hosts)} hosts, {len(doc.vlans)} VLANs")
     print(f"output         {len(files)} files, {total / 1e6:.1f} MB")
     print(f"plan (once)    {t_plan:8.2f} s")
+    print(f"document (once){t_doc:8.2f} s  (Plan.to_document: the JSON object, validated)")
     print(f"render only    {t_gen:8.3f} s  (templates, in memory)")
     print(f"render+write   {t_render:8.3f} s")
     print(f"write only     {t_write:8.3f} s")

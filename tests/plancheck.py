@@ -125,3 +125,21 @@ def route_lengths(plan: dict[str, Any]) -> dict[tuple[str, str], int]:
             assert path is not None
             out[(s, t)] = len(path) - 1
     return out
+
+
+def plan_loads(plan: dict) -> dict[tuple[str, str], float]:
+    """Load per cable and direction, from the plan JSON alone."""
+    cables = Counter(frozenset((c["a"], c["b"])) for c in plan["cabling"])
+    hosts_at = Counter(h["switch"] for h in plan["hosts"].values())
+    senders = Counter((h["switch"], h["vlan"]) for h in plan["hosts"].values())
+    links = {v["id"]: v["links"] for v in plan["vlans"]}
+    load: dict[tuple[str, str], float] = {}
+    for (s, vid), n in senders.items():
+        for t, m in hosts_at.items():
+            if t == s:
+                continue
+            path = tree_path(links[vid], s, t)
+            assert path is not None
+            for a, b in zip(path, path[1:]):
+                load[(a, b)] = load.get((a, b), 0.0) + n * m / cables[frozenset((a, b))]
+    return load

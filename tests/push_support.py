@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import json
-import os
 from pathlib import Path
-import sys
 
+import networkx as nx
 import yaml
 
 from vlanroute.cli import main
 from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.render.write import RenderOptions, render_to_dir
 
 REPO = Path(__file__).resolve().parent.parent
 USER = "netops"
@@ -42,16 +42,20 @@ def switch_names(inventory: Path) -> list[str]:
 
 
 def build_cluster(farm: FakeSwitchFarm, tmp: Path, inventory: str,
-                  faults: dict[str, Faults] | None = None) -> Cluster:
+                  faults: dict[str, Faults] | None = None, extra_sets: tuple[str, ...] = (),
+                  platform: Platform = POWERCONNECT_6248, seeds: dict[str, str] | None = None) -> Cluster:
+    """Fake switches of `platform` (optionally started from running configs `seeds`), and
+    OUTDIR rendered for them."""
     inv = REPO / "inventories" / inventory
-    sets = []
+    sets = list(extra_sets)
     for i, name in enumerate(switch_names(inv), start=1):
         sw = farm.add(name, host=f"127.0.0.{10 + i}", username=USER, password=PASSWORD,
-                      faults=(faults or {}).get(name))
+                      faults=(faults or {}).get(name), platform=platform,
+                      seed=(seeds or {}).get(name))
         sets += [f"switches.{name}.mgmt={sw.host}", f"switches.{name}.ssh_port={sw.port}"]
-    doc = plan_from_file(inv, sets).to_json()
+    doc = plan_from_file(inv, sets).to_document()
     outdir = tmp / "out"
-    render_to_dir(doc, outdir, platform_lookup(), RenderOptions(verify=False))
+    render_to_dir(doc, outdir, RenderOptions(verify=False))
     known = farm.write_known_hosts(tmp / "known_hosts")
     return Cluster(farm, outdir, known, json.loads((outdir / "plan.json").read_text()))
 
@@ -69,3 +73,25 @@ def run(capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-
     rc = main(list(args))
     captured = capsys.readouterr()
     return rc, captured.out, captured.err
+
+
+def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
+    """Independently of vlanroute: the learned-MAC table each switch should show, with paths
+    from networkx over each VLAN's links and ports from the cabling list (a LAG shows as chN
+    in a 62xx address table)."""
+    port_to: dict[tuple[str, str], str] = {}
+    for c in plan["cabling"]:
+        port_to[(c["a"], c["b"])] = f"ch{c['a_lag']}" if c["a_lag"] else c["a_port"]
+        port_to[(c["b"], c["a"])] = f"ch{c['b_lag']}" if c["b_lag"] else c["b_port"]
+    tables: dict[str, list[tuple[int, str, str]]] = {s: [] for s in plan["switches"]}
+    for vlan in plan["vlans"]:
+        tree = nx.Graph([tuple(link) for link in vlan["links"]])
+        tree.add_nodes_from(vlan["switches"])
+        for host in plan["hosts"].values():
+            for s in vlan["switches"]:
+                if s == host["switch"]:
+                    tables[s].append((vlan["id"], host["mac"], host["port"]))
+                else:
+                    nxt = nx.shortest_path(tree, s, host["switch"])[1]
+                    tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
+    return tables

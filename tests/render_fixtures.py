@@ -13,6 +13,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from vlanroute.bundle.document import PlanDocument, plan_document
+
 PORTS: dict[str, Callable[[int], str]] = {
     "powerconnect-6248": lambda n: f"1/g{n}",
     "powerconnect-8132": lambda n: f"Te1/0/{n}",
@@ -89,3 +91,8 @@ def ring3_plan(platform: str = "powerconnect-6248", **settings: Any) -> dict[str
             }
     doc["settings"].update(settings)
     return copy.deepcopy(doc)
+
+
+def document(doc: dict[str, Any]) -> PlanDocument:
+    """A hand-written (or hand-edited) plan as the typed document render takes."""
+    return plan_document(doc, "render_fixtures")

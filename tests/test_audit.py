@@ -2,42 +2,16 @@
 
 from __future__ import annotations
 
-import networkx as nx
 import pytest
 
-from vlanroute.device.audit import parse_address_table
-from vlanroute.lab import FakeSwitchFarm
+from vlanroute.drivers import FAMILIES
+from vlanroute.model.bridge import LagPort
 
-from push_support import build_cluster, run, set_ssh_env
+from push_support import build_cluster, correct_tables, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
-    """Independently of vlanroute.device.audit: paths with networkx over each VLAN's links, ports
-    from the cabling list (a LAG shows as chN in the address table)."""
-    port_to: dict[tuple[str, str], str] = {}
-    for c in plan["cabling"]:
-        port_to[(c["a"], c["b"])] = f"ch{c['a_lag']}" if c["a_lag"] else c["a_port"]
-        port_to[(c["b"], c["a"])] = f"ch{c['b_lag']}" if c["b_lag"] else c["b_port"]
-    tables: dict[str, list[tuple[int, str, str]]] = {s: [] for s in plan["switches"]}
-    for vlan in plan["vlans"]:
-        tree = nx.Graph([tuple(link) for link in vlan["links"]])
-        tree.add_nodes_from(vlan["switches"])
-        for host in plan["hosts"].values():
-            for s in vlan["switches"]:
-                if s == host["switch"]:
-                    tables[s].append((vlan["id"], host["mac"], host["port"]))
-                else:
-                    nxt = nx.shortest_path(tree, s, host["switch"])[1]
-                    tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
-    return tables
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
 
 
 def test_audit_reports_exactly_the_missing_and_misplaced_entries(farm, tmp_path, monkeypatch,
@@ -103,7 +77,28 @@ Vlan     Mac Address           Type        Port
 1010     0012.3456.789A        Dynamic     Gi1/0/8
 1        0012.3456.789B        Management  Vl1
 """
-    assert parse_address_table(pc62xx) == {(101, "00:1e:c9:00:00:01"): "1/g1",
-                                           (102, "00:1e:c9:00:00:02"): "ch3"}
-    assert parse_address_table(os6) == {(1010, "00:12:34:56:78:9a"): "Gi1/0/8",
-                                        (1, "00:12:34:56:78:9b"): "Vl1"}
+    pc, dell_os6 = FAMILIES["powerconnect-62xx"], FAMILIES["dell-os6"]
+    assert pc.parse_address_table(pc62xx) == {(101, "00:1e:c9:00:00:01"): "1/g1",
+                                              (102, "00:1e:c9:00:00:02"): LagPort(3)}
+    assert dell_os6.parse_address_table(os6) == {(1010, "00:12:34:56:78:9a"): "Gi1/0/8",
+                                                 (1, "00:12:34:56:78:9b"): "Vl1"}
+
+
+def test_os6_prints_a_lag_as_po_and_it_maps_to_that_lag():
+    """OS6 prints LAG N as `PoN` in `show mac address-table` (the 62xx prints `chN`): a MAC
+    learned on port-channel 1 must count as learned on LAG 1, and `ch1` means nothing there."""
+    os6 = """Aging time is 300 Sec
+
+Vlan     Mac Address           Type        Port
+-------- --------------------- ----------- ---------------------
+101      001E.C900.0001        Dynamic     Po1
+102      001E.C900.0002        Dynamic     Po12
+103      001E.C900.0003        Dynamic     Te1/0/7
+104      001E.C900.0004        Dynamic     ch1
+"""
+    table = FAMILIES["dell-os6"].parse_address_table(os6)
+    assert table == {(101, "00:1e:c9:00:00:01"): LagPort(1), (102, "00:1e:c9:00:00:02"): LagPort(12),
+                     (103, "00:1e:c9:00:00:03"): "Te1/0/7", (104, "00:1e:c9:00:00:04"): "ch1"}
+    assert FAMILIES["dell-os6"].port_label(LagPort(12)) == "Po12"
+    # The same row read as 62xx output is not a LAG.
+    assert FAMILIES["powerconnect-62xx"].parse_address_table(os6)[(101, "00:1e:c9:00:00:01")] == "Po1"

@@ -16,9 +16,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from plancheck import check_plan, tree_path
-from test_plan_properties import connected_graphs, grid_graph
-from test_routing_quality import plan_loads
+from plancheck import check_plan, plan_loads, tree_path
+from topologies import connected_graphs, grid_graph
 from vlanroute.cli import main
 from vlanroute.plan.build import plan_from_file
 from vlanroute.model.platforms import PLATFORMS
@@ -55,8 +54,8 @@ def test_default_budget_is_the_mac_table_on_the_seed_cluster() -> None:
     plan = plan_from_file(INV / "seed-torus.yaml")
     expected = PLATFORMS["powerconnect-6248"].mac_capacity // 225
     assert expected == 36
-    assert plan.routes.detail["max_vlans"] == expected
-    assert "MAC" in str(plan.routes.detail["max_vlans_limit"])
+    assert plan.budget.max_vlans == expected
+    assert "MAC" in plan.budget.binding
 
 
 def test_default_budget_is_the_id_range_when_that_is_tighter(tmp_path: Path,

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_emulate_plan import render
+from emulate_support import render
 from vlanroute.emulate import vm
 from vlanroute.cli import main
 from vlanroute.emulate.run import Options, lean_python
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.vm
 
 if vm.missing_tools():
     if os.environ.get("CI"):

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from emulate_support import render
 from vlanroute.emulate import spec as emulate_plan
 from vlanroute.cli import main
 from vlanroute.errors import UserError
-from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = [101, 102, 103]
@@ -123,16 +122,6 @@ def test_emulate_command_user_errors_have_no_traceback(tmp_path: Path, capsys: p
     (tmp_path / "empty").mkdir()
     assert main(["emulate", str(tmp_path / "empty")]) == 2
     assert "no plan.json" in capsys.readouterr().err
-
-
-def render(inventory: Path | str, outdir: Path, *sets: str, learning_method: str | None = None) -> Path:
-    plan = plan_from_file(str(inventory), sets)
-    platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
-    # verify=True: the rendered linux-bridge scripts are parsed back and simulated first.
-    result = render_to_dir(plan.to_json(), outdir, platform_lookup(platforms),
-                           RenderOptions(learning_method=learning_method, verify=True))
-    assert result.verified
-    return outdir
 
 
 def test_linux_bridge_template_for_the_seed_ring(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from vlanroute.cli import main
 from vlanroute.errors import UserError
-from vlanroute.drivers import PARSERS, parse_config
+from vlanroute.drivers import FAMILIES
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.verify.configs import verify_outdir
 
@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse(family: str, platform: str, text: str):
-    return parse_config(family, text, switch="s1", platform=PLATFORMS[platform], source="switches/s1.cfg")
+    return FAMILIES[family].parse(text, switch="s1", platform=PLATFORMS[platform], source="switches/s1.cfg")
 
 
 def test_every_template_family_has_a_parser() -> None:
     families = {p.stem for p in (ROOT / "templates" / "switch").glob("*.j2")}
-    assert families <= set(PARSERS)
+    assert families <= set(FAMILIES)
 
 
 # --- Dell OS6 --------------------------------------------------------------------------------
@@ -86,8 +86,8 @@ vlan 101-103
 exit
 port-channel load-balance src-dst-ip-port
 interface port-channel 2
- switchport mode hybrid
- switchport hybrid allowed vlan add 101,103 tagged
+ switchport mode trunk
+ switchport trunk add 101,103
 exit
 interface port 1/63
  channel-group 2 mode on
@@ -96,17 +96,33 @@ interface port 1/64
  channel-group 2 mode on
 exit
 interface port 1/1
- switchport mode hybrid
- switchport hybrid allowed vlan add 101-103 untagged
- switchport hybrid pvid 103
- switchport hybrid allowed vlan remove 1
- flowcontrol on
+ switchport mode trunk
+ switchport trunk add 101-103 untagged
+ switchport trunk native 103
+ switchport trunk remove 1
+ pause enable
 exit
 interface port-channel 2
- switchport hybrid allowed vlan remove 1,102
+ switchport trunk remove 1,102
  spanning-tree disable
 exit
 mac-address-table aging-time 1000000
+!
+end
+"""
+
+# What AEOS-style configs show (ask.wireshark.org question 21722): a trunk with a native
+# VLAN and tagged members; show-run style, sub-lines indented, blocks ended by `!`.
+AEOS_SEEN = """\
+interface port 1/5
+ switchport mode trunk
+ switchport trunk add 10,20
+ switchport trunk native 10
+ pause enable
+!
+interface port 1/6
+ switchport mode trunk
+ switchport trunk add 30
 !
 end
 """
@@ -116,7 +132,7 @@ def test_aeos_subset() -> None:
     cfg = parse("apresia-aeos", "apresia-15000-64xl", AEOS)
     assert cfg.vlans == {1, 101, 102, 103}
     lag = cfg.lags[2]
-    # tagged 101,103 added, then VLAN 1 (untagged default) and 102 (never there) removed
+    # tagged 101,103 added, then VLAN 1 (untagged native default) and 102 (never there) removed
     assert (lag.members, lag.tagged, lag.untagged, lag.stp_enabled) == (["1/63", "1/64"], {101, 103}, set(), False)
     assert cfg.lag_hash == "src-dst-ip-port"
     p = cfg.ports["1/1"]
@@ -124,9 +140,19 @@ def test_aeos_subset() -> None:
     assert cfg.flow_control is True and cfg.aging_time == 1_000_000
 
 
+def test_aeos_trunk_as_seen_in_aeos_style_configs() -> None:
+    cfg = parse("apresia-aeos", "apresia-15000-64xl", AEOS_SEEN)
+    p5, p6 = cfg.ports["1/5"], cfg.ports["1/6"]
+    # the native VLAN is the PVID and untagged; `add` makes tagged members; VLAN 1 stays the
+    # native VLAN of a trunk that names none (assumed)
+    assert (p5.pvid, p5.untagged, p5.tagged) == (10, {1, 10}, {20})
+    assert (p6.pvid, p6.untagged, p6.tagged) == (1, {1}, {30})
+    assert cfg.flow_control is True          # only 1/5 says it: pause enable
+
+
 def test_aeos_unknown_command_names_line() -> None:
     with pytest.raises(UserError, match=r"switches/s1.cfg: line 3: unsupported APRESIA AEOS interface command"):
-        parse("apresia-aeos", "apresia-15000-64xl", "interface port 1/1\n switchport mode hybrid\n"
+        parse("apresia-aeos", "apresia-15000-64xl", "interface port 1/1\n switchport mode trunk\n"
                                                     " switchport hybrid native vlan 5\n")
 
 
@@ -210,9 +236,12 @@ def test_linux_bridge_errors(text: str, needle: str) -> None:
 @pytest.fixture(scope="module", params=["powerconnect-8132", "apresia-15000-64xl", "linux-bridge"])
 def rendered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("fam") / request.param
+    platform = ["--set", f"platform={request.param}"]
+    if request.param == "apresia-15000-64xl":     # AEOS host ports need the confirmation
+        platform = ["--set", "platforms={aeos: {base: apresia-15000-64xl, "
+                             "confirm: [host-untagged-in-many-vlans]}}", "--set", "platform=aeos"]
     assert main(["render", str(ROOT / "inventories" / "seed-torus.yaml"), "-o", str(out), "--no-verify",
-                 "--set", f"platform={request.param}", "--set", "hosts={per_switch: 3}",
-                 "--set", "switches={}"]) == 0
+                 *platform, "--set", "hosts={per_switch: 3}", "--set", "switches={}"]) == 0
     return out
 
 
@@ -241,11 +270,11 @@ def test_family_wrong_pvid_is_caught(rendered: Path, tmp_path: Path) -> None:
         text = text.replace(old, f"vlan add dev {host['port']} vid {host['vlan']} untagged\n")
         text = text.replace(other, f"vlan add dev {host['port']} vid {wrong} pvid untagged\n")
     else:
-        word = "hybrid" if family == "apresia-aeos" else "general"
-        old = f"switchport {word} pvid {host['vlan']}"
+        pvid = "switchport trunk native" if family == "apresia-aeos" else "switchport general pvid"
+        old = f"{pvid} {host['vlan']}"
         assert old in text
         # only the first occurrence: node001's port comes first among the host ports
-        text = text.replace(old, f"switchport {word} pvid {wrong}", 1)
+        text = text.replace(old, f"{pvid} {wrong}", 1)
     cfg.write_text(text)
     r = verify_outdir(out)
     assert not r.ok

@@ -1,12 +1,11 @@
 """Property tests: random topologies, then the invariants of VLAN routing.
 
-The plan is built by vlanroute; the expectations come from networkx's own generators and
-tests/plancheck.py, which reads only the plan JSON.
+The plan is built by vlanroute; the expectations come from networkx's own generators
+(tests/topologies.py) and tests/plancheck.py, which reads only the plan JSON.
 """
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import networkx as nx
@@ -15,6 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from plancheck import check_plan, route_lengths
+from topologies import connected_graphs, grid_graph
 from vlanroute.plan.build import plan_from_file
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -24,32 +24,6 @@ def write(tmp: Path, doc: dict) -> Path:
     p = tmp / "inv.yaml"
     p.write_text(yaml.safe_dump(doc))
     return p
-
-
-def grid_graph(kind: str, dims: list[int]) -> nx.Graph:
-    """The expected switch graph, named like vlanroute's default sw{index} (first dim fastest)."""
-    if kind == "hyper-crossbar":
-        g = nx.complete_graph(dims[0])
-        for n in dims[1:]:
-            g = nx.cartesian_product(g, nx.complete_graph(n))
-        # cartesian_product nests tuples: flatten ((a, b), c) -> (a, b, c)
-        def flat(x):  # noqa: ANN001
-            return tuple(itertools.chain.from_iterable(flat(y) if isinstance(y, tuple) else (y,) for y in x)) \
-                if isinstance(x, tuple) else (x,)
-        g = nx.relabel_nodes(g, {n: flat(n) for n in g.nodes})
-    else:
-        # networkx's grid_graph labels nodes with the coordinates in reverse order of dim.
-        g = nx.grid_graph(dim=list(dims), periodic=(kind == "torus"))
-        g = nx.relabel_nodes(g, {n: tuple(reversed(n)) if isinstance(n, tuple) else (n,) for n in g.nodes})
-        # A periodic dimension of size 1 is a self-loop in networkx; no cable exists there.
-        g.remove_edges_from(list(nx.selfloop_edges(g)))
-    def index(c: tuple[int, ...]) -> int:
-        i, mul = 0, 1
-        for x, n in zip(c, dims):
-            i += x * mul
-            mul *= n
-        return i
-    return nx.relabel_nodes(nx.Graph(g), {c: f"sw{index(c) + 1}" for c in g.nodes})
 
 
 def torus_distance(a: tuple[int, ...], b: tuple[int, ...], dims: list[int], kind: str) -> int:
@@ -95,19 +69,6 @@ def test_grid_plans_are_valid_vlan_routing(tmp_path: Path, kind: str, dims: list
         for n in active[:-1]:
             expect *= n
         assert plan["metrics"]["vlan_count"] == expect
-
-
-@st.composite
-def connected_graphs(draw: st.DrawFn) -> nx.Graph:
-    n = draw(st.integers(min_value=2, max_value=12))
-    # A random spanning tree (Pruefer-free: attach each node to an earlier one), plus extra edges.
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    for i in range(1, n):
-        g.add_edge(i, draw(st.integers(min_value=0, max_value=i - 1)))
-    extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=2 * n))
-    g.add_edges_from((a, b) for a, b in extra if a != b)
-    return nx.relabel_nodes(g, {i: f"s{i}" for i in g.nodes})
 
 
 @SETTINGS

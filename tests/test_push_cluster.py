@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from vlanroute.model.bridge import SwitchConfig
-from vlanroute.lab import FakeSwitchFarm
 from vlanroute.drivers import parse_config
 from vlanroute.model.platforms import PLATFORMS
 
@@ -28,14 +26,7 @@ def forwarding_view(cfg: SwitchConfig) -> dict:
 
 
 def parsed(name: str, platform: str, text: str) -> SwitchConfig:
-    p = PLATFORMS[platform]
-    return parse_config(p.family, text, switch=name, platform=p)
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
+    return parse_config(PLATFORMS[platform], text, switch=name)
 
 
 def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypatch, capsys):
@@ -53,12 +44,12 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
 
     for name, doc in cluster.plan["switches"].items():
         sw = cluster.switch(name)
-        running = parsed(name, doc["platform"], sw.state.running_config("test"))
+        running = parsed(name, doc["platform"], sw.running_config())
         rendered = parsed(name, doc["platform"],
                           (cluster.outdir / "switches" / f"{name}.cfg").read_text())
         assert forwarding_view(running) == forwarding_view(rendered), name
         # Saved exactly once, after everything, and the startup config is the final one.
-        assert sw.saved == [sw.state.running_config("PowerConnect 6248, 3.3.7.3, VxWorks 6.5")]
+        assert sw.saved == [sw.running_config()]
         # On the wire: spanning tree went off only after every VLAN removal.
         wire = sw.received
         stp_off = [i for i, c in enumerate(wire) if c == "spanning-tree disable"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.lab import Faults
 from vlanroute.lab.state import PortState
 
 from push_support import build_cluster, run, set_ssh_env
@@ -20,18 +20,12 @@ ORDER = ["core1", "core2", "leaf1", "leaf2", "leaf3"]
 DESC = "PowerConnect 6248, 3.3.7.3, VxWorks 6.5"
 
 
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
-
-
 def seed_old_config(sw) -> str:  # type: ignore[no-untyped-def]
     st = sw.state
     st.vlans.add(200)
-    st.ports["1/g20"] = PortState(general=True, pvid=200, untagged={1, 200})
-    st.ports["1/g48"] = PortState(general=True, untagged={1}, tagged={200})
-    return st.running_config(DESC)
+    st.ports["1/g20"] = PortState(mode="general", pvid=200, untagged={1, 200})
+    st.ports["1/g48"] = PortState(mode="general", untagged={1}, tagged={200})
+    return sw.running_config()
 
 
 def results(out: str) -> dict[str, str]:
@@ -84,7 +78,7 @@ def test_rejected_command_rolls_back(farm, tmp_path, monkeypatch, capsys, keep_g
     assert res["core1"] == "applied" and res["core2"] == "rolled-back"
     core2 = cluster.switch("core2")
     assert core2.config_commands > 10                 # it really was half-applied
-    assert core2.state.running_config(DESC) == before  # and is now exactly as before
+    assert core2.running_config() == before  # and is now exactly as before
     assert core2.saved == []                           # startup config never touched
     assert "rejected 'spanning-tree disable'" in out
     for name in ORDER[2:]:
@@ -104,7 +98,7 @@ def test_connection_dropped_mid_push_rolls_back_over_a_new_session(farm, tmp_pat
     assert res["core2"] == "rolled-back", out
     core2 = cluster.switch("core2")
     assert core2.logins == 2                           # the push, then the rollback session
-    assert core2.state.running_config(DESC) == before
+    assert core2.running_config() == before
     assert core2.saved == []
     assert all(res[n] == "skipped" for n in ORDER[2:])
 
@@ -117,7 +111,7 @@ def test_stale_vlans_on_managed_ports_are_removed_before_stp_off(farm, tmp_path,
     seed_old_config(core2)
     inter = [p for p, d in cluster.plan["switches"]["core2"]["ports"].items()
              if d["role"] == "inter-switch"][0]
-    core2.state.ports[inter] = PortState(general=True, untagged={1}, tagged={200})
+    core2.state.ports[inter] = PortState(mode="general", untagged={1}, tagged={200})
     rc, out, err = push(capsys, cluster, "--switch", "core2")
     assert rc == 0, out + err
     assert 200 not in core2.state.ports[inter].tagged

@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
+from vlanroute.drivers import FAMILIES
+from vlanroute.model.bridge import LagPort
 
-ROLES = PortRoles(inter_switch=frozenset({"ch1", "1/g47", "1/g48", "1/g45"}),
+PC62XX = FAMILIES["powerconnect-62xx"]
+ROLES = PortRoles(inter_switch=frozenset({LagPort(1), "1/g47", "1/g48", "1/g45"}),
                   host=frozenset({"1/g1", "1/g2"}))
 SAFE = ["configure", "vlan database", "vlan 101-102", "exit",
         "interface port-channel 1", "switchport mode general",
@@ -21,7 +24,7 @@ SAFE = ["configure", "vlan database", "vlan 101-102", "exit",
 
 
 def test_the_rendered_order_passes():
-    check_order(SAFE, ROLES)
+    check_order(SAFE, ROLES, PC62XX)
 
 
 @pytest.mark.parametrize("move,before", [
@@ -36,26 +39,26 @@ def test_out_of_order_lines_are_refused(move, before):
     else:
         lines = SAFE[:1] + SAFE[11:17] + SAFE[1:11] + SAFE[17:]
     with pytest.raises(UnsafeOrder):
-        check_order(lines, ROLES)
+        check_order(lines, ROLES, PC62XX)
 
 
 def test_global_stp_off_before_removal_is_refused():
     lines = SAFE[:1] + ["no spanning-tree"] + SAFE[1:]
     with pytest.raises(UnsafeOrder, match="phase"):
-        check_order(lines, ROLES)
+        check_order(lines, ROLES, PC62XX)
 
 
 def test_unmanaged_and_mixed_interfaces_are_refused():
     with pytest.raises(UnsafeOrder, match="not manage"):
-        check_order(["interface ethernet 1/g30", "shutdown", "exit"], ROLES)
+        check_order(["interface ethernet 1/g30", "shutdown", "exit"], ROLES, PC62XX)
     with pytest.raises(UnsafeOrder, match="mixes"):
-        check_order(["interface range ethernet 1/g1,1/g45", "exit"], ROLES)
+        check_order(["interface range ethernet 1/g1,1/g45", "exit"], ROLES, PC62XX)
 
 
 def test_fixups_go_to_the_end_of_their_phase():
     host_fix = ["interface ethernet 1/g2", "switchport general allowed vlan remove 300", "exit"]
     inter_fix = ["interface ethernet 1/g45", "switchport general allowed vlan remove 200", "exit"]
-    out = insert_fixups(SAFE, ROLES, host_fix, inter_fix)
+    out = insert_fixups(SAFE, ROLES, PC62XX, host_fix, inter_fix)
     assert out[17:20] == host_fix                  # after the host ports, before removals
     assert out[23:26] == inter_fix                 # after the removals, before STP off
     assert out[26:29] == ["interface port-channel 1", "spanning-tree disable", "exit"]

@@ -1,4 +1,4 @@
-"""Rollback commands (vlanroute.drivers.pc_delta): safe order, and they really reach the target.
+"""Rollback commands (the 62xx family's delta, vlanroute.drivers.powerconnect.delta): safe order, and they really reach the target.
 
 "Really reach" is checked by running the generated commands through the fake switch's
 command interpreter and parsing its running config with the 62xx parser.
@@ -9,9 +9,15 @@ from __future__ import annotations
 from vlanroute.lab.cli import Interpreter
 from vlanroute.lab.server import PC6248_PORTS
 from vlanroute.lab.state import PortState, SwitchState
-from vlanroute.drivers import parse_config
-from vlanroute.drivers.pc_delta import canonical_lines, delta_commands
+from vlanroute.drivers import FAMILIES
 from vlanroute.model.platforms import POWERCONNECT_6248
+
+PC62XX = FAMILIES["powerconnect-62xx"]
+delta_commands = PC62XX.delta_commands
+
+
+def canonical_lines(cfg):  # type: ignore[no-untyped-def]
+    return [line.text for line in PC62XX.canonical_lines(cfg)]
 
 
 RENDERED_LIKE = """configure
@@ -43,13 +49,13 @@ end
 
 
 def parse(text: str):  # type: ignore[no-untyped-def]
-    return parse_config("powerconnect-62xx", text, switch="sw1", platform=POWERCONNECT_6248)
+    return PC62XX.parse(text, switch="sw1", platform=POWERCONNECT_6248)
 
 
 def fake_with(state: SwitchState) -> Interpreter:
     it = Interpreter("sw1", state)
     it.execute("enable")
-    it.execute("terminal datadump")
+    it.paging = False          # these tests read whole outputs; the session reads through the pager
     return it
 
 
@@ -62,8 +68,8 @@ def apply(it: Interpreter, commands: list[str]) -> None:
 def test_rollback_from_routed_config_to_an_old_one_restores_it_exactly():
     old = SwitchState.factory_default(PC6248_PORTS, 48)
     old.vlans.add(200)
-    old.ports["1/g5"] = PortState(general=True, pvid=200, untagged={1, 200})
-    old.ports["1/g48"] = PortState(general=True, untagged={1}, tagged={200}, stp_disabled=True)
+    old.ports["1/g5"] = PortState(mode="general", pvid=200, untagged={1, 200})
+    old.ports["1/g48"] = PortState(mode="general", untagged={1}, tagged={200}, stp_disabled=True)
     it = fake_with(old.clone())
     backup_text = it.execute("show running-config").output
     apply(it, RENDERED_LIKE.splitlines())

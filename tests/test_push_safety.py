@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import asyncssh
 import pytest
 
-from vlanroute.lab import FakeSwitchFarm, Faults
+from vlanroute.lab import Faults
 from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.render.write import RenderOptions, render_to_dir
 
 from push_support import PASSWORD, REPO, USER, build_cluster, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def farm():
-    with FakeSwitchFarm() as f:
-        yield f
 
 
 def test_push_to_non_loopback_targets_is_refused_before_connecting(tmp_path, monkeypatch, capsys):
@@ -29,8 +22,8 @@ def test_push_to_non_loopback_targets_is_refused_before_connecting(tmp_path, mon
     The guard is on because pytest is running, even without VLANROUTE_LOOPBACK_ONLY."""
     set_ssh_env(monkeypatch)
     monkeypatch.delenv("VLANROUTE_LOOPBACK_ONLY")
-    doc = plan_from_file(REPO / "inventories" / "seed-torus.yaml").to_json()
-    render_to_dir(doc, tmp_path / "out", platform_lookup(), RenderOptions(verify=False))
+    doc = plan_from_file(REPO / "inventories" / "seed-torus.yaml").to_document()
+    render_to_dir(doc, tmp_path / "out", RenderOptions(verify=False))
     attempts: list[object] = []
 
     def no_network(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -121,10 +114,10 @@ def test_ssh_key_authentication(farm, tmp_path, monkeypatch, capsys):
     sw = farm.add("solo", host="127.0.0.40", username=USER, password=None,
                   authorized_keys=[key.export_public_key("openssh").decode()])
     from vlanroute.device.credentials import Credentials
-    from vlanroute.model.platforms import POWERCONNECT_6248
+    from vlanroute.drivers import FAMILIES
     from vlanroute.device.session import HostKeyPolicy, SwitchSession
     known = farm.write_known_hosts(tmp_path / "known_hosts")
-    session = SwitchSession(POWERCONNECT_6248, sw.host, sw.port,
+    session = SwitchSession(FAMILIES["powerconnect-62xx"].cli, sw.host, sw.port,
                             Credentials(USER, key_file=key_file), HostKeyPolicy(known_hosts=known))
     assert "configure" in session.running_config()
     session.close()

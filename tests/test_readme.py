@@ -10,10 +10,11 @@ the dependencies, so the editable development install is left alone):
   must appear in its output in that order (`...` alone skips lines; `...` inside a line
   matches anything; blank lines and trailing spaces do not count). A command whose shown
   output has an `error:` line must fail, every other must succeed.
-`vlanroute push` and `audit` go to emulated switches (vlanroute.lab) on 127.0.0.x:
-before the first of them, OUTDIR `out` is rendered again from the same inventory with
-the management addresses pointed there, and the credentials and known_hosts are set up
-as the README tells the reader to. The push loopback guard stays on throughout.
+The console commands run as in one shell session: what one exports (`eval "$(vlanroute
+lab up out)"`) is set for the next, so `vlanroute push` and `audit` reach the emulated
+switches the README starts, exactly as a reader's terminal would. No credentials are set
+beforehand. The push loopback guard stays on throughout, and the lab is stopped at the end
+whatever happened.
 """
 
 from __future__ import annotations
@@ -27,9 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
-
-from vlanroute.lab import FakeSwitchFarm
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -46,7 +44,6 @@ def SKIP(folder: str, names: list[str]) -> set[str]:
     if Path(folder) == ROOT:
         skipped |= _SKIP_AT_TOP & set(names)
     return skipped
-SSH_USER, SSH_PASSWORD = "admin", "readme-test-password"
 
 
 @dataclass
@@ -139,20 +136,22 @@ def _run(cmd: str, cwd: Path, env: dict[str, str], timeout: float = 300) -> subp
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def _point_out_at_fake_switches(farm: FakeSwitchFarm, repo: Path, env: dict[str, str], home: Path) -> None:
-    inventory = "inventories/seed-torus.yaml"
-    sets: list[str] = []
-    names = yaml.safe_load((repo / inventory).read_text())["switches"]
-    for i, name in enumerate(names, start=1):
-        sw = farm.add(name, host=f"127.0.0.{40 + i}", username=SSH_USER, password=SSH_PASSWORD)
-        sets += ["--set", f"switches.{name}.mgmt={sw.host}", "--set", f"switches.{name}.ssh_port={sw.port}"]
-    (home / ".ssh").mkdir(parents=True, exist_ok=True)
-    farm.write_known_hosts(home / ".ssh" / "known_hosts")
-    r = subprocess.run(["vlanroute", "render", inventory, "-o", "out", *sets], cwd=repo, env=env,
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
+def _in_session(cmd: str, shell_state: Path) -> str:
+    """`cmd` as the next command of one shell session: the variables earlier commands
+    exported are set, and those it exports are kept for the next (export -p)."""
+    return (f'[ -f "{shell_state}" ] && . "{shell_state}"\n{cmd}\n'
+            f'__rc=$?; export -p > "{shell_state}"; exit $__rc')
 
 
+def test_session_keeps_exports_between_commands(tmp_path: Path) -> None:
+    state = tmp_path / "shell"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    assert _run(_in_session('eval "$(echo export A=1)"', state), tmp_path, env).returncode == 0
+    r = _run(_in_session('echo "A=$A"; false', state), tmp_path, env)
+    assert r.stdout.strip() == "A=1" and r.returncode == 1
+
+
+@pytest.mark.pip_install
 @pytest.mark.timeout(600)
 def test_readme_commands_run_as_written(tmp_path: Path) -> None:
     text = README.read_text()
@@ -162,10 +161,11 @@ def test_readme_commands_run_as_written(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith(("VLANROUTE_", "XDG_"))}
     env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", VIRTUAL_ENV=str(venv), HOME=str(home),
                COLUMNS="100", PYTEST_ADDOPTS="--collect-only -p no:cacheprovider",
-               VLANROUTE_LOOPBACK_ONLY="1", VLANROUTE_SSH_USER=SSH_USER, VLANROUTE_SSH_PASSWORD=SSH_PASSWORD)
+               VLANROUTE_LOOPBACK_ONLY="1")
 
     for cmd in sh_commands(text):
         r = _run(cmd, repo, env)
@@ -177,14 +177,13 @@ def test_readme_commands_run_as_written(tmp_path: Path) -> None:
 
     steps = console_steps(text)
     assert len(steps) >= 10
+    assert any(s.command == 'eval "$(vlanroute lab up out)"' for s in steps)
+    assert "vlanroute lab down" in [s.command for s in steps]
+    shell_state = tmp_path / "shell-session"
     failures = []
-    with FakeSwitchFarm() as farm:
-        switches_ready = False
+    try:
         for step in steps:
-            if re.match(r"vlanroute (push|audit)\b", step.command) and not switches_ready:
-                _point_out_at_fake_switches(farm, repo, env, home)
-                switches_ready = True
-            r = _run(step.command, repo, env)
+            r = _run(_in_session(step.command, shell_state), repo, env)
             output = r.stdout + r.stderr
             should_fail = any(line.startswith("error:") for line in step.expected)
             if (r.returncode != 0) != should_fail:
@@ -193,4 +192,6 @@ def test_readme_commands_run_as_written(tmp_path: Path) -> None:
             lost = missing_lines(step.expected, output)
             if lost:
                 failures.append(f"$ {step.command}\nnot in the output: {lost[:3]}\n--- output:\n{output[-3000:]}")
+    finally:
+        _run("vlanroute lab down", repo, env)       # whatever happened, no lab outlives the test
     assert not failures, "\n\n".join(failures)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import vlanroute.render.write as R
 from vlanroute import atomic_dir
-from render_fixtures import ring3_plan
+from render_fixtures import document, ring3_plan
 from vlanroute.cli import main
 from vlanroute.errors import UserError, VerificationError
 
@@ -30,7 +30,7 @@ def _leftovers(parent: Path, name: str) -> list[str]:
 def previous(tmp_path: Path) -> Path:
     """An OUTDIR from an earlier render, with a push backup in it."""
     out = tmp_path / "out"
-    R.render_to_dir(ring3_plan(), out, R.platform_lookup(), R.RenderOptions(verify=False))
+    R.render_to_dir(document(ring3_plan()), out, R.RenderOptions(verify=False))
     (out / "backups").mkdir()
     (out / "backups" / "sw1-running.cfg").write_text("old running config\n")
     return out
@@ -38,7 +38,7 @@ def previous(tmp_path: Path) -> Path:
 
 def test_success_replaces_outdir_and_keeps_backups(previous: Path) -> None:
     doc = ring3_plan(flow_control=False)
-    R.render_to_dir(doc, previous, R.platform_lookup(), R.RenderOptions(verify=False))
+    R.render_to_dir(document(doc), previous, R.RenderOptions(verify=False))
     assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text().splitlines()
     assert (previous / "backups" / "sw1-running.cfg").read_text() == "old running config\n"
     assert (previous / "hosts" / "vlanroute-host").stat().st_mode & 0o777 == 0o755
@@ -56,7 +56,7 @@ def test_verification_failure_leaves_outdir_untouched(previous: Path, monkeypatc
 
     monkeypatch.setattr(R, "_run_verifier", reject)
     with pytest.raises(VerificationError):
-        R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup())
+        R.render_to_dir(document(ring3_plan(flow_control=False)), previous)
     assert _snapshot(previous) == before
     assert _leftovers(previous.parent, previous.name) == []
 
@@ -72,7 +72,7 @@ def test_write_failure_midway_leaves_outdir_untouched(previous: Path, monkeypatc
 
     monkeypatch.setattr(R, "_write_tree", half_then_fail)
     with pytest.raises(OSError):
-        R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup(), R.RenderOptions(verify=False))
+        R.render_to_dir(document(ring3_plan(flow_control=False)), previous, R.RenderOptions(verify=False))
     assert _snapshot(previous) == before
     assert _leftovers(previous.parent, previous.name) == []
 
@@ -82,15 +82,16 @@ def test_bad_plan_fails_before_anything_is_written(previous: Path) -> None:
     doc = ring3_plan()
     doc["switches"]["sw2"]["ports"]["1/g24"]["tagged"] = [1, 102, 103]     # VLAN 1 on an uplink
     with pytest.raises(VerificationError, match="1/g24"):
-        R.render_to_dir(doc, previous, R.platform_lookup())
+        R.render_to_dir(document(doc), previous)
     assert _snapshot(previous) == before and _leftovers(previous.parent, previous.name) == []
 
 
 def test_unsafe_name_in_a_hand_edited_plan_is_rejected(tmp_path: Path) -> None:
     doc = ring3_plan()
     doc["hosts"]["node001"]["interface"] = "eth0;reboot"
-    with pytest.raises(VerificationError, match="unsafe interface name"):
-        R.render_to_dir(doc, tmp_path / "out", R.platform_lookup())
+    # Refused where the plan document is made, before render sees it (bundle.document).
+    with pytest.raises(UserError, match="hosts.node001.interface: interface name 'eth0;reboot' is not allowed"):
+        R.render_to_dir(document(doc), tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 
@@ -99,13 +100,13 @@ def test_refuses_to_replace_a_directory_that_is_not_an_outdir(tmp_path: Path) ->
     home.mkdir()
     (home / "thesis.tex").write_text("precious\n")
     with pytest.raises(UserError, match="not a vlanroute output directory"):
-        R.render_to_dir(ring3_plan(), home, R.platform_lookup(), R.RenderOptions(verify=False))
+        R.render_to_dir(document(ring3_plan()), home, R.RenderOptions(verify=False))
     assert (home / "thesis.tex").read_text() == "precious\n" and len(list(home.iterdir())) == 1
 
 
 def test_fallback_publish_without_renameat2(previous: Path, monkeypatch) -> None:
     monkeypatch.setattr(atomic_dir, "exchange_dirs", lambda a, b: False)
-    R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup(), R.RenderOptions(verify=False))
+    R.render_to_dir(document(ring3_plan(flow_control=False)), previous, R.RenderOptions(verify=False))
     assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text()
     assert (previous / "backups" / "sw1-running.cfg").is_file()
     assert _leftovers(previous.parent, previous.name) == []
@@ -151,7 +152,7 @@ def test_real_verifier_runs_before_publishing(previous: Path, monkeypatch) -> No
 
     monkeypatch.setattr(R, "render_switch", keep_vlan1)
     with pytest.raises(VerificationError):
-        R.render_to_dir(ring3_plan(flow_control=False), previous, R.platform_lookup())
+        R.render_to_dir(document(ring3_plan(flow_control=False)), previous)
     assert _snapshot(previous) == before and _leftovers(previous.parent, previous.name) == []
 
 
@@ -162,7 +163,7 @@ def test_refuses_the_current_directory(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(work)
     for target in (".", str(work), ".."):
         with pytest.raises(UserError, match="current directory"):
-            R.render_to_dir(ring3_plan(), Path(target), R.platform_lookup(), R.RenderOptions(verify=False))
+            R.render_to_dir(document(ring3_plan()), Path(target), R.RenderOptions(verify=False))
     assert [p.name for p in work.iterdir()] == ["plan.json"]
 
 
@@ -187,4 +188,4 @@ def test_bad_learning_address_in_a_hand_edited_plan(tmp_path: Path, address: str
     doc = ring3_plan()
     doc["hosts"]["node003"]["learning_addresses"]["101"] = address
     with pytest.raises(VerificationError, match=message):
-        R.render_to_dir(doc, tmp_path / "out", R.platform_lookup(), R.RenderOptions(verify=False))
+        R.render_to_dir(document(doc), tmp_path / "out", R.RenderOptions(verify=False))

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from render_fixtures import ring3_plan
+from render_fixtures import document, ring3_plan
 from vlanroute.cli import group
-from vlanroute.render.write import platform_lookup, render_files
+from vlanroute.render.write import render_files
 
 GOLDEN = Path(__file__).parent / "golden" / "ring3"
 
 
 def _render(platform: str, **settings: object) -> dict[str, str]:
-    return render_files(ring3_plan(platform, **settings), platform_lookup())
+    return render_files(document(ring3_plan(platform, **settings)))
 
 
 @pytest.mark.parametrize("platform, switch", [

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from render_fixtures import ring3_plan
-from vlanroute.render.write import RenderOptions, platform_lookup, render_files
+from render_fixtures import document, ring3_plan
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.render.write import RenderOptions, render_files
 
 FAKEBIN = Path(__file__).parent / "fakebin"
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +29,9 @@ SHELLS = [s for s in (["sh"], ["dash"], ["busybox", "sh"], ["bash", "--posix"]) 
 
 
 def bundle(method: str | None = None, network: str | None = None, per_host: bool = False,
-           doc: dict | None = None) -> dict[str, str]:
-    return render_files(doc or ring3_plan(), platform_lookup(),
+           doc: dict | PlanDocument | None = None) -> dict[str, str]:
+    doc = doc if isinstance(doc, PlanDocument) else document(doc or ring3_plan())
+    return render_files(doc,
                         RenderOptions(learning_method=method, host_network=network, per_host_scripts=per_host))
 
 
@@ -124,7 +126,7 @@ def test_every_rendered_host_file_is_valid_posix_sh(tmp_path: Path) -> None:
 
 def test_seed_bundle_needs_no_vlanroute_on_the_hosts(tmp_path: Path) -> None:
     from vlanroute.plan.build import plan_from_file
-    doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml").to_json()
+    doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml").to_document()
     files = bundle(doc=doc)
     host_files = {rel: text for rel, text in files.items() if rel.startswith("hosts/")}
     assert sorted(host_files) == ["hosts/ansible-playbook.yml", "hosts/hosts.tsv", "hosts/install.sh",
@@ -547,15 +549,15 @@ def test_address_rule_in_sh_matches_the_plan_past_octet_boundaries(tmp_path: Pat
     from vlanroute.plan.build import plan_from_file
     doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml",
                          ["platform=linux-bridge", "hosts.count=1000", "switches={}",
-                          "settings.learning.pool=172.16.0.0/12"]).to_json()
-    names = list(doc["hosts"])
+                          "settings.learning.pool=172.16.0.0/12"]).to_document()
+    names = list(doc.hosts)
     host = Host(tmp_path, bundle(doc=doc))
     line = re.compile(r"^vr(\d+)\tVLAN \d+\t([\d.]+)/22\tbroadcast ([\d.]+)", re.M)
     for name in (names[0], names[254], names[255], names[511], names[-1]):
         rc, _, out, err = host.run("--host", name, "--show")
         assert rc == 0, err
         shown = line.findall(out)
-        assert {v: a for v, a, _ in shown} == doc["hosts"][name]["learning_addresses"], name
+        assert {v: a for v, a, _ in shown} == doc.hosts[name].learning_addresses, name
         for v, _a, bcast in shown:
-            subnet = next(x["learning_subnet"] for x in doc["vlans"] if str(x["id"]) == v)
+            subnet = next(x.learning_subnet for x in doc.vlans if str(x.id) == v)
             assert bcast == str(ipaddress.ip_network(subnet).broadcast_address)

@@ -17,6 +17,7 @@ ROOT = Path(__file__).parents[1]
 LOCAL_INDEXES = [p for p in ("/opt/pypi/simple", "/opt/pypi-more/simple") if Path(p).is_dir()]
 
 
+@pytest.mark.pip_install
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not LOCAL_INDEXES, reason="needs a local package index for setuptools/wheel")
 def test_non_editable_install_renders_seed_torus(tmp_path: Path) -> None:

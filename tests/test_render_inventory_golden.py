@@ -22,9 +22,25 @@ GOLDEN = Path(__file__).parent / "golden" / "triangle"
 def test_inventory_renders_hand_written_config(tmp_path: Path, platform: str, switch: str) -> None:
     port = PORTS["powerconnect-6248" if platform == "powerconnect-6224" else platform]
     text = (GOLDEN / "triangle.yaml").read_text().replace("PLATFORM", platform)
+    if platform == "apresia-15000-64xl":
+        # AEOS host ports need the inventory's confirmation (docs/platforms/apresia-aeos.md).
+        text = text.replace(f"platform: {platform}", "platform: aeos-confirmed\nplatforms:\n"
+                            f"  aeos-confirmed: {{base: {platform}, confirm: [host-untagged-in-many-vlans]}}")
     text = re.sub(r"PORT\((\d+)\)", lambda m: port(int(m.group(1))), text)
     inventory = tmp_path / "triangle.yaml"
     inventory.write_text(text)
     assert main(["render", str(inventory), "-o", str(tmp_path / "out")]) == 0
     rendered = (tmp_path / "out" / "switches" / f"{switch}.cfg").read_text()
     assert rendered == (GOLDEN / f"{platform}-{switch}.cfg").read_text()
+
+
+def test_aeos_without_the_inventory_confirmation_is_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    port = PORTS["apresia-15000-64xl"]
+    text = (GOLDEN / "triangle.yaml").read_text().replace("PLATFORM", "apresia-15000-64xl")
+    text = re.sub(r"PORT\((\d+)\)", lambda m: port(int(m.group(1))), text)
+    inventory = tmp_path / "triangle.yaml"
+    inventory.write_text(text)
+    assert main(["plan", str(inventory)]) == 2
+    err = capsys.readouterr().err
+    assert "platform: platform 'apresia-15000-64xl' (APRESIA AEOS): no public source shows an AEOS port" in err
+    assert "confirm: [host-untagged-in-many-vlans]" in err

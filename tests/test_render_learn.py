@@ -110,6 +110,7 @@ def _netns_available() -> bool:
     return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
 
 
+@pytest.mark.root
 @pytest.mark.skipif(not _netns_available(), reason="needs root and unshare -n")
 def test_udp_and_raw_sends_in_a_private_netns() -> None:
     proc = subprocess.run(["unshare", "-n", sys.executable, "-c", NETNS_PROGRAM],

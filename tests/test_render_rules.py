@@ -47,7 +47,8 @@ def _tree_vlans(doc: dict[str, Any]) -> dict[frozenset[str], set[int]]:
 @pytest.mark.parametrize("inventory", CASES, ids=[p.stem for p in CASES])
 def test_rendered_powerconnect_configs_obey_the_rules(inventory: Path) -> None:
     plan = plan_from_file(inventory)
-    doc = plan.to_json()
+    document = plan.to_document()
+    doc = document.to_json()          # read here as plain JSON, independently of the renderer
     env = environment()
     routing = {v["id"] for v in doc["vlans"]}
     trees = _tree_vlans(doc)
@@ -57,8 +58,8 @@ def test_rendered_powerconnect_configs_obey_the_rules(inventory: Path) -> None:
         platform = sp.platform
         if platform.family != "powerconnect-62xx":
             continue
-        text = render_switch(switch_context(doc, name, platform), env)
-        cfg = parse_config(platform.family, text, switch=name, platform=platform, source=f"{name}.cfg")
+        text = render_switch(switch_context(document, name, platform), env)
+        cfg = parse_config(platform, text, switch=name, source=f"{name}.cfg")
         sw = doc["switches"][name]
         where = f"{inventory.stem}/{name}"
         assert cfg.aging_time == aging == platform.aging_max, where
@@ -75,7 +76,7 @@ def test_rendered_powerconnect_configs_obey_the_rules(inventory: Path) -> None:
         # Inter-switch: exactly the VLANs whose tree uses the neighbour pair, VLAN 1 never, STP off.
         uplinks: dict[str, tuple[str, Any]] = {}
         for lag_id, lag in cfg.lags.items():
-            uplinks[f"ch{lag_id}"] = (sw["lags"][str(lag_id)]["neighbor"], lag)
+            uplinks[f"LAG {lag_id}"] = (sw["lags"][str(lag_id)]["neighbor"], lag)
             assert lag.hash_mode == "6", where
             assert sorted(lag.members) == sorted(sw["lags"][str(lag_id)]["members"]), where
         for port_name, p in sw["ports"].items():

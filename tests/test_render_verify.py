@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import vlanroute.render.write as R
-from render_fixtures import PORTS, ring3_plan
+from render_fixtures import PORTS, document, ring3_plan
 
 pytest.importorskip("vlanroute.verify.configs")
 
@@ -18,7 +18,7 @@ pytest.importorskip("vlanroute.verify.configs")
                                            "learning": {"pool": "10.250.0.0/16", "interval_s": 14_400,
                                                         "splay_s": 600}}])
 def test_every_family_round_trips_through_the_verifier(tmp_path: Path, platform: str, settings: dict) -> None:
-    result = R.render_to_dir(ring3_plan(platform, **settings), tmp_path / "out", R.platform_lookup())
+    result = R.render_to_dir(document(ring3_plan(platform, **settings)), tmp_path / "out")
     assert result.verified
     assert result.files == 2 + 3 + 5 + 3       # plan.json, cabling.csv, switches, hosts/ (program, 2 tables,
                                                # install.sh, playbook), refresh

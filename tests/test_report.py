@@ -122,6 +122,7 @@ def _chromium() -> str:
     pytest.skip("chromium is not installed: apt-get install chromium")
 
 
+@pytest.mark.browser
 @pytest.mark.timeout(180)
 def test_report_displays_in_headless_chromium_without_network(torus_report: Path, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"

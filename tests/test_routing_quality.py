@@ -20,8 +20,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 
-from plancheck import check_plan, tree_path
-from test_plan_properties import connected_graphs, grid_graph
+from plancheck import check_plan, plan_loads
+from topologies import connected_graphs, grid_graph
 from vlanroute.plan.build import plan_from_file
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -37,24 +37,6 @@ def grid_doc(kind: str, dims: list[int], per_switch: int | dict[str, int], **rou
     return {"name": "t", "platform": "linux-bridge", "topology": {"kind": kind, "dims": dims},
             "hosts": {"per_switch": per_switch}, "routing": dict(routing),
             "settings": {"learning": {"pool": "10.0.0.0/8"}}}
-
-
-def plan_loads(plan: dict) -> dict[tuple[str, str], float]:
-    """Load per cable and direction, from the plan JSON alone."""
-    cables = Counter(frozenset((c["a"], c["b"])) for c in plan["cabling"])
-    hosts_at = Counter(h["switch"] for h in plan["hosts"].values())
-    senders = Counter((h["switch"], h["vlan"]) for h in plan["hosts"].values())
-    links = {v["id"]: v["links"] for v in plan["vlans"]}
-    load: dict[tuple[str, str], float] = {}
-    for (s, vid), n in senders.items():
-        for t, m in hosts_at.items():
-            if t == s:
-                continue
-            path = tree_path(links[vid], s, t)
-            assert path is not None
-            for a, b in zip(path, path[1:]):
-                load[(a, b)] = load.get((a, b), 0.0) + n * m / cables[frozenset((a, b))]
-    return load
 
 
 def distance_bound(g: nx.Graph, hosts: dict[str, int], cables: int = 1) -> float:

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from vlanroute.emulate import vm
+
+pytestmark = pytest.mark.vm
+
 if vm.missing_tools():
     # On CI the packages of .ci/packages.txt are installed, so a missing tool is a failure there.
     if os.environ.get("CI"):

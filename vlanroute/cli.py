@@ -17,6 +17,7 @@ COMMAND_MODULES: list[str] = [
     "push",
     "audit",
     "plan",
+    "algorithms",
     "analyze",
     "render",
     "learn",
@@ -24,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "emulate",
     "draw",
     "report",
+    "lab",
 ]
 
 

@@ -14,12 +14,24 @@ import re
 
 from vlanroute.errors import VerificationError
 
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
+# The strict patterns, in one place: the inventory (model/inventory.py) and the plan
+# document (bundle/document.py) validate with them, and the renderer re-checks with them.
+# Letters, digits and a few separators, starting with a letter: nothing a shell or a CLI
+# treats specially (spaces, quotes, ;, $, `, |, &, <, >, newlines), no '/' and no leading
+# dot, so a name is also a safe file name.
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$"
 # Linux IFNAMSIZ is 16 with the NUL (include/uapi/linux/if.h), so at most 15 characters;
-# no dots (a dotted name needs the slash form in sysctl paths), nothing a shell treats specially.
+# the learning sub-interfaces have names of their own (PREFIX + VLAN id, `vr101`), so a NIC
+# name need not leave room for ".4094". No dots (a dotted name needs the slash form in
+# sysctl paths), nothing a shell treats specially.
 IFNAME_MAX = 15
-_IFACE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,14}")
-_PORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}")
+IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,14}$"
+PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
+MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
+
+_NAME = re.compile(NAME_PATTERN)
+_IFACE = re.compile(IFACE_PATTERN)
+_PORT = re.compile(PORT_PATTERN)
 _LAG_HASH = re.compile(r"[A-Za-z0-9_+-]{1,32}")
 
 

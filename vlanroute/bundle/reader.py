@@ -1,20 +1,27 @@
-"""Reading what `vlanroute render` wrote, for `verify` and `emulate`: cabling.csv and host MACs.
+"""Reading what `vlanroute render` wrote (OUTDIR/plan.json, OUTDIR/cabling.csv), for every
+command that reads an OUTDIR: verify, push, audit, emulate.
 
-One reader, so that both tools accept and refuse exactly the same files.
+One reader, so that all of them accept and refuse exactly the same files, with the same
+messages: `read_plan` validates plan.json once (bundle.document), and nothing from it is
+used as a path or a command before that.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.errors import UserError
 from vlanroute.model.platforms import Platform
 
+PLAN_FILE = "plan.json"
+CABLING_FILE = "cabling.csv"
 CABLING_HEADER = ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]
+OUTDIR_FIX = "give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`"
 
 
 @dataclass(frozen=True)
@@ -39,13 +46,32 @@ def read_text(path: Path) -> str:
                         fix="render again; the file must be the UTF-8 text `vlanroute render` wrote") from None
 
 
+def check_outdir(outdir: Path) -> None:
+    if not outdir.is_dir():
+        raise UserError(f"{outdir} is not a directory", field="OUTDIR", fix=OUTDIR_FIX)
+
+
+def read_plan(outdir: Path | str) -> PlanDocument:
+    """OUTDIR/plan.json, validated: names, types and references (bundle.document)."""
+    outdir = Path(outdir)
+    check_outdir(outdir)
+    path = outdir / PLAN_FILE
+    if not path.is_file():
+        raise UserError(f"no {PLAN_FILE} here", file=str(outdir), fix=OUTDIR_FIX)
+    try:
+        data = json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not valid JSON: {exc}", file=str(path),
+                        fix="render again; plan.json must be the JSON that `vlanroute render` wrote") from None
+    return plan_document(data, str(path))
+
+
 def read_cabling(outdir: Path, switches: Collection[str],
                  platforms: Mapping[str, Platform] | None = None) -> list[Cable]:
     """Every cable of OUTDIR/cabling.csv; with `platforms`, each port must exist on its switch."""
-    path = outdir / "cabling.csv"
+    path = outdir / CABLING_FILE
     if not path.is_file():
-        raise UserError("cabling.csv not found", file=str(path),
-                        fix="give the OUTDIR written by `vlanroute render`")
+        raise UserError("cabling.csv not found", file=str(path), fix=OUTDIR_FIX)
     cables: list[Cable] = []
     used: dict[tuple[str, str], int] = {}
     try:
@@ -85,11 +111,11 @@ def read_cabling(outdir: Path, switches: Collection[str],
     return cables
 
 
-def host_macs(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """Each host's MAC: the inventory's, or a locally administered unicast one (02:76:72 = 'vr')
+def host_macs(doc: PlanDocument) -> dict[str, str]:
+    """Each host's MAC: the plan's, or a locally administered unicast one (02:76:72 = 'vr')
     numbered by the host's rank in name order, so that verify and emulate agree on it."""
     out = {}
-    for i, name in enumerate(sorted(hosts), start=1):
-        mac = hosts[name].get("mac") or "02:76:72:" + ":".join(f"{(i >> s) & 0xFF:02x}" for s in (16, 8, 0))
-        out[name] = str(mac).lower()
+    for i, name in enumerate(sorted(doc.hosts), start=1):
+        mac = doc.hosts[name].mac or "02:76:72:" + ":".join(f"{(i >> s) & 0xFF:02x}" for s in (16, 8, 0))
+        out[name] = mac.lower()
     return out

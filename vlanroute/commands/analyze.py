@@ -13,16 +13,19 @@ from vlanroute.errors import UserError
 from vlanroute.plan.build import plan_from_file
 
 # Each limit next to what the plan uses of it (issue 7): VLANs / budget, max load / its
-# lower bound, mean stretch, MAC entries / capacity.
+# lower bound (any routing, and any routing within the VLAN budget), mean stretch, MAC
+# entries / capacity.
 HEADERS = ["switches", "hosts", "cables", "diameter", "mean hops", "VLANs / budget", "max load", "load / bound",
-           "stretch", "non-minimal", "MAC / capacity", "deadlock-free"]
+           "load / budget bound", "stretch", "non-minimal", "MAC / capacity", "deadlock-free"]
 
 
-def _cells(m: dict[str, Any], budget: object) -> list[str]:
+def _cells(m: dict[str, Any], budget: int) -> list[str]:
     bound = m["link_load_lower_bound"]
+    within = m["link_load_lower_bound_budget"]
     return [str(m["switches"]), str(m["hosts"]), str(m["inter_switch_links"]), str(m["diameter"]),
             f"{m['mean_hops']:g}", f"{m['vlan_count']} / {budget}", f"{m['max_link_load']:g}",
-            f"{m['max_link_load'] / bound:.3f}" if bound else "-", f"{m['mean_stretch']:.3f}",
+            f"{m['max_link_load'] / bound:.3f}" if bound else "-",
+            f"{m['max_link_load'] / within:.3f}" if within else "-", f"{m['mean_stretch']:.3f}",
             str(m["non_minimal_routes"]), f"{m['max_mac_entries']} / {m['mac_capacity']}",
             "yes" if m["deadlock_free"] else "no"]
 
@@ -45,6 +48,6 @@ def command(inventories: tuple[str, ...], sets: tuple[str, ...]) -> int:
             click.echo(f"error: {exc.render()}", err=True)
             table.add_row(path, *(["-"] * (len(HEADERS) - 1)), "no plan")
             continue
-        table.add_row(path, *_cells(plan.metrics.to_json(), plan.routes.detail.get("max_vlans", "-")))
+        table.add_row(path, *_cells(plan.metrics.to_json(), plan.budget.max_vlans))
     Console(width=240).print(table)
     return 2 if failures else 0

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.console import Console
 from rich.table import Table
 
 from vlanroute.commands.common import set_option
 from vlanroute.plan.build import Plan, plan_from_file
+from vlanroute.routing.registry import ENGINES
 
 
-@click.command("plan")
+@click.command("plan", epilog="The routing engine is the inventory's routing.algorithm: "
+               + ", ".join(ENGINES) + ". `vlanroute algorithms` lists them with their properties.")
 @click.argument("inventory", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-format.md).")
 @set_option
@@ -20,7 +20,7 @@ def command(inventory: str, as_json: bool, sets: tuple[str, ...]) -> int:
     """Plan the VLAN routing of INVENTORY and verify it."""
     plan = plan_from_file(inventory, sets)
     if as_json:
-        click.echo(json.dumps(plan.to_json(), indent=1))
+        click.echo(plan.to_document().to_json_text(), nl=False)
         return 0
     print_summary(plan, Console())
     return 0
@@ -54,8 +54,11 @@ def print_summary(plan: Plan, console: Console) -> None:
     else:
         console.print(table)
     ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
+    within = m.max_link_load / m.link_load_lower_bound_budget if m.link_load_lower_bound_budget else 1.0
     console.print(f"diameter {m.diameter}, mean hops {m.mean_hops:.3f}, max link load {m.max_link_load:g} "
                   f"(lower bound {m.link_load_lower_bound:g}, x{ratio:.3f})")
+    console.print(f"any routing within {r['max_vlans']} VLANs has a max link load of at least "
+                  f"{m.link_load_lower_bound_budget:.6g} (this plan: x{within:.3f})")
     console.print(f"MAC entries: at most {m.max_mac_entries} per switch (capacity {m.mac_capacity}); "
                   f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "

@@ -11,10 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from vlanroute.device.credentials import load_credentials
-from vlanroute.commands.sshopts import host_key_policy, ssh_options
-from vlanroute.device.push import (ROLLBACK_FAILED, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult,
-                            check_families)
-from vlanroute.device.targets import check_loopback, load_plan, select_targets
+from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
+from vlanroute.bundle.reader import read_plan
+from vlanroute.device.push import NEEDS_A_PERSON, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult
+from vlanroute.device.targets import check_loopback, select_targets
 
 
 class RichUI(PushUI):
@@ -79,26 +79,33 @@ def _run(pusher: Pusher, targets, expected, err: Console, out: Console,  # type:
 @click.command("push")
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
-@click.option("--dry-run", is_flag=True, help="Fetch, back up and show the changes; send nothing.")
+@click.option("--dry-run", is_flag=True, help="Fetch, back up, run the read-only pre-flight and show the changes; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches.")
 @click.option("--keep-going", is_flag=True,
               help="Continue with the other switches after a switch failed.")
+@click.option("--strict", is_flag=True,
+              help="Refuse a switch whose running config has any line vlanroute does not know "
+                   "(default: keep such lines, refuse only those touching what the plan manages).")
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
-            workers: int, dry_run: bool, yes: bool, keep_going: bool) -> int:
+            workers: int, targets_file: Path | None, dry_run: bool, yes: bool, keep_going: bool,
+            strict: bool) -> int:
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
     Every switch is backed up to OUTDIR/backups/ first; a failed switch is rolled back.
     """
-    plan = load_plan(outdir)
-    targets = select_targets(outdir, plan, switches, need_config=True)
+    doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
+    selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
+                               target_map=target_map(targets_file))   # refuses non-push families
+    targets = selection.targets
     check_loopback(targets)                     # before credentials, before any connection
-    check_families(targets)
+    for note in selection.notes:
+        click.echo(f"note: {note}", err=True)
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
     out, err = Console(), Console(stderr=True)
     options = PushOptions(dry_run=dry_run or not yes, workers=workers, keep_going=keep_going,
-                          host_keys=policy)
+                          host_keys=policy, strict=strict)
     pusher = Pusher(outdir, creds, options, PushUI())
     results = _run(pusher, targets, None, err, out, show_diff=True)
     if not dry_run and not yes:
@@ -117,10 +124,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             return 1
         expected = {r.switch: r.running_canonical for r in changing}
         pusher = Pusher(outdir, creds, PushOptions(workers=workers, keep_going=keep_going,
-                                                   host_keys=policy), PushUI())
+                                                   host_keys=policy, strict=strict), PushUI())
         chosen = [t for t in targets if t.name in expected]
         results = _run(pusher, chosen, expected, err, out, show_diff=False)
     out.print(results_table(results))
-    if any(r.result == ROLLBACK_FAILED for r in results):
+    if any(r.result in NEEDS_A_PERSON for r in results):
         return 4
     return 0 if all(r.result in SUCCESS for r in results) else 1

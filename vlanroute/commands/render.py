@@ -9,7 +9,7 @@ import click
 from vlanroute.commands.common import set_option
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.context import HOST_NETWORKS, LEARNING_METHODS
-from vlanroute.render.write import RenderOptions, platform_lookup, render_to_dir
+from vlanroute.render.write import RenderOptions, render_to_dir
 
 
 @click.command("render")
@@ -33,8 +33,7 @@ def command(inventory: str, outdir: Path, learning_method: str | None, host_netw
             per_host_scripts: bool, no_verify: bool, sets: tuple[str, ...]) -> int:
     """Write switch configs, the host program and its tables, the refresh jobs, plan.json and cabling.csv."""
     plan = plan_from_file(inventory, sets)
-    platforms = {sp.platform.name: sp.platform for sp in plan.switches.values()}
-    result = render_to_dir(plan.to_json(), outdir, platform_lookup(platforms),
+    result = render_to_dir(plan.to_document(), outdir,
                            RenderOptions(learning_method=learning_method, host_network=host_network,
                                          per_host_scripts=per_host_scripts, verify=not no_verify))
     for w in plan.warnings:

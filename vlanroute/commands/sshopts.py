@@ -1,4 +1,4 @@
-"""Options shared by `push` and `audit`: switch selection, host keys, workers."""
+"""Options shared by `push` and `audit`: switch selection, host keys, workers, target map."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any, Callable
 import click
 
 from vlanroute.device.session import HostKeyPolicy
+from vlanroute.device.targets import TARGETS_ENV, TargetMap, read_target_map
 
 INSECURE_FLAG = "--insecure-no-host-key-check"
 
@@ -16,13 +17,27 @@ def ssh_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--switch", "switches", multiple=True, metavar="NAME",
                      help="Only this switch (repeatable). Default: every switch in plan.json.")(f)
     f = click.option("--known-hosts", type=click.Path(dir_okay=False, path_type=Path),
+                     envvar="VLANROUTE_KNOWN_HOSTS", show_envvar=True,
                      help="Extra known_hosts file, besides ~/.ssh/known_hosts.")(f)
+    f = click.option("--targets", "targets_file", type=click.Path(dir_okay=False, path_type=Path),
+                     envvar=TARGETS_ENV, show_envvar=True,
+                     help="Target map: reach each switch at the address and port it gives instead "
+                          "of plan.json's (written by `vlanroute lab up`).")(f)
     f = click.option(INSECURE_FLAG, "insecure", is_flag=True,
                      help="DANGEROUS: accept any SSH host key (a man-in-the-middle could then "
                           "read the password and change the switches).")(f)
     f = click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
                      help="Switches handled in parallel.")(f)
     return f
+
+
+def target_map(path: Path | None) -> TargetMap | None:
+    if path is None:
+        return None
+    tm = read_target_map(path)
+    click.echo(f"note: switches reached through the target map {path} "
+               f"({len(tm.switches)} switches), not plan.json's addresses", err=True)
+    return tm
 
 
 def host_key_policy(insecure: bool, known_hosts: Path | None) -> HostKeyPolicy:

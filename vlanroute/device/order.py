@@ -18,10 +18,10 @@ that touch ports the plan does not manage (reserved ports are never touched).
 from __future__ import annotations
 
 from dataclasses import dataclass
-import re
-from typing import Any
 
-from vlanroute.drivers.pc_cli import CliSyntaxError, expand_port_range
+from vlanroute.bundle.document import SwitchDoc
+from vlanroute.drivers.family import Family, LineRole, PushLine, UnsupportedLine
+from vlanroute.model.bridge import LagPort, PortRef
 
 NEUTRAL = 0
 
@@ -32,77 +32,73 @@ class UnsafeOrder(Exception):
 
 @dataclass(frozen=True)
 class PortRoles:
-    inter_switch: frozenset[str]     # inter-switch ports, LAG members and LAGs ("chN")
-    host: frozenset[str]
+    inter_switch: frozenset[PortRef]   # inter-switch ports, LAG members and LAGs
+    host: frozenset[PortRef]
 
     @classmethod
-    def from_plan(cls, switch_doc: dict[str, Any]) -> "PortRoles":
-        inter = {f"ch{lag}" for lag in switch_doc.get("lags", {})}
-        host: set[str] = set()
-        for name, port in switch_doc.get("ports", {}).items():
-            (host if port["role"] == "host" else inter).add(name)
+    def from_plan(cls, switch: SwitchDoc) -> "PortRoles":
+        inter: set[PortRef] = {LagPort(lag_id) for lag_id in switch.lag_ids()}
+        host: set[PortRef] = set()
+        for name, port in switch.ports.items():
+            (host if port.role == "host" else inter).add(name)
         return cls(frozenset(inter), frozenset(host))
 
     @property
-    def managed(self) -> frozenset[str]:
+    def managed(self) -> frozenset[PortRef]:
         return self.inter_switch | self.host
 
 
-def _targets(line: str) -> list[str] | None:
-    if m := re.fullmatch(r"interface (?:range )?ethernet (\S+)", line):
-        return list(expand_port_range(m.group(1)))
-    if m := re.fullmatch(r"interface port-channel (\d+)", line):
-        return [f"ch{m.group(1)}"]
-    return None
+def _read(family: Family, lines: list[str]) -> list[PushLine]:
+    try:
+        meanings = family.classify_push_lines(lines)
+    except UnsupportedLine as exc:
+        raise UnsafeOrder(str(exc)) from None
+    assert len(meanings) == len(lines)
+    return meanings
 
 
-def classify(lines: list[str], roles: PortRoles) -> list[int]:
+def classify(lines: list[str], roles: PortRoles, family: Family) -> list[int]:
     """The phase (1-4) of every line, NEUTRAL (0) for mode changes and global settings
     that cannot create a loop (aging time, flow control)."""
     phases: list[int] = []
-    context, kind = "global", ""
-    for raw in lines:
+    kind = ""                                  # "host" | "inter" inside an interface block
+    for raw, meaning in zip(lines, _read(family, lines)):
         line = " ".join(raw.split())
+        role = meaning.role
         phase = NEUTRAL
-        if line in ("exit", "end"):
-            context = "global"
-        elif line.startswith("interface "):
-            try:
-                targets = _targets(line)
-            except CliSyntaxError as exc:
-                raise UnsafeOrder(str(exc)) from None
-            if targets is None:
-                raise UnsafeOrder(f"unsupported interface line {line!r}")
-            stray = [t for t in targets if t not in roles.managed]
+        if role in (LineRole.LEAVE, LineRole.END):
+            kind = ""
+        elif role is LineRole.ENTER_PORTS:
+            targets = meaning.targets
+            stray = [family.port_label(t) for t in targets if t not in roles.managed]
             if stray:
                 raise UnsafeOrder(f"{line!r} touches {', '.join(stray)}, which the plan does "
                                   "not manage (reserved or unused ports are never touched)")
             inter = [t in roles.inter_switch for t in targets]
             if any(inter) and not all(inter):
                 raise UnsafeOrder(f"{line!r} mixes host and inter-switch ports")
-            context, kind = "if", "inter" if all(inter) else "host"
-        elif context == "vlandb" or line == "vlan database":
-            context = "vlandb"
+            kind = "inter" if all(inter) else "host"
+        elif role is LineRole.VLAN_TABLE:
             phase = 1
-        elif context == "if" and kind == "host":
-            phase = 2
-        elif context == "if":
-            if line == "spanning-tree disable":
+        elif role in (LineRole.PORT_SETTING, LineRole.PORT_VLAN_REMOVAL, LineRole.PORT_STP_OFF):
+            if kind == "host":
+                phase = 2
+            elif role is LineRole.PORT_STP_OFF:
                 phase = 4
-            elif line.startswith("switchport general allowed vlan remove "):
+            elif role is LineRole.PORT_VLAN_REMOVAL:
                 phase = 3
             else:
                 phase = 1
-        elif line == "no spanning-tree":
+        elif role is LineRole.GLOBAL_STP_OFF:
             phase = 4
         phases.append(phase)
     return phases
 
 
-def check_order(lines: list[str], roles: PortRoles) -> None:
+def check_order(lines: list[str], roles: PortRoles, family: Family) -> None:
     """Raise UnsafeOrder naming the first line that comes before a phase it must follow."""
     highest, where = NEUTRAL, ""
-    for line, phase in zip(lines, classify(lines, roles)):
+    for line, phase in zip(lines, classify(lines, roles, family)):
         if phase == NEUTRAL:
             continue
         if phase < highest:
@@ -111,29 +107,29 @@ def check_order(lines: list[str], roles: PortRoles) -> None:
         highest, where = phase, line.strip()
 
 
-def insert_fixups(lines: list[str], roles: PortRoles, host_fix: list[str],
+def insert_fixups(lines: list[str], roles: PortRoles, family: Family, host_fix: list[str],
                   inter_fix: list[str]) -> list[str]:
     """Put extra host-port commands at the end of phase 2 and extra inter-switch removals
     at the end of phase 3, i.e. before the first line of the following phase."""
-    phases = classify(lines, roles)
+    phases = classify(lines, roles, family)
+    roles_of = [m.role for m in _read(family, lines)]
 
     def first_at_least(phase: int) -> int:
         for i, p in enumerate(phases):
             if p >= phase:
-                # Insert before the `interface` line that opened this line's block, if any.
+                # Insert before the line that opened this line's interface block, if any.
                 for k in range(i - 1, -1, -1):
-                    text = lines[k].strip()
-                    if text in ("exit", "end"):
+                    if roles_of[k] in (LineRole.LEAVE, LineRole.END):
                         break
-                    if text.startswith("interface "):
+                    if roles_of[k] is LineRole.ENTER_PORTS:
                         return k
                 return i
         end = len(lines)
-        if lines and lines[-1].strip() == "end":
+        if lines and roles_of[-1] is LineRole.END:
             end -= 1
         return end
 
     at3, at4 = first_at_least(3), first_at_least(4)
     out = lines[:at3] + host_fix + lines[at3:at4] + inter_fix + lines[at4:]
-    check_order(out, roles)      # the result is proven, not assumed
+    check_order(out, roles, family)      # the result is proven, not assumed
     return out

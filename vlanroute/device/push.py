@@ -1,12 +1,18 @@
 """`vlanroute push`: apply OUTDIR/switches/*.cfg to the live switches, safely.
 
-Per switch: log in, fetch the running config and save it under OUTDIR/backups/, compute
-what the push will change on the parsed models and show it, then (unless --dry-run) send
-the commands one by one in the loop-safe order (vlanroute.device.order), check that the
-running config is what was predicted, and only then save it. If the switch rejects a
-command, the session dies, or the result differs from the prediction, the switch is
-rolled back to the backup (over a new session if needed) and the startup config is left
-alone. A failure stops the run: switches not yet started are skipped unless --keep-going.
+Per switch: log in, fetch the running config and save it under OUTDIR/backups/, check that
+the switch is what the plan expects (pre-flight: model, firmware, ports), compute what the
+push will change on the parsed models and show it, refuse a switch whose running config
+touches what the plan manages (vlanroute.device.conflicts), ask the switch about the
+unconfirmed commands it would be sent (context help), then (unless --dry-run) send the
+commands one by one in the loop-safe order (vlanroute.device.order), check that the running
+config is what was predicted, and only then save it. Lines of the running config vlanroute
+does not manage are never sent, changed or compared. If the switch rejects a command, the
+session dies, or the result differs from the prediction, the switch is rolled back to the
+backup (over a new session if needed) and the startup config is left alone. Once the save's
+confirming key is sent, nothing is rolled back: the running config is the verified one and
+the startup config may already be written (SAVE-UNCERTAIN). A failure stops the run:
+switches not yet started are skipped unless --keep-going.
 """
 
 from __future__ import annotations
@@ -21,28 +27,25 @@ from pathlib import Path
 import threading
 import time
 
-from vlanroute.model.bridge import SwitchConfig
+from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.device.conflicts import find_conflicts
 from vlanroute.device.credentials import Credentials
 from vlanroute.errors import UserError
-from vlanroute.drivers import parse_config
-from vlanroute.drivers.pc_delta import canonical_lines, delta_commands, port_fixups
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
+from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
-                                  SessionError, SwitchSession)
+                                      SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
-
-# Families push can drive: it needs a parser (vlanroute.drivers) and a command generator
-# for removals and rollback (vlanroute.drivers.pc_delta speaks PowerConnect 62xx only).
-PUSH_FAMILIES = ("powerconnect-62xx",)
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
 
-# Result values. Only the first three mean success.
+# Result values. Only the first three mean success; the last two need a person.
 APPLIED, UNCHANGED, DRY_RUN = "applied", "unchanged", "dry-run"
-NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED = (
-    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED")
+NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED, SAVE_UNCERTAIN = (
+    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN")
 SUCCESS = (APPLIED, UNCHANGED, DRY_RUN)
+NEEDS_A_PERSON = (ROLLBACK_FAILED, SAVE_UNCERTAIN)
 
 
 @dataclass
@@ -73,17 +76,11 @@ class PushOptions:
     workers: int = 1
     keep_going: bool = False
     host_keys: HostKeyPolicy = HostKeyPolicy()
+    strict: bool = False             # refuse any running-config line the parser does not know
 
 
-def check_families(targets: list[Target]) -> None:
-    """Refuse the run before connecting if a switch's family cannot be pushed safely."""
-    bad = [f"{t.name} ({t.platform.family})" for t in targets
-           if t.platform.family not in PUSH_FAMILIES]
-    if bad:
-        raise UserError(f"push cannot roll back these platform families yet: {', '.join(bad)}",
-                        field="switches.*.platform",
-                        fix="apply their rendered configs by hand, or leave them out with "
-                            "--switch; push supports: " + ", ".join(PUSH_FAMILIES))
+class PushRefused(Exception):
+    """The running config touches what the plan manages (vlanroute.device.conflicts)."""
 
 
 def _now_stamp() -> str:
@@ -92,7 +89,8 @@ def _now_stamp() -> str:
 
 def write_backup(outdir: Path, switch: str, text: str) -> Path:
     """OUTDIR/backups/<switch>-<UTC time>.cfg, readable by the owner only (running configs
-    hold password hashes and SNMP communities)."""
+    hold password hashes and SNMP communities). `switch` is a name from the validated plan
+    document (no '/', no leading dot), so the file stays in OUTDIR/backups."""
     folder = outdir / "backups"
     folder.mkdir(exist_ok=True)
     path = folder / f"{switch}-{_now_stamp()}.cfg"
@@ -100,12 +98,6 @@ def write_backup(outdir: Path, switch: str, text: str) -> Path:
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
     return path
-
-
-def config_commands(text: str) -> list[str]:
-    """The lines of a rendered file that are sent: no comments, no blank lines."""
-    return [line.strip() for line in text.splitlines()
-            if line.strip() and not line.lstrip().startswith("!")]
 
 
 @dataclass
@@ -117,65 +109,70 @@ class Prepared:
     diff: list[str]
 
 
-def _parse(target: Target, text: str, source: str) -> SwitchConfig:
-    return parse_config(target.platform.family, text, switch=target.name,
-                        platform=target.platform, source=source)
+def _parse(target: Target, text: str, source: str, strict: bool = True) -> SwitchConfig:
+    """`strict`: the family's parser for rendered configs, which refuses any line it does not
+    know; else the running-config reader, which keeps such lines as context."""
+    parse = target.family.parse if strict else target.family.parse_running
+    return parse(text, switch=target.name, platform=target.platform, source=source)
 
 
-def prepare(target: Target, running_text: str) -> Prepared:
+def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
+    return [line.text for line in target.family.canonical_lines(cfg)]
+
+
+def prepare(target: Target, running_text: str, strict: bool = False) -> Prepared:
     """Commands to send and the config they will leave, computed on parsed models.
 
     The prediction parses the running config followed by the commands, which is what the
     switch does with them. Removals that the rendered file cannot know about (old VLANs on
-    managed ports) are added from the difference to the rendered model."""
+    managed ports) are added from the difference to the rendered model. PushRefused if the
+    running config touches what the plan manages."""
+    family = target.family
     rendered_text = target.config_path.read_text()
-    roles = PortRoles.from_plan(target.doc)
+    roles = PortRoles.from_plan(target.switch)
     rendered = _parse(target, rendered_text, str(target.config_path))
-    running = _parse(target, running_text, f"{target.name} running-config")
-    base = config_commands(rendered_text)
-    check_order(base, roles)
-    first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction")
-    lag_members = {p for p, d in target.doc.get("ports", {}).items() if d["role"] == "lag-member"}
-    host_fix = port_fixups(first, rendered, set(roles.host))
-    inter_fix = port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
-    commands = insert_fixups(base, roles, host_fix, inter_fix)
+    running = _parse(target, running_text, f"{target.name} running-config", strict)
+    conflicts = find_conflicts(target, running)
+    if conflicts:
+        more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
+        raise PushRefused("the running config touches what the plan manages: "
+                          + "; ".join(map(str, conflicts[:3])) + more)
+    base = family.config_commands(rendered_text)
+    check_order(base, roles, family)
+    first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction", strict)
+    lag_members: set[PortRef] = {p for p, d in target.switch.ports.items() if d.role == "lag-member"}
+    host_fix = family.port_fixups(first, rendered, set(roles.host))
+    inter_fix = family.port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
+    commands = insert_fixups(base, roles, family, host_fix, inter_fix)
     predicted = _parse(target, running_text + "\n" + "\n".join(commands),
-                       f"{target.name} prediction")
-    missing = _plan_view(rendered, roles, rendered.vlans) != _plan_view(predicted, roles,
-                                                                         rendered.vlans)
-    if missing:
+                       f"{target.name} prediction", strict)
+    wanted = rendered.vlans
+    if _plan_view(target, rendered, roles, wanted) != _plan_view(target, predicted, roles, wanted):
         raise UnsafeOrder("the commands would not reach the rendered config on the managed "
                           "ports (a bug): refusing to push")
-    before, after = canonical_lines(running), canonical_lines(predicted)
+    before, after = _canonical(target, running), _canonical(target, predicted)
     diff = list(difflib.unified_diff(before, after, f"{target.name} running-config",
                                      f"{target.name} after push", lineterm="", n=0))
     return Prepared(running_text, running, predicted, commands, diff)
 
 
-def _plan_view(cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
-    """The part of a config the plan decides: its VLANs, globals and the forwarding
-    settings of managed ports (a LAG member counts only by its LAG)."""
-    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.stp_global_enabled, cfg.aging_time,
-                                                 cfg.flow_control))]
-    for name, line in _named_lines(cfg):
-        if name not in roles.managed:
+def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[int]) -> list[str]:
+    """The part of a config the plan decides: its VLANs, the global settings it renders
+    (aging time, flow control; not global spanning tree, which it leaves as it is) and the
+    forwarding settings of managed ports (a LAG member counts only by its LAG membership)."""
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, cfg.flow_control))]
+    members: set[str] = set()
+    for line in target.family.canonical_lines(cfg):
+        port = line.port
+        if port is None or port not in roles.managed:
             continue
-        if not name.startswith("ch") and cfg.ports[name].lag is not None:
-            if line.startswith("channel-group"):
-                keep.append(f"{name}: {line}")
+        if not isinstance(port, LagPort) and cfg.ports[port].lag is not None:
+            if port not in members:
+                members.add(port)
+                keep.append(f"{port}: member of LAG {cfg.ports[port].lag}")
         else:
-            keep.append(f"{name}: {line}")
+            keep.append(line.text)
     return keep
-
-
-def _named_lines(cfg: SwitchConfig) -> list[tuple[str, str]]:
-    out = []
-    for line in canonical_lines(cfg):
-        if line.startswith("interface "):
-            head, rest = line.split(": ", 1)
-            name = head.split()[-1]
-            out.append((f"ch{name}" if name.isdigit() else name, rest))
-    return out
 
 
 class Pusher:
@@ -217,7 +214,7 @@ class Pusher:
         return res
 
     def _session(self, target: Target) -> SwitchSession:
-        return self._connect(target.platform, target.host, target.port, self.creds,
+        return self._connect(target.cli, target.host, target.port, self.creds,
                              self.options.host_keys)
 
     def _push(self, target: Target, expected: list[str] | None) -> SwitchResult:
@@ -233,19 +230,32 @@ class Pusher:
             running_text = session.running_config()
             res.backup = write_backup(self.outdir, name, running_text)
             try:
-                prep = prepare(target, running_text)
-            except (UserError, UnsafeOrder) as exc:
+                self.ui.status(name, "pre-flight")
+                check_facts(target, gather_facts(target, session, running_text))
+                prep = prepare(target, running_text, self.options.strict)
+            except (UserError, UnsafeOrder, PushRefused, PreflightMismatch) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
-                res.message = f"not changed: {text}"
+                what = "pre-flight: " if isinstance(exc, PreflightMismatch) else ""
+                where = f" (line numbers of {res.backup.name})" if isinstance(exc, PushRefused) else ""
+                res.message = f"not changed: {what}{text}{where}"
                 return res
             res.diff = prep.diff
-            res.running_canonical = canonical_lines(prep.running)
+            res.running_canonical = _canonical(target, prep.running)
             if expected is not None and res.running_canonical != expected:
                 res.message = ("not changed: the running config changed since the diff was "
                                "shown; run push again")
                 return res
             if not prep.diff:           # also in a dry run: nothing would be sent
                 res.result, res.message = UNCHANGED, "already as rendered; nothing sent"
+                return res
+            try:
+                self.ui.status(name, "asking the switch (context help)")
+                run_probes(target, session, prep.commands)
+            except PreflightMismatch as exc:
+                res.message = f"not changed: pre-flight: {exc}"
+                return res
+            except CommandRejected as exc:
+                res.message = f"not changed: pre-flight: {exc}"
                 return res
             if self.options.dry_run:
                 res.result = DRY_RUN
@@ -271,19 +281,34 @@ class Pusher:
                 sent += 1
                 self.ui.advance(name)
             self.ui.status(name, "checking")
-            after = _parse(target, session.running_config(), f"{name} running-config")
-            if canonical_lines(after) != canonical_lines(prep.predicted):
-                extra = [d for d in difflib.unified_diff(canonical_lines(prep.predicted),
-                                                         canonical_lines(after), lineterm="", n=0)
+            after = _parse(target, session.running_config(), f"{name} running-config",
+                           self.options.strict)
+            if _canonical(target, after) != _canonical(target, prep.predicted):
+                extra = [d for d in difflib.unified_diff(_canonical(target, prep.predicted),
+                                                         _canonical(target, after), lineterm="", n=0)
                          if d[:1] in "+-" and d[:3] not in ("+++", "---")]
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
             else:
                 self.ui.status(name, "saving")
-                session.save()
+                try:
+                    session.save()
+                except SaveFailed as exc:
+                    if not exc.startup_may_have_changed:
+                        raise
+                    # The running config is the verified one; rolling it back now could
+                    # leave it older than a startup config that was in fact written.
+                    res.result, res.commands_sent = SAVE_UNCERTAIN, sent
+                    res.message = (f"applied and verified, but the save did not confirm ({exc}): "
+                                   "the startup config may have changed. The running config is "
+                                   "left as pushed; check `show startup-config` and save by hand "
+                                   f"(copy running-config startup-config), or restore {res.backup}")
+                    return res
                 res.result, res.commands_sent = APPLIED, sent
                 res.message = "applied and saved"
                 return res
+        except SaveFailed as exc:
+            problem = f"the save was refused before it began ({exc})"
         except CommandRejected as exc:
             problem = str(exc)
         except ConnectionLost as exc:
@@ -316,20 +341,21 @@ class Pusher:
                 res.message = (f"{problem}; could not reconnect to roll back ({last}): the "
                                f"switch may be HALF-APPLIED, restore it from {res.backup}")
                 return res
+            strict = self.options.strict
             try:
-                current = _parse(target, session.running_config(), f"{name} running-config")
-                undo = delta_commands(current, prep.running)
+                current = _parse(target, session.running_config(), f"{name} running-config", strict)
+                undo = target.family.delta_commands(current, prep.running)
                 for command in undo:
                     session.run(command)
                     res.commands_sent += 1
-                back = _parse(target, session.running_config(), f"{name} running-config")
+                back = _parse(target, session.running_config(), f"{name} running-config", strict)
             except (SessionError, UserError) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; rollback failed ({text}): the switch may be "
                                f"HALF-APPLIED, restore it from {res.backup}")
                 return res
-            if canonical_lines(back) != canonical_lines(prep.running):
+            if _canonical(target, back) != _canonical(target, prep.running):
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; after rollback the running config still differs "
                                f"from {res.backup}: restore it by hand")

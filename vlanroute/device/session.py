@@ -2,9 +2,12 @@
 
 Commands are sent one at a time and each reply is read up to the next prompt, so a
 rejected command is caught before the next one is sent (netmiko's send_config_set would
-send the whole batch first). The save command's `(y/n)` question is answered with the
-platform's single key; netmiko's default save_config would wait for a prompt that never
-comes on a PowerConnect 62xx.
+send the whole batch first). What differs between CLIs (netmiko device type, the strings
+that mean "rejected", the pager, the save dialog) comes from the family's CliDialog
+(vlanroute.drivers.family): the 62xx save command's `(y/n)` question is answered with one
+key, which the switch does not echo; netmiko's default save_config would wait for a prompt
+that never comes there. Long output stops at the family's pager prompt wherever paging
+could not be turned off; every read answers it.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from netmiko.exceptions import (NetmikoAuthenticationException, NetmikoTimeoutEx
                                 ReadException, ReadTimeout)
 
 from vlanroute.device.credentials import Credentials
-from vlanroute.model.platforms import Platform
+from vlanroute.drivers.family import CliDialog
 
 CONNECT_TIMEOUT_S = 15.0
 COMMAND_TIMEOUT_S = 60.0       # `vlan` commands may take long on a real 62xx
+SAVE_TIMEOUT_S = 300.0         # "This operation may take a few minutes." [FS]
 
 
 class SessionError(Exception):
@@ -44,25 +48,39 @@ class CommandRejected(SessionError):
         super().__init__(f"the switch rejected {command!r}: {reply.strip()}")
 
 
+class SaveFailed(SessionError):
+    """The save did not confirm. Once the confirming key (or a save command without a
+    question) was sent, the startup config may have been written, whatever went wrong."""
+
+    def __init__(self, message: str, *, startup_may_have_changed: bool) -> None:
+        self.startup_may_have_changed = startup_may_have_changed
+        super().__init__(message)
+
+
+# Typed after a context-help probe, before Enter: not a command in any mode nor a value
+# of any probed command, so whatever the erase left on the line, the switch executes an
+# invalid command and nothing else (docs/push.md, pre-flight).
+PROBE_GUARD = "vlanroute-probe-guard"
+
+
 @dataclass(frozen=True)
 class HostKeyPolicy:
     check: bool = True                   # False only with --insecure-no-host-key-check
     known_hosts: Path | None = None      # extra known_hosts file besides ~/.ssh/known_hosts
 
 
-_PAGER = re.compile(r"--More--[^\n]*$")
 _LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
          NetmikoTimeoutException)
 
 
 class SwitchSession:
-    def __init__(self, platform: Platform, host: str, port: int, creds: Credentials,
+    def __init__(self, cli: CliDialog, host: str, port: int, creds: Credentials,
                  host_keys: HostKeyPolicy) -> None:
-        assert platform.netmiko_device_type is not None
-        self.platform = platform
-        self._errors = [re.compile(p, re.MULTILINE) for p in platform.error_patterns]
+        self.cli = cli
+        self._errors = [re.compile(p, re.MULTILINE) for p in cli.error_patterns]
+        self._pager = re.compile("(?:" + "|".join(cli.pager_patterns) + r")[ \t]*$")
         params: dict[str, object] = dict(
-            device_type=platform.netmiko_device_type, host=host, port=port,
+            device_type=cli.netmiko_device_type, host=host, port=port,
             username=creds.username, password=creds.password or "",
             use_keys=creds.key_file is not None, allow_agent=False,
             key_file=str(creds.key_file) if creds.key_file else None,
@@ -80,22 +98,25 @@ class SwitchSession:
             raise ConnectFailed(_connect_problem(str(exc), host, port) or _short(exc)) from None
         base = re.escape(self._conn.base_prompt)
         # Any mode: sw1>, sw1#, sw1(config)#, sw1(config-if-1/g1)#, sw1(config-vlan)#
-        self._prompt_re = re.compile(base + r"(?:\([^)\r\n]*\))?[#>]\s*$")
+        self._prompt_core = base + r"(?:\([^)\r\n]*\))?[#>]"
+        self._prompt_re = re.compile(self._prompt_core + r"\s*$")
         self.commands_sent = 0
         self._conn.clear_buffer()
-        # dell_os6 sends only `terminal length 0`; the 62xx pager is also `terminal datadump`.
-        self.run("terminal datadump", check=False)
+        for command in cli.session_setup:
+            self.run(command, check=False)
 
     def _alive(self) -> bool:
         chan = self._conn.remote_conn
         transport = chan.get_transport() if chan is not None else None
         return bool(transport is not None and transport.is_active() and not chan.closed)
 
-    def _read_until(self, pattern: re.Pattern[str], what: str) -> str:
+    def _read_until(self, pattern: re.Pattern[str], what: str, *, anchor: bool = True,
+                    timeout: float = COMMAND_TIMEOUT_S) -> str:
         """Read until `pattern` matches the end of the output. A dead session is noticed at
-        once (netmiko would wait for its read timeout); a silent one after the timeout."""
+        once (netmiko would wait for its read timeout); a silent one after the timeout.
+        `anchor`: only output after the echo of `what` counts."""
         out = ""
-        deadline = time.monotonic() + COMMAND_TIMEOUT_S
+        deadline = time.monotonic() + timeout
         pause = 0.002
         while True:
             try:
@@ -103,15 +124,15 @@ class SwitchSession:
             except _LOST as exc:
                 raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
                                      f"(at {what!r}): {_short(exc)}") from None
-            if _PAGER.search(out):
-                # Paging should be off (terminal length 0 / datadump), but never hang on it.
-                out = _PAGER.sub("", out)
-                self._conn.write_channel(" ")
+            if self._pager.search(out):
+                # The pager prompt has no line end; the next page follows the key.
+                out = self._pager.sub("", out)
+                self._conn.write_channel(self.cli.pager_key)
                 continue
             # Only a prompt after the echo of what was sent counts: a prompt still in the
             # buffer from before must not end the read early.
-            at = out.find(what)
-            if at >= 0 and pattern.search(out, at + len(what)):
+            at = out.find(what) if anchor else 0
+            if at >= 0 and pattern.search(out, at + (len(what) if anchor else 0)):
                 return out[at:]
             if not self._alive():
                 raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
@@ -143,20 +164,82 @@ class SwitchSession:
         return self.run("show running-config", check=False)
 
     def save(self) -> str:
-        """Copy running to startup config, answering the platform's question if it asks."""
-        p = self.platform
-        assert p.save_command is not None
+        """Copy running to startup config, answering the CLI's question if it asks.
+
+        The answer is one key without Enter, and the switch does not echo it [FS]: the reply
+        is read up to `Configuration Saved!` or the prompt, whatever came before. SaveFailed
+        says whether the startup config may have changed: before the key it cannot have;
+        from the key on, any failure means it may have."""
+        p = self.cli
         self.run("end", check=False)
         if p.save_confirm:
             self._conn.write_channel(p.save_command + self._conn.RETURN)
-            out = self._read_until(re.compile(p.save_confirm + r"\s*$"), p.save_command)
-            self._conn.write_channel(p.save_answer or "y")     # one key, no Enter
-            out += self._read_until(self._prompt_re, p.save_answer or "y")
+            question = self._read_until(re.compile(p.save_confirm + r"\s*$"), p.save_command)
+            if any(pat.search(question) for pat in self._errors):
+                raise SaveFailed(f"the switch rejected {p.save_command!r}: {question.strip()}",
+                                 startup_may_have_changed=False)
+            try:
+                self._conn.write_channel(p.save_answer or "y")     # one key, no Enter
+                # No echo to wait for: the next prompt ends the reply, after
+                # `Configuration Saved!` or `Configuration Not Saved!`.
+                out = self._read_until(self._prompt_re, "", anchor=False, timeout=SAVE_TIMEOUT_S)
+            except Exception as exc:  # noqa: BLE001 - after the key every failure is "may have"
+                raise SaveFailed(f"no confirmation after the save key: {exc}",
+                                 startup_may_have_changed=True) from None
+            tail = question + out
         else:
-            out = self.run(p.save_command, check=False)
-        if any(pat.search(out) for pat in self._errors) or "Not Saved" in out:
-            raise CommandRejected(p.save_command, out)
-        return out
+            try:
+                tail = self.run(p.save_command, check=False)
+            except SessionError as exc:
+                raise SaveFailed(str(exc), startup_may_have_changed=True) from None
+            out = tail
+        if re.search(p.save_not_done, out):
+            raise SaveFailed(f"the switch answered {out.strip()!r}", startup_may_have_changed=True)
+        if p.save_confirm and not re.search(p.save_done, out):
+            raise SaveFailed(f"no {p.save_done!r} in the reply {out.strip()!r}",
+                             startup_may_have_changed=True)
+        if any(pat.search(out) for pat in self._errors):
+            raise SaveFailed(f"the switch answered {out.strip()!r}", startup_may_have_changed=True)
+        return tail
+
+    def context_help(self, words: str, timeout: float = 15.0) -> str:
+        """The CLI's context help for `words` in the current mode, changing nothing.
+
+        `words ?` is written without Enter: the switch prints the help at once and shows
+        the prompt again followed by the typed words, which stay on the line (seen on other
+        Cisco-like CLIs; unconfirmed on Dell). They are erased with one backspace each, and
+        PROBE_GUARD plus Enter follows: if the erase did not work, the line executed is
+        `words PROBE_GUARD`, an invalid command, never `words` itself."""
+        typed = f"{words} " if words else ""
+        try:
+            self._conn.write_channel(typed + "?")
+        except _LOST as exc:
+            raise ConnectionLost(f"connection lost (at {typed + '?'!r}): {_short(exc)}") from None
+        redisplay = re.compile(self._prompt_core + r"(?P<tail>[^\r\n]*)$")
+        # The prompt that counts starts a line after the help (the line typed on also ends
+        # in the prompt and the words): whether the switch echoes the `?` itself is unknown.
+        shown_again = re.compile(r"\n[^\n]*?" + self._prompt_core + r"[^\r\n]*$")
+        anchor = typed.rstrip() or "?"
+        out = self._read_until(shown_again, anchor, timeout=timeout)
+        # The prompt may come before the typed words are shown again: wait a little for them.
+        grace = time.monotonic() + 0.5
+        while time.monotonic() < grace:
+            m = redisplay.search(out)
+            if m and m.group("tail") == typed:
+                break
+            time.sleep(0.02)
+            try:
+                out += self._conn.read_channel()
+            except _LOST as exc:
+                raise ConnectionLost(f"connection lost (at {typed + '?'!r}): {_short(exc)}") from None
+        m = redisplay.search(out)
+        tail = m.group("tail") if m else ""
+        body = out[len(anchor):m.start()] if m else out
+        body = body.lstrip(" ").removeprefix("?")
+        self._conn.write_channel("\b" * len(tail) + PROBE_GUARD + self._conn.RETURN)
+        self._read_until(self._prompt_re, PROBE_GUARD, timeout=timeout)
+        self.commands_sent += 1
+        return body
 
     def close(self) -> None:
         conn = self._conn

@@ -1,35 +1,46 @@
-"""Config parsers: one per platform family, each text -> vendor-neutral SwitchConfig.
+"""Switch families: one package per configuration language, behind one interface
+(vlanroute.drivers.family.Family) and one dispatcher table, `FAMILIES`, keyed by
+`Platform.family` (the netmiko model: one class per platform family, one table).
 
-`PARSERS` is the single dispatcher table, keyed by `Platform.family`. A parser must accept
-every line its family's template can emit and the same switch's `show running-config`
-text; anything else is a UserError naming the file and line.
+- powerconnect/: `powerconnect-62xx` (render, verify, push, audit) and `dell-os6`
+  (render, verify, push --dry-run, audit), two family objects sharing the general-mode
+  parser and CLI code;
+- apresia/: `apresia-aeos` (render, verify; syntax largely unconfirmed, host ports
+  untagged in several VLANs only where the inventory confirms it);
+- linuxbridge/: `linux-bridge` (render, verify, emulate).
+
+Everything outside this package reaches a family through `family_of(platform)`; adding a
+family is one package plus one line here (docs/architecture-families.md).
+This package depends only on vlanroute.model, names and vlanlist, so every stage may use it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from vlanroute.model.bridge import SwitchConfig
+from vlanroute.drivers.apresia import APRESIA_AEOS
+from vlanroute.drivers.family import Family
+from vlanroute.drivers.linuxbridge import LINUX_BRIDGE
+from vlanroute.drivers.powerconnect import DELL_OS6, POWERCONNECT_62XX
 from vlanroute.errors import UserError
-from vlanroute.drivers import apresia, linuxbridge, powerconnect
+from vlanroute.model.bridge import SwitchConfig
 from vlanroute.model.platforms import Platform
 
-Parser = Callable[..., SwitchConfig]
-
-PARSERS: dict[str, Parser] = {
-    "powerconnect-62xx": powerconnect.parse,
-    "dell-os6": powerconnect.parse_os6,
-    "apresia-aeos": apresia.parse,
-    "linux-bridge": linuxbridge.parse,
-}
+# The single dispatcher table: family name -> family object.
+FAMILIES: dict[str, Family] = {f.name: f for f in (POWERCONNECT_62XX, DELL_OS6, APRESIA_AEOS, LINUX_BRIDGE)}
 
 
-def parse_config(family: str, text: str, *, switch: str, platform: Platform,
-                 source: str = "") -> SwitchConfig:
-    """Parse one switch's config text of platform family `family`."""
-    parser = PARSERS.get(family)
-    if parser is None:
-        known = ", ".join(sorted(PARSERS))
-        raise UserError(f"no config parser for platform family {family!r} (switch {switch})",
-                        file=source or None, fix=f"families with a parser: {known}")
-    return parser(text, switch=switch, platform=platform, source=source)
+def family_named(name: str, *, file: str | None = None, field: str | None = None) -> Family:
+    family = FAMILIES.get(name)
+    if family is None:
+        raise UserError(f"no switch family {name!r}", file=file, field=field,
+                        fix="known families: " + ", ".join(sorted(FAMILIES)))
+    return family
+
+
+def family_of(platform: Platform) -> Family:
+    """The family that writes, reads and drives `platform`'s configs."""
+    return family_named(platform.family, field=f"platform {platform.name}")
+
+
+def parse_config(platform: Platform, text: str, *, switch: str, source: str = "") -> SwitchConfig:
+    """Parse one switch's config text with its platform's family parser."""
+    return family_of(platform).parse(text, switch=switch, platform=platform, source=source)

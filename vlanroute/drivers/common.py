@@ -6,6 +6,8 @@ independent if reading the text back does not share code with writing it.
 
 from __future__ import annotations
 
+import re
+
 from vlanroute.errors import UserError
 
 
@@ -34,3 +36,9 @@ def vlan_ids(text: str, *, vid_max: int = 4094) -> set[int]:
             raise ValueError(f"VLAN range {part!r} outside 1-{vid_max}")
         out.update(range(lo, hi + 1))
     return out
+
+
+def normalize_mac(text: str) -> str:
+    """Any usual MAC spelling (00-1E-C9-.., 001e.c9.., 00:1e:..) -> 00:1e:c9:aa:bb:cc."""
+    digits = re.sub(r"[^0-9a-fA-F]", "", text).lower()
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))

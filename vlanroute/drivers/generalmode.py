@@ -1,32 +1,63 @@
-"""One engine for the line-oriented switch CLIs whose ports have a "general"/"hybrid" mode
-(PowerConnect 62xx, OS6, APRESIA AEOS): a per-family `Dialect` says how VLANs are
-created, how ports are named, and which few commands differ.
+"""One engine for the line-oriented switch CLIs whose ports have a "general"/"hybrid"-like
+mode (PowerConnect 62xx, OS6, APRESIA AEOS): a per-family `Dialect` says how VLANs are
+created, how ports are named, how membership is written and which few commands differ.
 
 Platform defaults (802.1Q factory state): every port and LAG is an untagged member of
 VLAN 1 with PVID 1, admits all frames, filters on ingress, runs spanning tree; the aging
-time is the platform's default. A port in access mode forwards in its access VLAN only.
+time is the platform's default, flow control the family's firmware default
+(`FirmwareDefaults`). A port in access mode forwards in its access VLAN only.
 
-Lines that only touch the management plane (hostname, users, SNMP, ...) are accepted and
-ignored; anything else that is not understood is an error naming the file and line,
-because a line skipped silently could change forwarding.
+Two ways to read a text:
+- `strict` (rendered configs, `verify`, `push --strict`): management-plane lines
+  (hostname, users, SNMP, ...) are accepted and kept as context; anything else that is not
+  understood is an error naming the file and line, because a line skipped silently could
+  change forwarding;
+- running configs (`push`): every line vlanroute does not model is kept as a
+  `ContextLine`, in its block, classified: no effect on forwarding (a description), or a
+  forwarding change on its port or in the VLANs it names (a trunk, port security, a routing
+  interface); an unknown line on a port counts as a forwarding change. Push refuses a
+  switch only when such a line touches a port or VLAN the plan manages.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from vlanroute.model.bridge import DEFAULT_VLAN, PortConfig, SwitchConfig
 from vlanroute.drivers.common import parse_error, vlan_ids
+from vlanroute.drivers.family import FirmwareDefaults
+from vlanroute.model.bridge import (DEFAULT_VLAN, ContextLine, Effect, LagPort, PortConfig, PortRef,
+                                    SwitchConfig)
 from vlanroute.model.platforms import Platform
+
+ALL_VLANS = frozenset(range(1, 4095))
+
+
+@dataclass(frozen=True)
+class Membership:
+    """How a dialect writes a port's VLAN membership and PVID (regexes of whole lines)."""
+
+    add: str                           # group 1 = VLAN list, group 2 = " tagged"/" untagged" or None
+    add_default: str                   # the kind when no keyword is given: "untagged" or "tagged"
+    remove: str                        # group 1 = VLAN list
+    pvid: str                          # group 1 = VLAN id
+    no_pvid: str | None = None
+    pvid_untagged: bool = False        # the PVID line also makes that VLAN untagged (a native VLAN)
+    extra: bool = True                 # acceptable-frame-type and ingress-filtering commands
+
+
+DELL_GENERAL = Membership(
+    add=r"switchport general allowed vlan add (\S+)( tagged| untagged)?", add_default="untagged",
+    remove=r"switchport general allowed vlan remove (\S+)", pvid=r"switchport general pvid (\d+)",
+    no_pvid="no switchport general pvid")
 
 
 @dataclass(frozen=True)
 class Dialect:
     family: str
     title: str                         # in messages: "unsupported <title> command"
-    mode_word: str                     # "general" (Dell) or "hybrid" (AEOS)
+    mode_word: str                     # the port mode of host and inter-switch ports
     vlan_database: bool                # VLANs created under `vlan database` (62xx) or at global level
     aging: str                         # the global aging-time command, without the value
     # `interface ...` forms naming physical ports: regex with group 1 = the port list,
@@ -34,10 +65,22 @@ class Dialect:
     phys_if: tuple[str, ...]
     port_name: Callable[[str], str | None]
     range_re: str                      # a port name split into (prefix, number)
+    lag_label: Callable[[int], str]    # how the switch names a LAG in its output (messages)
+    membership: Membership = DELL_GENERAL
+    defaults: FirmwareDefaults = FirmwareDefaults()
+    # `interface ...` forms naming LAGs: regex with group 1 = a LAG id list
+    lag_if: tuple[str, ...] = (r"interface (?:range )?(?:port-channel|Po) ?(\S+)",)
     need_mode: bool = True             # mode commands rejected unless the port is in that mode
     eee: bool = False                  # `green-mode eee` per interface
-    per_port_flowcontrol: bool = False  # `flowcontrol on|off` per interface
+    port_flow: tuple[str, str] | None = None   # per-port flow control (on, off) lines, else global
     global_lag_hash: str | None = None  # regex of a global hash command, group 1 = mode
+    # Global lines that open a block closed by `exit` (kept whole as context), and the
+    # blocks nested in an interface block.
+    block_open: str = r"$^"
+    if_block_open: str = r"$^"
+    harmless_if: str = r"$^"           # interface lines that do not change forwarding
+    indented: bool = False             # sub-mode lines are indented; an unindented line leaves
+    trunk_all_vlans: bool = False      # `switchport mode trunk` without a list carries every VLAN
 
 
 # Whole lines that carry no configuration: device chatter captured with the config.
@@ -46,7 +89,8 @@ _CHATTER = re.compile(
     r"Are you sure you want to save|Configuration Saved|Building configuration|"
     r"Current Configuration|--More--)", re.IGNORECASE)
 
-# Global-mode lines that do not affect 802.1Q forwarding (management plane, logging...).
+# Global-mode lines that do not affect 802.1Q forwarding (management plane, logging...):
+# what `strict` accepts, unchanged from before running configs were read leniently.
 _IGNORED_GLOBAL = re.compile(
     r"^(hostname|username|enable (password|secret)|snmp-server|sntp|clock|logging|"
     r"ip (address|default-gateway|domain|name-server|ssh|telnet|http)|ipv6 |crypto|"
@@ -54,7 +98,7 @@ _IGNORED_GLOBAL = re.compile(
     r"spanning-tree (mode|priority|forward-time|max-age|hello-time|bpdu)|"
     r"set description|system |switch \d+ provision|slot |application)\b")
 
-# Interface-mode lines that do not affect 802.1Q forwarding.
+# Interface-mode lines that do not affect 802.1Q forwarding (strict).
 _IGNORED_IF = re.compile(
     r"^(description|name|speed|duplex|mtu|negotiation|no negotiation|lacp|"
     r"spanning-tree (portfast|cost|port-priority|edgeport|auto-portfast)|"
@@ -68,76 +112,176 @@ _IGNORED_IN_BLOCK = re.compile(
     r"^(member|password|login|exec-timeout|serial|ip address|description|name|"
     r"no shutdown|shutdown|enable authentication|accounting)\b")
 
+# VLAN ids an unmodelled line puts a port (or the switch) into; `remove` lists take away.
+_VLAN_REFS = (re.compile(r"\ballowed vlan (?:add )?([0-9][0-9,-]*)"),
+              re.compile(r"\baccess vlan ([0-9]+)"), re.compile(r"\bpvid ([0-9]+)"),
+              re.compile(r"\bnative (?:vlan )?([0-9]+)"), re.compile(r"\btrunk add ([0-9][0-9,-]*)"),
+              re.compile(r"\bvoice vlan ([0-9]+)"), re.compile(r"^vlan routing ([0-9]+)"),
+              re.compile(r"^ip address vlan ([0-9]+)"))
+_INTERFACE_VLAN = re.compile(r"interface vlan (\d+)")
+# In an `interface vlan N` block only these leave VLAN N alone (a name, a description).
+_VLAN_IF_HARMLESS = re.compile(r"^(name|description|no shutdown|exit)\b")
+
+
+def _vlans_named(line: str, dialect: Dialect) -> frozenset[int]:
+    out: set[int] = set()
+    for pattern in _VLAN_REFS:
+        for m in pattern.finditer(line):
+            try:
+                out |= vlan_ids(m.group(1))
+            except ValueError:
+                pass
+    if dialect.trunk_all_vlans and line == "switchport mode trunk":
+        return ALL_VLANS
+    return frozenset(out)
+
+
+@dataclass
+class _Block:
+    """An opaque block being read: its path and its depth of nested blocks."""
+
+    path: str
+    port: PortRef | None
+    vlan: int | None                   # `interface vlan N`: the VLAN its lines act in
+    effect: Effect                     # of lines in it that are not otherwise classified
+    depth: int = 1
+
 
 @dataclass
 class _State:
     cfg: SwitchConfig
     platform: Platform
     dialect: Dialect
+    strict: bool
     access_vlan: dict[str, int] = field(default_factory=dict)   # port/LAG name -> VLAN
     flow: dict[str, bool] = field(default_factory=dict)         # per-port flow control
     eee: dict[str, bool] = field(default_factory=dict)          # per-port EEE
     global_hash: str | None = None
 
+    def keep(self, lineno: int, raw: str, block: str | None = None, port: PortRef | None = None,
+             effect: Effect = "none", vlans: frozenset[int] = frozenset()) -> None:
+        self.cfg.context.append(ContextLine(lineno, raw.rstrip("\r\n"), block, port, effect, vlans))
+
 
 def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
-               source: str = "") -> SwitchConfig:
-    """Parse config text of `dialect` into the vendor-neutral model."""
+               source: str = "", strict: bool = True) -> SwitchConfig:
+    """Parse config text of `dialect` into the vendor-neutral model (module docstring)."""
     cfg = SwitchConfig.with_defaults(name=switch, family=dialect.family, platform=platform.name,
                                      ports=platform.ports, aging_time=platform.aging_default,
-                                     source=source)
-    st = _State(cfg=cfg, platform=platform, dialect=dialect)
-    context = "global"                 # global | vlandb | vlan | if | ignored
-    targets: list[PortConfig] = []
+                                     source=source, flow_control=dialect.defaults.flow_control)
+    st = _State(cfg=cfg, platform=platform, dialect=dialect, strict=strict)
+    context = "global"                 # global | vlandb | vlan | if | opaque
+    targets: list[tuple[PortRef, PortConfig]] = []
+    if_header = ""                     # the interface line of the block being read
+    if_port: PortRef | None = None
+    block: _Block | None = None        # the opaque block being read (context "opaque")
+    nested: _Block | None = None       # a block nested in an interface block
+    vlan_block = ""
     aging_re = re.compile(re.escape(dialect.aging) + r" (\d+)")
+    block_open = re.compile(dialect.block_open)
+    if_block_open = re.compile(dialect.if_block_open)
+    harmless_if = re.compile(dialect.harmless_if)
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = " ".join(raw.split())
         if not line or line.startswith("!") or _CHATTER.match(line):
             continue
+        if "!" in line and '"' not in line and "'" not in line:
+            line = re.sub(r"\s+!.*$", "", line)       # `slot 1/0 5    ! N4064F`: a trailing comment
 
         def err(message: str, fix: str | None = None) -> Exception:
             return parse_error(source, lineno, raw, message, fix)
 
+        if dialect.indented and context in ("if", "vlan") and raw[:1] not in (" ", "\t") \
+                and line not in ("exit", "end"):
+            context, targets = "global", []    # AEOS: an unindented line leaves the sub-mode
         if line in ("configure", "config", "configure terminal"):
             continue
+
+        if context == "opaque":
+            assert block is not None
+            if line == "exit":
+                block.depth -= 1
+                st.keep(lineno, raw, block.path)
+                if block.depth == 0:
+                    context, block = "global", None
+                continue
+            if block_open.fullmatch(line):
+                block.depth += 1
+            effect, vlans = _in_block_effect(block, line, dialect)
+            if strict and _IGNORED_BLOCK.match(block.path) and not _IGNORED_IN_BLOCK.match(line) \
+                    and block.depth == 1:
+                raise err("unsupported command in a management block",
+                          fix="remove it, or teach the parser in vlanroute/drivers/")
+            st.keep(lineno, raw, block.path, block.port, effect, vlans)
+            continue
+        if nested is not None:
+            if line == "exit":
+                nested.depth -= 1
+                st.keep(lineno, raw, nested.path, nested.port)
+                if nested.depth == 0:
+                    nested = None
+                continue
+            if strict:
+                raise err(f"unsupported {dialect.title} interface command")
+            if if_block_open.fullmatch(line):
+                nested.depth += 1
+            st.keep(lineno, raw, nested.path, nested.port, nested.effect)
+            continue
+
         if line in ("end", "exit"):
             # In a sub-mode `exit` goes back to global; at global it leaves config mode
             # (the last line of `show running-config`).
             context, targets = "global", []
             continue
         if context == "vlandb":
-            _vlan_line(st, line, err, database=True)
+            _vlan_line(st, line, err, database=True, lineno=lineno, raw=raw)
             continue
         if context == "vlan":
-            if not re.fullmatch(r"name .*", line):
+            if not re.fullmatch(r"name .*", line) and strict:
                 raise err("unsupported command in VLAN mode")
-            continue
-        if context == "ignored":
-            if not _IGNORED_IN_BLOCK.match(line):
-                raise err("unsupported command in a management block",
-                          fix="remove it, or teach the parser in vlanroute/drivers/")
+            st.keep(lineno, raw, vlan_block)
             continue
         if line.startswith("interface "):
-            if _IGNORED_BLOCK.match(line):
-                context, targets = "ignored", []
+            opened = _open_interface(st, line, err)
+            if isinstance(opened, _Block):
+                if strict and not _IGNORED_BLOCK.match(line):
+                    raise err("unsupported interface", fix="see the family's template for the "
+                                                           "interface forms")
+                block, context = opened, "opaque"
+                st.keep(lineno, raw, None, None, "none")
                 continue
-            targets = _interface_targets(st, line, err)
+            targets, if_header = opened, line
+            if_port = targets[0][0] if len(targets) == 1 else None
             context = "if"
             continue
         if context == "if":
-            for port in targets:
-                _interface_line(st, port, line, err)
+            if if_block_open.fullmatch(line):
+                if strict:
+                    raise err(f"unsupported {dialect.title} interface command")
+                path = f"{if_header} > {line}"
+                nested = _Block(path, if_port, None, "none")
+                st.keep(lineno, raw, if_header, if_port)
+                continue
+            for ref, port in targets:
+                handled = _interface_line(st, port, line, err)
+                if handled:
+                    continue
+                if strict and not _IGNORED_IF.match(line):
+                    raise err(f"unsupported {dialect.title} interface command",
+                              fix="check the line; the supported subset is in docs/outdir-layout.md "
+                                  "and the family's template")
+                effect: Effect = "none" if harmless_if.match(line) or _IGNORED_IF.match(line) \
+                    else "forwarding"
+                st.keep(lineno, raw, if_header, ref, effect, _vlans_named(line, dialect))
             continue
 
         # Global mode.
         if line == "vlan database" and dialect.vlan_database:
             context = "vlandb"
         elif not dialect.vlan_database and re.fullmatch(r"(no )?vlan [0-9][0-9,-]*", line):
-            _vlan_line(st, line, err, database=False)
+            _vlan_line(st, line, err, database=False, lineno=lineno, raw=raw)
             if not line.startswith("no "):
-                context = "vlan"
-        elif _IGNORED_BLOCK.match(line):
-            context = "ignored"
+                context, vlan_block = "vlan", line
         elif line == "no spanning-tree":
             cfg.stp_global_enabled = False
         elif line == "spanning-tree":
@@ -150,18 +294,39 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
             cfg.aging_time = value
         elif line == f"no {dialect.aging}":
             cfg.aging_time = platform.aging_default
-        elif line in ("flowcontrol", "no flowcontrol") and not dialect.per_port_flowcontrol:
+        elif line in ("flowcontrol", "no flowcontrol") and dialect.port_flow is None:
             cfg.flow_control = line == "flowcontrol"
         elif dialect.global_lag_hash and (m := re.fullmatch(dialect.global_lag_hash, line)):
             st.global_hash = m.group(1)
-        elif _IGNORED_GLOBAL.match(line):
-            pass
+        elif block_open.fullmatch(line) or _IGNORED_BLOCK.match(line):
+            if strict and not _IGNORED_BLOCK.match(line):
+                raise err(f"unsupported {dialect.title} command",
+                          fix="check the line; the supported subset is in docs/outdir-layout.md "
+                              "and the family's template")
+            block, context = _Block(line, None, None, "none"), "opaque"
+            st.keep(lineno, raw)
+        elif _IGNORED_GLOBAL.match(line) or not strict:
+            vlans = _vlans_named(line, dialect)
+            st.keep(lineno, raw, effect="forwarding" if vlans else "none", vlans=vlans)
         else:
             raise err(f"unsupported {dialect.title} command",
                       fix="check the line; the supported subset is in docs/outdir-layout.md "
                           "and the family's template")
     _finish(st)
     return cfg
+
+
+def _in_block_effect(block: _Block, line: str, dialect: Dialect) -> tuple[Effect, frozenset[int]]:
+    """A line inside an opaque block: in `interface vlan N` it acts in VLAN N (an address,
+    routing) unless it only names the VLAN; elsewhere it counts by the VLANs it names."""
+    if block.vlan is not None:
+        if _VLAN_IF_HARMLESS.match(line):
+            return "none", frozenset()
+        return "forwarding", frozenset({block.vlan})
+    vlans = _vlans_named(line, dialect)
+    if block.port is not None or vlans:
+        return "forwarding", vlans
+    return block.effect, vlans
 
 
 def _ids(text: str, err) -> set[int]:  # type: ignore[no-untyped-def]
@@ -172,7 +337,7 @@ def _ids(text: str, err) -> set[int]:  # type: ignore[no-untyped-def]
                             "without spaces") from None
 
 
-def _vlan_line(st: _State, line: str, err, *, database: bool) -> None:  # type: ignore[no-untyped-def]
+def _vlan_line(st: _State, line: str, err, *, database: bool, lineno: int, raw: str) -> None:  # type: ignore[no-untyped-def]
     if m := re.fullmatch(r"(no )?vlan (\S+)", line):
         ids = _ids(m.group(2), err)
         bad = sorted(v for v in ids if v != DEFAULT_VLAN
@@ -187,12 +352,17 @@ def _vlan_line(st: _State, line: str, err, *, database: bool) -> None:  # type: 
         else:
             st.cfg.vlans |= ids
     elif database and re.fullmatch(r"vlan (name|association|makestatic) .*", line):
-        pass                                   # names and IP/MAC associations: no L2 effect
+        st.keep(lineno, raw, "vlan database")   # names and IP/MAC associations: no L2 effect
+    elif database and not st.strict:
+        vlans = _vlans_named(line, st.dialect)    # `vlan routing 103 1`: routing in VLAN 103
+        st.keep(lineno, raw, "vlan database", effect="forwarding" if vlans else "none", vlans=vlans)
     else:
         raise err("unsupported command in `vlan database`")
 
 
-def _expand_ports(st: _State, text: str, err) -> list[str]:  # type: ignore[no-untyped-def]
+def _expand_ports(st: _State, text: str, err) -> list[str] | None:  # type: ignore[no-untyped-def]
+    """The platform's names of the ports written; None (running configs only) if a port
+    the platform does not have is named, so the block is kept as context."""
     d = st.dialect
     if text == "all":
         return list(st.platform.ports)
@@ -213,6 +383,8 @@ def _expand_ports(st: _State, text: str, err) -> list[str]:  # type: ignore[no-u
             names = [f"{m1.group(1)}{i}" for i in range(int(m1.group(2)), int(m2.group(2)) + 1)]
         for name in names:
             if not st.platform.has_port(name):
+                if not st.strict:
+                    return None
                 raise err(f"port {name} does not exist on {st.platform.name}")
         out.extend(names)
     return out
@@ -221,29 +393,35 @@ def _expand_ports(st: _State, text: str, err) -> list[str]:  # type: ignore[no-u
 def _lag(st: _State, lag_id: int, err) -> PortConfig:  # type: ignore[no-untyped-def]
     if not 1 <= lag_id <= st.platform.max_lags:
         raise err(f"port-channel {lag_id} outside 1-{st.platform.max_lags} of {st.platform.name}")
-    lag = st.cfg.lags.get(lag_id)
-    if lag is None:
-        lag = st.cfg.lags[lag_id] = PortConfig(name=st.cfg.lag_name(lag_id))
-    return lag
+    return st.cfg.add_lag(lag_id, st.dialect.lag_label(lag_id))
 
 
-def _interface_targets(st: _State, line: str, err) -> list[PortConfig]:  # type: ignore[no-untyped-def]
-    if m := re.fullmatch(r"interface (?:range )?(?:port-channel|Po) ?(\S+)", line):
-        return [_lag(st, i, err) for i in sorted(_ids(m.group(1), err))]
-    if m := re.fullmatch(r"interface (ch\d+)", line):
-        return [_lag(st, int(m.group(1)[2:]), err)]
+def _open_interface(st: _State, line: str, err) -> list[tuple[PortRef, PortConfig]] | _Block:  # type: ignore[no-untyped-def]
+    """The ports and LAGs an `interface` line enters, or the opaque block it opens (a VLAN
+    interface, out-of-band, a port the platform does not have, an unknown form)."""
+    if m := _INTERFACE_VLAN.fullmatch(line):
+        return _Block(line, None, int(m.group(1)), "none")
+    for pattern in st.dialect.lag_if:
+        if m := re.fullmatch(pattern, line):
+            return [(LagPort(i), _lag(st, i, err)) for i in sorted(_ids(m.group(1), err))]
     for pattern in st.dialect.phys_if:
         if m := re.fullmatch(pattern, line):
             names = _expand_ports(st, m.group(1), err)
+            if names is None:
+                return _Block(line, None, None, "forwarding")
             st.cfg.touched.update(names)
-            return [st.cfg.ports[p] for p in names]
-    raise err("unsupported interface", fix="see the family's template for the interface forms")
+            return [(p, st.cfg.ports[p]) for p in names]
+    if st.strict and not _IGNORED_BLOCK.match(line):
+        raise err("unsupported interface", fix="see the family's template for the interface forms")
+    return _Block(line, None, None, "none")
 
 
-def _interface_line(st: _State, port: PortConfig, line: str, err) -> None:  # type: ignore[no-untyped-def]
+def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # type: ignore[no-untyped-def]
+    """Apply one modelled interface line to `port`; False if vlanroute does not model it."""
     d = st.dialect
     w = d.mode_word
-    is_lag = port.name.startswith("ch")
+    mb = d.membership
+    is_lag = port.is_lag
 
     def need_mode() -> None:
         if d.need_mode and port.mode != w:
@@ -252,6 +430,8 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> None:  # ty
 
     if m := re.fullmatch(r"switchport mode (\S+)", line):
         if m.group(1) not in (w, "access"):
+            if not st.strict:
+                return False                   # a trunk to the site: kept, classified
             raise err(f"switchport mode {m.group(1)} is not modelled by vlanroute verify",
                       fix=f"use `switchport mode {w}` as the templates do")
         port.mode = m.group(1)
@@ -261,36 +441,39 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> None:  # ty
         st.access_vlan[port.name] = int(m.group(1))
     elif line == "no switchport access vlan":
         st.access_vlan.pop(port.name, None)
-    elif m := re.fullmatch(rf"switchport {w} pvid (\d+)", line):
+    elif m := re.fullmatch(mb.pvid, line):
         need_mode()
         port.pvid = int(m.group(1))
-    elif line == f"no switchport {w} pvid":
+        if mb.pvid_untagged:
+            port.untagged.add(port.pvid)
+            port.tagged.discard(port.pvid)
+    elif mb.no_pvid and line == mb.no_pvid:
         need_mode()
         port.pvid = DEFAULT_VLAN
-    elif m := re.fullmatch(rf"switchport {w} allowed vlan add (\S+)( tagged| untagged)?", line):
+    elif m := re.fullmatch(mb.add, line):
         need_mode()
         ids = _ids(m.group(1), err)
-        if (m.group(2) or " untagged").strip() == "tagged":
+        if (m.group(2) or f" {mb.add_default}").strip() == "tagged":
             port.tagged |= ids
             port.untagged -= ids
-        else:                              # the keyword defaults to untagged (62xx)
+        else:
             port.untagged |= ids
             port.tagged -= ids
-    elif m := re.fullmatch(rf"switchport {w} allowed vlan remove (\S+)", line):
+    elif m := re.fullmatch(mb.remove, line):
         need_mode()
         ids = _ids(m.group(1), err)
         port.tagged -= ids
         port.untagged -= ids
-    elif line == f"switchport {w} acceptable-frame-type tagged-only":
+    elif mb.extra and line == f"switchport {w} acceptable-frame-type tagged-only":
         need_mode()
         port.acceptable = "tagged-only"
-    elif line == f"no switchport {w} acceptable-frame-type tagged-only":
+    elif mb.extra and line == f"no switchport {w} acceptable-frame-type tagged-only":
         need_mode()
         port.acceptable = "all"
-    elif line == f"switchport {w} ingress-filtering disable":
+    elif mb.extra and line == f"switchport {w} ingress-filtering disable":
         need_mode()
         port.ingress_filtering = False
-    elif line == f"no switchport {w} ingress-filtering disable":
+    elif mb.extra and line == f"no switchport {w} ingress-filtering disable":
         need_mode()
         port.ingress_filtering = True
     elif m := re.fullmatch(r"switchport forbidden vlan (add|remove) (\S+)", line):
@@ -304,6 +487,7 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> None:  # ty
             raise err("channel-group is a command for a physical port, not a port-channel")
         _lag(st, int(m.group(1)), err)
         port.lag = int(m.group(1))
+        st.cfg.origin[(port.name, "lag")] = line
     elif line == "no channel-group":
         port.lag = None
     elif m := re.fullmatch(r"hashing-mode (\d)", line):
@@ -324,21 +508,25 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> None:  # ty
         port.enabled = True
     elif d.eee and line in ("green-mode eee", "no green-mode eee"):
         st.eee[port.name] = not line.startswith("no ")
-    elif d.per_port_flowcontrol and (m := re.fullmatch(r"flowcontrol (on|off)", line)):
-        st.flow[port.name] = m.group(1) == "on"
-    elif not d.per_port_flowcontrol and line in ("flowcontrol", "no flowcontrol"):
-        pass                                   # per-port pause: no forwarding effect
-    elif _IGNORED_IF.match(line):
-        pass
+    elif d.port_flow is not None and line in d.port_flow:
+        st.flow[port.name] = line == d.port_flow[0]
+    elif d.port_flow is None and line in ("flowcontrol", "no flowcontrol"):
+        return False                           # per-port pause: no forwarding effect (context)
     else:
-        raise err(f"unsupported {d.title} interface command",
-                  fix="check the line; the supported subset is in docs/outdir-layout.md "
-                      "and the family's template")
+        return False
+    return True
 
 
 def _finish(st: _State) -> None:
     """Access-mode membership, LAG member lists in port order, switch-wide settings."""
     cfg = st.cfg
+    if st.dialect.trunk_all_vlans:
+        # A trunk with a list of its own (`switchport trunk allowed vlan 10,20`) carries that
+        # list, not every VLAN: the mode line then names no VLAN.
+        listed = {c.block for c in cfg.context
+                  if re.fullmatch(r"switchport trunk allowed vlan [0-9][0-9,-]*", " ".join(c.text.split()))}
+        cfg.context = [replace(c, vlans=frozenset()) if c.vlans == ALL_VLANS and c.block in listed else c
+                       for c in cfg.context]
     for port in list(cfg.ports.values()) + list(cfg.lags.values()):
         if port.mode == "access":
             vid = st.access_vlan.get(port.name, DEFAULT_VLAN)

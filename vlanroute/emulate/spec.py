@@ -9,17 +9,18 @@ frames each cable must carry for a given all-to-all traffic pattern.
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.learning import learning_ports
+from vlanroute.bundle.platforms import resolve_platforms
+from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_plan
+from vlanroute.drivers import FAMILIES, family_of
 from vlanroute.errors import UserError
-from vlanroute.bundle.reader import Cable, host_macs, read_cabling
+from vlanroute.model.bridge import LagPort
 from vlanroute.model.platforms import PLATFORMS
-
-FAMILY = "linux-bridge"
 # Plain (application) addresses of the emulated hosts: RFC 2544 benchmarking space, which
 # no learning pool should use and which never leaves the namespaces anyway.
 PLAIN_NET = ipaddress.ip_network("198.18.0.0/15")
@@ -43,18 +44,20 @@ class Uplink:
     neighbor: str
     members: tuple[str, ...]        # the physical ports (cables) on this side
     lag: int | None
+    lag_name: str | None = None     # the LAG's device as the bridge shows it (bond1)
 
     def bridge_ports(self) -> frozenset[str]:
         """Names the bridge may show as the port: the bond, or a cable when there is no bond."""
-        if self.lag is None:
+        if self.lag_name is None:
             return frozenset(self.members)
-        return frozenset({f"bond{self.lag}", self.members[0]})
+        return frozenset({self.lag_name, self.members[0]})
 
 
 @dataclass
 class EmulationPlan:
     name: str
     outdir: Path
+    doc: PlanDocument
     switches: list[str]
     hosts: dict[str, EmuHost]
     cables: list[Cable]
@@ -95,16 +98,16 @@ class EmulationPlan:
         return hops[::-1]
 
     def expected_fdb(self) -> dict[tuple[str, int, str], frozenset[str]]:
-        """(switch, VLAN, host MAC) -> bridge port names where the MAC must be learned."""
+        """(switch, VLAN, host MAC) -> bridge port names where the MAC must be learned
+        (bundle.learning says which port; a LAG may show as its bond or its first cable)."""
+        by_lag = {(u.switch, u.lag): u for u in self.uplinks.values() if u.lag is not None}
         want: dict[tuple[str, int, str], frozenset[str]] = {}
-        for vlan in self.vlan_ids:
-            for h in self.hosts.values():
-                for s in self.tree[vlan]:
-                    if s == h.switch:
-                        want[(s, vlan, h.mac)] = frozenset({h.port})
-                    else:
-                        nxt = self.path(vlan, s, h.switch)[1]
-                        want[(s, vlan, h.mac)] = self.uplinks[(s, nxt)].bridge_ports()
+        for e in learning_ports(self.doc, self.hosts):
+            mac = self.hosts[e.host].mac
+            if isinstance(e.port, LagPort):
+                want[(e.switch, e.vlan, mac)] = by_lag[(e.switch, e.port.id)].bridge_ports()
+            else:
+                want[(e.switch, e.vlan, mac)] = frozenset({e.port})
         return want
 
     def expected_tx(self, pairs: list[tuple[str, str]], frames_per_pair: int
@@ -127,64 +130,42 @@ class EmulationPlan:
         return uplink_tx, host_tx, host_rx
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError("no plan.json here", file=str(path.parent),
-                        fix="give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not valid JSON: {exc}", file=str(path)) from None
-
-
-def _family(spec: dict[str, Any]) -> str:
-    if spec.get("family"):
-        return str(spec["family"])
-    platform = PLATFORMS.get(str(spec.get("platform")))
-    return platform.family if platform else "?"
-
-
 def load(outdir: Path) -> EmulationPlan:
     """Read and cross-check OUTDIR; every problem is a UserError naming the file."""
     outdir = Path(outdir)
-    if not outdir.is_dir():
-        raise UserError("not a directory", file=str(outdir),
-                        fix="give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`")
-    doc = _read_json(outdir / "plan.json")
+    doc = read_plan(outdir)
     plan_file = str(outdir / "plan.json")
-    try:
-        switches = sorted(doc["switches"])
-        vlans = doc["vlans"]
-        hosts_doc = doc["hosts"]
-    except (KeyError, TypeError):
-        raise UserError("missing switches, vlans or hosts", file=plan_file) from None
-    wrong = [s for s in switches if _family(doc["switches"][s]) != FAMILY]
+    switches = sorted(doc.switches)
+    families = {s: family_of(p) for s, p in resolve_platforms(doc, source=plan_file).by_switch.items()}
+    wrong = [s for s in switches if not families[s].capabilities.emulate]
     if wrong:
-        raise UserError(f"switches {', '.join(wrong)} are not on the {FAMILY} platform: "
-                        "only linux-bridge scripts can run in the emulation", file=plan_file,
-                        fix="render with `--set platform=linux-bridge`")
+        runnable = sorted(f.name for f in FAMILIES.values() if f.capabilities.emulate)
+        platforms = sorted(n for n, p in PLATFORMS.items() if p.family in runnable)
+        raise UserError(f"switches {', '.join(wrong)} are not on the {' or '.join(platforms)} platform: "
+                        f"only {' or '.join(runnable)} scripts can run in the emulation", file=plan_file,
+                        fix=f"render with `--set platform={platforms[0]}`")
     for s in switches:
         if not (outdir / "switches" / f"{s}.cfg").is_file():
             raise UserError(f"no switches/{s}.cfg", file=str(outdir), fix="re-render OUTDIR")
     for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):     # the host program runs on every host
-        if hosts_doc and not (outdir / "hosts" / f).is_file():
+        if doc.hosts and not (outdir / "hosts" / f).is_file():
             raise UserError(f"no hosts/{f}", file=str(outdir), fix="re-render OUTDIR")
-    if len(hosts_doc) < 2:
+    if len(doc.hosts) < 2:
         raise UserError("the emulation needs at least two hosts to send traffic", file=plan_file)
 
     cables = read_cabling(outdir, switches)
-    in_plan = sorted((c["a"], c["a_port"], c["b"], c["b_port"]) for c in doc.get("cabling", []))
+    in_plan = sorted((c.a, c.a_port, c.b, c.b_port) for c in doc.cabling)
     if sorted((c.a, c.a_port, c.b, c.b_port) for c in cables) != in_plan:
         raise UserError("cabling.csv does not list the same cables as plan.json",
                         file=str(outdir / "cabling.csv"), fix="re-render OUTDIR; do not edit one alone")
 
     tree: dict[int, dict[str, set[str]]] = {}
-    for v in vlans:
-        adj: dict[str, set[str]] = {s: set() for s in v["switches"]}
-        for a, b in v["links"]:
+    for v in doc.vlans:
+        adj: dict[str, set[str]] = {s: set() for s in v.switches}
+        for a, b in v.links:
             adj.setdefault(a, set()).add(b)
             adj.setdefault(b, set()).add(a)
-        tree[int(v["id"])] = adj
+        tree[v.id] = adj
 
     members: dict[tuple[str, str], list[str]] = defaultdict(list)
     lag_of: dict[tuple[str, str], int | None] = {}
@@ -194,17 +175,21 @@ def load(outdir: Path) -> EmulationPlan:
             lag_of[(s, n)] = lag
     uplinks = {}
     for (s, n), ports in members.items():
-        port_doc = doc["switches"][s]["ports"]
+        port_doc = doc.switches[s].ports
         order = sorted(ports, key=lambda p: (len(p), p))
         if lag_of[(s, n)] is None and len(order) > 1:
             raise UserError(f"{s} has {len(order)} cables to {n} but no LAG", file=plan_file)
         for p in order:
             if p not in port_doc:
                 raise UserError(f"cable port {s} {p} is not in the plan's ports", file=plan_file)
-        if lag_of[(s, n)] is not None:
-            lag_doc = doc["switches"][s]["lags"][str(lag_of[(s, n)])]
-            order = [p for p in lag_doc["members"] if p in ports]
-        uplinks[(s, n)] = Uplink(s, n, tuple(order), lag_of[(s, n)])
+        lag_id = lag_of[(s, n)]
+        if lag_id is not None:
+            lag_doc = doc.switches[s].lag(lag_id)
+            if lag_doc is None:
+                raise UserError(f"{s} LAG {lag_id} of cabling.csv is not in the plan", file=plan_file)
+            order = [p for p in lag_doc.members if p in ports]
+        uplinks[(s, n)] = Uplink(s, n, tuple(order), lag_id,
+                                 None if lag_id is None else families[s].lag_label(lag_id))
     for vlan, adj in tree.items():
         for s, ns in adj.items():
             for n in ns:
@@ -212,22 +197,18 @@ def load(outdir: Path) -> EmulationPlan:
                     raise UserError(f"VLAN {vlan} uses link {s}-{n}, which has no cable",
                                     file=plan_file)
 
-    learning = [ipaddress.ip_network(v["learning_subnet"]) for v in vlans if v.get("learning_subnet")]
+    learning = [ipaddress.ip_network(v.learning_subnet) for v in doc.vlans if v.learning_subnet]
     if any(net.overlaps(PLAIN_NET) for net in learning):
         raise UserError(f"a learning subnet overlaps {PLAIN_NET}, which the emulation uses for "
                         "the hosts' plain addresses", file=plan_file,
                         fix="choose another settings.learning.pool")
-    macs = host_macs(hosts_doc)
+    macs = host_macs(doc)
     hosts: dict[str, EmuHost] = {}
-    for i, name in enumerate(sorted(hosts_doc)):
-        h = hosts_doc[name]
-        if h["switch"] not in doc["switches"]:
-            raise UserError(f"host {name} is on unknown switch {h['switch']}", file=plan_file)
+    for i, name in enumerate(sorted(doc.hosts)):
+        h = doc.hosts[name]
         hosts[name] = EmuHost(
-            name=name, switch=h["switch"], port=h["port"], vlan=int(h["vlan"]),
-            interface=h.get("interface") or "eth0",
-            mac=macs[name],
-            address=str(PLAIN_NET.network_address + i + 1))
+            name=name, switch=h.switch, port=h.port, vlan=h.vlan, interface=h.interface or "eth0",
+            mac=macs[name], address=str(PLAIN_NET.network_address + i + 1))
     ports_seen: set[tuple[str, str]] = set()
     for h in hosts.values():
         key = (h.switch, h.port)
@@ -235,6 +216,6 @@ def load(outdir: Path) -> EmulationPlan:
             raise UserError(f"two hosts on {h.switch} {h.port}", file=plan_file)
         ports_seen.add(key)
     return EmulationPlan(
-        name=str(doc.get("name", outdir.name)), outdir=outdir, switches=switches, hosts=hosts,
+        name=doc.name or outdir.name, outdir=outdir, doc=doc, switches=switches, hosts=hosts,
         cables=cables, vlan_ids=sorted(tree), tree=tree, uplinks=uplinks,
         plain_prefix=PLAIN_NET.prefixlen)

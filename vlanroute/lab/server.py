@@ -1,19 +1,22 @@
-"""SSH servers on 127.0.0.x that behave like PowerConnect 62xx switches (tests and bench only).
+"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6 switches
+(tests, benchmarks and `vlanroute lab up`).
 
 One background thread runs an asyncio loop with any number of asyncssh servers. Each
 switch does ordinary SSH password (or public key) authentication, as the 62xx does,
-which is why the client uses netmiko's `dell_os6` type. The shell echoes what it is sent
-and answers the `(y/n)` save question with a single key, like the switch.
+which is why the client uses netmiko's `dell_os6` type. The shell echoes what it is sent,
+answers the `(y/n)` save question with a single key it does not echo [FS], acts on `?` at
+once and erases a character on backspace (vlanroute.lab.cli). A switch's ports come from
+its Platform descriptor, and it may start from a given running config (`seed`).
 
 Fault knobs (FakeSwitch.faults): refuse authentication, drop the connection right after
 the Nth configuration command (one-shot, so a reconnect for rollback works), reject the
-commands matching a regex with the switch's own error reply.
+commands matching a regex with the switch's own error reply or a given one.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import ipaddress
 from pathlib import Path
 import re
@@ -22,19 +25,36 @@ from typing import Any
 
 import asyncssh
 
-from vlanroute.lab.cli import Interpreter
+from vlanroute.lab.cli import Interpreter, Os6Interpreter
 from vlanroute.lab.state import MacEntry, SwitchState
+from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 
-PC6248_PORTS = tuple(f"1/g{i}" for i in range(1, 49)) + tuple(f"1/xg{i}" for i in range(1, 5))
-CONFIG_MODES = ("config", "vlan", "if")
+# The ports of the platform descriptor (GbE and 10G module ports); a stack passes its own.
+PC6248_PORTS = POWERCONNECT_6248.ports
+CONFIG_MODES = ("config", "vlan", "vlanid", "if", "block")
+# The families the lab emulates: family name -> interpreter class.
+EMULATED = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter}
+
+
+class SeedError(ValueError):
+    """A line of a seed running config that the emulated switch refuses."""
 
 
 @dataclass
 class Faults:
     refuse_auth: bool = False
     drop_after: int | None = None    # abort after this many config-mode commands (one-shot)
-    reject: str | None = None        # regex: matching commands get "% Invalid input"
-    pager_stuck: bool = False        # `terminal length 0` / `datadump` do not stop paging
+    reject: str | None = None        # regex: matching commands are refused ...
+    reject_reply: str | None = None  # ... with this reply (default: "% Invalid input ...")
+    pager_stuck: bool = False        # OS6: `terminal length 0` does not stop paging
+    lacks: str | None = None         # regex: commands this firmware does not have (refused, no help)
+    save_lost: bool = False          # the save is written, then the connection drops (one-shot)
+
+
+def _model(platform: Platform) -> str:
+    """The model name the switch prints, from the platform's description: "PowerConnect 6248"."""
+    words = platform.description.split(" (")[0].split()
+    return " ".join(w for w in words if w != "Dell") or platform.name
 
 
 @dataclass
@@ -45,14 +65,66 @@ class FakeSwitch:
     password: str | None
     authorized_keys: list[str] = field(default_factory=list)    # OpenSSH public key lines
     faults: Faults = field(default_factory=Faults)
-    state: SwitchState = field(
-        default_factory=lambda: SwitchState.factory_default(PC6248_PORTS, 48))
+    platform: Platform = POWERCONNECT_6248
+    state: SwitchState = field(init=False)
     port: int = 0                                   # set when the server listens
     host_key_line: str = ""                         # "ssh-ed25519 AAAA..."
     saved: list[str] = field(default_factory=list)  # startup-config texts, oldest first
     received: list[str] = field(default_factory=list)  # every command line, all sessions
     logins: int = 0
-    config_commands: int = 0
+    config_commands: int = 0        # accepted configuration commands (not mode changes)
+
+    def __post_init__(self) -> None:
+        if self.platform.family not in EMULATED:
+            raise ValueError(f"no emulated switch for the {self.platform.family} family "
+                             f"(only {', '.join(sorted(EMULATED))})")
+        self.state = self.factory_state()
+
+    @property
+    def os6(self) -> bool:
+        return self.platform.family == "dell-os6"
+
+    def factory_state(self) -> SwitchState:
+        return SwitchState.factory_default(
+            self.platform.ports, self.platform.max_lags, aging_default=self.platform.aging_default,
+            flow_default=None if self.os6 else True)
+
+    def interpreter(self, **kw: object) -> Interpreter:
+        cls = EMULATED[self.platform.family]
+        model = _model(self.platform)
+        if self.os6:
+            return cls(self.name, self.state, model=model, on_save=self.saved,
+                       description=f"{model}, 6.3.3.10, Linux 3.7.10", **kw)  # type: ignore[arg-type]
+        return cls(self.name, self.state, model=model, on_save=self.saved,  # type: ignore[arg-type]
+                   description=f"{model}, 3.3.7.3, VxWorks 6.5", **kw)
+
+    def running_config(self) -> str:
+        return self.interpreter().running_config()
+
+    def seed(self, text: str, source: str = "seed") -> None:
+        """Start from a running config: its lines are executed as the switch loads a config
+        file (`!` lines are comments), so it must be one this switch accepts; the blocks of
+        ports the platform does not list (another stack unit) are kept as given. SeedError names the first line
+        it refuses."""
+        self.state = self.factory_state()
+        self.state.layout = []
+        cli = self.interpreter()
+        cli.mode, cli.paging, cli.seeding = "priv", False, True
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            line = raw.rstrip()
+            if not line.strip() or line.lstrip().startswith("!"):
+                continue
+            if cli.mode == "priv" and line.strip() in ("exit", "end"):
+                continue                      # the closing `exit` of a running config
+            reply = cli.execute(line)
+            if cli.mode == "priv" and line.strip() not in ("configure", "exit", "end"):
+                raise SeedError(f"{source}: line {lineno}: {line.strip()!r} is not a configuration "
+                                "line (outside `configure`)")
+            if _refused(reply.output):
+                raise SeedError(f"{source}: line {lineno}: the emulated {self.platform.name} refuses "
+                                f"{line.strip()!r}: {reply.output.strip().splitlines()[-1]}")
+        for placeholder in ("<vlans>", "<globals>", "<interfaces>"):
+            self.state.place(placeholder)
 
     def known_hosts_line(self) -> str:
         return f"[{self.host}]:{self.port} {self.host_key_line}"
@@ -61,13 +133,20 @@ class FakeSwitch:
         self.state.mac_table.append(MacEntry(vlan, mac.lower(), port))
 
 
+def _refused(output: str) -> bool:
+    return any(text in output for text in (
+        "Invalid input", "not found", "does not exist", "do not exist", "Could not", "not in ",
+        "is not general", "invalid interface", "out of range", "VLAN range -"))
+
+
 class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
     def __init__(self, switch: FakeSwitch, conn: asyncssh.SSHServerConnection) -> None:
         self._sw = switch
         self._conn = conn
         reject = re.compile(switch.faults.reject) if switch.faults.reject else None
-        self._cli = Interpreter(switch.name, switch.state, reject=reject, on_save=switch.saved,
-                                ignore_paging_off=switch.faults.pager_stuck)
+        lacks = re.compile(switch.faults.lacks) if switch.faults.lacks else None
+        self._cli = switch.interpreter(reject=reject, reject_reply=switch.faults.reject_reply,
+                                       ignore_paging_off=switch.faults.pager_stuck, lacks=lacks)
         self._line = ""
         self._last_cr = False
         self._chan: Any = None
@@ -94,8 +173,19 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
             if self._chan is None:
                 return
             if self._cli.awaiting_key and ch not in "\r\n":
-                self._write(ch)
-                self._write(self._cli.answer_key(ch).output + self._cli.prompt())
+                # One key, no Enter, and no echo of it [FS].
+                saving = self._cli.mode == "yesno"
+                reply = self._cli.answer_key(ch)
+                if saving and self._sw.faults.save_lost:
+                    self._sw.faults.save_lost = False     # one-shot
+                    self._conn.abort()                    # saved, but the answer never comes
+                    self._chan = None
+                    return
+                self._write(reply.output + self._cli.prompt())
+                continue
+            if ch == "?":
+                # Help at once; the line stays, shown again without the `?` [NKI] (assumed on Dell).
+                self._write("?\n" + self._cli.help(self._line) + "\n" + self._cli.prompt() + self._line)
                 continue
             if ch in "\r\n":
                 if ch == "\n" and self._last_cr:      # CR LF is one Enter
@@ -106,7 +196,9 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
                 self._write("\r\n")
                 self._run(line)
             elif ch in "\x08\x7f":
-                self._line = self._line[:-1]
+                if self._line:
+                    self._line = self._line[:-1]
+                    self._write("\b \b")            # erase on the terminal (assumed)
             elif ch.isprintable():
                 self._last_cr = False
                 self._line += ch
@@ -122,7 +214,10 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
             self._chan.exit(0)
             self._chan = None
             return
-        if was_config and line.strip():
+        words = line.split()
+        if was_config and words and not _refused(reply.output) \
+                and words[0] not in ("interface", "exit", "end") and words != ["vlan", "database"]:
+            # A configuration command that changed something (not a mode change, not refused).
             self._sw.config_commands += 1
             limit = self._sw.faults.drop_after
             if limit is not None and self._sw.config_commands >= limit:
@@ -194,12 +289,20 @@ class FakeSwitchFarm:
 
     def add(self, name: str, *, host: str = "127.0.0.1", username: str = "admin",
             password: str | None = "secret", authorized_keys: list[str] | None = None,
-            faults: Faults | None = None) -> FakeSwitch:
+            faults: Faults | None = None, platform: Platform = POWERCONNECT_6248,
+            seed: str | None = None, port: int = 0,
+            ports: tuple[str, ...] | None = None) -> FakeSwitch:
         if not ipaddress.ip_address(host).is_loopback:
             raise ValueError(f"fake switches listen on loopback only, not {host}")
         switch = FakeSwitch(name=name, host=host, username=username, password=password,
                             authorized_keys=list(authorized_keys or []),
-                            faults=faults or Faults())
+                            faults=faults or Faults(),
+                            # e.g. a stack: the plan's platform's ports
+                            platform=platform if ports is None else replace(platform, ports=ports,
+                                                                            auto_ports=None))
+        if seed is not None:
+            switch.seed(seed, source=f"seed of {name}")
+        switch.port = port
         future = asyncio.run_coroutine_threadsafe(self._start(switch), self._loop)
         future.result(timeout=30)
         self.switches[name] = switch
@@ -208,7 +311,7 @@ class FakeSwitchFarm:
     async def _start(self, switch: FakeSwitch) -> None:
         key = asyncssh.generate_private_key("ssh-ed25519")
         server = await asyncssh.create_server(
-            lambda: _Server(switch), switch.host, 0, server_host_keys=[key],
+            lambda: _Server(switch), switch.host, switch.port, server_host_keys=[key],
             line_editor=False, keepalive_interval=0)
         switch.port = server.sockets[0].getsockname()[1]
         switch.host_key_line = key.export_public_key("openssh").decode().strip()

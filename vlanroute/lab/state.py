@@ -1,8 +1,14 @@
-"""The running configuration of one emulated PowerConnect 62xx, and its `show` output.
+"""The running configuration of one emulated Dell switch (PowerConnect 62xx or OS6), and
+its `show` output.
 
 This is the emulator's own small model (not vlanroute.model.bridge): it must behave like
 the switch, e.g. keep a port's own VLAN settings while it is a LAG member, print only
-non-default settings, and refuse a PVID whose VLAN does not exist.
+non-default settings, refuse a PVID whose VLAN does not exist, and keep every production
+line it does not model (host name, users, SNMP, routing interfaces, port security ...)
+exactly as it was given, printing it back in the same order.
+
+Bracketed keys are the evidence sources listed on docs/platforms/powerconnect-62xx.md and
+dell-os6.md; a behaviour without a key is this emulator's own choice.
 """
 
 from __future__ import annotations
@@ -10,28 +16,40 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import copy
 
-from vlanroute.drivers.pc_cli import format_vlan_ids
+from vlanroute.drivers.powerconnect.cli import format_vlan_ids
 
-DEFAULT_AGING = 300
+# Placeholders in SwitchState.layout for what the emulator models; every other layout item
+# is an opaque chunk (a line, or a block with its `exit`).
+VLANS, GLOBALS, INTERFACES = "<vlans>", "<globals>", "<interfaces>"
 
 
 @dataclass
 class PortState:
-    general: bool = False                 # `switchport mode general` given
+    mode: str = "access"                  # access | general | trunk
+    access_vlan: int | None = None        # `switchport access vlan N`
     pvid: int = 1
     untagged: set[int] = field(default_factory=lambda: {1})
     tagged: set[int] = field(default_factory=set)
+    trunk_vlans: set[int] | None = None   # `switchport trunk allowed vlan ...` (a list was given)
     tagged_only: bool = False             # acceptable-frame-type tagged-only
     stp_disabled: bool = False            # `spanning-tree disable`
+    shutdown: bool = False
     channel_group: int | None = None      # ethernet ports only
+    channel_mode: str = "on"
     hashing_mode: int | None = None       # port-channels only
+    eee: bool | None = None               # OS6 `green-mode eee`; None: never set
+    extra: list[str] = field(default_factory=list)   # lines kept as given, nested blocks too
+
+    @property
+    def general(self) -> bool:
+        return self.mode == "general"
 
 
 @dataclass(frozen=True)
 class MacEntry:
     vlan: int
     mac: str          # aa:bb:cc:dd:ee:ff
-    port: str         # 1/g5 or ch1
+    port: str         # 1/g5, ch1 (62xx) or Te1/0/5, Po1 (OS6)
 
 
 @dataclass
@@ -40,77 +58,154 @@ class SwitchState:
     lags: dict[int, PortState]
     vlans: set[int] = field(default_factory=lambda: {1})
     stp_enabled: bool = True
-    aging: int = DEFAULT_AGING
-    flowcontrol: bool | None = None       # None: never set (printed as nothing)
+    aging: int = 300
+    aging_default: int = 300              # `Aging time is 300 Sec` with no aging line [FS], [NM]
+    flowcontrol: bool | None = True       # current global flow control (None: never set)
+    flow_default: bool | None = True      # 62xx: on, and a default prints no line [8024F], [R2N]
+    vlan_names: dict[int, list[str]] = field(default_factory=dict)  # OS6 `vlan N` block lines
+    vlandb_extra: list[str] = field(default_factory=list)   # 62xx `vlan database` lines kept
+    layout: list[str | list[str]] = field(default_factory=lambda: [VLANS, GLOBALS, INTERFACES])
     mac_table: list[MacEntry] = field(default_factory=list)
 
     @classmethod
-    def factory_default(cls, ports: tuple[str, ...], lag_count: int) -> "SwitchState":
+    def factory_default(cls, ports: tuple[str, ...], lag_count: int, *, aging_default: int = 300,
+                        flow_default: bool | None = True) -> "SwitchState":
         return cls(ports={p: PortState() for p in ports},
-                   lags={n: PortState() for n in range(1, lag_count + 1)})
+                   lags={n: PortState() for n in range(1, lag_count + 1)},
+                   aging=aging_default, aging_default=aging_default,
+                   flowcontrol=flow_default, flow_default=flow_default)
 
     def clone(self) -> "SwitchState":
         return copy.deepcopy(self)
 
     def delete_vlan(self, vid: int) -> None:
         self.vlans.discard(vid)
+        self.vlan_names.pop(vid, None)
         for port in [*self.ports.values(), *self.lags.values()]:
             port.untagged.discard(vid)
             port.tagged.discard(vid)
+            if port.trunk_vlans is not None:
+                port.trunk_vlans.discard(vid)
             if port.pvid == vid:
                 port.pvid = 1
 
-    def running_config(self, description: str) -> str:
-        """`show running-config` text: header comments, then only non-default settings."""
-        lines = ["!Current Configuration:", f'!System Description "{description}"',
-                 "!System Software Version 3.3.7.3", "!", "configure"]
-        extra_vlans = sorted(self.vlans - {1})
-        if extra_vlans:
-            lines += ["vlan database", f"vlan {format_vlan_ids(extra_vlans)}", "exit"]
+    def keep(self, chunk: list[str]) -> None:
+        """A production line (or block) the emulator does not model: printed back as given."""
+        self.layout.append(chunk)
+
+    def place(self, placeholder: str) -> None:
+        """Where a modelled part is printed: where the config first showed it."""
+        if placeholder not in self.layout:
+            self.layout.append(placeholder)
+
+    def globals_lines(self) -> list[str]:
+        lines = []
         if not self.stp_enabled:
             lines.append("no spanning-tree")
-        if self.aging != DEFAULT_AGING:
-            lines.append(f"bridge aging-time {self.aging}")
-        if self.flowcontrol is not None:
+        if self.aging != self.aging_default:
+            lines.append(f"{{aging}} {self.aging}")
+        if self.flowcontrol is not None and self.flowcontrol != self.flow_default:
             lines.append("flowcontrol" if self.flowcontrol else "no flowcontrol")
-        for lag_id, lag in sorted(self.lags.items()):
-            lines += _interface_block(f"interface port-channel {lag_id}", lag)
-        for name, port in self.ports.items():
-            lines += _interface_block(f"interface ethernet {name}", port)
-        lines.append("exit")
-        return "\n".join(lines) + "\n"
+        return lines
 
 
-def _interface_block(header: str, port: PortState) -> list[str]:
+def port_block(header: str, port: PortState, *, os6: bool) -> list[str]:
+    """One interface block as the switch prints it: only what differs from the defaults
+    (a port in access mode prints no mode line [B], [8024F], [FS]), then the kept lines."""
     body: list[str] = []
+    if port.channel_group is not None and os6:
+        body.append(f"channel-group {port.channel_group} mode {port.channel_mode}")  # first [NPD]
+    if port.shutdown:
+        body.append("shutdown")
+    if port.mode != "access":
+        body.append(f"switchport mode {port.mode}")
+    if port.access_vlan is not None:
+        body.append(f"switchport access vlan {port.access_vlan}")
     if port.general:
-        body.append("switchport mode general")
-    if port.pvid != 1:
-        body.append(f"switchport general pvid {port.pvid}")
-    if 1 not in port.untagged and 1 not in port.tagged:
-        body.append("switchport general allowed vlan remove 1")
-    untagged = sorted(port.untagged - {1})
-    if untagged:
-        body.append(f"switchport general allowed vlan add {format_vlan_ids(untagged)} untagged")
-    if port.tagged:
-        body.append(f"switchport general allowed vlan add {format_vlan_ids(port.tagged)} tagged")
-    if port.tagged_only:
-        body.append("switchport general acceptable-frame-type tagged-only")
+        if port.pvid != 1:
+            body.append(f"switchport general pvid {port.pvid}")
+        if 1 not in port.untagged and 1 not in port.tagged:
+            body.append("switchport general allowed vlan remove 1")
+        untagged = sorted(port.untagged - {1})
+        if untagged:   # the untagged add is printed without its keyword [B], [ASM]
+            body.append(f"switchport general allowed vlan add {format_vlan_ids(untagged)}")
+        if port.tagged:
+            body.append(f"switchport general allowed vlan add {format_vlan_ids(port.tagged)} tagged")
+        if port.tagged_only:
+            body.append("switchport general acceptable-frame-type tagged-only")
+    if port.trunk_vlans:
+        if os6:        # OS6 prints the whole list [NPD]; 62xx an add [B]
+            body.append(f"switchport trunk allowed vlan {format_vlan_ids(port.trunk_vlans)}")
+        else:
+            body.append(f"switchport trunk allowed vlan add {format_vlan_ids(port.trunk_vlans)}")
     if port.stp_disabled:
         body.append("spanning-tree disable")
-    if port.channel_group is not None:
-        body.append(f"channel-group {port.channel_group} mode on")
+    if port.channel_group is not None and not os6:
+        body.append(f"channel-group {port.channel_group} mode {port.channel_mode}")
     if port.hashing_mode is not None:
         body.append(f"hashing-mode {port.hashing_mode}")
+    if port.eee is not None:
+        body.append("green-mode eee" if port.eee else "no green-mode eee")
+    body += port.extra
     return [header, *body, "exit"] if body else []
 
 
-def address_table(state: SwitchState) -> str:
-    """`show bridge address-table` in the 62xx (FASTPATH) layout."""
-    lines = [f"Aging time is {state.aging} Sec", "",
-             "  Vlan     Mac Address       Port     Type",
-             "-------- --------------------- ---------- --------------------"]
-    for entry in sorted(state.mac_table, key=lambda e: (e.vlan, e.mac)):
-        lines.append(f"{entry.vlan:>6}     {entry.mac.upper():<21} {entry.port:<10} Dynamic")
-    lines.append("")
+def running_config(state: SwitchState, *, description: str, software: str, os6: bool) -> str:
+    """`show running-config`: the header [A], [B], [NPD], then the layout in order."""
+    lines = ["!Current Configuration:", f'!System Description "{description}"',
+             f"!System Software Version {software}", "!Cut-through mode is configured as disabled",
+             "!", "configure"]
+    aging = "mac address-table aging-time" if os6 else "bridge aging-time"
+    for item in state.layout:
+        if item == VLANS:
+            extra = sorted(state.vlans - {1})
+            if os6:
+                if extra:      # a range line, then a block per named VLAN [NPD]
+                    lines += [f"vlan {format_vlan_ids(extra)}", "exit"]
+                for vid in sorted(state.vlan_names):
+                    lines += [f"vlan {vid}", *state.vlan_names[vid], "exit"]
+            elif extra or state.vlandb_extra:
+                lines += ["vlan database"]
+                if extra:
+                    lines.append(f"vlan {format_vlan_ids(extra)}")
+                lines += state.vlandb_extra + ["exit"]
+        elif item == GLOBALS:
+            lines += [line.replace("{aging}", aging) for line in state.globals_lines()]
+        elif item == INTERFACES:
+            lag_header = "interface port-channel {}"
+            port_header = "interface {}" if os6 else "interface ethernet {}"
+            for name, port in state.ports.items():
+                block = port_block(port_header.format(name), port, os6=os6)
+                lines += block + (["!"] if block else [])
+            for lag_id, lag in sorted(state.lags.items()):
+                block = port_block(lag_header.format(lag_id), lag, os6=os6)
+                lines += block + (["!"] if block else [])
+        else:
+            lines += item
+    lines.append("exit")
+    return "\n".join(lines) + "\n"
+
+
+def dotted(mac: str) -> str:
+    """aa:bb:cc:dd:ee:ff -> AABB.CCDD.EEFF, as both CLIs print MACs [NM], [NPD]."""
+    digits = mac.replace(":", "").upper()
+    return f"{digits[0:4]}.{digits[4:8]}.{digits[8:12]}"
+
+
+def address_table(state: SwitchState, *, os6: bool) -> str:
+    """62xx `show bridge address-table` (columns Vlan, Mac Address, Port, Type; total without
+    a space) [NM], or OS6 `show mac address-table` (Type before Port, LAGs `PoN`) [NM10], [NPD]."""
+    entries = sorted(state.mac_table, key=lambda e: (e.vlan, e.mac))
+    if os6:
+        lines = ["", f"Aging time is {state.aging} Sec", "",
+                 "Vlan     Mac Address           Type        Port",
+                 "-------- --------------------- ----------- ---------------------"]
+        lines += [f"{e.vlan:<8} {dotted(e.mac):<21} {'Dynamic':<11} {e.port}" for e in entries]
+        lines += ["", f"Total MAC Addresses in use: {len(entries)}", ""]
+    else:
+        lines = ["", f"Aging time is {state.aging} Sec", "",
+                 "  Vlan        Mac Address       Port          Type",
+                 "-------- --------------------- ---------- --------------------"]
+        lines += [f"{e.vlan:<8} {dotted(e.mac):<21} {e.port:<10} Dynamic" for e in entries]
+        lines += ["", f"Total MAC Addresses in use:{len(entries)}", ""]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,16 @@ starts from `SwitchConfig.with_defaults(...)` and then changes what the text say
 Membership is kept as the two 802.1Q sets per port: `untagged` (egress without a tag)
 and `tagged`; a VLAN is in at most one of them. A LAG is one logical bridge port: its
 members keep their own `PortConfig` for reporting, but forwarding uses the LAG's.
+
+Bridge ports are named neutrally: a physical port by its platform name (`1/g5`, `p5`), a
+LAG by `LagPort(id)`. How a family spells a LAG (`port-channel 1` in config, `ch1` or
+`Po1` in show output, `bond1` on Linux) is the family's business (vlanroute.drivers).
+
+A switch's running config holds much more than vlanroute manages (host name, users, SNMP,
+IGMP snooping, routing interfaces, trunks to the site network ...). A parser reading a
+running config keeps every line it does not model as a `ContextLine`, untouched: push
+never changes such a line, compares only the modelled view, and refuses a switch only when
+a context line touches what the plan manages (vlanroute.device.conflicts).
 """
 
 from __future__ import annotations
@@ -17,6 +27,38 @@ from typing import Literal
 Acceptable = Literal["all", "tagged-only", "untagged-only"]
 
 DEFAULT_VLAN = 1
+
+
+@dataclass(frozen=True, order=True)
+class LagPort:
+    """A LAG as one bridge port. A typed key, so that no port name can be mistaken for it."""
+
+    id: int
+
+    def __str__(self) -> str:
+        return f"lag{self.id}"
+
+
+# A logical bridge port: a physical port's name, or a LAG.
+PortRef = str | LagPort
+
+# What a line vlanroute does not model may do: nothing to forwarding (a host name, a port
+# description), or change forwarding on its port or in its VLANs (a trunk, port security,
+# a routing interface), or unknown, which push treats like a forwarding change.
+Effect = Literal["none", "forwarding"]
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """One line of a running config that vlanroute does not model, kept as it was read."""
+
+    lineno: int                           # 1-based, in the text that was parsed
+    text: str                             # exactly as read, without the line end
+    block: str | None = None              # the block it is in ("interface ethernet 1/g5",
+                                          # "router bgp 11 > address-family ipv6"), None: global
+    port: PortRef | None = None           # the platform port or LAG of its interface block
+    effect: Effect = "none"
+    vlans: frozenset[int] = frozenset()   # VLANs the line puts something into
 
 
 @dataclass
@@ -36,6 +78,7 @@ class PortConfig:
     members: list[str] = field(default_factory=list)   # LAG: member ports, config order
     hash_mode: str | None = None          # LAG: platform's hash selector as written
     forbidden: set[int] = field(default_factory=set)    # VLANs the port may never join
+    is_lag: bool = False                  # this record is a LAG, not a physical port
 
     @property
     def members_of(self) -> set[int]:
@@ -64,20 +107,33 @@ class SwitchConfig:
     lags: dict[int, PortConfig] = field(default_factory=dict)     # LAG id -> LAG
     stp_global_enabled: bool = True
     aging_time: int = 300
+    aging_default: int = 300              # the platform's factory setting (printed by no switch)
     flow_control: bool | None = None      # None: the config does not say
     eee: bool | None = None
     source: str = ""                      # file the config came from, for messages
     touched: set[str] = field(default_factory=set)  # physical ports any command addressed
+    # Running configs only (Family.parse_running): every line not modelled, in text order.
+    context: list[ContextLine] = field(default_factory=list)
+    # Where a modelled setting was read, for messages: (port, "lag") -> "line 12: channel-group 3 mode auto".
+    origin: dict[tuple[PortRef, str], str] = field(default_factory=dict)
 
     @classmethod
     def with_defaults(cls, *, name: str, family: str, platform: str, ports: tuple[str, ...],
-                      aging_time: int, source: str = "") -> "SwitchConfig":
-        """The factory state: every port an untagged member of VLAN 1 with PVID 1."""
+                      aging_time: int, source: str = "",
+                      flow_control: bool | None = None) -> "SwitchConfig":
+        """The factory state: every port an untagged member of VLAN 1 with PVID 1; the
+        firmware's flow-control default if the family knows it (None: unknown)."""
         return cls(name=name, family=family, platform=platform, aging_time=aging_time,
-                   ports={p: PortConfig(name=p) for p in ports}, source=source)
+                   aging_default=aging_time, ports={p: PortConfig(name=p) for p in ports},
+                   source=source, flow_control=flow_control)
 
-    def lag_name(self, lag_id: int) -> str:
-        return f"ch{lag_id}"
+    def add_lag(self, lag_id: int, label: str) -> PortConfig:
+        """The record of LAG `lag_id`, created in the factory state if new; `label` is how
+        the family names it in messages."""
+        lag = self.lags.get(lag_id)
+        if lag is None:
+            lag = self.lags[lag_id] = PortConfig(name=label, is_lag=True)
+        return lag
 
     def effective(self, port: str) -> PortConfig:
         """The config that forwards frames of a physical port: its LAG's if it has one."""
@@ -86,19 +142,19 @@ class SwitchConfig:
             return self.lags[cfg.lag]
         return cfg
 
-    def logical_port(self, port: str) -> str:
-        """Bridge port name of a physical port: `chN` for a LAG member, else itself."""
+    def logical_port(self, port: str) -> PortRef:
+        """The bridge port of a physical port: its LAG if it is a member, else itself."""
         cfg = self.ports[port]
-        return self.lag_name(cfg.lag) if cfg.lag is not None else port
+        return LagPort(cfg.lag) if cfg.lag is not None else port
 
-    def bridge_ports(self) -> dict[str, PortConfig]:
-        """Logical bridge ports: every LAG (`chN`) plus every physical port not in a LAG."""
-        out: dict[str, PortConfig] = {}
+    def bridge_ports(self) -> dict[PortRef, PortConfig]:
+        """Logical bridge ports: every physical port not in a LAG, then every LAG."""
+        out: dict[PortRef, PortConfig] = {}
         for name, cfg in self.ports.items():
             if cfg.lag is None:
                 out[name] = cfg
         for lag_id, lag in sorted(self.lags.items()):
-            out[self.lag_name(lag_id)] = lag
+            out[LagPort(lag_id)] = lag
         return out
 
     @property
@@ -108,7 +164,7 @@ class SwitchConfig:
         return modes.pop() if len(modes) == 1 else None
 
     @property
-    def stp_active_ports(self) -> list[str]:
+    def stp_active_ports(self) -> list[PortRef]:
         """Logical ports on which spanning tree runs (global and per-port both on)."""
         if not self.stp_global_enabled:
             return []

@@ -14,23 +14,17 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
+from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
-
-# Strict patterns for every name that may reach a switch CLI or a shell script: letters,
-# digits and a few separators, starting with a letter. Nothing that a shell or a CLI parser
-# treats specially (spaces, quotes, ;, $, `, |, &, <, >, newlines) can get through.
-NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$"
-# Host interface names (the NIC the learning sub-interfaces sit on): Linux allows 15
-# characters (IFNAMSIZ 16 with the NUL); the sub-interfaces are named PREFIX+VLAN id
-# (`vr101`), so the NIC name no longer has to leave room for ".4094".
-IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,14}$"
-IFNAME_MAX = 15
-PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
-MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
+from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
+# Strict patterns for every name that may reach a switch CLI, a shell script or a file
+# name (vlanroute/names.py); the plan document uses the same ones.
+from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 
@@ -60,6 +54,25 @@ def _subif_prefix(value: str) -> str:
 InterfaceName = Annotated[str, AfterValidator(_interface_name)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
 VlanId = Annotated[int, Field(ge=2, le=4094)]
+
+
+def _port_spec(value: object) -> tuple[str, ...]:
+    """A port list written as a pattern ("1/g1-1/g48,1/xg1-1/xg4") or a YAML list of names
+    and ranges (model/portlist.py); every name matches PORT_PATTERN."""
+    if isinstance(value, tuple):
+        value = list(value)
+    if not isinstance(value, (str, list)):
+        raise ValueError("give ports as a string such as '1/g1-1/g48,1/xg1-1/xg4' or a list "
+                         "such as [1/xg1, 1/xg2]")
+    try:
+        return parse_port_list(value)
+    except PortListError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# Ports given as a pattern or a list, parsed into names in their order.
+PortSpec = Annotated[tuple[str, ...], BeforeValidator(_port_spec)]
+Units = Annotated[int, Field(ge=1, le=64)]
 
 
 class Strict(BaseModel):
@@ -94,6 +107,9 @@ class TopologySpec(Strict):
     switch_name: str = "sw{index}"
     switches: list[Name] | None = None
     links: list[CustomLink] | None = None
+    # Ports every switch gives its inter-switch cables, in order (e.g. 1/xg1-1/xg4); a
+    # switch's own `inter_switch_ports` replaces it. Default: the highest free pool ports.
+    inter_switch_ports: PortSpec | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> "TopologySpec":
@@ -150,14 +166,27 @@ class HostsSpec(Strict):
 
 
 class RoutingSpec(Strict):
-    # budget: at most max_vlans spanning trees, routes may be longer than minimal (budget.py)
-    algorithm: Literal["dor", "shortest", "updown", "budget"] | None = None
+    # A routing engine's name (routing/registry.py, `vlanroute algorithms`); default: by topology.
+    algorithm: str | None = None
     dimension_order: Literal["auto"] | list[Annotated[int, Field(ge=0)]] = "auto"
     first_vlan: VlanId = 101
     vlan_ids: list[VlanId] | None = None
     root: Name | None = None
-    # At most this many routing VLANs; default: the tightest hardware limit (budget.py).
+    # At most this many routing VLANs; default: the tightest hardware limit (plan/limits.py).
     max_vlans: Annotated[int, Field(ge=1, le=4094)] | None = None
+
+    @field_validator("algorithm")
+    @classmethod
+    def _known_engine(cls, v: str | None) -> str | None:
+        # Imported here, not at the top: the registry loads every engine (and networkx),
+        # which only planning needs; anything that merely imports this module stays lean.
+        from vlanroute.routing.registry import ENGINES
+
+        if v is not None and v not in ENGINES:
+            *rest, last = [repr(n) for n in ENGINES]
+            expected = f"{', '.join(rest)} or {last}" if rest else last
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return v
 
     @field_validator("vlan_ids")
     @classmethod
@@ -174,6 +203,12 @@ class SwitchOverride(Strict):
     ssh_port: Annotated[int, Field(ge=1, le=65535)] = 22
     platform: Name | None = None
     reserved_ports: list[PortName] = []
+    # This switch's own ports (a pattern or list, panel order), default pool and stack
+    # units: a platform of its own, derived from its platform (see PlatformDef).
+    ports: PortSpec | None = None
+    auto_ports: PortSpec | None = None
+    units: Units | None = None
+    inter_switch_ports: PortSpec | None = None
 
 
 class LearningSpec(Strict):
@@ -199,7 +234,13 @@ class SettingsSpec(Strict):
 
 class PlatformDef(Strict):
     base: Name
-    ports: Annotated[int, Field(ge=1, le=4096)] | None = None
+    # A count N (the base's first prefix numbered 1..N, all in the default pool) or the
+    # port list itself as a pattern or list (panel order).
+    ports: int | tuple[str, ...] | None = None
+    # The default pool (ports the planner assigns on its own); default: every port of
+    # `ports`, or the base's pool when `ports` is not given.
+    auto_ports: PortSpec | None = None
+    units: Units | None = None
     # Free text, but one line of harmless characters: it may end up in a config comment.
     description: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _.,()/+:-]{0,80}$")] | None = None
     max_vlans: Annotated[int, Field(ge=2, le=4094)] | None = None
@@ -211,6 +252,24 @@ class PlatformDef(Strict):
     aging_default: Annotated[int, Field(ge=1)] | None = None
     max_lags: Annotated[int, Field(ge=1)] | None = None
     max_lag_members: Annotated[int, Field(ge=1)] | None = None
+    # Capabilities no public source confirms for the base's family, confirmed by the user
+    # for this switch (docs/platforms/<family>.md says what each means and how to check it).
+    confirm: list[Literal["host-untagged-in-many-vlans"]] = []
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _ports(cls, v: object) -> object:
+        if isinstance(v, int) and not isinstance(v, bool):
+            if not 1 <= v <= MAX_PORTS:
+                raise ValueError(f"a port count is 1 to {MAX_PORTS}, not {v}")
+            return v
+        return v if v is None else _port_spec(v)
+
+    def port_count(self) -> int | None:
+        return self.ports if isinstance(self.ports, int) else None
+
+    def port_list(self) -> tuple[str, ...] | None:
+        return self.ports if isinstance(self.ports, tuple) else None
 
     def limits(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in OVERRIDABLE_LIMITS if getattr(self, k) is not None}
@@ -288,20 +347,26 @@ _FIXES = {
 }
 
 
+_PORT_FIELDS = ("ports", "auto_ports", "inter_switch_ports")
+
+
 def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) -> UserError:
     lines = []
     for err in exc.errors()[:8]:
         loc = ".".join("list" if p == "entries" else str(p) for p in err["loc"]
                        if not (isinstance(p, str) and ("[" in p or p in ("function-after",))))
         source = file
-        for sp in set_paths:
-            if loc == sp or loc.startswith(sp + "."):
-                source = f"--set {sp}"
+        for set_path in set_paths:
+            if loc == set_path or loc.startswith(set_path + "."):
+                source = f"--set {set_path}"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
         line = f"{source}: {loc or '(top level)'}: {msg}"
         fix = _FIXES.get(err["type"])
+        if err["type"] == "value_error" and loc.rsplit(".", 1)[-1] in _PORT_FIELDS:
+            fix = ("write port names and ranges FIRST-LAST separated by commas, e.g. "
+                   "'1/g1-1/g48,1/xg1-1/xg4', or a list of them (see the inventory reference in README.md)")
         if fix:
             line += f"\n  fix: {fix}"
         lines.append(line)

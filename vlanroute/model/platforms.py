@@ -1,16 +1,21 @@
 """Platform descriptors: one record per switch model, one dispatcher table by name.
 
-Everything that differs between switch models lives here or in the model's template:
-port naming, the limits a plan is checked against, the netmiko device type, how to save,
-and the strings with which the CLI rejects a command. Each fact carries its confidence:
-C = confirmed in a source, P = partly confirmed, U = unconfirmed (see
-../shared/reference/switch-cli-facts.md and the template headers).
+A platform is the hardware: its port names and the limits a plan is checked against. Its
+`family` names the configuration language it speaks (vlanroute.drivers: template, parser,
+SSH dialog, push and audit support, capabilities such as EEE and LAG hash modes), shared
+by every model of that family. Each fact carries its confidence:
+C = confirmed in a source, P = partly confirmed, U = unconfirmed (see the evidence page of
+each family, docs/platforms/<family>.md, and the template headers).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 import re
+
+from vlanroute.model.portlist import (MAX_PORTS, PortListError, format_port_list, parse_port_list,
+                                      stack_units, unit_of)
 
 
 @dataclass(frozen=True)
@@ -18,7 +23,7 @@ class Platform:
     name: str
     family: str                      # template/parser family, e.g. "powerconnect-62xx"
     description: str
-    ports: tuple[str, ...]           # front-panel port names, in panel order
+    ports: tuple[str, ...]           # every port name, all stack units, in panel order
     max_vlans: int                   # VLANs the switch can hold, VLAN 1 included
     vid_min: int
     vid_max: int
@@ -28,50 +33,61 @@ class Platform:
     aging_default: int               # seconds, the factory setting
     max_lags: int
     max_lag_members: int
-    netmiko_device_type: str | None
-    save_command: str | None
-    save_confirm: str | None         # regex of the question the save command asks, or None
-    save_answer: str | None
-    error_patterns: tuple[str, ...]  # regexes of CLI replies that mean "command rejected"
-    supports_eee: bool
-    lag_hash_modes: dict[str, str] = field(default_factory=dict)
     facts: dict[str, str] = field(default_factory=dict)  # limit name -> "C|P|U: source"
     synthetic: bool = False          # a modelling platform, not a product
     base: str | None = None          # the built-in platform an inventory derived this one from
+    # The default pool: the ports the planner assigns on its own (hosts the lowest free,
+    # inter-switch cables the highest free), in panel order; None = every port. The others
+    # (e.g. 10G module ports) carry a host or a cable only where the inventory names them.
+    auto_ports: tuple[str, ...] | None = None
+    max_units: int = 1               # stack units it can have; 1: not stackable
+    # The shape of a port name this platform's CLI knows (checked for inventory port lists).
+    port_shape: str = r"\S+"
+    # What push's pre-flight expects the switch to say it is (regexes, case-insensitive):
+    # its model name and firmware version. Empty: not checked.
+    model_pattern: str = ""
+    firmware_pattern: str = ""
+    # Capabilities the inventory confirmed for this platform (drivers.family.CONFIRMABLE).
+    confirmed: tuple[str, ...] = ()
 
     def port_index(self, port: str) -> int:
-        return self._index()[port]
+        """Panel order: unit after unit, each unit's ports in the order of its descriptor."""
+        return self._index[port]
 
     def has_port(self, port: str) -> bool:
-        return port in self._index()
+        return port in self._index
 
+    @property
+    def pool(self) -> tuple[str, ...]:
+        """The default pool (auto_ports, or every port)."""
+        return self.ports if self.auto_ports is None else self.auto_ports
+
+    def in_pool(self, port: str) -> bool:
+        return self.auto_ports is None or port in self._pool_set
+
+    def port_list(self) -> str:
+        """Every port as a pattern (`1/g1-1/g48,1/xg1-1/xg4`)."""
+        return format_port_list(self.ports)
+
+    # Computed once per instance (a derived platform is a new instance: its own index).
+    @cached_property
     def _index(self) -> dict[str, int]:
-        cached = _INDEX_CACHE.get(self.name)
-        if cached is None or len(cached) != len(self.ports):
-            cached = {p: i for i, p in enumerate(self.ports)}
-            _INDEX_CACHE[self.name] = cached
-        return cached
+        return {p: i for i, p in enumerate(self.ports)}
 
-
-_INDEX_CACHE: dict[str, dict[str, int]] = {}
-
-_PC62XX_ERRORS = (
-    r"% Invalid input detected",
-    r"Invalid input",
-    r"VLAN ID not found",
-    r"Port is not general port",
-    r"^\s*\^\s*$",
-    r"Incomplete command",
-    r"An invalid .* was entered",
-    r"Error:",
-    r"ERROR:",
-)
+    @cached_property
+    def _pool_set(self) -> frozenset[str]:
+        return frozenset(self.pool)
 
 POWERCONNECT_6248 = Platform(
     name="powerconnect-6248",
     family="powerconnect-62xx",
     description="Dell PowerConnect 6248 (48 x GbE, FW 3.x)",
-    ports=tuple(f"1/g{i}" for i in range(1, 49)),
+    # 48 GbE ports (g45-g48 are the combo RJ-45/SFP ports) and the 10G module ports
+    # xg1-xg4, which carry a cable only where the inventory names them.
+    ports=parse_port_list("1/g1-1/g48,1/xg1-1/xg4"),
+    auto_ports=parse_port_list("1/g1-1/g48"),
+    max_units=12,
+    port_shape=r"\d+/x?g\d+",
     max_vlans=1024,
     vid_min=2,
     vid_max=4093,
@@ -81,55 +97,71 @@ POWERCONNECT_6248 = Platform(
     aging_default=300,
     max_lags=48,
     max_lag_members=8,
-    # dell_powerconnect tries SSH "none" auth and fails on 62xx ("Bad authentication
-    # type", netmiko issue #918); dell_os6 shares the CLI base and uses password auth.
-    netmiko_device_type="dell_os6",
-    save_command="copy running-config startup-config",
-    save_confirm=r"\(y/n\)",
-    save_answer="y",
-    error_patterns=_PC62XX_ERRORS,
-    supports_eee=False,
-    lag_hash_modes={"src-dst-ip-port": "6", "src-dst-mac": "5", "enhanced": "7"},
     facts={
         "max_vlans": "C: 'The Dell 62xx Series switch supports up to 1024 VLANs' (cloudstack-documentation network_setup.rst)",
         "vid_range": "C: configurable VLAN ids 2-4093 (PowerConnect 7000/M-series user guide, 'Default VLAN Behavior')",
         "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
         "aging": "P: 'bridge aging-time' 10-1,000,000 s in FASTPATH CLI (Netgear M4300 manual); seed 001 quotes 11.6 days",
         "max_lags": "U: 48 LAGs x 8 members believed",
+        "ports": "C: 'interface ethernet 1/xg3' in a real 6248 running-config (r2lab switch-data.conf); "
+                 "1/g1-1/g48 in the Crowbar guide's 6248 config; 48 GbE + 4 combo ports (PowerConnect "
+                 "6200 Series User's Guide, Introduction)",
+        "units": "P: stack units 2/g1, 2/xg1 in the fake-switches 62xx emulator; '2/g1-2/g48' in the "
+                 "Crowbar guide; 12 units believed (the PowerConnect 7000 guide's figure), unconfirmed "
+                 "for the 62xx",
+        "model": "C: the running config's header names it: '!System Description \"PowerConnect 6248, 3.3.7.3, VxWorks 6.5\"' "
+                 "(r2lab 6248 capture; a 6248P prints 'PowerConnect 6248P')",
+        "firmware": "C: 62xx firmware ends at 3.3.x (PowerConnect 7000 CLI reference p.626: release 4.0 is 7000-series)",
     },
+    model_pattern=r"power ?connect 6248p?",
+    firmware_pattern=r"3(\.\d+)+",
 )
 
 POWERCONNECT_6224 = replace(
     POWERCONNECT_6248,
     name="powerconnect-6224",
     description="Dell PowerConnect 6224 (24 x GbE, FW 3.x)",
-    ports=tuple(f"1/g{i}" for i in range(1, 25)),
+    ports=parse_port_list("1/g1-1/g24,1/xg1-1/xg4"),
+    auto_ports=parse_port_list("1/g1-1/g24"),
+    model_pattern=r"power ?connect 6224[pf]?",
 )
 
-# Same CLI base and save dialogue as the 62xx (netmiko's DellDNOS6 class), other limits.
+# The OS6 CLI (family dell-os6): same SSH dialogue as the 62xx, other limits.
 POWERCONNECT_8132 = replace(
     POWERCONNECT_6248,
     name="powerconnect-8132",
     family="dell-os6",
     description="Dell PowerConnect 8132 (24 x 10GBASE-T, DNOS/OS6 CLI)",
-    ports=tuple(f"Te1/0/{i}" for i in range(1, 25)),
+    # The 24 fixed ports. The optional module slot (OS6 names module ports by slot 1/1,
+    # e.g. Te1/1/1) is not built in: no source shows an 8132's module ports.
+    ports=parse_port_list("Te1/0/1-Te1/0/24"),
+    auto_ports=None,
+    max_units=6,
+    port_shape=r"(Te|Gi|Fo|Tw)\d+/\d+/\d+",
     max_vlans=4093,
     mac_capacity=131072,
     max_lags=128,
-    supports_eee=True,
     facts={
+        "ports": "C: Te1/0/N (OS6 running-configs and show output: dellemc.os6 N4064F fixture, napalm-dellos6 N4032 captures)",
+        "units": "C: 'stack PowerConnect 8000-series and 8100-series switches up to six switches high' "
+                 "(PowerConnect 8024/8100 User's Guide, Stacking Features); Te2/0/N on a 2-unit N4032 "
+                 "stack (napalm-dellos6 captures)",
         "max_vlans": "U: 4K VLANs believed for OS6",
         "mac_capacity": "U: 128K believed",
         "lag": "C: port-channel 1-128, hashing-mode 1-7 (dellemc.os6 os6_lag README)",
         "eee": "U: 'green-mode eee' per interface",
+        "model": "U: how an 8132 names itself in 'show version' (System Model ID / Machine Type) is not in a source",
     },
+    model_pattern=r"(power ?connect |dell networking |pct?)8132f?",
+    firmware_pattern=r"[56](\.\d+)+",
 )
 
 APRESIA_15000_64XL = Platform(
     name="apresia-15000-64xl",
     family="apresia-aeos",
     description="APRESIA Apresia15000-64XL-PSR (AEOS 8) - CLI syntax largely UNCONFIRMED",
-    ports=tuple(f"1/{i}" for i in range(1, 65)),
+    ports=parse_port_list("1/1-1/64"),
+    port_shape=r"\d+/\d+",
     max_vlans=4094,
     vid_min=2,
     vid_max=4094,
@@ -139,13 +171,6 @@ APRESIA_15000_64XL = Platform(
     aging_default=300,
     max_lags=64,
     max_lag_members=8,
-    netmiko_device_type="apresia_aeos",
-    save_command="write memory",
-    save_confirm=None,
-    save_answer=None,
-    error_patterns=(r"% Invalid input", r"Invalid command", r"Error", r"% Incomplete command", r"Unrecognized command"),
-    supports_eee=False,
-    lag_hash_modes={"src-dst-ip-port": "src-dst-ip-port"},
     facts={
         "ports": "P: 'interface port 1/1' seen in a field script for Apresia13200",
         "save": "P: 'write memory' (field automation script)",
@@ -157,7 +182,8 @@ LINUX_BRIDGE = Platform(
     name="linux-bridge",
     family="linux-bridge",
     description="Linux VLAN-aware bridge (iproute2); also the emulation target",
-    ports=tuple(f"p{i}" for i in range(1, 513)),
+    ports=parse_port_list("p1-p512"),
+    port_shape=r"p\d+",
     max_vlans=4094,
     vid_min=2,
     vid_max=4094,
@@ -167,13 +193,6 @@ LINUX_BRIDGE = Platform(
     aging_default=300,
     max_lags=512,
     max_lag_members=16,
-    netmiko_device_type=None,
-    save_command=None,
-    save_confirm=None,
-    save_answer=None,
-    error_patterns=(r"RTNETLINK answers", r"Error:", r"Cannot find device"),
-    supports_eee=False,
-    lag_hash_modes={"src-dst-ip-port": "layer3+4"},
     facts={"ports": "synthetic port names p1..p512; real interface names are mapped at emulation time"},
 )
 
@@ -193,20 +212,83 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
 
 
 def derive_platform(name: str, base: Platform, port_count: int | None,
-                    limits: dict[str, object]) -> Platform:
-    """A platform an inventory defines on top of a built-in one (e.g. a bigger MAC table)."""
-    ports = base.ports
+                    limits: dict[str, object], *, ports: tuple[str, ...] | None = None,
+                    auto_ports: tuple[str, ...] | None = None,
+                    units: int | None = None, confirmed: tuple[str, ...] = ()) -> Platform:
+    """A platform defined on top of another (e.g. a bigger MAC table, its own ports).
+
+    Ports: `port_count` N numbers the base's first prefix 1..N (`1/g1`..`1/gN`), every one
+    in the default pool; `ports` lists them (panel order), all in the pool unless
+    `auto_ports` says which; neither keeps the base's ports and pool. `units` repeats unit
+    1's ports (and pool) for every stack unit. `confirmed`: capabilities the inventory
+    confirmed (drivers.family.CONFIRMABLE). PortListError says what does not fit."""
+    new_ports, new_auto = base.ports, base.auto_ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
         assert prefix_match is not None
-        ports = port_range(prefix_match.group(1), 1, port_count)
-    return replace(base, name=name, ports=ports, synthetic=True, base=base.name, **limits)  # type: ignore[arg-type]
+        new_ports, new_auto = port_range(prefix_match.group(1), 1, port_count), None
+    if ports is not None:
+        new_ports, new_auto = ports, None
+    model = base.base or base.name           # the built-in platform, named in messages
+    shape = re.compile(base.port_shape)
+    for p in new_ports:
+        if not shape.fullmatch(p):
+            raise PortListError(f"{model} has no port named like {p!r} (its ports look like "
+                                f"{base.ports[0]})")
+    if auto_ports is not None:
+        known = set(new_ports)
+        missing = [p for p in auto_ports if p not in known]
+        if missing:
+            raise PortListError(f"auto_ports names {missing[0]}, which is not one of the ports")
+        order = {p: i for i, p in enumerate(new_ports)}
+        new_auto = tuple(sorted(auto_ports, key=order.__getitem__))
+    if units is not None:
+        if units > base.max_units:
+            raise PortListError(f"{model} stacks at most {base.max_units} unit"
+                                + ("s" if base.max_units > 1 else "") + f", not {units}")
+    if units is not None and base.max_units > 1:
+        # Unit 1's ports, repeated; a list that already holds other units must be such a stack.
+        unit_one = [p for p in new_ports if unit_of(p) == 1]
+        if set(new_ports) - set(stack_units(unit_one, base.max_units)):
+            raise PortListError("with units, list the ports of unit 1 only (they are repeated "
+                                "for every unit)")
+        pool_one = None if new_auto is None else [p for p in new_auto if unit_of(p) == 1]
+        new_ports = stack_units(unit_one, units)
+        new_auto = None if pool_one is None else stack_units(pool_one, units)
+    if new_auto is not None and not new_auto:
+        raise PortListError("the default pool (auto_ports) would be empty")
+    if len(new_ports) > MAX_PORTS:
+        raise PortListError(f"{len(new_ports)} ports, more than {MAX_PORTS}")
+    if new_auto is not None and set(new_auto) == set(new_ports):
+        new_auto = None
+    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,  # type: ignore[arg-type]
+                   synthetic=True, base=base.base or base.name,
+                   confirmed=tuple(sorted(set(base.confirmed) | set(confirmed))), **limits)
 
 
 def platform_json(p: Platform) -> dict[str, object]:
-    """A platform's limits as plan.json records them, so a derived platform can be rebuilt."""
-    return {"base": p.base, "family": p.family, "ports": len(p.ports),
-            **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+    """A platform's limits as plan.json records them, so a derived platform can be rebuilt.
+    `ports` counts the default pool; a derived platform whose ports cannot be rebuilt from
+    that count (see `_ports_from_count`) also records `port_list` and `auto_ports`."""
+    out: dict[str, object] = {"base": p.base, "family": p.family, "ports": len(p.pool),
+                              **{k: getattr(p, k) for k in OVERRIDABLE_LIMITS}}
+    if p.base in PLATFORMS:
+        if _ports_from_count(PLATFORMS[p.base], len(p.pool)) != (p.ports, p.auto_ports):
+            out["port_list"] = format_port_list(p.ports)
+            out["auto_ports"] = format_port_list(p.pool)
+    if p.confirmed:                  # only when the inventory confirmed a capability
+        out["confirm"] = list(p.confirmed)
+    return out
+
+
+def _ports_from_count(base: Platform, count: int) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """The ports of a derived platform recorded by its pool size alone (as every plan.json
+    before port lists): the base's own if the size is the base's pool, else the base's
+    first prefix numbered 1..count."""
+    if count == len(base.pool):
+        return base.ports, base.auto_ports
+    p = derive_platform(base.name, base, count, {})
+    return p.ports, p.auto_ports
 
 
 def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
@@ -215,5 +297,17 @@ def platform_from_json(name: str, doc: dict[str, object]) -> Platform | None:
     if not isinstance(base, str) or base not in PLATFORMS:
         return None
     limits = {k: doc[k] for k in OVERRIDABLE_LIMITS if k in doc}
-    ports = doc.get("ports")
-    return derive_platform(name, PLATFORMS[base], ports if isinstance(ports, int) else None, limits)
+    confirm = doc.get("confirm")
+    confirmed = tuple(str(c) for c in confirm) if isinstance(confirm, (list, tuple)) else ()
+    port_list, auto = doc.get("port_list"), doc.get("auto_ports")
+    if isinstance(port_list, str):
+        ports = parse_port_list(port_list)
+        pool = parse_port_list(auto) if isinstance(auto, str) else None
+        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool,
+                               confirmed=confirmed)
+    count = doc.get("ports")
+    if isinstance(count, int):
+        ports, pool = _ports_from_count(PLATFORMS[base], count)
+        return derive_platform(name, PLATFORMS[base], None, limits, ports=ports, auto_ports=pool,
+                               confirmed=confirmed)
+    return derive_platform(name, PLATFORMS[base], None, limits, confirmed=confirmed)

@@ -7,6 +7,7 @@ ports when the inventory gives them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -27,6 +28,28 @@ class Topology:
     coords: dict[str, tuple[int, ...] | None]
     generated_names: dict[str, str]   # generated name -> final name (after renames)
 
+    @classmethod
+    def from_generator(cls, kind: str, dims: Sequence[int] | None = None, *, size: int | None = None,
+                       fanout: int = 2, links_per_pair: int = 1) -> Topology:
+        """A generated topology without an inventory, switches named sw1, sw2, ... (index order)."""
+        dims_used, coords, edges = generate(kind, dims, size, fanout)
+        names = [f"sw{i + 1}" for i in range(len(coords))]
+        cables: list[tuple[int, int, tuple[str, str] | None]] = [
+            (i, j, None) for i, j in edges for _ in range(links_per_pair)]
+        return cls(kind=kind, dims=dims_used, graph=_multigraph(names, coords, cables), switches=names,
+                   coords=dict(zip(names, coords)), generated_names={n: n for n in names})
+
+    @classmethod
+    def from_links(cls, switches: Sequence[str], links: Iterable[tuple[str, str]]) -> Topology:
+        """A custom topology without an inventory: one cable per listed pair (list a pair
+        twice for two parallel cables)."""
+        names = list(switches)
+        pos = {n: i for i, n in enumerate(names)}
+        cables: list[tuple[int, int, tuple[str, str] | None]] = [(pos[a], pos[b], None) for a, b in links]
+        coords: list[tuple[int, ...] | None] = [None] * len(names)
+        return cls(kind="custom", dims=None, graph=_multigraph(names, coords, cables), switches=names,
+                   coords=dict(zip(names, coords)), generated_names={n: n for n in names})
+
     def index(self, switch: str) -> int:
         return self.graph.nodes[switch]["index"]
 
@@ -40,6 +63,13 @@ class Topology:
             else:
                 g.add_edge(a, b, cables=1)
         return g
+
+    def arc_cables(self) -> dict[tuple[str, str], int]:
+        """Parallel cables per directed neighbour pair, both directions of every pair."""
+        out: dict[tuple[str, str], int] = {}
+        for a, b, d in self.simple().edges(data=True):
+            out[(a, b)] = out[(b, a)] = d["cables"]
+        return out
 
 
 def build_topology(inv: LoadedInventory) -> Topology:
@@ -74,22 +104,7 @@ def build_topology(inv: LoadedInventory) -> Topology:
                 cables.append((pos[link.a], pos[link.b], ports))
         final_names = names
     else:
-        if kind in ("mesh", "torus", "hyper-crossbar"):
-            assert spec.dims is not None
-            dims = tuple(spec.dims)
-            gen = {"mesh": generators.mesh, "torus": generators.torus,
-                   "hyper-crossbar": generators.hyper_crossbar}[kind]
-            coords, edges = gen(list(dims))  # type: ignore[assignment]
-        elif kind == "ring":
-            size = spec.size if spec.size is not None else generators.product(spec.dims or [])
-            dims = (size,)
-            coords, edges = generators.ring(size)  # type: ignore[assignment]
-        elif kind == "complete":
-            size = spec.size if spec.size is not None else generators.product(spec.dims or [])
-            coords, edges = generators.complete(size)  # type: ignore[assignment]
-        else:  # tree
-            assert spec.size is not None
-            coords, edges = generators.tree(spec.size, spec.fanout)  # type: ignore[assignment]
+        dims, coords, edges = generate(kind, spec.dims, spec.size, spec.fanout)
         if len(coords) > 65536:
             raise UserError(f"{len(coords)} switches is more than vlanroute plans (65536)", file=file, field="topology")
         final_names = [_switch_name(spec.switch_name, i, c, file) for i, c in enumerate(coords)]
@@ -107,15 +122,7 @@ def build_topology(inv: LoadedInventory) -> Topology:
         raise UserError(f"two switches would be named '{dup}'", file=file, field="switches",
                         fix="give every switch a different name")
 
-    g = nx.MultiGraph()
-    for i, name in enumerate(final_names):
-        g.add_node(name, index=i, coord=coords[i])
-    for i, j, ports in cables:
-        a, b = final_names[i], final_names[j]
-        if ports is not None:
-            g.add_edge(a, b, ports={a: ports[0], b: ports[1]})
-        else:
-            g.add_edge(a, b)
+    g = _multigraph(final_names, coords, cables)
 
     if g.number_of_nodes() > 1 and not nx.is_connected(g):
         parts = sorted((sorted(c, key=final_names.index) for c in nx.connected_components(g)), key=len)
@@ -125,6 +132,47 @@ def build_topology(inv: LoadedInventory) -> Topology:
     return Topology(kind=kind, dims=dims, graph=g, switches=final_names,
                     coords={n: coords[i] for i, n in enumerate(final_names)},
                     generated_names=dict(zip(generated, final_names)))
+
+
+def generate(kind: str, dims: Sequence[int] | None = None, size: int | None = None,
+             fanout: int = 2) -> tuple[tuple[int, ...] | None, list[tuple[int, ...] | None], list[tuple[int, int]]]:
+    """A generated topology in index space: (grid shape, coordinates, neighbour pairs).
+
+    mesh, torus, hyper-crossbar take `dims`; ring and complete take `size` or the product of
+    `dims`; tree takes `size` and `fanout` (model/generators.py).
+    """
+    if kind in ("mesh", "torus", "hyper-crossbar"):
+        assert dims is not None
+        gen = {"mesh": generators.mesh, "torus": generators.torus, "hyper-crossbar": generators.hyper_crossbar}[kind]
+        coords, edges = gen(list(dims))
+        return tuple(dims), list(coords), edges
+    if kind in ("ring", "complete"):
+        n = size if size is not None else generators.product(list(dims or []))
+        if kind == "ring":
+            coords, edges = generators.ring(n)
+            return (n,), list(coords), edges
+        none_coords, edges = generators.complete(n)
+        return None, list(none_coords), edges
+    if kind == "tree":
+        assert size is not None
+        none_coords, edges = generators.tree(size, fanout)
+        return None, list(none_coords), edges
+    raise ValueError(f"no generator for topology kind '{kind}'")
+
+
+def _multigraph(names: list[str], coords: Sequence[tuple[int, ...] | None],
+                cables: list[tuple[int, int, tuple[str, str] | None]]) -> nx.MultiGraph:
+    """Switches (attributes index and coord) and one edge per cable (with its ports if pinned)."""
+    g = nx.MultiGraph()
+    for i, name in enumerate(names):
+        g.add_node(name, index=i, coord=coords[i])
+    for i, j, ports in cables:
+        a, b = names[i], names[j]
+        if ports is not None:
+            g.add_edge(a, b, ports={a: ports[0], b: ports[1]})
+        else:
+            g.add_edge(a, b)
+    return g
 
 
 def _switch_name(pattern: str, index: int, coord: tuple[int, ...] | None, file: str) -> str:

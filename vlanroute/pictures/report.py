@@ -133,7 +133,7 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
     spec = plan.inventory.spec.topology
     ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
     s = plan.settings
-    routing = ", ".join(f"{k} {v}" for k, v in plan.routes.detail.items())
+    routing = ", ".join(f"{k} {v}" for k, v in plan.routing_record().items() if k != "algorithm")
     summary = [
         ("topology", f"{topo.kind}" + (f" {'x'.join(map(str, topo.dims))}" if topo.dims else "")
          + f", {spec.links_per_pair} cable(s) per neighbour pair"),

@@ -1,7 +1,8 @@
 """The plan: inventory -> topology -> routing -> VLANs -> port plan -> metrics -> verification.
 
 `plan_from_file` is the one entry point every command uses. The result is vendor-neutral;
-`Plan.to_json()` is the documented `vlanroute-plan/1` format (docs/plan-format.md).
+`Plan.to_document()` is the documented `vlanroute-plan/1` format (docs/plan-format.md) as
+typed records (vlanroute.bundle.document), `Plan.to_json()` the same as a JSON object.
 """
 
 from __future__ import annotations
@@ -10,9 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlanroute.routing import routes as R
-from vlanroute.routing.budget import Budget, budget_routes, over_budget, vlan_budget
-from vlanroute.plan.invariants import check_limits, verify_plan
+from vlanroute.bundle.document import PlanDocument, plan_document
+from vlanroute.drivers import family_of
+from vlanroute.routing.budget import BudgetChoices
+from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES, default_engine
+from vlanroute.routing.packing import packing_of
+from vlanroute.routing.trees import arc_loads
+from vlanroute.plan.invariants import verify_plan
+from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host, build_hosts
 from vlanroute.model.inventory import LoadedInventory, load_inventory
@@ -22,19 +29,19 @@ from vlanroute.plan.metrics import Metrics, compute_metrics
 from vlanroute.model.platforms import Platform, platform_json
 from vlanroute.plan.ports import (Cable, SwitchPlan, apply_vlans, build_port_plan, mgmt_addresses,
                                 resolve_platforms)
-from vlanroute.routing.balance import balanced_shortest_routes, cable_counts, search_dor_ties, share_trees
 from vlanroute.model.topology import Topology, build_topology
-from vlanroute.routing.trees import arc_loads, max_load
 from vlanroute.plan.vlans import VlanGroup, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
+ADVICE_PREVIEW = 256   # the deadlock warning plans the advised engine up to this many switches
 
 
 @dataclass
 class Plan:
     inventory: LoadedInventory
     topology: Topology
-    routes: R.Routes
+    routes: Routes
+    budget: Budget
     vlans: list[VlanGroup]
     hosts: list[Host]
     switches: dict[str, SwitchPlan]
@@ -47,7 +54,19 @@ class Plan:
     def name(self) -> str:
         return self.inventory.spec.name
 
+    def routing_record(self) -> dict[str, Any]:
+        """plan.json's routing section: the engine, its choices, the VLAN budget and its limit."""
+        return {"algorithm": self.routes.algorithm, **self.routes.choices.record(),
+                "max_vlans": self.budget.max_vlans, "max_vlans_limit": self.budget.binding}
+
+    def to_document(self) -> PlanDocument:
+        """The plan as the typed `vlanroute-plan/1` document render writes to plan.json."""
+        return plan_document(self._json_object(), f"the plan of {self.inventory.file}")
+
     def to_json(self) -> dict[str, Any]:
+        return self.to_document().to_json()
+
+    def _json_object(self) -> dict[str, Any]:
         spec = self.inventory.spec.topology
         topo: dict[str, Any] = {"kind": spec.kind, "links_per_pair": spec.links_per_pair}
         if self.topology.dims is not None:
@@ -61,7 +80,7 @@ class Plan:
             "name": self.name,
             "inventory": str(self.inventory.path),
             "topology": topo,
-            "routing": {"algorithm": self.routes.algorithm, **self.routes.detail},
+            "routing": self.routing_record(),
             "settings": self.settings,
             "vlans": [{"id": v.id, "sources": v.sources,
                        "switches": sorted(v.switches, key=self.topology.index),
@@ -115,154 +134,76 @@ def build_plan(inv: LoadedInventory) -> Plan:
     switches, cables = build_port_plan(inv, topo, hosts, platforms)
     settings, warnings = _settings(inv, platforms)
 
-    order = {s: i for i, s in enumerate(topo.switches)}
     host_count = {s: 0 for s in topo.switches}
     for h in hosts:
         host_count[h.switch] += 1
 
     budget = vlan_budget(inv, platforms, len(hosts))
-    routes, vlans = _route_and_pack(inv, topo, host_count, order, budget)
+    routes = _route(inv, topo, host_count, budget)
+    vlans = pack_vlans(routes, topo, host_count)
+    if len(vlans) > budget.max_vlans:
+        raise over_budget(inv, len(vlans), budget, routes.algorithm)
     _assign_ids(inv, vlans)
     apply_vlans(switches, hosts, vlans)
     metrics = compute_metrics(topo, routes, vlans, host_count,
-                              {s: sp.platform.mac_capacity for s, sp in switches.items()})
+                              {s: switch.platform.mac_capacity for s, switch in switches.items()}, budget.max_vlans)
     check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
                                                                   mgmt_addresses(switches))
     verify_plan(topo, routes, vlans, hosts, switches, cables)
-    if routes.algorithm == "budget" and metrics.non_minimal_routes:
-        warnings.append(f"routing within {routes.detail.get('max_vlans')} VLANs: {metrics.non_minimal_routes} routes "
+    if isinstance(routes.choices, BudgetChoices) and metrics.non_minimal_routes:
+        warnings.append(f"routing within {routes.choices.max_vlans} VLANs: {metrics.non_minimal_routes} routes "
                         f"between switches are longer than a shortest path (mean stretch {metrics.mean_stretch:.3f})")
+    engine = ENGINES.get(routes.algorithm)
+    if engine is not None and engine.deadlock_free and not metrics.deadlock_free:
+        raise PlanError(f"routing.algorithm {routes.algorithm} promises deadlock-free routes, but their channel "
+                        "dependency graph has a cycle (a vlanroute bug)", file=file, field="routing.algorithm",
+                        fix="please report it; meanwhile use another algorithm")
     if not metrics.deadlock_free:
+        advice = DEADLOCK_FREE_ADVICE
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
-                        "the network can deadlock under heavy load; routing.algorithm: updown is deadlock-free")
-    return Plan(inv, topo, routes, vlans, hosts, switches, cables, metrics, settings, warnings)
+                        f"the network can deadlock under heavy load; routing.algorithm: {advice.name} is deadlock-free"
+                        + _advice_cost(advice, topo, host_count, budget, metrics))
+    return Plan(inv, topo, routes, budget, vlans, hosts, switches, cables, metrics, settings, warnings)
 
 
-def _route_and_pack(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], order: dict[str, int],
-                    budget: Budget) -> tuple[R.Routes, list[VlanGroup]]:
-    """Routes and their VLANs, within the VLAN budget.
+def _advice_cost(advice: Engine[Any], topo: Topology, host_count: dict[str, int], budget: Budget,
+                 metrics: Metrics) -> str:
+    """What the deadlock-free engine the warning recommends would cost on this fabric:
+    planned here up to ADVICE_PREVIEW switches; beyond, what bench/quality.py measured."""
+    if len(topo.switches) > ADVICE_PREVIEW:
+        return (" (on tori about 1.6 to 1.8 times the lower bound on the max link load, up*/down* 5 to 14 times; "
+                "plan it to see its VLAN count)")
+    routes = advice.route(topo, host_count, advice.params(topo, Options(max_vlans=budget.max_vlans)))
+    vlans = packing_of(routes, topo, host_count)
+    peak = max(arc_loads(routes.parents, host_count, topo.arc_cables()).values(), default=0.0)
+    bound = metrics.link_load_lower_bound
+    fit = "" if len(vlans) <= budget.max_vlans else f", more than the {budget.max_vlans} that fit"
+    return (f" and needs {len(vlans)} VLANs here{fit}, with a max link load of {peak:g}"
+            + (f" (x{peak / bound:.3f} the lower bound; this plan x{metrics.max_link_load / bound:.3f})" if bound else ""))
 
-    Minimal algorithms (dor, shortest) try several tie-break rules and keep the lowest
-    all-to-all maximum load, then the fewest VLANs (tiebreak.py); up*/down* has one
-    routing. Needing more VLANs than the budget is the user's to fix, unless
-    routing.algorithm is budget: then at most that many trees are chosen (budget.py).
-    """
+
+def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], budget: Budget) -> Routes:
+    """The routes of the engine routing.algorithm names (routing/registry.py), or of the
+    default engine for the topology. The engine may refuse the topology or a setting;
+    its messages name the inventory field, and this adds the file."""
     spec = inv.spec.routing
-    host_switches = {s for s, n in host_count.items() if n}
-    default = "shortest" if topo.kind == "custom" else "dor"
-    algorithm = spec.algorithm or default
-    if spec.root is not None and algorithm != "updown":
-        raise UserError("routing.root is only used by algorithm: updown", file=inv.file, field="routing.root",
-                        fix="remove it, or set routing.algorithm: updown")
-    if algorithm == "updown":
-        routes = R.updown_routes(topo, R.updown_root(topo, spec.root, inv.file))
-        vlans = pack_vlans(routes, host_switches, order)
-    else:
-        routes, vlans = _minimal_routes(inv, topo, host_count, order, default if algorithm == "budget" else algorithm)
-    if len(vlans) > budget.max_vlans:
-        if algorithm != "budget":
-            raise over_budget(inv, len(vlans), budget, algorithm)
-        routes = budget_routes(topo, host_count, budget.max_vlans, routes)
-        vlans = pack_vlans(routes, host_switches, order)
-        assert len(vlans) <= budget.max_vlans
-    elif algorithm == "budget":
-        routes = R.Routes("budget", routes.parents, {"minimal": routes.algorithm, **routes.detail})
-    routes.detail.update(max_vlans=budget.max_vlans, max_vlans_limit=budget.binding)
-    return routes, vlans
-
-
-def _minimal_routes(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], order: dict[str, int],
-                    algorithm: str) -> tuple[R.Routes, list[VlanGroup]]:
-    """The best minimal routing of `algorithm`: least maximum load, then fewest VLANs."""
-    spec = inv.spec.routing
-    kind = topo.kind
-    host_switches = {s for s, n in host_count.items() if n}
-    if kind == "tree":
-        routes = R.shortest_routes(topo)
-        routes.algorithm = algorithm   # a tree has one path per pair; every algorithm gives it
-        return routes, pack_vlans(routes, host_switches, order)
-    if algorithm == "dor" and kind == "custom":
-        raise UserError("dimension-order routing needs a grid (mesh, torus, hyper-crossbar, ring)", file=inv.file,
-                        field="routing.algorithm", fix="use algorithm: shortest or updown for a custom topology")
-    if kind == "complete":
-        routes = R.direct_routes(topo)
-        routes.algorithm = algorithm
-        return routes, pack_vlans(routes, host_switches, order)
-    candidates: list[R.Routes] = []
-    peaks: list[float] = []
-    cables = cable_counts(topo)
-
-    def consider(c: R.Routes) -> bool:
-        """Add a candidate; True if it reaches the distance bound (see _peak_and_mean)."""
-        peak, mean = _peak_and_mean(c, host_count, cables)
-        candidates.append(c)
-        peaks.append(peak)
-        return peak <= mean * (1 + 1e-9)
-
-    optimal = False
-    if topo.dims is not None:
-        orders = R.dor_orders(topo.dims)
-        if spec.dimension_order != "auto":
-            wanted = tuple(spec.dimension_order)
-            active = sorted(d for d, n in enumerate(topo.dims) if n > 1)
-            if sorted(wanted) != active and sorted(wanted) != list(range(len(topo.dims))):
-                raise UserError(f"{list(wanted)} is not an order of the dimensions {list(range(len(topo.dims)))}",
-                                file=inv.file, field="routing.dimension_order",
-                                fix="list every dimension index once, e.g. [1, 0], or use auto")
-            orders = [tuple(d for d in wanted if topo.dims[d] > 1)]
-        # Tie rules only matter on rings of even size (tie_goes_plus).
-        even_rings = kind in ("torus", "ring") and any(n % 2 == 0 and n > 2 for n in topo.dims)
-        rules = [r for r in R.TIE_RULES if r != "plus"] if even_rings else ["source-parity"]
-        for o in orders:
-            for rule in rules:
-                c = R.dor_routes(topo, o, rule)
-                c.algorithm = algorithm
-                c.detail["dimension_order_setting"] = (spec.dimension_order if spec.dimension_order == "auto"
-                                                       else list(spec.dimension_order))
-                if consider(c):
-                    optimal = True
-                    break   # no minimal routing has a lower maximum; keep the rule that shares most
-    if algorithm == "shortest":
-        optimal |= consider(R.shortest_routes(topo))
-        if not optimal:
-            for builder in ("sssp", "bottom-up"):
-                consider(balanced_shortest_routes(topo, host_count, builder=builder))
-    scored = sorted((round(p, 6), i) for i, p in enumerate(peaks))
-    best: tuple[int, R.Routes, list[VlanGroup]] | None = None
-    for peak, i in scored:
-        if peak > scored[0][0]:
-            break
-        vlans = pack_vlans(candidates[i], host_switches, order)
-        if best is None or len(vlans) < best[0]:
-            best = (len(vlans), candidates[i], vlans)
-    assert best is not None
-    if "dimension_order" in best[1].detail:
-        # Single tie decisions where no rule balances (uneven hosts, rings of 4k+2).
-        searched = search_dor_ties(topo, best[1], host_count)
-        if searched is not best[1] and max_load(searched.parents, host_count, cables) < scored[0][0] - 1e-6:
-            best = (0, searched, pack_vlans(searched, host_switches, order))
-    if "dimension_order" in best[1].detail:
-        # Measured: on meshes, tori and hyper-crossbars no source could move onto another
-        # source's tree beyond what the tie rules already share, so skip the search there.
-        return best[1], best[2]
-    routes = share_trees(best[1], topo, host_count)
-    if routes is best[1]:
-        return routes, best[2]
-    return routes, pack_vlans(routes, host_switches, order)
-
-
-def _peak_and_mean(routes: R.Routes, host_count: dict[str, int],
-                   cables: dict[tuple[str, str], int]) -> tuple[float, float]:
-    """The maximum load per cable and direction, and the mean over all of them.
-
-    Every minimal routing carries the same total, so a minimal routing whose maximum is
-    the mean (the distance bound) cannot be beaten by another one.
-    """
-    loads = arc_loads(routes.parents, host_count, cables)
-    if not loads:
-        return 0.0, 0.0
-    return max(loads.values()), sum(x * cables[a] for a, x in loads.items()) / sum(cables.values())
+    engine = ENGINES[spec.algorithm] if spec.algorithm is not None else default_engine(topo)
+    if spec.root is not None and "root" not in engine.reads:
+        users = " or ".join(e.name for e in ENGINES.values() if "root" in e.reads)
+        raise UserError(f"routing.root is only used by algorithm: {users}", file=inv.file, field="routing.root",
+                        fix=f"remove it, or set routing.algorithm: {users}")
+    refusal = engine.refuses(topo)
+    if refusal is not None:
+        raise UserError(refusal.reason, file=inv.file, field="routing.algorithm", fix=refusal.fix)
+    options = Options(dimension_order=None if spec.dimension_order == "auto" else tuple(spec.dimension_order),
+                      root=spec.root, max_vlans=budget.max_vlans)
+    try:
+        return engine.route(topo, host_count, engine.params(topo, options))
+    except UserError as exc:
+        if exc.file is not None:
+            raise
+        raise type(exc)(exc.message, file=inv.file, field=exc.field, fix=exc.fix) from None
 
 
 def _assign_ids(inv: LoadedInventory, vlans: list[VlanGroup]) -> None:
@@ -293,9 +234,16 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
             raise PlanError(f"aging time {aging} s is outside {p.aging_min}..{p.aging_max} s of {p.name}",
                             file=inv.file, field="settings.aging_time",
                             fix=f"use a value from {p.aging_min} to {p.aging_max}, or leave it out for the maximum")
-    if s.eee and not all(p.supports_eee for p in used.values()):
-        warnings.append("settings.eee is on but " + ", ".join(p.name for p in used.values() if not p.supports_eee)
-                        + " has no EEE setting; ignored there")
+    for p in used.values():
+        caps = family_of(p).capabilities
+        if s.lag_hash not in caps.lag_hash_modes:
+            why = caps.lag_hash_refused.get(s.lag_hash, f"{family_of(p).title} has no such LAG hash")
+            raise PlanError(f"LAG hash '{s.lag_hash}' on {p.name}: {why}", file=inv.file,
+                            field="settings.lag_hash",
+                            fix=f"use one of: {', '.join(sorted(caps.lag_hash_modes)) or '(none)'}")
+    no_eee = [p.name for p in used.values() if not family_of(p).capabilities.eee]
+    if s.eee and no_eee:
+        warnings.append("settings.eee is on but " + ", ".join(no_eee) + " has no EEE setting; ignored there")
     try:
         sched = schedule_for(aging, s.learning.interval, s.learning.splay)
     except UserError as exc:   # the same rule render applies; name the inventory file here

@@ -2,43 +2,19 @@
 
 These checks recompute what they check from the plan's output (VLAN links, port plan,
 cabling) rather than trusting the data structures that built it. A failed invariant is a
-bug (VerificationError); a limit the hardware cannot meet is the user's to fix (PlanError).
+bug (VerificationError); the hardware limits, the user's to fix, are plan/limits.py.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Hashable, Iterable
-from typing import TypeVar
-
-from vlanroute.errors import PlanError, VerificationError
+from vlanroute.errors import VerificationError
 from vlanroute.model.hosts import Host
 from vlanroute.plan.ports import Cable, SwitchPlan
-from vlanroute.routing.routes import Routes
+from vlanroute.routing.engine import Routes
+from vlanroute.routing.trees import pruned_parents, tree_parents
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup, is_forest
-
-
-N = TypeVar("N", bound=Hashable)
-
-
-def tree_parents(links: Iterable[tuple[N, N]], root: N) -> dict[N, N]:
-    """Each node's neighbour towards `root` in the tree (or forest component) given by `links`."""
-    adj: dict[N, list[N]] = {}
-    for a, b in links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
-    parent: dict[N, N] = {}
-    seen = {root}
-    q = deque([root])
-    while q:
-        u = q.popleft()
-        for v in adj.get(u, ()):
-            if v not in seen:
-                seen.add(v)
-                parent[v] = u
-                q.append(v)
-    return parent
+from vlanroute.plan.vlans import VlanGroup
+from vlanroute.routing.packing import is_forest
 
 
 def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: list[Host],
@@ -68,20 +44,14 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
             if s in source_vlan:
                 bad.append(f"switch {s} is a source of VLANs {source_vlan[s]} and {v.id}")
             source_vlan[s] = v.id
-        # Each source's path in the VLAN tree must be the path the routing chose.
+        # Each source's paths in the VLAN tree must be the paths the routing chose: every
+        # switch on the way to a switch with hosts is entered from the same neighbour.
         for s in v.sources:
             vpar = tree_parents(v.links, s)
-            rpar = routes.parents[s]
-            checked = {s}          # switches whose whole path back to s is already compared
-            for t in host_switches:
-                x = t
-                while x not in checked:
-                    if vpar.get(x) != rpar.get(x):
-                        bad.append(f"VLAN {v.id}: route {s}->{t} reaches {x} from {vpar.get(x)} "
-                                   f"but the routing says from {rpar.get(x)}")
-                        break
-                    checked.add(x)
-                    x = rpar[x]
+            for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
+                if vpar.get(x) != p:
+                    bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "
+                               f"but the routing says from {p}")
     for s in host_switches - set(source_vlan):
         bad.append(f"switch {s} has hosts but no VLAN")
 
@@ -92,58 +62,38 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
             by_pair.setdefault((b, a), set()).add(v.id)
     all_ids = sorted(ids)
     host_of_port = {(h.switch, h.port): h for h in hosts}
-    for sp in switches.values():
-        for pname, port in sp.ports.items():
-            if pname in sp.reserved:
-                bad.append(f"{sp.name}:{pname}: reserved port is used as {port.role}")
+    for switch in switches.values():
+        for pname, port in switch.ports.items():
+            if pname in switch.reserved:
+                bad.append(f"{switch.name}:{pname}: reserved port is used as {port.role}")
             if port.role == "host":
-                h = host_of_port.get((sp.name, pname))
+                h = host_of_port.get((switch.name, pname))
                 if h is None or h.name != port.host:
-                    bad.append(f"{sp.name}:{pname}: host port does not match the host list")
+                    bad.append(f"{switch.name}:{pname}: host port does not match the host list")
                     continue
-                if port.pvid != source_vlan.get(sp.name) or port.pvid != h.vlan:
-                    bad.append(f"{sp.name}:{pname}: PVID {port.pvid}, expected {source_vlan.get(sp.name)}")
+                if port.pvid != source_vlan.get(switch.name) or port.pvid != h.vlan:
+                    bad.append(f"{switch.name}:{pname}: PVID {port.pvid}, expected {source_vlan.get(switch.name)}")
                 if sorted(port.untagged) != all_ids or port.tagged:
-                    bad.append(f"{sp.name}:{pname}: host port must be untagged in exactly {all_ids}")
+                    bad.append(f"{switch.name}:{pname}: host port must be untagged in exactly {all_ids}")
             else:
-                want = sorted(by_pair.get((sp.name, port.neighbor or ""), set()))
+                want = sorted(by_pair.get((switch.name, port.neighbor or ""), set()))
                 if sorted(port.tagged) != want or port.untagged or port.pvid is not None:
-                    bad.append(f"{sp.name}:{pname}: tagged {port.tagged}, expected exactly {want}")
+                    bad.append(f"{switch.name}:{pname}: tagged {port.tagged}, expected exactly {want}")
                 if port.role == "lag-member":
-                    lag = sp.lags.get(port.lag or 0)
+                    lag = switch.lags.get(port.lag or 0)
                     if lag is None or pname not in lag.members or lag.neighbor != port.neighbor or lag.tagged != want:
-                        bad.append(f"{sp.name}:{pname}: LAG {port.lag} does not hold it or differs")
+                        bad.append(f"{switch.name}:{pname}: LAG {port.lag} does not hold it or differs")
     seen_ports: set[tuple[str, str]] = set()
     for c in cables:
-        for s, p, n in ((c.a, c.a_port, c.b), (c.b, c.b_port, c.a)):
-            if (s, p) in seen_ports:
-                bad.append(f"{s}:{p}: carries two cables")
-            seen_ports.add((s, p))
-            port = switches[s].ports.get(p)
-            if port is None or port.neighbor != n:
-                bad.append(f"{s}:{p}: cable to {n} but the port plan says {port}")
-    for (s, p) in host_of_port:
-        if (s, p) in seen_ports:
-            bad.append(f"{s}:{p}: both a host port and a cable")
+        for s, end, n in ((c.a, c.a_port, c.b), (c.b, c.b_port, c.a)):
+            if (s, end) in seen_ports:
+                bad.append(f"{s}:{end}: carries two cables")
+            seen_ports.add((s, end))
+            planned = switches[s].ports.get(end)
+            if planned is None or planned.neighbor != n:
+                bad.append(f"{s}:{end}: cable to {n} but the port plan says {planned}")
+    for (s, host_port) in host_of_port:
+        if (s, host_port) in seen_ports:
+            bad.append(f"{s}:{host_port}: both a host port and a cable")
     if bad:
         raise VerificationError(bad)
-
-
-def check_limits(file: str, vlans: list[VlanGroup], switches: dict[str, SwitchPlan], mac_entries: dict[str, int],
-                 host_total: int) -> None:
-    n = len(vlans)
-    for sp in switches.values():
-        plat = sp.platform
-        if n + 1 > plat.max_vlans:
-            raise PlanError(f"the routing needs {n} VLANs (plus VLAN 1) but a {plat.name} supports {plat.max_vlans} "
-                            f"(switch '{sp.name}')", file=file, field="routing",
-                            fix="choose a routing that needs fewer VLANs (routing.algorithm) or a platform with more")
-        for v in vlans:
-            if not plat.vid_min <= v.id <= plat.vid_max:
-                raise PlanError(f"VLAN id {v.id} is outside {plat.vid_min}..{plat.vid_max} of {plat.name}",
-                                file=file, field="routing.first_vlan" , fix=f"use ids from {plat.vid_min} to {plat.vid_max}")
-        if mac_entries[sp.name] > plat.mac_capacity:
-            raise PlanError(
-                f"switch '{sp.name}' would learn {mac_entries[sp.name]} MAC entries ({host_total} hosts x "
-                f"{mac_entries[sp.name] // max(host_total, 1)} VLANs) but a {plat.name} holds {plat.mac_capacity}",
-                file=file, field="routing", fix="use fewer hosts, a routing with fewer VLANs, or a platform with a larger MAC table")

@@ -1,13 +1,18 @@
-"""Metrics of a plan under all-to-all host traffic (one unit per ordered pair of hosts)."""
+"""Metrics of a plan under all-to-all host traffic (one unit per ordered pair of distinct hosts).
+
+A load is per cable and direction: what a neighbour pair carries one way, divided by its
+parallel cables (they form a LAG, whose hash spreads the flows over its members).
+"""
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import networkx as nx
 
-from vlanroute.routing.routes import Routes
+from vlanroute.routing.bounds import budget_lower_bound
+from vlanroute.routing.engine import Routes
+from vlanroute.routing.trees import bfs_order, pruned_parents
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup
 
@@ -29,6 +34,7 @@ class Metrics:
     non_minimal_routes: int                     # ordered switch pairs routed longer than shortest
     mac_entries: dict[str, int]
     link_loads: dict[tuple[str, str], float]   # directed neighbour pair -> load per cable
+    link_load_lower_bound_budget: float = 0.0   # no routing within the VLAN budget does better
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -39,28 +45,40 @@ class Metrics:
             "max_mac_entries": self.max_mac_entries, "mac_capacity": self.mac_capacity,
             "deadlock_free": self.deadlock_free,
             "mean_stretch": round(self.mean_stretch, 4), "non_minimal_routes": self.non_minimal_routes,
+            "link_load_lower_bound_budget": round(self.link_load_lower_bound_budget, 4),
         }
 
 
-def children_order(parent: dict[str, str], src: str, nodes: set[str]) -> list[str]:
-    """Nodes of the tree (restricted to `nodes`) in breadth-first order from src."""
-    kids: dict[str, list[str]] = {}
-    for v in nodes:
-        if v != src:
-            kids.setdefault(parent[v], []).append(v)
-    out, q = [], deque([src])
-    while q:
-        u = q.popleft()
-        out.append(u)
-        q.extend(kids.get(u, ()))
-    return out
-
-
 def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host_count: dict[str, int],
-                    mac_capacity: dict[str, int]) -> Metrics:
+                    mac_capacity: dict[str, int], max_vlans: int | None = None) -> Metrics:
+    """The plan's figures; only routes between switches with hosts carry traffic.
+
+    - max_link_load: the largest load of one cable in one direction.
+    - link_load_lower_bound = D / (2 C): D is the sum over ordered host pairs of their hop
+      distance (shortest path between their switches; 0 on the same switch), C the number
+      of inter-switch cables. A lower bound of max_link_load for every routing, minimal
+      or not: each pair's unit crosses at least its distance in cable-directions, so the
+      loads times their cables sum to at least D over the 2 C cable-directions, and the
+      largest per-cable load is at least that sum divided by 2 C. A minimal routing that
+      loads every cable-direction alike reaches it.
+    - deadlock_free: the channel dependency graph is acyclic. Its nodes are the channels,
+      the directed neighbour pairs (802.3x PAUSE stops a whole port, whatever the VLAN),
+      with an edge p->q => q->r wherever a route crosses p, q, r in that order: a frame
+      holding p->q waits for q->r. Dally and Seitz (IEEE Trans. Computers C-36(5), 1987):
+      with no cycle, no set of channels can wait for each other for ever, so the routing
+      is deadlock-free; a cycle means a deadlock is possible under heavy load.
+    - mean_hops: routed hops averaged over ordered pairs of distinct hosts; mean_stretch:
+      routed hops / shortest hops, both summed over ordered host pairs; non_minimal_routes:
+      ordered pairs of switches with hosts routed over more hops than a shortest path.
+    - diameter: the largest hop distance between any two switches.
+    - mac_entries: a switch learns every host once per VLAN it is in (per-VLAN learning,
+      every host's learning broadcast reaches every switch of every VLAN): hosts x its
+      VLANs; mac_capacity: the smallest MAC table of the plan's switches.
+    - link_load_lower_bound_budget: a lower bound of max_link_load for every routing
+      within `max_vlans` VLANs, the plan's VLAN budget (None: no limit; routing/bounds.py).
+    """
     simple = topo.simple()
-    cables = {(a, b): d["cables"] for a, b, d in simple.edges(data=True)}
-    cables.update({(b, a): c for (a, b), c in list(cables.items())})
+    cables = topo.arc_cables()
     host_switches = {s for s, n in host_count.items() if n > 0}
     total_hosts = sum(host_count.values())
 
@@ -81,32 +99,25 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
     non_minimal = 0
     deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
     for src in host_switches:
-        par = routes.parents[src]
-        # The nodes on the paths from src to every host switch.
-        nodes = {src}
-        for t in host_switches:
-            v = t
-            while v not in nodes:
-                nodes.add(v)
-                v = par[v]
-        order = children_order(par, src, nodes)
-        below = {v: host_count.get(v, 0) for v in order}
+        # The part of src's tree on the way to switches with hosts: the rest carries nothing.
+        tree = pruned_parents(routes.parents[src], src, host_switches)
+        order = bfs_order(tree, src)
+        below = {v: host_count.get(v, 0) for v in order}     # hosts in the subtree of v
         depth = {src: 0}
         for v in order[1:]:
-            depth[v] = depth[par[v]] + 1
+            depth[v] = depth[tree[v]] + 1
         for v in reversed(order[1:]):
-            below[par[v]] += below[v]
-        hs = host_count[src]
+            below[tree[v]] += below[v]
+        senders = host_count[src]
         dist = shortest.pop(src)
         for v in order[1:]:
-            p = par[v]
-            load[(p, v)] = load.get((p, v), 0.0) + hs * below[v]
-            hop_sum += hs * host_count.get(v, 0) * depth[v]
+            p = tree[v]
+            load[(p, v)] = load.get((p, v), 0.0) + senders * below[v]
+            hop_sum += senders * host_count.get(v, 0) * depth[v]
             if v in host_switches and depth[v] > dist[v]:
                 non_minimal += 1
-            gp = par.get(p)
-            if p != src and gp is not None:
-                deps.add(((gp, p), (p, v)))
+            if p != src:
+                deps.add(((tree[p], p), (p, v)))
     per_cable = {k: v / cables[k] for k, v in load.items()}
 
     total_cables = topo.graph.number_of_edges()
@@ -114,8 +125,8 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
     pairs = total_hosts * (total_hosts - 1)
 
     in_vlans = {s: 0 for s in topo.switches}
-    for v in vlans:
-        for s in v.switches:
+    for vlan in vlans:
+        for s in vlan.switches:
             in_vlans[s] += 1
     mac_entries = {s: total_hosts * n for s, n in in_vlans.items()}
 
@@ -132,4 +143,5 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host
         deadlock_free=nx.is_directed_acyclic_graph(cdg),
         mean_stretch=hop_sum / dist_sum if dist_sum else 1.0, non_minimal_routes=non_minimal,
         mac_entries=mac_entries, link_loads=per_cable,
+        link_load_lower_bound_budget=max(lower, budget_lower_bound(topo, host_count, max_vlans, dist_sum)),
     )

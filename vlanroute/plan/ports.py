@@ -1,19 +1,27 @@
 """Per-switch port plan: which physical port carries which host or cable, and the LAGs.
 
 Deterministic from the inventory: explicit ports first; inter-switch cables take the
-highest free ports (neighbours in switch order); hosts take the lowest free ports. Reserved
-ports are never used. VLAN memberships are filled in by `apply_vlans` once the VLANs exist.
+switch's `inter_switch_ports` in their order if it has such a list, else the highest free
+ports of the platform's default pool (neighbours in switch order); hosts take the lowest
+free pool ports. Ports outside the pool (a 6248's 10G module ports) carry a host or a cable
+only where the inventory names them. Reserved ports are never used. VLAN memberships are filled in by `apply_vlans` once the VLANs exist.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from vlanroute.drivers import FAMILIES
+from vlanroute.drivers.family import HOST_UNTAGGED
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host
 from vlanroute.model.inventory import LoadedInventory
 from vlanroute.model.platforms import PLATFORMS, Platform, derive_platform
+from vlanroute.model.portlist import PortListError, format_port_list
+from vlanroute.names import NAME_PATTERN
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup
 
@@ -61,8 +69,14 @@ class Cable:
 
 
 def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platform]:
+    """Each switch's platform: built in, derived under `platforms:`, or a switch's own ports
+    (`switches.<name>.ports`, `auto_ports`, `units`), which derive a platform named
+    `<platform>.<switch>`."""
     spec = inv.spec
-    derived = {name: derive_platform(name, PLATFORMS[d.base], d.ports, d.limits()) for name, d in spec.platforms.items()}
+    derived = {name: _derived(inv, name, PLATFORMS[d.base], f"platforms.{name}", count=d.port_count(),
+                              ports=d.port_list(), auto=d.auto_ports, units=d.units, limits=d.limits(),
+                              confirmed=tuple(d.confirm))
+               for name, d in spec.platforms.items()}
     table = {**PLATFORMS, **derived}
     known = ", ".join(sorted(table))
 
@@ -70,14 +84,75 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
         if name not in table:
             raise UserError(f"unknown platform '{name}'", file=inv.file, field=field_path,
                             fix=f"use one of: {known}, or define it under platforms:")
-        return table[name]
+        platform = table[name]
+        family = FAMILIES.get(platform.family)
+        if family is None:
+            raise UserError(f"platform '{name}' is of family '{platform.family}', which vlanroute "
+                            "has no driver for", file=inv.file, field=field_path,
+                            fix=f"use one of: {known}")
+        if not family.host_untagged_in_many_vlans(platform):
+            question = family.confirmable.get(HOST_UNTAGGED)
+            able = ", ".join(n for n, p in sorted(table.items())
+                             if (f := FAMILIES.get(p.family)) is not None and f.host_untagged_in_many_vlans(p))
+            if question:
+                raise PlanError(f"platform '{name}' ({family.title}): {question}; VLAN routing needs "
+                                "every host port to have one PVID and be an untagged member of every "
+                                "routing VLAN", file=inv.file, field=field_path,
+                                fix=f"if your switch can (check its command reference), confirm it for "
+                                    f"your platform: platforms: {{my-{platform.base or name}: {{base: "
+                                    f"{platform.base or name}, confirm: [{HOST_UNTAGGED}]}}}} and use "
+                                    f"platform my-{platform.base or name}; otherwise use one of: {able}")
+            raise PlanError(f"platform '{name}' ({family.title}) cannot make a host port an untagged "
+                            "member of several VLANs, which VLAN routing needs on every host port "
+                            "(one PVID, untagged in every routing VLAN)", file=inv.file,
+                            field=field_path, fix="choose a platform whose host ports can do that: " + able)
+        return platform
 
     default = get(spec.platform, "platform")
     out = {}
     for gen_name, final in topo.generated_names.items():
         ov = spec.switches.get(gen_name)
-        out[final] = get(ov.platform, f"switches.{gen_name}.platform") if ov and ov.platform else default
+        platform = get(ov.platform, f"switches.{gen_name}.platform") if ov and ov.platform else default
+        if ov and (ov.ports is not None or ov.auto_ports is not None or ov.units is not None):
+            own = f"{platform.name}.{final}"
+            if own in table or not re.fullmatch(NAME_PATTERN, own):
+                raise UserError(f"switch '{final}' gives its own ports, which make a platform named "
+                                f"'{own}', but " + ("that name is taken" if own in table else
+                                                    "that name is too long"),
+                                file=inv.file, field=f"switches.{gen_name}.ports",
+                                fix="define the platform under platforms: (base, ports, auto_ports, "
+                                    f"units) and set switches.{gen_name}.platform to it")
+            platform = _derived(inv, own, platform, f"switches.{gen_name}", count=None, ports=ov.ports,
+                                auto=ov.auto_ports, units=ov.units, limits={})
+        out[final] = platform
     return out
+
+
+def _derived(inv: LoadedInventory, name: str, base: Platform, where: str, *, count: int | None,
+             ports: tuple[str, ...] | None, auto: tuple[str, ...] | None, units: int | None,
+             limits: dict[str, object], confirmed: tuple[str, ...] = ()) -> Platform:
+    """derive_platform step by step, so that a problem names the field that caused it."""
+    try:
+        platform = derive_platform(name, base, count, limits, ports=ports, confirmed=confirmed)
+    except PortListError as exc:
+        raise UserError(str(exc), file=inv.file, field=f"{where}.ports",
+                        fix=f"list ports the way {base.base or base.name} names them: its own are "
+                            f"{base.port_list()}") from None
+    if auto is not None:
+        try:
+            platform = derive_platform(name, platform, None, {}, auto_ports=auto)
+        except PortListError as exc:
+            raise UserError(str(exc), file=inv.file, field=f"{where}.auto_ports",
+                            fix="list some of the platform's ports (those the planner may assign "
+                                "on its own)") from None
+    if units is not None:
+        try:
+            platform = derive_platform(name, platform, None, {}, units=units)
+        except PortListError as exc:
+            raise UserError(str(exc), file=inv.file, field=f"{where}.units",
+                            fix=f"use at most {base.max_units} unit" + ("s" if base.max_units > 1 else "")
+                                + " with unit 1's ports only, or list every unit's ports in ports") from None
+    return platform
 
 
 def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
@@ -93,8 +168,7 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
         for p in reserved:
             if not plat.has_port(p):
                 raise UserError(f"port '{p}' does not exist on {plat.name}", file=file,
-                                field=f"switches.{key}.reserved_ports",
-                                fix=f"{plat.name} ports are {plat.ports[0]}..{plat.ports[-1]}")
+                                field=f"switches.{key}.reserved_ports", fix=_ports_are(plat))
         if len(set(reserved)) != len(reserved):
             raise UserError("a reserved port is listed twice", file=file, field=f"switches.{key}.reserved_ports")
         mgmt = str(ov.mgmt) if ov and ov.mgmt else None
@@ -105,19 +179,10 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
             mgmt_seen[mgmt] = s
         switches[s] = SwitchPlan(s, plat, mgmt, ov.ssh_port if ov else 22, topo.coords[s], reserved)
 
-    # Capacity first, so that the message names the switch and the port count.
-    cables_at = {s: topo.graph.degree(s) for s in topo.switches}
-    hosts_at = {s: 0 for s in topo.switches}
-    for h in hosts:
-        hosts_at[h.switch] += 1
-    for s, sp in switches.items():
-        need = hosts_at[s] + cables_at[s] + len(sp.reserved)
-        if need > len(sp.platform.ports):
-            raise PlanError(
-                f"switch '{s}' needs {need} ports ({hosts_at[s]} hosts + {cables_at[s]} inter-switch cables + "
-                f"{len(sp.reserved)} reserved) but a {sp.platform.name} has {len(sp.platform.ports)}",
-                file=file, field="topology.links_per_pair" if inv.spec.topology.kind != "custom" else "topology.links",
-                fix="use fewer cables per pair or fewer hosts on that switch, or a platform with more ports")
+    edges = sorted(topo.graph.edges(keys=True, data=True),
+                   key=lambda e: (min(topo.index(e[0]), topo.index(e[1])), max(topo.index(e[0]), topo.index(e[1])), e[2]))
+    isl = _inter_switch_ports(inv, topo, switches, overrides)
+    _check_capacity(inv, topo, hosts, switches, edges, isl)
 
     used: dict[str, dict[str, str]] = {s: {p: "reserved" for p in sp.reserved} for s, sp in switches.items()}
 
@@ -125,15 +190,13 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
         plat = switches[s].platform
         if not plat.has_port(port):
             raise UserError(f"port '{port}' does not exist on {plat.name} (switch '{s}')", file=file, field=field_path,
-                            fix=f"{plat.name} ports are {plat.ports[0]}..{plat.ports[-1]}")
+                            fix=_ports_are(plat))
         if port in used[s]:
             raise UserError(f"port {s}:{port} is given to both {used[s][port]} and {what}", file=file,
                             field=field_path, fix="give each port to one host or cable, and never a reserved port")
         used[s][port] = what
 
     # Explicit ports.
-    edges = sorted(topo.graph.edges(keys=True, data=True),
-                   key=lambda e: (min(topo.index(e[0]), topo.index(e[1])), max(topo.index(e[0]), topo.index(e[1])), e[2]))
     for k, (a, b, key, data) in enumerate(edges):
         if "ports" in data:
             take(a, data["ports"][a], f"the cable {a}-{b}", "topology.links")
@@ -142,19 +205,30 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
         if h.port:
             take(h.switch, h.port, f"host '{h.name}'", f"hosts (host '{h.name}')")
 
-    # Cables: highest free ports first; hosts: lowest free ports first.
+    # Cables: the switch's inter-switch ports in their order if it has a list, else the
+    # highest free pool ports; hosts: the lowest free pool ports, never one of that list.
+    def cable_port(s: str) -> str:
+        if s in isl:
+            port = next(p for p in isl[s][0] if p not in used[s])   # capacity was checked
+        else:
+            port = _highest_free(switches[s].platform, used[s])
+        return port
+
     cable_ports: list[tuple[str, str, str, str]] = []
     for a, b, key, data in edges:
         if "ports" in data:
             pa, pb = data["ports"][a], data["ports"][b]
         else:
-            pa = _highest_free(switches[a].platform, used[a])
+            pa = cable_port(a)
             used[a][pa] = f"the cable {a}-{b}"
-            pb = _highest_free(switches[b].platform, used[b])
+            pb = cable_port(b)
             used[b][pb] = f"the cable {a}-{b}"
         if topo.index(a) > topo.index(b):
             a, b, pa, pb = b, a, pb, pa
         cable_ports.append((a, pa, b, pb))
+    for s, (ports, _) in isl.items():
+        for p in ports:
+            used[s].setdefault(p, "inter-switch cables")      # set aside: never a host's
     for h in hosts:
         if not h.port:
             h.port = _lowest_free(switches[h.switch].platform, used[h.switch])
@@ -196,15 +270,100 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
     return switches, cables
 
 
+def _ports_are(plat: Platform) -> str:
+    return f"{plat.name} ports are {plat.port_list()}"
+
+
+def _inter_switch_ports(inv: LoadedInventory, topo: Topology, switches: dict[str, SwitchPlan],
+                        overrides: Mapping[str, tuple[str, object]]) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Each switch's ordered list of ports for its inter-switch cables, with the field that
+    gave it: `switches.<name>.inter_switch_ports`, else `topology.inter_switch_ports`."""
+    common = inv.spec.topology.inter_switch_ports
+    out: dict[str, tuple[tuple[str, ...], str]] = {}
+    for s in topo.switches:
+        key, ov = overrides.get(s, (s, None))
+        own = getattr(ov, "inter_switch_ports", None)
+        if own is not None:
+            out[s] = (own, f"switches.{key}.inter_switch_ports")
+        elif common is not None:
+            out[s] = (common, "topology.inter_switch_ports")
+        else:
+            continue
+        ports, field_path = out[s]
+        sp = switches[s]
+        for p in ports:
+            if not sp.platform.has_port(p):
+                raise UserError(f"port '{p}' does not exist on {sp.platform.name} (switch '{s}')",
+                                file=inv.file, field=field_path, fix=_ports_are(sp.platform))
+            if p in sp.reserved:
+                raise UserError(f"port {s}:{p} is reserved and listed for inter-switch cables",
+                                file=inv.file, field=field_path,
+                                fix="remove it from one of the two lists")
+    return out
+
+
+def _check_capacity(inv: LoadedInventory, topo: Topology, hosts: list[Host],
+                    switches: dict[str, SwitchPlan], edges: list, isl: dict) -> None:  # type: ignore[type-arg]
+    """Enough ports on every switch, before any is assigned, so that the message names the
+    switch and the counts. Hosts and cables without a port take pool ports (or, for cables,
+    the switch's inter-switch list); what the inventory places outside the pool (e.g. on a
+    10G module port) does not count against it."""
+    file = inv.file
+    explicit: dict[str, list[str]] = {s: [] for s in switches}      # ports named for cables/hosts
+    auto_cables = {s: 0 for s in switches}
+    for a, b, key, data in edges:
+        for s in (a, b):
+            if "ports" in data:
+                explicit[s].append(data["ports"][s])
+            else:
+                auto_cables[s] += 1
+    auto_hosts = {s: 0 for s in switches}
+    named_hosts = {s: 0 for s in switches}
+    for h in hosts:
+        if h.port:
+            explicit[h.switch].append(h.port)
+            named_hosts[h.switch] += switches[h.switch].platform.in_pool(h.port)
+        else:
+            auto_hosts[h.switch] += 1
+    for s, sp in switches.items():
+        plat = sp.platform
+        named_cables = sum(plat.in_pool(p) for p in explicit[s]) - named_hosts[s]
+        aside = 0
+        if s in isl:
+            ports, field_path = isl[s]
+            taken = set(explicit[s])
+            free = [p for p in ports if p not in taken]
+            if auto_cables[s] > len(free):
+                raise PlanError(f"switch '{s}' has {auto_cables[s]} inter-switch cables to place but "
+                                f"{field_path} lists {len(free)} free port{'s' if len(free) != 1 else ''}"
+                                + (f" ({format_port_list(free)})" if free else ""),
+                                file=file, field=field_path,
+                                fix="list more ports, or use fewer cables per pair")
+            aside = sum(plat.in_pool(p) for p in free)
+            cables = named_cables
+        else:
+            cables = named_cables + auto_cables[s]
+        host_count = auto_hosts[s] + named_hosts[s]
+        reserved = sum(plat.in_pool(p) for p in sp.reserved)
+        need = host_count + cables + reserved + aside
+        if need > len(plat.pool):
+            what = (f"{host_count} hosts + {cables} inter-switch cables + {reserved} reserved"
+                    + (f" + {aside} set aside for inter-switch cables" if aside else ""))
+            raise PlanError(
+                f"switch '{s}' needs {need} ports ({what}) but a {plat.name} has {len(plat.pool)}",
+                file=file, field="topology.links_per_pair" if inv.spec.topology.kind != "custom" else "topology.links",
+                fix="use fewer cables per pair or fewer hosts on that switch, or a platform with more ports")
+
+
 def _highest_free(plat: Platform, used: dict[str, str]) -> str:
-    for p in reversed(plat.ports):
+    for p in reversed(plat.pool):
         if p not in used:
             return p
     raise AssertionError("capacity was checked before")
 
 
 def _lowest_free(plat: Platform, used: dict[str, str]) -> str:
-    for p in plat.ports:
+    for p in plat.pool:
         if p not in used:
             return p
     raise AssertionError("capacity was checked before")

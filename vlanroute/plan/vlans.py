@@ -1,112 +1,25 @@
-"""VLAN packing: put sources whose route trees are compatible into one VLAN.
-
-A source's tree, pruned to the switches that have hosts, is the set of links its frames
-may cross. Sources with identical trees share a VLAN. Different trees may still share one
-when their union stays loop-free: then the path between any two switches in the union is
-unique and is each source's own path. Two different trees over the same switch set always
-form a loop (both have n-1 links on the same n switches), so only trees over different
-switch sets (Steiner trees, when some switches have no hosts) are worth trying to merge.
-"""
+"""The routing VLANs of a plan: the routing's shared trees (routing/packing.py), each of
+which becomes one VLAN with an id and a learning subnet."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from vlanroute.routing.routes import Routes
-
-Link = tuple[str, str]
+from vlanroute.model.topology import Topology
+from vlanroute.routing.engine import Routes
+from vlanroute.routing.packing import Link, packing_of
 
 
 @dataclass
 class VlanGroup:
     sources: list[str]
-    links: set[Link]
-    switches: set[str]
+    links: frozenset[Link]          # shared with the routing's packing, never changed
+    switches: frozenset[str]
     id: int = 0
     learning_subnet: str = ""
-    extra: dict[str, object] = field(default_factory=dict)
 
 
-def pruned_tree(parent: dict[str, str], src: str, targets: set[str], order: dict[str, int]) -> tuple[frozenset[Link], frozenset[str]]:
-    """The union of the paths from src to every target, as links (pairs sorted by order)."""
-    nodes = {src}
-    links = set()
-    for t in targets:
-        v = t
-        while v not in nodes:
-            p = parent[v]
-            nodes.add(v)
-            links.add((p, v) if order[p] < order[v] else (v, p))
-            v = p
-    return frozenset(links), frozenset(nodes)
-
-
-class _UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
-
-    def find(self, x: str) -> str:
-        p = self.parent.setdefault(x, x)
-        while p != self.parent.setdefault(p, p):
-            self.parent[x] = self.parent[p]
-            x, p = p, self.parent[p]
-        return p
-
-    def union(self, a: str, b: str) -> bool:
-        ra, rb = self.find(a), self.find(b)
-        if ra == rb:
-            return False
-        self.parent[ra] = rb
-        return True
-
-
-def is_forest(links: set[Link] | frozenset[Link]) -> bool:
-    uf = _UnionFind()
-    return all(uf.union(a, b) for a, b in links)
-
-
-def pack_vlans(routes: Routes, host_switches: set[str], order: dict[str, int]) -> list[VlanGroup]:
-    """Group the sources (switches with hosts) into as few VLANs as the routing allows.
-
-    Identical trees always share; then, largest tree first, a tree joins the first VLAN
-    whose union with it stays loop-free (first fit, as in SPAIN and LASH). The result is
-    ordered by each VLAN's first source in switch order.
-    """
-    by_tree: dict[frozenset[Link], tuple[list[str], frozenset[str]]] = {}
-    for src in sorted(host_switches, key=order.__getitem__):
-        links, nodes = pruned_tree(routes.parents[src], src, host_switches, order)
-        if links in by_tree:
-            by_tree[links][0].append(src)
-        else:
-            by_tree[links] = ([src], nodes)
-
-    groups: list[VlanGroup] = []
-    # Each group's switches as a frozenset (cached hash: unequal sets compare in O(1)); a
-    # tree spanning every host switch is the common case, so that set is one shared object.
-    full = frozenset(host_switches)
-    frozen: list[frozenset[str]] = []
-    items = sorted(by_tree.items(), key=lambda kv: (-len(kv[0]), order[kv[1][0][0]]))
-    for links, (sources, nodes) in items:
-        if nodes == full:
-            nodes = full
-        placed = False
-        for i, g in enumerate(groups):
-            if frozen[i] is nodes or (hash(frozen[i]) == hash(nodes) and frozen[i] == nodes):
-                continue   # different trees on the same switches always make a loop
-            union = g.links | links
-            if is_forest(union):
-                g.links = set(union)
-                g.switches |= nodes
-                frozen[i] = frozenset(g.switches)
-                if frozen[i] == full:
-                    frozen[i] = full
-                g.sources.extend(sources)
-                placed = True
-                break
-        if not placed:
-            groups.append(VlanGroup(sources=list(sources), links=set(links), switches=set(nodes)))
-            frozen.append(nodes)
-    for g in groups:
-        g.sources.sort(key=order.__getitem__)
-    groups.sort(key=lambda g: order[g.sources[0]])
-    return groups
+def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[VlanGroup]:
+    """One VLAN per shared tree, ordered by each VLAN's first source in switch order."""
+    return [VlanGroup(sources=list(t.sources), links=t.links, switches=t.switches)
+            for t in packing_of(routes, topo, host_count)]

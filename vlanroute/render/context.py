@@ -1,11 +1,12 @@
-"""Build the Jinja2 context of every rendered file from the plan JSON (docs/plan-format.md),
+"""Build the Jinja2 context of every rendered file from the plan document (docs/plan-format.md),
 re-checking on the way the rules a rendered config must obey.
 
-The plan was verified when it was built; the checks here are defence in depth against a
-hand-edited plan.json or a planner bug, because a wrong membership on an inter-switch port
-with spanning tree off is a broadcast storm. A violated rule raises VerificationError, a
-setting the inventory asked for but the platform cannot do raises UserError.
-The contexts are documented in templates/README.md; keep the two in step.
+The document's names and types were validated when it was made (vlanroute.bundle.document).
+The plan was verified when it was built; the rule checks here are defence in depth against
+a planner bug or a plan document edited by hand, because a wrong membership on an
+inter-switch port with spanning tree off is a broadcast storm. A violated rule raises
+VerificationError, a setting the inventory asked for but the platform cannot do raises
+UserError. The contexts are documented in templates/README.md; keep the two in step.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from vlanroute import names as safe
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.drivers import family_of
+from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.hostside.table import HostRow, VlanRow
 from vlanroute.model.platforms import Platform
@@ -80,6 +83,7 @@ class SwitchSettings:
 class SwitchContext:
     switch: str
     platform: Platform
+    family: Family             # .capabilities (e.g. .eee), .title
     plan_name: str
     mgmt: str | None
     vlans: list[int]
@@ -126,12 +130,12 @@ def _ints(value: object, what: str, lo: int = 2, hi: int = 4094) -> list[int]:
     return sorted(out)
 
 
-def _tree_vlans(doc: Mapping[str, Any]) -> dict[frozenset[str], set[int]]:
+def _tree_vlans(doc: PlanDocument) -> dict[frozenset[str], set[int]]:
     """Neighbour pair -> the VLANs whose tree uses it, from plan.vlans[].links."""
     out: dict[frozenset[str], set[int]] = {}
-    for v in doc["vlans"]:
-        for a, b in v["links"]:
-            out.setdefault(frozenset((a, b)), set()).add(v["id"])
+    for v in doc.vlans:
+        for a, b in v.links:
+            out.setdefault(frozenset((a, b)), set()).add(v.id)
     return out
 
 
@@ -144,48 +148,48 @@ class DocIndex:
     subnets: dict[int, tuple[int, int, int]]     # VLAN -> (network int, broadcast int, prefix length)
 
     @classmethod
-    def of(cls, doc: Mapping[str, Any]) -> "DocIndex":
+    def of(cls, doc: PlanDocument) -> "DocIndex":
         subnets = {}
-        for v in sorted(doc["vlans"], key=lambda v: v["id"]):
-            net = safe.ipv4_network(v["learning_subnet"], f"plan.vlans[{v['id']}].learning_subnet")
-            subnets[v["id"]] = (int(net.network_address), int(net.broadcast_address), net.prefixlen)
-        return cls(routing_ids=_ints([v["id"] for v in doc["vlans"]], "plan.vlans[].id"),
+        for v in sorted(doc.vlans, key=lambda v: v.id):
+            net = safe.ipv4_network(v.learning_subnet, f"plan.vlans[{v.id}].learning_subnet")
+            subnets[v.id] = (int(net.network_address), int(net.broadcast_address), net.prefixlen)
+        return cls(routing_ids=_ints([v.id for v in doc.vlans], "plan.vlans[].id"),
                    pair_vlans=_tree_vlans(doc), subnets=subnets)
 
 
-def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
+def switch_context(doc: PlanDocument, name: str, platform: Platform,
                    index: DocIndex | None = None) -> SwitchContext:
     index = index or DocIndex.of(doc)
-    sw = doc["switches"][name]
+    sw = doc.switches[name]
+    family = family_of(platform)
     where = f"plan.switches.{name}"
-    safe.name(name, where)
     safe.name(platform.name, f"{where}.platform")    # printed in the config's header comment
     errors: list[str] = []
     panel = frozenset(platform.ports)
     lo, hi = platform.vid_min, platform.vid_max
     routing = _ints(index.routing_ids, "plan.vlans[].id", lo, hi)
     pair_vlans = index.pair_vlans
-    reserved = [safe.port(p, f"{where}.reserved_ports") for p in sw.get("reserved_ports", [])]
+    reserved = [safe.port(p, f"{where}.reserved_ports") for p in sw.reserved_ports]
 
     host_ports: list[HostPort] = []
     singles: list[tuple[str, str, list[int]]] = []
     member_of: dict[str, int] = {}
-    for port_name, p in sw["ports"].items():
+    for port_name, p in sw.ports.items():
         pw = f"{where}.ports.{port_name}"
         safe.port(port_name, pw, panel)
         if port_name in reserved:
             errors.append(f"{pw}: the port is reserved and must not be touched")
-        role = p.get("role")
-        untagged = _ints(p.get("untagged", []), f"{pw}.untagged", lo, hi)
-        tagged = _ints(p.get("tagged", []), f"{pw}.tagged", lo, hi)
-        if role == "host":
-            host = safe.name(p.get("host"), f"{pw}.host")
-            pvid = safe.vid(p.get("pvid"), f"{pw}.pvid", lo, hi)
-            h = doc["hosts"].get(host)
-            if h is None or h.get("switch") != name or h.get("port") != port_name:
+        untagged = _ints(p.untagged, f"{pw}.untagged", lo, hi)
+        tagged = _ints(p.tagged, f"{pw}.tagged", lo, hi)
+        if p.role == "host":
+            host = p.host
+            assert host is not None                    # the document checks each role's fields
+            pvid = safe.vid(p.pvid, f"{pw}.pvid", lo, hi)
+            h = doc.hosts.get(host)
+            if h is None or h.switch != name or h.port != port_name:
                 errors.append(f"{pw}: host {host} is not recorded on this port in plan.hosts")
-            elif h.get("vlan") != pvid:
-                errors.append(f"{pw}: PVID {pvid} differs from plan.hosts.{host}.vlan {h.get('vlan')}")
+            elif h.vlan != pvid:
+                errors.append(f"{pw}: PVID {pvid} differs from plan.hosts.{host}.vlan {h.vlan}")
             if untagged != routing:
                 errors.append(f"{pw}: a host port must be untagged in every routing VLAN "
                               f"{compress(routing)}, not {compress(untagged) if untagged else 'none'}")
@@ -194,42 +198,41 @@ def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
             if tagged:
                 errors.append(f"{pw}: a host port must not be tagged in any VLAN")
             host_ports.append(HostPort(port_name, host, pvid, untagged, compress(untagged)))
-        elif role in ("inter-switch", "lag-member"):
-            nb = safe.name(p.get("neighbor"), f"{pw}.neighbor")
-            if untagged or p.get("pvid") is not None:
+        else:
+            nb = p.neighbor
+            assert nb is not None
+            if untagged or p.pvid is not None:
                 errors.append(f"{pw}: an inter-switch port must not be untagged in any VLAN or have a PVID")
-            if role == "inter-switch":
-                if p.get("lag") is not None:
-                    errors.append(f"{pw}: role inter-switch but lag {p.get('lag')} is set")
+            if p.role == "inter-switch":
+                if p.lag is not None:
+                    errors.append(f"{pw}: role inter-switch but lag {p.lag} is set")
                 singles.append((port_name, nb, tagged))
             else:
-                member_of[port_name] = safe.integer(p.get("lag"), f"{pw}.lag", 1, platform.max_lags)
-        else:
-            errors.append(f"{pw}: unknown port role {role!r}")
+                member_of[port_name] = safe.integer(p.lag, f"{pw}.lag", 1, platform.max_lags)
 
     lags: list[Lag] = []
     switch_vlans: set[int] = set()
     for hp in host_ports:
         switch_vlans.update(hp.untagged)
     lag_defs: list[tuple[int, str, list[str], list[int]]] = []
-    for lag_id_text, lag in sw.get("lags", {}).items():
-        lw = f"{where}.lags.{lag_id_text}"
-        lag_id = safe.integer(int(lag_id_text) if str(lag_id_text).isdigit() else lag_id_text,
-                              lw, 1, platform.max_lags)
-        nb = safe.name(lag.get("neighbor"), f"{lw}.neighbor")
-        members = [safe.port(m, f"{lw}.members", panel) for m in lag.get("members", [])]
+    for lag_id in sw.lag_ids():
+        lag = sw.lags[str(lag_id)]
+        lw = f"{where}.lags.{lag_id}"
+        safe.integer(lag_id, lw, 1, platform.max_lags)
+        nb = lag.neighbor
+        members = [safe.port(m, f"{lw}.members", panel) for m in lag.members]
         if len(members) < 2 or len(members) > platform.max_lag_members:
             errors.append(f"{lw}: {len(members)} members, expected 2..{platform.max_lag_members}")
-        tagged = _ints(lag.get("tagged", []), f"{lw}.tagged", lo, hi)
+        tagged = _ints(lag.tagged, f"{lw}.tagged", lo, hi)
         for m in members:
-            mp = sw["ports"].get(m)
+            mp = sw.ports.get(m)
             if mp is None or member_of.get(m) != lag_id:
                 errors.append(f"{lw}: member {m} is not listed as a lag-member of LAG {lag_id}")
-            elif mp.get("neighbor") != nb or sorted(mp.get("tagged", [])) != tagged:
+            elif mp.neighbor != nb or sorted(mp.tagged) != tagged:
                 errors.append(f"{lw}: member {m} disagrees with the LAG on neighbour or tagged VLANs")
         lag_defs.append((lag_id, nb, sorted(members, key=platform.port_index), tagged))
     for m, lag_id in member_of.items():
-        if str(lag_id) not in sw.get("lags", {}):
+        if sw.lag(lag_id) is None:
             errors.append(f"{where}.ports.{m}: member of LAG {lag_id}, which is not defined")
 
     # Exactly the VLANs whose tree uses the neighbour pair, and one bundle per neighbour:
@@ -238,7 +241,7 @@ def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
     uplinks = [(f"port {p}", nb, t) for p, nb, t in singles] + \
               [(f"port-channel {i}", nb, t) for i, nb, _, t in lag_defs]
     for label, nb, tagged in uplinks:
-        if nb not in doc["switches"] or nb == name:
+        if nb not in doc.switches or nb == name:
             errors.append(f"{where}: {label} goes to unknown neighbour {nb!r}")
         if nb in seen_neighbors:
             errors.append(f"{where}: {label} and {seen_neighbors[nb]} both go to {nb} without one LAG (a loop)")
@@ -262,40 +265,43 @@ def switch_context(doc: Mapping[str, Any], name: str, platform: Platform,
     lags = [Lag(i, nb, ms, t, compress(t), removal(t), compress(removal(t)))
             for i, nb, ms, t in sorted(lag_defs)]
     host_ports.sort(key=lambda hp: platform.port_index(hp.port))
-    managed = sorted(sw["ports"], key=platform.port_index)
+    managed = sorted(sw.ports, key=platform.port_index)
     return SwitchContext(
-        switch=name, platform=platform, plan_name=safe.name(doc["name"], "plan.name"),
-        mgmt=safe.ip_address(sw["mgmt"], f"{where}.mgmt") if sw.get("mgmt") else None,
+        switch=name, platform=platform, family=family, plan_name=_plan_name(doc), mgmt=sw.mgmt,
         vlans=vlans, vlan_list=compress(vlans) if vlans else "", routing_vlans=routing,
         host_ports=host_ports, links=links, lags=lags, reserved_ports=reserved,
-        managed_ports=managed, settings=_switch_settings(doc, platform, name),
+        managed_ports=managed, settings=_switch_settings(doc, platform, family, name),
     )
 
 
-def _switch_settings(doc: Mapping[str, Any], platform: Platform, name: str) -> SwitchSettings:
-    s = doc["settings"]
-    aging = s.get("aging_time")
+def _plan_name(doc: PlanDocument) -> str:
+    return safe.name(doc.name, "plan.name")      # None (a document without one) is refused
+
+
+def _switch_settings(doc: PlanDocument, platform: Platform, family: Family, name: str) -> SwitchSettings:
+    s = doc.settings
+    aging = s.aging_time
     if aging is None:
         aging = platform.aging_max
-    if not isinstance(aging, int) or not platform.aging_min <= aging <= platform.aging_max:
+    if not platform.aging_min <= aging <= platform.aging_max:
         raise UserError(f"aging time {aging!r} s is outside what {platform.name} accepts "
                         f"({platform.aging_min}..{platform.aging_max} s) on switch {name}",
                         field="settings.aging_time",
                         fix=f"set settings.aging_time within {platform.aging_min}..{platform.aging_max}, "
                             "or leave it out for the platform maximum")
-    lag_hash = str(s.get("lag_hash", "src-dst-ip-port"))
-    mode = platform.lag_hash_modes.get(lag_hash)
+    modes = family.capabilities.lag_hash_modes
+    mode = modes.get(s.lag_hash)
     if mode is None:
-        raise UserError(f"platform {platform.name} (switch {name}) has no LAG hash '{lag_hash}'",
+        raise UserError(f"platform {platform.name} (switch {name}) has no LAG hash '{s.lag_hash}'",
                         field="settings.lag_hash",
-                        fix=f"use one of: {', '.join(sorted(platform.lag_hash_modes)) or '(none)'}")
-    return SwitchSettings(aging_time=aging, flow_control=bool(s.get("flow_control", True)),
-                          eee=bool(s.get("eee", False)), lag_hash=lag_hash,
-                          lag_hash_mode=safe.token(mode, f"platform {platform.name} lag hash"))
+                        fix=f"use one of: {', '.join(sorted(modes)) or '(none)'}")
+    return SwitchSettings(aging_time=aging, flow_control=s.flow_control is not False,
+                          eee=s.eee, lag_hash=s.lag_hash,
+                          lag_hash_mode=safe.token(mode, f"family {family.name} lag hash"))
 
 
-def learning_method(doc: Mapping[str, Any], override: str | None) -> str:
-    method = override or doc["settings"].get("learning", {}).get("method") or "system"
+def learning_method(doc: PlanDocument, override: str | None) -> str:
+    method = override or doc.settings.learning.method or "system"
     if method not in LEARNING_METHODS:
         raise UserError(f"unknown learning method {method!r}", field="settings.learning.method",
                         fix="use " + ", ".join(LEARNING_METHODS) + " (system is the default)")
@@ -317,16 +323,15 @@ def host_network(method: str, network: str | None) -> str:
     return network
 
 
-def host_side(doc: Mapping[str, Any], method: str, network: str,
+def host_side(doc: PlanDocument, method: str, network: str,
               index: DocIndex | None = None) -> HostSide:
     """The host tables from the plan, checking that every host's learning addresses follow the
     rule the host program computes them by: first address of the VLAN's subnet + 1 + index."""
     index = index or DocIndex.of(doc)
-    plan_name = safe.name(doc["name"], "plan.name")
-    learning = doc["settings"].get("learning", {})
-    prefix = learning.get("interface_prefix") or DEFAULT_INTERFACE_PREFIX
+    plan_name = _plan_name(doc)
+    prefix = doc.settings.learning.interface_prefix or DEFAULT_INTERFACE_PREFIX
     widest = max((str(v) for v in index.subnets), key=len, default="")
-    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", prefix):
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", prefix):
         raise VerificationError([f"plan.settings.learning.interface_prefix: unsafe prefix {prefix!r}"])
     if len(prefix) + len(widest) > safe.IFNAME_MAX:
         raise UserError(f"the learning sub-interface of VLAN {widest} would be named {prefix}{widest}, "
@@ -339,22 +344,17 @@ def host_side(doc: Mapping[str, Any], method: str, network: str,
     rows: list[HostRow] = []
     errors: list[str] = []
     taken: dict[int, str] = {}
-    for host, h in doc["hosts"].items():
+    for host, h in doc.hosts.items():
         where = f"plan.hosts.{host}"
-        safe.name(host, where)
-        interface = safe.iface(h.get("interface") or "eth0", f"{where}.interface")
-        mac = h.get("mac")
-        if mac is not None and not (isinstance(mac, str) and _MAC.fullmatch(mac)):
-            errors.append(f"{where}.mac: {mac!r} is not a MAC address like 00:1e:c9:aa:bb:cc")
-            continue
-        position = _host_index(h.get("learning_addresses", {}), index, where, errors)
+        interface = safe.iface(h.interface or "eth0", f"{where}.interface")
+        position = _host_index(h.learning_addresses, index, where, errors)
         if position is None:
             continue
         if position in taken:
             errors.append(f"{where}.learning_addresses: the same as those of {taken[position]}")
             continue
         taken[position] = host
-        rows.append(HostRow(host, interface, mac, safe.vid(h["vlan"], f"{where}.vlan"), position))
+        rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position))
     if errors:
         raise VerificationError(errors)
     rows.sort(key=lambda r: r.index)
@@ -362,11 +362,11 @@ def host_side(doc: Mapping[str, Any], method: str, network: str,
                     script_path=HOST_SCRIPT_PATH, table_dir=HOST_TABLE_DIR, hosts=rows, vlans=vlans)
 
 
-def _network(first: int, prefix_len: int) -> "ipaddress.IPv4Network":
+def _network(first: int, prefix_len: int) -> ipaddress.IPv4Network:
     return ipaddress.IPv4Network((first, prefix_len))
 
 
-def _host_index(addrs: Mapping[str, Any], index: DocIndex, where: str, errors: list[str]) -> int | None:
+def _host_index(addrs: Mapping[str, str], index: DocIndex, where: str, errors: list[str]) -> int | None:
     """The host index its learning addresses encode, or None (with the reason in errors)."""
     texts = [addrs.get(str(vid)) for vid in index.subnets]
     if not texts:
@@ -399,7 +399,6 @@ _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _QUAD = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
 _DOTTED_QUAD = re.compile(_QUAD)
 _DOTTED_QUADS = re.compile(rf"{_QUAD}(?: {_QUAD})*")
-_MAC = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
 
 
 def _ipv4_int(text: object) -> int | None:
@@ -410,13 +409,9 @@ def _ipv4_int(text: object) -> int | None:
     return int.from_bytes(socket.inet_aton(text), "big")   # safe: the pattern matched first
 
 
-def refresh_context(doc: Mapping[str, Any], aging_times: list[int], network: str = "script") -> RefreshContext:
+def refresh_context(doc: PlanDocument, aging_times: list[int], network: str = "script") -> RefreshContext:
     """The shortest aging time of any switch decides how often the learning must repeat."""
-    learning = doc["settings"].get("learning", {})
-    sched = schedule_for(min(aging_times), learning.get("interval_s"), learning.get("splay_s"))
-    return RefreshContext(plan_name=safe.name(doc["name"], "plan.name"),
-                          script_path=HOST_SCRIPT_PATH, table_dir=HOST_TABLE_DIR, network=network,
-                          schedule=sched, aging_time=min(aging_times))
-
-
-PlatformLookup = Callable[[str], Platform]
+    learning = doc.settings.learning
+    sched = schedule_for(min(aging_times), learning.interval_s, learning.splay_s)
+    return RefreshContext(plan_name=_plan_name(doc), script_path=HOST_SCRIPT_PATH, table_dir=HOST_TABLE_DIR,
+                          network=network, schedule=sched, aging_time=min(aging_times))

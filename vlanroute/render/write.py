@@ -9,27 +9,28 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import jinja2
 
 from vlanroute.atomic_dir import publish_dir
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.platforms import resolve_platforms
+from vlanroute.bundle.reader import PLAN_FILE
+from vlanroute.drivers import FAMILIES, family_of
 from vlanroute.errors import UserError, VerificationError
-from vlanroute.model.platforms import PLATFORMS, Platform
+from vlanroute.model.platforms import Platform
 from vlanroute.hostside import table
 from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
                                       learning_method, refresh_context, switch_context)
 from vlanroute.vlanlist import format_vlan_list as compress
 from vlanroute.resources import template_loader
 
-PLAN_FILE = "plan.json"
 # Carried over from the previous OUTDIR: `vlanroute push` keeps the switches' old configs here.
 KEEP_DIRS = ("backups",)
 
@@ -52,8 +53,10 @@ class RenderResult:
 
 
 def environment() -> jinja2.Environment:
+    """The templates: the package's, then those of families that bring their own folder."""
+    extra = [jinja2.FileSystemLoader(str(f.template_dir)) for f in FAMILIES.values() if f.template_dir]
     env = jinja2.Environment(
-        loader=template_loader(),
+        loader=jinja2.ChoiceLoader([template_loader(), *extra]) if extra else template_loader(),
         undefined=jinja2.StrictUndefined, autoescape=False,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
@@ -61,55 +64,50 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def plan_json_text(doc: Mapping[str, Any]) -> str:
-    """plan.json bytes: must equal `vlanroute plan --json` (docs/plan-format.md)."""
-    return json.dumps(doc, indent=1) + "\n"
-
-
-def cabling_csv_text(doc: Mapping[str, Any]) -> str:
+def cabling_csv_text(doc: PlanDocument) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["a", "a_port", "b", "b_port", "a_lag", "b_lag"])
-    for c in doc["cabling"]:
-        w.writerow([c["a"], c["a_port"], c["b"], c["b_port"],
-                    "" if c.get("a_lag") is None else c["a_lag"],
-                    "" if c.get("b_lag") is None else c["b_lag"]])
+    for c in doc.cabling:
+        w.writerow([c.a, c.a_port, c.b, c.b_port,
+                    "" if c.a_lag is None else c.a_lag, "" if c.b_lag is None else c.b_lag])
     return buf.getvalue()
 
 
 def render_switch(ctx: SwitchContext, env: jinja2.Environment) -> str:
     """One switch's config text from its family's template."""
-    platform = ctx.platform
     try:
-        template = env.get_template(f"switch/{platform.family}.j2")
+        template = env.get_template(ctx.family.template)
     except jinja2.TemplateNotFound:
-        raise UserError(f"no switch template for platform family '{platform.family}' "
-                        f"(switch {ctx.switch}, platform {platform.name})",
-                        fix="use a platform whose family has a template: " + ", ".join(
-                            sorted(t[len("switch/"):-len(".j2")] for t in env.list_templates()
-                                   if t.startswith("switch/") and t.endswith(".j2")))) from None
+        raise UserError(f"no switch template {ctx.family.template} for family '{ctx.family.name}' "
+                        f"(switch {ctx.switch}, platform {ctx.platform.name})",
+                        fix="install the family's template, or use a platform of another family") from None
     return template.render(ctx.__dict__)
 
 
-def render_files(doc: Mapping[str, Any], platform_of: Callable[[str], Platform],
-                 options: RenderOptions = RenderOptions(),
+def platforms_of(doc: PlanDocument, source: str = PLAN_FILE) -> dict[str, Platform]:
+    """Each switch's platform: built in, or derived and recorded in the plan; never guessed."""
+    return resolve_platforms(doc, source=source, guess=False).by_switch
+
+
+def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
                  env: jinja2.Environment | None = None) -> dict[str, str]:
     """Relative path -> text of every file, in memory (no I/O): the unit that tests and bench use."""
     env = env or environment()
-    files: dict[str, str] = {PLAN_FILE: plan_json_text(doc), "cabling.csv": cabling_csv_text(doc)}
+    files: dict[str, str] = {PLAN_FILE: doc.to_json_text(), "cabling.csv": cabling_csv_text(doc)}
     aging_times: list[int] = []
     index = DocIndex.of(doc)
-    for name in sorted(doc["switches"]):
-        platform = platform_of(doc["switches"][name]["platform"])
-        ctx = switch_context(doc, name, platform, index)
+    platforms = platforms_of(doc)
+    for name in sorted(doc.switches):
+        ctx = switch_context(doc, name, platforms[name], index)
         aging_times.append(ctx.settings.aging_time)
         files[f"switches/{name}.cfg"] = render_switch(ctx, env)
     method = learning_method(doc, options.learning_method)
     network = host_network(method, options.host_network)
-    if doc["hosts"]:
+    if doc.hosts:
         side = host_side(doc, method, network, index)
         files.update(render_host_side(side, env, options.per_host_scripts))
-    if doc["hosts"] and aging_times:
+    if doc.hosts and aging_times:
         rctx = refresh_context(doc, aging_times, network).__dict__
         for unit in ("vlanroute-refresh.cron", "vlanroute-refresh.service", "vlanroute-refresh.timer"):
             files[f"refresh/{unit}"] = env.get_template(f"refresh/{unit}.j2").render(rctx)
@@ -198,16 +196,15 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def render_to_dir(doc: Mapping[str, Any], outdir: Path, platform_of: Callable[[str], Platform],
-                  options: RenderOptions = RenderOptions()) -> RenderResult:
+def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
     outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
     _check_outdir(outdir)
-    files = render_files(doc, platform_of, options)
+    files = render_files(doc, options)
+    platforms = {p.name: p for p in platforms_of(doc).values()}
     outdir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
     try:
         total = _write_tree(tmp, files)
-        platforms = {sw["platform"]: platform_of(sw["platform"]) for sw in doc["switches"].values()}
         verified = _run_verifier(tmp, platforms) if options.verify else False
         if outdir.exists():
             _carry_over(outdir, tmp)
@@ -220,21 +217,13 @@ def render_to_dir(doc: Mapping[str, Any], outdir: Path, platform_of: Callable[[s
     if options.verify and not verified:
         warnings.append("vlanroute.verify.configs is not available: the rendered configs were not "
                         "re-parsed and simulated before publishing")
-    if any(platform_of(s["platform"]).family == "apresia-aeos" for s in doc["switches"].values()):
-        warnings.append("Apresia AEOS syntax is largely unconfirmed (docs/platforms.md): "
-                        "check switches/*.cfg on one switch before pushing")
+    warnings.extend(syntax_warnings(platforms.values()))
     return RenderResult(outdir, len(files), total, verified, warnings)
 
 
-def platform_lookup(extra: Mapping[str, Platform] | None = None) -> Callable[[str], Platform]:
-    """Built-in platforms plus those an inventory derived (a Plan's own platform table)."""
-    table = dict(PLATFORMS)
-    if extra:
-        table.update(extra)
-
-    def lookup(name: str) -> Platform:
-        if name not in table:
-            raise UserError(f"unknown platform '{name}' in the plan", field="switches.*.platform",
-                            fix="use one of: " + ", ".join(sorted(table)))
-        return table[name]
-    return lookup
+def syntax_warnings(platforms: Iterable[Platform]) -> list[str]:
+    """One warning per family in use whose rendered commands are not all confirmed."""
+    families = {f.name: f for f in map(family_of, platforms)}
+    return [f"{f.title} syntax that no public source confirms (docs/platforms/{f.name}.md), check it in "
+            f"switches/*.cfg on one switch before pushing: {'; '.join(f.unconfirmed)}"
+            for _, f in sorted(families.items()) if f.unconfirmed]

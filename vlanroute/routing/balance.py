@@ -1,6 +1,6 @@
 """Choosing among equally short paths: balanced load first, then shared trees.
 
-`balanced_shortest_routes` builds one shortest-path tree per source on any graph, picking
+`balanced_shortest_parents` builds one shortest-path tree per source on any graph, picking
 every switch's parent among its equally near neighbours so that the all-to-all load stays
 even: the global-balance idea of SSSP routing (Hoefler, Schneider, Lumsdaine, HOTI 2009:
 route with the load already placed as edge weights), restricted to minimal paths and
@@ -13,25 +13,11 @@ fewer VLANs (two different spanning trees never fit in one VLAN).
 
 from __future__ import annotations
 
-import itertools
-
 import networkx as nx
 
-from vlanroute.routing.routes import ParentMap, Routes, dor_tree, tie_goes_plus
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, bfs_order, source_arc_loads, tree_depths
-
-
-def cable_counts(topo: Topology) -> dict[Arc, int]:
-    out: dict[Arc, int] = {}
-    for a, b, d in topo.simple().edges(data=True):
-        out[(a, b)] = out[(b, a)] = d["cables"]
-    return out
-
-
-def _add(load: dict[Arc, float], contrib: list[tuple[Arc, float]], cables: dict[Arc, int], sign: float) -> None:
-    for arc, x in contrib:
-        load[arc] = load.get(arc, 0.0) + sign * x / cables[arc]
+from vlanroute.routing.trees import (Arc, ParentMap, add_loads, adjacency, bfs_order, is_shortest_path_tree,
+                                     reroot, source_arc_loads)
 
 
 def balanced_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int], hosts: dict[str, int],
@@ -70,18 +56,21 @@ def least_loaded_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int],
     for v in sorted(dist, key=lambda x: (dist[x], order[x]))[1:]:
         d = dist[v]
         best = min((p for p in adj[v] if dist.get(p) == d - 1),
-                   key=lambda p: (cost[p] + load.get((p, v), 0.0) / 1.0, order[p]))
+                   key=lambda p: (cost[p] + load.get((p, v), 0.0), order[p]))
         parent[v] = best
         cost[v] = cost[best] + load.get((best, v), 0.0)
     return parent
 
 
-def balanced_shortest_routes(topo: Topology, hosts: dict[str, int], rounds: int = 3,
-                             builder: str = "bottom-up") -> Routes:
+def balanced_shortest_parents(topo: Topology, hosts: dict[str, int], rounds: int = 3,
+                              builder: str = "bottom-up") -> dict[str, ParentMap]:
+    """One shortest-path tree per source, each built against the load of all the others
+    (`balanced_tree` or, builder "sssp", `least_loaded_tree`); rounds of re-routing every
+    source while the maximum load falls; the best round is kept."""
     g = topo.simple()
     order = {s: i for i, s in enumerate(topo.switches)}
     adj = {n: sorted(g.neighbors(n), key=order.__getitem__) for n in topo.switches}
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     # Sources with hosts, most hosts first (they weigh most); switches without hosts still
     # get a tree (the parent map covers every switch) but carry no traffic.
     sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), order[s]))
@@ -93,69 +82,45 @@ def balanced_shortest_routes(topo: Topology, hosts: dict[str, int], rounds: int 
     for _ in range(rounds):
         for s in sources:
             if s in contrib:
-                _add(load, contrib[s], cables, -1.0)
+                add_loads(load, contrib[s], cables, -1.0)
             build = balanced_tree if builder == "bottom-up" else least_loaded_tree
             par = build(s, adj, dists[s], hosts, hosts.get(s, 0), load, cables, order)
             parents[s] = par
             contrib[s] = list(source_arc_loads(par, s, hosts))
-            _add(load, contrib[s], cables, 1.0)
+            add_loads(load, contrib[s], cables, 1.0)
         peak = max(load.values(), default=0.0)
         if best is not None and peak >= best[0] - 1e-9:
             break
         best = (peak, dict(parents))
     assert best is not None
-    return Routes("shortest", best[1], {"tie_break": "balanced-" + builder})
+    return best[1]
 
 
-def is_shortest_path_tree(parent: ParentMap, src: str, dist: dict[str, int]) -> bool:
-    depth = tree_depths(parent, src)
-    return len(depth) == len(dist) and all(depth[v] == d for v, d in dist.items())
-
-
-def reroot(links_adj: dict[str, list[str]], src: str) -> ParentMap:
-    parent: ParentMap = {}
-    stack = [src]
-    seen = {src}
-    while stack:
-        u = stack.pop()
-        for v in links_adj[u]:
-            if v not in seen:
-                seen.add(v)
-                parent[v] = u
-                stack.append(v)
-    return parent
-
-
-def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes:
+def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, int]) -> dict[str, ParentMap] | None:
     """Move sources onto other sources' trees where those are shortest for them too.
 
     Greedy: trees used by many sources first; a source moves if the tree is a shortest-
     path tree from it and the all-to-all maximum load does not rise. Only spanning trees
     are compared, so it is a no-op where every source's tree already is distinct and
     incompatible (e.g. a hyper-crossbar, where any two sources have a common neighbour).
+    Returns the new trees, or None if no source moved.
     """
     g = topo.simple()
-    cables = cable_counts(topo)
+    cables = topo.arc_cables()
     degree = {n: g.degree(n) for n in topo.switches}
     sources = [s for s in topo.switches if hosts.get(s, 0)]
     trees: dict[frozenset[tuple[str, str]], list[str]] = {}
     for s in sources:
-        key = frozenset(tuple(sorted(e)) for e in routes.parents[s].items())
+        key = frozenset((v, p) if v < p else (p, v) for v, p in routing[s].items())
         trees.setdefault(key, []).append(s)
     if len(trees) <= 1:
-        return routes
-    adjs: dict[frozenset[tuple[str, str]], dict[str, list[str]]] = {}
-    for key in trees:
-        a: dict[str, list[str]] = {}
-        for x, y in key:
-            a.setdefault(x, []).append(y)
-            a.setdefault(y, []).append(x)
-        adjs[key] = a
-    parents = dict(routes.parents)
+        return None
+    adjs = {key: adjacency(key) for key in trees}
+    parents = dict(routing)
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
     load: dict[Arc, float] = {}
     for s in sources:
-        _add(load, contrib[s], cables, 1.0)
+        add_loads(load, contrib[s], cables, 1.0)
     peak = max(load.values(), default=0.0)
     tree_of = {s: k for k, ss in trees.items() for s in ss}
     moved = False
@@ -172,8 +137,8 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
             if not is_shortest_path_tree(cand, s, dist):
                 continue
             new = list(source_arc_loads(cand, s, hosts, bfs_order(cand, s)))
-            _add(load, contrib[s], cables, -1.0)
-            _add(load, new, cables, 1.0)
+            add_loads(load, contrib[s], cables, -1.0)
+            add_loads(load, new, cables, 1.0)
             if max(load.values(), default=0.0) <= peak + 1e-9:
                 trees[tree_of[s]].remove(s)
                 trees[key].append(s)
@@ -182,112 +147,6 @@ def share_trees(routes: Routes, topo: Topology, hosts: dict[str, int]) -> Routes
                 contrib[s] = new
                 moved = True
                 break
-            _add(load, new, cables, -1.0)
-            _add(load, contrib[s], cables, 1.0)
-    if not moved:
-        return routes
-    return Routes(routes.algorithm, parents, {**routes.detail, "shared": True})
-
-
-def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_work: int = 3_000_000,
-                    rounds: int = 6, pair_limit: int = 64) -> Routes:
-    """Local search over the single tie decisions of a dimension-order routing.
-
-    A tie rule decides for all sources alike; with uneven host counts, or rings of size
-    4k+2, no rule balances exactly. Here every (source, dimension, branch) tie is flipped
-    in turn and kept if the loads improve (leximin, `_score`); when no single flip helps
-    and there are at most `pair_limit` ties, pairs of flips are tried (two sources
-    trading directions is the typical improving move). Stops early when the maximum load
-    reaches the mean over all cables (no minimal routing does better: all carry the same
-    total) or when `max_work` (switch visits) is spent, so it stays cheap on big grids.
-    """
-    assert topo.dims is not None
-    dims = topo.dims
-    if topo.kind not in ("torus", "ring"):
-        return routes
-    order = tuple(routes.detail["dimension_order"])  # type: ignore[arg-type]
-    rule = str(routes.detail["tie_break"])
-    tied = [k for k, d in enumerate(order) if dims[d] % 2 == 0 and dims[d] > 2]
-    sources = [s for s in topo.switches if hosts.get(s, 0)]
-    keys: list[tuple[str, int, tuple[int, ...]]] = []
-    for s in sources:
-        sc = topo.coords[s]
-        assert sc is not None
-        for k in tied:
-            for prefix in itertools.product(*(range(dims[e]) for e in order[:k])):
-                u = list(sc)
-                for e, x in zip(order[:k], prefix):
-                    u[e] = x
-                keys.append((s, order[k], tuple(u)))
-    if not keys:
-        return routes
-    cables = cable_counts(topo)
-    by_coord = {c: n for n, c in topo.coords.items()}
-    position = {d: k for k, d in enumerate(order)}
-    decisions = {key: tie_goes_plus(rule, topo.coords[key[0]], key[1], key[2],  # type: ignore[arg-type]
-                                    order[:position[key[1]]]) for key in keys}
-    parents = dict(routes.parents)
-    contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
-    load: dict[Arc, float] = {}
-    for s in sources:
-        _add(load, contrib[s], cables, 1.0)
-    mean = sum(x * cables[a] for a, x in load.items()) / sum(cables.values())
-    score = _score(load)
-    n = len(topo.switches)
-    work = 0
-
-    def attempt(flip: tuple[tuple[str, int, tuple[int, ...]], ...]) -> bool:
-        """Flip these ties; keep them if the loads improve."""
-        nonlocal score, work
-        for key in flip:
-            decisions[key] = not decisions[key]
-        touched = {key[0] for key in flip}
-        new = {}
-        for s in touched:
-            par = dor_tree(topo, s, order, rule, decisions, by_coord)
-            new[s] = (par, list(source_arc_loads(par, s, hosts)))
-            _add(load, contrib[s], cables, -1.0)
-            _add(load, new[s][1], cables, 1.0)
-        work += len(touched) * 3 * n + len(load)
-        got = _score(load)
-        if got < score:
-            score = got
-            for s, (par, c) in new.items():
-                parents[s], contrib[s] = par, c
-            return True
-        for s, (par, c) in new.items():
-            _add(load, c, cables, -1.0)
-            _add(load, contrib[s], cables, 1.0)
-        for key in flip:
-            decisions[key] = not decisions[key]
-        return False
-
-    def done() -> bool:
-        return score[0] <= mean * (1 + 1e-9) or work > max_work
-
-    for _ in range(rounds):
-        improved = False
-        for key in keys:
-            if done():
-                break
-            improved |= attempt((key,))
-        if not improved and len(keys) <= pair_limit:
-            for a, b in itertools.combinations(keys, 2):
-                if done():
-                    break
-                if attempt((a, b)):
-                    improved = True
-                    break
-        if not improved or done():
-            break
-    if parents == routes.parents:
-        return routes
-    return Routes(routes.algorithm, parents, {**routes.detail, "tie_break": f"{rule}+searched"})
-
-
-def _score(load: dict[Arc, float]) -> tuple[float, ...]:
-    """Lower is better: all loads, largest first, compared in that order (leximin).
-
-    Only the first entry is the objective; the rest let the search step off plateaus
-    where several links share the maximum."""
-    return tuple(sorted((round(x, 6) for x in load.values()), reverse=True))
+            add_loads(load, new, cables, -1.0)
+            add_loads(load, contrib[s], cables, 1.0)
+    return parents if moved else None

@@ -1,531 +1,79 @@
-"""The VLAN budget: how many VLANs the hardware allows, and routing within that many.
+"""Routing within a VLAN budget (routing.algorithm: budget): at most K spanning trees.
 
-`vlan_budget` takes the tightest of the limits that every VLAN costs against:
-`routing.max_vlans` if given, the platform's VLAN table (VLAN 1 included), the VLAN ids
-available from `routing.first_vlan` (or `routing.vlan_ids`), and the MAC table, because
-every switch learns every host once per VLAN (hosts x VLANs <= MAC capacity).
-
-`budget_routes` (routing.algorithm: budget) picks at most K spanning trees and gives every
-source switch one of them. Routes may then be longer than minimal; what is minimised is
-the all-to-all maximum link load, then (through the sum of squared loads, which grows with
-every extra hop) the total path length. It is the same problem as layered routing with a
-fixed number of layers (Nue, Domke/Hoefler/Matsuoka HPDC 2016, never exceeds its layer
-budget) and as SPAIN's tree packing (NSDI 2010), here with per-source trees:
-1. candidate trees: the trees of the best minimal routing (each is shortest for its own
-   sources), and balanced breadth-first trees grown from K spread-out roots;
-2. K of them, spread out over the topology (farthest-first, so that every source is near
-   the root of some tree and its stretch stays small);
-3. every source to the tree that keeps the maximum load lowest (greedy, heaviest sources
-   first), then rounds of moving single sources while that lowers (max load, sum of
-   squared loads).
-The best of the candidate sets is kept.
+K is the plan's VLAN budget (plan/limits.py: the tightest of routing.max_vlans, the VLAN
+table, the VLAN ids and the MAC table). The engine first routes minimally (dor, or
+shortest where dor refuses the topology). That routing is kept as it is when it fits in
+K VLANs and reaches the distance bound (its maximum load is the mean over all cables: no
+routing of any kind carries less). Otherwise the constructions of within_budget.py
+compete for at most K trees, every source switch on one of them (K trees never need more
+than K VLANs): the search of budget_search.py on any graph, and on tori, rings and
+complete graphs the periodic trees of periodic.py. When the minimal routing fits, it
+competes too and wins ties, so a larger budget never plans worse than a smaller one (a
+budget that fits the minimal routing used to keep it even where searched trees carry
+less). Routes may be longer than minimal; what is minimised is the all-to-all maximum
+link load, then the total routed hops.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections import deque
 from dataclasses import dataclass
 
-from vlanroute.plan.invariants import tree_parents
-from vlanroute.errors import PlanError
-from vlanroute.model.inventory import LoadedInventory
-from vlanroute.model.platforms import Platform
-from vlanroute.routing.routes import ParentMap, Routes
-from vlanroute.routing.balance import balanced_tree, cable_counts
 from vlanroute.model.topology import Topology
+from vlanroute.routing.budget_search import BudgetChoices
+from vlanroute.routing.dor import DOR, DorParams
+from vlanroute.routing.engine import Choices, Engine, Options, Routes
+from vlanroute.routing.packing import packing_of
+from vlanroute.routing.select import peak_and_mean
+from vlanroute.routing.shortest import SHORTEST, ShortestParams
+from vlanroute.routing.within_budget import route_within_budget
 
-NEAR = 12
-SMALL = 40                 # try every k-subset of the minimal trees when there are at most this many
-MAX_WORK = 40_000_000      # switch visits per local search: keeps a 32x32 torus within seconds
+__all__ = ["BUDGET", "BudgetChoices", "BudgetEngine", "BudgetParams", "MinimalFits"]
+
 
 @dataclass(frozen=True)
-class Budget:
-    max_vlans: int
-    binding: str      # which limit binds, in words
-    field: str        # the inventory field that sets it
-    fix: str          # what to change to get more
+class BudgetParams:
+    max_vlans: int                                       # K: at most this many VLANs
+    minimal: DorParams | ShortestParams = DorParams()    # the minimal routing tried first
 
 
-def vlan_budget(inv: LoadedInventory, platforms: dict[str, Platform], total_hosts: int) -> Budget:
-    """The tightest VLAN limit of the inventory, and which one it is."""
-    spec = inv.spec.routing
-    used = sorted({p.name: p for p in platforms.values()}.values(), key=lambda p: p.name)
-    limits: list[Budget] = []
-    if spec.max_vlans is not None:
-        limits.append(Budget(spec.max_vlans, f"routing.max_vlans is {spec.max_vlans}", "routing.max_vlans",
-                             "raise routing.max_vlans"))
-    def example(p: Platform) -> str:
-        return next(s for s, q in platforms.items() if q.name == p.name)
+@dataclass(frozen=True)
+class MinimalFits:
+    """The minimal routing fitted in the budget and was kept as it is: it reaches the
+    distance bound, or nothing searched within the budget carries less."""
 
-    small = min(used, key=lambda p: (p.max_vlans, p.name))
-    limits.append(Budget(small.max_vlans - 1, f"switch '{example(small)}', a {small.name}, holds {small.max_vlans} "
-                         "VLANs, VLAN 1 included", "platform", "use a platform with a larger VLAN table"))
-    if spec.vlan_ids is not None:
-        limits.append(Budget(len(spec.vlan_ids), f"routing.vlan_ids lists {len(spec.vlan_ids)} ids",
-                             "routing.vlan_ids", "list more ids"))
-    else:
-        top = min([4094] + [p.vid_max for p in used])
-        limits.append(Budget(top - spec.first_vlan + 1,
-                             f"the ids from routing.first_vlan {spec.first_vlan} end at {top} (802.1Q: 4094, "
-                             f"{min(used, key=lambda p: p.vid_max).name}: {min(p.vid_max for p in used)})",
-                             "routing.first_vlan", "use a lower routing.first_vlan"))
-    if total_hosts:
-        mac = min(used, key=lambda p: (p.mac_capacity, p.name))
-        limits.append(Budget(mac.mac_capacity // total_hosts,
-                             f"switch '{example(mac)}', a {mac.name}, learns {mac.mac_capacity} MAC entries and "
-                             f"every VLAN costs one per host ({total_hosts} hosts)", "hosts",
-                             "use fewer hosts or a platform with a larger MAC table"))
-    best = min(limits, key=lambda b: b.max_vlans)
-    if best.max_vlans < 1:
-        raise PlanError(f"not even one VLAN fits: {best.binding}", file=inv.file, field=best.field, fix=best.fix)
-    return best
+    minimal: str          # the engine that made it
+    choices: Choices      # its choices
+
+    def record(self) -> dict[str, object]:
+        return {"minimal": self.minimal, **self.choices.record()}
 
 
-def over_budget(inv: LoadedInventory, needed: int, budget: Budget, algorithm: str) -> PlanError:
-    return PlanError(
-        f"routing.algorithm {algorithm} needs {needed} VLANs but only {budget.max_vlans} fit: {budget.binding}",
-        file=inv.file, field=budget.field,
-        fix=f"set routing.algorithm: budget to route within {budget.max_vlans} VLANs (some routes longer than "
-            f"minimal), or {budget.fix}")
+class BudgetEngine(Engine[BudgetParams]):
+    name = "budget"
+    summary = "at most max_vlans trees (the VLAN budget), least maximum load"
+    minimal = False
+    deadlock_free = False
+    reads = frozenset({"dimension_order", "max_vlans"})
+
+    def params(self, topo: Topology, options: Options) -> BudgetParams:
+        first = DOR if DOR.refuses(topo) is None else SHORTEST
+        return BudgetParams(options.max_vlans, first.params(topo, options))
+
+    def route(self, topo: Topology, host_count: dict[str, int], params: BudgetParams) -> Routes:
+        if isinstance(params.minimal, DorParams):
+            minimal = DOR.route(topo, host_count, params.minimal)
+        else:
+            minimal = SHORTEST.route(topo, host_count, params.minimal)
+        packing = packing_of(minimal, topo, host_count)
+        fits = len(packing) <= params.max_vlans
+        peak, mean = peak_and_mean(minimal, host_count, topo.arc_cables())
+        if not fits or peak > mean * (1 + 1e-9):
+            # D, the distance sum of the bound: the mean load times the cable-directions.
+            distance_total = round(mean * 2 * topo.graph.number_of_edges())
+            within = route_within_budget(topo, host_count, params.max_vlans, minimal, fits, distance_total)
+            if within is not minimal:
+                return within
+        return Routes(self.name, minimal.parents, MinimalFits(minimal.algorithm, minimal.choices), packing)
 
 
-# --------------------------------------------------------------------------- trees as index arrays
-
-
-class _Tree:
-    """A spanning tree rooted at `root`, prepared so that one source's loads take O(switches)."""
-
-    def __init__(self, parent: dict[int, int], root: int, n: int, hosts: list[int], arc: dict[tuple[int, int], int]):
-        kids: list[list[int]] = [[] for _ in range(n)]
-        for v, p in parent.items():
-            kids[p].append(v)
-        self.root = root
-        self.parent = parent
-        self.tin = [0] * n
-        self.tout = [0] * n
-        order: list[int] = []
-        stack: list[tuple[int, bool]] = [(root, False)]
-        t = 0
-        while stack:                       # iterative DFS: entry/exit times give subtree tests
-            v, done = stack.pop()
-            if done:
-                self.tout[v] = t
-                continue
-            self.tin[v] = t
-            t += 1
-            order.append(v)
-            stack.append((v, True))
-            stack.extend((k, False) for k in kids[v])
-        below = list(hosts)
-        for v in reversed(order[1:]):
-            below[parent[v]] += below[v]
-        total = below[root]
-        # per non-root switch c: (tin, tout, arc down p->c, load per source host down, arc up, load up)
-        self.links = [(self.tin[c], self.tout[c], arc[(parent[c], c)], below[c], arc[(c, parent[c])], total - below[c])
-                      for c in order[1:]]
-        self.depth = [0] * n
-        for v in order[1:]:
-            self.depth[v] = self.depth[parent[v]] + 1
-        self.kids = kids
-
-    def contribution(self, s: int, weight: int) -> list[tuple[int, int]]:
-        ts = self.tin[s]
-        out = []
-        for tin, tout, down, xd, up, xu in self.links:
-            if tin <= ts < tout:
-                if xu:
-                    out.append((up, weight * xu))
-            elif xd:
-                out.append((down, weight * xd))
-        return out
-
-    def score(self, s: int, weight: int, load: list[float], invc: list[float], peak: float) -> tuple[float, float]:
-        """(max load, change in the sum of squared loads) if source s joined this tree;
-        `contribution` without building the list, for ranking many candidates."""
-        ts = self.tin[s]
-        top = peak
-        sq = 0.0
-        for tin, tout, down, xd, up, xu in self.links:
-            if tin <= ts < tout:
-                a, x = up, xu
-            else:
-                a, x = down, xd
-            if x:
-                l0 = load[a]
-                l1 = l0 + weight * x * invc[a]
-                if l1 > top:
-                    top = l1
-                sq += l1 * l1 - l0 * l0
-        return (round(top, 6), sq)
-
-    def parents_from(self, s: int) -> dict[int, int]:
-        return tree_parents(self.parent.items(), s)
-
-
-@dataclass
-class _Problem:
-    names: list[str]
-    hosts: list[int]
-    adj: list[list[int]]
-    arc: dict[tuple[int, int], int]
-    inv_cables: list[float]           # 1 / cables of each arc
-    dist_from: dict[int, list[int]]    # lazily filled BFS distances
-
-
-def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
-    names = list(topo.switches)
-    idx = {s: i for i, s in enumerate(names)}
-    cables = cable_counts(topo)
-    arc: dict[tuple[int, int], int] = {}
-    inv: list[float] = []
-    for (a, b), c in sorted(cables.items(), key=lambda kv: (idx[kv[0][0]], idx[kv[0][1]])):
-        arc[(idx[a], idx[b])] = len(inv)
-        inv.append(1.0 / c)
-    adj: list[list[int]] = [[] for _ in names]
-    for a, b in arc:
-        adj[a].append(b)
-    return _Problem(names, [host_count.get(s, 0) for s in names], adj, arc, inv, {})
-
-
-def _bfs(pb: _Problem, s: int) -> list[int]:
-    got = pb.dist_from.get(s)
-    if got is None:
-        got = [-1] * len(pb.names)
-        got[s] = 0
-        q = deque([s])
-        while q:
-            u = q.popleft()
-            for v in pb.adj[u]:
-                if got[v] < 0:
-                    got[v] = got[u] + 1
-                    q.append(v)
-        pb.dist_from[s] = got
-    return got
-
-
-def _spread(pb: _Problem, candidates: list[int], k: int) -> list[int]:
-    """k of the candidate switches, farthest-first from the most central one (k-center).
-
-    Ties (common on small-diameter graphs such as the hyper-crossbar, where everything is
-    within 2 hops) go to the candidate farthest from all chosen ones in sum, so that the
-    roots spread over rows and columns instead of filling one row.
-    """
-    weight = [h or 1 for h in pb.hosts]
-    first = min(candidates[:64], key=lambda c: (sum(d * w for d, w in zip(_bfs(pb, c), weight)), c))
-    chosen = [first]
-    near = list(_bfs(pb, first))
-    total = list(near)
-    pool = set(candidates) - {first}
-    while len(chosen) < k and pool:
-        nxt = max(pool, key=lambda c: (near[c], total[c], weight[c], -c))
-        chosen.append(nxt)
-        pool.discard(nxt)
-        dn = _bfs(pb, nxt)
-        near = [min(a, b) for a, b in zip(near, dn)]
-        total = [a + b for a, b in zip(total, dn)]
-        if len(pb.dist_from) > 4096:   # bound the memory of cached distances on huge graphs
-            pb.dist_from.clear()
-    return chosen
-
-
-def _assign(pb: _Problem, trees: list[_Tree], rounds: int = 4,
-            start: list[int] | None = None) -> tuple[list[int], list[float]]:
-    """Give every source one of `trees`: greedy (or `start`), then single-source moves while
-    they help, within a bound on the work (switch visits) for very large graphs."""
-    n = len(pb.names)
-    work = 0
-    load = [0.0] * len(pb.inv_cables)
-    invc = pb.inv_cables
-    sources = sorted((s for s in range(n) if pb.hosts[s]), key=lambda s: (-pb.hosts[s], s))
-    tree_of = [-1] * n
-    contrib: dict[int, list[tuple[int, int]]] = {}
-
-    def apply(c: list[tuple[int, int]], sign: float) -> None:
-        for a, x in c:
-            load[a] += sign * x * invc[a]
-
-    # The trees a source may take: the NEAR ones whose roots are nearest (a far root means
-    # long routes anyway, and it bounds the work per source), nearest first, so that among
-    # equally good trees the shortest routes win.
-    def ranked(s: int) -> list[int]:
-        return sorted(range(len(trees)), key=lambda t: (trees[t].depth[s], t))[:NEAR]
-
-    for s in sources:
-        if start is not None:
-            tree_of[s], contrib[s] = start[s], trees[start[s]].contribution(s, pb.hosts[s])
-            apply(contrib[s], 1.0)
-            continue
-        peak = max(load)
-        best = None
-        for t in ranked(s):
-            sc = trees[t].score(s, pb.hosts[s], load, invc, peak)
-            if best is None or sc < best[0]:
-                best = (sc, t)
-        assert best is not None
-        tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, pb.hosts[s])
-        apply(contrib[s], 1.0)
-    for _ in range(rounds):
-        work += len(sources) * min(NEAR, len(trees)) * n
-        if work > MAX_WORK:
-            break
-        changed = False
-        for s in sources:
-            apply(contrib[s], -1.0)
-            peak = max(load)
-            best = None
-            for t in ranked(s):
-                sc = trees[t].score(s, pb.hosts[s], load, invc, peak)
-                if best is None or sc < best[0] or (sc == best[0] and t == tree_of[s]):
-                    best = (sc, t)
-            assert best is not None
-            if best[1] != tree_of[s]:
-                changed = True
-                tree_of[s], contrib[s] = best[1], trees[best[1]].contribution(s, pb.hosts[s])
-            apply(contrib[s], 1.0)
-        if not changed:
-            break
-    return tree_of, load
-
-
-def _improve_trees(pb: _Problem, trees: list[_Tree], tree_of: list[int], load: list[float],
-                   max_work: int = MAX_WORK // 10) -> list[_Tree]:
-    """Re-hang subtrees to take load off the most loaded link (local search on the trees).
-
-    For the most loaded link p-c of a tree (c the child), a subtree Y below c (rooted at
-    some y) is cut from its parent and hung from a neighbour z of y outside c's subtree.
-    That moves Y's hosts across every link on the tree path between y's old and new
-    parent, and nowhere else, so a move is judged on that path alone: it is taken if no
-    link there ends at or above the current maximum. Repeats while the maximum falls;
-    a star-like tree thus learns to hang destinations off the sources that send to them.
-    """
-    n = len(pb.names)
-    invc = pb.inv_cables
-    arc = pb.arc
-    hosts = pb.hosts
-    work = 0
-    src_hosts: list[list[int]] = [[0] * n for _ in trees]
-    for s in range(n):
-        if hosts[s] and tree_of[s] >= 0:
-            src_hosts[tree_of[s]][s] = hosts[s]
-    total_d = sum(hosts)
-    parents = [dict(t.parent) for t in trees]
-    roots = [t.root for t in trees]
-
-    def structure(t: int) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
-        par = parents[t]
-        kids: list[list[int]] = [[] for _ in range(n)]
-        for v, p in par.items():
-            kids[p].append(v)
-        order = [roots[t]]
-        for v in order:
-            order.extend(kids[v])
-        tin, tout, depth = [0] * n, [0] * n, [0] * n
-        sb, db = list(src_hosts[t]), list(hosts)
-        for v in reversed(order[1:]):
-            sb[par[v]] += sb[v]
-            db[par[v]] += db[v]
-        # entry/exit times, iteratively
-        stack: list[tuple[int, bool]] = [(roots[t], False)]
-        clock = 0
-        while stack:
-            v, leaving = stack.pop()
-            if leaving:
-                tout[v] = clock
-                continue
-            tin[v] = clock
-            clock += 1
-            stack.append((v, True))
-            for k in kids[v]:
-                depth[k] = depth[v] + 1
-                stack.append((k, False))
-        return tin, tout, depth, sb, db, order
-
-    def arc_values(t: int, p: int, c: int, sb_c: int, db_c: int) -> tuple[tuple[int, float], tuple[int, float]]:
-        s_total = sb_total[t]
-        return ((arc[(p, c)], (s_total - sb_c) * db_c * invc[arc[(p, c)]]),
-                (arc[(c, p)], sb_c * (total_d - db_c) * invc[arc[(c, p)]]))
-
-    def old_tree_value(t: int, ai: int, par: dict[int, int], sb: list[int], db: list[int]) -> float:
-        """What tree t puts on arc ai now."""
-        u, v = ends[ai]
-        if par.get(v) == u:
-            return (sb_total[t] - sb[v]) * db[v] * invc[ai]
-        if par.get(u) == v:
-            return sb[u] * (total_d - db[u]) * invc[ai]
-        return 0.0
-
-    ends: list[tuple[int, int]] = [(0, 0)] * len(arc)
-    for (a, b), i in arc.items():
-        ends[i] = (a, b)
-    sb_total = [sum(x) for x in src_hosts]
-    info = {t: structure(t) for t in range(len(trees))}
-    while work < max_work:
-        peak = max(load)
-        if peak <= 0:
-            break
-        hot = [a for a, x in enumerate(load) if x >= peak - 1e-9]
-        moved = False
-        for a_hot in hot:
-            u, v = ends[a_hot]
-            for t in range(len(trees)):
-                par = parents[t]
-                if par.get(v) == u:
-                    p, c = u, v
-                elif par.get(u) == v:
-                    p, c = v, u
-                else:
-                    continue
-                tin, tout, depth, sb, db, order = info[t]
-                # contribution of this tree to the hot arc must be what makes it hot
-                best = None
-                # Y moves across the hot link: out of c's subtree (fewer destinations or
-                # sources below c) or into it (more destinations below c, fewer beyond).
-                for y in order[1:]:
-                    x = par[y]
-                    y_in = tin[c] <= tin[y] < tout[c]
-                    for z in pb.adj[y]:
-                        work += 1
-                        if z == x or (tin[c] <= tin[z] < tout[c]) == y_in or tin[y] <= tin[z] < tout[y]:
-                            continue
-                        # path x -> lca(x, z) loses Y; z -> lca gains Y
-                        changes: dict[int, float] = {}
-                        a1, a2 = x, z
-                        sy, dy = sb[y], db[y]
-                        lose, gain = [], []
-                        while a1 != a2:
-                            if depth[a1] >= depth[a2]:
-                                lose.append(a1)
-                                a1 = par[a1]
-                            else:
-                                gain.append(a2)
-                                a2 = par[a2]
-                        work += len(lose) + len(gain)
-                        for w in lose:
-                            for ai, val in arc_values(t, par[w], w, sb[w] - sy, db[w] - dy):
-                                changes[ai] = val
-                        for w in gain:
-                            for ai, val in arc_values(t, par[w], w, sb[w] + sy, db[w] + dy):
-                                changes[ai] = val
-                        # the edge x-y goes, z-y comes
-                        old_xy = arc_values(t, x, y, sy, dy)
-                        new_zy = arc_values(t, z, y, sy, dy)
-                        for ai, _ in old_xy:
-                            changes.setdefault(ai, 0.0)
-                        for ai, val in new_zy:
-                            changes[ai] = changes.get(ai, 0.0) + val
-                        # old contributions of this tree on the changed arcs
-                        worst = 0.0
-                        for ai, val in changes.items():
-                            worst = max(worst, load[ai] - old_tree_value(t, ai, par, sb, db) + val)
-                        if worst < peak - 1e-9 and (best is None or worst < best[0]):
-                            best = (worst, y, z, changes)
-                if best is not None:
-                    _, y, z, changes = best
-                    for ai, val in changes.items():
-                        load[ai] += val - old_tree_value(t, ai, par, sb, db)
-                    par[y] = z
-                    info[t] = structure(t)
-                    moved = True
-                    break
-            if moved:
-                break
-        if not moved:
-            break
-    return [_Tree(parents[t], roots[t], n, hosts, arc) for t in range(len(trees))]
-
-
-def _to_index_parents(parent: ParentMap, idx: dict[str, int]) -> dict[int, int]:
-    return {idx[v]: idx[p] for v, p in parent.items()}
-
-
-def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes) -> Routes:
-    """At most k spanning trees, every source switch assigned to one (see the module doc)."""
-    pb = _problem(topo, host_count)
-    names = pb.names
-    idx = {s: i for i, s in enumerate(names)}
-    sources = [i for i in range(len(names)) if pb.hosts[i]]
-
-    # Candidate set A: the minimal routing's distinct trees, each named by its first source.
-    home: dict[frozenset[tuple[str, str]], int] = {}
-    for s in sorted(sources):
-        key = frozenset(minimal.parents[names[s]].items())
-        home.setdefault(key, s)
-    minimal_roots = sorted(home.values())
-    sets: list[tuple[str, list[_Tree]]] = []
-    roots_a = _spread(pb, minimal_roots, k)
-    def minimal_tree(r: int) -> _Tree:
-        return _Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), pb.hosts, pb.arc)
-
-    sets.append(("minimal-trees", [minimal_tree(r) for r in roots_a]))
-    if math.comb(len(minimal_roots), k) <= SMALL:
-        # Small cases: every choice of k of the minimal trees, not only the spread-out one.
-        for combo in itertools.combinations(minimal_roots, k):
-            if sorted(combo) != sorted(roots_a):
-                sets.append(("minimal-trees", [minimal_tree(r) for r in combo]))
-
-    # Candidate set B: balanced breadth-first trees from k spread-out roots, grown one after
-    # the other against the load the earlier ones will carry (each tree is expected to
-    # serve about 1/k of the hosts, sitting near its root).
-    g = topo.simple()
-    order = {s: i for i, s in enumerate(names)}
-    adj = {s: sorted(g.neighbors(s), key=order.__getitem__) for s in names}
-    cables = cable_counts(topo)
-    roots_b = _spread(pb, sources or list(range(len(names))), k)
-    total = sum(pb.hosts)
-    arc_name = {i: (names[a], names[b]) for (a, b), i in pb.arc.items()}
-    est: dict[tuple[str, str], float] = {}
-    trees_b = []
-    for r in roots_b:
-        dist = {names[v]: d for v, d in enumerate(_bfs(pb, r))}
-        par = balanced_tree(names[r], adj, dist, host_count, total / k, est, cables, order)
-        t = _Tree(_to_index_parents(par, idx), r, len(names), pb.hosts, pb.arc)
-        trees_b.append(t)
-        for _tin, _tout, down, xd, _up, _xu in t.links:   # its sources sit near the root: traffic flows out
-            est[arc_name[down]] = est.get(arc_name[down], 0.0) + total / k * xd * pb.inv_cables[down]
-    sets.append(("balanced-trees", trees_b))
-
-    best: tuple[tuple[float, int], str, list[_Tree], list[int]] | None = None
-    for label, trees in sets:
-        tree_of, load = _assign(pb, trees)
-        for _ in range(2):   # better trees for their sources, then sources to the better trees
-            trees = _improve_trees(pb, trees, tree_of, load)
-            tree_of, load = _assign(pb, trees, rounds=2, start=tree_of)
-        peak = round(max(load, default=0.0), 6)
-        total_hops = _total_hops(pb, trees, tree_of)
-        key = (peak, total_hops)
-        if best is None or key < best[0]:
-            best = (key, label, trees, tree_of)
-    assert best is not None
-    _, label, trees, tree_of = best
-    parents: dict[str, ParentMap] = {}
-    for s in range(len(names)):
-        t = tree_of[s] if tree_of[s] >= 0 else 0      # switches without hosts send nothing
-        par = trees[t].parents_from(s)
-        parents[names[s]] = {names[v]: names[p] for v, p in par.items()}
-    used = len({tree_of[s] for s in sources})
-    return Routes("budget", parents, {"max_vlans": k, "trees": label, "trees_used": used})
-
-
-def _total_hops(pb: _Problem, trees: list[_Tree], tree_of: list[int]) -> int:
-    """Sum over ordered host pairs of the routed hops (tree distances)."""
-    total = 0
-    for s in range(len(pb.names)):
-        if not pb.hosts[s]:
-            continue
-        t = trees[tree_of[s]]
-        par = t.parents_from(s)
-        depth = {s: 0}
-        q = deque([s])
-        kids: dict[int, list[int]] = {}
-        for v, p in par.items():
-            kids.setdefault(p, []).append(v)
-        while q:
-            u = q.popleft()
-            for v in kids.get(u, ()):
-                depth[v] = depth[u] + 1
-                q.append(v)
-        total += pb.hosts[s] * sum(pb.hosts[v] * d for v, d in depth.items())
-    return total
-
+BUDGET = BudgetEngine()

@@ -15,19 +15,21 @@ into the vendor-neutral model, joined with cabling.csv, and then
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict, deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
-from vlanroute.model.bridge import PortConfig, SwitchConfig
+from vlanroute.bundle.document import HostDoc, PlanDocument
+from vlanroute.bundle.platforms import resolve_platforms
+from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_plan, read_text
+from vlanroute.drivers import family_of
+from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError
-from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_text
-from vlanroute.drivers import parse_config
 from vlanroute.hostside import table
-from vlanroute.model.platforms import PLATFORMS, Platform, platform_from_json
+from vlanroute.model.bridge import PortConfig, PortRef, SwitchConfig
+from vlanroute.model.platforms import Platform
 from vlanroute.verify.simulate import BridgePort, Fabric, Network, PathResult
 
 MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
@@ -78,89 +80,22 @@ def _vl(ids: set[int] | list[int]) -> str:
 
 # --- loading -------------------------------------------------------------------------------
 
-def _load_plan(outdir: Path) -> dict[str, Any]:
-    path = outdir / "plan.json"
-    if not path.is_file():
-        raise UserError("plan.json not found", file=str(path),
-                        fix="give the OUTDIR written by `vlanroute render`")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read: {exc}", file=str(path),
-                        fix="render again; plan.json must be the JSON that `vlanroute render` wrote") from None
-    if not isinstance(doc, dict) or doc.get("format") != "vlanroute-plan/1":
-        raise UserError("not a vlanroute-plan/1 document", file=str(path), field="format",
-                        fix="render again with this version of vlanroute")
-    for key in ("vlans", "hosts", "switches", "cabling"):
-        if key not in doc:
-            raise UserError(f"missing key {key!r}", file=str(path), field=key,
-                            fix="render again; see docs/plan-format.md")
-    return doc
+def _check_ports_exist(doc: PlanDocument, plats: dict[str, Platform], path: Path) -> None:
+    """Every host's port exists on its switch's platform (plan.json names are checked
+    already; which ports exist depends on the platform)."""
+    for host, hs in doc.hosts.items():
+        if not plats[hs.switch].has_port(hs.port):
+            raise UserError(f"{hs.switch} ({plats[hs.switch].name}) has no port {hs.port!r}",
+                            file=str(path), field=f"hosts.{host}.port",
+                            fix="render again; plan.json must be the plan that wrote these configs")
 
 
-def _platform_for(name: str, family: str, plan_ports: set[str], plan_capacity: int | None,
-                  extra: Mapping[str, Platform] | None, notes: list[str],
-                  recorded: Mapping[str, object] | None = None) -> Platform:
-    if extra and name in extra:
-        return extra[name]
-    if name in PLATFORMS:
-        return PLATFORMS[name]
-    # plan.json records derived platforms with their base and limits ("platforms").
-    if isinstance(recorded, dict) and isinstance(recorded.get(name), dict):
-        rebuilt = platform_from_json(name, recorded[name])
-        if rebuilt is not None:
-            return rebuilt
-    # An inventory-derived platform: plan.json records only its name and family. Use the
-    # built-in of that family, stretched to the ports the plan names, with the MAC
-    # capacity the plan was checked against (metrics.mac_capacity).
-    base = next((p for p in PLATFORMS.values() if p.family == family), None)
-    if base is None:
-        raise UserError(f"unknown platform {name!r} of unknown family {family!r}",
-                        field="switches.*.platform", fix="render again with this version of vlanroute")
-    prefix = re.match(r"^(.*?)(\d+)$", base.ports[0])
-    assert prefix is not None
-    highest = max([len(base.ports)] + [int(m.group(1)) for p in plan_ports
-                                       if (m := re.fullmatch(re.escape(prefix.group(1)) + r"(\d+)", p))])
-    capacity = plan_capacity if isinstance(plan_capacity, int) and plan_capacity > 0 else base.mac_capacity
-    note = (f"platform {name} is not built in: checked as {base.name} with {highest} ports and "
-            f"a MAC capacity of {capacity} (plan.json metrics)")
-    if note not in notes:
-        notes.append(note)
-    return replace(base, name=name, ports=tuple(f"{prefix.group(1)}{i}" for i in range(1, highest + 1)),
-                   mac_capacity=capacity)
-
-
-def _check_plan_refs(doc: dict[str, Any], plats: dict[str, Platform], path: Path) -> None:
-    """Names in plan.json that the checks rely on; a hand-edited plan gets a clear error."""
-    def bad(field: str, message: str) -> UserError:
-        return UserError(message, file=str(path), field=field,
-                         fix="render again; plan.json must be the plan that wrote these configs")
-    for host, hs in doc["hosts"].items():
-        if not isinstance(hs, dict) or hs.get("switch") not in plats:
-            raise bad(f"hosts.{host}.switch", f"switch {hs.get('switch') if isinstance(hs, dict) else hs!r} "
-                                              "is not in switches")
-        if not plats[hs["switch"]].has_port(str(hs.get("port"))):
-            raise bad(f"hosts.{host}.port", f"{hs['switch']} ({plats[hs['switch']].name}) has no port "
-                                            f"{hs.get('port')!r}")
-        if not isinstance(hs.get("vlan"), int):
-            raise bad(f"hosts.{host}.vlan", "must be a VLAN id")
-    for i, v in enumerate(doc["vlans"]):
-        if not isinstance(v, dict) or not isinstance(v.get("id"), int) or not isinstance(v.get("links"), list):
-            raise bad(f"vlans[{i}]", "needs an integer id and a list of links")
-    for sw, spec in doc["switches"].items():
-        if not isinstance(spec.get("ports"), dict):
-            raise bad(f"switches.{sw}.ports", "must be an object")
-    for i, c in enumerate(doc["cabling"]):
-        if not isinstance(c, dict) or not {"a", "a_port", "b", "b_port"} <= set(c):
-            raise bad(f"cabling[{i}]", "needs a, a_port, b, b_port")
-
-
-def _host_broadcasts(outdir: Path, hosts: Mapping[str, Any]) -> dict[str, list[int]]:
+def _host_broadcasts(outdir: Path, hosts: Mapping[str, HostDoc]) -> dict[str, list[int]]:
     """The VLANs each host sends its learning broadcast in: the host program sends one in every
     VLAN of hosts/vlans.tsv for every host of hosts/hosts.tsv, and none for a host missing from
     the table. An OUTDIR without the tables (an older render) falls back to the plan."""
     if not (outdir / "hosts" / table.HOSTS_FILE).is_file():
-        return {h: sorted(int(v) for v in spec.get("learning_addresses", {})) for h, spec in hosts.items()}
+        return {h: sorted(int(v) for v in spec.learning_addresses if v.isdigit()) for h, spec in hosts.items()}
     listed = table.read_hosts(outdir / "hosts" / table.HOSTS_FILE)
     vlans = [row.vlan for row in table.read_vlans(outdir / "hosts" / table.VLANS_FILE)]
     return {h: list(vlans) if h in listed else [] for h in hosts}
@@ -168,10 +103,10 @@ def _host_broadcasts(outdir: Path, hosts: Mapping[str, Any]) -> dict[str, list[i
 
 # --- checks ---------------------------------------------------------------------------------
 
-def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
-                        plats: dict[str, Platform], cables: list[Cable], out: _Violations) -> None:
+def _check_against_plan(doc: PlanDocument, configs: dict[str, SwitchConfig], plats: dict[str, Platform],
+                        families: dict[str, Family], cables: list[Cable], out: _Violations) -> None:
     """Configured state vs plan.json: names the exact setting that differs."""
-    plan_cables = {frozenset(((c["a"], c["a_port"]), (c["b"], c["b_port"]))) for c in doc["cabling"]}
+    plan_cables = {frozenset(((c.a, c.a_port), (c.b, c.b_port))) for c in doc.cabling}
     file_cables = {frozenset(c.ends()): c for c in cables}
     for key, c in sorted(file_cables.items(), key=lambda kv: kv[1].row):
         if key not in plan_cables:
@@ -191,69 +126,70 @@ def _check_against_plan(doc: dict[str, Any], configs: dict[str, SwitchConfig],
                                    f"{'in LAG ' + str(got) if got else 'not in a LAG'} in switches/{sw}.cfg, "
                                    f"the file says {'LAG ' + str(lag) if lag else 'no LAG'}")
 
-    for sw, spec in sorted(doc["switches"].items()):
+    settings = doc.settings
+    for sw, spec in sorted(doc.switches.items()):
         cfg = configs[sw]
+        family = families[sw]
         needed: set[int] = set()
-        for port, pp in spec["ports"].items():
-            needed |= set(pp.get("untagged") or []) | set(pp.get("tagged") or [])
+        for port, pp in spec.ports.items():
+            needed |= set(pp.untagged) | set(pp.tagged)
             if port not in cfg.ports:
                 out.add("config", f"{sw}: plan port {port} does not exist on {cfg.platform}")
                 continue
             own = cfg.ports[port]
             eff = cfg.effective(port)
             where = f"{sw} port {port}"
-            if pp["role"] == "host":
-                where += f" (host {pp.get('host')})"
+            if pp.role == "host":
+                where += f" (host {pp.host})"
                 if own.lag is not None:
                     out.add("config", f"{where}: is a member of LAG {own.lag}, plan says a host port")
-                _compare_port(where, eff, pp.get("pvid"), set(pp["untagged"]), set(pp["tagged"]), out)
+                _compare_port(where, eff, pp.pvid, set(pp.untagged), set(pp.tagged), out)
                 if eff.acceptable != "all":
                     out.add("config", f"{where}: admits {eff.acceptable} frames; the host sends untagged "
                                       "and tagged frames")
-            elif pp["role"] == "lag-member":
-                if own.lag != pp["lag"]:
-                    out.add("config", f"{where}: plan says member of LAG {pp['lag']} to {pp['neighbor']}, "
+            elif pp.role == "lag-member":
+                if own.lag != pp.lag:
+                    out.add("config", f"{where}: plan says member of LAG {pp.lag} to {pp.neighbor}, "
                                       f"config says {'LAG ' + str(own.lag) if own.lag else 'no LAG'}")
             else:
-                where += f" (to {pp.get('neighbor')})"
+                where += f" (to {pp.neighbor})"
                 if own.lag is not None:
                     out.add("config", f"{where}: is a member of LAG {own.lag}, plan says a single link")
-                _compare_port(where, eff, None, set(), set(pp["tagged"]), out)
+                _compare_port(where, eff, None, set(), set(pp.tagged), out)
                 _check_stp(cfg, where, eff, out)
-        for lag_id, lp in sorted(spec.get("lags", {}).items(), key=lambda kv: int(kv[0])):
-            lag = cfg.lags.get(int(lag_id))
-            where = f"{sw} {cfg.lag_name(int(lag_id))} (LAG {lag_id} to {lp['neighbor']})"
+        for lag_id in spec.lag_ids():
+            lp = spec.lags[str(lag_id)]
+            lag = cfg.lags.get(lag_id)
+            where = f"{sw} {family.lag_label(lag_id)} (LAG {lag_id} to {lp.neighbor})"
             if lag is None:
                 out.add("config", f"{where}: LAG not configured")
                 continue
-            _compare_port(where, lag, None, set(), set(lp["tagged"]), out)
+            _compare_port(where, lag, None, set(), set(lp.tagged), out)
             _check_stp(cfg, where, lag, out)
-            if sorted(lag.members) != sorted(lp["members"]):
+            if sorted(lag.members) != sorted(lp.members):
                 out.add("config", f"{where}: members {' '.join(lag.members) or 'none'}, plan says "
-                                  f"{' '.join(lp['members'])}")
-        settings = doc.get("settings", {})
-        want_hash = plats[sw].lag_hash_modes.get(settings.get("lag_hash", ""))
-        for lag_id in sorted(int(i) for i in spec.get("lags", {})):
+                                  f"{' '.join(lp.members)}")
+        want_hash = family.capabilities.lag_hash_modes.get(settings.lag_hash)
+        for lag_id in spec.lag_ids():
             lag = cfg.lags.get(lag_id)
             if lag is not None and want_hash and lag.hash_mode != want_hash:
-                out.add("config", f"{sw} {cfg.lag_name(lag_id)}: LAG hash {lag.hash_mode or 'default'}, "
-                                  f"plan says {want_hash} ({settings['lag_hash']})")
-        planned_ports = set(spec["ports"]) | {m for lp in spec.get("lags", {}).values() for m in lp["members"]}
-        for port in sorted(cfg.touched - planned_ports - set(spec.get("reserved_ports", [])),
-                           key=plats[sw].port_index):
+                out.add("config", f"{sw} {family.lag_label(lag_id)}: LAG hash {lag.hash_mode or 'default'}, "
+                                  f"plan says {want_hash} ({settings.lag_hash})")
+        planned_ports = set(spec.ports) | {m for lp in spec.lags.values() for m in lp.members}
+        for port in sorted(cfg.touched - planned_ports - set(spec.reserved_ports), key=plats[sw].port_index):
             out.add("config", f"{sw} port {port}: not in the plan, but switches/{sw}.cfg configures it")
-        if cfg.flow_control is not None and "flow_control" in settings \
-                and cfg.flow_control != settings["flow_control"]:
+        if cfg.flow_control is not None and settings.flow_control is not None \
+                and cfg.flow_control != settings.flow_control:
             out.add("config", f"{sw}: flow control {'on' if cfg.flow_control else 'off'}, plan says "
-                              f"{'on' if settings['flow_control'] else 'off'}")
+                              f"{'on' if settings.flow_control else 'off'}")
         missing = needed - cfg.vlans
         if missing:
             out.add("config", f"{sw}: VLANs {_vl(missing)} are used by ports but not created")
-        for port in spec.get("reserved_ports", []):
+        for port in spec.reserved_ports:
             if port in cfg.touched:
                 out.add("config", f"{sw} port {port}: reserved, but switches/{sw}.cfg configures it")
-        if "aging_time" in settings and cfg.aging_time != settings["aging_time"]:
-            out.add("config", f"{sw}: aging time {cfg.aging_time} s, plan says {settings['aging_time']} s")
+        if settings.aging_time is not None and cfg.aging_time != settings.aging_time:
+            out.add("config", f"{sw}: aging time {cfg.aging_time} s, plan says {settings.aging_time} s")
 
 
 def _compare_port(where: str, cfg: PortConfig, pvid: int | None, untagged: set[int],
@@ -280,24 +216,30 @@ def _check_stp(cfg: SwitchConfig, where: str, port: PortConfig, out: _Violations
                           "tree would block links the VLAN trees need")
 
 
-def _build_network(doc: dict[str, Any], configs: dict[str, SwitchConfig], cables: list[Cable],
-                   macs: dict[str, str]) -> Network:
+def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families: dict[str, Family],
+                   cables: list[Cable], macs: dict[str, str]) -> Network:
+    """The simulated network; bridge ports carry the names the switches print (a LAG as
+    its family spells it), so that every message reads like the switch."""
     net = Network()
+
+    def label(sw: str, port: str) -> str:
+        return families[sw].port_label(configs[sw].logical_port(port))
+
     # Only ports with something attached are modelled: a frame flooded out of an empty
     # port goes nowhere and none comes in, so leaving them out changes no result (and
     # saves building 512 ports per Linux bridge).
-    attached: dict[str, set[str]] = defaultdict(set)
+    attached: dict[str, set[PortRef]] = defaultdict(set)
     for c in cables:
         attached[c.a].add(configs[c.a].logical_port(c.a_port))
         attached[c.b].add(configs[c.b].logical_port(c.b_port))
-    for hs in doc["hosts"].values():
-        attached[hs["switch"]].add(configs[hs["switch"]].logical_port(hs["port"]))
+    for hs in doc.hosts.values():
+        attached[hs.switch].add(configs[hs.switch].logical_port(hs.port))
     for sw, cfg in configs.items():
         ports = {}
-        for name, pc in cfg.bridge_ports().items():
-            if name not in attached[sw]:
+        for ref, pc in cfg.bridge_ports().items():
+            if ref not in attached[sw]:
                 continue
-            ports[name] = BridgePort(
+            ports[families[sw].port_label(ref)] = BridgePort(
                 pvid=pc.pvid, untagged=frozenset(pc.untagged - pc.forbidden),
                 tagged=frozenset(pc.tagged - pc.forbidden - pc.untagged),
                 admit_untagged=pc.acceptable != "tagged-only",
@@ -305,17 +247,16 @@ def _build_network(doc: dict[str, Any], configs: dict[str, SwitchConfig], cables
                 ingress_filtering=pc.ingress_filtering,
                 # a LAG without members carries nothing; spanning tree is assumed not to
                 # block anything (it is checked to be off on inter-switch ports)
-                forwarding=pc.enabled and (not name.startswith("ch") or bool(pc.members)))
+                forwarding=pc.enabled and (not pc.is_lag or bool(pc.members)))
         net.add_bridge(sw, cfg.vlans, ports)
     for c in cables:
-        net.connect(c.a, configs[c.a].logical_port(c.a_port), c.b, configs[c.b].logical_port(c.b_port))
-    for host, hs in sorted(doc["hosts"].items()):
-        cfg = configs[hs["switch"]]
-        net.add_host(host, macs[host], hs["switch"], cfg.logical_port(hs["port"]))
+        net.connect(c.a, label(c.a, c.a_port), c.b, label(c.b, c.b_port))
+    for host, hs in sorted(doc.hosts.items()):
+        net.add_host(host, macs[host], hs.switch, label(hs.switch, hs.port))
     return net
 
 
-def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: dict[str, Any],
+def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: PlanDocument,
                  out: _Violations) -> int:
     """Every VLAN created anywhere: the links whose both ends forward it form a forest.
 
@@ -323,7 +264,7 @@ def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: dict[str, 
     for that VLAN does not have (usually the one extra membership that closed it).
     """
     vlans = sorted(set().union(*(c.vlans for c in configs.values())))
-    plan_links = {v["id"]: {frozenset(pair) for pair in v["links"]} for v in doc["vlans"]}
+    plan_links = {v.id: {frozenset(pair) for pair in v.links} for v in doc.vlans}
     edges_seen: set[tuple] = set()
     links: list[tuple[str, str, str, str]] = []
     for (b, p), ends in sorted(net.links.items()):
@@ -389,17 +330,17 @@ def _tree_path(adj: dict[str, dict[str, str]], src: str, dst: str) -> list[str]:
 class _PlanPaths:
     """The unique path between two switches in a VLAN's tree, as plan.json describes it."""
 
-    def __init__(self, doc: dict[str, Any]) -> None:
+    def __init__(self, doc: PlanDocument) -> None:
         self.parent: dict[int, dict[str, str | None]] = {}
         self.depth: dict[int, dict[str, int]] = {}
-        for v in doc["vlans"]:
+        for v in doc.vlans:
             adj: dict[str, list[str]] = defaultdict(list)
-            for a, b in v["links"]:
+            for a, b in v.links:
                 adj[a].append(b)
                 adj[b].append(a)
             parent: dict[str, str | None] = {}
             depth: dict[str, int] = {}
-            for root in sorted(set(adj) | set(v.get("switches", []))):
+            for root in sorted(set(adj) | set(v.switches)):
                 if root in parent:
                     continue
                 parent[root], depth[root] = None, 0
@@ -410,8 +351,8 @@ class _PlanPaths:
                         if y not in parent:
                             parent[y], depth[y] = x, depth[x] + 1
                             queue.append(y)
-            self.parent[v["id"]] = parent
-            self.depth[v["id"]] = depth
+            self.parent[v.id] = parent
+            self.depth[v.id] = depth
         self._paths: dict[tuple[int, str, str], tuple[str, ...] | None] = {}
 
     def path(self, vid: int, src: str, dst: str) -> tuple[str, ...] | None:
@@ -458,8 +399,9 @@ def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst:
 class Loaded:
     """An OUTDIR read back: the plan, parsed configs, cables and the simulated network."""
 
-    doc: dict[str, Any]
+    doc: PlanDocument
     platforms: dict[str, Platform]
+    families: dict[str, Family]
     configs: dict[str, SwitchConfig]
     cables: list[Cable]
     macs: dict[str, str]
@@ -471,46 +413,39 @@ class Loaded:
 def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> Loaded:
     """Read and parse everything `verify` needs; user mistakes raise UserError."""
     outdir = Path(outdir)
-    if not outdir.is_dir():
-        raise UserError(f"{outdir} is not a directory", field="OUTDIR",
-                        fix="give the directory written by `vlanroute render INVENTORY -o OUTDIR`")
-    doc = _load_plan(outdir)
-    notes: list[str] = []
-    plats: dict[str, Platform] = {}
-    for sw, spec in doc["switches"].items():
-        ports = set(spec.get("ports", {})) | set(spec.get("reserved_ports", []))
-        capacity = doc.get("metrics", {}).get("mac_capacity") if isinstance(doc.get("metrics"), dict) else None
-        plats[sw] = _platform_for(str(spec.get("platform")), str(spec.get("family")), ports, capacity,
-                                  platforms, notes, doc.get("platforms"))
-    _check_plan_refs(doc, plats, outdir / "plan.json")
+    doc = read_plan(outdir)
+    plan_path = outdir / "plan.json"
+    resolved = resolve_platforms(doc, source=str(plan_path), extra=platforms)
+    plats = resolved.by_switch
+    families = {sw: family_of(p) for sw, p in plats.items()}
+    _check_ports_exist(doc, plats, plan_path)
     cables = read_cabling(outdir, plats, plats)
 
     configs: dict[str, SwitchConfig] = {}
-    for sw in sorted(doc["switches"]):
+    for sw in sorted(doc.switches):
         path = outdir / "switches" / f"{sw}.cfg"
         if not path.is_file():
             raise UserError(f"config of switch {sw} not found", file=str(path),
                             fix="render again; every switch of plan.json needs switches/<name>.cfg")
-        text = read_text(path)
-        configs[sw] = parse_config(plats[sw].family, text, switch=sw, platform=plats[sw],
-                                   source=f"switches/{sw}.cfg")
-    macs = host_macs(doc["hosts"])
-    net = _build_network(doc, configs, cables, macs)
-    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc["hosts"]).items()}
-    return Loaded(doc, plats, configs, cables, macs, net, sends, notes)
+        configs[sw] = families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
+                                         source=f"switches/{sw}.cfg")
+    macs = host_macs(doc)
+    net = _build_network(doc, configs, families, cables, macs)
+    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts).items()}
+    return Loaded(doc, plats, families, configs, cables, macs, net, sends, resolved.notes)
 
 
 def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> VerifyReport:
     """Parse, join and simulate an OUTDIR; see the module docstring for what is checked.
 
-    `platforms` adds inventory-derived platforms (render passes its own table); without
-    it such a platform is checked as the built-in of its family.
+    `platforms` adds platforms the caller knows (render passes its own table); without it a
+    derived platform is rebuilt from plan.json's record (vlanroute.bundle.platforms).
     """
     ld = load_outdir(outdir, platforms)
     doc, plats, configs, cables, macs, net, sends, notes = (
         ld.doc, ld.platforms, ld.configs, ld.cables, ld.macs, ld.net, ld.sends, ld.notes)
     out = _Violations()
-    _check_against_plan(doc, configs, plats, cables, out)
+    _check_against_plan(doc, configs, plats, ld.families, cables, out)
     owners: dict[str, str] = {}
     for host, m in sorted(macs.items()):
         if m in owners:
@@ -519,7 +454,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
 
     for sw, cfg in sorted(configs.items()):
         for lag_id in sorted(cfg.lags):
-            lp = cfg.lag_name(lag_id)
+            lp = ld.families[sw].lag_label(lag_id)
             peers = {(e[1], e[2]) for e in net.peers(sw, lp)}
             if len(peers) > 1:
                 out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
@@ -527,7 +462,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     n_vlans = _check_loops(net, configs, doc, out)
 
     fabric = Fabric(net)
-    hosts = doc["hosts"]
+    hosts = doc.hosts
     results = fabric.learn(sends)
     # Copies are followed until a bridge sees the frame a second time, which is reported
     # as a loop (a storm on a real network). Without one, every bridge forwards the
@@ -539,7 +474,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
         for rec in results[host]:
             if rec.vid is None:
                 out.add("broadcast", f"host {host}: learning broadcast tagged {rec.tag} dropped at "
-                                     f"{hs['switch']} port {rec.port}: {rec.why}")
+                                     f"{hs.switch} port {rec.port}: {rec.why}")
                 continue
             below = rec.below
             if below is None or id(below) in reported:
@@ -563,7 +498,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
         by_sig[fabric.signature[h]].append(h)
     for a in names:
         ha = net.hosts[a]
-        want_vid = hosts[a]["vlan"]
+        want_vid = hosts[a].vlan
         vid, why = net.bridges[ha.bridge].ingress(ha.port, None)
         if vid is None:
             out.add("unicast", f"host {a}: untagged frames dropped at {ha.bridge} port {ha.port}: {why}")

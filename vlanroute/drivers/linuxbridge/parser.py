@@ -29,6 +29,11 @@ from vlanroute.model.platforms import Platform
 FAMILY = "linux-bridge"
 BRIDGE = "br0"
 
+
+def bond_name(lag_id: int) -> str:
+    """LAG N is the bonding device `bondN` (the name `bridge fdb` shows for it)."""
+    return f"bond{lag_id}"
+
 _HEREDOC = re.compile(r"^\s*(ip|bridge)\s+-batch\s+-\s+<<-?\s*'?(\w+)'?\s*$")
 _ASSIGN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*$")
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -157,9 +162,10 @@ def _ip(sc: _Script, w: list[str], err) -> None:  # type: ignore[no-untyped-def]
             if not m:
                 raise err("bonds must be named bondN (LAG N)")
             opts = _options(w, 5, err)
-            lag = PortConfig(name=sc.cfg.lag_name(int(m.group(1))))
+            lag_id = int(m.group(1))
+            sc.cfg.lags.pop(lag_id, None)          # `link add` creates the bond anew
+            lag = sc.cfg.add_lag(lag_id, bond_name(lag_id))
             lag.hash_mode = opts.get("xmit_hash_policy")
-            sc.cfg.lags[int(m.group(1))] = lag
         else:
             raise err("unsupported `link add`", fix="only `type bridge` and `type bond` are modelled")
     elif verb == "set":
@@ -228,7 +234,7 @@ def _finish(sc: _Script) -> None:
             cfg.lags[port.lag].members.append(name)
     for lag_id, lag in cfg.lags.items():
         lag.members.sort(key=sc.platform.port_index)
-        name = f"bond{lag_id}"
+        name = bond_name(lag_id)
         lag.enabled = sc.master.get(name) == BRIDGE and sc.up.get(name, False)
     for name, port in cfg.ports.items():
         if port.lag is None:

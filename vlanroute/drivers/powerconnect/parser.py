@@ -15,9 +15,10 @@ import re
 
 from vlanroute.model.bridge import SwitchConfig
 from vlanroute.drivers.generalmode import Dialect, parse_with
+from vlanroute.drivers.powerconnect.cli import (BLOCK_OPEN, HARMLESS_IF, IF_BLOCK_OPEN, lag_label_62xx,
+                                                lag_label_os6)
+from vlanroute.drivers.powerconnect.defaults import OS6_DEFAULTS, PC62XX_DEFAULTS
 from vlanroute.model.platforms import Platform
-
-FAMILY = "powerconnect-62xx"
 
 
 def _pc62xx_port(text: str) -> str | None:
@@ -41,21 +42,31 @@ PC62XX = Dialect(
     family="powerconnect-62xx", title="PowerConnect 62xx", mode_word="general",
     vlan_database=True, aging="bridge aging-time",
     phys_if=(r"interface (?:range )?ethernet (\S+)",),
-    port_name=_pc62xx_port, range_re=r"(\d+/x?g)(\d+)")
+    port_name=_pc62xx_port, range_re=r"(\d+/x?g)(\d+)", lag_label=lag_label_62xx,
+    lag_if=(r"interface (?:range )?(?:port-channel|Po) ?(\S+)", r"interface ch(\d+)"),
+    defaults=PC62XX_DEFAULTS, block_open=BLOCK_OPEN, if_block_open=IF_BLOCK_OPEN,
+    harmless_if=HARMLESS_IF)
 
 OS6 = Dialect(
     family="dell-os6", title="Dell OS6", mode_word="general",
     vlan_database=False, aging="mac address-table aging-time",
     phys_if=(r"interface (?:range )?((?:Te|Gi|Fo|Tw)\S+)",),
-    port_name=_os6_port, range_re=r"((?:Te|Gi|Fo|Tw)\d+/\d+/)(\d+)", eee=True)
+    port_name=_os6_port, range_re=r"((?:Te|Gi|Fo|Tw)\d+/\d+/)(\d+)", eee=True,
+    lag_label=lag_label_os6, defaults=OS6_DEFAULTS, block_open=BLOCK_OPEN,
+    if_block_open=IF_BLOCK_OPEN, harmless_if=HARMLESS_IF,
+    # A trunk without an allowed list carries every VLAN (unconfirmed; the N-series
+    # captures show trunks with and without a list).
+    trunk_all_vlans=True)
 
 
-def parse(text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
+def parse(text: str, *, switch: str, platform: Platform, source: str = "",
+          strict: bool = True) -> SwitchConfig:
     """Parse PowerConnect 62xx config text into the vendor-neutral model."""
-    return parse_with(PC62XX, text, switch=switch, platform=platform, source=source)
+    return parse_with(PC62XX, text, switch=switch, platform=platform, source=source, strict=strict)
 
 
-def parse_os6(text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
+def parse_os6(text: str, *, switch: str, platform: Platform, source: str = "",
+              strict: bool = True) -> SwitchConfig:
     """Parse Dell OS6 (PowerConnect 8100, N-series) config text into the model."""
     # `interface tengigabitethernet 1/0/5` is the long form of `interface Te1/0/5`.
     def short(m: re.Match[str]) -> str:
@@ -64,4 +75,4 @@ def parse_os6(text: str, *, switch: str, platform: Platform, source: str = "") -
         return f"interface {m.group(1) or ''}{ports}"
     text = re.sub(r"^\s*interface (range )?(tengigabitethernet|gigabitethernet|fortygigabitethernet|"
                   r"twentyfivegigabitethernet) (\S+)\s*$", short, text, flags=re.MULTILINE | re.IGNORECASE)
-    return parse_with(OS6, text, switch=switch, platform=platform, source=source)
+    return parse_with(OS6, text, switch=switch, platform=platform, source=source, strict=strict)

@@ -1,0 +1,42 @@
+"""Shared fixtures and the test tiers.
+
+Helper modules beside this file (plancheck, topologies, render_fixtures, push_support,
+emulate_support) hold shared functions; no test module imports another test module.
+
+Markers, registered in pyproject.toml and enforced with --strict-markers:
+- `vm`: boots the Debian kernel under QEMU (tens of seconds per test);
+- `browser`: runs headless Chromium;
+- `root`: needs root (network namespaces); skipped when not root;
+- `pip_install`: creates a virtual environment and pip-installs the project into it;
+- `slow`: takes more than about 10 s. Every `vm`, `browser` and `pip_install` test is
+  `slow` as well (added below), so `python -m pytest -q -m "not slow"` is the fast tier
+  for development, and `python -m pytest -q` (what .ci/run does) runs everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from vlanroute.lab import FakeSwitchFarm
+
+SLOW_KINDS = ("vm", "browser", "pip_install")
+
+
+@pytest.hookimpl(tryfirst=True)   # before `-m` deselects anything
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def farm() -> Iterator[FakeSwitchFarm]:
+    """Emulated PowerConnect 6248 switches (vlanroute.lab), each on its own 127.0.0.x
+    address; all are stopped when the test ends."""
+    from vlanroute.lab import FakeSwitchFarm
+    with FakeSwitchFarm() as f:
+        yield f

@@ -1,0 +1,123 @@
+"""The plan document (vlanroute.bundle.document): validated once, the same way for every
+command that reads plan.json, and serialised to the documented bytes."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vlanroute.bundle.document import plan_document
+from vlanroute.cli import main
+from vlanroute.errors import UserError
+from vlanroute.plan.build import plan_from_file
+from vlanroute.render.write import RenderOptions, render_to_dir
+
+from push_support import set_ssh_env
+
+INVENTORIES = Path(__file__).resolve().parent.parent / "inventories"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("doc") / "out"
+    render_to_dir(plan_from_file(INVENTORIES / "custom-lab.yaml").to_document(), out, RenderOptions(verify=False))
+    return out
+
+
+def _rename(mapping: dict, old: str, new: str) -> None:
+    mapping[new] = mapping.pop(old)
+
+
+# Each: how plan.json is edited, and the start of the message every command must give.
+EDITS = {
+    "switch ../x": (lambda d: _rename(d["switches"], "core1", "../x"),
+                    "plan.json: switches: switch name '../x' is not allowed"),
+    "switch ../../../x": (lambda d: _rename(d["switches"], "leaf3", "../../../x"),
+                          "plan.json: switches: switch name '../../../x' is not allowed"),
+    "host a/b": (lambda d: _rename(d["hosts"], "gpu01", "a/b"),
+                 "plan.json: hosts: host name 'a/b' is not allowed"),
+    "port with a space": (lambda d: _rename(d["switches"]["leaf2"]["ports"], "1/g10", "1/g1 0"),
+                          "plan.json: switches.leaf2.ports: port name '1/g1 0' is not allowed"),
+    "host switch ../x": (lambda d: d["hosts"]["gpu02"].__setitem__("switch", "../x"),
+                         "plan.json: hosts.gpu02.switch: switch name '../x' is not allowed"),
+    "interface with ;": (lambda d: d["hosts"]["gpu03"].__setitem__("interface", "eth0;reboot"),
+                         "plan.json: hosts.gpu03.interface: interface name 'eth0;reboot' is not allowed"),
+}
+COMMANDS = {
+    "verify": ["verify"],
+    "push": ["push", "--yes"],
+    "push --dry-run": ["push", "--dry-run"],
+    "audit": ["audit"],
+    "emulate": ["emulate"],
+}
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_unsafe_name_in_plan_json_is_refused_by_every_command(rendered, tmp_path, monkeypatch, capsys,
+                                                              edit, command) -> None:
+    set_ssh_env(monkeypatch)
+    work = tmp_path / "a" / "b" / "c"
+    out = work / "out"
+    out.parent.mkdir(parents=True)
+    shutil.copytree(rendered, out)
+    doc = json.loads((out / "plan.json").read_text())
+    change, message = EDITS[edit]
+    change(doc)
+    (out / "plan.json").write_text(json.dumps(doc, indent=1))
+    before = _tree(tmp_path)
+
+    rc = main([*COMMANDS[command], str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"error: {out}/{message}" in err and "fix:" in err and "Traceback" not in err
+    assert _tree(tmp_path) == before             # nothing written, inside OUTDIR or outside
+
+
+def test_plan_document_round_trip_is_the_documented_json() -> None:
+    plan = plan_from_file(INVENTORIES / "custom-lab.yaml")
+    doc = plan.to_document()
+    data = doc.to_json()
+    assert plan.to_json() == data
+    assert plan_document(copy.deepcopy(data)) == doc
+    assert doc.to_json_text() == json.dumps(data, indent=1) + "\n"
+    assert list(data) == ["format", "name", "inventory", "topology", "routing", "settings", "vlans", "hosts",
+                          "switches", "platforms", "cabling", "metrics", "warnings"]
+    # Each port role keeps its own keys (docs/plan-format.md).
+    ports = data["switches"]["core1"]["ports"]
+    assert {tuple(p) for p in ports.values()} == {
+        ("role", "host", "pvid", "untagged", "tagged"),
+        ("role", "neighbor", "lag", "pvid", "untagged", "tagged")}
+
+
+def test_plan_json_text_takes_the_slow_path_for_what_json_dumps_writes_differently() -> None:
+    data = plan_from_file(INVENTORIES / "seed-ring.yaml").to_json()
+    data["warnings"] = ["naïve"]                          # json.dumps escapes non-ASCII
+    data["metrics"]["mean_stretch"] = 1e-05               # json.dumps writes an exponent
+    doc = plan_document(data)
+    assert doc.to_json_text() == json.dumps(doc.to_json(), indent=1) + "\n"
+    assert "na\\u00efve" in doc.to_json_text()
+
+
+def test_references_between_records_are_checked() -> None:
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    bad = copy.deepcopy(data)
+    bad["cabling"][0]["b"] = "nowhere"
+    with pytest.raises(UserError, match=r"cabling\[0\]\.b: switch 'nowhere' is not in switches"):
+        plan_document(bad)
+    bad = copy.deepcopy(data)
+    bad["vlans"][0]["links"].append(["leaf1", "leaf2"])     # no cable between them
+    with pytest.raises(UserError, match="link leaf1-leaf2: leaf1 has no inter-switch port to leaf2"):
+        plan_document(bad)
+    bad = copy.deepcopy(data)
+    bad["switches"]["core1"]["ssh_port"] = "22"             # strict: no strings for numbers
+    with pytest.raises(UserError, match="switches.core1.ssh_port"):
+        plan_document(bad)

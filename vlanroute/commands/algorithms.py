@@ -1,0 +1,37 @@
+"""`vlanroute algorithms`: the routing engines that routing.algorithm can name, and what each promises."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from vlanroute.model.inventory import TopologyKind
+from vlanroute.routing.registry import ENGINES
+
+
+def topologies(refused: list[str]) -> str:
+    """'all', or 'all but ...' naming the refused topology kinds."""
+    return "all" if not refused else "all but " + ", ".join(refused)
+
+
+@click.command("algorithms")
+def command() -> int:
+    """List the routing engines (routing.algorithm) with their properties."""
+    table = Table(title="routing engines (routing.algorithm)")
+    for title in ("name", "minimal", "deadlock-free", "topologies", "summary"):
+        table.add_column(title)
+    kinds = get_args(TopologyKind)
+    for engine in ENGINES.values():
+        refused = [k for k in kinds if k in engine.refused]
+        table.add_row(engine.name, "yes" if engine.minimal else "no", "yes" if engine.deadlock_free else "no",
+                      topologies(refused), engine.summary)
+    console = Console(width=120)   # fixed: the same table in a terminal, a pipe and the README
+    console.print(table)
+    console.print("minimal: every route is a shortest path.\n"
+                  "deadlock-free: acyclic channel dependencies on every topology it accepts, so 802.3x PAUSE cannot\n"
+                  "  deadlock; every plan also reports its own routes' verdict (metrics.deadlock_free).\n"
+                  "default: the first minimal engine that accepts the topology (dor; shortest for custom).")
+    return 0

@@ -1,0 +1,178 @@
+"""`vlanroute lab up OUTDIR` / `lab env` / `lab down`: emulated switches for a rendered OUTDIR.
+
+`lab up` starts one emulated switch per switch of OUTDIR's plan (vlanroute.lab: PowerConnect
+62xx and Dell OS6), each on its own 127.0.0.x address, in a background process that
+outlives the command, optionally seeded with running configs (`--seed DIR` of
+<switch>.cfg, or one file for all). It prints, on stdout, the environment push and audit
+need: the SSH user and password of the emulated switches, the known_hosts file of their
+host keys (VLANROUTE_KNOWN_HOSTS) and the target map that sends each switch of the plan
+to its emulated twin (VLANROUTE_TARGETS; plan.json keeps the real addresses), so that
+
+    eval "$(vlanroute lab up out)"
+    vlanroute push out --dry-run
+
+runs against the lab. `lab down` stops it and leaves each switch's last running config in
+the state directory. The lab needs asyncssh: `pip install "vlanroute[lab]"`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+import secrets
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+import click
+
+from vlanroute.bundle.reader import read_plan
+from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
+from vlanroute.device.targets import TARGETS_ENV
+from vlanroute.errors import UserError
+
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 30.0
+
+
+def _need_asyncssh() -> None:
+    try:
+        found = importlib.util.find_spec("asyncssh") is not None
+    except ImportError:
+        found = False
+    if not found:
+        raise UserError("the emulated switches need asyncssh, which is not installed",
+                        fix='pip install "vlanroute[lab]"')
+
+
+def _state(state_dir: Path | None):  # type: ignore[no-untyped-def]
+    _need_asyncssh()
+    from vlanroute.lab.statedir import StateDir, default_state_dir
+    return StateDir(state_dir or default_state_dir())
+
+
+def _environment(state, user: str, password: str | None) -> list[str]:  # type: ignore[no-untyped-def]
+    lines = [f"export {ENV_USER}={shlex.quote(user)}"]
+    if password is not None:
+        lines.append(f"export {ENV_PASSWORD}={shlex.quote(password)}")
+    lines += [f"export {TARGETS_ENV}={shlex.quote(str(state.path / 'targets.json'))}",
+              f"export VLANROUTE_KNOWN_HOSTS={shlex.quote(str(state.path / 'known_hosts'))}"]
+    return lines
+
+
+def _span(hosts: list[str]) -> str:
+    return hosts[0] if len(hosts) == 1 else f"{hosts[0]}-{hosts[-1]}"
+
+
+STATE_OPTION = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
+                            help="Where the lab keeps its files (default: "
+                                 "$XDG_STATE_HOME/vlanroute/lab or ~/.local/state/vlanroute/lab).")
+
+
+@click.group("lab")
+def command() -> None:
+    """Emulated switches on 127.0.0.x for a rendered OUTDIR (PowerConnect 62xx, Dell OS6)."""
+
+
+@command.command("up")
+@click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--seed", type=click.Path(exists=True, path_type=Path),
+              help="Start from running configs: a directory of <switch>.cfg, or one file for all.")
+@STATE_OPTION
+def up(outdir: Path, seed: Path | None, state_dir: Path | None) -> int:
+    """Start the emulated switches and print the environment that points push and audit at
+    them (use as: eval "$(vlanroute lab up OUTDIR)")."""
+    state = _state(state_dir)
+    doc = read_plan(outdir)                 # validated before anything starts
+    running = state.running_pid()
+    if running is not None:
+        lab = state.lab() or {}
+        raise UserError(f"a lab is already running (process {running}, for {lab.get('outdir')})",
+                        file=str(state.path), fix="stop it first: vlanroute lab down"
+                        + (f" --state-dir {state.path}" if state_dir else ""))
+    state.remove("ready", "error", "lab.json", "targets.json", "known_hosts")
+    user = os.environ.get(ENV_USER) or "admin"
+    given = os.environ.get(ENV_PASSWORD)
+    password = given or secrets.token_urlsafe(12)
+    state.path.mkdir(parents=True, exist_ok=True)
+    log = open(state.path / "lab.log", "ab")  # noqa: SIM115 - handed to the child process
+    cmd = [sys.executable, "-m", "vlanroute.lab.daemon", "--state-dir", str(state.path),
+           "--outdir", str(outdir.resolve()), "--user", user]
+    if seed is not None:
+        cmd += ["--seed", str(seed.resolve())]
+    from vlanroute.lab.statedir import PASSWORD_ENV
+    env = {**os.environ, PASSWORD_ENV: password}
+    env.pop(ENV_PASSWORD, None)
+    try:
+        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                 start_new_session=True, close_fds=True, env=env)
+    finally:
+        log.close()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while state.read("ready") is None:
+        error = state.read("error")
+        if error is not None or child.poll() is not None:
+            state.remove("error")
+            raise UserError(f"the lab did not start: {error or 'see ' + str(state.path / 'lab.log')}",
+                            file=str(outdir), fix="fix what is named, then run `vlanroute lab up` again")
+        if time.monotonic() > deadline:
+            child.terminate()
+            raise UserError("the lab did not start within "
+                            f"{START_TIMEOUT_S:.0f} s", file=str(state.path / "lab.log"))
+        time.sleep(0.05)
+    lab = state.lab() or {}
+    switches = lab.get("switches", {})
+    assert isinstance(switches, dict)
+    hosts = [v["host"] for v in switches.values()]
+    kinds = sorted({v["platform"] for v in switches.values()})
+    click.echo(f"lab: {len(switches)} emulated switches ({', '.join(kinds)}) for plan {doc.name} on "
+               f"{_span(hosts)}, process {child.pid}", err=True)
+    click.echo(f"lab: push and audit reach them through {TARGETS_ENV} (plan.json is unchanged); "
+               "stop them with `vlanroute lab down`", err=True)
+    if seed is not None:
+        click.echo(f"lab: seeded from {seed}", err=True)
+    for line in _environment(state, user, None if given else password):
+        click.echo(line)
+    return 0
+
+
+@command.command("env")
+@STATE_OPTION
+def env(state_dir: Path | None) -> int:
+    """Print the environment of the running lab again (the password only where you set it)."""
+    state = _state(state_dir)
+    lab = state.lab()
+    if state.running_pid() is None or lab is None:
+        raise UserError("no lab is running", file=str(state.path), fix="vlanroute lab up OUTDIR")
+    for line in _environment(state, str(lab.get("user", "admin")), None):
+        click.echo(line)
+    click.echo(f"# {ENV_PASSWORD}: as printed by `vlanroute lab up` (not stored)", err=True)
+    return 0
+
+
+@command.command("down")
+@STATE_OPTION
+def down(state_dir: Path | None) -> int:
+    """Stop the emulated switches; their last running configs stay in the state directory."""
+    state = _state(state_dir)
+    pid = state.running_pid()
+    if pid is None:
+        state.remove("ready", "lab.json", "targets.json", "known_hosts")
+        click.echo("lab: no lab was running", err=True)
+        return 0
+    lab = state.lab() or {}
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    from vlanroute.lab.statedir import daemon_alive
+    while daemon_alive(pid):
+        if time.monotonic() > deadline:
+            raise UserError(f"the lab (process {pid}) did not stop within {STOP_TIMEOUT_S:.0f} s",
+                            fix=f"kill {pid}")
+        time.sleep(0.05)
+    count = len(lab.get("switches", {}))  # type: ignore[arg-type]
+    click.echo(f"lab: stopped {count} emulated switches; their last running configs are in "
+               f"{state.path / 'running'}", err=True)
+    return 0

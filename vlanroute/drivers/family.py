@@ -1,0 +1,234 @@
+"""The switch family interface: one object per CLI family, one registry (vlanroute.drivers).
+
+A *platform* (vlanroute.model.platforms) is a switch model: its ports and hardware limits.
+A *family* is the configuration language a set of platforms share: the template that
+writes it, the parser that reads it back into the vendor-neutral 802.1Q model
+(vlanroute.model.bridge), and, if vlanroute can drive the switch over SSH, the config
+lifecycle that NAPALM drivers share (read the running config, compare it with the target
+on parsed models, send the difference in a loop-safe order, read back, roll back) and the
+learned-MAC table reader of `vlanroute audit`. Render, verify, push, audit and emulate
+reach a family only through `family_of(platform)`.
+
+This module depends on the model only, so the plan stage may read a family's capabilities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+
+from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.model.platforms import Platform
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a family's switches can do, as far as vlanroute relies on it."""
+
+    # VLAN routing puts every host port in ONE PVID and makes it an untagged member of EVERY
+    # routing VLAN (Dell "general", AEOS "hybrid", Linux bridge flags). A CLI whose only
+    # multi-VLAN port is a trunk with one untagged native VLAN cannot do it.
+    host_untagged_in_many_vlans: bool
+    eee: bool                                  # an Energy Efficient Ethernet (802.3az) setting
+    lag_hash_modes: Mapping[str, str] = field(default_factory=dict)  # settings.lag_hash -> keyword
+    # settings.lag_hash values the family refuses, each with the fact why (plan refuses them).
+    lag_hash_refused: Mapping[str, str] = field(default_factory=dict)
+    push: bool = False                         # `vlanroute push` can apply and roll back configs
+    preview: bool = False                      # `vlanroute push --dry-run` can show the changes
+    audit: bool = False                        # `vlanroute audit` can read the learned-MAC table
+    emulate: bool = False                      # `vlanroute emulate` can run its configs (Linux)
+
+    def can_preview(self) -> bool:
+        return self.push or self.preview
+
+
+# A capability no public source confirms for a family, which an inventory may confirm for
+# its own platform (`platforms.<name>.confirm`): the plan then relies on it.
+HOST_UNTAGGED = "host-untagged-in-many-vlans"
+CONFIRMABLE = (HOST_UNTAGGED,)
+
+
+@dataclass(frozen=True)
+class FirmwareDefaults:
+    """What a switch of the family does when its config says nothing, and so prints nothing
+    in `show running-config`. None: unknown (then push treats an explicit line as printed).
+    The 802.1Q factory state (VLAN 1 untagged, PVID 1, access mode, spanning tree on, all
+    frames admitted) is the bridge model's own default; the aging default is the platform's."""
+
+    flow_control: bool | None = None       # IEEE 802.3x flow control, switch-wide
+    lag_hash: str | None = None            # the family's hash keyword of a LAG without one
+    sources: Mapping[str, str] = field(default_factory=dict)   # setting -> verdict: source
+
+
+@dataclass(frozen=True)
+class CliDialog:
+    """How an SSH session talks to the family's CLI (vlanroute.device.session)."""
+
+    netmiko_device_type: str
+    save_command: str
+    save_confirm: str | None                   # regex of the question the save command asks
+    save_answer: str | None                    # the single key that answers it
+    error_patterns: tuple[str, ...]            # regexes of replies that mean "command rejected"
+    session_setup: tuple[str, ...] = ()        # sent once after login, replies not checked
+    # The pager's prompt (printed without a line end) and the key that shows the next page.
+    pager_patterns: tuple[str, ...] = (r"--More--[^\n]*",)
+    pager_key: str = " "
+    save_done: str = r"Configuration Saved!"   # the save reply that means it was written
+    save_not_done: str = r"Not Saved"          # the save reply that means it was not
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Context help (`?`) asked before a push for a command no source confirms on this
+    family, in the mode push will send it in: what is typed is erased, nothing executed
+    (vlanroute.device.preflight)."""
+
+    command: str                     # the unconfirmed command, as in messages
+    sent: str                        # regex of a pushed line needing it; group `value` (optional)
+                                     # is the argument the help must offer
+    words: str                       # typed before ` ?`, e.g. "hashing-mode"; "": the pushed
+                                     # line up to the value
+    mode: str | None = None          # regex of the line that enters the mode it is sent in
+                                     # ("configure": global configuration); None: any
+
+
+@dataclass(frozen=True)
+class SwitchFacts:
+    """What a switch says it is, read before anything is changed (NAPALM's get_facts)."""
+
+    model: str | None = None                   # as the switch prints it: "PowerConnect 6248"
+    firmware: str | None = None                # "3.3.7.3"
+    ports: tuple[str, ...] | None = None       # every port the switch lists, its own names
+    sources: Mapping[str, str] = field(default_factory=dict)   # fact -> where it was read
+
+
+# Runs one read-only show command on the switch and returns its reply.
+ShowCommand = Callable[[str], str]
+
+
+class LineRole(Enum):
+    """What one pushed command line does, in the terms of the loop-safe order
+    (vlanroute.device.order decides the phase from this and the ports' roles)."""
+
+    NEUTRAL = "neutral"              # mode changes, settings that cannot open a loop
+    ENTER_PORTS = "enter-ports"      # enters the sub-mode of `targets`
+    LEAVE = "leave"                  # leaves a sub-mode
+    END = "end"                      # leaves configuration mode (the last line of a file)
+    VLAN_TABLE = "vlan-table"        # creates VLANs, or is part of doing so
+    PORT_SETTING = "port-setting"    # membership, PVID, LAG... of the ports entered
+    PORT_VLAN_REMOVAL = "port-vlan-removal"   # takes VLANs off the ports entered
+    PORT_STP_OFF = "port-stp-off"    # spanning tree off on the ports entered
+    GLOBAL_STP_OFF = "global-stp-off"
+
+
+@dataclass(frozen=True)
+class PushLine:
+    role: LineRole
+    targets: tuple[PortRef, ...] = ()          # ENTER_PORTS: the ports and LAGs entered
+
+
+@dataclass(frozen=True)
+class CanonicalLine:
+    """One non-default setting as the switch would print it; `port` is None for a global one."""
+
+    port: PortRef | None
+    text: str
+
+
+class UnsupportedLine(Exception):
+    """A command line the family's push classifier does not know (push refuses the file)."""
+
+
+class Family:
+    """Base class of a switch family. Subclasses set the class attributes and implement
+    `parse` and `lag_label`; a family whose capabilities allow push or audit implements
+    the methods of that part (the defaults refuse, which is a bug if ever reached)."""
+
+    name: str                                  # the key in FAMILIES and Platform.family
+    title: str                                 # in messages, e.g. "PowerConnect 62xx"
+    capabilities: Capabilities
+    # Rendered commands that no public source confirms for this family: render warns for
+    # every family in use that has any (docs/platforms.md has the evidence).
+    unconfirmed: tuple[str, ...] = ()
+    # Capabilities an inventory may confirm for its platform, each with the open question.
+    confirmable: Mapping[str, str] = {}
+    defaults: FirmwareDefaults = FirmwareDefaults()
+    cli: CliDialog | None = None               # None: not managed over SSH
+    template_dir: Path | None = None           # None: the package's templates/
+    # Unconfirmed commands that push asks the switch about (context help) before a change.
+    probes: tuple[Probe, ...] = ()
+
+    @property
+    def template(self) -> str:
+        """The Jinja2 template that renders one switch's config (templates/README.md)."""
+        return f"switch/{self.name}.j2"
+
+    def host_untagged_in_many_vlans(self, platform: Platform) -> bool:
+        """Can a host port of `platform` be an untagged member of several VLANs? The family's
+        capability, or the inventory's confirmation for its own platform."""
+        return self.capabilities.host_untagged_in_many_vlans or HOST_UNTAGGED in platform.confirmed
+
+    # -- reading configs -------------------------------------------------------------------
+    def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
+        """Config text (rendered, or `show running-config`) -> the vendor-neutral model;
+        a line that is not understood is a UserError naming the file and line."""
+        raise NotImplementedError
+
+    def parse_running(self, text: str, *, switch: str, platform: Platform,
+                      source: str = "") -> SwitchConfig:
+        """A switch's `show running-config`: what vlanroute manages goes into the model,
+        every other line into `SwitchConfig.context`, classified (none / forwarding, VLANs);
+        only a malformed managed line is an error. Default: as strict as `parse`."""
+        return self.parse(text, switch=switch, platform=platform, source=source)
+
+    # -- names -----------------------------------------------------------------------------
+    def lag_label(self, lag_id: int) -> str:
+        """How the switch itself names LAG `lag_id` in its output (and so in messages)."""
+        raise NotImplementedError
+
+    def port_label(self, port: PortRef) -> str:
+        return self.lag_label(port.id) if isinstance(port, LagPort) else port
+
+    # -- push: the config lifecycle ----------------------------------------------------------
+    def config_commands(self, text: str) -> list[str]:
+        """The lines of a rendered config file that are sent, in order (no comments)."""
+        raise NotImplementedError(f"{self.name}: push is not supported")
+
+    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
+        """Every non-default setting in a fixed order: the basis of push's diff and of the
+        check after a push and after a rollback."""
+        raise NotImplementedError(f"{self.name}: push is not supported")
+
+    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
+        """Membership commands that take the named ports/LAGs of `cur` to `tgt` (no spanning
+        tree, no VLAN table): the removals a rendered file cannot know about."""
+        raise NotImplementedError(f"{self.name}: push is not supported")
+
+    def delta_commands(self, cur: SwitchConfig, tgt: SwitchConfig) -> list[str]:
+        """Every command, in loop-safe order, that turns `cur` into `tgt` (rollback)."""
+        raise NotImplementedError(f"{self.name}: push is not supported")
+
+    def classify_push_lines(self, lines: list[str]) -> list[PushLine]:
+        """What each line does (one entry per line); UnsupportedLine for an unknown
+        interface form, so that push never guesses which ports a line touches."""
+        raise NotImplementedError(f"{self.name}: push is not supported")
+
+    def interface_command(self, port: PortRef) -> str:
+        """The command that enters the sub-mode of one port or LAG."""
+        raise NotImplementedError(f"{self.name}: push is not supported")
+
+    # -- pre-flight (read-only) ----------------------------------------------------------
+    def facts(self, running_config: str, show: ShowCommand) -> SwitchFacts:
+        """Model, firmware and port list, from the running config already read and from
+        read-only show commands (`show`); a fact the switch does not give stays None."""
+        raise NotImplementedError(f"{self.name}: pre-flight is not supported")
+
+    # -- audit -----------------------------------------------------------------------------
+    address_table_command: str | None = None
+
+    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
+        """(VLAN, MAC aa:bb:cc:dd:ee:ff) -> bridge port, from `address_table_command`'s output."""
+        raise NotImplementedError(f"{self.name}: audit is not supported")

@@ -1,0 +1,107 @@
+"""The background process of `vlanroute lab up`: emulated switches for a rendered OUTDIR.
+
+Started by vlanroute.commands.lab in a session of its own, so it outlives the command;
+stopped by `vlanroute lab down` (SIGTERM). Everything it shares lives in its state
+directory (vlanroute.lab.statedir): `lab.json` (process, OUTDIR, switches), `targets.json`
+(the target map push and audit read through VLANROUTE_TARGETS), `known_hosts`, `lab.log`,
+and, once stopped, `running/<switch>.cfg` (each switch's last running config). The SSH
+password comes in the environment (VLANROUTE_LAB_PASSWORD), never in a file or argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+import signal
+import sys
+import threading
+
+from vlanroute.bundle.platforms import resolve_platforms
+from vlanroute.bundle.reader import read_plan
+from vlanroute.device.targets import TARGETS_FORMAT
+from vlanroute.errors import UserError
+from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
+from vlanroute.lab.statedir import PASSWORD_ENV, StateDir
+
+FIRST_HOST = 11     # 127.0.0.11, .12, ...: the tests use their own addresses and ports
+
+
+def lab_address(i: int) -> str:
+    """The i-th switch's loopback address (0-based): 127.0.0.11 .. 127.0.0.254, 127.0.1.11 ..."""
+    per = 254 - FIRST_HOST + 1
+    return f"127.0.{i // per}.{FIRST_HOST + i % per}"
+
+
+def seed_texts(seed: Path | None, switches: list[str]) -> dict[str, str]:
+    """`--seed DIR`: DIR/<switch>.cfg where it exists; `--seed FILE`: that file for all."""
+    if seed is None:
+        return {}
+    if seed.is_dir():
+        return {sw: (seed / f"{sw}.cfg").read_text() for sw in switches if (seed / f"{sw}.cfg").is_file()}
+    text = seed.read_text()
+    return {sw: text for sw in switches}
+
+
+def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | None) -> FakeSwitchFarm:
+    """Start one emulated switch per switch of OUTDIR's plan and write the state files."""
+    doc = read_plan(outdir)
+    platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
+    names = sorted(doc.switches)
+    other = [f"{n} ({platforms[n].family})" for n in names if platforms[n].family not in EMULATED]
+    if other:
+        raise UserError(f"no emulated switch for {', '.join(other)}", file=str(outdir / "plan.json"),
+                        fix="the lab emulates the families " + ", ".join(sorted(EMULATED)))
+    seeds = seed_texts(seed, names)
+    farm = FakeSwitchFarm()
+    try:
+        for i, name in enumerate(names):
+            farm.add(name, host=lab_address(i), username=user, password=password,
+                     platform=platforms[name], seed=seeds.get(name))
+    except (SeedError, OSError):
+        farm.close()
+        raise
+    targets = {"format": TARGETS_FORMAT, "plan": doc.name, "outdir": str(outdir.resolve()),
+               "switches": {n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}
+    state.write("targets.json", json.dumps(targets, indent=1) + "\n")
+    farm.write_known_hosts(state.path / "known_hosts")
+    state.write("lab.json", json.dumps({
+        "pid": os.getpid(), "outdir": str(outdir.resolve()), "plan": doc.name, "user": user,
+        "switches": {n: {"host": sw.host, "port": sw.port, "platform": sw.platform.name}
+                     for n, sw in farm.switches.items()}}, indent=1) + "\n")
+    return farm
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vlanroute.lab.daemon")
+    ap.add_argument("--state-dir", type=Path, required=True)
+    ap.add_argument("--outdir", type=Path, required=True)
+    ap.add_argument("--user", required=True)
+    ap.add_argument("--seed", type=Path)
+    args = ap.parse_args(argv)
+    state = StateDir(args.state_dir)
+    password = os.environ.pop(PASSWORD_ENV, "")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        farm = start(args.outdir, state, args.user, password, args.seed)
+    except (UserError, SeedError, OSError) as exc:
+        state.write("error", exc.render() if isinstance(exc, UserError) else str(exc))
+        return 2
+    state.write("ready", "")
+    try:
+        stop.wait()
+    finally:
+        running = state.path / "running"
+        running.mkdir(exist_ok=True)
+        for name, sw in farm.switches.items():
+            (running / f"{name}.cfg").write_text(sw.running_config())
+        farm.close()
+        state.remove("ready", "targets.json", "known_hosts", "lab.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

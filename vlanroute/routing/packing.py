@@ -1,0 +1,126 @@
+"""How many VLANs a routing needs: put sources whose trees are compatible into one VLAN.
+
+A source's tree, pruned to the switches that have hosts, is the set of links its frames
+may cross. Sources with identical trees share a VLAN. Different trees may still share one
+when their union stays loop-free: then the path between any two switches in the union is
+unique and is each source's own path. Two different trees over the same switch set always
+form a loop (both have n-1 links on the same n switches), so only trees over different
+switch sets (Steiner trees, when some switches have no hosts) are worth trying to merge.
+
+The VLAN count is part of a routing's cost (engines choose among equally loaded routings
+by it, and the budget engine must stay within it), so the packing lives with the routing;
+plan/vlans.py numbers the groups and gives them learning subnets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vlanroute.routing.trees import ParentMap, pruned_parents
+
+if TYPE_CHECKING:
+    from vlanroute.model.topology import Topology
+    from vlanroute.routing.engine import Routes
+
+Link = tuple[str, str]     # an undirected neighbour pair, the lower switch index first
+
+
+@dataclass(frozen=True)
+class SharedTree:
+    """The sources of one VLAN and the loop-free links that carry all their routes."""
+
+    sources: tuple[str, ...]
+    links: frozenset[Link]
+    switches: frozenset[str]
+
+
+def pruned_tree(parent: ParentMap, src: str, targets: set[str], order: dict[str, int]) -> tuple[frozenset[Link], frozenset[str]]:
+    """The union of the paths from src to every target, as links (pairs sorted by order)."""
+    sub = pruned_parents(parent, src, targets)
+    links = frozenset((p, v) if order[p] < order[v] else (v, p) for v, p in sub.items())
+    return links, frozenset(sub).union((src,))
+
+
+@dataclass
+class _Group:
+    """A VLAN being filled: its sources so far and the union of their trees."""
+
+    sources: list[str]
+    links: frozenset[Link]
+    switches: frozenset[str]
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        p = self.parent.setdefault(x, x)
+        while p != self.parent.setdefault(p, p):
+            self.parent[x] = self.parent[p]
+            x, p = p, self.parent[p]
+        return p
+
+    def union(self, a: str, b: str) -> bool:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        self.parent[ra] = rb
+        return True
+
+
+def is_forest(links: set[Link] | frozenset[Link]) -> bool:
+    """No loop among these links (each link joins two parts that were not yet connected)."""
+    uf = _UnionFind()
+    return all(uf.union(a, b) for a, b in links)
+
+
+def pack(parents: dict[str, ParentMap], host_switches: set[str], order: dict[str, int]) -> tuple[SharedTree, ...]:
+    """Group the sources (switches with hosts) into as few VLANs as the routing allows.
+
+    Identical trees always share; then, largest tree first, a tree joins the first VLAN
+    whose union with it stays loop-free (first fit, as in SPAIN and LASH). The result is
+    ordered by each VLAN's first source in switch order.
+    """
+    by_tree: dict[frozenset[Link], tuple[list[str], frozenset[str]]] = {}
+    for src in sorted(host_switches, key=order.__getitem__):
+        links, nodes = pruned_tree(parents[src], src, host_switches, order)
+        if links in by_tree:
+            by_tree[links][0].append(src)
+        else:
+            by_tree[links] = ([src], nodes)
+
+    # One _Group per VLAN. Its sets are frozensets, shared with by_tree until
+    # a merge makes a new one (most trees are never merged: no copies); frozensets also
+    # cache their hash, so unequal switch sets compare in O(1). A tree spanning every host
+    # switch is the common case, so that switch set is one shared object.
+    groups: list[_Group] = []
+    full = frozenset(host_switches)
+    items = sorted(by_tree.items(), key=lambda kv: (-len(kv[0]), order[kv[1][0][0]]))
+    for links, (sources, nodes) in items:
+        if nodes == full:
+            nodes = full
+        for g in groups:
+            if g.switches is nodes or (hash(g.switches) == hash(nodes) and g.switches == nodes):
+                continue   # different trees on the same switches always make a loop
+            union = g.links | links
+            if is_forest(union):
+                g.links = union
+                merged = g.switches | nodes
+                g.switches = full if merged == full else merged
+                g.sources.extend(sources)
+                break
+        else:
+            groups.append(_Group(list(sources), links, nodes))
+    out = [SharedTree(tuple(sorted(g.sources, key=order.__getitem__)), g.links, g.switches) for g in groups]
+    out.sort(key=lambda g: order[g.sources[0]])
+    return tuple(out)
+
+
+def packing_of(routes: Routes, topo: Topology, host_count: dict[str, int]) -> tuple[SharedTree, ...]:
+    """The VLANs `routes` need: the engine's own packing if it made one, else packed here."""
+    if routes.packing is not None:
+        return routes.packing
+    order = {s: i for i, s in enumerate(topo.switches)}
+    return pack(routes.parents, {s for s, n in host_count.items() if n}, order)

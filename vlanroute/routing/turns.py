@@ -1,0 +1,252 @@
+"""Deadlock-free routing by prohibited turns (routing.algorithm: turns).
+
+With IEEE 802.3x PAUSE a switch stops its neighbour's port when its own buffer fills, so
+frames waiting for each other's buffers around a cycle can stop forever. Dally and Seitz
+("Deadlock-free message routing in multiprocessor interconnection networks", IEEE Trans.
+Computers C-36(5):547-553, 1987): routing is deadlock-free if and only if its channel
+dependency graph is acyclic. The channels are the directed links; a route that enters a
+switch on channel c and leaves it on channel d makes d depend on c (a "turn" c -> d).
+Glass and Ni ("The turn model for adaptive routing", ISCA 1992, pp. 278-287) break every
+cycle by prohibiting just enough turns; this engine does that, and keeps to the VLAN
+routing constraint that one source's routes form one tree:
+
+- tori and rings: dimension-order routing (the dimensions fixed one after the other,
+  so a route never turns from a later dimension back to an earlier one) with one cut
+  switch per ring: no route passes straight through it, in either direction. A ring's
+  channels in one direction form the only cycle of that dimension, and the cut removes
+  the one turn that closes it. A route that would cross the cut goes the other way
+  round; a ring then carries its traffic like a line, about twice the torus optimum,
+  where up*/down* concentrates everything near its root (bench/quality.py: 8x8 and
+  16x16 tori at 2.0 times the distance bound, against 5.7 and 13.9 for up*/down*). The
+  cut of each ring is placed at a different position (the sum of the ring's other
+  coordinates), so the cuts spread over the grid.
+- meshes and hyper-crossbars: plain dimension-order routing is deadlock-free already
+  (a mesh line has no cycle; a hyper-crossbar crosses each dimension in one hop); the
+  dimension order with the lowest maximum load is kept.
+- complete graphs: one hop, no turns at all. Tree topologies: the only routing.
+- any other topology: up*/down* (Schroeder et al., "Autonet: a high-speed, self-
+  configuring local area network using point-to-point links", IEEE JSAC 9(8), 1991:
+  no turn from a down link to an up link), with its two weaknesses reduced: the root is
+  the best of the most central switches, and among equally short legal parents each
+  switch takes the one whose link carries least so far (the global balance of SSSP
+  routing, Hoefler, Schneider, Lumsdaine, HOTI 2009).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import networkx as nx
+
+from vlanroute.model.topology import Topology
+from vlanroute.routing.dor import dor_orders, dor_routes
+from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.select import forced_routes
+from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
+from vlanroute.routing.updown import central_switch, updown_routes
+
+ROOTS = 8          # central switches tried as the up*/down* root
+ROUNDS = 3         # rip-up-and-re-route rounds per root
+GRIDS = ("torus", "ring", "mesh", "hyper-crossbar")
+
+
+@dataclass(frozen=True)
+class TurnsChoices:
+    """The turn rule (plan.json routing.turns): one cut per ring (tori, rings), dimension
+    order (meshes, hyper-crossbars), one hop (complete graphs), tree (tree topologies) or
+    up*/down* (any other graph); with the dimension order or the up*/down* root it used."""
+
+    turns: str
+    dimension_order: tuple[int, ...] | None = None
+    root: str | None = None
+
+    def record(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.dimension_order is not None:
+            out["dimension_order"] = list(self.dimension_order)
+        if self.root is not None:
+            out["root"] = self.root
+        out["turns"] = self.turns
+        return out
+
+
+class TurnsEngine(Engine[None]):
+    name = "turns"
+    summary = "dimension order, one cut per ring; else balanced up*/down*"
+    minimal = False            # a route that would cross a ring's cut goes the long way round
+    deadlock_free = True       # acyclic channel dependencies on every topology (module doc)
+    # No settings: every dimension order is tried on grids, the up*/down* root is chosen.
+
+    def params(self, topo: Topology, options: Options) -> None:
+        return None
+
+    def route(self, topo: Topology, host_count: dict[str, int], params: None) -> Routes:
+        return turn_routes(topo, host_count)
+
+
+def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
+    """Per source a tree, all together with an acyclic channel dependency graph."""
+    cables = topo.arc_cables()
+    if topo.kind in ("tree", "complete"):
+        forced = forced_routes(topo, TurnsEngine.name)     # the one minimal routing: no turn closes a cycle
+        assert forced is not None
+        return Routes(TurnsEngine.name, forced.parents, TurnsChoices("tree" if topo.kind == "tree" else "one hop"))
+    if topo.kind in GRIDS:
+        assert topo.dims is not None
+        candidates: list[tuple[float, int, Routes]] = []
+        for order in dor_orders(topo.dims):
+            if topo.kind in ("torus", "ring"):
+                r = cut_dor_routes(topo, order)
+            else:
+                r = Routes(TurnsEngine.name, dor_routes(topo, order, "plus").parents,
+                           TurnsChoices("dimension order", order))
+            candidates.append((round(max(arc_loads(r.parents, host_count, cables).values(), default=0.0), 6),
+                               len(candidates), r))
+        return min(candidates, key=lambda c: c[:2])[2]
+    return balanced_updown_routes(topo, host_count)
+
+
+TURNS = TurnsEngine()
+
+
+# --------------------------------------------------------------------------- tori: one cut per ring
+
+
+def cut_line(n: int, start: int, cut: int) -> dict[int, int]:
+    """One ring of n switches, entered at `start`: the coordinate before each other one.
+
+    No route passes through `cut` (it may start or end there), so the way round is the
+    one without the cut inside it; the cut itself, and every switch when the route starts
+    at the cut, go the shorter way ('+' on a tie). Rings of 2 or fewer have no cycle.
+    """
+    prev: dict[int, int] = {}
+    for b in range(n):
+        if b == start:
+            continue
+        fwd, bwd = (b - start) % n, (start - b) % n
+        if n <= 2 or start == cut or b == cut:
+            plus = fwd <= bwd
+        else:
+            plus = (cut - start) % n > fwd      # the cut is not strictly inside the '+' way
+        prev[b] = (b - 1) % n if plus else (b + 1) % n
+    return prev
+
+
+def cut_position(coord: tuple[int, ...], d: int, n: int) -> int:
+    """Where the ring through `coord` along dimension d is cut: spread over the grid."""
+    return (sum(coord) - coord[d]) % n
+
+
+def cut_dor_routes(topo: Topology, order: tuple[int, ...]) -> Routes:
+    assert topo.dims is not None
+    dims = topo.dims
+    by_coord = {c: s for s, c in topo.coords.items()}
+    parents: dict[str, ParentMap] = {}
+    for src in topo.switches:
+        sc = topo.coords[src]
+        assert sc is not None
+        parent: ParentMap = {}
+        reached = [sc]
+        for d in order:
+            new = []
+            for u in reached:
+                for b, a in cut_line(dims[d], u[d], cut_position(u, d, dims[d])).items():
+                    v = u[:d] + (b,) + u[d + 1:]
+                    parent[by_coord[v]] = by_coord[u[:d] + (a,) + u[d + 1:]]
+                    new.append(v)
+            reached.extend(new)
+        parents[src] = parent
+    return Routes(TurnsEngine.name, parents, TurnsChoices("one cut per ring", order))
+
+
+# --------------------------------------------------------------------------- other graphs: up*/down*
+
+
+def balanced_updown_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
+    """up*/down* from the best of the ROOTS most central switches, ties balanced."""
+    g = topo.simple()
+    order = {s: i for i, s in enumerate(topo.switches)}
+    weight = {s: host_count.get(s, 0) or 1 for s in topo.switches}
+    closeness = {s: sum(weight[t] * d for t, d in nx.single_source_shortest_path_length(g, s).items())
+                 for s in topo.switches} if len(topo.switches) <= 2048 else {s: 0 for s in topo.switches}
+    roots = sorted(topo.switches, key=lambda s: (closeness[s], order[s]))[:ROOTS]
+    cables = topo.arc_cables()
+    # Plain up*/down* from its usual root too: the balanced choices are greedy, and this
+    # engine must never be worse than the updown engine.
+    root = central_switch(topo)
+    plain = Routes(TurnsEngine.name, updown_routes(topo, root).parents, TurnsChoices("up*/down*", root=root))
+    candidates = [plain] + [_updown_balanced(topo, g, root, host_count, cables, order) for root in roots]
+    scored = [(round(max(arc_loads(r.parents, host_count, cables).values(), default=0.0), 6), i, r)
+              for i, r in enumerate(candidates)]
+    return min(scored, key=lambda t: t[:2])[2]
+
+
+def _updown_balanced(topo: Topology, g: nx.Graph, root: str, host_count: dict[str, int],
+                     cables: dict[Arc, int], order: dict[str, int]) -> Routes:
+    """up*/down* (see updown.updown_routes for the rule), each switch's parent the least
+    loaded of its equally near legal ones; sources with most hosts first."""
+    level = nx.single_source_shortest_path_length(g, root)
+
+    def is_up(u: str, v: str) -> bool:
+        return (level[v], order[v]) < (level[u], order[u])
+
+    adj = {n: sorted(g.neighbors(n), key=order.__getitem__) for n in topo.switches}
+    load: dict[Arc, float] = {}
+    parents: dict[str, ParentMap] = {}
+    placed: dict[str, list[tuple[Arc, float]]] = {}
+    best: tuple[float, dict[str, ParentMap]] | None = None
+    sources = sorted(topo.switches, key=lambda s: (-host_count.get(s, 0), order[s]))
+    for _ in range(ROUNDS):           # rip up and re-route each source against all others
+        for src in sources:
+            for arc, x in placed.pop(src, []):
+                load[arc] -= x
+            parents[src] = _updown_tree(src, adj, is_up, load, order)
+            placed[src] = [(arc, x / cables[arc]) for arc, x in source_arc_loads(parents[src], src, host_count)]
+            for arc, x in placed[src]:
+                load[arc] = load.get(arc, 0.0) + x
+        peak = max(load.values(), default=0.0)
+        if best is not None and peak >= best[0] - 1e-9:
+            break
+        best = (peak, dict(parents))
+    assert best is not None
+    return Routes(TurnsEngine.name, best[1], TurnsChoices("up*/down*", root=root))
+
+
+def _updown_tree(src: str, adj: dict[str, list[str]], is_up: Callable[[str, str], bool], load: dict[Arc, float],
+                 order: dict[str, int]) -> ParentMap:
+    """One source's up*/down* tree, ties to the least loaded link."""
+    parent: ParentMap = {}
+    dist = {src: 0}
+    up_set = [src]
+    q = deque([src])
+    while q:                                   # shortest up-only paths to the ancestors
+        u = q.popleft()
+        for v in adj[u]:
+            if is_up(u, v) and (v not in dist or dist[v] == dist[u] + 1 and
+                                    load.get((u, v), 0.0) < load.get((parent[v], v), 0.0)):
+                if v not in dist:
+                    up_set.append(v)
+                    q.append(v)
+                dist[v] = dist[u] + 1
+                parent[v] = u
+    ancestors = set(up_set)
+    heap = [(dist[u], order[u], u) for u in up_set]
+    heapq.heapify(heap)
+    done: set[str] = set()
+    while heap:                                # then down links only, nearest first
+        d, _, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        for v in adj[u]:
+            if v in done or v in ancestors or is_up(u, v):
+                continue
+            if v not in dist or d + 1 < dist[v] or (d + 1 == dist[v] and
+                                                    load.get((u, v), 0.0) < load.get((parent[v], v), 0.0)):
+                dist[v] = d + 1
+                parent[v] = u
+                heapq.heappush(heap, (d + 1, order[v], v))
+    return parent
