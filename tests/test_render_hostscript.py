@@ -469,6 +469,68 @@ def test_write_network_files_parse_and_name_the_right_things(tmp_path: Path, net
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
+def _ini_pairs(text: str) -> list[tuple[str, str, str]]:
+    """(section, key, value) of every assignment of a systemd unit-style or keyfile text,
+    repeated keys included (configparser would keep only one)."""
+    section, out = "", []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+        else:
+            key, _, value = line.partition("=")
+            out.append((section, key.strip(), value.strip()))
+    return out
+
+
+NETWORKD = next((p for p in ("/lib/systemd/systemd-networkd", "/usr/lib/systemd/systemd-networkd")
+                 if Path(p).is_file()), None)
+
+
+@pytest.mark.skipif(NETWORKD is None, reason="needs systemd-networkd (package systemd)")
+def test_networkd_knows_every_key_we_write(tmp_path: Path) -> None:
+    """networkd looks settings up in tables of "Section.Key" strings compiled into its binary
+    (its network-gperf and netdev-gperf tables; systemd.network(5), systemd.netdev(5)): every
+    key the program writes must be one of them, or networkd would ignore it with a warning."""
+    host = Host(tmp_path, bundle(network="networkd", doc=_long_nic_plan()))
+    root = _network_root(tmp_path)
+    rc, _, _, err = host.run("--write-network", "--root", str(root), "--host", "node005")
+    assert rc == 0, err
+    known = set(re.findall(rb"(?<=\0)([A-Z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9]*)(?=\0)", Path(NETWORKD).read_bytes()))
+    assert {b"Network.VLAN", b"NetDev.Kind", b"Match.Name"} <= known        # the table was found
+    files = [p for p in root.rglob("*") if p.is_file() and "vlanroute" in p.name]
+    assert len(files) == 7
+    for path in files:
+        for section, key, _ in _ini_pairs(path.read_text()):
+            assert f"{section}.{key}".encode() in known, (path.name, section, key)
+
+
+@pytest.mark.skipif(shutil.which("nmcli") is None, reason="needs nmcli (package network-manager)")
+def test_networkmanager_reads_our_keyfiles_as_written(tmp_path: Path) -> None:
+    """NetworkManager's own keyfile reader (`nmcli --offline connection modify` reads a
+    keyfile on stdin and prints it back normalised, without a running daemon; nmcli(1),
+    nm-settings-keyfile(5)) keeps every key and value we wrote: a key it did not know would
+    be dropped, a bad value refused."""
+    host = Host(tmp_path, bundle(network="networkmanager", doc=_long_nic_plan()))
+    root = _network_root(tmp_path)
+    rc, _, _, err = host.run("--write-network", "--root", str(root), "--host", "node005")
+    assert rc == 0, err
+    for v in (101, 102, 103):
+        ours = (root / f"etc/NetworkManager/system-connections/vlanroute-vr{v}.nmconnection").read_text()
+        r = subprocess.run(["nmcli", "--offline", "connection", "modify", "connection.id", f"vlanroute-vr{v}"],
+                           input=ours, capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 and "offline" in r.stderr:
+            pytest.skip("this nmcli has no --offline mode (NetworkManager 1.42 or newer)")
+        assert r.returncode == 0, r.stderr
+        theirs = set(_ini_pairs(r.stdout))
+        # NM prints no value that equals its default (nm-settings-nmcli(5): autoconnect, default yes).
+        written = set(_ini_pairs(ours)) - {("connection", "autoconnect", "true")}
+        assert written <= theirs, written - theirs
+        assert ("vlan", "parent", "enp129s0f1np1") in theirs and ("vlan", "id", str(v)) in theirs
+
+
 def test_write_network_refuses_what_the_stack_cannot_do(tmp_path: Path) -> None:
     root = _network_root(tmp_path)
     host = Host(tmp_path / "n", bundle(network="netplan", doc=ring3_plan()))        # parent eth0
