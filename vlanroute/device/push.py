@@ -36,6 +36,7 @@ from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_fa
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
+from vlanroute.device.transaction import apply_in_transaction
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
@@ -58,6 +59,7 @@ class SwitchResult:
     message: str = ""
     diff: list[str] = field(default_factory=list)
     running_canonical: list[str] = field(default_factory=list)
+    switch_diff: list[str] = field(default_factory=list)   # the switch's own diff (transaction)
 
 
 class PushUI:
@@ -271,6 +273,11 @@ class Pusher:
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
                res: SwitchResult) -> SwitchResult:
         name = target.name
+        if target.family.transaction is not None:
+            def canonical(text: str) -> list[str]:
+                return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
+            return apply_in_transaction(target, session, prep, res, self.ui, canonical,
+                                        lambda: self._session(target))
         self.ui.total(name, len(prep.commands))
         self.ui.status(name, "applying")
         problem = ""

@@ -26,6 +26,7 @@ from typing import Any
 import asyncssh
 
 from vlanroute.lab.cli import Interpreter, Os6Interpreter
+from vlanroute.lab import eos
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 
@@ -33,7 +34,8 @@ from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 PC6248_PORTS = POWERCONNECT_6248.ports
 CONFIG_MODES = ("config", "vlan", "vlanid", "if", "block")
 # The families the lab emulates: family name -> interpreter class.
-EMULATED = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter}
+EMULATED: dict[str, Any] = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter,
+                            "arista-eos": eos.EosInterpreter}
 
 
 class SeedError(ValueError):
@@ -79,6 +81,10 @@ class FakeSwitch:
             raise ValueError(f"no emulated switch for the {self.platform.family} family "
                              f"(only {', '.join(sorted(EMULATED))})")
         self.state = self.factory_state()
+        # Arista EOS: its own model, shared by all sessions (running config, pending
+        # configure sessions, checkpoints).
+        self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved) \
+            if self.platform.family == "arista-eos" else None
 
     @property
     def os6(self) -> bool:
@@ -89,9 +95,12 @@ class FakeSwitch:
             self.platform.ports, self.platform.max_lags, aging_default=self.platform.aging_default,
             flow_default=None if self.os6 else True)
 
-    def interpreter(self, **kw: object) -> Interpreter:
+    def interpreter(self, **kw: object) -> Any:
         cls = EMULATED[self.platform.family]
         model = _model(self.platform)
+        if self.eos is not None:
+            kw.pop("ignore_paging_off", None)
+            return eos.EosInterpreter(self.name, self.eos, model=model.split()[-1], **kw)  # type: ignore[arg-type]
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
                        description=f"{model}, 6.3.3.10, Linux 3.7.10", **kw)  # type: ignore[arg-type]
@@ -106,6 +115,13 @@ class FakeSwitch:
         file (`!` lines are comments), so it must be one this switch accepts; the blocks of
         ports the platform does not list (another stack unit) are kept as given. SeedError names the first line
         it refuses."""
+        if self.eos is not None:
+            try:
+                self.eos.state = eos.load(text, self.platform.ports, self.name,
+                                          _model(self.platform).split()[-1], source=source)
+            except ValueError as exc:
+                raise SeedError(str(exc)) from None
+            return
         self.state = self.factory_state()
         self.state.layout = []
         cli = self.interpreter()
@@ -130,7 +146,8 @@ class FakeSwitch:
         return f"[{self.host}]:{self.port} {self.host_key_line}"
 
     def seed_mac(self, vlan: int, mac: str, port: str) -> None:
-        self.state.mac_table.append(MacEntry(vlan, mac.lower(), port))
+        table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
+        table.append(MacEntry(vlan, mac.lower(), port))
 
 
 def _refused(output: str) -> bool:

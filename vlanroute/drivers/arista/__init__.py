@@ -121,14 +121,14 @@ class AristaEos(Family):
         "channel-group N mode on printed as given (seen on a 7060CX2 only)",
     )
     defaults = EOS_DEFAULTS
-    # netmiko's arista_eos class: `terminal length 0`, `terminal width 511` at login [NETMIKO].
+    # netmiko's arista_eos class sends `terminal width 511` and `terminal length 0` at login
+    # and waits for `Width set to` / `Pagination disabled` [NETMIKO].
     cli = CliDialog(
         netmiko_device_type="arista_eos",
         save_command="write memory",
         save_confirm=None,
         save_answer=None,
         error_patterns=ERRORS,
-        session_setup=("terminal length 0", "terminal width 511"),
         pager_patterns=(r" ?--More--",),
         save_done=r"Copy completed successfully",
         save_not_done=r"% ?Error|not saved",
