@@ -140,7 +140,7 @@ def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool, syn: 
         if cur.mode != "access" or cur.pvid != tgt.pvid:
             cmds.append(f"switchport access vlan {tgt.pvid}" if tgt.pvid != 1 else "no switchport access vlan")
     elif tgt.mode == "trunk":
-        cmds += _trunk_commands(cur if cur.mode == "trunk" else None, tgt, syn)
+        cmds += _trunk_commands(cur, tgt, syn)
     if cur.enabled != tgt.enabled:
         cmds.append("no shutdown" if tgt.enabled else "shutdown")
     if tgt.flow_control != cur.flow_control:
@@ -150,11 +150,13 @@ def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool, syn: 
     return cmds
 
 
-def _trunk_commands(cur: PortConfig | None, tgt: PortConfig, syn: TrunkSyntax) -> list[str]:
+def _trunk_commands(was: PortConfig, tgt: PortConfig, syn: TrunkSyntax) -> list[str]:
     out: list[str] = []
+    cur = was if was.mode == "trunk" else None
     if syn.native_is_access:
-        # OS10: the access VLAN is the native VLAN; the allowed list grows with each line.
-        cur_native = cur.pvid if cur is not None else 1
+        # OS10: the access VLAN is the native VLAN (an access port's VLAN stays when it becomes
+        # a trunk); the allowed list grows with each line.
+        cur_native = was.pvid if was.mode in ("access", "trunk") else 1
         cur_tagged = (cur.tagged - {cur.pvid}) if cur is not None else set()
         want = tgt.tagged - {tgt.pvid}
         drop = cur_tagged - want

@@ -55,6 +55,7 @@ class TrunkDialect:
     aging: str                                   # global aging command, without the value
     lag_hashes: dict[str, str]                   # global LAG hash line -> the family's hash keyword
     flow_lines: dict[str, tuple[str, bool]]      # per-port flow-control line -> (direction, on)
+    flow_defaults: dict[str, bool]               # each direction's state when no line says (assumed where unknown)
     defaults: FirmwareDefaults
     lag_label: Callable[[int], str]
     harmless_if: str                             # interface lines without forwarding effect
@@ -161,11 +162,12 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
             continue
         if line.lower().startswith("interface "):
             block = _open_interface(d, cfg, platform, states, line, err, strict)
-            if block.kind == "opaque" and strict:
+            creates_vlan = bool(d.vlan_if and re.fullmatch(d.vlan_if, line, re.IGNORECASE))
+            if block.kind == "opaque" and strict and not creates_vlan:
                 raise err("unsupported interface", fix="see the family's template for the interface forms")
-            keep(lineno, raw, None, None, "forwarding" if block.vlan is not None else "none",
-                 frozenset({block.vlan}) if block.vlan is not None else frozenset()) \
-                if block.kind == "opaque" else None
+            if block.kind == "opaque" and not creates_vlan:
+                keep(lineno, raw, None, None, "forwarding" if block.vlan is not None else "none",
+                     frozenset({block.vlan}) if block.vlan is not None else frozenset())
             continue
         if d.vlan_global and (m := re.fullmatch(r"(no )?vlan ([0-9][0-9,-]*)", line)):
             ids = _ids(m.group(2), err)
@@ -369,7 +371,6 @@ def _finish(d: TrunkDialect, cfg: SwitchConfig, states: dict[str, _PortState], p
             global_hash: str | None) -> None:
     """802.1Q sets from the modes, LAG members, the switch-wide summaries."""
     ports = {**{p.name: p for p in cfg.ports.values()}, **{l.name: l for l in cfg.lags.values()}}
-    directions = sorted({direction for direction, _ in d.flow_lines.values()})
     for name, st in states.items():
         port = ports[name]
         port.mode = st.mode
@@ -389,8 +390,9 @@ def _finish(d: TrunkDialect, cfg: SwitchConfig, states: dict[str, _PortState], p
             port.tagged = allowed - {native or 0}
         else:                                        # routed: no bridge membership
             port.pvid, port.untagged, port.tagged = 0, set(), set()
-        if st.flow and set(st.flow) == set(directions) and len(set(st.flow.values())) == 1:
-            on = next(iter(st.flow.values()))
+        values = {st.flow.get(k, on) for k, on in d.flow_defaults.items()}
+        if st.flow and len(values) == 1:
+            on = values.pop()
             # A value equal to a known firmware default is what the switch prints no line for.
             port.flow_control = None if on == d.defaults.flow_control else on
     for name, port in cfg.ports.items():

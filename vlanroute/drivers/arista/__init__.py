@@ -65,6 +65,7 @@ EOS = TrunkDialect(
     flow_lines={"flowcontrol send on": ("send", True), "flowcontrol send off": ("send", False),
                 "no flowcontrol send": ("send", False), "flowcontrol receive on": ("receive", True),
                 "flowcontrol receive off": ("receive", False), "no flowcontrol receive": ("receive", False)},
+    flow_defaults={"send": False, "receive": False},
     defaults=EOS_DEFAULTS, lag_label=lag_label,
     harmless_if=r"(description|mtu|speed|error-correction|(no )?lldp|load-interval|logging|"
                 r"(no )?spanning-tree (portfast|link-type|cost|port-priority|bpduguard|guard)|"
