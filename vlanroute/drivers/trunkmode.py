@@ -100,6 +100,18 @@ class _Block:
     vlan: int | None = None              # `interface vlanN` / `vlan N` block: its VLAN
     vlans: frozenset[int] = frozenset()  # EOS `vlan A,B` block: its VLANs
     port: PortRef | None = None
+    saw_access: bool = False             # an access-VLAN line was read in this block
+
+
+def _closed(d: TrunkDialect, block: _Block | None) -> None:
+    """A block ends. OS10 prints a port's access VLAN whenever it has one, 1 included
+    [GC], [UG]: a printed (indented) port block without that line has none, which on a
+    trunk means no untagged VLAN. A typed block only changes what it names."""
+    if block is not None and block.kind == "if" and d.native_is_access and block.style == "indented" \
+            and not block.saw_access:
+        for _, _, st in block.targets:
+            st.access_vlan = None
+    return None
 
 
 def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
@@ -134,21 +146,21 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
             continue
         if line.startswith("!"):
             if not indented:
-                block = None             # `!` between stanzas
+                block = _closed(d, block)             # `!` between stanzas
             continue
         if line in ("configure", "configure terminal", "config"):
             continue
         if line in ("end", "exit"):
-            block = None
+            block = _closed(d, block)
             continue
         # Does the line belong to the open block?
         if block is not None:
             if block.style == "":
                 block.style = "indented" if indented else "typed"
             if block.style == "indented" and not indented:
-                block = None
+                block = _closed(d, block)
             elif block.style == "typed" and re.match(r"(interface|vlan) ", line, re.I):
-                block = None
+                block = _closed(d, block)
         if block is not None:
             _sub_line(d, cfg, platform, block, line, raw, lineno, strict, err, keep)
             continue
@@ -161,6 +173,7 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
             heredoc = True
             continue
         if line.lower().startswith("interface "):
+            _closed(d, block)
             block = _open_interface(d, cfg, platform, states, line, err, strict)
             creates_vlan = bool(d.vlan_if and re.fullmatch(d.vlan_if, line, re.IGNORECASE))
             if block.kind == "opaque" and strict and not creates_vlan:
@@ -213,6 +226,7 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
         # Any other unindented line may open a block of its own (router bgp, mlag configuration ...).
         block = _Block("opaque", line)
 
+    _closed(d, block)
     _finish(d, cfg, states, platform, global_hash)
     return cfg
 
@@ -238,6 +252,8 @@ def _sub_line(d: TrunkDialect, cfg: SwitchConfig, platform: Platform, block: _Bl
         # `trunk group X`, `state suspend` ...: the VLAN's forwarding changes.
         keep(lineno, raw, block.header, None, "forwarding", block.vlans)
         return
+    if re.fullmatch(r"(no )?switchport access vlan( \d+)?", line):
+        block.saw_access = True
     for ref, port, st in block.targets:
         if _interface_line(d, cfg, platform, port, st, line, err):
             continue
@@ -374,6 +390,8 @@ def _finish(d: TrunkDialect, cfg: SwitchConfig, states: dict[str, _PortState], p
     for name, st in states.items():
         port = ports[name]
         port.mode = st.mode
+        if st.mode in ("access", "routed") and st.access_vlan is None:
+            st.access_vlan = DEFAULT_VLAN        # an access port is always in a VLAN
         if st.mode == "access":
             vid = st.access_vlan if st.access_vlan is not None else DEFAULT_VLAN
             port.pvid, port.untagged, port.tagged = vid, {vid}, set()

@@ -26,7 +26,7 @@ from typing import Any
 import asyncssh
 
 from vlanroute.lab.cli import Interpreter, Os6Interpreter
-from vlanroute.lab import eos
+from vlanroute.lab import eos, os10
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 
@@ -35,7 +35,7 @@ PC6248_PORTS = POWERCONNECT_6248.ports
 CONFIG_MODES = ("config", "vlan", "vlanid", "if", "block")
 # The families the lab emulates: family name -> interpreter class.
 EMULATED: dict[str, Any] = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter,
-                            "arista-eos": eos.EosInterpreter}
+                            "arista-eos": eos.EosInterpreter, "dell-os10": os10.Os10Interpreter}
 
 
 class SeedError(ValueError):
@@ -81,10 +81,13 @@ class FakeSwitch:
             raise ValueError(f"no emulated switch for the {self.platform.family} family "
                              f"(only {', '.join(sorted(EMULATED))})")
         self.state = self.factory_state()
-        # Arista EOS: its own model, shared by all sessions (running config, pending
-        # configure sessions, checkpoints).
-        self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved) \
-            if self.platform.family == "arista-eos" else None
+        # Arista EOS and Dell OS10: their own models, shared by all sessions (running config,
+        # pending configure sessions or the transaction's candidate, checkpoints, lock).
+        self.eos: Any = None
+        if self.platform.family == "arista-eos":
+            self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved)
+        elif self.platform.family == "dell-os10":
+            self.eos = os10.Os10SwitchData(os10.Os10State.factory_default(self.platform.ports), self.saved)
 
     @property
     def os6(self) -> bool:
@@ -100,7 +103,7 @@ class FakeSwitch:
         model = _model(self.platform)
         if self.eos is not None:
             kw.pop("ignore_paging_off", None)
-            return eos.EosInterpreter(self.name, self.eos, model=model.split()[-1], **kw)  # type: ignore[arg-type]
+            return cls(self.name, self.eos, model=model.split()[-1], **kw)
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
                        description=f"{model}, 6.3.3.10, Linux 3.7.10", **kw)  # type: ignore[arg-type]
@@ -116,9 +119,10 @@ class FakeSwitch:
         ports the platform does not list (another stack unit) are kept as given. SeedError names the first line
         it refuses."""
         if self.eos is not None:
+            loader = eos.load if self.platform.family == "arista-eos" else os10.load
             try:
-                self.eos.state = eos.load(text, self.platform.ports, self.name,
-                                          _model(self.platform).split()[-1], source=source)
+                self.eos.state = loader(text, self.platform.ports, self.name,
+                                        _model(self.platform).split()[-1], source=source)
             except ValueError as exc:
                 raise SeedError(str(exc)) from None
             return
