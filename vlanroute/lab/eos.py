@@ -43,7 +43,7 @@ SOFTWARE = "4.28.9M"
 _KEPT_GLOBAL = re.compile(
     r"(hostname \S+|username \S.*|(no )?aaa \S.*|ip domain-name \S+|ip name-server \S.*|ntp \S.*|"
     r"logging \S.*|service \S.*|transceiver \S.*|snmp-server \S.*|clock \S.*|ip routing|no ip routing|"
-    r"ip route \S.*|no spanning-tree vlan(-id)? \S+|spanning-tree mst \S.*|lldp \S.*|dns \S.*|"
+    r"ip route \S.*|(no )?ip routing vrf \S+|no spanning-tree vlan(-id)? \S+|spanning-tree mst \S.*|lldp \S.*|dns \S.*|"
     r"ip virtual-router \S.*)")
 # Global lines that open a block of indented lines, kept whole (assumed list).
 _BLOCK = re.compile(r"(router \S.*|management \S.*|mlag configuration|ip access-list \S.*|route-map \S.*|"
@@ -148,7 +148,8 @@ def running_config(state: EosState, hostname: str, model: str) -> str:
         lines += _port_block(f"interface Port-Channel{lag_id}", lag)
     for name, port in state.ports.items():
         lines += _port_block(f"interface {name}", port)
-    lines += ["interface Management1", "!"]
+    if not any(chunk[0] == "interface Management1" for chunk in state.tail):
+        lines += ["interface Management1", "!"]
     for chunk in state.tail:
         lines += chunk + ["!"]
     lines.append("end")
@@ -171,7 +172,8 @@ class EosInterpreter:
     reject: re.Pattern[str] | None = None
     reject_reply: str | None = None
     lacks: re.Pattern[str] | None = None
-    mode: str = "priv"                      # priv | config | if | vlan | block
+    mode: str = "priv"                      # priv | config | if | vlan | block | heredoc
+    ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
     session: str | None = None              # the configure session being edited
     targets: list[str] = field(default_factory=list)   # "Ethernet1" or "Po1"
     vlan_ids: list[int] = field(default_factory=list)
@@ -214,6 +216,8 @@ class EosInterpreter:
                 raise Rejected(self.reject_reply or INVALID)
             if self.lacks is not None and self.lacks.match(line.strip()):
                 raise Rejected(INVALID)
+            if self.ignore is not None and self.ignore.fullmatch(line.strip()) and self.mode != "priv":
+                return Reply()
             return getattr(self, f"_mode_{self.mode}")(words, line)
         except Rejected as exc:
             return Reply(str(exc) + "\n")
@@ -365,10 +369,22 @@ class EosInterpreter:
             self.block, self.mode = [text], "block"
             (st.tail if text.startswith("interface") else st.head).append(self.block)
             return Reply()
+        if re.fullmatch(r"banner (login|motd)", text):
+            # The text follows, up to a line `EOF` [NAPALM] (HEREDOC_COMMANDS).
+            self.block, self.mode = [text], "heredoc"
+            st.head.append(self.block)
+            return Reply()
         if _KEPT_GLOBAL.fullmatch(text):
             st.head.append([text])
             return Reply()
         raise Rejected(INVALID)
+
+    def _mode_heredoc(self, words: list[str], line: str) -> Reply:
+        assert self.block is not None
+        self.block.append(line.rstrip())
+        if line.strip() == "EOF":
+            self.mode, self.block = "config", None
+        return Reply()
 
     def _mode_block(self, words: list[str], line: str) -> Reply:
         if (reply := self._session_word(words)) is not None:
@@ -414,7 +430,9 @@ class EosInterpreter:
             self.targets, self.mode = [f"Ethernet{m.group(1)}"], "if"
             return Reply()
         if _BLOCK.fullmatch(f"interface {spec}"):
-            return self._mode_config(["interface", *spec.split()], line)
+            self.block, self.mode = [f"interface {spec}"], "block"
+            self.state.tail.append(self.block)
+            return Reply()
         raise Rejected(INVALID)
 
     def _port(self, target: str) -> EosPort:
@@ -527,6 +545,9 @@ def load(text: str, ports, hostname: str, model: str,  # type: ignore[no-untyped
     cli.mode = "config"
     for lineno, raw in enumerate(text.splitlines(), start=1):
         stripped = raw.strip()
+        if cli.mode == "heredoc":
+            cli.execute(raw)
+            continue
         if not stripped or stripped.startswith("!") or stripped == "end":
             if stripped.startswith("!") and raw[:1] == "!" and cli.mode in ("if", "vlan", "block"):
                 cli.mode, cli.targets, cli.block = "config", [], None

@@ -37,7 +37,8 @@ VERSION = "10.5.2.0"
 _KEPT_GLOBAL = re.compile(
     r"(hostname \S+|username \S.*|system-user \S.*|ip domain-name \S+|ip name-server \S.*|ip vrf default|"
     r"iscsi \S.*|logging \S.*|aaa \S.*|snmp-server \S.*|ntp \S.*|clock \S.*|feature \S.*|"
-    r"spanning-tree mode \S+|interface breakout \S.*|ip route \S.*|management route \S.*)")
+    r"spanning-tree mode \S+|interface breakout \S.*|ip route \S.*|management route \S.*|support-assist|"
+    r"ipv6 \S.*)")
 _BLOCK = re.compile(r"(class-map \S.*|policy-map \S.*|route-map \S.*|vlt-domain \d+|monitor session \d+.*|"
                     r"spanning-tree mst configuration|router \S.*|interface (loopback|mgmt)\S*( \S+)?)")
 _KEPT_IF = re.compile(r"(description \S.*|mtu \d+|speed \S+|fec \S+|(no )?negotiation|"
@@ -127,7 +128,8 @@ def running_config(state: Os10State) -> str:
         lines += [f"interface vlan{v}", " no shutdown", *[f" {s}" for s in sub], "!"]
     for lag_id, lag in sorted(state.lags.items()):
         lines += _port_block(f"interface port-channel{lag_id}", lag, is_lag=True)
-    lines += ["interface mgmt1/1/1", " no shutdown", " no ip address dhcp", "!"]
+    if not any(chunk[0] == "interface mgmt1/1/1" for chunk in state.tail):
+        lines += ["interface mgmt1/1/1", " no shutdown", " no ip address dhcp", "!"]
     for name, p in state.ports.items():
         lines += _port_block(f"interface {name}", p, is_lag=False)
     for chunk in state.tail:
@@ -161,6 +163,7 @@ class Os10Interpreter:
     reject_reply: str | None = None
     lacks: re.Pattern[str] | None = None
     mode: str = "priv"                      # priv | config | if | vlan | block
+    ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
     in_transaction: bool = False
     targets: list[str] = field(default_factory=list)
     vlan_id: int = 0
@@ -207,6 +210,8 @@ class Os10Interpreter:
                 raise Rejected(self.reject_reply or INVALID)
             if self.lacks is not None and self.lacks.match(line.strip()):
                 raise Rejected(INVALID)
+            if self.ignore is not None and self.ignore.fullmatch(line.strip()) and self.mode != "priv":
+                return Reply()
             return getattr(self, f"_mode_{self.mode}")(words, line)
         except Rejected as exc:
             return Reply(str(exc) + "\n")
@@ -376,6 +381,9 @@ class Os10Interpreter:
 
     def _interface(self, spec: str) -> Reply:
         st = self.state
+        if spec.startswith("breakout "):
+            st.head.append([f"interface {spec}"])        # a global line, no sub-mode [GC]
+            return Reply()
         if m := re.fullmatch(r"port-channel ?(\d+)", spec):
             lag_id = _int(m.group(1), 1, 128)
             st.lags.setdefault(lag_id, Os10Port(flow_receive=False))
@@ -385,7 +393,9 @@ class Os10Interpreter:
             self.targets, self.mode = [f"ethernet{m.group(1)}"], "if"
             return Reply()
         if _BLOCK.fullmatch(f"interface {spec}"):
-            return self._mode_config(["interface", *spec.split()], f"interface {spec}")
+            self.block, self.mode = [f"interface {spec}"], "block"
+            self.state.tail.append(self.block)
+            return Reply()
         raise Rejected("% Error: Invalid interface." if spec.startswith("ethernet") else INVALID)
 
     def _port(self, target: str) -> Os10Port:
@@ -480,7 +490,29 @@ def load(text: str, ports, hostname: str, model: str, source: str = "config") ->
                              f"{stripped!r}: {reply.output.strip()}")
         if cli.mode == "priv":
             cli.mode = "config"
+    # A printed trunk block without an access line has no untagged VLAN (OS10 prints the
+    # access VLAN whenever one is set, 1 included [GC], [UG]).
+    for header, body in _printed_blocks(text):
+        if "switchport mode trunk" in body and not any(b.startswith("switchport access vlan") for b in body):
+            m = re.fullmatch(r"interface (port-channel|ethernet)(\S+)", header)
+            if m:
+                port = data.state.lags.get(int(m.group(2))) if m.group(1) == "port-channel" \
+                    else data.state.ports.get(f"ethernet{m.group(2)}")
+                if port is not None:
+                    port.access_vlan = None
     return data.state
+
+
+def _printed_blocks(text: str) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for raw in text.splitlines():
+        if raw.startswith("interface "):
+            out.append((raw.strip(), []))
+        elif raw[:1] == " " and out:
+            out[-1][1].append(raw.strip())
+        elif raw.strip() and not raw.startswith(" "):
+            out.append(("", []))
+    return [(h, b) for h, b in out if h]
 
 
 def _int(text: str, lo: int, hi: int) -> int:

@@ -51,6 +51,7 @@ class Faults:
     pager_stuck: bool = False        # OS6: `terminal length 0` does not stop paging
     lacks: str | None = None         # regex: commands this firmware does not have (refused, no help)
     save_lost: bool = False          # the save is written, then the connection drops (one-shot)
+    ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
 
 
 def _model(platform: Platform) -> str:
@@ -103,6 +104,8 @@ class FakeSwitch:
         model = _model(self.platform)
         if self.eos is not None:
             kw.pop("ignore_paging_off", None)
+            if self.faults.ignore:
+                kw["ignore"] = re.compile(self.faults.ignore)
             return cls(self.name, self.eos, model=model.split()[-1], **kw)
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
