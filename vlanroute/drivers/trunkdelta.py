@@ -44,6 +44,7 @@ class TrunkSyntax:
     aging: str
     lag_hash: Callable[[str], str]       # hash keyword -> the global line
     flow: Callable[[bool], list[str]]    # per-port flow-control lines
+    flow_reset: tuple[str, ...]          # back to the firmware's own setting (no value set)
     member: Callable[[int], str]         # a LAG member's line
     defaults: FirmwareDefaults
     trunk_default_all: bool              # EOS
@@ -144,9 +145,7 @@ def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool, syn: 
     if cur.enabled != tgt.enabled:
         cmds.append("no shutdown" if tgt.enabled else "shutdown")
     if tgt.flow_control != cur.flow_control:
-        want = tgt.flow_control if tgt.flow_control is not None else syn.defaults.flow_control
-        if want is not None:
-            cmds += syn.flow(want)
+        cmds += syn.flow(tgt.flow_control) if tgt.flow_control is not None else list(syn.flow_reset)
     return cmds
 
 
@@ -214,8 +213,11 @@ def delta_commands(cur: SwitchConfig, tgt: SwitchConfig, syn: TrunkSyntax,
         out.append(syn.global_stp_off)
     if cur.aging_time != tgt.aging_time:
         out.append(f"{syn.aging} {tgt.aging_time}")
-    if tgt.lag_hash != cur.lag_hash and tgt.lag_hash is not None:
-        out.append(syn.lag_hash(tgt.lag_hash))
+    if tgt.lag_hash != cur.lag_hash:
+        out.append(syn.lag_hash(tgt.lag_hash) if tgt.lag_hash is not None
+                   else "no " + syn.lag_hash(cur.lag_hash or ""))
+    for lag_id in sorted(set(cur.lags) - set(tgt.lags)):
+        out.append("no " + syn.interface(LagPort(lag_id)))     # members were taken out above
     delete = cur.vlans - tgt.vlans - {1}
     if delete:
         out += syn.delete(sorted(delete))

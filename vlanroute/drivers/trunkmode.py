@@ -218,6 +218,17 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
         if line in d.lag_hashes:
             global_hash = d.lag_hashes[line]
             continue
+        if line.startswith("no ") and line[3:] in d.lag_hashes:
+            global_hash = None
+            continue
+        if m := re.fullmatch(r"no " + d.lag_if[:-len(r" ?(\d+)")] + r" ?(\d+)", line, re.IGNORECASE):
+            lag_id = int(m.group(1))
+            cfg.lags.pop(lag_id, None)
+            states.pop(d.lag_label(lag_id), None)
+            for port in cfg.ports.values():
+                if port.lag == lag_id:
+                    port.lag = None
+            continue
         if strict and not re.match(d.harmless_global, line):
             raise err(f"unsupported {d.title} command",
                       fix="check the line; the supported subset is the family's template")

@@ -349,6 +349,16 @@ class EosInterpreter:
             return Reply()
         if words[0] == "interface" and len(words) >= 2:
             return self._interface(" ".join(words[1:]), line)
+        if m := re.fullmatch(r"no interface (?:Port-Channel|port-channel|Po) ?(\d+)", text):
+            lag_id = int(m.group(1))
+            st.lags.pop(lag_id, None)
+            for p in st.ports.values():
+                if p.channel_group == lag_id:
+                    p.channel_group = None
+            return Reply()
+        if text.startswith("no port-channel load-balance trident fields ") and len(words) >= 6:
+            st.lag_hash = [x for x in st.lag_hash if x.split()[4] != words[5]]
+            return Reply()
         if words[:2] == ["spanning-tree", "mode"] and len(words) == 3:
             if words[2] not in ("mstp", "rstp", "rapid-pvst", "none"):
                 raise Rejected(INVALID)

@@ -336,6 +336,16 @@ class Os10Interpreter:
             return Reply()
         if words[0] == "interface" and len(words) >= 2:
             return self._interface(" ".join(words[1:]))
+        if m := re.fullmatch(r"no interface port-channel ?(\d+)", text):
+            lag_id = int(m.group(1))
+            st.lags.pop(lag_id, None)
+            for p in st.ports.values():
+                if p.channel_group == lag_id:
+                    p.channel_group = None
+            return Reply()
+        if words[:2] == ["no", "load-balancing"]:
+            st.lag_hash = []
+            return Reply()
         if text == "spanning-tree disable":
             st.stp_disabled = True
             return Reply()

@@ -91,6 +91,7 @@ SYNTAX = TrunkSyntax(
     global_stp_off="spanning-tree mode none", global_stp_on="spanning-tree mode mstp",
     aging="mac address-table aging-time", lag_hash=lambda key: HASH_IP_L4,
     flow=lambda on: [f"flowcontrol send {'on' if on else 'off'}", f"flowcontrol receive {'on' if on else 'off'}"],
+    flow_reset=("no flowcontrol send", "no flowcontrol receive"),
     member=lambda lag: f"channel-group {lag} mode on", defaults=EOS_DEFAULTS, trunk_default_all=True)
 
 # Replies that mean "command rejected" [SCRAPLI], [ANS-EOS], [FAKESW]. Not an error: a

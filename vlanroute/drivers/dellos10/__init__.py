@@ -89,6 +89,8 @@ SYNTAX = TrunkSyntax(
     global_stp_off="spanning-tree disable", global_stp_on="no spanning-tree disable",
     aging="mac address-table aging-time", lag_hash=lambda key: HASH_IP_L4,
     flow=lambda on: [f"flowcontrol receive {'on' if on else 'off'}", f"flowcontrol transmit {'on' if on else 'off'}"],
+    # The S4112F-ON's printed default (receive on [GC]) and transmit off (assumed).
+    flow_reset=("flowcontrol receive on", "flowcontrol transmit off"),
     member=lambda lag: f"channel-group {lag} mode on", defaults=OS10_DEFAULTS, trunk_default_all=False)
 
 # Replies that mean "command rejected" [UG], [ANS-OS10], [DELLOS10NAPALM].
