@@ -162,7 +162,8 @@ def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[i
     """The part of a config the plan decides: its VLANs, the global settings it renders
     (aging time, flow control; not global spanning tree, which it leaves as it is) and the
     forwarding settings of managed ports (a LAG member counts only by its LAG membership)."""
-    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, cfg.flow_control))]
+    flow = None if target.family.flow_per_port else cfg.flow_control   # per port: in the lines below
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, flow))]
     members: set[str] = set()
     for line in target.family.canonical_lines(cfg):
         port = line.port

@@ -183,6 +183,9 @@ class Family:
     probes: tuple[Probe, ...] = ()
     # The CLI's own transaction, if push uses one (None: commands take effect one by one).
     transaction: Transaction | None = None
+    # Flow control is set per port (PortConfig.flow_control, in the canonical lines of each
+    # port), so the switch-wide summary says nothing push must compare.
+    flow_per_port: bool = False
 
     @property
     def template(self) -> str:

@@ -156,7 +156,9 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
         # Does the line belong to the open block?
         if block is not None:
             if block.style == "":
-                block.style = "indented" if indented else "typed"
+                # Only the sub-modes vlanroute types into (ports, VLANs) take unindented
+                # sub-lines; any other block is what the switch printed, indented.
+                block.style = "indented" if indented or block.kind == "opaque" else "typed"
             if block.style == "indented" and not indented:
                 block = _closed(d, block)
             elif block.style == "typed" and re.match(r"(interface|vlan) ", line, re.I):

@@ -198,6 +198,12 @@ class Os10Interpreter:
     def answer_key(self, key: str) -> Reply:
         return Reply()
 
+    def on_close(self) -> None:
+        """The session ended: its lock goes with it (assumed); the candidate config, shared
+        by every transaction session [UG], stays until a `commit` or `discard`."""
+        if self.switch.locked_by == self.ident:
+            self.switch.locked_by = None
+
     def help(self, typed: str) -> str:
         return INVALID + "\n"
 

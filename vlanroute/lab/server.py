@@ -259,6 +259,11 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         if self._chan is not None and text:
             self._chan.write(text.replace("\r\n", "\n").replace("\n", "\r\n"))
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        closing = getattr(self._cli, "on_close", None)
+        if closing is not None:
+            closing()
+
     def eof_received(self) -> bool:
         return False
 

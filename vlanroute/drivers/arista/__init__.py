@@ -144,6 +144,7 @@ class AristaEos(Family):
         restore=("configure replace checkpoint:{name} skip-checkpoint",),
         cleanup=("delete checkpoint:{name}",),
     )
+    flow_per_port = True
     address_table_command = "show mac address-table"
     lldp_command = "show lldp neighbors"
 

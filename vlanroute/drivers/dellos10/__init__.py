@@ -135,6 +135,7 @@ class DellOS10(Family):
         abort=("end", "discard", "unlock"),
         enter="configure terminal",
     )
+    flow_per_port = True
     address_table_command = "show mac address-table"
     lldp_command = "show lldp neighbors"
 
