@@ -239,3 +239,28 @@ def test_plan_chooses_trunk_and_render_warns_about_unconfirmed_commands(capsys, 
         out = capsys.readouterr()
         text = " ".join((out.out + out.err).split())
         assert f"warning: {title} syntax that no public source confirms" in text and word in text
+
+
+def command_stem(line: str) -> str:
+    """The words of a config line before its first argument (a number, list or port)."""
+    words = []
+    for word in line.split():
+        if any(c.isdigit() for c in word):
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def test_the_evidence_page_names_every_command_the_template_renders(rendered):
+    kind, _, out = rendered
+    family = EOS if kind == "arista" else OS10
+    page = (REPO / "docs" / "platforms" / f"{family.name}.md").read_text()
+    stems = {command_stem(line) for cfg in (out / "switches").glob("*.cfg")
+             for line in family.config_commands(cfg.read_text())}
+    stems |= {command_stem(line.replace("{name}", "NAME")).replace(" NAME", "").split(":")[0]
+              for line in (family.transaction.begin + family.transaction.commit
+                                              + family.transaction.abort + family.transaction.checkpoint
+                                              + family.transaction.restore + family.transaction.cleanup)}
+    stems.discard("")
+    missing = sorted(s for s in stems if f"`{s}" not in page)
+    assert not missing, f"commands without evidence on the {family.name} page"
