@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 from vlanroute.drivers.common import parse_error, vlan_ids
 from vlanroute.drivers.family import FirmwareDefaults
-from vlanroute.model.bridge import DEFAULT_VLAN, Effect, LagPort, PortConfig, PortRef, SwitchConfig
+from vlanroute.model.bridge import (DEFAULT_VLAN, ContextLine, Effect, LagPort, PortConfig, PortRef,
+                                    SwitchConfig)
 from vlanroute.model.platforms import Platform
 
 ALL_VLANS = frozenset(range(1, 4095))
@@ -111,7 +112,6 @@ def _closed(d: TrunkDialect, block: _Block | None) -> None:
             and not block.saw_access:
         for _, _, st in block.targets:
             st.access_vlan = None
-    return None
 
 
 def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
@@ -128,7 +128,6 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
 
     def keep(lineno: int, raw: str, blk: str | None = None, port: PortRef | None = None,
              effect: Effect = "none", vlans: frozenset[int] = frozenset()) -> None:
-        from vlanroute.model.bridge import ContextLine
         cfg.context.append(ContextLine(lineno, raw.rstrip("\r\n"), blk, port, effect, vlans))
 
     for lineno, raw in enumerate(text.splitlines(), start=1):
@@ -146,12 +145,14 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
             continue
         if line.startswith("!"):
             if not indented:
-                block = _closed(d, block)             # `!` between stanzas
+                _closed(d, block)             # `!` between stanzas
+                block = None
             continue
         if line in ("configure", "configure terminal", "config"):
             continue
         if line in ("end", "exit"):
-            block = _closed(d, block)
+            _closed(d, block)
+            block = None
             continue
         # Does the line belong to the open block?
         if block is not None:
@@ -160,9 +161,11 @@ def parse_trunk(d: TrunkDialect, text: str, *, switch: str, platform: Platform,
                 # sub-lines; any other block is what the switch printed, indented.
                 block.style = "indented" if indented or block.kind == "opaque" else "typed"
             if block.style == "indented" and not indented:
-                block = _closed(d, block)
+                _closed(d, block)
+                block = None
             elif block.style == "typed" and re.match(r"(interface|vlan) ", line, re.I):
-                block = _closed(d, block)
+                _closed(d, block)
+                block = None
         if block is not None:
             _sub_line(d, cfg, platform, block, line, raw, lineno, strict, err, keep)
             continue
@@ -411,14 +414,14 @@ def _finish(d: TrunkDialect, cfg: SwitchConfig, states: dict[str, _PortState], p
         elif st.mode == "trunk":
             allowed = st.allowed if st.allowed is not None else \
                 (set(ALL_VLANS) if d.trunk_default_all else set())
-            native = st.access_vlan if d.native_is_access else st.native
-            port.pvid = native or 0
+            native: int = (st.access_vlan or 0) if d.native_is_access else st.native   # 0: none
+            port.pvid = native
             if d.native_is_access:
                 # OS10: the access VLAN of a trunk is its untagged VLAN, list or not.
                 port.untagged = {native} if native else set()
             else:
                 port.untagged = {native} & allowed
-            port.tagged = allowed - {native or 0}
+            port.tagged = allowed - {native}
         else:                                        # routed: no bridge membership
             port.pvid, port.untagged, port.tagged = 0, set(), set()
         values = {st.flow.get(k, on) for k, on in d.flow_defaults.items()}
