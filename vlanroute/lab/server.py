@@ -1,5 +1,5 @@
-"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6 switches
-(tests, benchmarks and `vlanroute lab up`).
+"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6, Arista EOS and
+Dell OS10 switches (tests, benchmarks and `vlanroute lab up`).
 
 One background thread runs an asyncio loop with any number of asyncssh servers. Each
 switch does ordinary SSH password (or public key) authentication, as the 62xx does,
