@@ -131,6 +131,8 @@ class LagDoc(Record):
 class SwitchDoc(Record):
     platform: Name
     family: Name | None = None
+    # vlanroute.model.bridge HOST_ATTACHMENTS; absent (a plan of an earlier version): untagged
+    host_attachment: Literal["untagged", "trunk"] = "untagged"
     mgmt: IpAddress | None = None
     ssh_port: Annotated[int, Field(ge=1, le=65535)] | None = None
     coord: list[int] | None = None
@@ -181,7 +183,10 @@ class PlatformRecord(Record):
 
 class LearningSettings(Record):
     pool: Ipv4Network | None = None
-    method: Literal["ip-link", "vconfig", "raw"] | None = None
+    # How the hosts send the learning frames (docs/plan-format.md); absent in older plans.
+    method: Literal["system", "ip-link", "vconfig", "raw"] | None = None
+    # The learning sub-interfaces are named prefix + VLAN id (`vr101`); absent: `vr`.
+    interface_prefix: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,13}$")] | None = None
     interval_s: int | None = None
     splay_s: int | None = None
     prefix_len: Annotated[int, Field(ge=0, le=32)] | None = None
@@ -192,6 +197,7 @@ class Settings(Record):
     flow_control: bool | None = None           # None: not said (render: on)
     eee: bool = False
     lag_hash: Token = "src-dst-ip-port"
+    host_attachment: Literal["auto", "untagged", "trunk"] = "auto"   # as the inventory asked
     learning: LearningSettings = LearningSettings()
 
 
