@@ -12,7 +12,7 @@ import yaml
 
 from vlanroute.device.credentials import load_credentials
 from vlanroute.device.discover import discover, fragment
-from vlanroute.device.lldp import LldpSource, read_tables
+from vlanroute.device.lldp import LldpSource, has_lldp_reader, read_tables
 from vlanroute.device.targets import GUARD_ENV, TARGETS_ENV, loopback_guard_active, read_target_map
 from vlanroute.drivers import family_of
 from vlanroute.commands.sshopts import INSECURE_FLAG, host_key_policy
@@ -81,7 +81,7 @@ def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platfo
         raise UserError(f"unknown platform {platform!r}", field="--platform",
                         fix="choose from: " + ", ".join(sorted(PLATFORMS)))
     family = family_of(PLATFORMS[platform])
-    if family.cli is None or family.lldp_command is None:
+    if family.cli is None or not has_lldp_reader(family):
         raise UserError(f"{family.title} switches cannot be read over SSH for LLDP", field="--platform",
                         fix="discover reads the families with an LLDP reader (docs/cabling.md)")
     if loopback_guard_active():

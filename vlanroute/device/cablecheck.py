@@ -12,7 +12,7 @@ from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import read_all_cables
 from vlanroute.device.cabling import CablingReport, check_cabling
 from vlanroute.device.credentials import Credentials
-from vlanroute.device.lldp import LldpSource, LldpTable, read_tables
+from vlanroute.device.lldp import LldpSource, LldpTable, has_lldp_reader, read_tables
 from vlanroute.device.session import HostKeyPolicy, SwitchSession
 from vlanroute.device.targets import Target, TargetMap, check_loopback, select_targets
 from vlanroute.drivers import family_of
@@ -32,8 +32,8 @@ def readable(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
             ok.append(name)                 # select_targets names the unknown switch
         elif family.cli is None:
             skipped[name] = f"{family.title} is not managed over SSH"
-        elif family.lldp_command is None:
-            skipped[name] = f"no LLDP neighbour command known for {family.title}"
+        elif not has_lldp_reader(family):
+            skipped[name] = f"no LLDP neighbour table reader for {family.title} yet"
         else:
             ok.append(name)
     targets = select_targets(outdir, doc, tuple(ok), action="audit", target_map=target_map).targets if ok else []

@@ -35,11 +35,16 @@ class LldpTable:
     error: str | None = None            # why the table could not be read
 
 
+def has_lldp_reader(family: Family) -> bool:
+    """A command and a row parser (Family.parse_lldp) for the family's neighbour table."""
+    return family.lldp_command is not None and type(family).parse_lldp is not Family.parse_lldp
+
+
 def read_one(source: LldpSource, creds: Credentials, host_keys: HostKeyPolicy,
              connect: Any = SwitchSession) -> LldpTable:
     family = source.family
-    if family.lldp_command is None:
-        return LldpTable(source.name, error=f"no LLDP neighbour command known for {family.title}")
+    if not has_lldp_reader(family):
+        return LldpTable(source.name, error=f"no LLDP neighbour table reader for {family.title} yet")
     try:
         session = connect(source.cli, source.host, source.port, creds, host_keys)
     except SessionError as exc:
