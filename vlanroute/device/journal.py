@@ -112,6 +112,11 @@ class SwitchHistory:
         return None
 
     @property
+    def started_at(self) -> int:
+        """Journal line of its first `applying` record (0 if never started)."""
+        return next((int(e.get("_line", 0)) for e in self.events if e["event"] == APPLYING), 0)
+
+    @property
     def state(self) -> str:
         return self.events[-1]["event"] if self.events else ""
 
@@ -160,7 +165,8 @@ def read_journal(path: Path) -> JournalView:
     view = JournalView(path, records[0], {}, False, False)
     for name in records[0].get("switches", []):
         view.switches[name] = SwitchHistory(name)
-    for record in records[1:]:
+    for line_no, record in enumerate(records[1:], start=2):
+        record["_line"] = line_no          # the order of events across switches
         if record.get("event") == "end":
             view.ended, view.interrupted = True, bool(record.get("interrupted"))
             continue
