@@ -16,6 +16,7 @@ from rich.table import Table
 from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.bundle.reader import read_plan
+from vlanroute.bundle.manifest import require_intact
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.journal import Journal, require_last_journal, sha256_text
@@ -168,9 +169,12 @@ def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
                    "OUTDIR` or `vlanroute rollback OUTDIR`.")
 @click.option("--resume", is_flag=True,
               help="Continue the last push (from its journal) with the switches it did not finish.")
+@click.option("--skip-manifest-check", is_flag=True,
+              help="Push a bundle that differs from what render wrote (manifest.json).")
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
             workers: int, targets_file: Path | None, state_dir: Path | None, dry_run: bool,
-            yes: bool, keep_going: bool, strict: bool, no_save: bool, resume: bool) -> int:
+            yes: bool, keep_going: bool, strict: bool, no_save: bool, resume: bool,
+            skip_manifest_check: bool) -> int:
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
@@ -184,6 +188,11 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
                                target_map=target_map(targets_file))   # refuses non-push families
     targets = selection.targets
     check_loopback(targets)                     # before credentials, before any connection
+    if skip_manifest_check:
+        click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
+                    "manifest", fg="red", bold=True, err=True)
+    else:
+        require_intact(outdir, "push", "--skip-manifest-check")
     for note in selection.notes:
         click.echo(f"note: {note}", err=True)
     state = FabricState.choose(state_dir, doc.name, outdir)
