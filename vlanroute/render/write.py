@@ -11,7 +11,6 @@ its backups in a state directory outside OUTDIR (vlanroute.device.statedir).
 from __future__ import annotations
 
 import csv
-import errno
 import io
 import os
 import shutil
@@ -28,7 +27,7 @@ from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
-from vlanroute.errors import UserError, VerificationError
+from vlanroute.errors import UserError, VerificationError, disk_error
 from vlanroute.model.platforms import Platform
 from vlanroute.render.context import (DocIndex, SwitchContext, host_context, learning_method,
                                       refresh_context, switch_context)
@@ -180,16 +179,6 @@ def _check_outdir(outdir: Path, force: bool) -> None:
                         fix="move them out of OUTDIR, or pass --force to delete them")
 
 
-def _disk_error(exc: OSError, where: Path) -> UserError:
-    """A full or read-only file system is the user's to fix: say which and where."""
-    what = {errno.ENOSPC: "no space left on the device", errno.EROFS: "the file system is read-only",
-            errno.EDQUOT: "the disk quota is exceeded", errno.EACCES: "permission denied",
-            errno.EPERM: "operation not permitted"}.get(exc.errno or 0, exc.strerror or str(exc))
-    return UserError(f"cannot write: {what}", file=str(exc.filename or where),
-                     fix="free some space, or choose a writable directory; nothing was changed "
-                         "in the output directory")
-
-
 def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
     outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
     _check_outdir(outdir, options.force)
@@ -199,7 +188,7 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
         outdir.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
     except OSError as exc:
-        raise _disk_error(exc, outdir.parent) from None
+        raise disk_error(exc, outdir.parent) from None
     try:
         total = _write_tree(tmp, files)
         verified = _run_verifier(tmp, platforms) if options.verify else False
@@ -208,7 +197,7 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
         publish_dir(tmp, outdir)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise _disk_error(exc, outdir) from None
+        raise disk_error(exc, outdir) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
