@@ -61,7 +61,8 @@ class RichUI(PushUI):
 def print_diff(out: Console, result: SwitchResult) -> None:
     if not result.diff:
         return
-    out.print(f"[bold]{result.switch}[/]: changes (backup {result.backup})", highlight=False)
+    out.print(f"[bold]{result.switch}[/]: changes (backup {result.backup})", highlight=False,
+              soft_wrap=True)
     for line in result.diff:
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         out.print(line, style=style, highlight=False, markup=False)
@@ -251,8 +252,8 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     final = [applied.get(r.switch, r) for r in results]
     out.print(results_table(final))
     for line in fabric_summary(final):
-        out.print(line, highlight=False)
-    out.print(f"journal: {journal.path}", highlight=False)
+        out.print(line, highlight=False, soft_wrap=True)
+    out.print(f"journal: {journal.path}", highlight=False, soft_wrap=True)
     if pusher.interrupted:
         out.print("interrupted: the switches above marked skipped were not started")
     return exit_code(final, pusher.interrupted)
