@@ -147,6 +147,12 @@ def test_rendered_file_in_unsafe_order_is_not_pushed(farm, tmp_path, monkeypatch
     cfg.write_text("\n".join(lines) + "\n")
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--yes", "--switch", "core1")
+    # The manifest catches the edit first; behind it, push's own check still holds.
+    assert rc == 2 and f"{cfg}: modified since render" in err
+    assert farm.switches["core1"].logins == 0
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--switch", "core1",
+                       "--skip-manifest-check")
     assert rc == 1 and "not-started" in out and "phase 4" in out
     assert farm.switches["core1"].config_commands == 0
 
@@ -161,6 +167,12 @@ def test_rendered_file_touching_a_reserved_port_is_not_pushed(farm, tmp_path, mo
     cfg.write_text(text)
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--yes", "--switch", "core1")
+    # The manifest catches the edit first; behind it, push's own check still holds.
+    assert rc == 2 and f"{cfg}: modified since render" in err
+    assert farm.switches["core1"].logins == 0
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--switch", "core1",
+                       "--skip-manifest-check")
     assert rc == 1 and "1/g1" in out and "not manage" in out
     assert farm.switches["core1"].config_commands == 0
 
