@@ -58,7 +58,8 @@ def test_an_untouched_bundle_verifies(out: Path, capsys: pytest.CaptureFixture[s
 
 
 def _host_script(out: Path) -> Path:
-    return sorted((out / "hosts").iterdir())[0]
+    """The first executable file under hosts/ (the host program, whatever its name)."""
+    return next(p for p in sorted((out / "hosts").rglob("*")) if p.is_file() and p.stat().st_mode & 0o111)
 
 
 def _tamper_host_script(out: Path) -> str:
