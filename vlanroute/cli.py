@@ -15,6 +15,8 @@ from vlanroute.commands.runner import lean_main
 # One line per command: vlanroute/commands/<name>.py exporting `command` named <name>.
 COMMAND_MODULES: list[str] = [
     "push",
+    "save",
+    "rollback",
     "audit",
     "plan",
     "algorithms",

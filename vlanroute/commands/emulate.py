@@ -12,6 +12,7 @@ import click
 from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in_vm
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
+from vlanroute.bundle.manifest import require_intact
 from vlanroute.commands.runner import lean_main
 
 
@@ -32,9 +33,13 @@ from vlanroute.commands.runner import lean_main
               help="Seconds before the VM is killed (vm only).")
 @click.option("--json-report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the report as JSON to this file.")
+@click.option("--skip-manifest-check", is_flag=True,
+              help="Run a bundle that differs from what render wrote (manifest.json): its host "
+                   "scripts run as root in the namespaces.")
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
-            timeout_s: float, json_report: Path | None, vm_kernel_label: str | None) -> int:
+            timeout_s: float, json_report: Path | None, skip_manifest_check: bool,
+            vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
     One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/vlanroute-host,
@@ -44,6 +49,11 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     checks passed, 1 = a check failed, 4 = the VM could not run.
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
+    if skip_manifest_check:
+        click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
+                    "manifest", fg="red", bold=True, err=True)
+    else:
+        require_intact(outdir, "emulate", "--skip-manifest-check")
     options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame)
     if where != "vm" and os.geteuid() != 0:
         raise UserError("the emulation creates network namespaces and needs root",
