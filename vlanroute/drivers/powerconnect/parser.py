@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.model.bridge import SwitchConfig
-from vlanroute.drivers.generalmode import Dialect, parse_with
+from vlanroute.drivers.dialect_parser import Dialect, parse_with
 from vlanroute.drivers.powerconnect.cli import (BLOCK_OPEN, HARMLESS_IF, IF_BLOCK_OPEN, lag_label_62xx,
                                                 lag_label_os6)
 from vlanroute.drivers.powerconnect.defaults import OS6_DEFAULTS, PC62XX_DEFAULTS
