@@ -12,7 +12,7 @@ import click
 from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in_vm
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
-from vlanroute.commands.runner import lean_main
+from vlanroute.commands.runner import run_command
 
 
 @click.command("emulate")
@@ -72,4 +72,4 @@ def command(outdir: Path, where: str, frames_per_pair: int, timeout_s: float,
 
 if __name__ == "__main__":
     # `python -m vlanroute.commands.emulate`: how the VM runs the emulation, lean.
-    sys.exit(lean_main(command))
+    sys.exit(run_command(command))
