@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from vlanroute.emulate import netns
-from vlanroute.emulate.spec import EmulationPlan, load
+from vlanroute.emulate.spec import EmulationSpec, load
 
 UDP_PORT = 7077
 PROBE_ETHERTYPE = 0x88B5          # IEEE local experimental: no protocol stack answers it
@@ -125,7 +125,7 @@ def _on_signal(signum: int, _frame: object) -> None:
 class Emulation:
     """The namespaces of one run; every name starts with `prefix` so teardown finds them all."""
 
-    def __init__(self, plan: EmulationPlan, options: Options, log: Callable[[str], None],
+    def __init__(self, plan: EmulationSpec, options: Options, log: Callable[[str], None],
                  prefix: str | None = None) -> None:
         self.plan = plan
         self.options = options

@@ -30,7 +30,7 @@ from vlanroute.model.platforms import Platform, platform_json
 from vlanroute.plan.ports import (Cable, SwitchPlan, apply_vlans, build_port_plan, mgmt_addresses,
                                 resolve_platforms)
 from vlanroute.model.topology import Topology, build_topology
-from vlanroute.plan.vlans import VlanGroup, pack_vlans
+from vlanroute.plan.vlans import RoutingVlan, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
 ADVICE_PREVIEW = 256   # the deadlock warning plans the advised engine up to this many switches
@@ -42,7 +42,7 @@ class Plan:
     topology: Topology
     routes: Routes
     budget: Budget
-    vlans: list[VlanGroup]
+    vlans: list[RoutingVlan]
     hosts: list[Host]
     switches: dict[str, SwitchPlan]
     cabling: list[Cable]
@@ -206,7 +206,7 @@ def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], bud
         raise type(exc)(exc.message, file=inv.file, field=exc.field, fix=exc.fix) from None
 
 
-def _assign_ids(inv: LoadedInventory, vlans: list[VlanGroup]) -> None:
+def _assign_ids(inv: LoadedInventory, vlans: list[RoutingVlan]) -> None:
     spec = inv.spec.routing
     n = len(vlans)
     if spec.vlan_ids is not None:

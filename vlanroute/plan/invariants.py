@@ -13,11 +13,11 @@ from vlanroute.plan.ports import Cable, SwitchPlan
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import pruned_parents, tree_parents
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 from vlanroute.routing.packing import is_forest
 
 
-def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: list[Host],
+def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts: list[Host],
                 switches: dict[str, SwitchPlan], cables: list[Cable]) -> None:
     bad: list[str] = []
     host_switches = {h.switch for h in hosts}

@@ -23,7 +23,7 @@ from vlanroute.model.platforms import PLATFORMS, Platform, derive_platform
 from vlanroute.model.portlist import PortListError, format_port_list
 from vlanroute.names import NAME_PATTERN
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 
 
 @dataclass
@@ -369,7 +369,7 @@ def _lowest_free(plat: Platform, used: dict[str, str]) -> str:
     raise AssertionError("capacity was checked before")
 
 
-def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[VlanGroup]) -> None:
+def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[RoutingVlan]) -> None:
     """Fill in PVIDs and memberships: host ports untagged in all, links tagged where used."""
     all_ids = sorted(v.id for v in vlans)
     vlan_of_source = {s: v.id for v in vlans for s in v.sources}
