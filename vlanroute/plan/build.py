@@ -92,9 +92,9 @@ class Plan:
                                "learning_addresses": {str(v.id): learning_address(v.learning_subnet, h.index)
                                                       for v in sorted(self.vlans, key=lambda v: v.id)}}
                       for h in self.hosts},
-            "switches": {s: _switch_json(sp) for s, sp in self.switches.items()},
+            "switches": {s: _switch_json(switch) for s, switch in self.switches.items()},
             "platforms": {name: platform_json(p) for name, p in
-                          sorted({sp.platform.name: sp.platform for sp in self.switches.values()}.items())},
+                          sorted({switch.platform.name: switch.platform for switch in self.switches.values()}.items())},
             "cabling": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port, "a_lag": c.a_lag, "b_lag": c.b_lag}
                         for c in self.cabling],
             "metrics": self.metrics.to_json(),
@@ -102,9 +102,9 @@ class Plan:
         }
 
 
-def _switch_json(sp: SwitchPlan) -> dict[str, Any]:
+def _switch_json(switch: SwitchPlan) -> dict[str, Any]:
     ports = {}
-    for p in sp.ports.values():
+    for p in switch.ports.values():
         entry: dict[str, Any] = {"role": p.role}
         if p.role == "host":
             entry["host"] = p.host
@@ -114,10 +114,12 @@ def _switch_json(sp: SwitchPlan) -> dict[str, Any]:
         entry.update(pvid=p.pvid, untagged=p.untagged, tagged=p.tagged)
         ports[p.name] = entry
     return {
-        "platform": sp.platform.name, "family": sp.platform.family, "mgmt": sp.mgmt, "ssh_port": sp.ssh_port,
-        "coord": list(sp.coord) if sp.coord is not None else None,
-        "reserved_ports": sp.reserved, "ports": ports,
-        "lags": {str(l.id): {"neighbor": l.neighbor, "members": l.members, "tagged": l.tagged} for l in sp.lags.values()},
+        "platform": switch.platform.name, "family": switch.platform.family,
+        "mgmt": switch.mgmt, "ssh_port": switch.ssh_port,
+        "coord": list(switch.coord) if switch.coord is not None else None,
+        "reserved_ports": switch.reserved, "ports": ports,
+        "lags": {str(lag.id): {"neighbor": lag.neighbor, "members": lag.members, "tagged": lag.tagged}
+                 for lag in switch.lags.values()},
     }
 
 
