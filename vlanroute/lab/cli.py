@@ -33,7 +33,6 @@ from vlanroute.drivers.powerconnect.cli import (BLOCK_OPEN, IF_BLOCK_OPEN, CliSy
 from vlanroute.lab.state import GLOBALS, INTERFACES, VLANS, PortState, SwitchState, address_table, running_config
 
 INVALID = "% Invalid input detected at '^' marker."       # with a caret line before it [FS]
-INCOMPLETE = "Command not found / Incomplete command. Use ? to list commands."   # [FS]
 VLAN_WARNING = ("Warning: The use of large numbers of VLANs or interfaces may cause significant\n"
                 "delays in applying the configuration.\n")                     # [FS], [NM]
 SAVE_QUESTION = ("\nThis operation may take a few minutes.\n"

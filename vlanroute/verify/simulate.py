@@ -125,9 +125,6 @@ class Trace:
     drops: list[tuple[str, str, str]] = field(default_factory=list)  # (bridge, port, why)
     loops: list[tuple[str, int]] = field(default_factory=list)       # (bridge, VLAN) revisited
 
-    def delivered_to(self, host: str) -> list[Delivery]:
-        return [d for d in self.deliveries if d.host == host]
-
 
 class BridgeNetwork:
     """Bridges, hosts and cables; learning tables per (bridge, VLAN). `send` follows every

@@ -34,10 +34,6 @@ def _os6_port(text: str) -> str | None:
     return f"{m.group(1).capitalize()}{m.group(2)}" if m else None
 
 
-def _os6_long_port(text: str) -> str | None:
-    return text if re.fullmatch(r"\d+/\d+/\d+", text) else None
-
-
 PC62XX = Dialect(
     family="powerconnect-62xx", title="PowerConnect 62xx", mode_word="general",
     vlan_database=True, aging="bridge aging-time",
