@@ -262,7 +262,7 @@ class Emulation:
     def learn(self) -> Check:
         # The refresh job runs the installed host script; `vlanroute` there is this same code.
         python, py_env = lean_python()
-        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.emulate.hostlearn"]), **py_env}
+        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.commands.learn"]), **py_env}
         failures = self.run_scripts(
             {h: ["ip", "netns", "exec", self.host_ns(h), "sh", str(self.plan.outdir / "hosts" / f"{h}.sh")]
              for h in self.plan.hosts}, env)
