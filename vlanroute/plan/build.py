@@ -14,9 +14,8 @@ from typing import Any
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.drivers import family_of
 from vlanroute.routing.budget import BudgetChoices
-from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.engine import Engine, Options, Routes, packing_of
 from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES, default_engine
-from vlanroute.routing.packing import packing_of
 from vlanroute.routing.trees import arc_loads
 from vlanroute.plan.invariants import verify_plan
 from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget

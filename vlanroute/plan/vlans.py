@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.engine import Routes
-from vlanroute.routing.packing import Link, packing_of
+from vlanroute.routing.engine import Routes, packing_of
+from vlanroute.routing.packing import Link
 
 
 @dataclass
