@@ -128,6 +128,12 @@ def plan_from_file(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> 
 
 
 def build_plan(inv: LoadedInventory) -> Plan:
+    """The verified plan of an inventory: topology, hosts, platforms and ports; the VLAN
+    budget (the tightest hardware limit, plan/limits.py) before routing, so the engine
+    can route within it; the routes packed into VLANs (one loop-free tree each), numbered
+    and put on the ports; metrics, limits and learning addresses; then every invariant
+    (plan/invariants.py) and the engine's deadlock-freedom promise. A user's mistake is a
+    UserError or PlanError naming the inventory field; a broken invariant is a bug."""
     file = inv.file
     topo = build_topology(inv)
     hosts = build_hosts(inv, topo)
