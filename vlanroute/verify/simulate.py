@@ -12,9 +12,10 @@ Bridge semantics (802.1Q-2018 clauses 8.6 and 8.8, independent VLAN learning):
 - a LAG is one bridge port; a port that is shut down or blocked by STP neither receives
   nor sends. Spanning tree is not run: a port is forwarding unless the network says so.
 
-`BridgeNetwork.send` follows every copy of one frame (the reference semantics, used by the unit
-tests). `MemoisedSimulator` answers the same questions for whole clusters fast, by memoising what is
-a pure function of where a frame enters a bridge: a broadcast's propagation per
+`BridgeNetwork.send` follows every copy of one frame (the reference semantics, used by
+the unit tests). `MemoisedSimulator` answers the same questions for whole clusters fast,
+by memoising what is a pure function of where a frame enters a bridge: a broadcast's
+propagation per
 (bridge, ingress port, tag); learned entries per "attachment signature" (hosts that
 entered the network alike are learned alike), and not at all for a VLAN whose active
 topology is a clean forest (a learned port is then the next hop towards the source);
