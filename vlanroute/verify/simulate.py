@@ -15,11 +15,10 @@ Bridge semantics (802.1Q-2018 clauses 8.6 and 8.8, independent VLAN learning):
 `BridgeNetwork.send` follows every copy of one frame (the reference semantics, used by
 the unit tests). `MemoisedSimulator` answers the same questions for whole clusters fast,
 by memoising what is a pure function of where a frame enters a bridge: a broadcast's
-propagation per
-(bridge, ingress port, tag); learned entries per "attachment signature" (hosts that
-entered the network alike are learned alike), and not at all for a VLAN whose active
-topology is a clean forest (a learned port is then the next hop towards the source);
-and a unicast's path per (bridge, VLAN, destination signature). It is checked against
+propagation per (bridge, ingress port, tag); learned entries per "attachment signature"
+(hosts that entered the network alike are learned alike), and not at all for a VLAN whose
+active topology is a clean forest (a learned port is then the next hop towards the
+source); and a unicast's path per (bridge, VLAN, destination signature). It is checked against
 `send` in tests/test_simulate.py (random networks) and tests/test_verify_mutations.py
 (rendered clusters).
 """
