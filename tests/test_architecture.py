@@ -240,6 +240,10 @@ ALLOWED_LATER = {
     ("vlanroute.plan.", "vlanroute.drivers.family"): False,
     ("vlanroute.plan.", "vlanroute.bundle.document"): False,       # Plan.to_document()
     ("vlanroute.model.inventory", "vlanroute.routing.registry"): True,   # routing.algorithm's values
+    ("vlanroute.render.", "vlanroute.hostside"): False,            # the host tables' format
+    ("vlanroute.render.", "vlanroute.hostside.table"): False,
+    ("vlanroute.verify.", "vlanroute.hostside"): False,
+    ("vlanroute.verify.", "vlanroute.hostside.table"): False,
 }
 
 
