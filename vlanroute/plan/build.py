@@ -114,7 +114,7 @@ def _switch_json(switch: SwitchPlan) -> dict[str, Any]:
         ports[p.name] = entry
     return {
         "platform": switch.platform.name, "family": switch.platform.family,
-        "mgmt": switch.mgmt, "ssh_port": switch.ssh_port,
+        "host_attachment": switch.host_attachment, "mgmt": switch.mgmt, "ssh_port": switch.ssh_port,
         "coord": list(switch.coord) if switch.coord is not None else None,
         "reserved_ports": switch.reserved, "ports": ports,
         "lags": {str(lag.id): {"neighbor": lag.neighbor, "members": lag.members, "tagged": lag.tagged}
@@ -258,6 +258,7 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
     interval, splay = sched.interval_s, sched.splay_s
     return {
         "aging_time": aging, "flow_control": s.flow_control, "eee": s.eee, "lag_hash": s.lag_hash,
+        "host_attachment": s.host_attachment,
         "learning": {"pool": str(s.learning.pool), "method": s.learning.method,
                      "interface_prefix": s.learning.interface_prefix,
                      "interval_s": interval, "splay_s": splay},
