@@ -338,7 +338,7 @@ def test_vlan_missing_from_the_vlan_table_is_simulated(copy: Path) -> None:
 
 @pytest.mark.parametrize("mutation", ["none", "lag-missing-vlan", "loop-closing-vlan"])
 def test_verify_matches_frame_by_frame_reference(mutation: str, tmp_path: Path) -> None:
-    """verify_outdir's memoised answers == Network.send frame by frame, pair by pair,
+    """verify_outdir's memoised answers == BridgeNetwork.send frame by frame, pair by pair,
     with the planned path computed separately (networkx on the plan's VLAN links)."""
     import networkx as nx
 

@@ -13,7 +13,7 @@ from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
 from vlanroute.bundle.manifest import require_intact
-from vlanroute.commands.runner import lean_main
+from vlanroute.commands.runner import run_command
 
 
 @click.command("emulate")
@@ -87,4 +87,4 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
 
 if __name__ == "__main__":
     # `python -m vlanroute.commands.emulate`: how the VM runs the emulation, lean.
-    sys.exit(lean_main(command))
+    sys.exit(run_command(command))

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.emulate import netns
-from vlanroute.emulate.spec import EmulationPlan, load
+from vlanroute.emulate.spec import EmulationSpec, load
 
 UDP_PORT = 7077
 SO_RCVBUFFORCE = 33               # asm-generic/socket.h: SO_RCVBUF beyond rmem_max (root)
@@ -136,7 +136,7 @@ def _on_signal(signum: int, _frame: object) -> None:
 class Emulation:
     """The namespaces of one run; every name starts with `prefix` so teardown finds them all."""
 
-    def __init__(self, plan: EmulationPlan, options: Options, log: Callable[[str], None],
+    def __init__(self, plan: EmulationSpec, options: Options, log: Callable[[str], None],
                  prefix: str | None = None) -> None:
         self.plan = plan
         self.options = options
@@ -311,7 +311,7 @@ class Emulation:
         python, py_env = lean_python()
         # Bundles rendered with --learning-method ip-link/vconfig/raw call `vlanroute learn`:
         # this same code, without importing the whole CLI.
-        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.emulate.hostlearn"]), **py_env}
+        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.commands.learn"]), **py_env}
         shell = ["sh"]
         # The program and its tables from memory: in the VM, OUTDIR is on 9p without a
         # cache, and sh's `read` takes a table one byte (one 9p round trip) at a time.

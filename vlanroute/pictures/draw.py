@@ -40,7 +40,7 @@ from vlanroute.pictures.layout import Layout, compute_layout, pair  # noqa: E402
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE  # noqa: E402
 from vlanroute.plan.build import Plan  # noqa: E402
 from vlanroute.vlanlist import VlanListError, format_vlan_list, parse_vlan_list  # noqa: E402
-from vlanroute.plan.vlans import VlanGroup  # noqa: E402
+from vlanroute.plan.vlans import RoutingVlan  # noqa: E402
 
 LABEL_LIMIT = 64              # above this many switches, names are left out of the pictures
 COUNT_LABEL_LIMIT = 100       # above this many neighbour pairs, per-edge cable counts are left out
@@ -141,7 +141,7 @@ def topology_figure(plan: Plan, layout: Layout) -> Figure:
     return fig
 
 
-def vlan_figure(plan: Plan, layout: Layout, vlan: VlanGroup) -> Figure:
+def vlan_figure(plan: Plan, layout: Layout, vlan: RoutingVlan) -> Figure:
     fig, ax = _canvas(layout)
     w = _edge_width(layout)
     ax.add_collection(LineCollection(list(layout.edges.values()), colors=GREY, linewidths=w * 0.6, zorder=1))
