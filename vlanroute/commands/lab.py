@@ -30,6 +30,7 @@ import time
 import click
 
 from vlanroute.bundle.reader import read_plan
+from vlanroute.commands.output import emit, json_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
 from vlanroute.device.targets import TARGETS_ENV
 from vlanroute.errors import UserError
@@ -54,13 +55,17 @@ def _state(state_dir: Path | None):  # type: ignore[no-untyped-def]
     return StateDir(state_dir or default_state_dir())
 
 
-def _environment(state, user: str, password: str | None) -> list[str]:  # type: ignore[no-untyped-def]
-    lines = [f"export {ENV_USER}={shlex.quote(user)}"]
+def _variables(state, user: str, password: str | None) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    env = {ENV_USER: user}
     if password is not None:
-        lines.append(f"export {ENV_PASSWORD}={shlex.quote(password)}")
-    lines += [f"export {TARGETS_ENV}={shlex.quote(str(state.path / 'targets.json'))}",
-              f"export VLANROUTE_KNOWN_HOSTS={shlex.quote(str(state.path / 'known_hosts'))}"]
-    return lines
+        env[ENV_PASSWORD] = password
+    env[TARGETS_ENV] = str(state.path / "targets.json")
+    env["VLANROUTE_KNOWN_HOSTS"] = str(state.path / "known_hosts")
+    return env
+
+
+def _environment(state, user: str, password: str | None) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f"export {k}={shlex.quote(v)}" for k, v in _variables(state, user, password).items()]
 
 
 def _span(hosts: list[str]) -> str:
@@ -82,7 +87,8 @@ def command() -> None:
 @click.option("--seed", type=click.Path(exists=True, path_type=Path),
               help="Start from running configs: a directory of <switch>.cfg, or one file for all.")
 @STATE_OPTION
-def up(outdir: Path, seed: Path | None, state_dir: Path | None) -> int:
+@json_option
+def up(outdir: Path, seed: Path | None, state_dir: Path | None, as_json: bool) -> int:
     """Start the emulated switches and print the environment that points push and audit at
     them (use as: eval "$(vlanroute lab up OUTDIR)")."""
     state = _state(state_dir)
@@ -134,6 +140,12 @@ def up(outdir: Path, seed: Path | None, state_dir: Path | None) -> int:
                "stop them with `vlanroute lab down`", err=True)
     if seed is not None:
         click.echo(f"lab: seeded from {seed}", err=True)
+    if as_json:
+        emit("lab", {"action": "up", "plan": doc.name, "pid": child.pid, "state_dir": str(state.path),
+                     "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}
+                                  for name, v in switches.items()},
+                     "environment": _variables(state, user, None if given else password)})
+        return 0
     for line in _environment(state, user, None if given else password):
         click.echo(line)
     return 0
@@ -155,13 +167,16 @@ def env(state_dir: Path | None) -> int:
 
 @command.command("down")
 @STATE_OPTION
-def down(state_dir: Path | None) -> int:
+@json_option
+def down(state_dir: Path | None, as_json: bool) -> int:
     """Stop the emulated switches; their last running configs stay in the state directory."""
     state = _state(state_dir)
     pid = state.running_pid()
     if pid is None:
         state.remove("ready", "lab.json", "targets.json", "known_hosts")
         click.echo("lab: no lab was running", err=True)
+        if as_json:
+            emit("lab", {"action": "down", "stopped": 0, "state_dir": str(state.path)})
         return 0
     lab = state.lab() or {}
     os.kill(pid, signal.SIGTERM)
@@ -175,4 +190,6 @@ def down(state_dir: Path | None) -> int:
     count = len(lab.get("switches", {}))  # type: ignore[arg-type]
     click.echo(f"lab: stopped {count} emulated switches; their last running configs are in "
                f"{state.path / 'running'}", err=True)
+    if as_json:
+        emit("lab", {"action": "down", "stopped": count, "state_dir": str(state.path)})
     return 0

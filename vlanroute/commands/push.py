@@ -2,48 +2,49 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+import sys
 import threading
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from vlanroute.device.credentials import load_credentials
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.bundle.reader import read_plan
-from vlanroute.device.push import NEEDS_A_PERSON, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult
+from vlanroute.device.credentials import load_credentials
+from vlanroute.device.push import (APPLIED, NEEDS_A_PERSON, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS,
+                                   PushOptions, PushUI, Pusher, SwitchResult)
 from vlanroute.device.targets import check_loopback, select_targets
+from vlanroute.errors import UserError
+from vlanroute.exitcodes import ExitCode
 
 
-class RichUI(PushUI):
-    """One progress bar per switch on stderr; diffs are printed above the bars."""
+class AggregateUI(PushUI):
+    """Push progress on one bar for the whole run (vlanroute.commands.progress.CountsBar);
+    diffs and command lists are printed above it as each switch finishes."""
 
-    def __init__(self, progress: Progress, out: Console, show_diff: bool) -> None:
-        self._p, self._out, self._show_diff = progress, out, show_diff
-        self._tasks: dict[str, TaskID] = {}
+    def __init__(self, bar: CountsBar, out: Console, show_diff: bool, show_commands: bool) -> None:
+        self._bar, self._out = bar, out
+        self._show_diff, self._show_commands = show_diff, show_commands
         self._lock = threading.Lock()
 
     def begin(self, switch: str) -> None:
-        self._tasks[switch] = self._p.add_task(switch, total=None, status="waiting")
-
-    def total(self, switch: str, commands: int) -> None:
-        self._p.update(self._tasks[switch], total=commands, completed=0)
+        self._bar.state(switch, "waiting")
 
     def status(self, switch: str, text: str) -> None:
-        self._p.update(self._tasks[switch], status=text)
-
-    def advance(self, switch: str) -> None:
-        self._p.advance(self._tasks[switch])
+        self._bar.state(switch, text)
 
     def done(self, result: SwitchResult) -> None:
-        task = self._tasks[result.switch]
-        self._p.update(task, status=result.result, total=1 if self._p.tasks[task].total is None
-                       else self._p.tasks[task].total)
-        if self._show_diff:
-            with self._lock:
+        self._bar.state(result.switch, result.result, done=True)
+        with self._lock:
+            if self._show_diff:
                 print_diff(self._out, result)
+            if self._show_commands:
+                print_commands(self._out, result)
 
 
 def print_diff(out: Console, result: SwitchResult) -> None:
@@ -53,6 +54,15 @@ def print_diff(out: Console, result: SwitchResult) -> None:
     for line in result.diff:
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         out.print(line, style=style, highlight=False, markup=False)
+
+
+def print_commands(out: Console, result: SwitchResult) -> None:
+    """The exact lines sent (or that would be sent) to the switch, in send order."""
+    if not result.commands:
+        return
+    out.print(f"[bold]{result.switch}[/]: {len(result.commands)} commands in send order", highlight=False)
+    for line in result.commands:
+        out.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def results_table(results: list[SwitchResult]) -> Table:
@@ -67,12 +77,27 @@ def results_table(results: list[SwitchResult]) -> Table:
     return table
 
 
+def exit_code(results: list[SwitchResult]) -> ExitCode:
+    """docs/exit-codes.md: 4 a rollback failed; 3 some switches changed and others did not,
+    or a save is uncertain; 1 nothing changed and a switch failed; 0 every switch succeeded."""
+    if any(r.result == ROLLBACK_FAILED for r in results):
+        return ExitCode.ROLLBACK_FAILED
+    failed = any(r.result not in SUCCESS for r in results)
+    changed = any(r.result in (APPLIED, SAVE_UNCERTAIN) for r in results)
+    if any(r.result == SAVE_UNCERTAIN for r in results) or (failed and changed):
+        return ExitCode.PARTIAL
+    return ExitCode.FAILED_CHECK if failed else ExitCode.OK
+
+
+def _interactive() -> bool:
+    """Can the push ask for confirmation? Only with a person at a terminal."""
+    return sys.stdin.isatty()
+
+
 def _run(pusher: Pusher, targets, expected, err: Console, out: Console,  # type: ignore[no-untyped-def]
-         show_diff: bool) -> list[SwitchResult]:
-    progress = Progress(TextColumn("{task.description:>12}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err)
-    pusher.ui = RichUI(progress, out, show_diff)
-    with progress:
+         show_diff: bool, show_commands: bool, bar: bool) -> list[SwitchResult]:
+    with CountsBar("push", err, bar) as counts:
+        pusher.ui = AggregateUI(counts, out, show_diff, show_commands)
         return pusher.run(targets, expected)
 
 
@@ -80,54 +105,79 @@ def _run(pusher: Pusher, targets, expected, err: Console, out: Console,  # type:
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
 @click.option("--dry-run", is_flag=True, help="Fetch, back up, run the read-only pre-flight and show the changes; change nothing.")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches.")
+@click.option("--show-commands", is_flag=True,
+              help="Also list, per switch, the exact command lines push sends (or would send) in send order.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches "
+                                          "(needed when not at a terminal).")
 @click.option("--keep-going", is_flag=True,
               help="Continue with the other switches after a switch failed.")
 @click.option("--strict", is_flag=True,
               help="Refuse a switch whose running config has any line vlanroute does not know "
                    "(default: keep such lines, refuse only those touching what the plan manages).")
+@json_option
+@quiet_option
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
-            workers: int, targets_file: Path | None, dry_run: bool, yes: bool, keep_going: bool,
-            strict: bool) -> int:
+            workers: int, targets_file: Path | None, dry_run: bool, show_commands: bool, yes: bool,
+            keep_going: bool, strict: bool, as_json: bool, quiet: bool) -> int:
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
     Every switch is backed up to OUTDIR/backups/ first; a failed switch is rolled back.
+    Exit codes: docs/exit-codes.md (0 ok, 1 nothing changed and a switch failed, 2 usage,
+    3 partial, 4 rollback failed).
     """
+    say = Say(as_json, quiet)
+    if not dry_run and not yes and (as_json or not _interactive()):
+        why = "--json" if as_json else "not at a terminal (stdin is not a TTY)"
+        raise UserError(f"push would ask for confirmation, but it runs {why}",
+                        field="--yes", fix="add --yes to push without asking, or --dry-run to only show the changes")
     doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
                                target_map=target_map(targets_file))   # refuses non-push families
     targets = selection.targets
     check_loopback(targets)                     # before credentials, before any connection
     for note in selection.notes:
-        click.echo(f"note: {note}", err=True)
+        say.note(f"note: {note}")
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
-    out, err = Console(), Console(stderr=True)
+    out = Console(quiet=not say.human)
+    err = Console(stderr=True)
+    bar = wanted(err, as_json, quiet)
     options = PushOptions(dry_run=dry_run or not yes, workers=workers, keep_going=keep_going,
                           host_keys=policy, strict=strict)
     pusher = Pusher(outdir, creds, options, PushUI())
-    results = _run(pusher, targets, None, err, out, show_diff=True)
+    results = _run(pusher, targets, None, err, out, True, show_commands, bar)
+    preview: list[SwitchResult] = []
     if not dry_run and not yes:
         # First pass was a preview: confirm, then push what changes, if nothing moved since.
         failed = [r for r in results if r.result not in SUCCESS]
         changing = [r for r in results if r.result in SUCCESS and r.diff]
         if failed and not keep_going:
             out.print(results_table(results))
-            return 1
+            return ExitCode.FAILED_CHECK
         if not changing:
             out.print(results_table(results))
             out.print("nothing to change")
-            return 1 if failed else 0
+            return ExitCode.FAILED_CHECK if failed else ExitCode.OK
         names = ", ".join(r.switch for r in changing)
         if not click.confirm(f"Change {len(changing)} switch(es): {names}?", err=True):
-            return 1
+            click.echo("not confirmed: nothing changed", err=True)
+            return ExitCode.FAILED_CHECK
         expected = {r.switch: r.running_canonical for r in changing}
         pusher = Pusher(outdir, creds, PushOptions(workers=workers, keep_going=keep_going,
                                                    host_keys=policy, strict=strict), PushUI())
         chosen = [t for t in targets if t.name in expected]
-        results = _run(pusher, chosen, expected, err, out, show_diff=False)
+        preview = results
+        results = _run(pusher, chosen, expected, err, out, False, False, bar)
     out.print(results_table(results))
-    if any(r.result in NEEDS_A_PERSON for r in results):
-        return 4
-    return 0 if all(r.result in SUCCESS for r in results) else 1
+    code = exit_code(results)
+    if as_json:
+        counts = Counter(r.result for r in results)
+        emit("push", {"outdir": str(outdir), "dry_run": dry_run, "exit_code": int(code),
+                      "counts": dict(sorted(counts.items())),
+                      "switches": [r.to_json() for r in results],
+                      "not_pushed": [r.to_json() for r in preview if r.switch not in {x.switch for x in results}]})
+    for r in results:
+        if r.result in NEEDS_A_PERSON or (r.result not in SUCCESS and not say.human):
+            click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)
+    return code

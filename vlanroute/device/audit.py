@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +65,9 @@ def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
 
 def run_audit(doc: PlanDocument, targets: list[Target], creds: Credentials,
               host_keys: HostKeyPolicy, workers: int,
-              connect: Any = SwitchSession) -> AuditReport:
+              connect: Any = SwitchSession,
+              on_done: Callable[[str, bool], None] | None = None) -> AuditReport:
+    """`on_done(switch, read)` is called as each switch's table is read (or not): progress."""
     expected, no_mac = expected_entries(doc)
     report = AuditReport(no_mac=no_mac)
     by_switch: dict[str, list[Expected]] = defaultdict(list)
@@ -72,6 +75,12 @@ def run_audit(doc: PlanDocument, targets: list[Target], creds: Credentials,
         by_switch[e.switch].append(e)
 
     def read(target: Target) -> tuple[str, dict[tuple[int, str], PortRef] | str]:
+        name, table = _read(target)
+        if on_done is not None:
+            on_done(name, not isinstance(table, str))
+        return name, table
+
+    def _read(target: Target) -> tuple[str, dict[tuple[int, str], PortRef] | str]:
         family = target.family
         command = family.address_table_command if family.capabilities.audit else None
         if command is None:
