@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import get_args
 
 import click
+
+from vlanroute.exitcodes import ExitCode
 from rich.console import Console
 from rich.table import Table
 
@@ -31,7 +33,7 @@ def command(as_json: bool) -> int:
     """List the routing engines (routing.algorithm) with their properties."""
     if as_json:
         emit("algorithms", {"engines": engines_json()})
-        return 0
+        return ExitCode.OK
     table = Table(title="routing engines (routing.algorithm)")
     for title in ("name", "minimal", "deadlock-free", "topologies", "summary"):
         table.add_column(title)
@@ -46,4 +48,4 @@ def command(as_json: bool) -> int:
                   "deadlock-free: acyclic channel dependencies on every topology it accepts, so 802.3x PAUSE cannot\n"
                   "  deadlock; every plan also reports its own routes' verdict (metrics.deadlock_free).\n"
                   "default: the first minimal engine that accepts the topology (dor; shortest for custom).")
-    return 0
+    return ExitCode.OK

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
@@ -42,4 +44,4 @@ def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: st
     if as_json:
         emit("draw", {"outdir": str(outdir), "format": fmt, "files": [str(f) for f in result.files],
                       "left_out": list(result.left_out), "index": INDEX_FILE})
-    return 0
+    return ExitCode.OK

@@ -29,6 +29,8 @@ import time
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute.bundle.reader import read_plan
 from vlanroute.commands.output import emit, json_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
@@ -145,10 +147,10 @@ def up(outdir: Path, seed: Path | None, state_dir: Path | None, as_json: bool) -
                      "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}
                                   for name, v in switches.items()},
                      "environment": _variables(state, user, None if given else password)})
-        return 0
+        return ExitCode.OK
     for line in _environment(state, user, None if given else password):
         click.echo(line)
-    return 0
+    return ExitCode.OK
 
 
 @command.command("env")
@@ -162,7 +164,7 @@ def env(state_dir: Path | None) -> int:
     for line in _environment(state, str(lab.get("user", "admin")), None):
         click.echo(line)
     click.echo(f"# {ENV_PASSWORD}: as printed by `vlanroute lab up` (not stored)", err=True)
-    return 0
+    return ExitCode.OK
 
 
 @command.command("down")
@@ -177,7 +179,7 @@ def down(state_dir: Path | None, as_json: bool) -> int:
         click.echo("lab: no lab was running", err=True)
         if as_json:
             emit("lab", {"action": "down", "stopped": 0, "state_dir": str(state.path)})
-        return 0
+        return ExitCode.OK
     lab = state.lab() or {}
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S
@@ -192,4 +194,4 @@ def down(state_dir: Path | None, as_json: bool) -> int:
                f"{state.path / 'running'}", err=True)
     if as_json:
         emit("lab", {"action": "down", "stopped": count, "state_dir": str(state.path)})
-    return 0
+    return ExitCode.OK

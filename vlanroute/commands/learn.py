@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute import names as safe_names
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.hostside.broadcast import learn
@@ -28,4 +30,4 @@ def command(interface: str, raw: bool, splay: int, vlans: tuple[int, ...]) -> in
         raise UserError(f"'{interface}' is not a valid interface name", field="--interface",
                         fix="use a name like eth0 (letters, digits, _ and -, at most 10 characters)") from None
     learn(interface, sorted(set(vlans)), raw=raw, splay_s=splay)
-    return 0
+    return ExitCode.OK

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.pictures.options import REPORT_MAX_VLANS
@@ -32,4 +34,4 @@ def command(inventory: str, output: Path, max_vlans: int, as_json: bool, quiet: 
     Say(as_json, quiet).line(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
     if as_json:
         emit("report", {"output": str(output), "bytes": size, "name": plan.name})
-    return 0
+    return ExitCode.OK
