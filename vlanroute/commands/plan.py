@@ -8,6 +8,7 @@ from rich.table import Table
 
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, json_option, quiet_option
+from vlanroute.commands.progress import phases, wanted
 from vlanroute.exitcodes import ExitCode
 from vlanroute.plan.build import Plan, plan_from_file
 from vlanroute.routing.registry import ENGINES
@@ -26,7 +27,9 @@ def command(inventory: str, as_json: bool, quiet: bool, strict: bool, sets: tupl
 
     --json prints the plan document itself (plan.json, docs/plan-format.md)."""
     say = Say(as_json, quiet)
-    plan = plan_from_file(inventory, sets)
+    err = Console(stderr=True)
+    with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
+        plan = plan_from_file(inventory, sets)
     if as_json:
         click.echo(plan.to_document().to_json_text(), nl=False)
     elif say.human:

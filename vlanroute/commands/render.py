@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.progress import phases, wanted
 from vlanroute.exitcodes import ExitCode
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.write import RenderOptions, platforms_of, render_to_dir, syntax_warnings
@@ -32,8 +34,10 @@ def command(inventory: str, outdir: Path, learning_method: str | None, no_verify
             as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
     """Write switch configs, host scripts, the refresh jobs, plan.json and cabling.csv."""
     say = Say(as_json, quiet)
-    plan = plan_from_file(inventory, sets)
-    doc = plan.to_document()
+    err = Console(stderr=True)
+    with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
+        plan = plan_from_file(inventory, sets)
+        doc = plan.to_document()
     if strict:
         # Known before anything is written, so --strict leaves OUTDIR as it was.
         found = list(plan.warnings) + syntax_warnings({p.name: p for p in platforms_of(doc).values()}.values())
@@ -45,7 +49,9 @@ def command(inventory: str, outdir: Path, learning_method: str | None, no_verify
                 emit("render", {"outdir": str(outdir), "written": False, "files": 0, "bytes": 0,
                                 "verified": False, "warnings": found})
             return ExitCode.FAILED_CHECK
-    result = render_to_dir(doc, outdir, RenderOptions(learning_method=learning_method, verify=not no_verify))
+    with phases(f"rendering {outdir}" + ("" if no_verify else " and verifying it"),
+                wanted(err, as_json, quiet), err):
+        result = render_to_dir(doc, outdir, RenderOptions(learning_method=learning_method, verify=not no_verify))
     warnings = list(plan.warnings) + list(result.warnings)
     if no_verify:
         warnings.append("--no-verify: the rendered configs were NOT verified")

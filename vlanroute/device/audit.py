@@ -23,6 +23,7 @@ from vlanroute.device.session import HostKeyPolicy, SessionError, SwitchSession
 from vlanroute.device.targets import Target
 from vlanroute.drivers.common import normalize_mac
 from vlanroute.model.bridge import PortRef
+from vlanroute.natural import natsorted
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ class AuditReport:
 
 def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
     """Every (switch, VLAN, host MAC, port) the plan needs learned; hosts without a MAC."""
-    no_mac = sorted(h for h, d in doc.hosts.items() if not d.mac)
-    with_mac = [h for h in sorted(doc.hosts) if doc.hosts[h].mac]
+    no_mac = natsorted(h for h, d in doc.hosts.items() if not d.mac)
+    with_mac = [h for h in natsorted(doc.hosts) if doc.hosts[h].mac]
     out: list[Expected] = []
     for e in learning_ports(doc, with_mac):
         h = doc.hosts[e.host]
