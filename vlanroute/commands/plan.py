@@ -33,9 +33,10 @@ def command(inventory: str, as_json: bool, quiet: bool, strict: bool, sets: tupl
     if as_json:
         click.echo(plan.to_document().to_json_text(), nl=False)
     elif say.human:
-        print_summary(plan, Console(), warnings=False)
-    for w in plan.warnings:
-        say.warn(w)
+        print_summary(plan, Console())      # warnings in the summary, as they always were
+    if not say.human:
+        for w in plan.warnings:
+            say.warn(w)
     if strict and plan.warnings:
         click.echo(f"error: --strict: {len(plan.warnings)} warning(s)", err=True)
         return ExitCode.FAILED_CHECK
