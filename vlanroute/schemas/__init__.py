@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 COMMANDS = ("plan", "algorithms", "analyze", "render", "verify", "push", "audit", "draw",
-            "report", "emulate", "lab", "error")
+            "report", "emulate", "lab", "import", "error")
 
 
 def text(command: str) -> str:
