@@ -8,28 +8,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from vlanroute.bundle.reader import read_plan
+from vlanroute import api
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
-from vlanroute.device.audit import AuditReport, run_audit
 from vlanroute.device.credentials import load_credentials
-from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.exitcodes import ExitCode
-
-
-def audit_json(report: AuditReport, targets: list[Target]) -> dict[str, object]:
-    family = {t.name: t.family for t in targets}
-    findings = []
-    for f in report.findings:
-        e = f.expected
-        label = family[e.switch].port_label
-        findings.append({"switch": e.switch, "vlan": e.vlan, "host": e.host, "mac": e.mac,
-                         "expected_port": label(e.port),
-                         "found_port": None if f.found_port is None else label(f.found_port)})
-    return {"checked": report.checked, "present": report.checked - len(report.findings),
-            "findings": findings, "errors": dict(sorted(report.errors.items())),
-            "no_mac": report.no_mac}
 
 
 @click.command("audit")
@@ -42,23 +26,22 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     """Report every (VLAN, host MAC) the plan needs that a switch has not learned, or has
     learned on the wrong port. Exit code 1 if anything is missing or a switch is unreadable."""
     say = Say(as_json, quiet)
-    doc = read_plan(outdir)
-    selection = select_targets(outdir, doc, switches, action="audit",
-                               target_map=target_map(targets_file))
-    targets = selection.targets
-    check_loopback(targets)
-    for note in selection.notes:
+    selected = api.select(outdir, "audit", switches=switches, targets=target_map(targets_file))
+    targets = selected.targets
+    for note in selected.notes:
         say.note(f"note: {note}")
     creds = load_credentials()
+    host_key_policy(insecure, known_hosts)          # says loudly when host keys are not checked
     err = Console(stderr=True)
     with CountsBar("audit", err, wanted(err, as_json, quiet)) as bar:
         for t in targets:
             bar.state(t.name, "waiting")
-        report = run_audit(doc, targets, creds, host_key_policy(insecure, known_hosts), workers,
+        report = api.audit(outdir, creds, known_hosts=known_hosts, insecure_no_host_key_check=insecure,
+                           workers=workers, selected=selected,
                            on_done=lambda name, ok: bar.state(name, "read" if ok else "not read", done=True))
-    code = ExitCode.FAILED_CHECK if report.findings or report.errors else ExitCode.OK
+    code = ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
     if as_json:
-        emit("audit", {"outdir": str(outdir), "ok": code == ExitCode.OK, **audit_json(report, targets)})
+        emit("audit", {"outdir": str(outdir), **report.to_json()})
         return code
     out = Console(quiet=quiet)
     if report.findings:

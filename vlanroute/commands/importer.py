@@ -53,7 +53,7 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
         more = len(result.errors) - SHOWN_ERRORS
         raise UserError(f"{len(result.errors)} host(s) or switch(es) cannot be imported:\n  {shown}"
                         + (f"\n  ... and {more} more" if more > 0 else ""), file=str(inventory),
-                        fix=f"set the variables named (host variables or group_vars), or choose them with "
+                        fix="set the variables named (host variables or group_vars), or choose them with "
                             "--switch-var/--mac-var/--port-var/--mgmt-var")
     if not result.hosts:
         raise UserError(f"the groups {', '.join(host_groups)} have no hosts", file=str(inventory),

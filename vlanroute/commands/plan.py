@@ -10,7 +10,8 @@ from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, json_option, quiet_option
 from vlanroute.commands.progress import phases, wanted
 from vlanroute.exitcodes import ExitCode
-from vlanroute.plan.build import Plan, plan_from_file
+from vlanroute import api
+from vlanroute.plan.build import Plan
 from vlanroute.routing.registry import ENGINES
 
 
@@ -29,7 +30,7 @@ def command(inventory: str, as_json: bool, quiet: bool, strict: bool, sets: tupl
     say = Say(as_json, quiet)
     err = Console(stderr=True)
     with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
-        plan = plan_from_file(inventory, sets)
+        plan = api.plan(inventory, sets)
     if as_json:
         click.echo(plan.to_document().to_json_text(), nl=False)
     elif say.human:

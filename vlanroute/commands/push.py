@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 import sys
 import threading
@@ -14,11 +14,10 @@ from rich.table import Table
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
-from vlanroute.bundle.reader import read_plan
+from vlanroute import api
+from vlanroute.api import PushRun, push_exit_code
 from vlanroute.device.credentials import load_credentials
-from vlanroute.device.push import (APPLIED, NEEDS_A_PERSON, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS,
-                                   PushOptions, PushUI, Pusher, SwitchResult)
-from vlanroute.device.targets import check_loopback, select_targets
+from vlanroute.device.push import NEEDS_A_PERSON, SUCCESS, PushUI, SwitchResult
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 
@@ -77,16 +76,7 @@ def results_table(results: list[SwitchResult]) -> Table:
     return table
 
 
-def exit_code(results: list[SwitchResult]) -> ExitCode:
-    """docs/exit-codes.md: 4 a rollback failed; 3 some switches changed and others did not,
-    or a save is uncertain; 1 nothing changed and a switch failed; 0 every switch succeeded."""
-    if any(r.result == ROLLBACK_FAILED for r in results):
-        return ExitCode.ROLLBACK_FAILED
-    failed = any(r.result not in SUCCESS for r in results)
-    changed = any(r.result in (APPLIED, SAVE_UNCERTAIN) for r in results)
-    if any(r.result == SAVE_UNCERTAIN for r in results) or (failed and changed):
-        return ExitCode.PARTIAL
-    return ExitCode.FAILED_CHECK if failed else ExitCode.OK
+exit_code = push_exit_code          # the documented mapping lives in vlanroute.api
 
 
 def _interactive() -> bool:
@@ -94,11 +84,10 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
-def _run(pusher: Pusher, targets, expected, err: Console, out: Console,  # type: ignore[no-untyped-def]
-         show_diff: bool, show_commands: bool, bar: bool) -> list[SwitchResult]:
+def _run(run_push: Callable[[PushUI], PushRun], err: Console, out: Console, show_diff: bool,
+         show_commands: bool, bar: bool) -> PushRun:
     with CountsBar("push", err, bar) as counts:
-        pusher.ui = AggregateUI(counts, out, show_diff, show_commands)
-        return pusher.run(targets, expected)
+        return run_push(AggregateUI(counts, out, show_diff, show_commands))
 
 
 @click.command("push")
@@ -131,25 +120,23 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         why = "--json" if as_json else "not at a terminal (stdin is not a TTY)"
         raise UserError(f"push would ask for confirmation, but it runs {why}",
                         field="--yes", fix="add --yes to push without asking, or --dry-run to only show the changes")
-    doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
-    selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
-                               target_map=target_map(targets_file))   # refuses non-push families
-    targets = selection.targets
-    check_loopback(targets)                     # before credentials, before any connection
-    for note in selection.notes:
+    selected = api.select(outdir, "push", switches=switches, dry_run=dry_run,
+                          targets=target_map(targets_file))   # refusals before credentials
+    for note in selected.notes:
         say.note(f"note: {note}")
     creds = load_credentials()
-    policy = host_key_policy(insecure, known_hosts)
+    host_key_policy(insecure, known_hosts)          # says loudly when host keys are not checked
     out = Console(quiet=not say.human)
     err = Console(stderr=True)
     bar = wanted(err, as_json, quiet)
-    options = PushOptions(dry_run=dry_run or not yes, workers=workers, keep_going=keep_going,
-                          host_keys=policy, strict=strict)
-    pusher = Pusher(outdir, creds, options, PushUI())
-    results = _run(pusher, targets, None, err, out, True, show_commands, bar)
+    common = dict(known_hosts=known_hosts, insecure_no_host_key_check=insecure, selected=selected,
+                  workers=workers, keep_going=keep_going, strict=strict)
+    # Without --yes the first pass is a preview (a dry run); the push follows confirmation.
+    run = _run(lambda ui: api.push(outdir, creds, dry_run=dry_run or not yes, ui=ui, **common),  # type: ignore[arg-type]
+               err, out, True, show_commands, bar)
+    results = run.results
     preview: list[SwitchResult] = []
     if not dry_run and not yes:
-        # First pass was a preview: confirm, then push what changes, if nothing moved since.
         failed = [r for r in results if r.result not in SUCCESS]
         changing = [r for r in results if r.result in SUCCESS and r.diff]
         if failed and not keep_going:
@@ -164,19 +151,16 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             click.echo("not confirmed: nothing changed", err=True)
             return ExitCode.FAILED_CHECK
         expected = {r.switch: r.running_canonical for r in changing}
-        pusher = Pusher(outdir, creds, PushOptions(workers=workers, keep_going=keep_going,
-                                                   host_keys=policy, strict=strict), PushUI())
-        chosen = [t for t in targets if t.name in expected]
         preview = results
-        results = _run(pusher, chosen, expected, err, out, False, False, bar)
+        run = _run(lambda ui: api.push(outdir, creds, dry_run=False, expected=expected, ui=ui, **common),  # type: ignore[arg-type]
+                   err, out, False, False, bar)
+        results = run.results
     out.print(results_table(results))
-    code = exit_code(results)
+    code = run.exit_code
     if as_json:
-        counts = Counter(r.result for r in results)
-        emit("push", {"outdir": str(outdir), "dry_run": dry_run, "exit_code": int(code),
-                      "counts": dict(sorted(counts.items())),
-                      "switches": [r.to_json() for r in results],
-                      "not_pushed": [r.to_json() for r in preview if r.switch not in {x.switch for x in results}]})
+        pushed = {r.switch for r in results}
+        emit("push", {**run.to_json(), "dry_run": dry_run,
+                      "not_pushed": [r.to_json() for r in preview if r.switch not in pushed]})
     for r in results:
         if r.result in NEEDS_A_PERSON or (r.result not in SUCCESS and not say.human):
             click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)

@@ -7,12 +7,11 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from vlanroute import api
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.commands.progress import phases, wanted
 from vlanroute.exitcodes import ExitCode
-from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, platforms_of, render_to_dir, syntax_warnings
 
 
 @click.command("render")
@@ -36,30 +35,26 @@ def command(inventory: str, outdir: Path, learning_method: str | None, no_verify
     say = Say(as_json, quiet)
     err = Console(stderr=True)
     with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
-        plan = plan_from_file(inventory, sets)
-        doc = plan.to_document()
-    if strict:
+        plan = api.plan(inventory, sets)
+    try:
+        with phases(f"rendering {outdir}" + ("" if no_verify else " and verifying it"),
+                    wanted(err, as_json, quiet), err):
+            result = api.render(plan, outdir, learning_method=learning_method, verify=not no_verify,
+                                strict=strict)
+    except api.StrictRefused as exc:
         # Known before anything is written, so --strict leaves OUTDIR as it was.
-        found = list(plan.warnings) + syntax_warnings({p.name: p for p in platforms_of(doc).values()}.values())
-        if found:
-            for w in found:
-                say.warn(w)
-            click.echo(f"error: --strict: {len(found)} warning(s); {outdir} not written", err=True)
-            if as_json:
-                emit("render", {"outdir": str(outdir), "written": False, "files": 0, "bytes": 0,
-                                "verified": False, "warnings": found})
-            return ExitCode.FAILED_CHECK
-    with phases(f"rendering {outdir}" + ("" if no_verify else " and verifying it"),
-                wanted(err, as_json, quiet), err):
-        result = render_to_dir(doc, outdir, RenderOptions(learning_method=learning_method, verify=not no_verify))
-    warnings = list(plan.warnings) + list(result.warnings)
-    if no_verify:
-        warnings.append("--no-verify: the rendered configs were NOT verified")
-    for w in warnings:
+        for w in exc.warnings:
+            say.warn(w)
+        click.echo(f"error: {exc.message}", err=True)
+        if as_json:
+            emit("render", {"outdir": str(outdir), "written": False, "files": 0, "bytes": 0,
+                            "verified": False, "warnings": exc.warnings})
+        return ExitCode.FAILED_CHECK
+    for w in result.warnings:
         say.warn(w)
     state = "verified" if result.verified else "NOT verified"
     say.line(f"{outdir}: {result.files} files, {result.bytes} bytes, {state}")
     if as_json:
         emit("render", {"outdir": str(outdir), "written": True, "files": result.files, "bytes": result.bytes,
-                        "verified": result.verified, "warnings": warnings})
+                        "verified": result.verified, "warnings": result.warnings})
     return ExitCode.OK

@@ -8,7 +8,7 @@ import click
 
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
-from vlanroute.verify.configs import verify_outdir
+from vlanroute import api
 
 SHOWN_VIOLATIONS = 10
 
@@ -25,7 +25,7 @@ def command(outdir: Path, tables: bool, as_json: bool, quiet: bool) -> int:
     2 when OUTDIR or a file in it cannot be read (docs/exit-codes.md).
     """
     say = Say(as_json, quiet)
-    report = verify_outdir(outdir)
+    report = api.verify(outdir)
     for line in report.summary:
         say.line(line)
     if tables:

@@ -47,6 +47,22 @@ class AuditReport:
     checked: int = 0
     no_mac: list[str] = field(default_factory=list)        # hosts the plan has no MAC for
     errors: dict[str, str] = field(default_factory=dict)   # switch -> why it was not read
+    port_labels: dict[str, Callable[[PortRef], str]] = field(default_factory=dict)  # switch -> its family's
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not self.errors
+
+    def to_json(self) -> dict[str, object]:
+        """The record of `audit --json` (docs/json.md, vlanroute/schemas/audit.json)."""
+        def label(switch: str, port: PortRef) -> str:
+            return self.port_labels[switch](port) if switch in self.port_labels else str(port)
+        findings = [{"switch": f.expected.switch, "vlan": f.expected.vlan, "host": f.expected.host,
+                     "mac": f.expected.mac, "expected_port": label(f.expected.switch, f.expected.port),
+                     "found_port": None if f.found_port is None else label(f.expected.switch, f.found_port)}
+                    for f in self.findings]
+        return {"ok": self.ok, "checked": self.checked, "present": self.checked - len(self.findings),
+                "findings": findings, "errors": dict(sorted(self.errors.items())), "no_mac": self.no_mac}
 
 
 def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
@@ -70,7 +86,7 @@ def run_audit(doc: PlanDocument, targets: list[Target], creds: Credentials,
               on_done: Callable[[str, bool], None] | None = None) -> AuditReport:
     """`on_done(switch, read)` is called as each switch's table is read (or not): progress."""
     expected, no_mac = expected_entries(doc)
-    report = AuditReport(no_mac=no_mac)
+    report = AuditReport(no_mac=no_mac, port_labels={t.name: t.family.port_label for t in targets})
     by_switch: dict[str, list[Expected]] = defaultdict(list)
     for e in expected:
         by_switch[e.switch].append(e)

@@ -294,7 +294,7 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
                 errors.append(f"host {host}: no variable '{names.switch}' (the switch it is cabled to)")
                 continue
             try:
-                entry = HostEntry(**record)
+                entry = HostEntry.model_validate(record)
             except ValidationError as exc:
                 for err in exc.errors():
                     errors.append(f"host {host}: {'.'.join(map(str, err['loc']))}: "
