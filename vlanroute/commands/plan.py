@@ -35,7 +35,7 @@ def command(inventory: str, as_json: bool, quiet: bool, strict: bool, sets: tupl
         click.echo(plan.to_document().to_json_text(), nl=False)
     elif say.human:
         print_summary(plan, Console())      # warnings in the summary, as they always were
-    if not say.human:
+    if quiet and not as_json:      # under --json they are the document's `warnings`
         for w in plan.warnings:
             say.warn(w)
     if strict and plan.warnings:

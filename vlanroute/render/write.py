@@ -23,6 +23,7 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
+from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.model.platforms import Platform
 from vlanroute.render.context import (DocIndex, SwitchContext, host_context, learning_method,
@@ -32,6 +33,8 @@ from vlanroute.resources import template_loader
 
 # Carried over from the previous OUTDIR: `vlanroute push` keeps the switches' old configs here.
 KEEP_DIRS = ("backups",)
+# Each switch's target config as it prints it, for line-by-line tools (docs/ansible.md).
+TARGET_DIR = "ansible"
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,16 @@ def platforms_of(doc: PlanDocument, source: str = PLAN_FILE) -> dict[str, Platfo
     return resolve_platforms(doc, source=source, guess=False).by_switch
 
 
+def target_config(rendered: str, switch: str, platform: Platform) -> str | None:
+    """The config as the switch prints it once applied (docs/ansible.md), for the families
+    that offer one: what line-by-line tools such as Ansible's os6_config compare."""
+    family = family_of(platform)
+    if type(family).target_config is Family.target_config:
+        return None                            # not offered: skip the parse
+    cfg = family.parse(rendered, switch=switch, platform=platform, source=f"switches/{switch}.cfg")
+    return family.target_config(cfg)
+
+
 def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
                  env: jinja2.Environment | None = None) -> dict[str, str]:
     """Relative path -> text of every file, in memory (no I/O): the unit that tests and bench use."""
@@ -99,6 +112,9 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
         ctx = switch_context(doc, name, platforms[name], index)
         aging_times.append(ctx.settings.aging_time)
         files[f"switches/{name}.cfg"] = render_switch(ctx, env)
+        target = target_config(files[f"switches/{name}.cfg"], name, platforms[name])
+        if target is not None:
+            files[f"{TARGET_DIR}/{name}.cfg"] = target
     method = learning_method(doc, options.learning_method)
     host_t = env.get_template("host/host.sh.j2")
     for host in sorted(doc.hosts):
