@@ -71,7 +71,8 @@ def render_warnings(doc: PlanDocument) -> list[str]:
 
 
 def render(source: str | Path | LoadedInventory | Plan, outdir: str | Path, *, sets: tuple[str, ...] = (),
-           learning_method: str | None = None, verify: bool = True, strict: bool = False) -> RenderResult:
+           learning_method: str | None = None, host_network: str | None = None, per_host_scripts: bool = False,
+           verify: bool = True, strict: bool = False) -> RenderResult:
     """Render, verify and publish OUTDIR atomically (`vlanroute render`). The result's
     `warnings` are the plan's and the render's, as the CLI prints them. `strict`: refuse
     (StrictRefused, OUTDIR untouched) when there would be any."""
@@ -81,7 +82,8 @@ def render(source: str | Path | LoadedInventory | Plan, outdir: str | Path, *, s
         found = list(the_plan.warnings) + render_warnings(doc)
         if found:
             raise StrictRefused(found, f"{outdir} not written")
-    result = render_to_dir(doc, Path(outdir), RenderOptions(learning_method=learning_method, verify=verify))
+    result = render_to_dir(doc, Path(outdir), RenderOptions(learning_method=learning_method, host_network=host_network,
+                                                            per_host_scripts=per_host_scripts, verify=verify))
     extra = [] if verify else ["--no-verify: the rendered configs were NOT verified"]
     return replace(result, warnings=list(the_plan.warnings) + list(result.warnings) + extra)
 
