@@ -36,6 +36,7 @@ from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_fa
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
+from vlanroute.device.transaction import apply_in_transaction
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
@@ -59,13 +60,15 @@ class SwitchResult:
     message: str = ""
     diff: list[str] = field(default_factory=list)
     running_canonical: list[str] = field(default_factory=list)
+    switch_diff: list[str] = field(default_factory=list)   # the switch's own diff (transaction)
     commands: list[str] = field(default_factory=list)     # what is (or would be) sent, in order
 
     def to_json(self) -> dict[str, object]:
         """The record of `push --json` (docs/json.md, vlanroute/schemas/push.json)."""
         return {"switch": self.switch, "result": self.result, "commands_sent": self.commands_sent,
                 "seconds": round(self.seconds, 3), "backup": str(self.backup) if self.backup else None,
-                "message": self.message, "diff": self.diff, "commands": self.commands}
+                "message": self.message, "diff": self.diff, "commands": self.commands,
+                "switch_diff": self.switch_diff}
 
 
 class PushUI:
@@ -168,7 +171,8 @@ def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[i
     """The part of a config the plan decides: its VLANs, the global settings it renders
     (aging time, flow control; not global spanning tree, which it leaves as it is) and the
     forwarding settings of managed ports (a LAG member counts only by its LAG membership)."""
-    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, cfg.flow_control))]
+    flow = None if target.family.flow_per_port else cfg.flow_control   # per port: in the lines below
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, flow))]
     members: set[str] = set()
     for line in target.family.canonical_lines(cfg):
         port = line.port
@@ -279,6 +283,11 @@ class Pusher:
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
                res: SwitchResult) -> SwitchResult:
         name = target.name
+        if target.family.transaction is not None:
+            def canonical(text: str) -> list[str]:
+                return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
+            return apply_in_transaction(target, session, prep, res, self.ui, canonical,
+                                        lambda: self._session(target))
         self.ui.total(name, len(prep.commands))
         self.ui.status(name, "applying")
         problem = ""

@@ -8,8 +8,10 @@ into the vendor-neutral model, joined with cabling.csv, and then
    VLAN); each must reach every other host at most once, and never loop;
 4. every ordered host pair: an untagged unicast, checked against the learning tables the
    broadcasts left (a unicast's own learning is not applied, so results do not depend on
-   the order pairs are checked in), is delivered exactly once, untagged, without
-   flooding, along the unique path of the plan's tree for the source's VLAN;
+   the order pairs are checked in), is delivered exactly once, without flooding, along
+   the unique path of the plan's tree for the source's VLAN, and as the destination's
+   host attachment says: untagged, or (trunk) tagged with the source's VLAN unless that is
+   the destination's own, and then received on the host's sub-interface for that VLAN;
 5. the learned table size of every switch against its platform's MAC capacity.
 """
 
@@ -218,7 +220,8 @@ def _check_stp(cfg: SwitchConfig, where: str, port: PortConfig, out: _Violations
 
 
 def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families: dict[str, Family],
-                   cables: list[Cable], macs: dict[str, str]) -> Network:
+                   cables: list[Cable], macs: dict[str, str],
+                   subinterfaces: Mapping[str, frozenset[int]]) -> Network:
     """The simulated network; bridge ports carry the names the switches print (a LAG as
     its family spells it), so that every message reads like the switch."""
     net = Network()
@@ -253,7 +256,8 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
     for c in cables:
         net.connect(c.a, label(c.a, c.a_port), c.b, label(c.b, c.b_port))
     for host, hs in sorted(doc.hosts.items()):
-        net.add_host(host, macs[host], hs.switch, label(hs.switch, hs.port))
+        net.add_host(host, macs[host], hs.switch, label(hs.switch, hs.port),
+                     subinterfaces.get(host, frozenset()))
     return net
 
 
@@ -383,15 +387,34 @@ class _PlanPaths:
         return result
 
 
-def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst: str) -> str:
+def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst: str,
+                      want_tag: int | None) -> str:
+    """The unicast's last bridge: delivered to `dst` alone, with the tag its host attachment
+    makes (`want_tag`, None: untagged), and received by the host (on the sub-interface of
+    that VLAN if tagged)."""
     got, problem = fabric.deliver_local(arrival, dst)
     if problem:
         return problem
     if len(got) != 1 or got[0].host != dst:
         return f"delivered to {', '.join(d.host for d in got) or 'nobody'} at {arrival[0]}"
-    if got[0].tag is not None:
-        return f"delivered tagged {got[0].tag} at {got[0].bridge} port {got[0].port}"
+    tag = got[0].tag
+    if tag != want_tag:
+        return (f"delivered {'untagged' if tag is None else f'tagged {tag}'} at {got[0].bridge} port "
+                f"{got[0].port}, the plan's host attachment sends it "
+                + ("untagged" if want_tag is None else f"tagged {want_tag}"))
+    if not fabric.net.hosts[dst].receives(tag):
+        return (f"delivered tagged {tag} at {got[0].bridge} port {got[0].port}, but {dst} has no "
+                f"sub-interface for VLAN {tag}")
     return ""
+
+
+def _delivery_tag(doc: PlanDocument, src_vlan: int, dst: str) -> int | None:
+    """The tag a unicast from VLAN `src_vlan` reaches host `dst` with, per its switch's host
+    attachment (vlanroute.model.bridge): untagged, or on a trunk tagged unless native."""
+    hd = doc.hosts[dst]
+    if doc.switches[hd.switch].host_attachment == "trunk" and src_vlan != hd.vlan:
+        return src_vlan
+    return None
 
 
 # --- entry point ----------------------------------------------------------------------------
@@ -431,8 +454,12 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         configs[sw] = families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
                                          source=f"switches/{sw}.cfg")
     macs = host_macs(doc)
-    net = _build_network(doc, configs, families, cables, macs)
     sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts).items()}
+    # the host program makes one VLAN sub-interface per learning VLAN (none when it sends
+    # tagged frames from a raw socket instead)
+    raw = doc.settings.learning.method == "raw"
+    subifs = {h: frozenset() if raw else frozenset(v for v in vids if v is not None) for h, vids in sends.items()}
+    net = _build_network(doc, configs, families, cables, macs, subifs)
     return Loaded(doc, plats, families, configs, cables, macs, net, sends, resolved.notes)
 
 
@@ -492,7 +519,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     plan_paths = _PlanPaths(doc)
     pair_ok = 0
     names = sorted(hosts)
-    local_memo: dict[tuple[tuple[str, str, int | None], str], str] = {}
+    local_memo: dict[tuple[tuple[str, str, int | None], str, int], str] = {}
     class_paths: dict[tuple, tuple[PathResult, str]] = {}
     by_sig: dict[int, list[str]] = defaultdict(list)
     for h in names:
@@ -536,10 +563,10 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                         out.keep(f"{a} -> {b} (VLAN {vid}): {p.problem}; path {' '.join(p.bridges)}")
                     continue
                 assert p.arrival is not None
-                lkey = (p.arrival, b)
+                lkey = (p.arrival, b, want_vid)
                 problem = local_memo.get(lkey)
                 if problem is None:
-                    problem = _last_hop_problem(fabric, p.arrival, b)
+                    problem = _last_hop_problem(fabric, p.arrival, b, _delivery_tag(doc, want_vid, b))
                     local_memo[lkey] = problem
                 if problem:
                     if out.count("unicast"):
@@ -557,12 +584,14 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
             out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "
                                 "the rest would be flooded")
     n_hosts = len(names)
+    trunk = any(s.host_attachment == "trunk" for s in doc.switches.values())
     worst = max(table_sizes.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1), default=None)
     summary = [
         f"{len(configs)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
         f"{sum(len(v) for v in sends.values())} learning broadcasts from {n_hosts} hosts",
-        f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, untagged, "
-        "without flooding, on the planned path",
+        f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, "
+        + ("untagged, " if not trunk else "untagged or tagged to a sub-interface as attached, ")
+        + "without flooding, on the planned path",
     ]
     if worst:
         summary.append(f"largest learned table: {worst[0]} {worst[1][0]} of {worst[1][1]} entries")
