@@ -27,6 +27,8 @@ COMMAND_MODULES: list[str] = [
     "report",
     "lab",
     "import",
+    "cabling",
+    "discover",
 ]
 # A command whose name is a Python keyword lives in a module of another name.
 MODULE_OF = {"import": "importer"}

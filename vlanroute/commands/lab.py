@@ -88,9 +88,12 @@ def command() -> None:
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--seed", type=click.Path(exists=True, path_type=Path),
               help="Start from running configs: a directory of <switch>.cfg, or one file for all.")
+@click.option("--cabling", "cabling", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The cables the switches' LLDP tables show, in the layout of cabling.csv "
+                   "(default: OUTDIR/cabling.csv; edit a copy to try `vlanroute cabling check`).")
 @STATE_OPTION
 @json_option
-def up(outdir: Path, seed: Path | None, state_dir: Path | None, as_json: bool) -> int:
+def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | None, as_json: bool) -> int:
     """Start the emulated switches and print the environment that points push and audit at
     them (use as: eval "$(vlanroute lab up OUTDIR)")."""
     state = _state(state_dir)
@@ -111,6 +114,8 @@ def up(outdir: Path, seed: Path | None, state_dir: Path | None, as_json: bool) -
            "--outdir", str(outdir.resolve()), "--user", user]
     if seed is not None:
         cmd += ["--seed", str(seed.resolve())]
+    if cabling is not None:
+        cmd += ["--cabling", str(cabling.resolve())]
     from vlanroute.lab.statedir import PASSWORD_ENV
     env = {**os.environ, PASSWORD_ENV: password}
     env.pop(ENV_PASSWORD, None)
@@ -142,6 +147,8 @@ def up(outdir: Path, seed: Path | None, state_dir: Path | None, as_json: bool) -
                "stop them with `vlanroute lab down`", err=True)
     if seed is not None:
         click.echo(f"lab: seeded from {seed}", err=True)
+    if cabling is not None:
+        click.echo(f"lab: LLDP tables show the cables of {cabling}", err=True)
     if as_json:
         emit("lab", {"action": "up", "plan": doc.name, "pid": child.pid, "state_dir": str(state.path),
                      "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}

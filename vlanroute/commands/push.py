@@ -19,6 +19,7 @@ from vlanroute.api import PushRun, push_exit_code
 from vlanroute.device.credentials import load_credentials
 from vlanroute.device.push import NEEDS_A_PERSON, SUCCESS, PushUI, SwitchResult
 from vlanroute.errors import UserError
+from vlanroute.commands.cabling import cabling_gate
 from vlanroute.exitcodes import ExitCode
 
 
@@ -100,6 +101,9 @@ def _run(run_push: Callable[[PushUI], PushRun], err: Console, out: Console, show
                                           "(needed when not at a terminal).")
 @click.option("--keep-going", is_flag=True,
               help="Continue with the other switches after a switch failed.")
+@click.option("--skip-cabling-check", "skip_cabling", is_flag=True,
+              help="DANGEROUS: push without first checking the inter-switch cables against "
+                   "cabling.csv over LLDP (`vlanroute cabling check`).")
 @click.option("--strict", is_flag=True,
               help="Refuse a switch whose running config has any line vlanroute does not know "
                    "(default: keep such lines, refuse only those touching what the plan manages).")
@@ -107,7 +111,7 @@ def _run(run_push: Callable[[PushUI], PushRun], err: Console, out: Console, show
 @quiet_option
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
             workers: int, targets_file: Path | None, dry_run: bool, show_commands: bool, yes: bool,
-            keep_going: bool, strict: bool, as_json: bool, quiet: bool) -> int:
+            keep_going: bool, skip_cabling: bool, strict: bool, as_json: bool, quiet: bool) -> int:
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
@@ -125,9 +129,16 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     for note in selected.notes:
         say.note(f"note: {note}")
     creds = load_credentials()
-    host_key_policy(insecure, known_hosts)          # says loudly when host keys are not checked
+    policy = host_key_policy(insecure, known_hosts)   # says loudly when host keys are not checked
     out = Console(quiet=not say.human)
     err = Console(stderr=True)
+    if not cabling_gate(outdir, selected.doc, switches, targets_file, creds, policy, workers,
+                        skip=skip_cabling, dry_run=dry_run):
+        if as_json:
+            emit("push", {"outdir": str(outdir), "dry_run": dry_run, "exit_code": int(ExitCode.FAILED_CHECK),
+                          "counts": {}, "switches": [], "not_pushed": [],
+                          "refused": "the inter-switch cables disagree with cabling.csv (vlanroute cabling check)"})
+        return ExitCode.FAILED_CHECK
     bar = wanted(err, as_json, quiet)
     common = dict(known_hosts=known_hosts, insecure_no_host_key_check=insecure, selected=selected,
                   workers=workers, keep_going=keep_going, strict=strict)

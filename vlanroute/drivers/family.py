@@ -130,6 +130,22 @@ class SwitchFacts:
 ShowCommand = Callable[[str], str]
 
 
+@dataclass(frozen=True)
+class LldpNeighbor:
+    """One row of a switch's LLDP neighbour table (IEEE 802.1AB): what the device at the
+    other end of `local_port`'s cable says about itself. A switch sends its interface name
+    as Port ID; a host's lldpd sends a MAC unless told `portidsubtype ifname`."""
+
+    local_port: str                  # this switch's port, as the switch names it
+    chassis_id: str = ""             # usually a MAC (upper case with colons on Dell OS6)
+    port_id: str = ""                # the far end's port: interface name or MAC
+    system_name: str = ""            # the far end's host name; may end in "..." (cut)
+
+    @property
+    def truncated(self) -> bool:
+        return self.system_name.endswith("...")
+
+
 class LineRole(Enum):
     """What one pushed command line does, in the terms of the loop-safe order
     (vlanroute.device.order decides the phase from this and the ports' roles)."""
@@ -256,6 +272,24 @@ class Family:
         """Model, firmware and port list, from the running config already read and from
         read-only show commands (`show`); a fact the switch does not give stays None."""
         raise NotImplementedError(f"{self.name}: pre-flight is not supported")
+
+    # -- cabling (LLDP) ---------------------------------------------------------------------
+    # The read-only command that lists every LLDP neighbour (`vlanroute cabling check`,
+    # `vlanroute discover`); None: the family has no known one.
+    lldp_command: str | None = None
+
+    def lldp_detail_command(self, port: str) -> str | None:
+        """The command that shows one port's neighbour in full (the summary may cut the
+        system name); None: not known."""
+        return None
+
+    def parse_lldp(self, text: str) -> list[LldpNeighbor]:
+        """`lldp_command`'s output -> one entry per neighbour (a port may have several)."""
+        raise NotImplementedError(f"{self.name}: no LLDP neighbour table reader")
+
+    def parse_lldp_detail(self, text: str) -> str | None:
+        """The full system name in `lldp_detail_command`'s output, None if absent."""
+        return None
 
     # -- audit -----------------------------------------------------------------------------
     address_table_command: str | None = None

@@ -21,7 +21,8 @@ import ipaddress
 from pathlib import Path
 import re
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
 
 import asyncssh
 
@@ -29,6 +30,9 @@ from vlanroute.lab.cli import Interpreter, Os6Interpreter
 from vlanroute.lab import eos, os10
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
+
+if TYPE_CHECKING:
+    from vlanroute.bundle.reader import Cable
 
 # The ports of the platform descriptor (GbE and 10G module ports); a stack passes its own.
 PC6248_PORTS = POWERCONNECT_6248.ports
@@ -129,7 +133,9 @@ class FakeSwitch:
             except ValueError as exc:
                 raise SeedError(str(exc)) from None
             return
+        lldp = self.state.lldp                # the cables stay where they are
         self.state = self.factory_state()
+        self.state.lldp = lldp
         self.state.layout = []
         cli = self.interpreter()
         cli.mode, cli.paging, cli.seeding = "priv", False, True
@@ -345,6 +351,12 @@ class FakeSwitchFarm:
         switch.port = server.sockets[0].getsockname()[1]
         switch.host_key_line = key.export_public_key("openssh").decode().strip()
         self._servers.append(server)
+
+    def wire(self, cables: "Iterable[Cable]", host_macs: "Mapping[str, str]") -> None:
+        """Serve LLDP neighbour tables as if `cables` (bundle.reader.Cable rows of a cabling
+        file) were plugged in (vlanroute.lab.wiring); called again, it replaces them."""
+        from vlanroute.lab.wiring import wire
+        wire(self.switches, cables, host_macs)
 
     def write_known_hosts(self, path: Path) -> Path:
         path.write_text("".join(sw.known_hosts_line() + "\n" for sw in self.switches.values()))
