@@ -40,7 +40,7 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
     header = next(line for line in out.splitlines() if "switch" in line and "result" in line)
     for column in ("commands sent", "time", "backup"):
         assert column in header
-    assert all(f"{name} " in err for name in cluster.plan["switches"])   # a bar per switch
+    assert "━" not in err            # the progress bar is off when stderr is not a terminal
 
     for name, doc in cluster.plan["switches"].items():
         sw = cluster.switch(name)

@@ -56,7 +56,7 @@ def test_auth_refused_anywhere_changes_nothing_anywhere(farm, tmp_path, monkeypa
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml",
                             {"core2": Faults(refuse_auth=True)})
     rc, out, err = push(capsys, cluster, *(["--keep-going"] if keep_going else []))
-    assert rc == 1
+    assert rc == 1                     # ExitCode.FAILED_CHECK: nothing changed anywhere
     res = results(out)
     assert res["core2"] == "not-started" and "authentication refused" in out
     assert all(res[n] == "dry-run" for n in ORDER if n != "core2")
@@ -77,7 +77,7 @@ def test_rejected_command_rolls_back(farm, tmp_path, monkeypatch, capsys, keep_g
                             {"core2": Faults(reject=r"^spanning-tree disable$")})
     before = seed_old_config(cluster.switch("core2"))
     rc, out, err = push(capsys, cluster, *(["--keep-going"] if keep_going else []))
-    assert rc == 3                                     # ExitCode.PARTIAL: core1 changed
+    assert rc == 3                     # ExitCode.PARTIAL: core1 changed, core2 did not
     res = results(out)
     assert res["core1"] == "applied" and res["core2"] == "rolled-back"
     core2 = cluster.switch("core2")
@@ -97,7 +97,7 @@ def test_connection_dropped_mid_push_rolls_back_over_a_new_session(farm, tmp_pat
                             {"core2": Faults(drop_after=12)})
     before = seed_old_config(cluster.switch("core2"))
     rc, out, err = push(capsys, cluster)
-    assert rc == 3
+    assert rc == 3                     # ExitCode.PARTIAL: core1 changed, core2 rolled back
     res = results(out)
     assert res["core2"] == "rolled-back", out
     core2 = cluster.switch("core2")
@@ -143,6 +143,7 @@ def test_dry_run_backs_up_shows_diff_and_sends_nothing(farm, tmp_path, monkeypat
 def test_without_yes_asks_and_no_answer_changes_nothing(farm, tmp_path, monkeypatch, capsys):
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    monkeypatch.setattr("vlanroute.commands.push._interactive", lambda: True)   # a person at a terminal
     monkeypatch.setattr("click.confirm", lambda *a, **k: False)
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--switch", "leaf1")

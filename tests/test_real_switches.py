@@ -267,7 +267,7 @@ def test_a_save_lost_after_the_key_is_reported_as_maybe_saved_and_not_rolled_bac
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", {"leaf1": Faults(save_lost=True)})
     rc, out, err = push(capsys, cluster, "--yes", "--switch", "leaf1")
     flat = " ".join(out.replace("│", " ").split())
-    assert rc == 4 and "SAVE-UNCERTAIN" in flat, flat
+    assert rc == 3 and "SAVE-UNCERTAIN" in flat, flat    # ExitCode.PARTIAL: state uncertain
     assert "may have changed" in flat and "untouched" not in flat
     leaf1 = cluster.switch("leaf1")
     assert leaf1.saved == [leaf1.running_config()]      # it was saved, and left as pushed

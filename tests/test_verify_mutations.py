@@ -249,7 +249,7 @@ def test_cli_clean_and_failing(copy: Path, capsys: pytest.CaptureFixture[str]) -
     assert "  sw8: 900 learned MAC entries of 8192" in text
     host = plan(copy)["hosts"]["node001"]
     append_block(copy, host["switch"], f"interface ethernet {host['port']}\nshutdown\nexit")
-    assert main(["verify", str(copy)]) == 3
+    assert main(["verify", str(copy)]) == 1     # ExitCode.FAILED_CHECK
     err = capsys.readouterr().err
     assert "verification failed" in err and f"{host['port']} (host node001): shut down" in err
 

@@ -28,9 +28,12 @@ COMMAND_MODULES: list[str] = [
     "draw",
     "report",
     "lab",
+    "import",
     "cabling",
     "discover",
 ]
+# A command whose name is a Python keyword lives in a module of another name.
+MODULE_OF = {"import": "importer"}
 
 
 class LazyGroup(click.Group):
@@ -46,7 +49,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMAND_MODULES:
             return None
-        command: click.Command = importlib.import_module(f"vlanroute.commands.{cmd_name}").command
+        module = MODULE_OF.get(cmd_name, cmd_name)
+        command: click.Command = importlib.import_module(f"vlanroute.commands.{module}").command
         return command
 
 

@@ -12,7 +12,7 @@ class UserError(Exception):
     """A mistake in the user's input: names the file, the field, what is wrong and the fix."""
 
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None,
-                 fix: str | None = None, exit_code: int = 2) -> None:
+                 fix: str | None = None, exit_code: int = 2) -> None:   # 2 = ExitCode.USAGE
         self.message = message
         self.file = file
         self.field = field

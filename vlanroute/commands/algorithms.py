@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import get_args
 
 import click
+
+from vlanroute.exitcodes import ExitCode
 from rich.console import Console
 from rich.table import Table
 
+from vlanroute.commands.output import emit, json_option
 from vlanroute.model.inventory import TopologyKind
 from vlanroute.routing.registry import ENGINES
 
@@ -17,9 +20,20 @@ def topologies(refused: list[str]) -> str:
     return "all" if not refused else "all but " + ", ".join(refused)
 
 
+def engines_json() -> list[dict[str, object]]:
+    kinds = get_args(TopologyKind)
+    return [{"name": e.name, "minimal": e.minimal, "deadlock_free": e.deadlock_free,
+             "refused_topologies": [k for k in kinds if k in e.refused], "summary": e.summary}
+            for e in ENGINES.values()]
+
+
 @click.command("algorithms")
-def command() -> int:
+@json_option
+def command(as_json: bool) -> int:
     """List the routing engines (routing.algorithm) with their properties."""
+    if as_json:
+        emit("algorithms", {"engines": engines_json()})
+        return ExitCode.OK
     table = Table(title="routing engines (routing.algorithm)")
     for title in ("name", "minimal", "deadlock-free", "topologies", "summary"):
         table.add_column(title)
@@ -34,4 +48,4 @@ def command() -> int:
                   "deadlock-free: acyclic channel dependencies on every topology it accepts, so 802.3x PAUSE cannot\n"
                   "  deadlock; every plan also reports its own routes' verdict (metrics.deadlock_free).\n"
                   "default: the first minimal engine that accepts the topology (dor; shortest for custom).")
-    return 0
+    return ExitCode.OK

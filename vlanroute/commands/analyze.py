@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.commands.common import set_option
+from vlanroute.commands.output import emit, json_option
+from vlanroute.exitcodes import ExitCode
 from vlanroute.errors import UserError
 from vlanroute.plan.build import plan_from_file
 
@@ -32,14 +34,16 @@ def _cells(m: dict[str, Any], budget: int) -> list[str]:
 
 @click.command("analyze")
 @click.argument("inventories", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@json_option
 @set_option
-def command(inventories: tuple[str, ...], sets: tuple[str, ...]) -> int:
+def command(inventories: tuple[str, ...], as_json: bool, sets: tuple[str, ...]) -> int:
     """Compare the plans of several INVENTORIES in one table (--set applies to each)."""
     table = Table(title="vlanroute analyze" + (f" (--set {' '.join(sets)})" if sets else ""))
     table.add_column("inventory")
     for title in HEADERS:
         table.add_column(title, justify="right")
     failures = 0
+    rows: list[dict[str, Any]] = []
     for path in inventories:
         try:
             plan = plan_from_file(path, sets)
@@ -47,7 +51,14 @@ def command(inventories: tuple[str, ...], sets: tuple[str, ...]) -> int:
             failures += 1
             click.echo(f"error: {exc.render()}", err=True)
             table.add_row(path, *(["-"] * (len(HEADERS) - 1)), "no plan")
+            rows.append({"inventory": path, "ok": False, "error": exc.render()})
             continue
-        table.add_row(path, *_cells(plan.metrics.to_json(), plan.budget.max_vlans))
-    Console(width=240).print(table)
-    return 2 if failures else 0
+        metrics = plan.metrics.to_json()
+        table.add_row(path, *_cells(metrics, plan.budget.max_vlans))
+        rows.append({"inventory": path, "ok": True, "name": plan.name, "max_vlans": plan.budget.max_vlans,
+                     "metrics": metrics, "warnings": list(plan.warnings)})
+    if as_json:
+        emit("analyze", {"sets": list(sets), "inventories": rows})
+    else:
+        Console(width=240).print(table)
+    return ExitCode.USAGE if failures else ExitCode.OK

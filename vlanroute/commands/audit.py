@@ -8,30 +8,42 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from vlanroute.bundle.reader import read_plan
-from vlanroute.device.audit import run_audit
+from vlanroute import api
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.credentials import load_credentials
-from vlanroute.device.targets import check_loopback, select_targets
+from vlanroute.exitcodes import ExitCode
 
 
 @click.command("audit")
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
+@json_option
+@quiet_option
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
-            workers: int, targets_file: Path | None) -> int:
+            workers: int, targets_file: Path | None, as_json: bool, quiet: bool) -> int:
     """Report every (VLAN, host MAC) the plan needs that a switch has not learned, or has
     learned on the wrong port. Exit code 1 if anything is missing or a switch is unreadable."""
-    doc = read_plan(outdir)
-    selection = select_targets(outdir, doc, switches, action="audit",
-                               target_map=target_map(targets_file))
-    targets = selection.targets
-    check_loopback(targets)
-    for note in selection.notes:
-        click.echo(f"note: {note}", err=True)
+    say = Say(as_json, quiet)
+    selected = api.select(outdir, "audit", switches=switches, targets=target_map(targets_file))
+    targets = selected.targets
+    for note in selected.notes:
+        say.note(f"note: {note}")
     creds = load_credentials()
-    report = run_audit(doc, targets, creds, host_key_policy(insecure, known_hosts), workers)
-    out = Console()
+    host_key_policy(insecure, known_hosts)          # says loudly when host keys are not checked
+    err = Console(stderr=True)
+    with CountsBar("audit", err, wanted(err, as_json, quiet)) as bar:
+        for t in targets:
+            bar.state(t.name, "waiting")
+        report = api.audit(outdir, creds, known_hosts=known_hosts, insecure_no_host_key_check=insecure,
+                           workers=workers, selected=selected,
+                           on_done=lambda name, ok: bar.state(name, "read" if ok else "not read", done=True))
+    code = ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
+    if as_json:
+        emit("audit", {"outdir": str(outdir), **report.to_json()})
+        return code
+    out = Console(quiet=quiet)
     if report.findings:
         family = {t.name: t.family for t in targets}
         table = Table(title="MAC entries missing or on the wrong port")
@@ -52,4 +64,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     ok = report.checked - len(report.findings)
     out.print(f"{ok} of {report.checked} expected MAC entries present on the right port",
               highlight=False)
-    return 1 if report.findings or report.errors else 0
+    if quiet and code != ExitCode.OK:
+        click.echo(f"audit: {len(report.findings)} MAC entries missing or misplaced, "
+                   f"{len(report.errors)} switch(es) not read", err=True)
+    return code

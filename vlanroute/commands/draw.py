@@ -6,7 +6,10 @@ from pathlib import Path
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute.commands.common import set_option
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
 from vlanroute.plan.build import plan_from_file
 
@@ -22,17 +25,23 @@ from vlanroute.plan.build import plan_from_file
                    "all VLANs are always in vlans-overview.")
 @click.option("--vlans", "vlan_ids", metavar="LIST", default=None,
               help="Draw pictures of these VLANs only, e.g. 101,105-110 (instead of the first --max-vlans).")
+@json_option
+@quiet_option
 @set_option
 def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: str | None,
-            sets: tuple[str, ...]) -> int:
+            as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
     """Draw the physical topology, one picture per VLAN and the link load of INVENTORY's plan."""
     from vlanroute.pictures.draw import draw_to_dir   # matplotlib: imported only when drawing
 
     plan = plan_from_file(inventory, sets)
     result = draw_to_dir(plan, outdir, fmt, max_vlans, vlan_ids)
+    say = Say(as_json, quiet)
     for f in result.files:
-        click.echo(f"{outdir / f}")
+        say.line(f"{outdir / f}")
     for s in result.left_out:
-        click.echo(f"left out: {s}")
-    click.echo(f"{outdir}: {len(result.files)} pictures (list in {outdir / INDEX_FILE})")
-    return 0
+        say.line(f"left out: {s}")
+    say.line(f"{outdir}: {len(result.files)} pictures (list in {outdir / INDEX_FILE})")
+    if as_json:
+        emit("draw", {"outdir": str(outdir), "format": fmt, "files": [str(f) for f in result.files],
+                      "left_out": list(result.left_out), "index": INDEX_FILE})
+    return ExitCode.OK

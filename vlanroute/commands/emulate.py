@@ -13,7 +13,9 @@ from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
 from vlanroute.bundle.manifest import require_intact
+from vlanroute.commands.output import emit, json_option
 from vlanroute.commands.runner import run_command
+from vlanroute.exitcodes import ExitCode
 
 
 @click.command("emulate")
@@ -36,9 +38,10 @@ from vlanroute.commands.runner import run_command
 @click.option("--skip-manifest-check", is_flag=True,
               help="Run a bundle that differs from what render wrote (manifest.json): its host "
                    "scripts run as root in the namespaces.")
+@json_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
-            timeout_s: float, json_report: Path | None, skip_manifest_check: bool,
+            timeout_s: float, json_report: Path | None, skip_manifest_check: bool, as_json: bool,
             vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
@@ -46,7 +49,7 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     a veth pair stands for every cable (loops included). Checks: no broadcast storm, every
     host MAC learned in every VLAN on the planned port, UDP between every ordered host pair
     delivered, every cable carried exactly the planned frames. Needs root. Exit 0 = all
-    checks passed, 1 = a check failed, 4 = the VM could not run.
+    checks passed, 1 = a check failed, 2 = the emulation cannot run here (docs/exit-codes.md).
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
     if skip_manifest_check:
@@ -65,22 +68,40 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     if where == "host":
         report = run_here(outdir, options, vm_kernel_label or "this host's kernel",
                           log=lambda line: click.echo(line, err=True))
-        click.echo(report.text())
+        if as_json:
+            emit("emulate", report.to_json())
+        else:
+            click.echo(report.text())
         if json_report is not None:
             json_report.write_text(json.dumps(report.to_json(), indent=1) + "\n")
-        return 0 if report.ok else 1
+        return ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
 
     from vlanroute.emulate import vm
     missing = vm.missing_tools()
     if missing:
         raise UserError("the emulation VM cannot boot, missing: " + ", ".join(missing),
                         fix="apt-get install " + " ".join(vm.DEBIAN_PACKAGES))
+    report_file = json_report
+    scratch = None
+    if as_json and report_file is None:
+        import tempfile
+        scratch = tempfile.TemporaryDirectory(prefix="vlanroute-emulate-json-")
+        report_file = Path(scratch.name) / "report.json"
     try:
-        status, boot_s = run_in_vm(outdir, options, timeout_s, json_report, log=click.echo)
-    except vm.VmError as exc:
-        click.echo(f"error: {exc}", err=True)
-        return 4
-    click.echo(f"vm: booted in {boot_s:.1f} s; emulation exit status {status}")
+        try:
+            status, boot_s = run_in_vm(outdir, options, timeout_s, report_file,
+                                       log=lambda line: click.echo(line, err=as_json))
+        except vm.VmError as exc:
+            raise UserError(f"the emulation VM could not run: {exc}",
+                            fix="see the VM's log above; --kernel host runs in this kernel") from None
+        click.echo(f"vm: booted in {boot_s:.1f} s; emulation exit status {status}", err=as_json)
+        if as_json:
+            if report_file is None or not report_file.exists():
+                raise UserError("the emulation in the VM wrote no report", fix="see the VM's log above")
+            emit("emulate", json.loads(report_file.read_text()))
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     return status
 
 

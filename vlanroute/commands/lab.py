@@ -29,7 +29,10 @@ import time
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute.bundle.reader import read_plan
+from vlanroute.commands.output import emit, json_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
 from vlanroute.device.targets import TARGETS_ENV
 from vlanroute.errors import UserError
@@ -54,13 +57,17 @@ def _state(state_dir: Path | None):  # type: ignore[no-untyped-def]
     return StateDir(state_dir or default_state_dir())
 
 
-def _environment(state, user: str, password: str | None) -> list[str]:  # type: ignore[no-untyped-def]
-    lines = [f"export {ENV_USER}={shlex.quote(user)}"]
+def _variables(state, user: str, password: str | None) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    env = {ENV_USER: user}
     if password is not None:
-        lines.append(f"export {ENV_PASSWORD}={shlex.quote(password)}")
-    lines += [f"export {TARGETS_ENV}={shlex.quote(str(state.path / 'targets.json'))}",
-              f"export VLANROUTE_KNOWN_HOSTS={shlex.quote(str(state.path / 'known_hosts'))}"]
-    return lines
+        env[ENV_PASSWORD] = password
+    env[TARGETS_ENV] = str(state.path / "targets.json")
+    env["VLANROUTE_KNOWN_HOSTS"] = str(state.path / "known_hosts")
+    return env
+
+
+def _environment(state, user: str, password: str | None) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f"export {k}={shlex.quote(v)}" for k, v in _variables(state, user, password).items()]
 
 
 def _span(hosts: list[str]) -> str:
@@ -85,7 +92,8 @@ def command() -> None:
               help="The cables the switches' LLDP tables show, in the layout of cabling.csv "
                    "(default: OUTDIR/cabling.csv; edit a copy to try `vlanroute cabling check`).")
 @STATE_OPTION
-def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | None) -> int:
+@json_option
+def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | None, as_json: bool) -> int:
     """Start the emulated switches and print the environment that points push and audit at
     them (use as: eval "$(vlanroute lab up OUTDIR)")."""
     state = _state(state_dir)
@@ -141,9 +149,15 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
         click.echo(f"lab: seeded from {seed}", err=True)
     if cabling is not None:
         click.echo(f"lab: LLDP tables show the cables of {cabling}", err=True)
+    if as_json:
+        emit("lab", {"action": "up", "plan": doc.name, "pid": child.pid, "state_dir": str(state.path),
+                     "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}
+                                  for name, v in switches.items()},
+                     "environment": _variables(state, user, None if given else password)})
+        return ExitCode.OK
     for line in _environment(state, user, None if given else password):
         click.echo(line)
-    return 0
+    return ExitCode.OK
 
 
 @command.command("env")
@@ -157,19 +171,22 @@ def env(state_dir: Path | None) -> int:
     for line in _environment(state, str(lab.get("user", "admin")), None):
         click.echo(line)
     click.echo(f"# {ENV_PASSWORD}: as printed by `vlanroute lab up` (not stored)", err=True)
-    return 0
+    return ExitCode.OK
 
 
 @command.command("down")
 @STATE_OPTION
-def down(state_dir: Path | None) -> int:
+@json_option
+def down(state_dir: Path | None, as_json: bool) -> int:
     """Stop the emulated switches; their last running configs stay in the state directory."""
     state = _state(state_dir)
     pid = state.running_pid()
     if pid is None:
         state.remove("ready", "lab.json", "targets.json", "known_hosts")
         click.echo("lab: no lab was running", err=True)
-        return 0
+        if as_json:
+            emit("lab", {"action": "down", "stopped": 0, "state_dir": str(state.path)})
+        return ExitCode.OK
     lab = state.lab() or {}
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S
@@ -182,4 +199,6 @@ def down(state_dir: Path | None) -> int:
     count = len(lab.get("switches", {}))  # type: ignore[arg-type]
     click.echo(f"lab: stopped {count} emulated switches; their last running configs are in "
                f"{state.path / 'running'}", err=True)
-    return 0
+    if as_json:
+        emit("lab", {"action": "down", "stopped": count, "state_dir": str(state.path)})
+    return ExitCode.OK

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute import names as safe_names
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.hostside.broadcast import learn
@@ -36,7 +38,7 @@ def command(interface: str, prefix: str | None, raw: bool, splay: int, vlans: tu
             raise UserError(f"'{value}' is not a valid interface name", field=option,
                             fix="use a name like eth0 (letters, digits, _ and -, at most 15 characters)") from None
     learn(interface, sorted(set(vlans)), raw=raw, splay_s=splay, prefix=prefix)
-    return 0
+    return ExitCode.OK
 
 
 if __name__ == "__main__":

@@ -7,23 +7,41 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.commands.common import set_option
-from vlanroute.plan.build import Plan, plan_from_file
+from vlanroute.commands.output import Say, json_option, quiet_option
+from vlanroute.commands.progress import phases, wanted
+from vlanroute.exitcodes import ExitCode
+from vlanroute import api
+from vlanroute.plan.build import Plan
 from vlanroute.routing.registry import ENGINES
 
 
 @click.command("plan", epilog="The routing engine is the inventory's routing.algorithm: "
                + ", ".join(ENGINES) + ". `vlanroute algorithms` lists them with their properties.")
 @click.argument("inventory", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-format.md).")
+@json_option
+@quiet_option
+@click.option("--strict", is_flag=True,
+              help="Treat warnings (deadlock risk under 802.3x PAUSE, ignored settings) as failures: exit 1.")
 @set_option
-def command(inventory: str, as_json: bool, sets: tuple[str, ...]) -> int:
-    """Plan the VLAN routing of INVENTORY and verify it."""
-    plan = plan_from_file(inventory, sets)
+def command(inventory: str, as_json: bool, quiet: bool, strict: bool, sets: tuple[str, ...]) -> int:
+    """Plan the VLAN routing of INVENTORY and verify it.
+
+    --json prints the plan document itself (plan.json, docs/plan-format.md)."""
+    say = Say(as_json, quiet)
+    err = Console(stderr=True)
+    with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
+        plan = api.plan(inventory, sets)
     if as_json:
         click.echo(plan.to_document().to_json_text(), nl=False)
-        return 0
-    print_summary(plan, Console())
-    return 0
+    elif say.human:
+        print_summary(plan, Console())      # warnings in the summary, as they always were
+    if quiet and not as_json:      # under --json they are the document's `warnings`
+        for w in plan.warnings:
+            say.warn(w)
+    if strict and plan.warnings:
+        click.echo(f"error: --strict: {len(plan.warnings)} warning(s)", err=True)
+        return ExitCode.FAILED_CHECK
+    return ExitCode.OK
 
 
 def _ranges(names: list[str], limit: int = 8) -> str:
@@ -44,7 +62,7 @@ def attachment_lines(plan: Plan) -> list[str]:
     return out
 
 
-def print_summary(plan: Plan, console: Console) -> None:
+def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     m = plan.metrics
     r = plan.to_json()["routing"]
     console.print(f"[bold]{plan.name}[/bold]: {plan.topology.kind} of {m.switches} switches, {m.hosts} hosts, "
@@ -77,5 +95,6 @@ def print_summary(plan: Plan, console: Console) -> None:
                   f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "
                   "every route is the one chosen, every port and limit checked")
-    for w in plan.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+    if warnings:
+        for w in plan.warnings:
+            console.print(f"[yellow]warning:[/yellow] {w}")

@@ -6,13 +6,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 import signal
+import sys
 import threading
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from vlanroute.api import PushRun, push_exit_code
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.bundle.reader import read_plan
@@ -30,33 +33,28 @@ from vlanroute.commands.cabling import cabling_gate
 from vlanroute.exitcodes import ExitCode
 
 
-class RichUI(PushUI):
-    """One progress bar per switch on stderr; diffs are printed above the bars."""
+class AggregateUI(PushUI):
+    """Push progress on one bar for the whole run (vlanroute.commands.progress.CountsBar);
+    diffs and command lists are printed above it as each switch finishes."""
 
-    def __init__(self, progress: Progress, out: Console, show_diff: bool) -> None:
-        self._p, self._out, self._show_diff = progress, out, show_diff
-        self._tasks: dict[str, TaskID] = {}
+    def __init__(self, bar: CountsBar, out: Console, show_diff: bool, show_commands: bool) -> None:
+        self._bar, self._out = bar, out
+        self._show_diff, self._show_commands = show_diff, show_commands
         self._lock = threading.Lock()
 
     def begin(self, switch: str) -> None:
-        self._tasks[switch] = self._p.add_task(switch, total=None, status="waiting")
-
-    def total(self, switch: str, commands: int) -> None:
-        self._p.update(self._tasks[switch], total=commands, completed=0)
+        self._bar.state(switch, "waiting")
 
     def status(self, switch: str, text: str) -> None:
-        self._p.update(self._tasks[switch], status=text)
-
-    def advance(self, switch: str) -> None:
-        self._p.advance(self._tasks[switch])
+        self._bar.state(switch, text)
 
     def done(self, result: SwitchResult) -> None:
-        task = self._tasks[result.switch]
-        self._p.update(task, status=result.result, total=1 if self._p.tasks[task].total is None
-                       else self._p.tasks[task].total)
-        if self._show_diff:
-            with self._lock:
+        self._bar.state(result.switch, result.result, done=True)
+        with self._lock:
+            if self._show_diff:
                 print_diff(self._out, result)
+            if self._show_commands:
+                print_commands(self._out, result)
 
 
 def print_diff(out: Console, result: SwitchResult) -> None:
@@ -67,6 +65,15 @@ def print_diff(out: Console, result: SwitchResult) -> None:
     for line in result.diff:
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         out.print(line, style=style, highlight=False, markup=False)
+
+
+def print_commands(out: Console, result: SwitchResult) -> None:
+    """The exact lines sent (or that would be sent) to the switch, in send order."""
+    if not result.commands:
+        return
+    out.print(f"[bold]{result.switch}[/]: {len(result.commands)} commands in send order", highlight=False)
+    for line in result.commands:
+        out.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def results_table(results: list[SwitchResult]) -> Table:
@@ -97,15 +104,12 @@ def fabric_summary(results: list[SwitchResult]) -> list[str]:
     return [f"fabric: {what}: {', '.join(r.switch for r in rs)}" for what, rs in groups if rs]
 
 
-def exit_code(results: list[SwitchResult], interrupted: bool) -> ExitCode:
-    if any(r.result in NEEDS_A_PERSON for r in results):
-        return ExitCode.ROLLBACK_FAILED
-    if interrupted:
-        return ExitCode.INTERRUPTED
-    failed = any(r.result not in SUCCESS for r in results)
-    if failed and any(r.result in CHANGED for r in results):
-        return ExitCode.PARTIAL
-    return ExitCode.FAILED_CHECK if failed else ExitCode.OK
+exit_code = push_exit_code          # the documented mapping lives in vlanroute.api
+
+
+def _interactive() -> bool:
+    """Can the push ask for confirmation? Only with a person at a terminal."""
+    return sys.stdin.isatty()
 
 
 @contextmanager
@@ -132,11 +136,9 @@ def first_interrupt_stops(pusher: Pusher, err: Console) -> Iterator[None]:
 
 
 def _run(pusher: Pusher, targets: list[Target], previous: dict[str, SwitchResult] | None,
-         err: Console, out: Console, show_diff: bool) -> list[SwitchResult]:
-    progress = Progress(TextColumn("{task.description:>12}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err)
-    pusher.ui = RichUI(progress, out, show_diff)
-    with first_interrupt_stops(pusher, err), progress:
+         err: Console, out: Console, show_diff: bool, show_commands: bool, bar: bool) -> list[SwitchResult]:
+    with CountsBar("push", err, bar) as counts, first_interrupt_stops(pusher, err):
+        pusher.ui = AggregateUI(counts, out, show_diff, show_commands)
         return pusher.run(targets, previous)
 
 
@@ -159,7 +161,10 @@ def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
 @ssh_options
 @state_dir_option
 @click.option("--dry-run", is_flag=True, help="Fetch, back up, run the read-only pre-flight and show the changes; change nothing.")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches.")
+@click.option("--show-commands", is_flag=True,
+              help="Also list, per switch, the exact command lines push sends (or would send) in send order.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches "
+                                          "(needed when not at a terminal).")
 @click.option("--keep-going", is_flag=True,
               help="Continue with the other switches after a switch failed during the push "
                    "(the pre-flight of every switch must still pass first).")
@@ -176,10 +181,12 @@ def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
               help="Continue the last push (from its journal) with the switches it did not finish.")
 @click.option("--skip-manifest-check", is_flag=True,
               help="Push a bundle that differs from what render wrote (manifest.json).")
+@json_option
+@quiet_option
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
             workers: int, targets_file: Path | None, state_dir: Path | None, dry_run: bool,
-            yes: bool, keep_going: bool, skip_cabling: bool, strict: bool, no_save: bool, resume: bool,
-            skip_manifest_check: bool) -> int:
+            show_commands: bool, yes: bool, keep_going: bool, skip_cabling: bool, strict: bool,
+            no_save: bool, resume: bool, skip_manifest_check: bool, as_json: bool, quiet: bool) -> int:
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
@@ -187,7 +194,14 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     any fails, nothing is changed anywhere. Then the switches are changed; the first failure
     stops new ones from starting (unless --keep-going) and a failed switch is rolled back.
     Ctrl-C stops new switches from starting, lets the others finish and prints the table.
+    Exit codes: docs/exit-codes.md (0 ok, 1 nothing changed and a switch failed, 2 usage,
+    3 partial, 4 rollback failed, 130 interrupted).
     """
+    say = Say(as_json, quiet)
+    if not dry_run and not yes and (as_json or not _interactive()):
+        why = "--json" if as_json else "not at a terminal (stdin is not a TTY)"
+        raise UserError(f"push would ask for confirmation, but it runs {why}",
+                        field="--yes", fix="add --yes to push without asking, or --dry-run to only show the changes")
     doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
                                target_map=target_map(targets_file))   # refuses non-push families
@@ -199,7 +213,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     else:
         require_intact(outdir, "push", "--skip-manifest-check")
     for note in selection.notes:
-        click.echo(f"note: {note}", err=True)
+        say.note(f"note: {note}")
     state = FabricState.choose(state_dir, doc.name, outdir)
     state.ensure()
     plan_sha = sha256_text((outdir / PLAN_FILE).read_text())
@@ -213,35 +227,45 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
                    + ", ".join(t.name for t in targets), err=True)
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
-    out, err = Console(), Console(stderr=True)
+    out, err = Console(quiet=not say.human), Console(stderr=True)
+    bar = wanted(err, as_json, quiet)
+
+    def report(results: list[SwitchResult], code: ExitCode, **extra: object) -> ExitCode:
+        if as_json:
+            run = PushRun(outdir, dry_run, results, selection.notes)
+            emit("push", {**run.to_json(), "exit_code": int(code), **extra})
+        return code
+
     if not cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
                         skip=skip_cabling, dry_run=dry_run):
-        return ExitCode.FAILED_CHECK
+        return report([], ExitCode.FAILED_CHECK,
+                      refused="the inter-switch cables disagree with cabling.csv (vlanroute cabling check)")
     # Pass 1, for every target and also under --yes: log in, check the host key, back up,
     # pre-flight, compute and show the changes. Nothing is changed unless all of them pass.
     preview = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy,
                           strict=strict)
     pusher = Pusher(outdir, state, creds, preview, PushUI())
-    results = _run(pusher, targets, None, err, out, show_diff=True)
+    results = _run(pusher, targets, None, err, out, True, show_commands, bar)
     failed = [r for r in results if r.result not in SUCCESS]
     if pusher.interrupted or dry_run or failed:
         out.print(results_table(results))
         if pusher.interrupted:
             out.print("interrupted during the pre-flight: nothing was changed")
-            return ExitCode.INTERRUPTED
+            return report(results, ExitCode.INTERRUPTED)
         if failed and not dry_run:
             out.print(f"nothing was changed: {len(failed)} switch(es) failed the pre-flight "
                       f"({', '.join(r.switch for r in failed)}); every switch must pass it before "
                       "any switch is changed. Fix them, or leave them out with --switch.")
-        return ExitCode.FAILED_CHECK if failed else ExitCode.OK
+        return report(results, ExitCode.FAILED_CHECK if failed else ExitCode.OK)
     changing = [r for r in results if r.diff]
     if not changing:
         out.print(results_table(results))
         out.print("nothing to change")
-        return ExitCode.OK
+        return report(results, ExitCode.OK)
     if not yes:
         names = ", ".join(r.switch for r in changing)
         if not click.confirm(f"Change {len(changing)} switch(es): {names}?", err=True):
+            click.echo("not confirmed: nothing changed", err=True)
             return ExitCode.FAILED_CHECK
     previous = {r.switch: r for r in changing}
     chosen = [t for t in targets if t.name in previous]
@@ -254,7 +278,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy,
                           strict=strict, save=not no_save)
     pusher = Pusher(outdir, state, creds, options, PushUI(), journal=journal)
-    applied = {r.switch: r for r in _run(pusher, chosen, previous, err, out, show_diff=False)}
+    applied = {r.switch: r for r in _run(pusher, chosen, previous, err, out, False, False, bar)}
     journal.append("end", interrupted=pusher.interrupted)
     final = [applied.get(r.switch, r) for r in results]
     out.print(results_table(final))
@@ -263,4 +287,9 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     out.print(f"journal: {journal.path}", highlight=False, soft_wrap=True)
     if pusher.interrupted:
         out.print("interrupted: the switches above marked skipped were not started")
-    return exit_code(final, pusher.interrupted)
+    code = exit_code(final, pusher.interrupted)
+    if not say.human:
+        for r in final:
+            if r.result not in SUCCESS:
+                click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)
+    return report(final, code, journal=str(journal.path))

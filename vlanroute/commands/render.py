@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.console import Console
 
+from vlanroute import api
 from vlanroute.commands.common import set_option
-from vlanroute.plan.build import plan_from_file
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.progress import phases, wanted
+from vlanroute.exitcodes import ExitCode
 from vlanroute.render.context import HOST_NETWORKS, LEARNING_METHODS
-from vlanroute.render.write import RenderOptions, render_to_dir
 
 
 @click.command("render")
@@ -30,23 +33,41 @@ from vlanroute.render.write import RenderOptions, render_to_dir
               help="Publish without re-parsing and simulating the rendered configs (not recommended).")
 @click.option("--force", is_flag=True,
               help="Replace OUTDIR even if it holds files no render wrote (they are deleted).")
+@click.option("--strict", is_flag=True,
+              help="Treat warnings (deadlock risk, syntax no public source confirms) as failures: "
+                   "write nothing and exit 1.")
+@json_option
+@quiet_option
 @set_option
 def command(inventory: str, outdir: Path, learning_method: str | None, host_network: str,
-            per_host_scripts: bool, no_verify: bool, force: bool,
+            per_host_scripts: bool, no_verify: bool, force: bool, strict: bool, as_json: bool, quiet: bool,
             sets: tuple[str, ...]) -> int:
     """Write switch configs, the host program and its tables, the refresh jobs, plan.json, cabling.csv and
     manifest.json (the sha256 of every file, checked by verify, push and emulate)."""
-    plan = plan_from_file(inventory, sets)
-    result = render_to_dir(plan.to_document(), outdir,
-                           RenderOptions(learning_method=learning_method, host_network=host_network,
-                                         per_host_scripts=per_host_scripts, verify=not no_verify,
-                                         force=force))
-    for w in plan.warnings:
-        click.echo(f"warning: {w}", err=True)
+    say = Say(as_json, quiet)
+    err = Console(stderr=True)
+    with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
+        plan = api.plan(inventory, sets)
+    try:
+        with phases(f"rendering {outdir}" + ("" if no_verify else " and verifying it"),
+                    wanted(err, as_json, quiet), err):
+            result = api.render(plan, outdir, learning_method=learning_method, host_network=host_network,
+                                per_host_scripts=per_host_scripts, verify=not no_verify, strict=strict,
+                                force=force)
+    except api.StrictRefused as exc:
+        # Known before anything is written, so --strict leaves OUTDIR as it was.
+        for w in exc.warnings:
+            say.warn(w)
+        click.echo(f"error: {exc.message}", err=True)
+        if as_json:
+            emit("render", {"outdir": str(outdir), "written": False, "files": 0, "bytes": 0,
+                            "verified": False, "warnings": exc.warnings})
+        return ExitCode.FAILED_CHECK
     for w in result.warnings:
-        click.echo(f"warning: {w}", err=True)
-    if no_verify:
-        click.echo("warning: --no-verify: the rendered configs were NOT verified", err=True)
+        say.warn(w)
     state = "verified" if result.verified else "NOT verified"
-    click.echo(f"{outdir}: {result.files} files, {result.bytes} bytes, {state}")
-    return 0
+    say.line(f"{outdir}: {result.files} files, {result.bytes} bytes, {state}")
+    if as_json:
+        emit("render", {"outdir": str(outdir), "written": True, "files": result.files, "bytes": result.bytes,
+                        "verified": result.verified, "warnings": result.warnings})
+    return ExitCode.OK

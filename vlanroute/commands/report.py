@@ -6,7 +6,10 @@ from pathlib import Path
 
 import click
 
+from vlanroute.exitcodes import ExitCode
+
 from vlanroute.commands.common import set_option
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.plan.build import plan_from_file
 
@@ -18,12 +21,17 @@ from vlanroute.plan.build import plan_from_file
 @click.option("--max-vlans", type=int, default=REPORT_MAX_VLANS, show_default=True,
               help="Include a picture of its own for at most this many VLANs (0 = every VLAN); "
                    "all VLANs are always in the overview picture and the VLAN table.")
+@json_option
+@quiet_option
 @set_option
-def command(inventory: str, output: Path, max_vlans: int, sets: tuple[str, ...]) -> int:
+def command(inventory: str, output: Path, max_vlans: int, as_json: bool, quiet: bool,
+            sets: tuple[str, ...]) -> int:
     """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan."""
     from vlanroute.pictures.report import write_report   # matplotlib: imported only when drawing
 
     plan = plan_from_file(inventory, sets)
     size = write_report(plan, output, max_vlans=max_vlans, sets=sets)
-    click.echo(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
-    return 0
+    Say(as_json, quiet).line(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
+    if as_json:
+        emit("report", {"output": str(output), "bytes": size, "name": plan.name})
+    return ExitCode.OK

@@ -7,33 +7,50 @@ from pathlib import Path
 import click
 
 from vlanroute.bundle.manifest import check_manifest
-from vlanroute.errors import VerificationError
-from vlanroute.verify.configs import verify_outdir
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.exitcodes import ExitCode
+from vlanroute import api
+
+SHOWN_VIOLATIONS = 10
 
 
 @click.command("verify")
 @click.argument("outdir", type=click.Path(path_type=Path))
 @click.option("--tables", is_flag=True, help="Also print every switch's learned-table size.")
-def command(outdir: Path, tables: bool) -> int:
+@json_option
+@quiet_option
+def command(outdir: Path, tables: bool, as_json: bool, quiet: bool) -> int:
     """Check OUTDIR (written by `vlanroute render`) by parsing and simulating it, and every
     file against OUTDIR/manifest.json (modified, missing or extra files).
 
-    Exit status 0 when everything holds, 3 with the first violations when not,
-    2 when OUTDIR or a file in it cannot be read.
+    Exit status 0 when everything holds, 1 with the first violations when not,
+    2 when OUTDIR or a file in it cannot be read (docs/exit-codes.md).
     """
+    say = Say(as_json, quiet)
     manifest = check_manifest(outdir) if outdir.is_dir() else None
-    for problem in manifest.problems() if manifest else []:
-        click.echo(f"manifest: {problem}", err=True)     # first: a read error below must not hide them
-    report = verify_outdir(outdir)
+    problems = [f"manifest: {p}" for p in manifest.problems()] if manifest else []
+    for problem in problems:
+        click.echo(problem, err=True)     # first: a read error below must not hide them
+    report = api.verify(outdir)
     for line in report.summary:
-        click.echo(line)
+        say.line(line)
     if tables:
         for sw, (n, cap) in report.table_sizes.items():
-            click.echo(f"  {sw}: {n} learned MAC entries of {cap}")
-    problems = manifest.problems() if manifest else []
+            say.line(f"  {sw}: {n} learned MAC entries of {cap}")
+    if as_json:
+        emit("verify", {"outdir": str(outdir), "ok": report.ok and not problems, "summary": report.summary,
+                        "violation_counts": dict(sorted(report.counts.items())),
+                        "violations": problems + report.violations,
+                        "tables": {sw: {"learned": n, "capacity": cap}
+                                   for sw, (n, cap) in report.table_sizes.items()}})
     if not report.ok or problems:
         for kind, n in sorted(report.counts.items()):
             click.echo(f"{n} {kind} violations", err=True)
-        raise VerificationError(problems + report.violations)
-    click.echo(f"{outdir}: OK")
-    return 0
+        violations = problems + report.violations
+        shown = violations[:SHOWN_VIOLATIONS]
+        more = len(violations) - len(shown)
+        click.echo(f"error: verification failed ({len(violations)} violations):\n  "
+                   + "\n  ".join(shown) + (f"\n  ... and {more} more" if more > 0 else ""), err=True)
+        return ExitCode.FAILED_CHECK
+    say.line(f"{outdir}: OK")
+    return ExitCode.OK

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from vlanroute.device.session import HostKeyPolicy, SessionError, SwitchSession
 from vlanroute.device.targets import Target
 from vlanroute.drivers.common import normalize_mac
 from vlanroute.model.bridge import PortRef
+from vlanroute.natural import natsorted
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,28 @@ class AuditReport:
     checked: int = 0
     no_mac: list[str] = field(default_factory=list)        # hosts the plan has no MAC for
     errors: dict[str, str] = field(default_factory=dict)   # switch -> why it was not read
+    port_labels: dict[str, Callable[[PortRef], str]] = field(default_factory=dict)  # switch -> its family's
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not self.errors
+
+    def to_json(self) -> dict[str, object]:
+        """The record of `audit --json` (docs/json.md, vlanroute/schemas/audit.json)."""
+        def label(switch: str, port: PortRef) -> str:
+            return self.port_labels[switch](port) if switch in self.port_labels else str(port)
+        findings = [{"switch": f.expected.switch, "vlan": f.expected.vlan, "host": f.expected.host,
+                     "mac": f.expected.mac, "expected_port": label(f.expected.switch, f.expected.port),
+                     "found_port": None if f.found_port is None else label(f.expected.switch, f.found_port)}
+                    for f in self.findings]
+        return {"ok": self.ok, "checked": self.checked, "present": self.checked - len(self.findings),
+                "findings": findings, "errors": dict(sorted(self.errors.items())), "no_mac": self.no_mac}
 
 
 def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
     """Every (switch, VLAN, host MAC, port) the plan needs learned; hosts without a MAC."""
-    no_mac = sorted(h for h, d in doc.hosts.items() if not d.mac)
-    with_mac = [h for h in sorted(doc.hosts) if doc.hosts[h].mac]
+    no_mac = natsorted(h for h, d in doc.hosts.items() if not d.mac)
+    with_mac = [h for h in natsorted(doc.hosts) if doc.hosts[h].mac]
     out: list[Expected] = []
     for e in learning_ports(doc, with_mac):
         h = doc.hosts[e.host]
@@ -64,14 +82,22 @@ def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
 
 def run_audit(doc: PlanDocument, targets: list[Target], creds: Credentials,
               host_keys: HostKeyPolicy, workers: int,
-              connect: Any = SwitchSession) -> AuditReport:
+              connect: Any = SwitchSession,
+              on_done: Callable[[str, bool], None] | None = None) -> AuditReport:
+    """`on_done(switch, read)` is called as each switch's table is read (or not): progress."""
     expected, no_mac = expected_entries(doc)
-    report = AuditReport(no_mac=no_mac)
+    report = AuditReport(no_mac=no_mac, port_labels={t.name: t.family.port_label for t in targets})
     by_switch: dict[str, list[Expected]] = defaultdict(list)
     for e in expected:
         by_switch[e.switch].append(e)
 
     def read(target: Target) -> tuple[str, dict[tuple[int, str], PortRef] | str]:
+        name, table = _read(target)
+        if on_done is not None:
+            on_done(name, not isinstance(table, str))
+        return name, table
+
+    def _read(target: Target) -> tuple[str, dict[tuple[int, str], PortRef] | str]:
         family = target.family
         command = family.address_table_command if family.capabilities.audit else None
         if command is None:

@@ -46,7 +46,8 @@ from vlanroute.device.transaction import apply_in_transaction
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
 
-# Result values. Only the first three mean success; the last two need a person.
+# Result values. Only the first four mean success; the last two need a person
+# (exit codes: vlanroute.api.push_exit_code, docs/exit-codes.md).
 APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN = "applied", "applied-unsaved", "unchanged", "dry-run"
 NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED, SAVE_UNCERTAIN = (
     "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN")
@@ -66,6 +67,14 @@ class SwitchResult:
     diff: list[str] = field(default_factory=list)
     running_canonical: list[str] = field(default_factory=list)
     switch_diff: list[str] = field(default_factory=list)   # the switch's own diff (transaction)
+    commands: list[str] = field(default_factory=list)     # what is (or would be) sent, in order
+
+    def to_json(self) -> dict[str, object]:
+        """The record of `push --json` (docs/json.md, vlanroute/schemas/push.json)."""
+        return {"switch": self.switch, "result": self.result, "commands_sent": self.commands_sent,
+                "seconds": round(self.seconds, 3), "backup": str(self.backup) if self.backup else None,
+                "message": self.message, "diff": self.diff, "commands": self.commands,
+                "switch_diff": self.switch_diff}
 
 
 class PushUI:
@@ -258,14 +267,14 @@ class Pusher:
                 where = f" (line numbers of {res.backup.name})" if isinstance(exc, PushRefused) else ""
                 res.message = f"not changed: {what}{text}{where}"
                 return res
-            res.diff = prep.diff
+            res.diff, res.commands = prep.diff, list(prep.commands)
             res.running_canonical = _canonical(target, prep.running)
             if previous is not None and res.running_canonical != previous.running_canonical:
                 res.message = ("not changed: the running config changed since the diff was "
                                "shown; run push again")
                 return res
             if not prep.diff:           # also in a dry run: nothing would be sent
-                res.result, res.message = UNCHANGED, "already as rendered; nothing sent"
+                res.result, res.message, res.commands = UNCHANGED, "already as rendered; nothing sent", []
                 return res
             try:
                 self.ui.status(name, "asking the switch (context help)")

@@ -32,6 +32,7 @@ from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import CliDialog, Family
 from vlanroute.errors import UserError
+from vlanroute.natural import natsorted
 from vlanroute.model.platforms import PLATFORMS, Platform
 
 GUARD_ENV = "VLANROUTE_LOOPBACK_ONLY"
@@ -131,9 +132,9 @@ def select_targets(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
     unknown = [n for n in names if n not in doc.switches]
     if unknown:
         raise UserError(f"unknown switch {', '.join(unknown)}", field="--switch",
-                        fix="choose from: " + ", ".join(sorted(doc.switches)))
+                        fix="choose from: " + ", ".join(natsorted(doc.switches)))
     resolved = resolve_platforms(doc, source=plan_file)
-    chosen = names or tuple(sorted(doc.switches))
+    chosen = names or tuple(natsorted(doc.switches))
     if action == "push":
         def able(p: Platform) -> bool:
             caps = family_of(p).capabilities

@@ -252,6 +252,11 @@ class Family:
         """Every command, in loop-safe order, that turns `cur` into `tgt` (rollback)."""
         raise NotImplementedError(f"{self.name}: push is not supported")
 
+    def target_config(self, cfg: SwitchConfig) -> str | None:
+        """The config as the switch prints it once applied, for line-by-line tools such as
+        Ansible's os6_config (render writes it to ansible/<switch>.cfg); None: not offered."""
+        return None
+
     def classify_push_lines(self, lines: list[str]) -> list[PushLine]:
         """What each line does (one entry per line); UnsupportedLine for an unknown
         interface form, so that push never guesses which ports a line touches."""

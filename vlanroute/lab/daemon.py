@@ -25,6 +25,7 @@ from vlanroute.device.targets import TARGETS_FORMAT
 from vlanroute.errors import UserError
 from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
 from vlanroute.lab.statedir import PASSWORD_ENV, StateDir
+from vlanroute.natural import natsorted
 
 FIRST_HOST = 11     # 127.0.0.11, .12, ...: the tests use their own addresses and ports
 
@@ -51,7 +52,7 @@ def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | 
     cables of `cabling` (default OUTDIR/cabling.csv), and write the state files."""
     doc = read_plan(outdir)
     platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
-    names = sorted(doc.switches)
+    names = natsorted(doc.switches)
     other = [f"{n} ({platforms[n].family})" for n in names if platforms[n].family not in EMULATED]
     if other:
         raise UserError(f"no emulated switch for {', '.join(other)}", file=str(outdir / "plan.json"),

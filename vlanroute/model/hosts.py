@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vlanroute.errors import UserError
 from vlanroute.model.inventory import MAX_HOSTS, NAME_PATTERN, LoadedInventory
@@ -19,6 +19,7 @@ class Host:
     interface: str
     index: int                     # global order, used for learning addresses
     vlan: int = 0
+    attributes: dict[str, str] = field(default_factory=dict)   # extra hosts CSV columns
 
 
 def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
@@ -70,7 +71,8 @@ def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
             if sw is None:
                 raise UserError(f"host '{e.name}' is on unknown switch '{e.switch}'", file=file,
                                 field=f"{where_base}.{k}.switch", fix="use a switch name of the topology")
-            hosts.append(Host(e.name, sw, e.port, e.mac, e.interface or spec.interface, len(hosts)))
+            hosts.append(Host(e.name, sw, e.port, e.mac, e.interface or spec.interface, len(hosts),
+                              attributes=dict(e.attributes)))
         where = where_base
 
     seen: dict[str, int] = {}

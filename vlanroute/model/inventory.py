@@ -7,7 +7,6 @@ the file and the field.
 
 from __future__ import annotations
 
-import csv
 import ipaddress
 import re
 from pathlib import Path
@@ -175,6 +174,8 @@ class HostEntry(Strict):
     port: PortName | None = None
     mac: str | None = None
     interface: InterfaceName | None = None
+    # Extra columns of a hosts CSV (rack, serial, ...): kept with the host, never sent anywhere.
+    attributes: dict[Annotated[str, Field(pattern=NAME_PATTERN)], str] = {}
 
     @field_validator("mac")
     @classmethod
@@ -328,14 +329,23 @@ class Inventory(Strict):
     platforms: dict[Name, PlatformDef] = {}
 
 
+# The ways sites write a MAC: colons or dashes between bytes (IEEE 802 / Windows), dots
+# between groups of four hex digits (Cisco and Dell switch CLIs), or bare hex.
+_MAC_FORMS = (r"[0-9a-f]{2}(:[0-9a-f]{2}){5}", r"[0-9a-f]{2}(-[0-9a-f]{2}){5}",
+              r"[0-9a-f]{4}(\.[0-9a-f]{4}){2}", r"[0-9a-f]{12}")
+
+
 def normalise_mac(value: str) -> str:
+    """Any of _MAC_FORMS, in any case, as lower-case colon form (00:13:c6:01:53:a7)."""
     import re
 
-    v = value.strip().lower().replace("-", ":")
-    if re.fullmatch(r"[0-9a-f]{12}", v):
-        v = ":".join(v[i:i + 2] for i in range(0, 12, 2))
-    if not re.fullmatch(MAC_PATTERN, v):
-        raise ValueError(f"'{value}' is not a MAC address (expected e.g. 00:1e:c9:aa:bb:cc)")
+    v = value.strip().lower()
+    if not any(re.fullmatch(form, v) for form in _MAC_FORMS):
+        raise ValueError(f"'{value}' is not a MAC address (expected e.g. 00:1e:c9:aa:bb:cc, "
+                         "00-1e-c9-aa-bb-cc or 001e.c9aa.bbcc)")
+    digits = re.sub(r"[:.-]", "", v)
+    v = ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+    assert re.fullmatch(MAC_PATTERN, v)
     return v
 
 
@@ -420,6 +430,7 @@ def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) ->
 def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> "LoadedInventory":
     """Read, override (--set) and validate one inventory file."""
     p = Path(path)
+    _refuse_plan_document(p)
     raw = read_yaml(p)
     if not isinstance(raw, dict):
         raise UserError("the inventory must be a YAML mapping (key: value lines)", file=str(p))
@@ -439,6 +450,23 @@ def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> 
     return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv)
 
 
+def _refuse_plan_document(path: Path) -> None:
+    """plan.json is valid YAML: without this check it would be read as an inventory with
+    hundreds of unknown keys (and a 30 MB plan would take minutes to parse as YAML)."""
+    import re
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return                                   # read_yaml reports it
+    found = re.match(r'\s*\{\s*"format"\s*:\s*"(vlanroute-plan/\d+)"', head)
+    if found:
+        raise UserError(f"this is a rendered plan ({found.group(1)}, the plan.json that `vlanroute render` "
+                        "writes), not an inventory", file=str(path),
+                        fix="give the inventory YAML the plan was made from; the commands that read a "
+                            "rendered plan (verify, push, audit, emulate, lab up) take its OUTDIR")
+
+
 class LoadedInventory:
     """A validated inventory with where it came from (for messages) and its host CSV read."""
 
@@ -453,30 +481,14 @@ class LoadedInventory:
 
 
 def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
+    from vlanroute.model.hostcsv import read_hosts_csv
     csv_path = (inv_path.parent / rel) if not Path(rel).is_absolute() else Path(rel)
     try:
         text = csv_path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot read the hosts CSV '{csv_path}': {exc.strerror}", file=str(inv_path),
                         field="hosts.csv", fix="give a path relative to the inventory file") from None
-    rows = list(csv.reader(text.splitlines()))
-    header = [h.strip().lower() for h in rows[0]] if rows else []
-    expected = ["hostname", "mac", "switch", "port"]
-    if header != expected:
-        raise UserError(f"header is {header}, expected {expected}", file=str(csv_path), field="line 1",
-                        fix="start the file with the line: hostname,mac,switch,port")
-    entries = []
-    for lineno, row in enumerate(rows[1:], start=2):
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != 4:
-            raise UserError(f"expected 4 columns, got {len(row)}", file=str(csv_path), field=f"line {lineno}")
-        name, mac, switch, port = (c.strip() for c in row)
-        try:
-            entries.append(HostEntry(name=name, switch=switch, port=port or None, mac=mac or None))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise UserError(f"{'.'.join(map(str, err['loc']))}: {err['msg'].removeprefix('Value error, ')}",
-                            file=str(csv_path), field=f"line {lineno}",
-                            fix="names: letters, digits, '_', '.', '-'; MAC like 00:1e:c9:aa:bb:cc") from None
-    return entries
+    except UnicodeDecodeError:
+        raise UserError(f"the hosts CSV '{csv_path}' is not UTF-8 text", file=str(inv_path), field="hosts.csv",
+                        fix="save it as UTF-8 (CSV UTF-8 in a spreadsheet's save dialog)") from None
+    return read_hosts_csv(csv_path, text)

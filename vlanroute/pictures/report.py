@@ -10,17 +10,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import re
 import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
 
 import jinja2
 
 from vlanroute.pictures.draw import LABEL_LIMIT, figure_bytes, select_pictures
 from vlanroute.errors import UserError, disk_error
 from vlanroute.pictures.options import REPORT_MAX_VLANS
+from vlanroute.natural import natural_key
 from vlanroute.plan.build import Plan
 from vlanroute.vlanlist import format_vlan_list
 
@@ -111,11 +110,6 @@ ports not listed are not changed.</p>
 _ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 
 
-def _natural(text: str) -> list[Any]:
-    """'1/g10' after '1/g9': numbers compare as numbers."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
-
-
 def _vlans(ids: list[int]) -> str:
     return format_vlan_list(ids) if ids else ""
 
@@ -175,7 +169,7 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
         ports = [{"name": p.name, "role": p.role, "peer": p.host or p.neighbor or "",
                   "lag": "" if p.lag is None else p.lag, "pvid": "" if p.pvid is None else p.pvid,
                   "untagged": _vlans(p.untagged), "tagged": _vlans(p.tagged)}
-                 for p in sorted(sw.ports.values(), key=lambda p: _natural(p.name))]
+                 for p in sorted(sw.ports.values(), key=lambda p: natural_key(p.name))]
         switches.append({
             "name": name, "platform": sw.platform.name, "mgmt": sw.mgmt or "(none)",
             "reserved": ", ".join(sw.reserved),

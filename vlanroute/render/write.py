@@ -26,6 +26,7 @@ from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
+from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError, disk_error
 from vlanroute.model.platforms import Platform
 from vlanroute.hostside import table
@@ -36,7 +37,9 @@ from vlanroute.vlanlist import format_vlan_list as compress
 from vlanroute.resources import template_loader
 
 # What an OUTDIR rendered before manifests existed holds (docs/outdir-layout.md).
-OLD_LAYOUT = (PLAN_FILE, "cabling.csv", "switches/", "hosts/", "refresh/")
+OLD_LAYOUT = (PLAN_FILE, "cabling.csv", "switches/", "hosts/", "refresh/", "ansible/")
+# Each switch's target config as it prints it, for line-by-line tools (docs/ansible.md).
+TARGET_DIR = "ansible"
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,16 @@ def platforms_of(doc: PlanDocument, source: str = PLAN_FILE) -> dict[str, Platfo
     return resolve_platforms(doc, source=source, guess=False).by_switch
 
 
+def target_config(rendered: str, switch: str, platform: Platform) -> str | None:
+    """The config as the switch prints it once applied (docs/ansible.md), for the families
+    that offer one: what line-by-line tools such as Ansible's os6_config compare."""
+    family = family_of(platform)
+    if type(family).target_config is Family.target_config:
+        return None                            # not offered: skip the parse
+    cfg = family.parse(rendered, switch=switch, platform=platform, source=f"switches/{switch}.cfg")
+    return family.target_config(cfg)
+
+
 def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
                  env: jinja2.Environment | None = None) -> dict[str, str]:
     """Relative path -> text of every file, in memory (no I/O): the unit that tests and bench use."""
@@ -103,6 +116,9 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
         ctx = switch_context(doc, name, platforms[name], index)
         aging_times.append(ctx.settings.aging_time)
         files[f"switches/{name}.cfg"] = render_switch(ctx, env)
+        target = target_config(files[f"switches/{name}.cfg"], name, platforms[name])
+        if target is not None:
+            files[f"{TARGET_DIR}/{name}.cfg"] = target
     method = learning_method(doc, options.learning_method)
     network = host_network(method, options.host_network)
     if doc.hosts:

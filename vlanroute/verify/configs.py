@@ -31,6 +31,7 @@ from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError
 from vlanroute.hostside import table
+from vlanroute.natural import natsorted
 from vlanroute.model.bridge import PortConfig, PortRef, SwitchConfig
 from vlanroute.model.platforms import Platform
 from vlanroute.verify.simulate import BridgeNetwork, BridgePort, MemoisedSimulator, PathResult
@@ -446,7 +447,7 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
     cables = read_cabling(outdir, plats, plats)
 
     configs: dict[str, SwitchConfig] = {}
-    for sw in sorted(doc.switches):
+    for sw in natsorted(doc.switches):
         path = outdir / "switches" / f"{sw}.cfg"
         if not path.is_file():
             raise UserError(f"config of switch {sw} not found", file=str(path),
@@ -580,7 +581,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                     pair_ok += 1
 
     sizes = fabric.table_sizes()
-    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in sorted(configs)}
+    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in natsorted(configs)}
     for sw, (n, cap) in table_sizes.items():
         if n > cap:
             out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "

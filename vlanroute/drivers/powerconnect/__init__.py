@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, LldpNeighbor, Probe,
                                       PushLine, ShowCommand, SwitchFacts)
-from vlanroute.drivers.powerconnect import address_table, delta, facts, lines, lldp, parser
+from vlanroute.drivers.powerconnect import address_table, delta, facts, lines, lldp, parser, target
 from vlanroute.drivers.powerconnect.cli import interface_command, lag_label_62xx, lag_label_os6
 from vlanroute.drivers.powerconnect.defaults import OS6_DEFAULTS, PC62XX_DEFAULTS
 from vlanroute.model.bridge import PortRef, SwitchConfig
@@ -201,6 +201,9 @@ class DellOS6(_DellLldp, Family):
 
     def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
         return delta.port_fixups(cur, tgt, ports, self._syntax)
+
+    def target_config(self, cfg: SwitchConfig) -> str | None:
+        return target.target_config(cfg, self._syntax)
 
     def classify_push_lines(self, text_lines: list[str]) -> list[PushLine]:
         return lines.classify_push_lines(text_lines, lines.targets_os6, r"vlan \d+")

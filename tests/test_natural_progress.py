@@ -1,0 +1,81 @@
+"""Natural order of switch and host names (vlanroute.natural) where people read them, and the
+progress display (vlanroute.commands.progress): shown on a terminal, silent elsewhere."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from hypothesis import given, strategies as st
+from rich.console import Console
+
+from vlanroute.commands import progress
+from vlanroute.natural import natsorted, natural_key
+
+
+def test_numbers_compare_as_numbers() -> None:
+    assert natsorted(["sw10", "sw2", "sw1", "leaf1", "sw1a", "node010", "node9"]) == \
+        ["leaf1", "node9", "node010", "sw1", "sw1a", "sw2", "sw10"]
+    assert natsorted(["1/g10", "1/g9", "2/g1", "1/xg1"]) == ["1/g9", "1/g10", "1/xg1", "2/g1"]
+    assert natsorted(["rack2-n10", "rack2-n9", "rack10-n1"]) == ["rack2-n9", "rack2-n10", "rack10-n1"]
+
+
+@given(st.lists(st.from_regex(r"[a-z]{1,3}[0-9]{0,3}(-[a-z]?[0-9]{0,3})?", fullmatch=True), max_size=30))
+def test_natural_order_is_total_and_keeps_plain_numbers_numeric(names: list[str]) -> None:
+    ordered = natsorted(names)                  # never compares an int with a str
+    assert sorted(ordered) == sorted(names)
+    keys = [natural_key(n) for n in ordered]
+    assert keys == sorted(keys)
+
+
+@given(st.text("ab", min_size=1, max_size=3), st.integers(0, 10_000), st.integers(0, 10_000))
+def test_same_prefix_orders_by_number(prefix: str, a: int, b: int) -> None:
+    assert (natural_key(f"{prefix}{a}") < natural_key(f"{prefix}{b}")) == (a < b)
+
+
+def test_push_and_audit_visit_switches_in_natural_order(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vlanroute.device.targets import select_targets
+    from vlanroute.plan.build import plan_from_file
+    from vlanroute.render.write import RenderOptions, render_to_dir
+    inv = tmp_path / "ring12.yaml"
+    inv.write_text("name: ring12\nplatform: powerconnect-6248\ntopology: {kind: ring, size: 12}\n"
+                   "hosts: {count: 12}\n")
+    sets = tuple(f"switches.sw{i}.mgmt=127.0.0.{10 + i}" for i in range(1, 13))
+    doc = plan_from_file(inv, sets).to_document()
+    out = tmp_path / "out"
+    render_to_dir(doc, out, RenderOptions(verify=False))
+    names = [t.name for t in select_targets(out, doc, (), action="audit").targets]
+    assert names == [f"sw{i}" for i in range(1, 13)]
+
+
+def test_counts_bar_shows_counts_by_state_on_a_terminal_only() -> None:
+    buf = io.StringIO()
+    term = Console(file=buf, force_terminal=True, width=120)
+    with progress.CountsBar("push", term, progress.wanted(term)) as bar:
+        for name in ("sw1", "sw2", "sw10"):
+            bar.state(name, "waiting")
+        bar.state("sw1", "applied", done=True)
+        bar.state("sw2", "applied", done=True)
+        bar.state("sw10", "rolled-back", done=True)
+    text = buf.getvalue()
+    assert "3/3" in text and "2 applied, 1 rolled-back" in text
+    pipe = io.StringIO()
+    not_term = Console(file=pipe, force_terminal=False)
+    assert not progress.wanted(not_term)
+    with progress.CountsBar("push", not_term, progress.wanted(not_term)) as bar:
+        bar.state("sw1", "applied", done=True)
+    assert pipe.getvalue() == ""
+    assert not progress.wanted(term, as_json=True) and not progress.wanted(term, quiet=True)
+
+
+def test_phase_spinner_appears_only_after_a_delay(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(progress, "SPINNER_AFTER_S", 0.2)
+    quick, slow = io.StringIO(), io.StringIO()
+    with progress.phases("planning", True, Console(file=quick, force_terminal=True)):
+        pass
+    assert "planning" not in quick.getvalue()
+    with progress.phases("planning", True, Console(file=slow, force_terminal=True)) as p:
+        time.sleep(0.5)
+        p.phase("rendering")
+        time.sleep(0.3)
+    assert "planning" in slow.getvalue() and "rendering" in slow.getvalue()

@@ -1,0 +1,210 @@
+"""The Python API: what the CLI does, as typed functions that return the objects it prints.
+
+    from vlanroute import api
+    plan = api.plan("inventories/seed-ring.yaml")
+    rendered = api.render(plan, "out")
+    assert api.verify("out").ok
+    run = api.push("out", credentials, dry_run=True)
+    report = api.audit("out", credentials)
+
+Every function raises `vlanroute.errors.UserError` for a mistake in its input (with the
+file, field and fix) and never prints; the commands in vlanroute/commands/ are thin layers
+that print these objects as text or JSON (docs/json.md). Nothing here reads a terminal:
+credentials are passed in (`Credentials(username, password=...)` or `credentials_from_env()`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.device.audit import AuditReport, run_audit
+from vlanroute.device.credentials import Credentials, load_credentials
+from vlanroute.bundle.reader import PLAN_FILE
+from vlanroute.device.journal import Journal, sha256_text
+from vlanroute.device.push import (CHANGED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
+                                   Pusher, SwitchResult)
+from vlanroute.device.statedir import FabricState
+from vlanroute.device.session import HostKeyPolicy
+from vlanroute.device.targets import Target, TargetMap, check_loopback, read_target_map, select_targets
+from vlanroute.errors import UserError
+from vlanroute.exitcodes import ExitCode
+from vlanroute.model.inventory import LoadedInventory, load_inventory
+from vlanroute.plan.build import Plan, build_plan
+from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
+from vlanroute.verify.configs import VerifyReport, verify_outdir
+
+__all__ = ["AuditReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
+           "RenderResult", "StrictRefused", "SwitchResult", "Targets", "UserError", "VerifyReport", "audit",
+           "credentials_from_env", "load", "plan", "push", "push_exit_code", "render", "select", "verify"]
+
+
+class StrictRefused(UserError):
+    """`strict=True` and the plan or the render has warnings: nothing was written."""
+
+    def __init__(self, warnings: list[str], what: str) -> None:
+        self.warnings = warnings
+        super().__init__(f"--strict: {len(warnings)} warning(s); {what}", exit_code=int(ExitCode.FAILED_CHECK),
+                         fix="fix what the warnings say, or drop --strict to accept them")
+
+
+def load(inventory: str | Path, sets: tuple[str, ...] | list[str] = ()) -> LoadedInventory:
+    """Read and validate an inventory (with `--set`-style overrides), hosts CSV included."""
+    return load_inventory(inventory, sets)
+
+
+def plan(inventory: str | Path | LoadedInventory, sets: tuple[str, ...] | list[str] = (),
+         strict: bool = False) -> Plan:
+    """The verified plan of an inventory (`vlanroute plan`). `plan.warnings` lists what the
+    CLI prints as warnings; `strict` raises StrictRefused when there are any."""
+    inv = inventory if isinstance(inventory, LoadedInventory) else load(inventory, sets)
+    result = build_plan(inv)
+    if strict and result.warnings:
+        raise StrictRefused(list(result.warnings), "the plan has warnings")
+    return result
+
+
+def render_warnings(doc: PlanDocument) -> list[str]:
+    """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family."""
+    return syntax_warnings({p.name: p for p in platforms_of(doc).values()}.values())
+
+
+def render(source: str | Path | LoadedInventory | Plan, outdir: str | Path, *, sets: tuple[str, ...] = (),
+           learning_method: str | None = None, host_network: str | None = None, per_host_scripts: bool = False,
+           verify: bool = True, strict: bool = False, force: bool = False) -> RenderResult:
+    """Render, verify and publish OUTDIR atomically (`vlanroute render`). The result's
+    `warnings` are the plan's and the render's, as the CLI prints them. `strict`: refuse
+    (StrictRefused, OUTDIR untouched) when there would be any. `force`: replace an OUTDIR
+    that holds files no render wrote."""
+    the_plan = source if isinstance(source, Plan) else plan(source, sets)
+    doc = the_plan.to_document()
+    if strict:
+        found = list(the_plan.warnings) + render_warnings(doc)
+        if found:
+            raise StrictRefused(found, f"{outdir} not written")
+    result = render_to_dir(doc, Path(outdir), RenderOptions(learning_method=learning_method, host_network=host_network,
+                                                            per_host_scripts=per_host_scripts, verify=verify,
+                                                            force=force))
+    extra = [] if verify else ["--no-verify: the rendered configs were NOT verified"]
+    return replace(result, warnings=list(the_plan.warnings) + list(result.warnings) + extra)
+
+
+def verify(outdir: str | Path) -> VerifyReport:
+    """Parse OUTDIR's configs back and simulate them (`vlanroute verify`); `.ok`, `.violations`."""
+    return verify_outdir(Path(outdir))
+
+
+def credentials_from_env() -> Credentials:
+    """VLANROUTE_SSH_USER with VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY; never prompts."""
+    return load_credentials(interactive=False)
+
+
+@dataclass
+class PushRun:
+    """What `vlanroute push` prints: one SwitchResult per switch, and the exit code."""
+    outdir: Path
+    dry_run: bool
+    results: list[SwitchResult]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return push_exit_code(self.results)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(sorted(Counter(r.result for r in self.results).items()))
+
+    def to_json(self) -> dict[str, object]:
+        return {"outdir": str(self.outdir), "dry_run": self.dry_run, "exit_code": int(self.exit_code),
+                "counts": self.counts, "switches": [r.to_json() for r in self.results], "not_pushed": []}
+
+
+def push_exit_code(results: list[SwitchResult], interrupted: bool = False) -> ExitCode:
+    """docs/exit-codes.md: 4 a rollback failed; 130 interrupted (Ctrl-C); 3 some switches
+    changed and others did not, or a save is uncertain; 1 nothing changed and a switch
+    failed; 0 every switch succeeded."""
+    if any(r.result == ROLLBACK_FAILED for r in results):
+        return ExitCode.ROLLBACK_FAILED
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    failed = any(r.result not in SUCCESS for r in results)
+    changed = any(r.result in CHANGED for r in results)
+    if any(r.result == SAVE_UNCERTAIN for r in results) or (failed and changed):
+        return ExitCode.PARTIAL
+    return ExitCode.FAILED_CHECK if failed else ExitCode.OK
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The switches a push or audit talks to, checked before any connection or credential."""
+    doc: PlanDocument
+    targets: list[Target]
+    notes: list[str]
+
+
+def select(outdir: str | Path, action: Literal["push", "audit"] = "push", *, switches: tuple[str, ...] | list[str] = (),
+           dry_run: bool = False, targets: str | Path | TargetMap | None = None) -> Targets:
+    """Read OUTDIR/plan.json and choose the switches (all, or `switches`), reached at
+    plan.json's addresses or a target map's; refuses families that cannot do `action` and,
+    while tests run, any address off loopback."""
+    from vlanroute.bundle.reader import read_plan
+    out = Path(outdir)
+    doc = read_plan(out)
+    tmap = read_target_map(Path(targets)) if isinstance(targets, (str, Path)) else targets
+    selection = select_targets(out, doc, tuple(switches), action=action, dry_run=dry_run, target_map=tmap)
+    check_loopback(selection.targets)          # before any connection
+    return Targets(doc, list(selection.targets), list(selection.notes))
+
+
+def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
+         switches: tuple[str, ...] | list[str] = (), known_hosts: str | Path | None = None,
+         insecure_no_host_key_check: bool = False, targets: str | Path | TargetMap | None = None,
+         workers: int = 4, keep_going: bool = False, strict: bool = False, save: bool = True,
+         state_dir: str | Path | None = None, ui: PushUI | None = None,
+         selected: Targets | None = None) -> PushRun:
+    """Push OUTDIR's configs as `vlanroute push --yes` does: first every switch is logged in
+    to, backed up (in the state directory, docs/push.md) and checked, changing nothing; if
+    any fails there, nothing is changed anywhere. Then the switches are changed in the
+    loop-safe order, read back, saved (unless `save=False`; `vlanroute save` commits later),
+    a failed switch rolled back, with a push journal for `vlanroute rollback`.
+    `dry_run=True` (the default) stops after the first pass and fills each result's `diff`
+    and `commands`. There is no confirmation step: `dry_run=False` is the confirmation.
+    The cabling check (`vlanroute cabling check`) is not run here: run it first."""
+    out = Path(outdir)
+    sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
+    policy = HostKeyPolicy(check=not insecure_no_host_key_check,
+                           known_hosts=Path(known_hosts) if known_hosts else None)
+    state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
+    state.ensure()
+    preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
+    preview = Pusher(out, state, credentials, preview_options, ui or PushUI()).run(sel.targets)
+    failed = [r for r in preview if r.result not in SUCCESS]
+    changing = {r.switch: r for r in preview if r.result in SUCCESS and r.diff}
+    if dry_run or failed or not changing:
+        return PushRun(out, dry_run, preview, sel.notes)
+    chosen = [t for t in sel.targets if t.name in changing]
+    journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
+                             plan_sha256=sha256_text((out / PLAN_FILE).read_text()), save=save,
+                             switches=[t.name for t in chosen])
+    options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save)
+    pusher = Pusher(out, state, credentials, options, ui or PushUI(), journal=journal)
+    applied = {r.switch: r for r in pusher.run(chosen, changing)}
+    journal.append("end", interrupted=pusher.interrupted)
+    return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)
+
+
+def audit(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, ...] | list[str] = (),
+          known_hosts: str | Path | None = None, insecure_no_host_key_check: bool = False,
+          targets: str | Path | TargetMap | None = None, workers: int = 4,
+          on_done: Callable[[str, bool], None] | None = None, selected: Targets | None = None) -> AuditReport:
+    """Compare the switches' learned-MAC tables with the plan (`vlanroute audit`); the
+    report's `findings` and `errors` are empty when everything is where the plan says."""
+    sel = selected or select(outdir, "audit", switches=switches, targets=targets)
+    policy = HostKeyPolicy(check=not insecure_no_host_key_check,
+                           known_hosts=Path(known_hosts) if known_hosts else None)
+    return run_audit(sel.doc, sel.targets, credentials, policy, workers, on_done=on_done)

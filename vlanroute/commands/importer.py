@@ -1,0 +1,74 @@
+"""`vlanroute import ansible INVENTORY --hosts-group G [--switches-group S]`: the hosts
+section of a vlanroute inventory (and the switches' management addresses) from an Ansible
+inventory, as YAML to paste into (or merge with) the vlanroute inventory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import yaml
+
+from vlanroute.commands.output import emit, json_option
+from vlanroute.errors import UserError
+from vlanroute.exitcodes import ExitCode
+from vlanroute.model.ansible_inventory import VarNames, read_ansible_inventory, to_vlanroute
+
+SHOWN_ERRORS = 20
+
+
+@click.group("import")
+def command() -> None:
+    """Turn node lists kept elsewhere into vlanroute inventory sections."""
+
+
+@command.command("ansible")
+@click.argument("inventory", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--hosts-group", "host_groups", multiple=True, required=True, metavar="GROUP",
+              help="Ansible group of the cluster's hosts (repeatable; children included).")
+@click.option("--switches-group", "switch_groups", multiple=True, metavar="GROUP",
+              help="Ansible group of the switches: their management address (ansible_host).")
+@click.option("--switch-var", default=VarNames.switch, show_default=True,
+              help="Host variable naming the switch a host is cabled to.")
+@click.option("--port-var", default=VarNames.port, show_default=True,
+              help="Host variable naming the switch port (optional per host).")
+@click.option("--mac-var", default=VarNames.mac, show_default=True,
+              help="Host variable holding the host's MAC (optional per host).")
+@click.option("--interface-var", default=VarNames.interface, show_default=True,
+              help="Host variable naming the host's interface (optional per host).")
+@click.option("--mgmt-var", default=VarNames.mgmt, show_default=True,
+              help="Switch variable holding its management address.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the YAML to this file instead of stdout.")
+@json_option
+def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[str, ...], switch_var: str,
+            port_var: str, mac_var: str, interface_var: str, mgmt_var: str, output: Path | None,
+            as_json: bool) -> int:
+    """Print the hosts (hosts.list) and switches (mgmt) sections for INVENTORY's groups."""
+    inv = read_ansible_inventory(inventory)
+    result = to_vlanroute(inv, list(host_groups), list(switch_groups),
+                          VarNames(switch_var, port_var, mac_var, interface_var, mgmt_var))
+    if result.errors:
+        shown = "\n  ".join(result.errors[:SHOWN_ERRORS])
+        more = len(result.errors) - SHOWN_ERRORS
+        raise UserError(f"{len(result.errors)} host(s) or switch(es) cannot be imported:\n  {shown}"
+                        + (f"\n  ... and {more} more" if more > 0 else ""), file=str(inventory),
+                        fix="set the variables named (host variables or group_vars), or choose them with "
+                            "--switch-var/--mac-var/--port-var/--mgmt-var")
+    if not result.hosts:
+        raise UserError(f"the groups {', '.join(host_groups)} have no hosts", file=str(inventory),
+                        fix="name the group of the cluster's hosts with --hosts-group")
+    section: dict[str, object] = {"hosts": {"list": result.hosts}}
+    if result.switches:
+        section["switches"] = result.switches
+    if as_json:
+        emit("import", {"source": str(inventory), "groups": list(host_groups) + list(switch_groups), **section})
+        return ExitCode.OK
+    text = (f"# from the Ansible inventory {inventory} (groups: {', '.join(host_groups + switch_groups)})\n"
+            + yaml.safe_dump(section, sort_keys=False, default_flow_style=None, width=120))
+    if output is not None:
+        output.write_text(text)
+        click.echo(f"{output}: {len(result.hosts)} hosts, {len(result.switches)} switches", err=True)
+    else:
+        click.echo(text, nl=False)
+    return ExitCode.OK

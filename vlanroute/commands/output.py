@@ -1,0 +1,92 @@
+"""`--json` and `--quiet` for every command: what goes to stdout, what to stderr.
+
+The convention (docs/json.md): with `--json` a command prints exactly one JSON object on
+stdout whose first key is `"schema": "vlanroute-<command>/<version>"`; its human text is not
+printed and warnings go to stderr. A user error under `--json` still prints one object, of
+schema `vlanroute-error/1`, so a script can always parse stdout. `--quiet` prints only
+warnings and errors (stderr). Each command's schema is a JSON Schema file in
+vlanroute/schemas/ (loaded by `vlanroute.schemas.load`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+import json
+from typing import Any
+
+import click
+
+VERSION = 1
+ERROR_SCHEMA = f"vlanroute-error/{VERSION}"
+
+# Set by the --json option's callback for the command that is running, so that the runner
+# (vlanroute.commands.runner) reports a user error as a JSON object too.
+_json_mode: list[bool] = [False]
+
+
+def schema_name(command: str) -> str:
+    return f"vlanroute-{command}/{VERSION}"
+
+
+def json_mode() -> bool:
+    return _json_mode[0]
+
+
+def reset() -> None:
+    _json_mode[0] = False
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        _json_mode[0] = True
+    return value
+
+
+def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, callback=_remember,
+                        help="Print one JSON object on stdout instead of text (docs/json.md); "
+                             "warnings still go to stderr.")(f)
+
+
+def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("-q", "--quiet", is_flag=True,
+                        help="Print nothing but warnings and errors (on stderr).")(f)
+
+
+def document(command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON object of `command`: the schema key first, then the payload."""
+    data: dict[str, Any] = {"schema": schema_name(command)}
+    data.update(payload)
+    return data
+
+
+def emit(command: str, payload: Mapping[str, Any]) -> None:
+    click.echo(json.dumps(document(command, payload), indent=1, default=str))
+
+
+def emit_error(message: str, exit_code: int) -> None:
+    click.echo(json.dumps({"schema": ERROR_SCHEMA, "error": message, "exit_code": exit_code},
+                          indent=1))
+
+
+class Say:
+    """Human output of one command run: lines on stdout unless --json or --quiet; warnings
+    and notes on stderr (notes are dropped by --quiet)."""
+
+    def __init__(self, as_json: bool = False, quiet: bool = False) -> None:
+        self.as_json, self.quiet = as_json, quiet
+
+    @property
+    def human(self) -> bool:
+        return not self.as_json and not self.quiet
+
+    def line(self, text: str) -> None:
+        if self.human:
+            click.echo(text)
+
+    def note(self, text: str) -> None:
+        if not self.quiet:
+            click.echo(text, err=True)
+
+    def warn(self, text: str) -> None:
+        click.echo(f"warning: {text}", err=True)
