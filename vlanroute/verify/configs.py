@@ -9,7 +9,8 @@ into the vendor-neutral model, joined with cabling.csv, and then
 4. every ordered host pair: an untagged unicast, checked against the learning tables the
    broadcasts left (a unicast's own learning is not applied, so results do not depend on
    the order pairs are checked in), is delivered exactly once, untagged, without
-   flooding, along the unique path of the plan's tree for the source's VLAN;
+   flooding, along the unique path of the plan's tree for the source's VLAN; checked by
+   equivalence classes of sources and destinations (verify/classes.py), exactly;
 5. the learned table size of every switch against its platform's MAC capacity.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Mapping
 
@@ -29,7 +31,8 @@ from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError
 from vlanroute.model.bridge import PortConfig, PortRef, SwitchConfig
 from vlanroute.model.platforms import Platform
-from vlanroute.verify.simulate import BridgePort, Fabric, Network, PathResult
+from vlanroute.verify.classes import PlanTrees, check_unicast
+from vlanroute.verify.simulate import BridgePort, Fabric, Network
 
 MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
 
@@ -325,72 +328,6 @@ def _tree_path(adj: dict[str, dict[str, str]], src: str, dst: str) -> list[str]:
     return path[::-1] if path[-1] == src else [src, dst]
 
 
-class _PlanPaths:
-    """The unique path between two switches in a VLAN's tree, as plan.json describes it."""
-
-    def __init__(self, doc: PlanDocument) -> None:
-        self.parent: dict[int, dict[str, str | None]] = {}
-        self.depth: dict[int, dict[str, int]] = {}
-        for v in doc.vlans:
-            adj: dict[str, list[str]] = defaultdict(list)
-            for a, b in v.links:
-                adj[a].append(b)
-                adj[b].append(a)
-            parent: dict[str, str | None] = {}
-            depth: dict[str, int] = {}
-            for root in sorted(set(adj) | set(v.switches)):
-                if root in parent:
-                    continue
-                parent[root], depth[root] = None, 0
-                queue = deque([root])
-                while queue:
-                    x = queue.popleft()
-                    for y in adj[x]:
-                        if y not in parent:
-                            parent[y], depth[y] = x, depth[x] + 1
-                            queue.append(y)
-            self.parent[v.id] = parent
-            self.depth[v.id] = depth
-        self._paths: dict[tuple[int, str, str], tuple[str, ...] | None] = {}
-
-    def path(self, vid: int, src: str, dst: str) -> tuple[str, ...] | None:
-        key = (vid, src, dst)
-        if key in self._paths:
-            return self._paths[key]
-        parent, depth = self.parent.get(vid, {}), self.depth.get(vid, {})
-        result: tuple[str, ...] | None = None
-        if src == dst:
-            result = (src,)
-        elif src in parent and dst in parent:
-            up, down = [src], [dst]
-            a, b = src, dst
-            while depth[a] > depth[b]:
-                a = parent[a]  # type: ignore[assignment]
-                up.append(a)
-            while depth[b] > depth[a]:
-                b = parent[b]  # type: ignore[assignment]
-                down.append(b)
-            while a != b and a is not None and b is not None:
-                a, b = parent[a], parent[b]  # type: ignore[assignment]
-                up.append(a)
-                down.append(b)
-            if a is not None and a == b:
-                result = tuple(up + down[-2::-1])
-        self._paths[key] = result
-        return result
-
-
-def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst: str) -> str:
-    got, problem = fabric.deliver_local(arrival, dst)
-    if problem:
-        return problem
-    if len(got) != 1 or got[0].host != dst:
-        return f"delivered to {', '.join(d.host for d in got) or 'nobody'} at {arrival[0]}"
-    if got[0].tag is not None:
-        return f"delivered tagged {got[0].tag} at {got[0].bridge} port {got[0].port}"
-    return ""
-
-
 # --- entry point ----------------------------------------------------------------------------
 
 @dataclass
@@ -487,66 +424,20 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                 out.add("broadcast", f"host {host}: learning broadcast tagged {rec.tag}: a copy is "
                                      f"dropped at {b} port {p}: {why}")
 
-    plan_paths = _PlanPaths(doc)
-    pair_ok = 0
-    names = sorted(hosts)
-    local_memo: dict[tuple[tuple[str, str, int | None], str], str] = {}
-    class_paths: dict[tuple, tuple[PathResult, str]] = {}
-    by_sig: dict[int, list[str]] = defaultdict(list)
-    for h in names:
-        by_sig[fabric.signature[h]].append(h)
-    for a in names:
-        ha = net.hosts[a]
-        want_vid = hosts[a].vlan
-        vid, why = net.bridges[ha.bridge].ingress(ha.port, None)
-        if vid is None:
-            out.add("unicast", f"host {a}: untagged frames dropped at {ha.bridge} port {ha.port}: {why}")
+    plan_trees = PlanTrees({v.id: v.link_pairs() for v in doc.vlans})
+    unicast = check_unicast(net, fabric, {h: hs.vlan for h, hs in hosts.items()}, plan_trees)
+    for _, message in unicast.source_problems:
+        out.add("unicast", message)
+    for block in unicast.failures:
+        n = block.count()
+        if n == 0:
             continue
-        if vid != want_vid:
-            out.add("unicast", f"host {a}: untagged frames enter VLAN {vid} at {ha.bridge} port "
-                               f"{ha.port}, plan says VLAN {want_vid}")
-        # Beyond a destination's own bridge only its attachment signature matters, so the
-        # path is followed (and compared with the plan) once per (source, signature); and
-        # sources on one bridge whose ports are configured alike share it too, unless the
-        # frame would leave by the source's own port (then it is filtered: recomputed).
-        source_class = (ha.bridge, net.bridges[ha.bridge].ports[ha.port], want_vid)
-        for sig, group in by_sig.items():
-            rep = group[0]
-            shared = net.hosts[rep].bridge != ha.bridge
-            cached = class_paths.get((source_class, sig)) if shared else None
-            if cached is not None and cached[0].first_out != ha.port:
-                p, plan_problem = cached
-            else:
-                p = fabric.path(ha.bridge, ha.port, None, rep)
-                plan_problem = ""
-                if p.ok:
-                    want = plan_paths.path(want_vid, ha.bridge, net.hosts[rep].bridge)
-                    if p.bridges != want:
-                        plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
-                        plan_problem = f"path {' '.join(p.bridges)}, plan says {plan_txt}"
-                if shared and p.first_out is not None:
-                    class_paths[(source_class, sig)] = (p, plan_problem)
-            for b in group:
-                if b == a:
-                    continue
-                if not p.ok:
-                    if out.count("unicast"):
-                        out.keep(f"{a} -> {b} (VLAN {vid}): {p.problem}; path {' '.join(p.bridges)}")
-                    continue
-                assert p.arrival is not None
-                lkey = (p.arrival, b)
-                problem = local_memo.get(lkey)
-                if problem is None:
-                    problem = _last_hop_problem(fabric, p.arrival, b)
-                    local_memo[lkey] = problem
-                if problem:
-                    if out.count("unicast"):
-                        out.keep(f"{a} -> {b} (VLAN {vid}): {problem}; path {' '.join(p.bridges)}")
-                elif plan_problem:
-                    if out.count("unicast"):
-                        out.keep(f"{a} -> {b} (VLAN {vid}): {plan_problem}")
-                else:
-                    pair_ok += 1
+        shown = min(n, max(0, MESSAGES_PER_KIND - out.counts["unicast"]))
+        for a, b in islice(block.pairs(), shown):
+            out.keep(f"{a} -> {b} (VLAN {block.vid}): {block.problem}")
+        out.counts["unicast"] += n
+    pair_ok = unicast.ok_pairs
+    names = sorted(hosts)
 
     sizes = fabric.table_sizes()
     table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in sorted(configs)}

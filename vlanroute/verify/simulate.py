@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 BROADCAST = "ff:ff:ff:ff:ff:ff"
 
@@ -274,6 +274,7 @@ class _Forest:
 
     def __init__(self, vid: int, adj: dict[str, dict[str, str]]) -> None:
         self.vid = vid
+        self.adj = adj                               # bridge -> neighbour -> port towards it
         self.edge_ports: dict[str, set[str]] = {b: set(n.values()) for b, n in adj.items()}
         self.comp: dict[str, str] = {}
         self.members: dict[str, list[str]] = defaultdict(list)
@@ -506,10 +507,21 @@ class Fabric:
         Returns per host the broadcasts that were dropped on its own bridge or flooded
         outside a clean forest (the only ones that can show a problem)."""
         results: dict[str, list[Broadcast]] = {}
+        # Hosts on one bridge whose ports are configured alike and carry no cable to another
+        # bridge, sending the same tags, send the same copies: computed once per class.
+        same: dict[tuple, tuple[list[Broadcast], int, frozenset[int]]] = {}
         for host in sorted(broadcasts):
             h = self.net.hosts[host]
+            tags = tuple(broadcasts[host])
+            klass = (h.bridge, self.net.bridges[h.bridge].ports[h.port], tags)
+            plain = h.port not in self._linked(h.bridge)
+            hit = same.get(klass) if plain else None
+            if hit is not None:
+                records, self.signature[host], self.local[host] = hit
+                results[host] = [replace(r, port=h.port) for r in records if r.forest is None]
+                continue
             local: set[int] = set()
-            records = [self._send_broadcast(h, tag) for tag in broadcasts[host]]
+            records = [self._send_broadcast(h, tag) for tag in tags]
             parts: list[tuple] = []
             for rec in records:
                 if rec.vid is None:
@@ -533,9 +545,15 @@ class Fabric:
                 self._sig_index[sig] = idx
             self.signature[host] = idx
             self.local[host] = frozenset(local)
+            if plain:
+                same[klass] = (records, idx, self.local[host])
             # a clean forest flood cannot loop or drop: nothing to report, nothing kept
             results[host] = [r for r in records if r.forest is None]
         return results
+
+    def learned_port(self, bridge: str, vid: int, dst: str) -> str | None:
+        """The port `bridge` learned `dst` on in VLAN `vid`, for a bridge other than dst's."""
+        return self._remote(bridge, vid, dst)
 
     def _remote(self, bridge: str, vid: int, dst: str) -> str | None:
         sig = self.signature[dst]
