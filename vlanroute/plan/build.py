@@ -252,5 +252,6 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
     return {
         "aging_time": aging, "flow_control": s.flow_control, "eee": s.eee, "lag_hash": s.lag_hash,
         "learning": {"pool": str(s.learning.pool), "method": s.learning.method,
+                     "interface_prefix": s.learning.interface_prefix,
                      "interval_s": interval, "splay_s": splay},
     }, warnings
