@@ -72,7 +72,7 @@ def test_every_example_plans_and_is_deterministic(capsys: pytest.CaptureFixture[
     a = plan_json(capsys, name)
     b = plan_json(capsys, name)
     assert a == b
-    assert a["format"] == "vlanroute-plan/1"
+    assert a["format"] == "vlanroute-plan/2"
 
 
 def test_analyze_compares_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:

@@ -385,7 +385,7 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
                 h = host_by_name[port.host]  # type: ignore[index]
                 h.vlan = vlan_of_source[h.switch]
                 port.pvid = h.vlan
-                port.untagged = list(all_ids)
+                port.untagged = all_ids      # one list for every host port: read, never changed
             else:
                 port.tagged = sorted(by_pair.get((sp.name, port.neighbor), []))  # type: ignore[arg-type]
         for lag in sp.lags.values():

@@ -16,7 +16,6 @@ into the vendor-neutral model, joined with cabling.csv, and then
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from itertools import islice
@@ -93,12 +92,12 @@ def _check_ports_exist(doc: PlanDocument, plats: dict[str, Platform], path: Path
                             fix="render again; plan.json must be the plan that wrote these configs")
 
 
-def _host_broadcasts(outdir: Path, hosts: Mapping[str, HostDoc]) -> dict[str, list[int]]:
+def _host_broadcasts(outdir: Path, hosts: Mapping[str, HostDoc], routing_ids: list[int]) -> dict[str, list[int]]:
     """The VLANs each host sends its learning broadcast in: the host program sends one in every
     VLAN of hosts/vlans.tsv for every host of hosts/hosts.tsv, and none for a host missing from
-    the table. An OUTDIR without the tables (an older render) falls back to the plan."""
+    the table. An OUTDIR without the tables falls back to the plan's rule: every routing VLAN."""
     if not (outdir / "hosts" / table.HOSTS_FILE).is_file():
-        return {h: sorted(int(v) for v in spec.learning_addresses if v.isdigit()) for h, spec in hosts.items()}
+        return {h: list(routing_ids) for h in hosts}
     listed = table.read_hosts(outdir / "hosts" / table.HOSTS_FILE)
     vlans = [row.vlan for row in table.read_vlans(outdir / "hosts" / table.VLANS_FILE)]
     return {h: list(vlans) if h in listed else [] for h in hosts}
@@ -368,7 +367,7 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
                                          source=f"switches/{sw}.cfg")
     macs = host_macs(doc)
     net = _build_network(doc, configs, families, cables, macs)
-    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts).items()}
+    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts, doc.routing_ids()).items()}
     return Loaded(doc, plats, families, configs, cables, macs, net, sends, resolved.notes)
 
 
