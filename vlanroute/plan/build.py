@@ -75,6 +75,7 @@ class Plan:
         if spec.kind == "tree":
             topo["fanout"] = spec.fanout
         routing_ids = sorted(v.id for v in self.vlans)
+        index = self.topology.indices()
         return {
             "format": FORMAT,
             "name": self.name,
@@ -83,9 +84,8 @@ class Plan:
             "routing": self.routing_record(),
             "settings": self.settings,
             "vlans": [{"id": v.id, "sources": v.sources,
-                       "switches": sorted(v.switches, key=self.topology.index),
-                       "links": sorted(([a, b] for a, b in v.links),
-                                       key=lambda l: (self.topology.index(l[0]), self.topology.index(l[1]))),
+                       "switches": sorted(v.switches, key=index.__getitem__),
+                       "links": sorted(([a, b] for a, b in v.links), key=lambda l: (index[l[0]], index[l[1]])),
                        "learning_subnet": v.learning_subnet} for v in self.vlans],
             "hosts": {h.name: {"switch": h.switch, "port": h.port, "vlan": h.vlan, "mac": h.mac,
                                "interface": h.interface, "index": h.index}

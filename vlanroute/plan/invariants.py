@@ -11,7 +11,7 @@ from vlanroute.errors import VerificationError
 from vlanroute.model.hosts import Host
 from vlanroute.plan.ports import Cable, SwitchPlan
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.trees import pruned_parents, tree_parents
+from vlanroute.routing.trees import adjacency, pruned_parents, reroot
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import VlanGroup
 from vlanroute.routing.packing import is_forest
@@ -21,20 +21,21 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
                 switches: dict[str, SwitchPlan], cables: list[Cable]) -> None:
     bad: list[str] = []
     host_switches = {h.switch for h in hosts}
-    simple = topo.simple()
     ids = [v.id for v in vlans]
     if len(set(ids)) != len(ids):
         bad.append(f"VLAN ids are not unique: {ids}")
 
     source_vlan: dict[str, int] = {}
+    cabled = set(topo.arc_cables())
     for v in vlans:
         for a, b in v.links:
-            if not simple.has_edge(a, b):
+            if (a, b) not in cabled:
                 bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
         if not is_forest(v.links):
             bad.append(f"VLAN {v.id}: its links contain a loop")
         nodes = {x for link in v.links for x in link} or set(v.sources)
-        reach = set(tree_parents(v.links, v.sources[0])) | {v.sources[0]}
+        adj = adjacency(v.links)          # once per VLAN, walked from each of its sources
+        reach = set(reroot(adj, v.sources[0])) | {v.sources[0]}
         if reach != nodes:
             bad.append(f"VLAN {v.id}: its links are not connected")
         missing = host_switches - reach
@@ -47,7 +48,7 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
         # Each source's paths in the VLAN tree must be the paths the routing chose: every
         # switch on the way to a switch with hosts is entered from the same neighbour.
         for s in v.sources:
-            vpar = tree_parents(v.links, s)
+            vpar = reroot(adj, s)
             for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
                 if vpar.get(x) != p:
                     bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "
@@ -73,7 +74,7 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
                     continue
                 if port.pvid != source_vlan.get(switch.name) or port.pvid != h.vlan:
                     bad.append(f"{switch.name}:{pname}: PVID {port.pvid}, expected {source_vlan.get(switch.name)}")
-                if sorted(port.untagged) != all_ids or port.tagged:
+                if (port.untagged != all_ids and sorted(port.untagged) != all_ids) or port.tagged:
                     bad.append(f"{switch.name}:{pname}: host port must be untagged in exactly {all_ids}")
             else:
                 want = sorted(by_pair.get((switch.name, port.neighbor or ""), set()))

@@ -236,12 +236,15 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
         attached[c.b].add(configs[c.b].logical_port(c.b_port))
     for hs in doc.hosts.values():
         attached[hs.switch].add(configs[hs.switch].logical_port(hs.port))
+    # Ports configured alike share one (frozen) BridgePort: 16,384 host ports of a 32x32
+    # torus, each a member of 512 VLANs, are then a handful of objects, not 16,384 sets.
+    alike: dict[BridgePort, BridgePort] = {}
     for sw, cfg in configs.items():
         ports = {}
         for ref, pc in cfg.bridge_ports().items():
             if ref not in attached[sw]:
                 continue
-            ports[families[sw].port_label(ref)] = BridgePort(
+            bp = BridgePort(
                 pvid=pc.pvid, untagged=frozenset(pc.untagged - pc.forbidden),
                 tagged=frozenset(pc.tagged - pc.forbidden - pc.untagged),
                 admit_untagged=pc.acceptable != "tagged-only",
@@ -250,6 +253,7 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
                 # a LAG without members carries nothing; spanning tree is assumed not to
                 # block anything (it is checked to be off on inter-switch ports)
                 forwarding=pc.enabled and (not pc.is_lag or bool(pc.members)))
+            ports[families[sw].port_label(ref)] = alike.setdefault(bp, bp)
         net.add_bridge(sw, cfg.vlans, ports)
     for c in cables:
         net.connect(c.a, label(c.a, c.a_port), c.b, label(c.b, c.b_port))
@@ -396,6 +400,11 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                 out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
                                    f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
     n_vlans = _check_loops(net, configs, doc, out)
+    # The parsed configs are not needed past here: let them go before the simulation
+    # builds its own state (the peak is then the larger of the two, not their sum).
+    switch_names = sorted(configs)
+    ld.configs = {}
+    del configs
 
     fabric = Fabric(net)
     hosts = doc.hosts
@@ -440,7 +449,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     names = sorted(hosts)
 
     sizes = fabric.table_sizes()
-    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in sorted(configs)}
+    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in switch_names}
     for sw, (n, cap) in table_sizes.items():
         if n > cap:
             out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "
@@ -448,7 +457,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     n_hosts = len(names)
     worst = max(table_sizes.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1), default=None)
     summary = [
-        f"{len(configs)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
+        f"{len(switch_names)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
         f"{sum(len(v) for v in sends.values())} learning broadcasts from {n_hosts} hosts",
         f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, untagged, "
         "without flooding, on the planned path",
