@@ -119,7 +119,7 @@ def _substitute(sc: _Script, line: str, err) -> str:  # type: ignore[no-untyped-
 
 
 def _command(sc: _Script, tool: str, line: str, err) -> None:  # type: ignore[no-untyped-def]
-    if any(c in line for c in "'\"\\"):
+    if "'" in line or '"' in line or "\\" in line:
         try:
             words = shlex.split(line)
         except ValueError as exc:
