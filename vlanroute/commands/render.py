@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -33,10 +34,15 @@ def command(inventory: str, outdir: Path, learning_method: str | None, host_netw
             per_host_scripts: bool, no_verify: bool, sets: tuple[str, ...]) -> int:
     """Write switch configs, the host program and its tables, the refresh jobs, plan.json and cabling.csv."""
     plan = plan_from_file(inventory, sets)
-    result = render_to_dir(plan.to_document(), outdir,
+    doc, plan_warnings = plan.to_document(), list(plan.warnings)
+    # The document is all render needs: let the planner's state (routes, loads, graphs:
+    # a third of a GB for 1,024 switches) go before verification builds its own.
+    del plan
+    gc.collect()
+    result = render_to_dir(doc, outdir,
                            RenderOptions(learning_method=learning_method, host_network=host_network,
                                          per_host_scripts=per_host_scripts, verify=not no_verify))
-    for w in plan.warnings:
+    for w in plan_warnings:
         click.echo(f"warning: {w}", err=True)
     for w in result.warnings:
         click.echo(f"warning: {w}", err=True)
