@@ -350,6 +350,17 @@ class Loaded:
     notes: list[str]
 
 
+def _share_vlan_sets(cfg: SwitchConfig, alike: dict[frozenset[int], frozenset[int]]) -> SwitchConfig:
+    """Ports configured alike share their VLAN sets, frozen (verify reads the parsed configs
+    and never changes them): 16,384 host ports in 512 VLANs each are then one set, not
+    half a GB of them."""
+    for pc in [*cfg.ports.values(), *cfg.lags.values()]:
+        for name in ("untagged", "tagged", "forbidden"):
+            vids = frozenset(getattr(pc, name))
+            setattr(pc, name, alike.setdefault(vids, vids))
+    return cfg
+
+
 def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> Loaded:
     """Read and parse everything `verify` needs; user mistakes raise UserError."""
     outdir = Path(outdir)
@@ -362,13 +373,14 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
     cables = read_cabling(outdir, plats, plats)
 
     configs: dict[str, SwitchConfig] = {}
+    alike: dict[frozenset[int], frozenset[int]] = {}
     for sw in sorted(doc.switches):
         path = outdir / "switches" / f"{sw}.cfg"
         if not path.is_file():
             raise UserError(f"config of switch {sw} not found", file=str(path),
                             fix="render again; every switch of plan.json needs switches/<name>.cfg")
-        configs[sw] = families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
-                                         source=f"switches/{sw}.cfg")
+        configs[sw] = _share_vlan_sets(families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
+                                                          source=f"switches/{sw}.cfg"), alike)
     macs = host_macs(doc)
     net = _build_network(doc, configs, families, cables, macs)
     sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts, doc.routing_ids()).items()}
