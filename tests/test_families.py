@@ -39,7 +39,8 @@ def farm():
 def test_every_platform_has_a_registered_family() -> None:
     for platform in PLATFORMS.values():
         assert family_of(platform).name == platform.family
-    assert {f.name for f in FAMILIES.values() if f.capabilities.push} == {"powerconnect-62xx"}
+    assert {f.name for f in FAMILIES.values() if f.capabilities.push} == {"powerconnect-62xx", "arista-eos",
+                                                                             "dell-os10"}
 
 
 def test_derived_platform_renders_verifies_pushes_and_audits(farm, tmp_path, monkeypatch, capsys):
@@ -79,7 +80,7 @@ def test_push_refuses_other_families_listing_exactly_what_it_supports(farm, tmp_
                        str(cluster.known_hosts), "--yes")
     assert rc == 2 and "leaf2 (dell-os6)" in err and "leaf3 (apresia-aeos)" in err
     # Built-in 62xx models and the plan's own derived one; not OS6, AEOS or linux-bridge.
-    assert ("push supports: pc6248-big, powerconnect-6224, powerconnect-6248; "
+    assert ("push supports: arista-7050sx-64, dell-s5248f-on, pc6248-big, powerconnect-6224, powerconnect-6248; "
             "push --dry-run also reads: powerconnect-8132\n") in err + "\n"
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--dry-run")
@@ -195,14 +196,23 @@ def test_a_registered_family_renders_parses_back_and_verifies(tmp_path, monkeypa
     assert not report.ok and any(v.startswith("sw1 bundle-1 (LAG 1 to") for v in report.violations)
 
 
-def test_a_family_whose_host_ports_cannot_be_untagged_in_many_vlans_is_refused_at_plan_time(
+def test_a_family_whose_host_ports_cannot_be_untagged_in_many_vlans_gets_trunk_host_ports(
         tmp_path, monkeypatch) -> None:
     class TrunkOnly(ToyCli):
-        capabilities = Capabilities(host_untagged_in_many_vlans=False, eee=False)
+        capabilities = Capabilities(host_untagged_in_many_vlans=False, eee=False,
+                                    lag_hash_modes={"src-dst-ip-port": "l34"})
 
     monkeypatch.setitem(FAMILIES, "toy-cli", TrunkOnly(tmp_path))
     monkeypatch.setitem(PLATFORMS, "toy-8", TOY_PLATFORM)
+    plan = plan_from_file(_toy_inventory(tmp_path))
+    sw1 = plan.switches["sw1"]
+    assert sw1.host_attachment == "trunk" and "Toy CLI cannot make a host port" in sw1.attachment_reason
+    routing = sorted(v.id for v in plan.vlans)
+    for port in (p for p in sw1.ports.values() if p.role == "host"):
+        assert port.untagged == [port.pvid] and port.tagged == [v for v in routing if v != port.pvid]
+    assert plan.to_json()["switches"]["sw1"]["host_attachment"] == "trunk"
+    # Forcing untagged host ports on it is refused, naming the fact and the way out.
     with pytest.raises(PlanError, match="cannot make a host port an untagged member of several VLANs") as exc:
-        plan_from_file(_toy_inventory(tmp_path))
-    assert exc.value.field == "platform" and "powerconnect-6248" in (exc.value.fix or "")
+        plan_from_file(_toy_inventory(tmp_path), ["settings.host_attachment=untagged"])
+    assert exc.value.field == "settings.host_attachment" and "trunk" in (exc.value.fix or "")
     assert family_of(POWERCONNECT_6248).capabilities.host_untagged_in_many_vlans

@@ -34,13 +34,20 @@ def test_inventory_renders_hand_written_config(tmp_path: Path, platform: str, sw
     assert rendered == (GOLDEN / f"{platform}-{switch}.cfg").read_text()
 
 
-def test_aeos_without_the_inventory_confirmation_is_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_aeos_without_the_inventory_confirmation_gets_trunk_host_ports(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     port = PORTS["apresia-15000-64xl"]
     text = (GOLDEN / "triangle.yaml").read_text().replace("PLATFORM", "apresia-15000-64xl")
     text = re.sub(r"PORT\((\d+)\)", lambda m: port(int(m.group(1))), text)
     inventory = tmp_path / "triangle.yaml"
     inventory.write_text(text)
-    assert main(["plan", str(inventory)]) == 2
+    assert main(["plan", str(inventory)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "host attachment: trunk on every switch (APRESIA AEOS: no public source shows an AEOS port" in out
+    assert main(["render", str(inventory), "-o", str(tmp_path / "out")]) == 0
+    rendered = (tmp_path / "out" / "switches" / "sw3.cfg").read_text()
+    assert rendered == (GOLDEN / "apresia-15000-64xl-trunk-sw3.cfg").read_text()
+    # Untagged host ports forced on it: refused, naming the fact and both ways out.
+    assert main(["plan", str(inventory), "--set", "settings.host_attachment=untagged"]) == 2
     err = capsys.readouterr().err
-    assert "platform: platform 'apresia-15000-64xl' (APRESIA AEOS): no public source shows an AEOS port" in err
-    assert "confirm: [host-untagged-in-many-vlans]" in err
+    assert "settings.host_attachment: untagged host attachment asked for, but platform 'apresia-15000-64xl'" in err
+    assert "confirm: [host-untagged-in-many-vlans]" in err and "host_attachment: trunk" in err

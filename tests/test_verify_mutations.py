@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 INVENTORIES = ROOT / "inventories"
 # Example inventories verified here; the others are too large for unit tests and are
 # measured by bench/verify.py instead. Every example must be in exactly one of the sets.
-SMALL = {"seed-torus", "seed-ring", "seed-tree", "seed-mesh", "seed-complete", "custom-lab"}
+SMALL = {"seed-torus", "seed-ring", "seed-tree", "seed-mesh", "seed-complete", "custom-lab",
+         "seed-torus-arista", "seed-torus-os10"}
 LARGE = {"hyper-crossbar-16x16"}
 
 

@@ -144,6 +144,8 @@ class LagDoc(Record):
 class SwitchDoc(Record):
     platform: Name
     family: Name | None = None
+    # vlanroute.model.bridge HOST_ATTACHMENTS; absent (a plan of an earlier version): untagged
+    host_attachment: Literal["untagged", "trunk"] = "untagged"
     mgmt: IpAddress | None = None
     ssh_port: Annotated[int, Field(ge=1, le=65535)] | None = None
     coord: list[int] | None = None
@@ -208,6 +210,7 @@ class Settings(Record):
     flow_control: bool | None = None           # None: not said (render: on)
     eee: bool = False
     lag_hash: Token = "src-dst-ip-port"
+    host_attachment: Literal["auto", "untagged", "trunk"] = "auto"   # as the inventory asked
     learning: LearningSettings = LearningSettings()
 
 

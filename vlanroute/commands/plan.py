@@ -32,6 +32,18 @@ def _ranges(names: list[str], limit: int = 8) -> str:
     return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
 
 
+def attachment_lines(plan: Plan) -> list[str]:
+    """Which host attachment the plan chose on which switches, and why (docs/method.md)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, sp in plan.switches.items():
+        groups.setdefault((sp.host_attachment, sp.attachment_reason), []).append(name)
+    out = []
+    for (attachment, why), names in groups.items():
+        where = "every switch" if len(groups) == 1 else _ranges(names)
+        out.append(f"host attachment: {attachment} on {where} ({why})")
+    return out
+
+
 def print_summary(plan: Plan, console: Console) -> None:
     m = plan.metrics
     r = plan.routing_record()
@@ -39,6 +51,8 @@ def print_summary(plan: Plan, console: Console) -> None:
                   f"{m.inter_switch_links} inter-switch cables")
     detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting"))
     console.print(f"routing: {r['algorithm']}" + (f" ({detail})" if detail else ""))
+    for line in attachment_lines(plan):
+        console.print(line, highlight=False)
     table = Table(title=f"{m.vlan_count} routing VLANs", show_lines=False)
     table.add_column("VLAN", justify="right")
     table.add_column("sources (PVID of their hosts)")

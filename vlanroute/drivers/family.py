@@ -81,6 +81,27 @@ class CliDialog:
 
 
 @dataclass(frozen=True)
+class Transaction:
+    """A CLI's own all-or-nothing change (NAPALM's load / compare / commit / discard): push
+    types the rendered commands into it, reads the switch's own diff, then commits; on any
+    failure before the commit it discards, and the running config never changed.
+    `{name}` in a command is replaced by a name unique to the push."""
+
+    begin: tuple[str, ...]                     # from privileged mode into the transaction
+    diff: str | None                           # the switch's diff of the pending changes
+    commit: tuple[str, ...]                    # apply, and back to privileged mode
+    abort: tuple[str, ...]                     # discard, and back to privileged mode
+    # A restore point taken before `begin`, and how to go back to it after a commit
+    # (EOS: a checkpoint and `configure replace`); empty: rollback by inverse commands.
+    checkpoint: tuple[str, ...] = ()
+    restore: tuple[str, ...] = ()
+    cleanup: tuple[str, ...] = ()              # after success or restore (delete the checkpoint)
+    # Leading and trailing lines of a rendered file that the transaction replaces.
+    enter: str = "configure"
+    leave: str = "end"
+
+
+@dataclass(frozen=True)
 class Probe:
     """Context help (`?`) asked before a push for a command no source confirms on this
     family, in the mode push will send it in: what is typed is erased, nothing executed
@@ -160,6 +181,11 @@ class Family:
     template_dir: Path | None = None           # None: the package's templates/
     # Unconfirmed commands that push asks the switch about (context help) before a change.
     probes: tuple[Probe, ...] = ()
+    # The CLI's own transaction, if push uses one (None: commands take effect one by one).
+    transaction: Transaction | None = None
+    # Flow control is set per port (PortConfig.flow_control, in the canonical lines of each
+    # port), so the switch-wide summary says nothing push must compare.
+    flow_per_port: bool = False
 
     @property
     def template(self) -> str:

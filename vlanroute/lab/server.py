@@ -1,5 +1,5 @@
-"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6 switches
-(tests, benchmarks and `vlanroute lab up`).
+"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6, Arista EOS and
+Dell OS10 switches (tests, benchmarks and `vlanroute lab up`).
 
 One background thread runs an asyncio loop with any number of asyncssh servers. Each
 switch does ordinary SSH password (or public key) authentication, as the 62xx does,
@@ -26,6 +26,7 @@ from typing import Any
 import asyncssh
 
 from vlanroute.lab.cli import Interpreter, Os6Interpreter
+from vlanroute.lab import eos, os10
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 
@@ -33,7 +34,8 @@ from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 PC6248_PORTS = POWERCONNECT_6248.ports
 CONFIG_MODES = ("config", "vlan", "vlanid", "if", "block")
 # The families the lab emulates: family name -> interpreter class.
-EMULATED = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter}
+EMULATED: dict[str, Any] = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter,
+                            "arista-eos": eos.EosInterpreter, "dell-os10": os10.Os10Interpreter}
 
 
 class SeedError(ValueError):
@@ -49,6 +51,7 @@ class Faults:
     pager_stuck: bool = False        # OS6: `terminal length 0` does not stop paging
     lacks: str | None = None         # regex: commands this firmware does not have (refused, no help)
     save_lost: bool = False          # the save is written, then the connection drops (one-shot)
+    ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
 
 
 def _model(platform: Platform) -> str:
@@ -79,6 +82,13 @@ class FakeSwitch:
             raise ValueError(f"no emulated switch for the {self.platform.family} family "
                              f"(only {', '.join(sorted(EMULATED))})")
         self.state = self.factory_state()
+        # Arista EOS and Dell OS10: their own models, shared by all sessions (running config,
+        # pending configure sessions or the transaction's candidate, checkpoints, lock).
+        self.eos: Any = None
+        if self.platform.family == "arista-eos":
+            self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved)
+        elif self.platform.family == "dell-os10":
+            self.eos = os10.Os10SwitchData(os10.Os10State.factory_default(self.platform.ports), self.saved)
 
     @property
     def os6(self) -> bool:
@@ -89,9 +99,14 @@ class FakeSwitch:
             self.platform.ports, self.platform.max_lags, aging_default=self.platform.aging_default,
             flow_default=None if self.os6 else True)
 
-    def interpreter(self, **kw: object) -> Interpreter:
+    def interpreter(self, **kw: object) -> Any:
         cls = EMULATED[self.platform.family]
         model = _model(self.platform)
+        if self.eos is not None:
+            kw.pop("ignore_paging_off", None)
+            if self.faults.ignore:
+                kw["ignore"] = re.compile(self.faults.ignore)
+            return cls(self.name, self.eos, model=model.split()[-1], **kw)
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
                        description=f"{model}, 6.3.3.10, Linux 3.7.10", **kw)  # type: ignore[arg-type]
@@ -106,6 +121,14 @@ class FakeSwitch:
         file (`!` lines are comments), so it must be one this switch accepts; the blocks of
         ports the platform does not list (another stack unit) are kept as given. SeedError names the first line
         it refuses."""
+        if self.eos is not None:
+            loader = eos.load if self.platform.family == "arista-eos" else os10.load
+            try:
+                self.eos.state = loader(text, self.platform.ports, self.name,
+                                        _model(self.platform).split()[-1], source=source)
+            except ValueError as exc:
+                raise SeedError(str(exc)) from None
+            return
         self.state = self.factory_state()
         self.state.layout = []
         cli = self.interpreter()
@@ -130,7 +153,8 @@ class FakeSwitch:
         return f"[{self.host}]:{self.port} {self.host_key_line}"
 
     def seed_mac(self, vlan: int, mac: str, port: str) -> None:
-        self.state.mac_table.append(MacEntry(vlan, mac.lower(), port))
+        table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
+        table.append(MacEntry(vlan, mac.lower(), port))
 
 
 def _refused(output: str) -> bool:
@@ -234,6 +258,11 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         text, self._pending = "".join(self._pending), []
         if self._chan is not None and text:
             self._chan.write(text.replace("\r\n", "\n").replace("\n", "\r\n"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        closing = getattr(self._cli, "on_close", None)
+        if closing is not None:
+            closing()
 
     def eof_received(self) -> bool:
         return False

@@ -77,6 +77,9 @@ class PortConfig:
     lag: int | None = None                # physical port: the LAG it is a member of
     members: list[str] = field(default_factory=list)   # LAG: member ports, config order
     hash_mode: str | None = None          # LAG: platform's hash selector as written
+    # IEEE 802.3x flow control set on this port, where a CLI sets it per port (Arista EOS,
+    # Dell OS10); None: not set, or the firmware default. SwitchConfig.flow_control sums it up.
+    flow_control: bool | None = None
     forbidden: set[int] = field(default_factory=set)    # VLANs the port may never join
     is_lag: bool = False                  # this record is a LAG, not a physical port
 
@@ -169,3 +172,42 @@ class SwitchConfig:
         if not self.stp_global_enabled:
             return []
         return [n for n, c in self.bridge_ports().items() if c.stp_enabled]
+
+
+# --- host attachment ----------------------------------------------------------------------
+# How a host port carries the routing VLANs (plan.json `host_attachment` of each switch):
+# - "untagged": PVID = the host's own VLAN, untagged member of every routing VLAN (a Dell
+#   "general" or AEOS "hybrid" port, per-VLAN untagged flags on a Linux bridge): a frame
+#   from any source VLAN reaches the host untagged, on its main interface;
+# - "trunk": PVID = the host's own VLAN, untagged member of that VLAN only, tagged member of
+#   every other routing VLAN (a trunk whose native VLAN is the host's own, which every
+#   802.1Q switch can do): a frame from another host reaches it tagged with the sender's
+#   VLAN and is received on the host's sub-interface for that VLAN (vlanroute.hostside).
+HostAttachment = Literal["untagged", "trunk"]
+HOST_ATTACHMENTS: tuple[HostAttachment, ...] = ("untagged", "trunk")
+
+
+@dataclass(frozen=True)
+class HostMembership:
+    """The 802.1Q membership of one host port: its PVID and its two member sets."""
+
+    pvid: int
+    untagged: frozenset[int]
+    tagged: frozenset[int]
+
+
+def host_port_membership(attachment: HostAttachment, own_vlan: int,
+                         routing_vlans: frozenset[int] | set[int] | list[int]) -> HostMembership:
+    """A host port's membership under `attachment` (see HOST_ATTACHMENTS above).
+
+    In both, the host's untagged frames are classified into its own VLAN by the PVID
+    (IEEE 802.1Q port-based VLAN classification) and every routing VLAN can reach the host;
+    they differ only in whether the other VLANs egress untagged or tagged."""
+    vlans = frozenset(routing_vlans)
+    if own_vlan not in vlans:
+        raise ValueError(f"VLAN {own_vlan} is not a routing VLAN")
+    if attachment == "untagged":
+        return HostMembership(own_vlan, vlans, frozenset())
+    if attachment == "trunk":
+        return HostMembership(own_vlan, frozenset({own_vlan}), vlans - {own_vlan})
+    raise ValueError(f"unknown host attachment {attachment!r}")

@@ -230,6 +230,9 @@ class SettingsSpec(Strict):
     learning: LearningSpec = LearningSpec()
     # Networks already in use on the cluster; learning subnets must not overlap them.
     reserved_networks: list[ipaddress.IPv4Network] = []
+    # How host ports carry the routing VLANs (vlanroute.model.bridge HOST_ATTACHMENTS):
+    # auto = untagged where the switch can, trunk where it cannot.
+    host_attachment: Literal["auto", "untagged", "trunk"] = "auto"
 
 
 class PlatformDef(Strict):

@@ -116,7 +116,8 @@ def _switch_json(sp: SwitchPlan, routing_ids: list[int]) -> dict[str, Any]:
         entry.update(pvid=p.pvid, untagged=p.untagged, tagged=p.tagged)
         ports[p.name] = entry
     return {
-        "platform": sp.platform.name, "family": sp.platform.family, "mgmt": sp.mgmt, "ssh_port": sp.ssh_port,
+        "platform": sp.platform.name, "family": sp.platform.family, "host_attachment": sp.host_attachment,
+        "mgmt": sp.mgmt, "ssh_port": sp.ssh_port,
         "coord": list(sp.coord) if sp.coord is not None else None,
         "reserved_ports": sp.reserved, "ports": ports,
         "lags": {str(l.id): {"neighbor": l.neighbor, "members": l.members, "tagged": l.tagged} for l in sp.lags.values()},
@@ -253,6 +254,7 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
     interval, splay = sched.interval_s, sched.splay_s
     return {
         "aging_time": aging, "flow_control": s.flow_control, "eee": s.eee, "lag_hash": s.lag_hash,
+        "host_attachment": s.host_attachment,
         "learning": {"pool": str(s.learning.pool), "method": s.learning.method,
                      "interface_prefix": s.learning.interface_prefix,
                      "interval_s": interval, "splay_s": splay},

@@ -8,6 +8,7 @@ bug (VerificationError); the hardware limits, the user's to fix, are plan/limits
 from __future__ import annotations
 
 from vlanroute.errors import VerificationError
+from vlanroute.model.bridge import host_port_membership
 from vlanroute.model.hosts import Host
 from vlanroute.plan.ports import Cable, SwitchPlan
 from vlanroute.routing.engine import Routes
@@ -74,8 +75,12 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: l
                     continue
                 if port.pvid != source_vlan.get(switch.name) or port.pvid != h.vlan:
                     bad.append(f"{switch.name}:{pname}: PVID {port.pvid}, expected {source_vlan.get(switch.name)}")
-                if (port.untagged != all_ids and sorted(port.untagged) != all_ids) or port.tagged:
-                    bad.append(f"{switch.name}:{pname}: host port must be untagged in exactly {all_ids}")
+                if h.vlan not in all_ids:          # reported by the PVID check above
+                    continue
+                member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
+                if set(port.untagged) != member.untagged or set(port.tagged) != member.tagged:
+                    bad.append(f"{switch.name}:{pname}: {switch.host_attachment} host port must be untagged "
+                               f"in exactly {sorted(member.untagged)} and tagged in {sorted(member.tagged)}")
             else:
                 want = sorted(by_pair.get((switch.name, port.neighbor or ""), set()))
                 if sorted(port.tagged) != want or port.untagged or port.pvid is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from vlanroute.drivers import FAMILIES
 from vlanroute.drivers.family import HOST_UNTAGGED
 from vlanroute.errors import PlanError, UserError
+from vlanroute.model.bridge import HostAttachment, host_port_membership
 from vlanroute.model.hosts import Host
 from vlanroute.model.inventory import LoadedInventory
 from vlanroute.model.platforms import PLATFORMS, Platform, derive_platform
@@ -56,6 +57,8 @@ class SwitchPlan:
     reserved: list[str]
     ports: dict[str, PortPlan] = field(default_factory=dict)
     lags: dict[int, LagPlan] = field(default_factory=dict)
+    host_attachment: HostAttachment = "untagged"
+    attachment_reason: str = ""     # why, for `vlanroute plan`
 
 
 @dataclass
@@ -90,22 +93,6 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
             raise UserError(f"platform '{name}' is of family '{platform.family}', which vlanroute "
                             "has no driver for", file=inv.file, field=field_path,
                             fix=f"use one of: {known}")
-        if not family.host_untagged_in_many_vlans(platform):
-            question = family.confirmable.get(HOST_UNTAGGED)
-            able = ", ".join(n for n, p in sorted(table.items())
-                             if (f := FAMILIES.get(p.family)) is not None and f.host_untagged_in_many_vlans(p))
-            if question:
-                raise PlanError(f"platform '{name}' ({family.title}): {question}; VLAN routing needs "
-                                "every host port to have one PVID and be an untagged member of every "
-                                "routing VLAN", file=inv.file, field=field_path,
-                                fix=f"if your switch can (check its command reference), confirm it for "
-                                    f"your platform: platforms: {{my-{platform.base or name}: {{base: "
-                                    f"{platform.base or name}, confirm: [{HOST_UNTAGGED}]}}}} and use "
-                                    f"platform my-{platform.base or name}; otherwise use one of: {able}")
-            raise PlanError(f"platform '{name}' ({family.title}) cannot make a host port an untagged "
-                            "member of several VLANs, which VLAN routing needs on every host port "
-                            "(one PVID, untagged in every routing VLAN)", file=inv.file,
-                            field=field_path, fix="choose a platform whose host ports can do that: " + able)
         return platform
 
     default = get(spec.platform, "platform")
@@ -126,6 +113,39 @@ def resolve_platforms(inv: LoadedInventory, topo: Topology) -> dict[str, Platfor
                                 auto=ov.auto_ports, units=ov.units, limits={})
         out[final] = platform
     return out
+
+
+def choose_attachment(inv: LoadedInventory, platform: Platform) -> tuple[HostAttachment, str]:
+    """The host attachment of a switch of `platform` (vlanroute.model.bridge) and why.
+
+    settings.host_attachment auto: `untagged` where the family (or the inventory's
+    confirmation for its platform) can make a host port an untagged member of several
+    VLANs, `trunk` otherwise, since a trunk whose native VLAN is the host's own is what
+    every 802.1Q switch can do. Forcing `untagged` on a platform that cannot is refused."""
+    wanted = inv.spec.settings.host_attachment
+    family = FAMILIES[platform.family]
+    able = family.host_untagged_in_many_vlans(platform)
+    if wanted == "trunk":
+        return "trunk", "settings.host_attachment: trunk"
+    if able:
+        why = ("settings.host_attachment: untagged" if wanted == "untagged" else
+               f"{family.title} host ports can be untagged members of every routing VLAN")
+        return "untagged", why
+    question = family.confirmable.get(HOST_UNTAGGED)
+    fact = (f"{family.title}: {question}" if question else
+            f"{family.title} cannot make a host port an untagged member of several VLANs")
+    if wanted == "auto":
+        return "trunk", (f"{fact}; host ports are trunks (native VLAN = the host's own, the other "
+                         "routing VLANs tagged, received on the host's VLAN sub-interfaces)")
+    base = platform.base or platform.name
+    fix = "use settings.host_attachment: trunk (or auto), which every 802.1Q switch can do"
+    if question:
+        fix += (f"; or, if your switch can (check its command reference), confirm it for your platform: "
+                f"platforms: {{my-{base}: {{base: {base}, confirm: [{HOST_UNTAGGED}]}}}} and use "
+                f"platform my-{base}")
+    raise PlanError(f"untagged host attachment asked for, but platform '{platform.name}' ({fact}); an "
+                    "untagged host port must be an untagged member of every routing VLAN",
+                    file=inv.file, field="settings.host_attachment", fix=fix)
 
 
 def _derived(inv: LoadedInventory, name: str, base: Platform, where: str, *, count: int | None,
@@ -177,7 +197,9 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
                 raise UserError(f"management address {mgmt} is also given to '{mgmt_seen[mgmt]}'", file=file,
                                 field=f"switches.{key}.mgmt", fix="every switch needs its own management address")
             mgmt_seen[mgmt] = s
-        switches[s] = SwitchPlan(s, plat, mgmt, ov.ssh_port if ov else 22, topo.coords[s], reserved)
+        attachment, why = choose_attachment(inv, plat)
+        switches[s] = SwitchPlan(s, plat, mgmt, ov.ssh_port if ov else 22, topo.coords[s], reserved,
+                                 host_attachment=attachment, attachment_reason=why)
 
     edges = sorted(topo.graph.edges(keys=True, data=True),
                    key=lambda e: (min(topo.index(e[0]), topo.index(e[1])), max(topo.index(e[0]), topo.index(e[1])), e[2]))
@@ -370,8 +392,10 @@ def _lowest_free(plat: Platform, used: dict[str, str]) -> str:
 
 
 def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[VlanGroup]) -> None:
-    """Fill in PVIDs and memberships: host ports untagged in all, links tagged where used."""
-    all_ids = sorted(v.id for v in vlans)
+    """Fill in PVIDs and memberships: host ports as their switch's host attachment says
+    (vlanroute.model.bridge.host_port_membership), links tagged where their trees use them."""
+    all_ids = frozenset(v.id for v in vlans)
+    every = sorted(all_ids)
     vlan_of_source = {s: v.id for v in vlans for s in v.sources}
     by_pair: dict[tuple[str, str], list[int]] = {}
     for v in vlans:
@@ -384,8 +408,11 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
             if port.role == "host":
                 h = host_by_name[port.host]  # type: ignore[index]
                 h.vlan = vlan_of_source[h.switch]
-                port.pvid = h.vlan
-                port.untagged = all_ids      # one list for every host port: read, never changed
+                member = host_port_membership(sp.host_attachment, h.vlan, all_ids)
+                port.pvid = member.pvid
+                # the common case shares one list between all host ports (read, never changed)
+                port.untagged = every if len(member.untagged) == len(every) else sorted(member.untagged)
+                port.tagged = sorted(member.tagged)
             else:
                 port.tagged = sorted(by_pair.get((sp.name, port.neighbor), []))  # type: ignore[arg-type]
         for lag in sp.lags.values():

@@ -21,6 +21,7 @@ from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.hostside.table import HostRow, VlanRow
+from vlanroute.model.bridge import host_port_membership
 from vlanroute.model.platforms import Platform
 from vlanroute.plan.schedule import Schedule, schedule_for
 from vlanroute.vlanlist import format_vlan_list as compress
@@ -42,8 +43,10 @@ class HostPort:
     port: str
     host: str
     pvid: int
-    untagged: list[int]
+    untagged: list[int]        # untagged: every routing VLAN; trunk: the host's own only
     untagged_list: str
+    tagged: list[int] = field(default_factory=list)   # trunk: every other routing VLAN
+    tagged_list: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class SwitchContext:
     vlans: list[int]
     vlan_list: str
     routing_vlans: list[int]
+    host_attachment: str       # untagged | trunk (vlanroute.model.bridge HOST_ATTACHMENTS)
     host_ports: list[HostPort]
     links: list[Link]
     lags: list[Lag]
@@ -188,14 +192,18 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
                 errors.append(f"{pw}: host {host} is not recorded on this port in plan.hosts")
             elif h.vlan != pvid:
                 errors.append(f"{pw}: PVID {pvid} differs from plan.hosts.{host}.vlan {h.vlan}")
-            if untagged != routing:
-                errors.append(f"{pw}: a host port must be untagged in every routing VLAN "
-                              f"{compress(routing)}, not {compress(untagged) if untagged else 'none'}")
-            if pvid not in untagged:
-                errors.append(f"{pw}: PVID {pvid} is not among the untagged VLANs")
-            if tagged:
-                errors.append(f"{pw}: a host port must not be tagged in any VLAN")
-            host_ports.append(HostPort(port_name, host, pvid, untagged, compress(untagged)))
+            attachment = sw.host_attachment
+            if pvid not in routing:
+                errors.append(f"{pw}: PVID {pvid} is not a routing VLAN")
+            else:
+                want = host_port_membership(attachment, pvid, routing)
+                for label, got, need in (("untagged", untagged, want.untagged), ("tagged", tagged, want.tagged)):
+                    if set(got) != need:
+                        errors.append(f"{pw}: a host port of a {attachment} attachment must be {label} in "
+                                      f"{compress(sorted(need)) if need else 'no VLAN'}, not "
+                                      f"{compress(got) if got else 'none'}")
+            host_ports.append(HostPort(port_name, host, pvid, untagged, compress(untagged),
+                                       tagged, compress(tagged) if tagged else ""))
         else:
             nb = p.neighbor
             assert nb is not None
@@ -212,6 +220,7 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
     switch_vlans: set[int] = set()
     for hp in host_ports:
         switch_vlans.update(hp.untagged)
+        switch_vlans.update(hp.tagged)
     lag_defs: list[tuple[int, str, list[str], list[int]]] = []
     for lag_id in sw.lag_ids():
         lag = sw.lags[str(lag_id)]
@@ -267,7 +276,7 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
     return SwitchContext(
         switch=name, platform=platform, family=family, plan_name=_plan_name(doc), mgmt=sw.mgmt,
         vlans=vlans, vlan_list=compress(vlans) if vlans else "", routing_vlans=routing,
-        host_ports=host_ports, links=links, lags=lags, reserved_ports=reserved,
+        host_attachment=sw.host_attachment, host_ports=host_ports, links=links, lags=lags, reserved_ports=reserved,
         managed_ports=managed, settings=_switch_settings(doc, platform, family, name),
     )
 

@@ -27,7 +27,7 @@ that per-pair reference in tests/test_verify_classes.py (random fabrics, random 
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from vlanroute.verify.simulate import BridgePort, Fabric, Network, PathResult
@@ -106,24 +106,36 @@ class _LastHop:
     bad: list[tuple[str, tuple[str, ...]]]               # (problem, destinations)
 
 
-def last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int], dst: str) -> str:
-    """The unicast has arrived at dst's bridge: delivered once, untagged, to dst only?"""
+def last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int], dst: str,
+                     want_tag: int | None = None) -> str:
+    """The unicast's last bridge: delivered to `dst` alone, with the tag its host attachment
+    makes (`want_tag`, None: untagged), and received by the host (on the sub-interface of
+    that VLAN if tagged)."""
     got, problem = fabric.deliver_local(arrival, dst)
     if problem:
         return problem
     if len(got) != 1 or got[0].host != dst:
         return f"delivered to {', '.join(d.host for d in got) or 'nobody'} at {arrival[0]}"
-    if got[0].tag is not None:
-        return f"delivered tagged {got[0].tag} at {got[0].bridge} port {got[0].port}"
+    tag = got[0].tag
+    if tag != want_tag:
+        if want_tag is None:
+            return f"delivered tagged {tag} at {got[0].bridge} port {got[0].port}"
+        return (f"delivered {'untagged' if tag is None else f'tagged {tag}'} at {got[0].bridge} port "
+                f"{got[0].port}, the plan's host attachment sends it tagged {want_tag}")
+    if tag is not None and not fabric.net.hosts[dst].receives(tag):
+        return (f"delivered tagged {tag} at {got[0].bridge} port {got[0].port}, but {dst} has no "
+                f"sub-interface for VLAN {tag}")
     return ""
 
 
 class _Checker:
-    def __init__(self, net: Network, fabric: Fabric, plan: PlanTrees) -> None:
+    def __init__(self, net: Network, fabric: Fabric, plan: PlanTrees,
+                 delivery_tag: Callable[[int, str], int | None] | None) -> None:
         self.net, self.fabric, self.plan = net, fabric, plan
+        self.delivery_tag = delivery_tag
         self.ok_pairs = 0
         self.failures: list[PairBlock] = []
-        self._last: dict[tuple[tuple[str, str, int], int], _LastHop] = {}
+        self._last: dict[tuple[tuple[str, str, int], int, int], _LastHop] = {}
         self._dests: dict[int, tuple[frozenset[str], list[frozenset[int]], _LastHop]] = {}
         # per signature: the VLANs in which its hosts were learned by a clean forest's
         # flood alone (no stored entry of that VLAN, which could override the forest)
@@ -151,17 +163,23 @@ class _Checker:
             got = self._dests[sig] = (ports, clean, _LastHop(group, []))
         return got
 
-    def last_hops(self, arrival: tuple[str, str, int], sig: int, group: tuple[str, ...]) -> _LastHop:
-        ports, clean, all_ok = self._dest_info(sig, group)
-        if arrival[1] not in ports and all(arrival[2] in vids for vids in clean):
-            return all_ok                # the common case, without a per-destination step
-        key = (arrival, sig)
+    def last_hops(self, arrival: tuple[str, str, int], sig: int, group: tuple[str, ...],
+                  want_vid: int) -> _LastHop:
+        """The destinations of `group` reached at `arrival` by sources planned in want_vid."""
+        tagging = self.delivery_tag is not None
+        if not tagging:
+            ports, clean, all_ok = self._dest_info(sig, group)
+            if arrival[1] not in ports and all(arrival[2] in vids for vids in clean):
+                return all_ok            # the common case, without a per-destination step
+        # with trunk hosts the expected tag depends on the source's VLAN too
+        key = (arrival, sig, want_vid if tagging else 0)
         got = self._last.get(key)
         if got is None:
             ok: list[str] = []
             bad: dict[str, list[str]] = defaultdict(list)
             for b in group:
-                problem = last_hop_problem(self.fabric, arrival, b)
+                want_tag = self.delivery_tag(want_vid, b) if self.delivery_tag is not None else None
+                problem = last_hop_problem(self.fabric, arrival, b, want_tag)
                 if problem:
                     bad[problem].append(b)
                 else:
@@ -171,9 +189,11 @@ class _Checker:
         return got
 
     def account(self, srcs: tuple[str, ...], group: tuple[str, ...], sig: int, vid: int,
-                arrival: tuple[str, str, int], path: tuple[str, ...], plan_problem: str) -> None:
-        """Sources srcs reached the destinations' bridge at `arrival` along `path`."""
-        res = self.last_hops(arrival, sig, group)
+                arrival: tuple[str, str, int], path: tuple[str, ...], plan_problem: str,
+                want_vid: int) -> None:
+        """Sources srcs (planned in want_vid) reached the destinations' bridge at `arrival`
+        along `path`."""
+        res = self.last_hops(arrival, sig, group, want_vid)
         shown = " ".join(path)
         for problem, dests in res.bad:
             block = PairBlock(srcs, dests, vid, f"{problem}; path {shown}")
@@ -203,16 +223,19 @@ class _Checker:
         if p.bridges != want:
             plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
             plan_problem = f"path {' '.join(p.bridges)}, plan says {plan_txt}"
-        self.account(srcs, group, sig, p.vid, p.arrival, p.bridges, plan_problem)
+        self.account(srcs, group, sig, p.vid, p.arrival, p.bridges, plan_problem, want_vid)
 
 
 def check_unicast(net: Network, fabric: Fabric, want_vlan: Mapping[str, int], plan: PlanTrees,
+                  delivery_tag: Callable[[int, str], int | None] | None = None,
                   hosts: Iterable[str] | None = None) -> UnicastReport:
     """Every ordered pair of `hosts` (default: all of the network's, after `fabric.learn`):
     an untagged unicast from a to b, against the learned tables, must be delivered to b
-    exactly once, untagged, without flooding, along the plan's path in a's VLAN."""
+    exactly once, without flooding, along the plan's path in a's VLAN, untagged or with
+    the tag `delivery_tag(a's planned VLAN, b)` gives (trunk host attachment; None:
+    untagged everywhere)."""
     names = sorted(net.hosts if hosts is None else hosts)
-    chk = _Checker(net, fabric, plan)
+    chk = _Checker(net, fabric, plan, delivery_tag)
     groups: dict[int, list[str]] = defaultdict(list)
     for h in names:
         groups[fabric.signature[h]].append(h)
@@ -260,13 +283,13 @@ def check_unicast(net: Network, fabric: Fabric, want_vlan: Mapping[str, int], pl
             if t == s:
                 # arrives on the source's own port: each port is its own arrival
                 for port, srcs in by_port.items():
-                    chk.account(tuple(srcs), group, sig, vid, (s, port, vid), (s,), "")
+                    chk.account(tuple(srcs), group, sig, vid, (s, port, vid), (s,), "", want_vid)
                 continue
             if forest is not None and t in f_parent and vid in chk.forest_vids[sig]:
                 up = f_parent[t]
                 assert up is not None
                 arrival = (t, forest.adj[t][up], vid)
-                res = chk.last_hops(arrival, sig, group)
+                res = chk.last_hops(arrival, sig, group, want_vid)
                 if not res.bad and same[t]:
                     chk.ok_pairs += len(srcs_all) * len(res.ok)
                     continue
@@ -277,7 +300,7 @@ def check_unicast(net: Network, fabric: Fabric, want_vlan: Mapping[str, int], pl
                     want = _walk(plan_parent, s, t)
                     plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
                     plan_problem = f"path {' '.join(path)}, plan says {plan_txt}"
-                chk.account(srcs_all, group, sig, vid, arrival, path, plan_problem)
+                chk.account(srcs_all, group, sig, vid, arrival, path, plan_problem, want_vid)
                 continue
             # any other case: follow the frame; sources on the port the frame would leave
             # by at s are filtered there, so they are followed apart

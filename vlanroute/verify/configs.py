@@ -8,9 +8,11 @@ into the vendor-neutral model, joined with cabling.csv, and then
    VLAN); each must reach every other host at most once, and never loop;
 4. every ordered host pair: an untagged unicast, checked against the learning tables the
    broadcasts left (a unicast's own learning is not applied, so results do not depend on
-   the order pairs are checked in), is delivered exactly once, untagged, without
-   flooding, along the unique path of the plan's tree for the source's VLAN; checked by
-   equivalence classes of sources and destinations (verify/classes.py), exactly;
+   the order pairs are checked in), is delivered exactly once, without flooding, along
+   the unique path of the plan's tree for the source's VLAN, and as the destination's
+   host attachment says: untagged, or (trunk) tagged with the source's VLAN unless that is
+   the destination's own, and then received on the host's sub-interface for that VLAN;
+   checked by equivalence classes of sources and destinations (verify/classes.py), exactly;
 5. the learned table size of every switch against its platform's MAC capacity.
 """
 
@@ -219,7 +221,8 @@ def _check_stp(cfg: SwitchConfig, where: str, port: PortConfig, out: _Violations
 
 
 def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families: dict[str, Family],
-                   cables: list[Cable], macs: dict[str, str]) -> Network:
+                   cables: list[Cable], macs: dict[str, str],
+                   subinterfaces: Mapping[str, frozenset[int]]) -> Network:
     """The simulated network; bridge ports carry the names the switches print (a LAG as
     its family spells it), so that every message reads like the switch."""
     net = Network()
@@ -258,7 +261,8 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
     for c in cables:
         net.connect(c.a, label(c.a, c.a_port), c.b, label(c.b, c.b_port))
     for host, hs in sorted(doc.hosts.items()):
-        net.add_host(host, macs[host], hs.switch, label(hs.switch, hs.port))
+        net.add_host(host, macs[host], hs.switch, label(hs.switch, hs.port),
+                     subinterfaces.get(host, frozenset()))
     return net
 
 
@@ -333,6 +337,15 @@ def _tree_path(adj: dict[str, dict[str, str]], src: str, dst: str) -> list[str]:
     return path[::-1] if path[-1] == src else [src, dst]
 
 
+def _delivery_tag(doc: PlanDocument, src_vlan: int, dst: str) -> int | None:
+    """The tag a unicast from VLAN `src_vlan` reaches host `dst` with, per its switch's host
+    attachment (vlanroute.model.bridge): untagged, or on a trunk tagged unless native."""
+    hd = doc.hosts[dst]
+    if doc.switches[hd.switch].host_attachment == "trunk" and src_vlan != hd.vlan:
+        return src_vlan
+    return None
+
+
 # --- entry point ----------------------------------------------------------------------------
 
 @dataclass
@@ -382,8 +395,12 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         configs[sw] = _share_vlan_sets(families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
                                                           source=f"switches/{sw}.cfg"), alike)
     macs = host_macs(doc)
-    net = _build_network(doc, configs, families, cables, macs)
     sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts, doc.routing_ids()).items()}
+    # the host program makes one VLAN sub-interface per learning VLAN (none when it sends
+    # tagged frames from a raw socket instead)
+    raw = doc.settings.learning.method == "raw"
+    subifs = {h: frozenset() if raw else frozenset(v for v in vids if v is not None) for h, vids in sends.items()}
+    net = _build_network(doc, configs, families, cables, macs, subifs)
     return Loaded(doc, plats, families, configs, cables, macs, net, sends, resolved.notes)
 
 
@@ -446,7 +463,9 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                                      f"dropped at {b} port {p}: {why}")
 
     plan_trees = PlanTrees({v.id: v.link_pairs() for v in doc.vlans})
-    unicast = check_unicast(net, fabric, {h: hs.vlan for h, hs in hosts.items()}, plan_trees)
+    trunk_hosts = any(s.host_attachment == "trunk" for s in doc.switches.values())
+    unicast = check_unicast(net, fabric, {h: hs.vlan for h, hs in hosts.items()}, plan_trees,
+                            (lambda vid, dst: _delivery_tag(doc, vid, dst)) if trunk_hosts else None)
     for _, message in unicast.source_problems:
         out.add("unicast", message)
     for block in unicast.failures:
@@ -467,12 +486,14 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
             out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "
                                 "the rest would be flooded")
     n_hosts = len(names)
+    trunk = any(s.host_attachment == "trunk" for s in doc.switches.values())
     worst = max(table_sizes.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1), default=None)
     summary = [
         f"{len(switch_names)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
         f"{sum(len(v) for v in sends.values())} learning broadcasts from {n_hosts} hosts",
-        f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, untagged, "
-        "without flooding, on the planned path",
+        f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, "
+        + ("untagged, " if not trunk else "untagged or tagged to a sub-interface as attached, ")
+        + "without flooding, on the planned path",
     ]
     if worst:
         summary.append(f"largest learned table: {worst[0]} {worst[1][0]} of {worst[1][1]} entries")

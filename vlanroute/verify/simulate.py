@@ -97,10 +97,19 @@ class Bridge:
 
 @dataclass(frozen=True)
 class Host:
+    """A host on one bridge port. It receives an untagged frame on its main interface and a
+    frame tagged V on its VLAN sub-interface for V (Linux 8021q: a tagged frame with no
+    sub-interface for its VID is dropped); `subinterfaces` are those VIDs."""
+
     name: str
     mac: str
     bridge: str
     port: str
+    subinterfaces: frozenset[int] = frozenset()
+
+    def receives(self, tag: int | None) -> bool:
+        """Does a frame arriving with `tag` (None: untagged) reach the host's IP stack?"""
+        return tag is None or tag in self.subinterfaces
 
 
 # An end of a cable: ("bridge", bridge, port) or ("host", host, "").
@@ -152,10 +161,11 @@ class Network:
         self.links[(a, a_port)].append(("bridge", b, b_port))
         self.links[(b, b_port)].append(("bridge", a, a_port))
 
-    def add_host(self, name: str, mac: str, bridge: str, port: str) -> Host:
+    def add_host(self, name: str, mac: str, bridge: str, port: str,
+                 subinterfaces: frozenset[int] = frozenset()) -> Host:
         if port not in self.bridges[bridge].ports:
             raise KeyError(f"{bridge} has no port {port}")
-        host = Host(name, mac.lower(), bridge, port)
+        host = Host(name, mac.lower(), bridge, port, frozenset(subinterfaces))
         self.hosts[name] = host
         self.links[(bridge, port)].append(("host", name, ""))
         return host

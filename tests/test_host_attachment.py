@@ -1,0 +1,169 @@
+"""Host attachment (docs/method.md): `untagged` host ports (PVID own VLAN, untagged in every
+routing VLAN) or `trunk` host ports (PVID own VLAN, untagged in it, tagged in every other
+routing VLAN, received on the host's VLAN sub-interfaces): chosen by the plan, recorded in
+plan.json, rendered by every family, parsed back and checked by verify's 802.1Q simulation."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vlanroute.cli import main
+from vlanroute.errors import PlanError
+from vlanroute.model.bridge import host_port_membership
+from vlanroute.plan.build import plan_from_file
+from vlanroute.verify import configs as verify_configs
+from vlanroute.verify.configs import verify_outdir
+from vlanroute.verify.simulate import BridgePort, Network
+
+ROOT = Path(__file__).resolve().parent.parent
+TORUS = str(ROOT / "inventories" / "seed-torus.yaml")
+SMALL = ["--set", "hosts={per_switch: 3}", "--set", "switches={}"]
+
+
+def test_membership_of_the_two_attachments() -> None:
+    untagged = host_port_membership("untagged", 102, [101, 102, 103])
+    assert (untagged.pvid, untagged.untagged, untagged.tagged) == (102, {101, 102, 103}, frozenset())
+    trunk = host_port_membership("trunk", 102, [101, 102, 103])
+    assert (trunk.pvid, trunk.untagged, trunk.tagged) == (102, {102}, {101, 103})
+    with pytest.raises(ValueError):
+        host_port_membership("trunk", 104, [101, 102, 103])
+
+
+def test_auto_is_untagged_where_the_family_can_and_the_inventory_can_force_trunk() -> None:
+    plan = plan_from_file(TORUS, SMALL[1::2])
+    assert {sp.host_attachment for sp in plan.switches.values()} == {"untagged"}
+    assert plan.to_json()["settings"]["host_attachment"] == "auto"
+    forced = plan_from_file(TORUS, [*SMALL[1::2], "settings.host_attachment=trunk"])
+    routing = sorted(v.id for v in forced.vlans)
+    doc = forced.to_json()
+    assert {s["host_attachment"] for s in doc["switches"].values()} == {"trunk"}
+    for sw in doc["switches"].values():
+        for port in (p for p in sw["ports"].values() if p["role"] == "host"):
+            assert port["untagged"] == [port["pvid"]]
+            assert port["tagged"] == [v for v in routing if v != port["pvid"]]
+
+
+def test_mixed_platforms_choose_per_switch(capsys) -> None:  # type: ignore[no-untyped-def]
+    sets = [*SMALL[1::2], "switches={sw3: {platform: apresia-15000-64xl}}"]
+    plan = plan_from_file(TORUS, sets)
+    got = {name: sp.host_attachment for name, sp in plan.switches.items()}
+    assert got.pop("sw3") == "trunk" and set(got.values()) == {"untagged"}
+    assert main(["plan", TORUS, *[a for s in sets for a in ("--set", s)]]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "host attachment: trunk on sw3 (APRESIA AEOS:" in out
+    assert "host attachment: untagged on sw1, sw2, sw4, sw5, sw6, sw7, sw8 (PowerConnect 62xx" in out
+    with pytest.raises(PlanError) as exc:
+        plan_from_file(TORUS, [*sets, "settings.host_attachment=untagged"])
+    assert exc.value.field == "settings.host_attachment" and "apresia-15000-64xl" in exc.value.message
+
+
+@pytest.fixture(scope="module", params=["powerconnect-6248", "powerconnect-8132", "apresia-15000-64xl",
+                                        "linux-bridge"])
+def trunk_outdir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("trunk") / request.param
+    assert main(["render", TORUS, "-o", str(out), "--no-verify", "--set", f"platform={request.param}",
+                 "--set", "settings.host_attachment=trunk", *SMALL]) == 0
+    return out
+
+
+def test_trunk_renders_and_verifies_for_every_family(trunk_outdir: Path) -> None:
+    r = verify_outdir(trunk_outdir)
+    assert r.ok, r.violations[:5]
+    assert "552 of 552 ordered host pairs delivered exactly once, untagged or tagged to a sub-interface" \
+        in r.summary[2]
+
+
+def _host_port_line(out: Path) -> tuple[dict, str, str, int]:   # type: ignore[type-arg]
+    doc = json.loads((out / "plan.json").read_text())
+    host = doc["hosts"]["node001"]
+    family = doc["switches"][host["switch"]]["family"]
+    tagged = doc["switches"][host["switch"]]["ports"][host["port"]]["tagged"]
+    return host, family, (out / "switches" / f"{host['switch']}.cfg").read_text(), tagged[-1]
+
+
+def test_trunk_host_port_missing_a_tagged_vlan_is_caught(trunk_outdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    shutil.copytree(trunk_outdir, out)
+    host, family, text, gone = _host_port_line(out)
+    port = host["port"]
+    if family == "linux-bridge":
+        old = f"vlan add dev {port} vid {gone}\n"
+        assert old in text
+        text = text.replace(old, "")
+    else:
+        # the host port's tagged list loses its last VLAN (node001's port comes first)
+        block = re.search(rf"^interface (ethernet |port )?{re.escape(port)}\n(.*?\n)exit$", text, re.M | re.S)
+        assert block is not None
+        body = block.group(2)
+        m = re.search(r"(switchport (general allowed vlan|trunk) add )(\S+)( tagged)?\n", body)
+        assert m is not None
+        ids = m.group(3)
+        cut = ids.rsplit(",", 1)[0] if "," in ids else None
+        if cut is None or cut == ids:      # a range or a single VLAN: write the list out anew
+            vlans = _expand(ids)
+            vlans.remove(gone)
+            cut = ",".join(str(v) for v in vlans)
+        text = text.replace(block.group(0), block.group(0).replace(m.group(0), m.group(1) + cut
+                                                                   + (m.group(4) or "") + "\n"), 1)
+    (out / "switches" / f"{host['switch']}.cfg").write_text(text)
+    r = verify_outdir(out)
+    assert not r.ok
+    assert any(v.startswith(f"{host['switch']} port {port} (host node001): tagged member of VLAN")
+               and f"missing VLAN {gone}" in v for v in r.violations), r.violations[:5]
+
+
+def _expand(ids: str) -> list[int]:
+    out: list[int] = []
+    for part in ids.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def test_trunk_host_without_a_sub_interface_does_not_receive(trunk_outdir: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame tagged with a VLAN the host has no sub-interface for is dropped by the host:
+    verify's simulation knows that the host receives on its sub-interfaces only."""
+    out = tmp_path / "o"
+    shutil.copytree(trunk_outdir, out)
+    doc = json.loads((out / "plan.json").read_text())
+    host = doc["hosts"]["node001"]
+    other = next(v["id"] for v in doc["vlans"] if v["id"] != host["vlan"])
+    # Without the VLAN in its host script the host neither sends the learning broadcast
+    # nor has the sub-interface: frames to it in that VLAN are flooded.
+    script = out / "hosts" / "node001.sh"
+    text = script.read_text()
+    line = re.search(r'^VLANS="([0-9 ]*)"', text, re.M)
+    assert line is not None
+    kept = " ".join(v for v in line.group(1).split() if v != str(other))
+    script.write_text(text.replace(line.group(0), f'VLANS="{kept}"'))
+    r = verify_outdir(out)
+    assert not r.ok
+    assert any(f"-> node001 (VLAN {other}): flooded" in v for v in r.violations), r.violations[:5]
+    # Learned, but the sub-interface gone (the host's receiving side alone).
+    shutil.copy(trunk_outdir / "hosts" / "node001.sh", script)
+    build = verify_configs._build_network
+
+    def without(doc, configs, families, cables, macs, subifs):  # type: ignore[no-untyped-def]
+        return build(doc, configs, families, cables, macs, {**subifs, "node001": subifs["node001"] - {other}})
+    monkeypatch.setattr(verify_configs, "_build_network", without)
+    r = verify_outdir(out)
+    assert not r.ok
+    assert any(f"-> node001 (VLAN {other}): delivered tagged {other}" in v
+               and f"node001 has no sub-interface for VLAN {other}" in v for v in r.violations), r.violations[:5]
+
+
+def test_simulated_host_receives_tagged_frames_on_its_sub_interfaces_only() -> None:
+    net = Network()
+    trunk = BridgePort(pvid=101, untagged=frozenset({101}), tagged=frozenset({102}))
+    net.add_bridge("b", {101, 102}, {"p1": trunk, "p2": BridgePort(pvid=102, untagged=frozenset({102}))})
+    net.add_host("h1", "02:00:00:00:00:01", "b", "p1", frozenset({102}))
+    net.add_host("h2", "02:00:00:00:00:02", "b", "p2")
+    got = net.send("h2", "ff:ff:ff:ff:ff:ff").delivered_to("h1")
+    assert [d.tag for d in got] == [102] and net.hosts["h1"].receives(102)
+    assert not net.hosts["h2"].receives(101) and net.hosts["h2"].receives(None)
