@@ -1,6 +1,6 @@
 """Benchmark: `vlanroute verify` (parse + loop check + learning + all host pairs).
 
-Run: python bench/verify.py [--quick | --all]
+Run: python bench/verify.py [--quick | --all]   (--all adds the 32x32 torus)
 Each case is rendered first (not timed), then verified in a fresh interpreter so that
 ru_maxrss is the verification's own peak.
 """
@@ -8,6 +8,7 @@ ru_maxrss is the verification's own peak.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -22,8 +23,13 @@ CASES = [
     ("seed cluster: 4x2 torus, 225 hosts", "inventories/seed-torus.yaml", []),
     ("16x16 torus, 4 hosts/switch", "inventories/seed-torus.yaml",
      ["topology.dims=[16,16]", "topology.links_per_pair=1", "hosts={per_switch: 4}", *BIG_PC]),
-    # --all: the largest example inventory (linux-bridge, 256 VLANs, 6.5M host pairs)
+    # the largest example inventory (linux-bridge, 256 VLANs, 6.5M host pairs)
     ("16x16 hyper-crossbar, 10 hosts/switch", "inventories/hyper-crossbar-16x16.yaml", []),
+    # --all: 1,024 switches, 16,384 hosts, 512 VLANs, 268M host pairs (issue 15's target case)
+    ("32x32 torus, 16 hosts/switch", "inventories/seed-torus.yaml",
+     ["topology.dims=[32,32]", "topology.links_per_pair=1", "hosts={per_switch: 16}",
+      "platforms={pc-bigmac: {base: powerconnect-6248, mac_capacity: 100000000}}", "platform=pc-bigmac",
+      "switches={}", "settings.learning.pool=10.0.0.0/8"]),
 ]
 
 CHILD = r"""
@@ -44,7 +50,7 @@ def main() -> int:
     quick = "--quick" in sys.argv
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        cases = CASES[:1] if quick else CASES if "--all" in sys.argv else CASES[:2]
+        cases = CASES[:1] if quick else CASES if "--all" in sys.argv else CASES[:3]
         for i, (title, inv, sets) in enumerate(cases):
             outdir = Path(tmp) / f"case{i}"
             args = [sys.executable, "-m", "vlanroute.cli", "render", str(ROOT / inv), "-o", str(outdir),
@@ -64,6 +70,7 @@ def main() -> int:
             rows.append((title, f"{sw:>5} {pairs:>9} {'yes' if res['ok'] else 'NO':>4} "
                                 f"{res['seconds']:>8.2f} {res['cpu']:>7.2f} {res['peak_mib']:>9.0f}"))
     # wall time depends on what else runs on the machine; CPU time much less so
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'case':<40} {'sw':>5} {'pairs':>9} {'ok':>4} {'time s':>8} {'cpu s':>7} {'peak MiB':>9}")
     for title, text in rows:
         print(f"{title:<40} {text}")

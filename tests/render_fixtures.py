@@ -35,7 +35,7 @@ def ring3_plan(platform: str = "powerconnect-6248", **settings: Any) -> dict[str
                 "pvid": None, "untagged": [], "tagged": tagged}
 
     doc: dict[str, Any] = {
-        "format": "vlanroute-plan/1",
+        "format": "vlanroute-plan/2",
         "name": "ring3",
         "inventory": "tests/ring3.yaml",
         "topology": {"kind": "ring", "size": 3, "links_per_pair": 1},
@@ -87,7 +87,7 @@ def ring3_plan(platform: str = "powerconnect-6248", **settings: Any) -> dict[str
             n += 1
             doc["hosts"][f"node{n:03d}"] = {
                 "switch": sw, "port": p(port_no), "vlan": vid, "mac": None, "interface": "eth0",
-                "learning_addresses": {"101": f"10.250.0.{n}", "102": f"10.250.1.{n}", "103": f"10.250.2.{n}"},
+                "index": n - 1,       # learning addresses 10.250.0.n, 10.250.1.n, 10.250.2.n by the rule
             }
     doc["settings"].update(settings)
     return copy.deepcopy(doc)

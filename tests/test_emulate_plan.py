@@ -3,6 +3,8 @@ the linux-bridge template, and the emulate command's user errors."""
 
 from __future__ import annotations
 
+from vlanroute.bundle.reader import read_plan
+
 import csv
 import json
 import re
@@ -30,7 +32,7 @@ def _isl(neighbor: str, tagged: list[int]) -> dict[str, object]:
 
 # Ring a-b-c. VLAN 101 carries a's hosts over the star a-b, a-c; 102 is b's star; 103 c's.
 RING3 = {
-    "format": "vlanroute-plan/1", "name": "ring3",
+    "format": "vlanroute-plan/2", "name": "ring3",
     "vlans": [
         {"id": 101, "sources": ["a"], "switches": ["a", "b", "c"], "links": [["a", "b"], ["a", "c"]],
          "learning_subnet": "10.250.0.0/24"},
@@ -40,9 +42,9 @@ RING3 = {
          "learning_subnet": "10.250.2.0/24"},
     ],
     "hosts": {
-        "ha": {"switch": "a", "port": "p1", "vlan": 101, "mac": None, "interface": "eth0"},
-        "hb": {"switch": "b", "port": "p1", "vlan": 102, "mac": "00:1E:C9:00:00:02", "interface": "eth0"},
-        "hc": {"switch": "c", "port": "p1", "vlan": 103, "mac": None, "interface": "eth0"},
+        "ha": {"switch": "a", "port": "p1", "vlan": 101, "mac": None, "interface": "eth0", "index": 0},
+        "hb": {"switch": "b", "port": "p1", "vlan": 102, "mac": "00:1E:C9:00:00:02", "interface": "eth0", "index": 1},
+        "hc": {"switch": "c", "port": "p1", "vlan": 103, "mac": None, "interface": "eth0", "index": 2},
     },
     "switches": {
         "a": {"platform": "linux-bridge", "ports": {"p1": _host_port("ha", 101), "p2": _isl("b", [101, 102]),
@@ -128,7 +130,7 @@ def test_linux_bridge_template_for_the_seed_ring(tmp_path: Path) -> None:
     out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring",
                  "hosts.count=null", "hosts.per_switch=2", "platform=linux-bridge",
                  "settings.aging_time=86400")
-    doc = json.loads((out / "plan.json").read_text())
+    doc = read_plan(out).model_dump()      # every port's lists, the rule's filled in
     text = (out / "switches" / "sw1.cfg").read_text()
     assert text.startswith("#!/bin/sh\n")
     assert "vlan_filtering 1 stp_state 0 ageing_time 8640000" in text    # centiseconds

@@ -92,5 +92,5 @@ def test_a_plan_json_given_as_inventory_is_named(tmp_path: Path, capsys: pytest.
     capsys.readouterr()
     assert main(["plan", str(out / "plan.json")]) == 2
     err = capsys.readouterr().err
-    assert "this is a rendered plan (vlanroute-plan/1" in err and "not an inventory" in err
+    assert "this is a rendered plan (vlanroute-plan/2" in err and "not an inventory" in err
     assert "unknown key" not in err and err.count("\n") < 5

@@ -60,7 +60,7 @@ def test_a_schema_rejects_what_it_should() -> None:
 def test_plan_algorithms_analyze_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(INV / "seed-ring.yaml"), "--json"]) == 0
     plan = validated("plan", capsys.readouterr().out)
-    assert plan["format"] == "vlanroute-plan/1"
+    assert plan["format"] == "vlanroute-plan/2"
     assert main(["algorithms", "--json"]) == 0
     engines = validated("algorithms", capsys.readouterr().out)["engines"]
     assert {"shortest", "dor", "updown", "turns", "budget"} <= {e["name"] for e in engines}

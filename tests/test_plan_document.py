@@ -88,14 +88,42 @@ def test_plan_document_round_trip_is_the_documented_json() -> None:
     data = doc.to_json()
     assert plan.to_json() == data
     assert plan_document(copy.deepcopy(data)) == doc
-    assert doc.to_json_text() == json.dumps(data, indent=1) + "\n"
+    assert doc.to_json_text() == json.dumps(data, separators=(",", ":")) + "\n"
+    assert "\n" not in doc.to_json_text()[:-1]              # format 2: no indentation
     assert list(data) == ["format", "name", "inventory", "topology", "routing", "settings", "vlans", "hosts",
                           "switches", "platforms", "cabling", "metrics", "warnings"]
-    # Each port role keeps its own keys (docs/plan-format.md).
+    # Each port role keeps its own keys (docs/plan-format.md); a host port that follows the
+    # rule (untagged in every routing VLAN, tagged in none) has no lists.
     ports = data["switches"]["core1"]["ports"]
     assert {tuple(p) for p in ports.values()} == {
-        ("role", "host", "pvid", "untagged", "tagged"),
+        ("role", "host", "pvid"),
         ("role", "neighbor", "lag", "pvid", "untagged", "tagged")}
+    # No per-host learning addresses: the host index, and the rule gives the address.
+    assert {tuple(h) for h in data["hosts"].values()} == {("switch", "port", "vlan", "mac", "interface", "index")}
+    assert sorted(h["index"] for h in data["hosts"].values()) == list(range(len(data["hosts"])))
+
+
+def test_host_port_lists_follow_the_rule_and_anything_else_is_written_out() -> None:
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    ids = sorted(v["id"] for v in data["vlans"])
+    doc = plan_document(copy.deepcopy(data))
+    host_ports = [p for sw in doc.switches.values() for p in sw.ports.values() if p.role == "host"]
+    assert host_ports and all(p.untagged == ids and p.tagged == [] for p in host_ports)
+    # a host port that is not an untagged member of every routing VLAN keeps its lists
+    name, port = next((n, p) for n, p in data["switches"]["core1"]["ports"].items() if p["role"] == "host")
+    port.update(untagged=ids[:1], tagged=ids[1:])
+    doc = plan_document(data)
+    assert doc.switches["core1"].ports[name].untagged == ids[:1]
+    assert doc.to_json()["switches"]["core1"]["ports"][name] == {
+        "role": "host", "host": port["host"], "pvid": port["pvid"], "untagged": ids[:1], "tagged": ids[1:]}
+
+
+def test_format_1_is_refused_with_the_way_out() -> None:
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    data["format"] = "vlanroute-plan/1"
+    with pytest.raises(UserError, match="format vlanroute-plan/1 was written by an older vlanroute") as info:
+        plan_document(data, "out/plan.json")
+    assert info.value.field == "format" and "re-render with this version" in (info.value.fix or "")
 
 
 def test_plan_json_text_takes_the_slow_path_for_what_json_dumps_writes_differently() -> None:
@@ -103,7 +131,7 @@ def test_plan_json_text_takes_the_slow_path_for_what_json_dumps_writes_different
     data["warnings"] = ["naïve"]                          # json.dumps escapes non-ASCII
     data["metrics"]["mean_stretch"] = 1e-05               # json.dumps writes an exponent
     doc = plan_document(data)
-    assert doc.to_json_text() == json.dumps(doc.to_json(), indent=1) + "\n"
+    assert doc.to_json_text() == json.dumps(doc.to_json(), separators=(",", ":")) + "\n"
     assert "na\\u00efve" in doc.to_json_text()
 
 

@@ -81,9 +81,10 @@ def test_ring_warns_about_deadlock_and_updown_does_not(capsys: pytest.CaptureFix
 
 
 def test_learning_addresses_unique_per_vlan() -> None:
+    from vlanroute.plan.learning import learning_address
     plan = plan_from_file(INV / "seed-torus.yaml").to_json()
     for v in plan["vlans"]:
-        addrs = [h["learning_addresses"][str(v["id"])] for h in plan["hosts"].values()]
+        addrs = [learning_address(v["learning_subnet"], h["index"]) for h in plan["hosts"].values()]
         assert len(set(addrs)) == len(addrs) == 225
         import ipaddress
         net = ipaddress.ip_network(v["learning_subnet"])

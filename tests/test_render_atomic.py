@@ -192,15 +192,15 @@ def test_cli_set_reaches_the_configs(tmp_path: Path) -> None:
     assert "\nMETHOD=raw\n" in script
 
 
-@pytest.mark.parametrize("address, message", [
-    ("10.250.1.9", "not a host address"),            # another VLAN's subnet
-    ("10.250.0.0", "not a host address"),            # the network address itself
-    ("10.250.0.9;reboot", "not an IPv4 address"),
-    ("10.250.0.09", "not an IPv4 address"),
-    ("10.250.0.9", "breaks the rule first address"),  # the host program computes .3 (index 2)
+@pytest.mark.parametrize("index, message", [
+    (254, r"plan.hosts.node003.index: 254 gives no host address in the learning subnet 10.250.0.0/24"),
+    (255, r"index: 255 gives no host address"),      # would be the subnet's broadcast address + 1
+    (0, r"plan.hosts.node003.index: 0 is also the index of node001"),
 ])
-def test_bad_learning_address_in_a_hand_edited_plan(tmp_path: Path, address: str, message: str) -> None:
+def test_bad_host_index_in_a_hand_edited_plan(tmp_path: Path, index: int, message: str) -> None:
+    # the learning address is the subnet's first address + 1 + index: it must stay a host
+    # address of every VLAN's subnet, and be one host's alone
     doc = ring3_plan()
-    doc["hosts"]["node003"]["learning_addresses"]["101"] = address
+    doc["hosts"]["node003"]["index"] = index
     with pytest.raises(VerificationError, match=message):
         R.render_to_dir(document(doc), tmp_path / "out", R.RenderOptions(verify=False))

@@ -134,4 +134,4 @@ def test_plan_json_is_byte_identical_to_plan_command(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     written = (tmp_path / "out" / "plan.json").read_text()
     assert written == printed.output
-    assert json.loads(written)["format"] == "vlanroute-plan/1"
+    assert json.loads(written)["format"] == "vlanroute-plan/2"

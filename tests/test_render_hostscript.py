@@ -148,13 +148,17 @@ def test_table_rows_and_the_address_rule(tmp_path: Path) -> None:
     rows = [line.split("\t") for line in files["hosts/hosts.tsv"].splitlines() if not line.startswith("#")]
     assert rows[3] == ["node004", "eth0", "-", "102", "3"]
     assert files["hosts/hosts.tsv"].startswith("# vlanroute plan ring3: ")
-    # What the host computes (first address + 1 + index) is what plan.json lists.
+    # What the host computes (first address + 1 + index) is the plan's rule, computed apart
+    # with ipaddress (vlanroute.plan.learning.learning_address).
+    from vlanroute.plan.learning import learning_address
     host = Host(tmp_path, files)
-    for name, h in ring3_plan()["hosts"].items():
+    plan = ring3_plan()
+    for name, h in plan["hosts"].items():
         rc, _, out, err = host.run("--host", name, "--show")
         assert rc == 0, err
         shown = dict(re.findall(r"^vr(\d+)\tVLAN \d+\t([\d.]+)/24", out, re.M))
-        assert shown == h["learning_addresses"], name
+        assert shown == {str(v["id"]): learning_address(v["learning_subnet"], h["index"])
+                         for v in plan["vlans"]}, name
 
 
 def _arp_frames(vlans: tuple[int, ...], index: int) -> list[str]:
@@ -609,6 +613,7 @@ def test_address_rule_in_sh_matches_the_plan_past_octet_boundaries(tmp_path: Pat
     """1,000 hosts in /22 learning subnets from a pool above 2^31: the sh arithmetic carries
     across octets exactly as plan.json's addresses do, and finds the subnet's broadcast."""
     from vlanroute.plan.build import plan_from_file
+    from vlanroute.plan.learning import learning_address
     doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml",
                          ["platform=linux-bridge", "hosts.count=1000", "switches={}",
                           "settings.learning.pool=172.16.0.0/12"]).to_document()
@@ -619,7 +624,8 @@ def test_address_rule_in_sh_matches_the_plan_past_octet_boundaries(tmp_path: Pat
         rc, _, out, err = host.run("--host", name, "--show")
         assert rc == 0, err
         shown = line.findall(out)
-        assert {v: a for v, a, _ in shown} == doc.hosts[name].learning_addresses, name
+        assert {v: a for v, a, _ in shown} == {str(x.id): learning_address(x.learning_subnet, doc.hosts[name].index)
+                                               for x in doc.vlans}, name
         for v, _a, bcast in shown:
             subnet = next(x.learning_subnet for x in doc.vlans if str(x.id) == v)
             assert bcast == str(ipaddress.ip_network(subnet).broadcast_address)

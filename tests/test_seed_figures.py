@@ -72,7 +72,7 @@ def test_every_example_plans_and_is_deterministic(capsys: pytest.CaptureFixture[
     a = plan_json(capsys, name)
     b = plan_json(capsys, name)
     assert a == b
-    assert a["format"] == "vlanroute-plan/1"
+    assert a["format"] == "vlanroute-plan/2"
 
 
 def test_analyze_compares_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
@@ -80,3 +80,16 @@ def test_analyze_compares_side_by_side(capsys: pytest.CaptureFixture[str]) -> No
                  "--set", "topology.links_per_pair=1"]) == 0
     out = capsys.readouterr().out
     assert "seed-tree.yaml" in out and "seed-complete.yaml" in out and "28" in out
+
+
+def test_plan_summary_does_not_build_the_json(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # `vlanroute plan` without --json prints a summary; the JSON document (every host,
+    # port and tree of a large plan) is only built for --json and render.
+    from vlanroute.plan.build import Plan
+
+    def refuse(self: Plan) -> None:
+        raise AssertionError("the summary built the plan document")
+    monkeypatch.setattr(Plan, "to_document", refuse)
+    assert main(["plan", str(INV / "seed-torus.yaml")]) == 0
+    assert "routing: dor" in capsys.readouterr().out

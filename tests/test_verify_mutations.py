@@ -181,14 +181,16 @@ def test_host_port_not_untagged_member_of_one_vlan(copy: Path) -> None:
     doc = plan(copy)
     host = doc["hosts"]["node001"]
     port_spec = doc["switches"][host["switch"]]["ports"][host["port"]]
-    vid = next(v for v in port_spec["untagged"] if v != host["vlan"])
+    assert "untagged" not in port_spec            # the rule: untagged in every routing VLAN
+    untagged = sorted(v["id"] for v in doc["vlans"])
+    vid = next(v for v in untagged if v != host["vlan"])
     append_block(copy, host["switch"], f"interface ethernet {host['port']}\n"
                                        f"switchport general allowed vlan remove {vid}\nexit")
     r = verify_outdir(copy)
     assert not r.ok
-    rest = set(port_spec["untagged"]) - {vid}
+    rest = set(untagged) - {vid}
     assert (f"{host['switch']} port {host['port']} (host node001): untagged member of VLAN "
-            f"{vlan_text(rest)}, plan says {vlan_text(set(port_spec['untagged']))} (missing VLAN {vid})"
+            f"{vlan_text(rest)}, plan says {vlan_text(set(untagged))} (missing VLAN {vid})"
             ) in r.violations
     assert (f"host node001: learning broadcast tagged {vid} dropped at {host['switch']} port "
             f"{host['port']}: ingress filtering: port not a member of VLAN {vid}") in r.violations

@@ -26,7 +26,7 @@ from vlanroute.device.audit import AuditReport, run_audit
 from vlanroute.device.credentials import Credentials, load_credentials
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.device.journal import Journal, sha256_text
-from vlanroute.device.push import (CHANGED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
+from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState
 from vlanroute.device.session import HostKeyPolicy
@@ -73,24 +73,30 @@ def render_warnings(doc: PlanDocument) -> list[str]:
     return syntax_warnings({p.name: p for p in platforms_of(doc).values()}.values())
 
 
-def render(source: str | Path | LoadedInventory | Plan, outdir: str | Path, *, sets: tuple[str, ...] = (),
-           learning_method: str | None = None, host_network: str | None = None, per_host_scripts: bool = False,
-           verify: bool = True, strict: bool = False, force: bool = False) -> RenderResult:
+def render(source: str | Path | LoadedInventory | Plan | PlanDocument, outdir: str | Path, *,
+           sets: tuple[str, ...] = (), learning_method: str | None = None, host_network: str | None = None,
+           per_host_scripts: bool = False, verify: bool = True, strict: bool = False, force: bool = False,
+           plan_warnings: list[str] | None = None) -> RenderResult:
     """Render, verify and publish OUTDIR atomically (`vlanroute render`). The result's
     `warnings` are the plan's and the render's, as the CLI prints them. `strict`: refuse
     (StrictRefused, OUTDIR untouched) when there would be any. `force`: replace an OUTDIR
-    that holds files no render wrote."""
-    the_plan = source if isinstance(source, Plan) else plan(source, sets)
-    doc = the_plan.to_document()
+    that holds files no render wrote. A `PlanDocument` source (`plan.to_document()`, so the
+    planner's state can be freed first) takes the plan's warnings as `plan_warnings`."""
+    if isinstance(source, PlanDocument):
+        doc, warned = source, list(plan_warnings or [])
+    else:
+        the_plan = source if isinstance(source, Plan) else plan(source, sets)
+        doc, warned = the_plan.to_document(), list(the_plan.warnings)
+        del the_plan
     if strict:
-        found = list(the_plan.warnings) + render_warnings(doc)
+        found = warned + render_warnings(doc)
         if found:
             raise StrictRefused(found, f"{outdir} not written")
     result = render_to_dir(doc, Path(outdir), RenderOptions(learning_method=learning_method, host_network=host_network,
                                                             per_host_scripts=per_host_scripts, verify=verify,
                                                             force=force))
     extra = [] if verify else ["--no-verify: the rendered configs were NOT verified"]
-    return replace(result, warnings=list(the_plan.warnings) + list(result.warnings) + extra)
+    return replace(result, warnings=warned + list(result.warnings) + extra)
 
 
 def verify(outdir: str | Path) -> VerifyReport:
@@ -165,8 +171,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
          switches: tuple[str, ...] | list[str] = (), known_hosts: str | Path | None = None,
          insecure_no_host_key_check: bool = False, targets: str | Path | TargetMap | None = None,
          workers: int = 4, keep_going: bool = False, strict: bool = False, save: bool = True,
-         state_dir: str | Path | None = None, ui: PushUI | None = None,
-         selected: Targets | None = None) -> PushRun:
+         state_dir: str | Path | None = None, expected: dict[str, list[str]] | None = None,
+         ui: PushUI | None = None, selected: Targets | None = None) -> PushRun:
     """Push OUTDIR's configs as `vlanroute push --yes` does: first every switch is logged in
     to, backed up (in the state directory, docs/push.md) and checked, changing nothing; if
     any fails there, nothing is changed anywhere. Then the switches are changed in the
@@ -174,6 +180,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     a failed switch rolled back, with a push journal for `vlanroute rollback`.
     `dry_run=True` (the default) stops after the first pass and fills each result's `diff`
     and `commands`. There is no confirmation step: `dry_run=False` is the confirmation.
+    `expected` (switch -> the `running_canonical` of an earlier dry run): only those switches
+    are pushed, and one whose running config moved since is not touched.
     The cabling check (`vlanroute cabling check`) is not run here: run it first."""
     out = Path(outdir)
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
@@ -182,12 +190,17 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
     state.ensure()
     preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
-    preview = Pusher(out, state, credentials, preview_options, ui or PushUI()).run(sel.targets)
+    chosen = [t for t in sel.targets if expected is None or t.name in expected]
+    preview = Pusher(out, state, credentials, preview_options, ui or PushUI()).run(chosen)
+    for r in preview:
+        if expected is not None and r.result in SUCCESS and r.running_canonical != expected[r.switch]:
+            r.result = NOT_STARTED
+            r.message = "not changed: the running config changed since the diff was shown; run push again"
     failed = [r for r in preview if r.result not in SUCCESS]
     changing = {r.switch: r for r in preview if r.result in SUCCESS and r.diff}
     if dry_run or failed or not changing:
         return PushRun(out, dry_run, preview, sel.notes)
-    chosen = [t for t in sel.targets if t.name in changing]
+    chosen = [t for t in chosen if t.name in changing]
     journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
                              plan_sha256=sha256_text((out / PLAN_FILE).read_text()), save=save,
                              switches=[t.name for t in chosen])

@@ -1,4 +1,4 @@
-"""The plan document (`vlanroute-plan/1`, docs/plan-format.md) as typed, validated records.
+"""The plan document (`vlanroute-plan/2`, docs/plan-format.md) as typed, validated records.
 
 `Plan.to_document()` builds it, `vlanroute render` writes it as OUTDIR/plan.json, and every
 command that reads an OUTDIR gets it from `bundle.reader.read_plan`, validated once, here:
@@ -12,6 +12,11 @@ Whether the plan is *right* (trees, memberships, limits) is checked by render an
 The records are frozen: a stage that needs other values builds new ones.
 `PlanDocument.to_json()` gives back the documented JSON object, key for key and in the
 documented order, so plan.json bytes do not depend on how the document was made.
+
+Format 2 is compact: nothing that a rule gives is written out per host. A host's learning
+address in VLAN v is the first address of v's learning subnet + 1 + the host's `index`;
+a host port that is an untagged member of every routing VLAN and tagged in none (the
+method's rule) carries no VLAN lists, and reading fills them in (one shared list).
 """
 
 from __future__ import annotations
@@ -20,14 +25,15 @@ import ipaddress
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, SerializationInfo, ValidationError,
                       model_serializer, model_validator)
 
 from vlanroute.errors import UserError
 from vlanroute.model.portlist import parse_port_list
 from vlanroute.names import IFACE_PATTERN, NAME_PATTERN, PORT_PATTERN
 
-FORMAT = "vlanroute-plan/1"
+FORMAT = "vlanroute-plan/2"
+OLD_FORMATS = ("vlanroute-plan/1",)
 REFIX = "render OUTDIR again from the inventory (`vlanroute render INVENTORY -o OUTDIR`); " \
         "plan.json is not meant to be edited"
 
@@ -85,9 +91,9 @@ class HostDoc(Record):
     vlan: VlanId
     mac: Mac | None = None
     interface: Iface | None = None
-    # Will be replaced by the rule "first address of the VLAN's learning subnet + host
-    # index + 1"; render checks each address against its subnet.
-    learning_addresses: dict[str, str] = {}
+    # inventory order, 0-based: the learning address in VLAN v is the first address of
+    # v's learning subnet + 1 + index (no per-host address lists in format 2)
+    index: Annotated[int, Field(ge=0, le=2**24)]
 
 
 class PortDoc(Record):
@@ -96,8 +102,10 @@ class PortDoc(Record):
     neighbor: Name | None = None
     lag: LagId | None = None
     pvid: VlanId | None = None
-    untagged: list[VlanId] = []
-    tagged: list[VlanId] = []
+    # None: not written. A host port then follows the rule (untagged in every routing
+    # VLAN, tagged in none) and PlanDocument fills both in; any other port: none.
+    untagged: list[VlanId] = None  # type: ignore[assignment]
+    tagged: list[VlanId] = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _fields_of_role(self) -> "PortDoc":
@@ -110,11 +118,16 @@ class PortDoc(Record):
         return self
 
     @model_serializer
-    def _json(self) -> dict[str, Any]:
-        """The documented keys of each role, in the documented order."""
+    def _json(self, info: SerializationInfo) -> dict[str, Any]:
+        """The documented keys of each role, in the documented order; a host port that
+        follows the rule (context "routing_ids": every routing VLAN) without its lists."""
         out: dict[str, Any] = {"role": self.role}
         if self.role == "host":
             out["host"] = self.host
+            ids = (info.context or {}).get("routing_ids")
+            if ids is not None and not self.tagged and (self.untagged is ids or self.untagged == ids):
+                out["pvid"] = self.pvid
+                return out
         else:
             out["neighbor"] = self.neighbor
             out["lag"] = self.lag
@@ -211,7 +224,7 @@ class CableDoc(Record):
 
 
 class PlanDocument(Record):
-    format: Literal["vlanroute-plan/1"]
+    format: Literal["vlanroute-plan/2"]
     name: Name | None = None
     inventory: str | None = None
     topology: dict[str, Any] = {}
@@ -225,20 +238,40 @@ class PlanDocument(Record):
     metrics: dict[str, Any] = {}
     warnings: list[str] = []
 
+    @model_validator(mode="after")
+    def _port_rule(self) -> "PlanDocument":
+        """Fill in what format 2 leaves out: a host port without lists is an untagged member
+        of every routing VLAN (one list shared by all such ports: the records are frozen)
+        and tagged in none; any other port without lists is a member of nothing."""
+        every = sorted(v.id for v in self.vlans)
+        none: list[int] = []
+        for sw in self.switches.values():
+            for port in sw.ports.values():
+                if port.untagged is None:
+                    object.__setattr__(port, "untagged", every if port.role == "host" and port.tagged is None
+                                       else none)
+                if port.tagged is None:
+                    object.__setattr__(port, "tagged", none)
+        return self
+
+    def routing_ids(self) -> list[int]:
+        return sorted(v.id for v in self.vlans)
+
     def to_json(self) -> dict[str, Any]:
         """The documented JSON object (docs/plan-format.md), ready for json.dumps."""
-        return self.model_dump()
+        return self.model_dump(context={"routing_ids": self.routing_ids()})
 
     def to_json_text(self) -> str:
-        """plan.json's bytes: `json.dumps(self.to_json(), indent=1)` plus a newline.
+        """plan.json's bytes: `json.dumps(self.to_json(), separators=(",", ":"))` plus a
+        newline (no indentation: the file is for programs; `python -m json.tool` shows it).
 
-        pydantic's serialiser writes the same text four times faster (33 MB for the 16x16
-        hyper-crossbar), except for non-ASCII text (json.dumps escapes it) and floats that
-        Python prints in exponent notation; those documents take the slow path."""
-        fast = self.model_dump_json(indent=1)
+        pydantic's serialiser writes the same text several times faster, except for
+        non-ASCII text (json.dumps escapes it) and floats that Python prints in exponent
+        notation; those documents take the slow path."""
+        fast = self.model_dump_json(context={"routing_ids": self.routing_ids()})
         if fast.isascii() and all(_plain_floats(v) for v in (self.topology, self.routing, self.metrics)):
             return fast + "\n"
-        return json.dumps(self.to_json(), indent=1) + "\n"
+        return json.dumps(self.to_json(), separators=(",", ":")) + "\n"
 
 
 def _plain_floats(value: object) -> bool:
@@ -325,6 +358,10 @@ def _check_references(doc: PlanDocument, source: str) -> None:
 
 def plan_document(data: object, source: str = "plan.json") -> PlanDocument:
     """Validate parsed plan JSON; every problem is a UserError naming `source` and the field."""
+    if isinstance(data, dict) and data.get("format") in OLD_FORMATS:
+        raise UserError(f"format {data['format']} was written by an older vlanroute; this version reads "
+                        f"{FORMAT} only (learning addresses by rule, no per-host lists)", file=source,
+                        field="format", fix="re-render with this version: `vlanroute render INVENTORY -o OUTDIR`")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UserError(f"not a {FORMAT} document", file=source, field="format",
                         fix="give the OUTDIR written by `vlanroute render` with this version of vlanroute")

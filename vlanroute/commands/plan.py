@@ -64,7 +64,7 @@ def attachment_lines(plan: Plan) -> list[str]:
 
 def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     m = plan.metrics
-    r = plan.to_json()["routing"]
+    r = plan.routing_record()
     console.print(f"[bold]{plan.name}[/bold]: {plan.topology.kind} of {m.switches} switches, {m.hosts} hosts, "
                   f"{m.inter_switch_links} inter-switch cables")
     detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -48,10 +49,15 @@ def command(inventory: str, outdir: Path, learning_method: str | None, host_netw
     err = Console(stderr=True)
     with phases(f"planning {inventory}", wanted(err, as_json, quiet), err):
         plan = api.plan(inventory, sets)
+        doc, plan_warnings = plan.to_document(), list(plan.warnings)
+        # The document is all render needs: let the planner's state (routes, loads, graphs:
+        # a third of a GB for 1,024 switches) go before verification builds its own.
+        del plan
+        gc.collect()
     try:
         with phases(f"rendering {outdir}" + ("" if no_verify else " and verifying it"),
                     wanted(err, as_json, quiet), err):
-            result = api.render(plan, outdir, learning_method=learning_method, host_network=host_network,
+            result = api.render(doc, outdir, plan_warnings=plan_warnings, learning_method=learning_method, host_network=host_network,
                                 per_host_scripts=per_host_scripts, verify=not no_verify, strict=strict,
                                 force=force)
     except api.StrictRefused as exc:

@@ -51,7 +51,15 @@ class Topology:
                    coords=dict(zip(names, coords)), generated_names={n: n for n in names})
 
     def index(self, switch: str) -> int:
-        return self.graph.nodes[switch]["index"]
+        return self.indices()[switch]
+
+    def indices(self) -> dict[str, int]:
+        """Every switch's canonical index (looked up millions of times for a large plan:
+        a dict, made once, instead of networkx's node view)."""
+        got = self.__dict__.get("_indices")
+        if got is None:
+            got = self.__dict__["_indices"] = {n: d["index"] for n, d in self.graph.nodes(data=True)}
+        return got
 
     def simple(self) -> nx.Graph:
         """Neighbour pairs only, with `cables` = number of parallel cables."""

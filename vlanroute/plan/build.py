@@ -1,7 +1,7 @@
 """The plan: inventory -> topology -> routing -> VLANs -> port plan -> metrics -> verification.
 
 `plan_from_file` is the one entry point every command uses. The result is vendor-neutral;
-`Plan.to_document()` is the documented `vlanroute-plan/1` format (docs/plan-format.md) as
+`Plan.to_document()` is the documented `vlanroute-plan/2` format (docs/plan-format.md) as
 typed records (vlanroute.bundle.document), `Plan.to_json()` the same as a JSON object.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlanroute.bundle.document import PlanDocument, plan_document
+from vlanroute.bundle.document import FORMAT, PlanDocument, plan_document
 from vlanroute.drivers import family_of
 from vlanroute.routing.budget import BudgetChoices
 from vlanroute.routing.engine import Engine, Options, Routes, packing_of
@@ -22,7 +22,7 @@ from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget
 from vlanroute.errors import PlanError, UserError
 from vlanroute.model.hosts import Host, build_hosts
 from vlanroute.model.inventory import LoadedInventory, load_inventory
-from vlanroute.plan.learning import assign_learning_addresses, learning_address
+from vlanroute.plan.learning import assign_learning_addresses
 from vlanroute.plan.schedule import schedule_for
 from vlanroute.plan.metrics import Metrics, compute_metrics
 from vlanroute.model.platforms import Platform, platform_json
@@ -31,7 +31,6 @@ from vlanroute.plan.ports import (Cable, SwitchPlan, apply_vlans, build_port_pla
 from vlanroute.model.topology import Topology, build_topology
 from vlanroute.plan.vlans import RoutingVlan, pack_vlans
 
-FORMAT = "vlanroute-plan/1"
 ADVICE_PREVIEW = 256   # the deadlock warning plans the advised engine up to this many switches
 
 
@@ -59,7 +58,7 @@ class Plan:
                 "max_vlans": self.budget.max_vlans, "max_vlans_limit": self.budget.binding}
 
     def to_document(self) -> PlanDocument:
-        """The plan as the typed `vlanroute-plan/1` document render writes to plan.json."""
+        """The plan as the typed `vlanroute-plan/2` document render writes to plan.json."""
         return plan_document(self._json_object(), f"the plan of {self.inventory.file}")
 
     def to_json(self) -> dict[str, Any]:
@@ -74,6 +73,8 @@ class Plan:
             topo["size"] = len(self.topology.switches)
         if spec.kind == "tree":
             topo["fanout"] = spec.fanout
+        routing_ids = sorted(v.id for v in self.vlans)
+        index = self.topology.indices()
         return {
             "format": FORMAT,
             "name": self.name,
@@ -82,16 +83,13 @@ class Plan:
             "routing": self.routing_record(),
             "settings": self.settings,
             "vlans": [{"id": v.id, "sources": v.sources,
-                       "switches": sorted(v.switches, key=self.topology.index),
-                       "links": sorted(([a, b] for a, b in v.links),
-                                       key=lambda l: (self.topology.index(l[0]), self.topology.index(l[1]))),
+                       "switches": sorted(v.switches, key=index.__getitem__),
+                       "links": sorted(([a, b] for a, b in v.links), key=lambda l: (index[l[0]], index[l[1]])),
                        "learning_subnet": v.learning_subnet} for v in self.vlans],
             "hosts": {h.name: {"switch": h.switch, "port": h.port, "vlan": h.vlan, "mac": h.mac,
-                               "interface": h.interface,
-                               "learning_addresses": {str(v.id): learning_address(v.learning_subnet, h.index)
-                                                      for v in sorted(self.vlans, key=lambda v: v.id)}}
+                               "interface": h.interface, "index": h.index}
                       for h in self.hosts},
-            "switches": {s: _switch_json(switch) for s, switch in self.switches.items()},
+            "switches": {s: _switch_json(switch, routing_ids) for s, switch in self.switches.items()},
             "platforms": {name: platform_json(p) for name, p in
                           sorted({switch.platform.name: switch.platform for switch in self.switches.values()}.items())},
             "cabling": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port, "a_lag": c.a_lag, "b_lag": c.b_lag}
@@ -101,12 +99,16 @@ class Plan:
         }
 
 
-def _switch_json(switch: SwitchPlan) -> dict[str, Any]:
+def _switch_json(switch: SwitchPlan, routing_ids: list[int]) -> dict[str, Any]:
     ports = {}
     for p in switch.ports.values():
         entry: dict[str, Any] = {"role": p.role}
         if p.role == "host":
             entry["host"] = p.host
+            if not p.tagged and p.untagged == routing_ids:
+                entry["pvid"] = p.pvid          # the rule: the document fills the lists in
+                ports[p.name] = entry
+                continue
         else:
             entry["neighbor"] = p.neighbor
             entry["lag"] = p.lag

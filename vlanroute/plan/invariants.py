@@ -12,7 +12,7 @@ from vlanroute.model.bridge import host_port_membership
 from vlanroute.model.hosts import Host
 from vlanroute.plan.ports import Cable, SwitchPlan
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.trees import pruned_parents, tree_parents
+from vlanroute.routing.trees import adjacency, pruned_parents, reroot
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
 from vlanroute.routing.packing import is_forest
@@ -42,20 +42,21 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     """
     bad: list[str] = []
     host_switches = {h.switch for h in hosts}
-    simple = topo.simple()
     ids = [v.id for v in vlans]
     if len(set(ids)) != len(ids):
         bad.append(f"VLAN ids are not unique: {ids}")
 
     source_vlan: dict[str, int] = {}
+    cabled = set(topo.arc_cables())
     for v in vlans:
         for a, b in v.links:
-            if not simple.has_edge(a, b):
+            if (a, b) not in cabled:
                 bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
         if not is_forest(v.links):
             bad.append(f"VLAN {v.id}: its links contain a loop")
         nodes = {x for link in v.links for x in link} or set(v.sources)
-        reach = set(tree_parents(v.links, v.sources[0])) | {v.sources[0]}
+        adj = adjacency(v.links)          # once per VLAN, walked from each of its sources
+        reach = set(reroot(adj, v.sources[0])) | {v.sources[0]}
         if reach != nodes:
             bad.append(f"VLAN {v.id}: its links are not connected")
         missing = host_switches - reach
@@ -68,7 +69,7 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
         # Each source's paths in the VLAN tree must be the paths the routing chose: every
         # switch on the way to a switch with hosts is entered from the same neighbour.
         for s in v.sources:
-            vpar = tree_parents(v.links, s)
+            vpar = reroot(adj, s)
             for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
                 if vpar.get(x) != p:
                     bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "

@@ -12,7 +12,7 @@ import networkx as nx
 
 from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.trees import bfs_order, pruned_parents
+from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
 
@@ -86,8 +86,9 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
     dist_sum = 0
     diameter = 0
     shortest: dict[str, dict[str, int]] = {}
+    adj = {n: list(simple.adj[n]) for n in simple.nodes}
     for s in topo.switches:
-        dist = nx.single_source_shortest_path_length(simple, s)
+        dist = bfs_distances(adj, s)
         diameter = max(diameter, max(dist.values()))
         if s in host_switches:
             shortest[s] = dist

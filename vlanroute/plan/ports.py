@@ -396,6 +396,7 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
     """Fill in PVIDs and memberships: host ports as their switch's host attachment says
     (vlanroute.model.bridge.host_port_membership), links tagged where their trees use them."""
     all_ids = frozenset(v.id for v in vlans)
+    every = sorted(all_ids)
     vlan_of_source = {s: v.id for v in vlans for s in v.sources}
     by_pair: dict[tuple[str, str], list[int]] = {}
     for v in vlans:
@@ -410,7 +411,8 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
                 h.vlan = vlan_of_source[h.switch]
                 member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
                 port.pvid = member.pvid
-                port.untagged = sorted(member.untagged)
+                # the common case shares one list between all host ports (read, never changed)
+                port.untagged = every if len(member.untagged) == len(every) else sorted(member.untagged)
                 port.tagged = sorted(member.tagged)
             else:
                 port.tagged = sorted(by_pair.get((switch.name, port.neighbor), []))  # type: ignore[arg-type]

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import socket
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from vlanroute import names as safe
@@ -335,8 +333,9 @@ def host_network(method: str, network: str | None) -> str:
 
 def host_side(doc: PlanDocument, method: str, network: str,
               index: DocIndex | None = None) -> HostSide:
-    """The host tables from the plan, checking that every host's learning addresses follow the
-    rule the host program computes them by: first address of the VLAN's subnet + 1 + index."""
+    """The host tables from the plan. The host program computes each learning address by the
+    rule first address of the VLAN's subnet + 1 + host index; checked here to stay inside
+    every subnet (not its broadcast address) and to be one host's alone."""
     index = index or DocIndex.of(doc)
     plan_name = _plan_name(doc)
     prefix = doc.settings.learning.interface_prefix or DEFAULT_INTERFACE_PREFIX
@@ -354,14 +353,20 @@ def host_side(doc: PlanDocument, method: str, network: str,
     rows: list[HostRow] = []
     errors: list[str] = []
     taken: dict[int, str] = {}
+    # addresses first+1 .. last-1 are the hosts' (last: the subnet's broadcast address)
+    room, narrowest = min(((last - first, _network(first, plen)) for first, last, plen in index.subnets.values()),
+                          key=lambda r: r[0], default=(2**32, None))
     for host, h in doc.hosts.items():
         where = f"plan.hosts.{host}"
         interface = safe.iface(h.interface or "eth0", f"{where}.interface")
-        position = _host_index(h.learning_addresses, index, where, errors)
-        if position is None:
+        position = h.index
+        if position + 1 >= room:
+            errors.append(f"{where}.index: {position} gives no host address in the learning subnet "
+                          f"{narrowest} (it has {max(room - 1, 0)}: index 0 to {room - 2})")
             continue
         if position in taken:
-            errors.append(f"{where}.learning_addresses: the same as those of {taken[position]}")
+            errors.append(f"{where}.index: {position} is also the index of {taken[position]} (the learning "
+                          "addresses would be the same)")
             continue
         taken[position] = host
         rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position))
@@ -374,49 +379,6 @@ def host_side(doc: PlanDocument, method: str, network: str,
 
 def _network(first: int, prefix_len: int) -> ipaddress.IPv4Network:
     return ipaddress.IPv4Network((first, prefix_len))
-
-
-def _host_index(addrs: Mapping[str, str], index: DocIndex, where: str, errors: list[str]) -> int | None:
-    """The host index its learning addresses encode, or None (with the reason in errors)."""
-    texts = [addrs.get(str(vid)) for vid in index.subnets]
-    if not texts:
-        return 0
-    # Fast path: one strict pattern over all of a host's addresses (2,560 hosts x 256 VLANs
-    # on the hyper-crossbar); the slow per-address path only runs to name a bad one.
-    if all(isinstance(t, str) for t in texts) and _DOTTED_QUADS.fullmatch(" ".join(texts)):  # type: ignore[arg-type]
-        values: list[int | None] = [int.from_bytes(socket.inet_aton(t), "big") for t in texts]  # type: ignore[arg-type]
-    else:
-        values = [_ipv4_int(t) for t in texts]
-    position: int | None = None
-    for (vid, (first, last, _prefix)), text, value in zip(index.subnets.items(), texts, values):
-        if value is None:
-            errors.append(f"{where}.learning_addresses.{vid}: {text!r} is not an IPv4 address")
-            return None
-        if not first < value < last:
-            errors.append(f"{where}.learning_addresses.{vid}: {text} is not a host address of the "
-                          f"VLAN's learning subnet")
-            return None
-        if position is None:
-            position = value - first - 1
-        elif value - first - 1 != position:
-            errors.append(f"{where}.learning_addresses.{vid}: {text} breaks the rule first address + 1 + "
-                          f"host index (index {position} from VLAN {next(iter(index.subnets))})")
-            return None
-    return position
-
-
-_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-_QUAD = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
-_DOTTED_QUAD = re.compile(_QUAD)
-_DOTTED_QUADS = re.compile(rf"{_QUAD}(?: {_QUAD})*")
-
-
-def _ipv4_int(text: object) -> int | None:
-    """Strict dotted-quad IPv4 (no leading zeros, no spaces) as an int; ipaddress is too slow
-    for 655,360 addresses and this pattern is just as strict about what reaches a script."""
-    if not isinstance(text, str) or not _DOTTED_QUAD.fullmatch(text):
-        return None
-    return int.from_bytes(socket.inet_aton(text), "big")   # safe: the pattern matched first
 
 
 def refresh_context(doc: PlanDocument, aging_times: list[int], network: str = "script") -> RefreshContext:

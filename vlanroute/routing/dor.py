@@ -339,8 +339,12 @@ class DorEngine(Engine[DorParams]):
         if forced is not None:
             return forced
         candidates = Candidates(topo, host_count)
-        add_dor_candidates(candidates, topo, params, self.name)
+        optimal = add_dor_candidates(candidates, topo, params, self.name)
         best, peak = candidates.best()
+        if optimal:
+            # a candidate reached the distance bound: no minimal routing (a changed tie
+            # decision included) has a lower maximum load, so the tie search cannot help
+            return best
         return searched_ties(topo, best, peak, host_count, candidates.cables)
 
 

@@ -58,14 +58,34 @@ def bfs_order(parent: dict[N, N], src: N) -> list[N]:
     """The tree's nodes, each after its parent (breadth-first from src)."""
     kids: dict[N, list[N]] = {}
     for v, p in parent.items():
-        kids.setdefault(p, []).append(v)
+        got = kids.get(p)
+        if got is None:
+            kids[p] = [v]
+        else:
+            got.append(v)
     out = [src]
-    q = deque([src])
-    while q:
-        for v in kids.get(q.popleft(), ()):
-            out.append(v)
-            q.append(v)
+    for u in out:                    # the list grows while it is walked: a queue
+        got = kids.get(u)
+        if got:
+            out.extend(got)
     return out
+
+
+def bfs_distances(adj: dict[N, list[N]], src: N) -> dict[N, int]:
+    """Hops from src to every node it reaches in the graph given by neighbour lists."""
+    dist = {src: 0}
+    frontier = [src]
+    d = 0
+    while frontier:
+        d += 1
+        nxt = []
+        for u in frontier:
+            for v in adj[u]:
+                if v not in dist:
+                    dist[v] = d
+                    nxt.append(v)
+        frontier = nxt
+    return dist
 
 
 def tree_depths(parent: dict[N, N], src: N) -> dict[N, int]:

@@ -12,14 +12,15 @@ into the vendor-neutral model, joined with cabling.csv, and then
    the unique path of the plan's tree for the source's VLAN, and as the destination's
    host attachment says: untagged, or (trunk) tagged with the source's VLAN unless that is
    the destination's own, and then received on the host's sub-interface for that VLAN;
+   checked by equivalence classes of sources and destinations (verify/classes.py), exactly;
 5. the learned table size of every switch against its platform's MAC capacity.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Mapping
 
@@ -34,7 +35,8 @@ from vlanroute.hostside import table
 from vlanroute.natural import natsorted
 from vlanroute.model.bridge import PortConfig, PortRef, SwitchConfig
 from vlanroute.model.platforms import Platform
-from vlanroute.verify.simulate import BridgeNetwork, BridgePort, MemoisedSimulator, PathResult
+from vlanroute.verify.classes import PlanTrees, check_unicast
+from vlanroute.verify.simulate import BridgeNetwork, BridgePort, MemoisedSimulator
 
 MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
 
@@ -94,12 +96,12 @@ def _check_ports_exist(doc: PlanDocument, plats: dict[str, Platform], path: Path
                             fix="render again; plan.json must be the plan that wrote these configs")
 
 
-def _host_broadcasts(outdir: Path, hosts: Mapping[str, HostDoc]) -> dict[str, list[int]]:
+def _host_broadcasts(outdir: Path, hosts: Mapping[str, HostDoc], routing_ids: list[int]) -> dict[str, list[int]]:
     """The VLANs each host sends its learning broadcast in: the host program sends one in every
     VLAN of hosts/vlans.tsv for every host of hosts/hosts.tsv, and none for a host missing from
-    the table. An OUTDIR without the tables (an older render) falls back to the plan."""
+    the table. An OUTDIR without the tables falls back to the plan's rule: every routing VLAN."""
     if not (outdir / "hosts" / table.HOSTS_FILE).is_file():
-        return {h: sorted(int(v) for v in spec.learning_addresses if v.isdigit()) for h, spec in hosts.items()}
+        return {h: list(routing_ids) for h in hosts}
     listed = table.read_hosts(outdir / "hosts" / table.HOSTS_FILE)
     vlans = [row.vlan for row in table.read_vlans(outdir / "hosts" / table.VLANS_FILE)]
     return {h: list(vlans) if h in listed else [] for h in hosts}
@@ -239,12 +241,15 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
         attached[c.b].add(configs[c.b].logical_port(c.b_port))
     for hs in doc.hosts.values():
         attached[hs.switch].add(configs[hs.switch].logical_port(hs.port))
+    # Ports configured alike share one (frozen) BridgePort: 16,384 host ports of a 32x32
+    # torus, each a member of 512 VLANs, are then a handful of objects, not 16,384 sets.
+    alike: dict[BridgePort, BridgePort] = {}
     for sw, cfg in configs.items():
         ports = {}
         for ref, pc in cfg.bridge_ports().items():
             if ref not in attached[sw]:
                 continue
-            ports[families[sw].port_label(ref)] = BridgePort(
+            bp = BridgePort(
                 pvid=pc.pvid, untagged=frozenset(pc.untagged - pc.forbidden),
                 tagged=frozenset(pc.tagged - pc.forbidden - pc.untagged),
                 admit_untagged=pc.acceptable != "tagged-only",
@@ -253,6 +258,7 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
                 # a LAG without members carries nothing; spanning tree is assumed not to
                 # block anything (it is checked to be off on inter-switch ports)
                 forwarding=pc.enabled and (not pc.is_lag or bool(pc.members)))
+            ports[families[sw].port_label(ref)] = alike.setdefault(bp, bp)
         net.add_bridge(sw, cfg.vlans, ports)
     for c in cables:
         net.connect(c.a, label(c.a, c.a_port), c.b, label(c.b, c.b_port))
@@ -333,82 +339,6 @@ def _tree_path(adj: dict[str, dict[str, str]], src: str, dst: str) -> list[str]:
     return path[::-1] if path[-1] == src else [src, dst]
 
 
-class _PlanPaths:
-    """The unique path between two switches in a VLAN's tree, as plan.json describes it."""
-
-    def __init__(self, doc: PlanDocument) -> None:
-        self.parent: dict[int, dict[str, str | None]] = {}
-        self.depth: dict[int, dict[str, int]] = {}
-        for v in doc.vlans:
-            adj: dict[str, list[str]] = defaultdict(list)
-            for a, b in v.links:
-                adj[a].append(b)
-                adj[b].append(a)
-            parent: dict[str, str | None] = {}
-            depth: dict[str, int] = {}
-            for root in sorted(set(adj) | set(v.switches)):
-                if root in parent:
-                    continue
-                parent[root], depth[root] = None, 0
-                queue = deque([root])
-                while queue:
-                    x = queue.popleft()
-                    for y in adj[x]:
-                        if y not in parent:
-                            parent[y], depth[y] = x, depth[x] + 1
-                            queue.append(y)
-            self.parent[v.id] = parent
-            self.depth[v.id] = depth
-        self._paths: dict[tuple[int, str, str], tuple[str, ...] | None] = {}
-
-    def path(self, vid: int, src: str, dst: str) -> tuple[str, ...] | None:
-        key = (vid, src, dst)
-        if key in self._paths:
-            return self._paths[key]
-        parent, depth = self.parent.get(vid, {}), self.depth.get(vid, {})
-        result: tuple[str, ...] | None = None
-        if src == dst:
-            result = (src,)
-        elif src in parent and dst in parent:
-            up, down = [src], [dst]
-            a, b = src, dst
-            while depth[a] > depth[b]:
-                a = parent[a]  # type: ignore[assignment]
-                up.append(a)
-            while depth[b] > depth[a]:
-                b = parent[b]  # type: ignore[assignment]
-                down.append(b)
-            while a != b and a is not None and b is not None:
-                a, b = parent[a], parent[b]  # type: ignore[assignment]
-                up.append(a)
-                down.append(b)
-            if a is not None and a == b:
-                result = tuple(up + down[-2::-1])
-        self._paths[key] = result
-        return result
-
-
-def _last_hop_problem(fabric: MemoisedSimulator, arrival: tuple[str, str, int | None], dst: str,
-                      want_tag: int | None) -> str:
-    """The unicast's last bridge: delivered to `dst` alone, with the tag its host attachment
-    makes (`want_tag`, None: untagged), and received by the host (on the sub-interface of
-    that VLAN if tagged)."""
-    got, problem = fabric.deliver_local(arrival, dst)
-    if problem:
-        return problem
-    if len(got) != 1 or got[0].host != dst:
-        return f"delivered to {', '.join(d.host for d in got) or 'nobody'} at {arrival[0]}"
-    tag = got[0].tag
-    if tag != want_tag:
-        return (f"delivered {'untagged' if tag is None else f'tagged {tag}'} at {got[0].bridge} port "
-                f"{got[0].port}, the plan's host attachment sends it "
-                + ("untagged" if want_tag is None else f"tagged {want_tag}"))
-    if not fabric.net.hosts[dst].receives(tag):
-        return (f"delivered tagged {tag} at {got[0].bridge} port {got[0].port}, but {dst} has no "
-                f"sub-interface for VLAN {tag}")
-    return ""
-
-
 def _delivery_tag(doc: PlanDocument, src_vlan: int, dst: str) -> int | None:
     """The tag a unicast from VLAN `src_vlan` reaches host `dst` with, per its switch's host
     attachment (vlanroute.model.bridge): untagged, or on a trunk tagged unless native."""
@@ -435,6 +365,17 @@ class Loaded:
     notes: list[str]
 
 
+def _share_vlan_sets(cfg: SwitchConfig, alike: dict[frozenset[int], frozenset[int]]) -> SwitchConfig:
+    """Ports configured alike share their VLAN sets, frozen (verify reads the parsed configs
+    and never changes them): 16,384 host ports in 512 VLANs each are then one set, not
+    half a GB of them."""
+    for pc in [*cfg.ports.values(), *cfg.lags.values()]:
+        for name in ("untagged", "tagged", "forbidden"):
+            vids = frozenset(getattr(pc, name))
+            setattr(pc, name, alike.setdefault(vids, vids))
+    return cfg
+
+
 def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> Loaded:
     """Read and parse everything `verify` needs; user mistakes raise UserError."""
     outdir = Path(outdir)
@@ -447,15 +388,16 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
     cables = read_cabling(outdir, plats, plats)
 
     configs: dict[str, SwitchConfig] = {}
+    alike: dict[frozenset[int], frozenset[int]] = {}
     for sw in natsorted(doc.switches):
         path = outdir / "switches" / f"{sw}.cfg"
         if not path.is_file():
             raise UserError(f"config of switch {sw} not found", file=str(path),
                             fix="render again; every switch of plan.json needs switches/<name>.cfg")
-        configs[sw] = families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
-                                         source=f"switches/{sw}.cfg")
+        configs[sw] = _share_vlan_sets(families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
+                                                          source=f"switches/{sw}.cfg"), alike)
     macs = host_macs(doc)
-    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts).items()}
+    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts, doc.routing_ids()).items()}
     # the host program makes one VLAN sub-interface per learning VLAN (none when it sends
     # tagged frames from a raw socket instead)
     raw = doc.settings.learning.method == "raw"
@@ -491,6 +433,11 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                 out.add("cabling", f"{sw} {lp}: members are cabled to different far ends "
                                    f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
     n_vlans = _check_loops(net, configs, doc, out)
+    # The parsed configs are not needed past here: let them go before the simulation
+    # builds its own state (the peak is then the larger of the two, not their sum).
+    switch_names = sorted(configs)
+    ld.configs = {}
+    del configs
 
     fabric = MemoisedSimulator(net)
     hosts = doc.hosts
@@ -519,69 +466,25 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                 out.add("broadcast", f"host {host}: learning broadcast tagged {rec.tag}: a copy is "
                                      f"dropped at {b} port {p}: {why}")
 
-    plan_paths = _PlanPaths(doc)
-    pair_ok = 0
-    names = sorted(hosts)
-    local_memo: dict[tuple[tuple[str, str, int | None], str, int], str] = {}
-    class_paths: dict[tuple, tuple[PathResult, str]] = {}
-    by_sig: dict[int, list[str]] = defaultdict(list)
-    for h in names:
-        by_sig[fabric.signature[h]].append(h)
-    for a in names:
-        ha = net.hosts[a]
-        want_vid = hosts[a].vlan
-        vid, why = net.bridges[ha.bridge].ingress(ha.port, None)
-        if vid is None:
-            out.add("unicast", f"host {a}: untagged frames dropped at {ha.bridge} port {ha.port}: {why}")
+    plan_trees = PlanTrees({v.id: v.link_pairs() for v in doc.vlans})
+    trunk_hosts = any(s.host_attachment == "trunk" for s in doc.switches.values())
+    unicast = check_unicast(net, fabric, {h: hs.vlan for h, hs in hosts.items()}, plan_trees,
+                            (lambda vid, dst: _delivery_tag(doc, vid, dst)) if trunk_hosts else None)
+    for _, message in unicast.source_problems:
+        out.add("unicast", message)
+    for block in unicast.failures:
+        n = block.count()
+        if n == 0:
             continue
-        if vid != want_vid:
-            out.add("unicast", f"host {a}: untagged frames enter VLAN {vid} at {ha.bridge} port "
-                               f"{ha.port}, plan says VLAN {want_vid}")
-        # Beyond a destination's own bridge only its attachment signature matters, so the
-        # path is followed (and compared with the plan) once per (source, signature); and
-        # sources on one bridge whose ports are configured alike share it too, unless the
-        # frame would leave by the source's own port (then it is filtered: recomputed).
-        source_class = (ha.bridge, net.bridges[ha.bridge].ports[ha.port], want_vid)
-        for sig, group in by_sig.items():
-            rep = group[0]
-            shared = net.hosts[rep].bridge != ha.bridge
-            cached = class_paths.get((source_class, sig)) if shared else None
-            if cached is not None and cached[0].first_out != ha.port:
-                p, plan_problem = cached
-            else:
-                p = fabric.path(ha.bridge, ha.port, None, rep)
-                plan_problem = ""
-                if p.ok:
-                    want = plan_paths.path(want_vid, ha.bridge, net.hosts[rep].bridge)
-                    if p.bridges != want:
-                        plan_txt = " ".join(want) if want else f"no path in VLAN {want_vid}"
-                        plan_problem = f"path {' '.join(p.bridges)}, plan says {plan_txt}"
-                if shared and p.first_out is not None:
-                    class_paths[(source_class, sig)] = (p, plan_problem)
-            for b in group:
-                if b == a:
-                    continue
-                if not p.ok:
-                    if out.count("unicast"):
-                        out.keep(f"{a} -> {b} (VLAN {vid}): {p.problem}; path {' '.join(p.bridges)}")
-                    continue
-                assert p.arrival is not None
-                lkey = (p.arrival, b, want_vid)
-                problem = local_memo.get(lkey)
-                if problem is None:
-                    problem = _last_hop_problem(fabric, p.arrival, b, _delivery_tag(doc, want_vid, b))
-                    local_memo[lkey] = problem
-                if problem:
-                    if out.count("unicast"):
-                        out.keep(f"{a} -> {b} (VLAN {vid}): {problem}; path {' '.join(p.bridges)}")
-                elif plan_problem:
-                    if out.count("unicast"):
-                        out.keep(f"{a} -> {b} (VLAN {vid}): {plan_problem}")
-                else:
-                    pair_ok += 1
+        shown = min(n, max(0, MESSAGES_PER_KIND - out.counts["unicast"]))
+        for a, b in islice(block.pairs(), shown):
+            out.keep(f"{a} -> {b} (VLAN {block.vid}): {block.problem}")
+        out.counts["unicast"] += n
+    pair_ok = unicast.ok_pairs
+    names = sorted(hosts)
 
     sizes = fabric.table_sizes()
-    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in natsorted(configs)}
+    table_sizes = {sw: (sizes.get(sw, 0), plats[sw].mac_capacity) for sw in natsorted(switch_names)}
     for sw, (n, cap) in table_sizes.items():
         if n > cap:
             out.add("capacity", f"{sw}: learns {n} MAC entries, {plats[sw].name} holds {cap}; "
@@ -590,7 +493,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
     trunk = any(s.host_attachment == "trunk" for s in doc.switches.values())
     worst = max(table_sizes.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1), default=None)
     summary = [
-        f"{len(configs)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
+        f"{len(switch_names)} switches parsed, {len(cables)} cables, {n_vlans} VLANs checked for loops",
         f"{sum(len(v) for v in sends.values())} learning broadcasts from {n_hosts} hosts",
         f"{pair_ok} of {n_hosts * (n_hosts - 1)} ordered host pairs delivered exactly once, "
         + ("untagged, " if not trunk else "untagged or tagged to a sub-interface as attached, ")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 BROADCAST = "ff:ff:ff:ff:ff:ff"
 
@@ -285,32 +285,54 @@ class _Forest:
 
     def __init__(self, vid: int, adj: dict[str, dict[str, str]]) -> None:
         self.vid = vid
-        self.edge_ports: dict[str, set[str]] = {b: set(n.values()) for b, n in adj.items()}
-        self.comp: dict[str, str] = {}
+        self.adj = adj                               # bridge -> neighbour -> port towards it
+        self.comp: dict[str, str] = {}               # bridge -> the root of its tree
         self.members: dict[str, list[str]] = defaultdict(list)
-        self.tin: dict[str, int] = {}
-        self.tout: dict[str, int] = {}
-        self.up: dict[str, str] = {}                 # bridge -> port towards its parent
-        self.down: dict[str, list[tuple[int, int, str]]] = {}   # (tin, tout, port) of children
-        clock = 0
         for root in sorted(adj):
             if root in self.comp:
                 continue
             self.comp[root] = root
-            stack: list[tuple[str, str | None, int]] = [(root, None, 0)]
+            stack = [root]
+            while stack:
+                b = stack.pop()
+                self.members[root].append(b)
+                for nb in adj[b]:
+                    if nb not in self.comp:
+                        self.comp[nb] = root
+                        stack.append(nb)
+        # the next-hop index, built on the first `toward` (a large clean fabric checked by
+        # equivalence classes never asks: 512 VLANs x 1,024 bridges of it are not kept)
+        self.tin: dict[str, int] = {}
+        self.tout: dict[str, int] = {}
+        self.up: dict[str, str] = {}                 # bridge -> port towards its parent
+        self.down: dict[str, list[tuple[int, int, str]]] = {}   # (tin, tout, port) of children
+        self._indexed = False
+
+    def is_edge_port(self, bridge: str, port: str) -> bool:
+        """The port carries one of this forest's links."""
+        return port in self.adj.get(bridge, {}).values()
+
+    def _index(self) -> None:
+        adj = self.adj
+        clock = 0
+        seen: set[str] = set()
+        for root in sorted(adj):
+            if root in seen:
+                continue
+            seen.add(root)
+            stack: list[tuple[str, str | None]] = [(root, None)]
             order: list[str] = []
             while stack:
-                b, parent, _ = stack.pop()
+                b, parent = stack.pop()
                 self.tin[b] = clock
                 clock += 1
                 order.append(b)
-                self.members[root].append(b)
                 for nb in sorted(adj[b], reverse=True):
                     if nb != parent:
-                        self.comp[nb] = root
-                        stack.append((nb, b, 0))
+                        seen.add(nb)
+                        stack.append((nb, b))
             # tout: the largest tin in the subtree, filled bottom-up in reverse preorder
-            parent_of = {root: None}
+            parent_of: dict[str, str | None] = {root: None}
             for b in order:
                 for nb in adj[b]:
                     if nb not in parent_of:
@@ -323,11 +345,14 @@ class _Forest:
                     self.up[b] = adj[b][par]
                 self.down[b] = sorted((self.tin[c], self.tout[c], adj[b][c])
                                       for c in adj[b] if parent_of.get(c) == b)
+        self._indexed = True
 
     def toward(self, bridge: str, target: str) -> str | None:
         """The port of `bridge` that leads to `target` in this forest, None if unconnected."""
         if bridge == target or self.comp.get(bridge) != self.comp.get(target) or bridge not in self.comp:
             return None
+        if not self._indexed:
+            self._index()
         t = self.tin[target]
         if self.tin[bridge] < t <= self.tout[bridge]:
             kids = self.down[bridge]
@@ -355,6 +380,7 @@ class MemoisedSimulator:
         self._remote_floods: dict[tuple, FloodResult] = {}
         self._forests: dict[int, _Forest | None] = {}
         self._linked_ports: dict[str, list[str]] = {}
+        self._linked_sets: dict[str, frozenset[str]] = {}
         # Learned state after `learn`: per host its own-bridge entries, and per signature
         # the forest VLANs (vid -> broadcast index) and the stored remote entries
         # ((bridge, vid) -> (broadcast index, port)); the later broadcast wins.
@@ -387,6 +413,12 @@ class MemoisedSimulator:
                         children.append((name, far_port, out_tag))
         got = FloodNode(bridge, port, vid, why, hosts, children)
         self._nodes[key] = got
+        return got
+
+    def _linked_set(self, bridge: str) -> frozenset[str]:
+        got = self._linked_sets.get(bridge)
+        if got is None:
+            got = self._linked_sets[bridge] = frozenset(self._linked(bridge))
         return got
 
     def _linked(self, bridge: str) -> list[str]:
@@ -491,7 +523,8 @@ class MemoisedSimulator:
         if vid is None:
             return Broadcast(tag, host.port, None, why, (), None, None)
         forest = self.forest(vid)
-        if forest is not None and host.port not in forest.edge_ports.get(host.bridge, ()):
+        if forest is not None and (host.port not in self._linked_set(host.bridge)
+                                   or not forest.is_edge_port(host.bridge, host.port)):
             # a clean forest, entered from outside it: nothing loops, nothing is dropped,
             # every bridge of the tree learns the host towards host.bridge
             return Broadcast(tag, host.port, vid, "", (), None, forest)
@@ -517,10 +550,21 @@ class MemoisedSimulator:
         Returns per host the broadcasts that were dropped on its own bridge or flooded
         outside a clean forest (the only ones that can show a problem)."""
         results: dict[str, list[Broadcast]] = {}
+        # Hosts on one bridge whose ports are configured alike and carry no cable to another
+        # bridge, sending the same tags, send the same copies: computed once per class.
+        same: dict[tuple, tuple[list[Broadcast], int, frozenset[int]]] = {}
         for host in sorted(broadcasts):
             h = self.net.hosts[host]
+            tags = tuple(broadcasts[host])
+            klass = (h.bridge, self.net.bridges[h.bridge].ports[h.port], tags)
+            plain = h.port not in self._linked(h.bridge)
+            hit = same.get(klass) if plain else None
+            if hit is not None:
+                records, self.signature[host], self.local[host] = hit
+                results[host] = [replace(r, port=h.port) for r in records if r.forest is None]
+                continue
             local: set[int] = set()
-            records = [self._send_broadcast(h, tag) for tag in broadcasts[host]]
+            records = [self._send_broadcast(h, tag) for tag in tags]
             parts: list[tuple] = []
             for rec in records:
                 if rec.vid is None:
@@ -544,9 +588,15 @@ class MemoisedSimulator:
                 self._sig_index[sig] = idx
             self.signature[host] = idx
             self.local[host] = frozenset(local)
+            if plain:
+                same[klass] = (records, idx, self.local[host])
             # a clean forest flood cannot loop or drop: nothing to report, nothing kept
             results[host] = [r for r in records if r.forest is None]
         return results
+
+    def learned_port(self, bridge: str, vid: int, dst: str) -> str | None:
+        """The port `bridge` learned `dst` on in VLAN `vid`, for a bridge other than dst's."""
+        return self._remote(bridge, vid, dst)
 
     def _remote(self, bridge: str, vid: int, dst: str) -> str | None:
         sig = self.signature[dst]

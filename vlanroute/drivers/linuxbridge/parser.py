@@ -50,7 +50,7 @@ class _Script:
         self.bridge_made = False
 
     def port(self, name: str, err) -> PortConfig:  # type: ignore[no-untyped-def]
-        if m := re.fullmatch(r"bond(\d+)", name):
+        if name.startswith("bond") and (m := re.fullmatch(r"bond(\d+)", name)):
             lag_id = int(m.group(1))
             if not 1 <= lag_id <= self.platform.max_lags:
                 raise err(f"bond{lag_id} outside LAG ids 1-{self.platform.max_lags} of {self.platform.name}")
@@ -62,6 +62,9 @@ class _Script:
             raise err(f"port {name} does not exist on {self.platform.name}")
         self.cfg.touched.add(name)
         return self.cfg.ports[name]
+
+
+_COMMAND = re.compile(r"^\s*(ip|bridge)\s+(link (add|set|del(ete)?)|vlan (add|del(ete)?))\b(.*)$")
 
 
 def parse(text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
@@ -91,7 +94,7 @@ def parse(text: str, *, switch: str, platform: Platform, source: str = "") -> Sw
         if m := _ASSIGN.match(raw):
             sc.vars.setdefault(m.group(1), m.group(2).strip("'\""))
             continue
-        if m := re.match(r"^\s*(ip|bridge)\s+(link (add|set|del(ete)?)|vlan (add|del(ete)?))\b(.*)$", raw):
+        if m := _COMMAND.match(raw):
             _command(sc, m.group(1), _substitute(sc, raw.strip()[len(m.group(1)):], err), err)
             continue
         # any other shell line: checks, messages, control flow; no forwarding effect
@@ -116,7 +119,7 @@ def _substitute(sc: _Script, line: str, err) -> str:  # type: ignore[no-untyped-
 
 
 def _command(sc: _Script, tool: str, line: str, err) -> None:  # type: ignore[no-untyped-def]
-    if any(c in line for c in "'\"\\"):
+    if "'" in line or '"' in line or "\\" in line:
         try:
             words = shlex.split(line)
         except ValueError as exc:
@@ -198,7 +201,8 @@ def _bridge(sc: _Script, w: list[str], err) -> None:  # type: ignore[no-untyped-
                   fix="the template uses `vlan add|del dev PORT vid V [pvid] [untagged]` only")
     port = sc.port(w[3], err)
     try:
-        ids = vlan_ids(w[5])
+        # one VLAN per command is what the template writes (262,144 lines for 256 switches)
+        ids = (int(w[5]),) if w[5].isdigit() and 1 <= int(w[5]) <= 4094 else vlan_ids(w[5])
     except ValueError as exc:
         raise err(str(exc)) from None
     flags = set(w[6:])
