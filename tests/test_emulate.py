@@ -31,7 +31,8 @@ SMALL = ("hosts.count=null", "hosts.per_switch=2", "platform=linux-bridge")
 
 HOUSE = """\
 # Five switches in a "house": a square with a roof, a doubled core link on fixed ports,
-# hosts with their own MACs, a reserved port, shortest-path routing, a custom aging time.
+# hosts with their own MACs (one on a NIC with a long name), a reserved port, shortest-path
+# routing, a custom aging time.
 name: house-lab
 platform: linux-bridge
 topology:
@@ -46,7 +47,7 @@ topology:
     - {a: leaf1, b: leaf3}
 hosts:
   list:
-    - {name: gpu01, switch: leaf1, mac: "00:1e:c9:00:00:01"}
+    - {name: gpu01, switch: leaf1, mac: "00:1e:c9:00:00:01", interface: enp129s0f1np1}
     - {name: gpu02, switch: leaf1, mac: "00:1e:c9:00:00:02"}
     - {name: gpu03, switch: leaf2, port: p10, mac: "00:1e:c9:00:00:03"}
     - {name: gpu04, switch: leaf3, mac: "00:1e:c9:00:00:04"}
@@ -67,9 +68,9 @@ def small_ring(tmp_path: Path) -> Path:
 
 
 def emulate(outdir: Path, report: Path, capsys: pytest.CaptureFixture[str],
-            kernel: str = "vm") -> tuple[int, dict[str, object], str]:
-    status = main(["emulate", "--kernel", kernel, "--timeout", "600", "--json-report", str(report),
-                   str(outdir)])
+            kernel: str = "vm", *options: str, timeout: int = 600) -> tuple[int, dict[str, object], str]:
+    status = main(["emulate", "--kernel", kernel, "--timeout", str(timeout), "--json-report", str(report),
+                   *options, str(outdir)])
     out = capsys.readouterr()
     data = json.loads(report.read_text()) if report.exists() else {}
     return status, data, out.out + out.err
@@ -79,7 +80,7 @@ def assert_all_checks_pass(status: int, data: dict[str, object], text: str) -> N
     assert status == 0, text
     assert data["ok"] is True and data["teardown_clean"] is True, text
     names = [c["name"] for c in data["checks"]]  # type: ignore[index, union-attr]
-    for wanted in ("switch scripts", "host scripts", "no storm after the learning", "MAC learning",
+    for wanted in ("switch scripts", "host program", "no storm after the learning", "MAC learning",
                    "delivery", "frames crossed exactly", "no storm after the traffic"):
         assert any(n.startswith(wanted) for n in names), (wanted, names)
     assert "RESULT: PASS" in text
@@ -87,18 +88,23 @@ def assert_all_checks_pass(status: int, data: dict[str, object], text: str) -> N
 
 def test_seed_ring(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring", *SMALL)
-    # auto: this kernel when it can, else the VM; the report says which.
-    status, data, text = emulate(out, tmp_path / "report.json", capsys, kernel="auto")
+    # auto: this kernel when it can, else the VM; the report says which. The host program
+    # runs under /bin/sh (dash) and sends broadcast pings with iputils (ping -b).
+    status, data, text = emulate(out, tmp_path / "report.json", capsys, "auto", "--host-tools", "system",
+                                 "--host-frame", "ping")
     assert_all_checks_pass(status, data, text)
     assert "8 switches, 16 hosts, 16 cables (16 in LAGs), 4 VLANs" in text
+    assert "16/16 hosts ran hosts/vlanroute-host under /bin/sh (frames ping, iputils: 16)" in text
     assert re.search(r"kernel: (this host|a VM)", text)
 
 
 def test_seed_torus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "torus", *SMALL)
-    status, data, text = emulate(out, tmp_path / "report.json", capsys)
+    # busybox sh and busybox ping (no -b), as on a minimal compute image.
+    status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", "--host-frame", "ping")
     assert_all_checks_pass(status, data, text)
     assert "8 switches, 16 hosts" in text
+    assert "16/16 hosts ran hosts/vlanroute-host under busybox sh (frames ping, busybox: 16)" in text
     assert "QEMU TCG" in str(data["kernel"])
     # 16 hosts x 4 VLANs x 8 switches, every one on the planned port.
     assert "512/512 (switch, VLAN, host MAC)" in text
@@ -109,9 +115,14 @@ def test_custom_house(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     inventory.write_text(HOUSE)
     out = render(inventory, tmp_path / "house")
     assert "ageing_time 8640000" in (out / "switches" / "core1.cfg").read_text()
+    assert "gpu01\tenp129s0f1np1\t00:1e:c9:00:00:01\t" in (out / "hosts" / "hosts.tsv").read_text()
+    # The default learning frame with iproute2: ARP announcements, in the same `ip -batch`.
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert_all_checks_pass(status, data, text)
     assert "5 switches, 5 hosts, 7 cables (2 in LAGs)" in text
+    # The MAC-learning check covers gpu01 too: learned in every VLAN through sub-interfaces
+    # vr* on its 13-character NIC name.
+    assert "5/5 hosts ran hosts/vlanroute-host under busybox sh (frames arp: 5)" in text
 
 
 def test_vlan1_left_on_ring_links_is_caught_as_a_bounded_storm(
@@ -168,7 +179,7 @@ wait $pid
 echo "status=$?"
 echo "namespaces=$(ip netns list | wc -l)"
 echo "veths=$(ip -o link show type veth | wc -l)"
-echo "scripts=$(ps -eo args | grep -c '[h]osts/.*\\.sh')"
+echo "scripts=$(ps -eo args | grep -c '[h]osts/vlanroute-host')"
 cat emu.log
 {" ".join(python)} -c 'from vlanroute.emulate.run import host_kernel_capable as c; print("capable=%s" % (c(),))'
 """
@@ -221,10 +232,10 @@ def test_hosts_that_never_send_the_learning_broadcasts_are_caught(
     out = small_ring(tmp_path)
     # Sub-interfaces are made, but the broadcasts are never sent: nothing teaches the
     # switches of the other VLANs where the hosts are.
-    for script in (out / "hosts").glob("*.sh"):
-        text = script.read_text()
-        assert '$VLANROUTE learn' in text
-        script.write_text(text.replace('$VLANROUTE learn', 'true'))
+    program = out / "hosts" / "vlanroute-host"
+    text = program.read_text()
+    assert '        [ "$learn" = no ] || learn ;;' in text
+    program.write_text(text.replace('        [ "$learn" = no ] || learn ;;', '        : ;;'))
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert status == 1, text
     fdb = next(c for c in data["checks"] if c["name"].startswith("MAC learning"))  # type: ignore[union-attr]
@@ -235,11 +246,28 @@ def test_hosts_that_never_send_the_learning_broadcasts_are_caught(
 
 
 def test_raw_learning_method_without_sub_interfaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # --learning-method raw: no VLAN sub-interfaces on the hosts; `vlanroute learn --raw`
-    # writes 802.1Q-tagged frames itself. The host ports must accept them all the same.
+    # --learning-method raw: no VLAN sub-interfaces on the hosts; the host program calls
+    # `vlanroute learn --raw`, which writes 802.1Q-tagged frames itself. The host ports must
+    # accept them all the same.
     out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring",
                  "hosts.count=null", "hosts.per_switch=1", "platform=linux-bridge",
                  "topology.size=4", "topology.links_per_pair=1", "switches={}", learning_method="raw")
-    assert "--raw" in (out / "hosts" / "node001.sh").read_text()
+    assert "\nMETHOD=raw\n" in (out / "hosts" / "vlanroute-host").read_text()
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert_all_checks_pass(status, data, text)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_the_seed_cluster_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 001's own cluster (section 4): 8 switches in a 4x2 torus with 2 cables per
+    neighbour pair, 225 hosts, 4 VLANs, each host running the real host program; every
+    (switch, VLAN, host MAC) entry and all 50,400 ordered pairs. About 3-5 minutes here
+    (bench/emulate.py --full prints the phases)."""
+    out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "lb", "platform=linux-bridge")
+    status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", timeout=1100)
+    assert_all_checks_pass(status, data, text)
+    assert "8 switches, 225 hosts, 24 cables (24 in LAGs), 4 VLANs" in text
+    assert "225/225 hosts ran hosts/vlanroute-host under busybox sh (frames arp: 225)" in text
+    assert "7200/7200 (switch, VLAN, host MAC) entries on the planned port" in text
+    assert "50400/50400 ordered pairs got exactly 1 UDP datagrams" in text

@@ -68,10 +68,12 @@ def write_outdir(root: Path, doc: dict[str, object]) -> Path:
         w.writerow(["a", "a_port", "b", "b_port", "a_lag", "b_lag"])
         for c in doc["cabling"]:  # type: ignore[attr-defined]
             w.writerow([c["a"], c["a_port"], c["b"], c["b_port"], c["a_lag"] or "", c["b_lag"] or ""])
-    for sub, names in (("switches", doc["switches"]), ("hosts", doc["hosts"])):
-        (root / sub).mkdir(exist_ok=True)
-        for n in names:  # type: ignore[attr-defined]
-            (root / sub / (f"{n}.cfg" if sub == "switches" else f"{n}.sh")).write_text("#!/bin/sh\n")
+    (root / "switches").mkdir(exist_ok=True)
+    for n in doc["switches"]:  # type: ignore[attr-defined]
+        (root / "switches" / f"{n}.cfg").write_text("#!/bin/sh\n")
+    (root / "hosts").mkdir(exist_ok=True)
+    for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):
+        (root / "hosts" / f).write_text("#!/bin/sh\n")
     return root
 
 

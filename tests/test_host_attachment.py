@@ -125,34 +125,20 @@ def _expand(ids: str) -> list[int]:
     return out
 
 
-def test_trunk_host_without_a_sub_interface_does_not_receive(trunk_outdir: Path, tmp_path: Path,
+def test_trunk_host_without_a_sub_interface_does_not_receive(trunk_outdir: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A frame tagged with a VLAN the host has no sub-interface for is dropped by the host:
     verify's simulation knows that the host receives on its sub-interfaces only."""
-    out = tmp_path / "o"
-    shutil.copytree(trunk_outdir, out)
-    doc = json.loads((out / "plan.json").read_text())
+    doc = json.loads((trunk_outdir / "plan.json").read_text())
     host = doc["hosts"]["node001"]
     other = next(v["id"] for v in doc["vlans"] if v["id"] != host["vlan"])
-    # Without the VLAN in its host script the host neither sends the learning broadcast
-    # nor has the sub-interface: frames to it in that VLAN are flooded.
-    script = out / "hosts" / "node001.sh"
-    text = script.read_text()
-    line = re.search(r'^VLANS="([0-9 ]*)"', text, re.M)
-    assert line is not None
-    kept = " ".join(v for v in line.group(1).split() if v != str(other))
-    script.write_text(text.replace(line.group(0), f'VLANS="{kept}"'))
-    r = verify_outdir(out)
-    assert not r.ok
-    assert any(f"-> node001 (VLAN {other}): flooded" in v for v in r.violations), r.violations[:5]
-    # Learned, but the sub-interface gone (the host's receiving side alone).
-    shutil.copy(trunk_outdir / "hosts" / "node001.sh", script)
+    # Learned (it sends its learning frames), but the sub-interface gone: the receiving side alone.
     build = verify_configs._build_network
 
     def without(doc, configs, families, cables, macs, subifs):  # type: ignore[no-untyped-def]
         return build(doc, configs, families, cables, macs, {**subifs, "node001": subifs["node001"] - {other}})
     monkeypatch.setattr(verify_configs, "_build_network", without)
-    r = verify_outdir(out)
+    r = verify_outdir(trunk_outdir)
     assert not r.ok
     assert any(f"-> node001 (VLAN {other}): delivered tagged {other}" in v
                and f"node001 has no sub-interface for VLAN {other}" in v for v in r.violations), r.violations[:5]
@@ -167,3 +153,10 @@ def test_simulated_host_receives_tagged_frames_on_its_sub_interfaces_only() -> N
     got = net.send("h2", "ff:ff:ff:ff:ff:ff").delivered_to("h1")
     assert [d.tag for d in got] == [102] and net.hosts["h1"].receives(102)
     assert not net.hosts["h2"].receives(101) and net.hosts["h2"].receives(None)
+
+
+def test_raw_learning_has_no_sub_interfaces_so_trunk_hosts_are_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["render", TORUS, "-o", str(tmp_path / "o"), "--set", "platform=linux-bridge",
+                 "--set", "settings.host_attachment=trunk", "--learning-method", "raw", *SMALL]) == 2
+    assert "learning method raw makes no VLAN sub-interfaces" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

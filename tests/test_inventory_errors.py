@@ -92,6 +92,12 @@ CASES = [
     ("refresh slower than aging allows", with_("settings", {"aging_time": 3600, "learning": {"interval": 3000}}),
      ["inv.yaml", "settings.learning.interval", "half the aging time"]),
     ("interface injection", with_("hosts", {"per_switch": 1, "interface": "eth0;rm"}), ["hosts.interface"]),
+    ("interface name too long", with_("hosts", {"per_switch": 1, "interface": "enp129s0f1np1x01"}),
+     ["hosts.interface", "16 characters", "at most 15 (IFNAMSIZ"]),
+    ("interface with a dot", with_("hosts", {"list": [{"name": "h1", "switch": "sw1", "interface": "eth0.5"}]}),
+     ["hosts.list.0.interface", "'eth0.5'", "no dots"]),
+    ("sub-interface prefix too long", with_("settings", {"learning": {"interface_prefix": "abcdefghijklmno"}}),
+     ["settings.learning.interface_prefix", "15 characters"]),
 ]
 
 
@@ -139,3 +145,22 @@ def test_set_overrides_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_set_error_names_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, err = run(tmp_path, capsys, BASE, "topology.links_per_pair=zero")
     assert rc != 0 and "--set topology.links_per_pair" in err
+
+
+def test_long_nic_names_render(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 15 characters are Linux's limit and accepted; the sub-interfaces are vr101 ... whatever
+    # the NIC is called. A prefix is refused only when prefix + VLAN id would not fit.
+    out = tmp_path / "out"
+    inv = tmp_path / "inv.yaml"
+    inv.write_text(yaml.safe_dump(with_("hosts", {"per_switch": 1, "interface": "enp129s0f1np1"})))
+    assert main(["render", str(inv), "-o", str(out)]) == 0
+    assert "node001\tenp129s0f1np1\t-\t101\t0" in (out / "hosts" / "hosts.tsv").read_text()
+    assert "\nPREFIX=vr\n" in (out / "hosts" / "vlanroute-host").read_text()
+    capsys.readouterr()
+    inv.write_text(yaml.safe_dump({**with_("hosts", {"per_switch": 1}),
+                                   "settings": {"learning": {"interface_prefix": "vlanlearning"}},
+                                   "routing": {"first_vlan": 1001}}))
+    assert main(["render", str(inv), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "settings.learning.interface_prefix" in err and "vlanlearning1001" in err and "15" in err
+    assert "fix: use a prefix of at most 11 characters" in err

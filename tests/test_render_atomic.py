@@ -41,7 +41,9 @@ def test_success_replaces_outdir_and_keeps_backups(previous: Path) -> None:
     R.render_to_dir(document(doc), previous, R.RenderOptions(verify=False))
     assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text().splitlines()
     assert (previous / "backups" / "sw1-running.cfg").read_text() == "old running config\n"
-    assert (previous / "hosts" / "node001.sh").stat().st_mode & 0o111
+    assert (previous / "hosts" / "vlanroute-host").stat().st_mode & 0o777 == 0o755
+    assert (previous / "hosts" / "install.sh").stat().st_mode & 0o777 == 0o755
+    assert (previous / "hosts" / "hosts.tsv").stat().st_mode & 0o777 == 0o644
     assert _leftovers(previous.parent, previous.name) == []
 
 
@@ -128,7 +130,8 @@ def test_cli_render_seed_torus(tmp_path: Path) -> None:
     out = tmp_path / "o"
     assert sorted(p.name for p in out.iterdir()) == ["cabling.csv", "hosts", "plan.json", "refresh", "switches"]
     assert len(list((out / "switches").iterdir())) == 8
-    assert len(list((out / "hosts").iterdir())) == 225
+    assert sorted(os.listdir(out / "hosts")) == ["ansible-playbook.yml", "hosts.tsv", "install.sh",
+                                                 "vlanroute-host", "vlans.tsv"]
     assert sorted(os.listdir(out / "refresh")) == ["vlanroute-refresh.cron", "vlanroute-refresh.service",
                                                    "vlanroute-refresh.timer"]
 
@@ -170,8 +173,8 @@ def test_cli_set_reaches_the_configs(tmp_path: Path) -> None:
                                                 "--learning-method", "raw"])
     assert result.exit_code == 0, result.output
     assert "no flowcontrol" in (tmp_path / "o" / "switches" / "sw3.cfg").read_text().splitlines()
-    script = (tmp_path / "o" / "hosts" / "node001.sh").read_text()
-    assert " --raw " in script and "ip link add" not in script
+    script = (tmp_path / "o" / "hosts" / "vlanroute-host").read_text()
+    assert "\nMETHOD=raw\n" in script
 
 
 @pytest.mark.parametrize("address, message", [
@@ -179,6 +182,7 @@ def test_cli_set_reaches_the_configs(tmp_path: Path) -> None:
     ("10.250.0.0", "not a host address"),            # the network address itself
     ("10.250.0.9;reboot", "not an IPv4 address"),
     ("10.250.0.09", "not an IPv4 address"),
+    ("10.250.0.9", "breaks the rule first address"),  # the host program computes .3 (index 2)
 ])
 def test_bad_learning_address_in_a_hand_edited_plan(tmp_path: Path, address: str, message: str) -> None:
     doc = ring3_plan()

@@ -74,11 +74,20 @@ def test_lag_hash_the_platform_lacks_is_a_user_error() -> None:
         _render("apresia-15000-64xl", lag_hash="src-dst-mac")
 
 
-def test_host_script_lists_every_vlan_address() -> None:
-    script = _render("powerconnect-6248")["hosts/node004.sh"]
-    for line in ("IF=eth0", 'VLANS="101 102 103"', "101) echo 10.250.0.4/24 ;;",
-                 "102) echo 10.250.1.4/24 ;;", "103) echo 10.250.2.4/24 ;;"):
-        assert line in script.splitlines() or ("        " + line) in script.splitlines(), line
+def test_host_tables_list_every_host_and_vlan() -> None:
+    files = _render("powerconnect-6248")
+    # Written by hand from tests/render_fixtures.py: hosts in inventory order, index from 0,
+    # no MACs; the VLANs with their learning subnets.
+    assert files["hosts/hosts.tsv"].splitlines()[1:] == [
+        "# host\tinterface\tmac\tvlan\tindex",
+        "node001\teth0\t-\t101\t0", "node002\teth0\t-\t101\t1",
+        "node003\teth0\t-\t102\t2", "node004\teth0\t-\t102\t3",
+        "node005\teth0\t-\t103\t4", "node006\teth0\t-\t103\t5"]
+    assert files["hosts/vlans.tsv"].splitlines()[1:] == [
+        "# vlan\tlearning_subnet", "101\t10.250.0.0/24", "102\t10.250.1.0/24", "103\t10.250.2.0/24"]
+    program = files["hosts/vlanroute-host"].splitlines()
+    for line in ("PLAN=ring3", "METHOD=system", "NETWORK=script", "PREFIX=vr", "TABLE_DIR=/etc/vlanroute"):
+        assert line in program, line
 
 
 def test_plan_json_is_byte_identical_to_plan_command(tmp_path: Path) -> None:

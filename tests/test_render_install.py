@@ -58,4 +58,5 @@ def test_non_editable_install_renders_seed_torus(tmp_path: Path) -> None:
                          cwd=work, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert (work / "out" / "switches" / "sw1.cfg").read_text().startswith("! vlanroute seed-torus")
-    assert len(list((work / "out" / "hosts").glob("*.sh"))) == 225
+    assert len((work / "out" / "hosts" / "hosts.tsv").read_text().splitlines()) == 2 + 225
+    assert (work / "out" / "hosts" / "vlanroute-host").read_text().startswith("#!/bin/sh")

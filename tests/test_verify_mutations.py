@@ -309,21 +309,27 @@ def test_hand_edited_plan_gets_a_user_error(copy: Path, capsys: pytest.CaptureFi
     assert "plan.json: hosts.node001.switch: switch 'nope' is not in switches" in err
 
 
-def test_host_script_missing_a_vlan_is_simulated(copy: Path) -> None:
-    # The learning broadcasts are the ones the rendered host script sends (its VLANS=
-    # line): without VLAN vid, no switch learns node001 in vid, so senders in vid flood.
+def test_host_missing_from_the_host_table_is_simulated(copy: Path) -> None:
+    # The learning broadcasts are the ones the host program sends: one per VLAN of
+    # hosts/vlans.tsv for each host of hosts/hosts.tsv. A host left out of the table sends
+    # none, so no switch learns it in the VLANs of other sources: they flood towards it.
     doc = plan(copy)
-    host = doc["hosts"]["node001"]
-    vid = next(int(v) for v in host["learning_addresses"] if int(v) != host["vlan"])
-    script = copy / "hosts" / "node001.sh"
-    text = script.read_text()
-    line = next(l for l in text.splitlines() if l.startswith("VLANS="))
-    kept = [v for v in line.split('"')[1].split() if int(v) != vid]
-    script.write_text(text.replace(line, f'VLANS="{" ".join(kept)}"'))
+    own = doc["hosts"]["node001"]["vlan"]
+    table = copy / "hosts" / "hosts.tsv"
+    table.write_text("".join(l for l in table.read_text().splitlines(keepends=True) if not l.startswith("node001\t")))
     r = verify_outdir(copy)
-    assert r.counts.get("config", 0) == 0 and r.counts.get("broadcast", 0) == 0
-    assert has(r.violations, rf"-> node001 \(VLAN {vid}\): flooded at sw\d in VLAN {vid}: destination not learned")
+    assert r.counts == {"unicast": len(doc["hosts"]) - 1}      # every other host's frames to node001
+    assert has(r.violations, rf"-> node001 \(VLAN {own}\): flooded at sw\d in VLAN {own}: destination not learned")
     assert all("-> node001 (VLAN" in v or v.startswith("...") for v in r.violations)
+
+
+def test_vlan_missing_from_the_vlan_table_is_simulated(copy: Path) -> None:
+    doc = plan(copy)
+    vid = doc["vlans"][-1]["id"]
+    table = copy / "hosts" / "vlans.tsv"
+    table.write_text("".join(l for l in table.read_text().splitlines(keepends=True) if not l.startswith(f"{vid}\t")))
+    r = verify_outdir(copy)
+    assert has(r.violations, rf"\(VLAN {vid}\): flooded at sw\d in VLAN {vid}: destination not learned")
 
 
 # --- the fast checks against the frame-by-frame reference ----------------------------------------

@@ -20,8 +20,12 @@ from vlanroute.errors import VerificationError
 # treats specially (spaces, quotes, ;, $, `, |, &, <, >, newlines), no '/' and no leading
 # dot, so a name is also a safe file name.
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$"
-# Linux IFNAMSIZ is 16 with the NUL, so 15 characters, and "IF.4094" must still fit.
-IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,9}$"
+# Linux IFNAMSIZ is 16 with the NUL (include/uapi/linux/if.h), so at most 15 characters;
+# the learning sub-interfaces have names of their own (PREFIX + VLAN id, `vr101`), so a NIC
+# name need not leave room for ".4094". No dots (a dotted name needs the slash form in
+# sysctl paths), nothing a shell treats specially.
+IFNAME_MAX = 15
+IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,14}$"
 PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
 MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
 

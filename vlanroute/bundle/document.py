@@ -183,7 +183,10 @@ class PlatformRecord(Record):
 
 class LearningSettings(Record):
     pool: Ipv4Network | None = None
-    method: Literal["ip-link", "vconfig", "raw"] | None = None
+    # How the hosts send the learning frames (docs/plan-format.md); absent in older plans.
+    method: Literal["system", "ip-link", "vconfig", "raw"] | None = None
+    # The learning sub-interfaces are named prefix + VLAN id (`vr101`); absent: `vr`.
+    interface_prefix: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,13}$")] | None = None
     interval_s: int | None = None
     splay_s: int | None = None
     prefix_len: Annotated[int, Field(ge=0, le=32)] | None = None

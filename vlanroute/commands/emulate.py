@@ -21,25 +21,30 @@ from vlanroute.commands.runner import lean_main
               show_default=True,
               help="host: namespaces in this kernel; vm: boot the Debian kernel under QEMU; "
                    "auto: host when it has bridge VLAN filtering and 802.1Q, else vm.")
-@click.option("--frames-per-pair", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Datagrams per ordered host pair in the counted traffic round.")
+@click.option("--frames-per-pair", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="UDP datagrams per ordered host pair in the traffic check.")
+@click.option("--host-tools", type=click.Choice(["busybox", "system"]), default="busybox", show_default=True,
+              help="What runs hosts/vlanroute-host: busybox sh with busybox ping (a minimal compute image, "
+                   "and fast under QEMU), or /bin/sh with this system's ping.")
+@click.option("--host-frame", type=click.Choice(["auto", "ping", "arp"]), default="auto", show_default=True,
+              help="The learning frame the hosts send (vlanroute-host --frame).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(30, 7200), default=1200, show_default=True,
               help="Seconds before the VM is killed (vm only).")
 @click.option("--json-report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the report as JSON to this file.")
 @click.option("--vm-kernel-label", default=None, hidden=True)
-def command(outdir: Path, where: str, frames_per_pair: int, timeout_s: float,
-            json_report: Path | None, vm_kernel_label: str | None) -> int:
+def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
+            timeout_s: float, json_report: Path | None, vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
-    One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/<host>.sh,
+    One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/vlanroute-host,
     a veth pair stands for every cable (loops included). Checks: no broadcast storm, every
     host MAC learned in every VLAN on the planned port, UDP between every ordered host pair
     delivered, every cable carried exactly the planned frames. Needs root. Exit 0 = all
     checks passed, 1 = a check failed, 4 = the VM could not run.
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
-    options = Options(frames_per_pair=frames_per_pair)
+    options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame)
     if where != "vm" and os.geteuid() != 0:
         raise UserError("the emulation creates network namespaces and needs root",
                         fix="run it as root (sudo vlanroute emulate ...)")

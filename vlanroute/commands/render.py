@@ -8,6 +8,7 @@ import click
 
 from vlanroute.commands.common import set_option
 from vlanroute.plan.build import plan_from_file
+from vlanroute.render.context import HOST_NETWORKS, LEARNING_METHODS
 from vlanroute.render.write import RenderOptions, render_to_dir
 
 
@@ -15,18 +16,26 @@ from vlanroute.render.write import RenderOptions, render_to_dir
 @click.argument("inventory", type=click.Path(dir_okay=False))
 @click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory; replaced as a whole only once everything rendered and verified.")
-@click.option("--learning-method", type=click.Choice(["ip-link", "vconfig", "raw"]), default=None,
-              help="Override settings.learning.method for the host scripts "
-                   "(raw: no sub-interfaces, tagged frames from a raw socket).")
+@click.option("--learning-method", type=click.Choice(list(LEARNING_METHODS)), default=None,
+              help="Override settings.learning.method: system (default: the hosts' own sh and ip, "
+                   "nothing to install), or ip-link, vconfig, raw (frames from `vlanroute learn`, "
+                   "which every host then needs; raw: no sub-interfaces).")
+@click.option("--host-network", type=click.Choice(list(HOST_NETWORKS)), default="script", show_default=True,
+              help="Who owns the learning sub-interfaces on the hosts: the host program itself (script), "
+                   "or systemd-networkd, NetworkManager or netplan (files the host program writes "
+                   "from its table once, so they survive reboots).")
+@click.option("--per-host-scripts", is_flag=True,
+              help="Also write hosts/per-host/<host>.sh: the host program with that host's row inside.")
 @click.option("--no-verify", is_flag=True,
               help="Publish without re-parsing and simulating the rendered configs (not recommended).")
 @set_option
-def command(inventory: str, outdir: Path, learning_method: str | None, no_verify: bool,
-            sets: tuple[str, ...]) -> int:
-    """Write switch configs, host scripts, the refresh jobs, plan.json and cabling.csv."""
+def command(inventory: str, outdir: Path, learning_method: str | None, host_network: str,
+            per_host_scripts: bool, no_verify: bool, sets: tuple[str, ...]) -> int:
+    """Write switch configs, the host program and its tables, the refresh jobs, plan.json and cabling.csv."""
     plan = plan_from_file(inventory, sets)
     result = render_to_dir(plan.to_document(), outdir,
-                           RenderOptions(learning_method=learning_method, verify=not no_verify))
+                           RenderOptions(learning_method=learning_method, host_network=host_network,
+                                         per_host_scripts=per_host_scripts, verify=not no_verify))
     for w in plan.warnings:
         click.echo(f"warning: {w}", err=True)
     for w in result.warnings:

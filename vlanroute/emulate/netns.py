@@ -11,10 +11,13 @@ every host namespace at once.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
+import socket
+import struct
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,6 +55,21 @@ def inside(name: str) -> Iterator[None]:
     finally:
         os.close(target)
         os.close(own)
+
+
+def enter_in_child(name: str) -> Callable[[], None]:
+    """A subprocess preexec_fn that moves the child into namespace `name` before it execs.
+    What `ip netns exec` does, minus the mount namespace and /sys remount (the host program
+    reads nothing from /sys) and minus starting `ip` itself, ~0.2 s per host under TCG."""
+    path = str(NETNS_DIR / name)
+
+    def enter() -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            _setns(fd)
+        finally:
+            os.close(fd)
+    return enter
 
 
 def run(argv: list[str], *, input_text: str | None = None, timeout: float = 120,
@@ -104,6 +122,50 @@ def interface_counters() -> dict[str, tuple[int, int]]:
             fields = rest.split()
             counters[name.strip()] = (int(fields[1]), int(fields[9]))
     return counters
+
+
+# ioctl numbers of include/uapi/linux/sockios.h and flags of if.h / if_arp.h.
+SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFADDR, SIOCSIFNETMASK, SIOCSARP = 0x8913, 0x8914, 0x8916, 0x891C, 0x8955
+IFF_UP = 0x1
+ARPHRD_ETHER = 1
+ATF_COM, ATF_PERM = 0x02, 0x04
+
+
+def _ifreq(name: str, payload: bytes = b"") -> bytes:
+    """struct ifreq: 16 bytes of name, then a 24-byte union (an address or the flags)."""
+    return name.encode().ljust(16, b"\0") + payload.ljust(24, b"\0")
+
+
+def _sockaddr_in(address: str) -> bytes:
+    return struct.pack("=H2x4s8x", socket.AF_INET, socket.inet_aton(address))
+
+
+def configure_ipv4(interface: str, address: str, prefix_len: int) -> None:
+    """`ip addr add ADDRESS/PREFIX dev IF` + `ip link set IF up` in the namespace this thread
+    is in, by ioctl: no process per namespace (hundreds of hosts under TCG)."""
+    mask = socket.inet_ntoa(struct.pack("!I", (0xFFFFFFFF << (32 - prefix_len)) & 0xFFFFFFFF))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        if address:
+            fcntl.ioctl(s, SIOCSIFADDR, _ifreq(interface, _sockaddr_in(address)))
+            fcntl.ioctl(s, SIOCSIFNETMASK, _ifreq(interface, _sockaddr_in(mask)))
+        flags = struct.unpack_from("=H", fcntl.ioctl(s, SIOCGIFFLAGS, _ifreq(interface)), 16)[0]
+        fcntl.ioctl(s, SIOCSIFFLAGS, _ifreq(interface, struct.pack("=H", flags | IFF_UP)))
+
+
+def arp_request(interface: str, address: str, mac: str) -> bytes:
+    """struct arpreq for a permanent entry (ATF_PERM, as `arp -s` sets): protocol address,
+    hardware address, flags, netmask, device."""
+    hw = struct.pack("=H", ARPHRD_ETHER) + bytes.fromhex(mac.replace(":", "")).ljust(14, b"\0")
+    return (_sockaddr_in(address) + hw + struct.pack("=i", ATF_PERM | ATF_COM) + b"\0" * 16
+            + interface.encode().ljust(16, b"\0"))
+
+
+def static_arp(requests: Iterable[bytes]) -> None:
+    """Add the arpreqs (arp_request) in this thread's namespace by SIOCSARP. Permanent
+    entries are not counted against the neighbour table's garbage-collection thresholds."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for req in requests:
+            fcntl.ioctl(s, SIOCSARP, req)
 
 
 def existing(prefix: str) -> list[str]:

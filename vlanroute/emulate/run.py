@@ -25,6 +25,7 @@ import json
 import os
 import re
 import select
+import selectors
 import shlex
 import shutil
 import signal
@@ -39,29 +40,39 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vlanroute.emulate import netns
 from vlanroute.emulate.spec import EmulationPlan, load
 
 UDP_PORT = 7077
+SO_RCVBUFFORCE = 33               # asm-generic/socket.h: SO_RCVBUF beyond rmem_max (root)
 PROBE_ETHERTYPE = 0x88B5          # IEEE local experimental: no protocol stack answers it
 MODULES = ("bridge", "8021q", "veth", "sch_tbf")
 
 
 @dataclass(frozen=True)
 class Options:
-    frames_per_pair: int = 3          # measured datagrams per ordered host pair
-    rate_kbit: int = 200              # egress limit of every switch port (tbf)
+    frames_per_pair: int = 1          # datagrams per ordered host pair
+    rate_kbit: int = 200              # egress limit of every switch port (tbf), storm checks
+    traffic_rate_kbit: int = 2000     # the same while the unicast traffic runs (no broadcasts then)
     burst_bytes: int = 16384
     storm_window_s: float = 1.0       # counters must stand still this long
     storm_bound: int = 8              # frames tolerated in that window (stragglers)
-    jobs: int = 4                     # scripts run at once
+    jobs: int = 4                     # switch scripts and batches run at once
+    host_jobs: int = 24               # host programs run at once (each waits ~1 s for its pings)
+    host_tools: str = "busybox"       # busybox: busybox sh and ping; system: /bin/sh and the system's ping
+    host_frame: str = "auto"          # vlanroute-host --frame: auto, ping or arp
     script_timeout_s: float = 300.0
 
     @property
     def rate_fps(self) -> float:
         """Frames per second one port passes, counting 100 bytes per small frame."""
         return self.rate_kbit * 1000 / 8 / 100
+
+    @property
+    def traffic_rate_fps(self) -> float:
+        return self.traffic_rate_kbit * 1000 / 8 / 100
 
 
 @dataclass
@@ -133,6 +144,8 @@ class Emulation:
         self.prefix = prefix or f"vr{os.getpid()}-"
         self.sockets: list[socket.socket] = []
         self.storm_frames = 0
+        self.durations: list[float] = []      # wall time of each script run_scripts ran
+        self.outputs: dict[str, str] = {}     # and what it printed
 
     # -- names ---------------------------------------------------------------------------
     def sw_ns(self, switch: str) -> str:
@@ -162,18 +175,25 @@ class Emulation:
             self.make_links()
         with self.step("rate limits"):
             # Every switch port's egress: a storm stays bounded in frames and CPU.
-            self.parallel_batches("tc", {self.sw_ns(s): [
-                f"qdisc add dev {p} root tbf rate {opt.rate_kbit}kbit burst {opt.burst_bytes} latency 400ms"
-                for p in self.switch_ports(s)] for s in plan.switches})
+            self.rate_limit("add", opt.rate_kbit)
         with self.step("switch scripts"):
             failures = self.run_scripts(
                 {s: ["ip", "netns", "exec", self.sw_ns(s), "sh", str(plan.outdir / "switches" / f"{s}.cfg")]
                  for s in plan.switches})
-        with self.step("host plain interfaces"):
-            # The plain interface is the host OS's business, not the host script's.
-            self.parallel_batches("ip", {self.host_ns(h.name): [
-                "link set lo up", f"addr add {h.address}/{plan.plain_prefix} dev {h.interface}",
-                f"link set {h.interface} up"] for h in plan.hosts.values()})
+        with self.step("host plain interfaces and ARP"):
+            # The plain interface is the host OS's business, not the host program's. Its ARP
+            # table is filled here: 50,400 ARP broadcasts (seed cluster), each flooded to every
+            # host port, would take minutes under TCG; broadcasts reaching every switch are
+            # what the learning check proves, and unicast both ways what the delivery check does.
+            arp: dict[tuple[str, str], bytes] = {}       # (interface, address) -> arpreq, built once
+            for interface in {h.interface for h in plan.hosts.values()}:
+                for o in plan.hosts.values():
+                    arp[(interface, o.address)] = netns.arp_request(interface, o.address, o.mac)
+            for h in plan.hosts.values():
+                with netns.inside(self.host_ns(h.name)):
+                    netns.configure_ipv4("lo", "", 8)
+                    netns.configure_ipv4(h.interface, h.address, plan.plain_prefix)
+                    netns.static_arp(arp[(h.interface, o.address)] for o in plan.hosts.values() if o is not h)
         return Check("switch scripts", not failures,
                      f"{len(plan.switches) - len(failures)}/{len(plan.switches)} switches/*.cfg ran",
                      failures)
@@ -214,61 +234,114 @@ class Emulation:
         if failures:
             raise netns.NetnsError(f"{tool} -batch failed: " + "; ".join(failures[:3]))
 
+    def rate_limit(self, verb: str, kbit: int) -> None:
+        """`tc qdisc add|change ... tbf` on every switch port, one tc process per switch."""
+        opt = self.options
+        self.parallel_batches("tc", {self.sw_ns(s): [
+            f"qdisc {verb} dev {p} root tbf rate {kbit}kbit burst {opt.burst_bytes} latency 400ms"
+            for p in self.switch_ports(s)] for s in self.plan.switches})
+
     def switch_ports(self, switch: str) -> list[str]:
         ports = [c.a_port for c in self.plan.cables if c.a == switch]
         ports += [c.b_port for c in self.plan.cables if c.b == switch]
         ports += [h.port for h in self.plan.hosts.values() if h.switch == switch]
         return ports
 
-    def run_scripts(self, commands: dict[str, list[str]], env: dict[str, str] | None = None) -> list[str]:
-        """Run commands, `jobs` at a time; return one line per failure."""
-        todo = list(commands.items())
-        running: list[tuple[str, subprocess.Popen[str], float]] = []
+    def run_scripts(self, commands: dict[str, list[str]], env: dict[str, str] | None = None,
+                    jobs: int | None = None, netns_of: dict[str, str] | None = None) -> list[str]:
+        """Run commands, `jobs` at a time (each in its network namespace netns_of[name], if
+        given); return one line per failure."""
+        todo = [(name, argv, (netns_of or {}).get(name)) for name, argv in commands.items()]
+        running: dict[int, _Job] = {}
         failures: list[str] = []
         full_env = {**os.environ, **(env or {})}
         try:
-            self._run_all(todo, running, failures, full_env)
+            self._run_all(todo, running, failures, full_env, jobs or self.options.jobs)
         finally:
             # Interrupted: no script may go on configuring a namespace being torn down.
-            for _name, proc, _started in running:
-                _kill_group(proc)
+            for job in running.values():
+                _kill_group(job.proc)
         return failures
 
-    def _run_all(self, todo: list[tuple[str, list[str]]],
-                 running: list[tuple[str, subprocess.Popen[str], float]],
-                 failures: list[str], full_env: dict[str, str]) -> None:
-        while todo or running:
-            while todo and len(running) < self.options.jobs:
-                name, argv = todo.pop(0)
-                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, env=full_env,
-                                        start_new_session=True)   # killable as a group
-                running.append((name, proc, time.monotonic()))
-            name, proc, started = running[0]
-            try:
-                out, _ = proc.communicate(timeout=max(0.1, started + self.options.script_timeout_s
-                                                      - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                out, _ = proc.communicate()
-                failures.append(f"{name}: timed out after {self.options.script_timeout_s:.0f} s")
-            else:
-                if proc.returncode != 0:
-                    last = " | ".join(out.strip().splitlines()[-3:])
-                    failures.append(f"{name}: exit {proc.returncode}: {last}")
-            running.pop(0)
+    def _run_all(self, todo: list[tuple[str, list[str], str | None]], running: dict[int, "_Job"],
+                 failures: list[str], full_env: dict[str, str], jobs: int) -> None:
+        """Start up to `jobs`; whichever closes its output (it exits) is collected next."""
+        limit = self.options.script_timeout_s
+        with selectors.DefaultSelector() as sel:
+            while todo or running:
+                while todo and len(running) < jobs:
+                    name, argv, ns = todo.pop(0)
+                    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                            stderr=subprocess.STDOUT, env=full_env,
+                                            start_new_session=True,   # killable as a group
+                                            preexec_fn=netns.enter_in_child(ns) if ns else None)
+                    assert proc.stdout is not None
+                    running[proc.stdout.fileno()] = _Job(name, proc, time.monotonic())
+                    sel.register(proc.stdout, selectors.EVENT_READ)
+                oldest = min(job.started for job in running.values())
+                ready = [key.fd for key, _ in sel.select(timeout=max(0.05, oldest + limit - time.monotonic()))]
+                late = [fd for fd, job in running.items() if time.monotonic() - job.started >= limit]
+                for fd in sorted(set(ready) | set(late)):
+                    job = running[fd]
+                    chunk = os.read(fd, 65536) if fd in ready else b""
+                    if chunk and fd not in late:
+                        job.output += chunk
+                        continue
+                    sel.unregister(fd)
+                    del running[fd]
+                    assert job.proc.stdout is not None
+                    job.proc.stdout.close()
+                    if fd in late:
+                        _kill_group(job.proc)
+                        failures.append(f"{job.name}: timed out after {limit:.0f} s")
+                        continue
+                    job.proc.wait()
+                    self.durations.append(time.monotonic() - job.started)
+                    self.outputs[job.name] = job.output.decode(errors="replace")
+                    if job.proc.returncode != 0:
+                        last = " | ".join(job.output.decode(errors="replace").strip().splitlines()[-3:])
+                        failures.append(f"{job.name}: exit {job.proc.returncode}: {last}")
 
     # -- learning ------------------------------------------------------------------------
     def learn(self) -> Check:
-        # The refresh job runs the installed host script; `vlanroute` there is this same code.
+        """The real host program on every host, as the refresh job runs it; --host names the
+        row, since all namespaces share one hostname. busybox tools by default: a busybox
+        applet starts in about a tenth of iputils ping's time under TCG (measured)."""
+        opt = self.options
         python, py_env = lean_python()
+        # Bundles rendered with --learning-method ip-link/vconfig/raw call `vlanroute learn`:
+        # this same code, without importing the whole CLI.
         env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.emulate.hostlearn"]), **py_env}
-        failures = self.run_scripts(
-            {h: ["ip", "netns", "exec", self.host_ns(h), "sh", str(self.plan.outdir / "hosts" / f"{h}.sh")]
-             for h in self.plan.hosts}, env)
-        return Check("host scripts (learning broadcasts)", not failures,
-                     f"{len(self.plan.hosts) - len(failures)}/{len(self.plan.hosts)} hosts/*.sh ran",
-                     failures)
+        shell = ["sh"]
+        # The program and its tables from memory: in the VM, OUTDIR is on 9p without a
+        # cache, and sh's `read` takes a table one byte (one 9p round trip) at a time.
+        with tempfile.TemporaryDirectory(prefix="vlanroute-hosts-", dir=_memory_dir()) as tools:
+            for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):
+                shutil.copy2(self.plan.outdir / "hosts" / f, Path(tools) / f)
+            program = str(Path(tools) / "vlanroute-host")
+            if opt.host_tools == "busybox":
+                busybox = shutil.which("busybox") or "/bin/busybox"
+                shell = [busybox, "sh"]
+                # The program takes the first ping on PATH; busybox runs the applet its name says.
+                os.symlink(busybox, Path(tools) / "ping")
+                env["PATH"] = f"{tools}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+            frame = [] if opt.host_frame == "auto" else ["--frame", opt.host_frame]
+            self.durations, self.outputs = [], {}
+            failures = self.run_scripts({h: [*shell, program, "--host", h, *frame] for h in self.plan.hosts},
+                                        env, jobs=opt.host_jobs,
+                                        netns_of={h: self.host_ns(h) for h in self.plan.hosts})
+        if self.durations:
+            d = sorted(self.durations)
+            self.log(f"    host program per host ({opt.host_jobs} at a time), median: {d[len(d) // 2]:.2f} s")
+            self.log(f"    host program per host ({opt.host_jobs} at a time), max: {d[-1]:.2f} s")
+        # What the programs said they sent: "N learning frames sent (arp)", "(ping, busybox)".
+        kinds = Counter(m.group(1) for text in self.outputs.values()
+                        for m in re.finditer(r"learning frames sent \(([^)]*)\)", text))
+        sent = ", ".join(f"{kind}: {n}" for kind, n in sorted(kinds.items())) or "none reported"
+        tools = "busybox sh" if opt.host_tools == "busybox" else "/bin/sh"
+        return Check("host program (learning frames)", not failures,
+                     f"{len(self.plan.hosts) - len(failures)}/{len(self.plan.hosts)} hosts ran hosts/vlanroute-host "
+                     f"under {tools} (frames {sent})", failures)
 
     # -- counters ------------------------------------------------------------------------
     def counters(self) -> dict[tuple[str, str], tuple[int, int]]:
@@ -334,75 +407,82 @@ class Emulation:
 
     # -- traffic -------------------------------------------------------------------------
     def traffic(self) -> list[Check]:
+        """UDP between every ordered host pair, from one process holding a socket in every host
+        namespace. Step k of a round sends host i -> host i+k for every i, so each host port
+        carries one frame per step and the uplinks their share; the steps are paced so that
+        no port exceeds half its rate limit (nothing legitimate is dropped). The rate limit is
+        raised for this phase: unicast to learned MACs cannot storm."""
         plan, opt = self.plan, self.options
         hosts = sorted(plan.hosts)
+        n = len(hosts)
         socks: dict[str, socket.socket] = {}
         for h in hosts:
             with netns.inside(self.host_ns(h)):
                 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             self.sockets.append(s)
+            s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20)   # a whole round fits
             s.bind((plan.hosts[h].address, UDP_PORT))
             s.setblocking(False)
             socks[h] = s
+        owner = {s.fileno(): h for h, s in socks.items()}
         by_addr = {plan.hosts[h].address: h for h in hosts}
         pairs = [(a, b) for a in hosts for b in hosts if a != b]
         received: Counter[tuple[str, str]] = Counter()
-        per_round, _, _ = plan.expected_tx(pairs, 1)
-        busiest = max([*per_round.values(), len(hosts)])
-        # Pace the rounds so that no port goes over half its tbf rate: nothing legitimate dropped.
-        gap = max(0.05, busiest / (0.5 * opt.rate_fps))
-
         unsent: Counter[tuple[str, str]] = Counter()
-
-        def send_round() -> None:
-            for a, b in pairs:
-                try:
-                    socks[a].sendto(f"{a}>{b}".encode(), (plan.hosts[b].address, UDP_PORT))
-                except OSError:
-                    unsent[(a, b)] += 1       # e.g. a full send buffer: shows up as not delivered
-            time.sleep(gap)
+        with self.step("schedule"):
+            steps = [[(hosts[i], hosts[(i + k) % n]) for i in range(n)] for k in range(1, n)]
+            gaps = [max(plan.expected_tx(step, 1)[0].values(), default=0) / (0.5 * opt.traffic_rate_fps)
+                    for step in steps]
+        poller = select.epoll()
+        for s in socks.values():
+            poller.register(s.fileno(), select.EPOLLIN)
 
         def drain(expected_total: int, wait_s: float) -> None:
             deadline = time.monotonic() + wait_s
-            while sum(received.values()) < expected_total and time.monotonic() < deadline:
-                ready, _, _ = select.select(list(socks.values()), [], [], 0.2)
-                for s in ready:
+            while True:
+                for fd, _ev in poller.poll(0.1 if sum(received.values()) < expected_total else 0):
+                    s = socks[owner[fd]]
                     while True:
                         try:
-                            data, (src, _port) = s.recvfrom(2048)
+                            _data, (src, _port) = s.recvfrom(2048)
                         except BlockingIOError:
                             break
-                        dst = next(h for h, sk in socks.items() if sk is s)
-                        received[(dst, by_addr.get(src, src))] += 1
-            # Stragglers (duplicates from a loop) arrive a little later: collect them too.
-            time.sleep(0.3)
-            for s in socks.values():
-                dst = next(h for h, sk in socks.items() if sk is s)
-                while True:
-                    try:
-                        data, (src, _port) = s.recvfrom(2048)
-                    except BlockingIOError:
-                        break
-                    received[(dst, by_addr.get(src, src))] += 1
+                        received[(owner[fd], by_addr.get(src, src))] += 1
+                if sum(received.values()) >= expected_total or time.monotonic() >= deadline:
+                    break
 
-        # Warm-up round: resolves ARP (broadcast requests over VLAN(a)'s tree, replies in
-        # VLAN(b)), then waits out the first probe of the entries that ARP left stale.
-        send_round()
-        drain(len(pairs), 30)
-        time.sleep(2.5)
-        drain(len(pairs), 0)
-        before = self.counters()
-        for _ in range(opt.frames_per_pair):
-            send_round()
-        total = (1 + opt.frames_per_pair) * len(pairs)
-        drain(total, 60)
-        after = self.counters()
+        with self.step("rate limits up"):
+            self.rate_limit("change", opt.traffic_rate_kbit)
+        try:
+            before = self.counters()
+            with self.step(f"{opt.frames_per_pair * len(pairs)} datagrams sent and received"):
+                for _round in range(opt.frames_per_pair):
+                    for step, gap in zip(steps, gaps):
+                        start = time.monotonic()
+                        for a, b in step:
+                            try:
+                                socks[a].sendto(f"{a}>{b}".encode(), (plan.hosts[b].address, UDP_PORT))
+                            except OSError:
+                                unsent[(a, b)] += 1   # e.g. a full send buffer: shows as not delivered
+                        drain(0, 0)
+                        rest = gap - (time.monotonic() - start)
+                        if rest > 0:
+                            time.sleep(rest)
+                drain(opt.frames_per_pair * len(pairs), 60)
+                # Stragglers (duplicates from a loop) arrive a little later: collect them too.
+                time.sleep(0.3)
+                drain(0, 0)
+            after = self.counters()
+        finally:
+            poller.close()
+            with self.step("rate limits down"):
+                self.rate_limit("change", opt.rate_kbit)
 
-        want = 1 + opt.frames_per_pair
+        want = opt.frames_per_pair
         lost = [f"{a} -> {b}: {received[(b, a)]} of {want} datagrams"
                 + (f" ({unsent[(a, b)]} could not be sent)" if unsent[(a, b)] else "")
                 for a, b in pairs if received[(b, a)] != want]
-        strangers = [f"{dst} got {n} datagrams from unknown {src}" for (dst, src), n in received.items()
+        strangers = [f"{dst} got {k} datagrams from unknown {src}" for (dst, src), k in received.items()
                      if src not in plan.hosts]
         delivery = Check("delivery on the plain interface", not lost and not strangers,
                          f"{len(pairs) - len(lost)}/{len(pairs)} ordered pairs got exactly {want} UDP datagrams",
@@ -411,12 +491,12 @@ class Emulation:
         uplink_tx, host_tx, host_rx = plan.expected_tx(pairs, opt.frames_per_pair)
         delta = {k: (after[k][0] - before[k][0], after[k][1] - before[k][1]) for k in after}
         problems = []
-        for (s, n), expected in sorted(uplink_tx.items()):
-            up = plan.uplinks[(s, n)]
+        for (s, nb), expected in sorted(uplink_tx.items()):
+            up = plan.uplinks[(s, nb)]
             got = sum(delta[(s, p)][1] for p in up.members)
             if got != expected:
                 where = "an unplanned cable" if expected == 0 else "a planned cable"
-                problems.append(f"{s} -> {n} ({'+'.join(up.members)}): {got} frames, plan {expected} "
+                problems.append(f"{s} -> {nb} ({'+'.join(up.members)}): {got} frames, plan {expected} "
                                 f"({where})")
         for h, expected in sorted(host_tx.items()):
             hh = plan.hosts[h]
@@ -447,7 +527,15 @@ class Emulation:
         return True, f"{len(names)} namespaces removed, none left"
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+@dataclass
+class _Job:
+    name: str
+    proc: subprocess.Popen[bytes]
+    started: float
+    output: bytes = b""
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
     """Kill a script and everything it started (it leads its own process group)."""
     if proc.poll() is None:
         try:
@@ -455,6 +543,16 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+def _memory_dir() -> str | None:
+    """/run where it is a writable tmpfs (in the VM, and under systemd), else the default."""
+    run = Path("/run")
+    try:
+        on_tmpfs = any(line.split()[1:3] == ["/run", "tmpfs"] for line in Path("/proc/mounts").read_text().splitlines())
+    except OSError:
+        on_tmpfs = False
+    return str(run) if on_tmpfs and os.access(run, os.W_OK) else None
 
 
 def _try_sysctl(key: str, value: str) -> None:
@@ -590,6 +688,7 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
         args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host",
                 "--json-report", str(work / "report.json"),
                 "--frames-per-pair", str(options.frames_per_pair),
+                "--host-tools", options.host_tools, "--host-frame", options.host_frame,
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
                                      "under QEMU TCG)",
                 str(work / "outdir")]

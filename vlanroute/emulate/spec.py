@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlanroute.bundle.document import PlanDocument
@@ -65,10 +65,18 @@ class EmulationPlan:
     tree: dict[int, dict[str, set[str]]]        # VLAN -> switch -> tree neighbours
     uplinks: dict[tuple[str, str], Uplink]      # (switch, neighbour) -> uplink
     plain_prefix: int
+    # (vlan, src, dst) -> path: 50,400 host pairs of the seed cluster share 4 x 8 x 8 paths.
+    _paths: dict[tuple[int, str, str], list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     # -- routes -------------------------------------------------------------------------
     def path(self, vlan: int, src: str, dst: str) -> list[str]:
         """Switches on the unique tree path of `vlan` from src to dst (both included)."""
+        key = (vlan, src, dst)
+        if key not in self._paths:
+            self._paths[key] = self._tree_path(vlan, src, dst)
+        return self._paths[key]
+
+    def _tree_path(self, vlan: int, src: str, dst: str) -> list[str]:
         if src == dst:
             return [src]
         adj = self.tree[vlan]
@@ -139,9 +147,9 @@ def load(outdir: Path) -> EmulationPlan:
     for s in switches:
         if not (outdir / "switches" / f"{s}.cfg").is_file():
             raise UserError(f"no switches/{s}.cfg", file=str(outdir), fix="re-render OUTDIR")
-    for h in doc.hosts:
-        if not (outdir / "hosts" / f"{h}.sh").is_file():
-            raise UserError(f"no hosts/{h}.sh", file=str(outdir), fix="re-render OUTDIR")
+    for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):     # the host program runs on every host
+        if doc.hosts and not (outdir / "hosts" / f).is_file():
+            raise UserError(f"no hosts/{f}", file=str(outdir), fix="re-render OUTDIR")
     if len(doc.hosts) < 2:
         raise UserError("the emulation needs at least two hosts to send traffic", file=plan_file)
 

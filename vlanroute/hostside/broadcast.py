@@ -4,7 +4,7 @@ on the port towards it.
 
 Two ways to send it:
 - `udp` (default): a UDP datagram to 255.255.255.255, port 9 (discard), from each VLAN
-  sub-interface IF.V, pinned to it with SO_BINDTODEVICE; the kernel tags it with V.
+  sub-interface (vr101, or IF.V), pinned to it with SO_BINDTODEVICE; the kernel tags it with V.
   Hosts send no ICMP error for a datagram to a broadcast address (RFC 1122 3.2.2), so
   nothing comes back.
 - `raw`: no sub-interfaces at all; an 802.1Q-tagged Ethernet frame with the IEEE local
@@ -87,11 +87,12 @@ def send_raw(interface: str, vids: Iterable[int]) -> list[int]:
 
 
 def learn(interface: str, vids: list[int], raw: bool = False, splay_s: int = 0,
-          sleep=time.sleep) -> None:
-    """Wait a random 0..splay_s seconds, then send one learning frame per VLAN."""
+          sleep=time.sleep, prefix: str | None = None) -> None:
+    """Wait a random 0..splay_s seconds, then send one learning frame per VLAN, from the
+    sub-interfaces PREFIX+V (vr101) or, without a prefix, INTERFACE.V (eth0.101)."""
     if splay_s > 0:
         sleep(random.SystemRandom().uniform(0, splay_s))
     if raw:
         send_raw(interface, vids)
     else:
-        send_udp(f"{interface}.{v}" for v in vids)
+        send_udp(f"{prefix}{v}" if prefix else f"{interface}.{v}" for v in vids)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import csv
 import ipaddress
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
                       model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -23,9 +24,34 @@ from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
 # Strict patterns for every name that may reach a switch CLI, a shell script or a file
 # name (vlanroute/names.py); the plan document uses the same ones.
-from vlanroute.names import IFACE_PATTERN, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN
+from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+
+
+def _interface_name(value: str) -> str:
+    """A Linux interface name we can put on a command line unquoted: the kernel refuses more
+    than 15 characters (IFNAMSIZ, include/uapi/linux/if.h), '/', ':' and white space."""
+    if len(value) > IFNAME_MAX:
+        raise ValueError(f"interface name '{value}' has {len(value)} characters, but Linux interface names "
+                         f"have at most {IFNAME_MAX} (IFNAMSIZ 16 including the terminating NUL); "
+                         "give the NIC's kernel name as `ip link` shows it")
+    if not re.fullmatch(IFACE_PATTERN, value):
+        raise ValueError(f"interface name '{value}': use letters, digits, '_' and '-' only, starting with "
+                         "a letter (no dots: the learning sub-interfaces get names of their own)")
+    return value
+
+
+def _subif_prefix(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", value):
+        raise ValueError(f"prefix '{value}': use letters, digits, '_' and '-' only, starting with a letter")
+    if len(value) > IFNAME_MAX - 1:
+        raise ValueError(f"prefix '{value}' has {len(value)} characters: with at least one digit of the "
+                         f"VLAN id the sub-interface names would exceed Linux's {IFNAME_MAX} characters")
+    return value
+
+
+InterfaceName = Annotated[str, AfterValidator(_interface_name)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
 VlanId = Annotated[int, Field(ge=2, le=4094)]
 
@@ -114,7 +140,7 @@ class HostEntry(Strict):
     switch: Name
     port: PortName | None = None
     mac: str | None = None
-    interface: Annotated[str, Field(pattern=IFACE_PATTERN)] | None = None
+    interface: InterfaceName | None = None
 
     @field_validator("mac")
     @classmethod
@@ -128,7 +154,7 @@ class HostsSpec(Strict):
     entries: list[HostEntry] | None = Field(default=None, alias="list")
     csv: str | None = None
     name: str = "node{n:03d}"
-    interface: Annotated[str, Field(pattern=IFACE_PATTERN)] = "eth0"
+    interface: InterfaceName = "eth0"
 
     @model_validator(mode="after")
     def _one_source(self) -> "HostsSpec":
@@ -187,7 +213,11 @@ class SwitchOverride(Strict):
 
 class LearningSpec(Strict):
     pool: ipaddress.IPv4Network = ipaddress.IPv4Network("10.240.0.0/12")
-    method: Literal["ip-link", "vconfig"] = "ip-link"
+    # system: sh + iproute2 (or busybox ip + ping) on the hosts, nothing to install; ip-link, vconfig, raw:
+    # the frames come from `vlanroute learn`, which must then be installed on every host.
+    method: Literal["system", "ip-link", "vconfig", "raw"] = "system"
+    # Learning sub-interfaces are PREFIX + VLAN id, e.g. vr101 (whatever the NIC is called).
+    interface_prefix: Annotated[str, AfterValidator(_subif_prefix)] = "vr"
     interval: Annotated[int, Field(ge=60)] | None = None
     splay: Annotated[int, Field(ge=0)] | None = None
 

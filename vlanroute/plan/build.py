@@ -254,5 +254,6 @@ def _settings(inv: LoadedInventory, platforms: dict[str, Platform]) -> tuple[dic
         "aging_time": aging, "flow_control": s.flow_control, "eee": s.eee, "lag_hash": s.lag_hash,
         "host_attachment": s.host_attachment,
         "learning": {"pool": str(s.learning.pool), "method": s.learning.method,
+                     "interface_prefix": s.learning.interface_prefix,
                      "interval_s": interval, "splay_s": splay},
     }, warnings

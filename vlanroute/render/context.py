@@ -11,8 +11,10 @@ UserError. The contexts are documented in templates/README.md; keep the two in s
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from vlanroute import names as safe
@@ -21,12 +23,21 @@ from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.model.bridge import host_port_membership
+from vlanroute.hostside.table import HostRow, VlanRow
 from vlanroute.model.platforms import Platform
 from vlanroute.plan.schedule import Schedule, schedule_for
 from vlanroute.vlanlist import format_vlan_list as compress
 
-# Where the operator installs hosts/<host>.sh on each host; the refresh jobs call it there.
+# Where hosts/install.sh puts the host program and its tables; the refresh jobs call it there.
 HOST_SCRIPT_PATH = "/usr/local/sbin/vlanroute-host"
+HOST_TABLE_DIR = "/etc/vlanroute"
+# How the hosts send the learning frames: `system` with the host's own sh and ip (and ping);
+# the others with `vlanroute learn` (sub-interfaces by ip link or vconfig, or none: raw).
+LEARNING_METHODS = ("system", "ip-link", "vconfig", "raw")
+# Who owns the learning sub-interfaces: the host program itself, or the network stack
+# (files the host program writes once from the table).
+HOST_NETWORKS = ("script", "networkd", "networkmanager", "netplan")
+DEFAULT_INTERFACE_PREFIX = "vr"
 
 
 @dataclass(frozen=True)
@@ -92,30 +103,24 @@ class SwitchContext:
 
 
 @dataclass(frozen=True)
-class HostVlan:
-    id: int
-    device: str                # e.g. eth0.101
-    address: str               # e.g. 10.250.0.1/24
-
-
-@dataclass(frozen=True)
-class HostContext:
-    host: str
+class HostSide:
+    """Everything the host side is rendered from: the program's constants and the two tables."""
     plan_name: str
-    switch: str
-    port: str
-    interface: str
-    pvid: int
-    vlans: list[HostVlan]
-    vlan_ids: str              # "101 102 103" for the learn command line
-    method: str                # ip-link | vconfig | raw
-    script_path: str
+    method: str                # one of LEARNING_METHODS
+    network: str               # one of HOST_NETWORKS
+    prefix: str                # learning sub-interfaces are prefix + VLAN id (vr101)
+    script_path: str           # where the program is installed on a host
+    table_dir: str             # where its tables are installed
+    hosts: list[HostRow]       # inventory order (= host index order)
+    vlans: list[VlanRow]       # VLAN id order
 
 
 @dataclass(frozen=True)
 class RefreshContext:
     plan_name: str
     script_path: str
+    table_dir: str
+    network: str               # who owns the sub-interfaces (HOST_NETWORKS)
     schedule: Schedule
     aging_time: int            # the shortest aging time of any switch, seconds
 
@@ -305,43 +310,104 @@ def _switch_settings(doc: PlanDocument, platform: Platform, family: Family, name
 
 
 def learning_method(doc: PlanDocument, override: str | None) -> str:
-    method = override or doc.settings.learning.method or "ip-link"
-    if method not in ("ip-link", "vconfig", "raw"):
+    method = override or doc.settings.learning.method or "system"
+    if method not in LEARNING_METHODS:
         raise UserError(f"unknown learning method {method!r}", field="settings.learning.method",
-                        fix="use ip-link (default), vconfig or raw")
+                        fix="use " + ", ".join(LEARNING_METHODS) + " (system is the default)")
+    trunk = sorted(s for s, sw in doc.switches.items() if sw.host_attachment == "trunk")
+    if method == "raw" and trunk:
+        raise UserError(f"learning method raw makes no VLAN sub-interfaces, but the hosts of {', '.join(trunk[:3])}"
+                        f"{' ...' if len(trunk) > 3 else ''} are trunk-attached and receive the other VLANs "
+                        "on them (docs/method.md)", field="settings.learning.method",
+                        fix="use another learning method (system is the default)")
     return method
 
 
-def host_context(doc: PlanDocument, host: str, method: str,
-                 index: DocIndex | None = None) -> HostContext:
+def host_network(method: str, network: str | None) -> str:
+    """Who owns the sub-interfaces; the network stack can only own real VLAN sub-interfaces."""
+    network = network or "script"
+    if network not in HOST_NETWORKS:
+        raise UserError(f"unknown host network {network!r}", field="--host-network",
+                        fix="use " + ", ".join(HOST_NETWORKS))
+    if network != "script" and method not in ("system", "ip-link"):
+        raise UserError(f"--host-network {network} writes VLAN sub-interfaces for the network stack, "
+                        f"but the learning method {method} " + ("makes none" if method == "raw" else
+                                                                "makes them with vconfig"),
+                        field="--host-network", fix="use --learning-method system (the default) or ip-link, "
+                                                    "or --host-network script")
+    return network
+
+
+def host_side(doc: PlanDocument, method: str, network: str,
+              index: DocIndex | None = None) -> HostSide:
+    """The host tables from the plan, checking that every host's learning addresses follow the
+    rule the host program computes them by: first address of the VLAN's subnet + 1 + index."""
     index = index or DocIndex.of(doc)
-    h = doc.hosts[host]
-    where = f"plan.hosts.{host}"
-    interface = h.interface or "eth0"
-    addrs = h.learning_addresses
-    texts = [addrs.get(str(vid)) for vid in index.subnets]
-    vlans: list[HostVlan] = []
+    plan_name = _plan_name(doc)
+    prefix = doc.settings.learning.interface_prefix or DEFAULT_INTERFACE_PREFIX
+    widest = max((str(v) for v in index.subnets), key=len, default="")
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", prefix):
+        raise VerificationError([f"plan.settings.learning.interface_prefix: unsafe prefix {prefix!r}"])
+    if len(prefix) + len(widest) > safe.IFNAME_MAX:
+        raise UserError(f"the learning sub-interface of VLAN {widest} would be named {prefix}{widest}, "
+                        f"{len(prefix) + len(widest)} characters, but Linux interface names have at most "
+                        f"{safe.IFNAME_MAX} (IFNAMSIZ 16 including the terminating NUL)",
+                        field="settings.learning.interface_prefix",
+                        fix=f"use a prefix of at most {safe.IFNAME_MAX - len(widest)} characters (default "
+                            f"{DEFAULT_INTERFACE_PREFIX})")
+    vlans = [VlanRow(vid, _network(first, prefix_len)) for vid, (first, _last, prefix_len) in index.subnets.items()]
+    rows: list[HostRow] = []
     errors: list[str] = []
+    taken: dict[int, str] = {}
+    for host, h in doc.hosts.items():
+        where = f"plan.hosts.{host}"
+        interface = safe.iface(h.interface or "eth0", f"{where}.interface")
+        position = _host_index(h.learning_addresses, index, where, errors)
+        if position is None:
+            continue
+        if position in taken:
+            errors.append(f"{where}.learning_addresses: the same as those of {taken[position]}")
+            continue
+        taken[position] = host
+        rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position))
+    if errors:
+        raise VerificationError(errors)
+    rows.sort(key=lambda r: r.index)
+    return HostSide(plan_name=plan_name, method=method, network=network, prefix=prefix,
+                    script_path=HOST_SCRIPT_PATH, table_dir=HOST_TABLE_DIR, hosts=rows, vlans=vlans)
+
+
+def _network(first: int, prefix_len: int) -> ipaddress.IPv4Network:
+    return ipaddress.IPv4Network((first, prefix_len))
+
+
+def _host_index(addrs: Mapping[str, str], index: DocIndex, where: str, errors: list[str]) -> int | None:
+    """The host index its learning addresses encode, or None (with the reason in errors)."""
+    texts = [addrs.get(str(vid)) for vid in index.subnets]
+    if not texts:
+        return 0
     # Fast path: one strict pattern over all of a host's addresses (2,560 hosts x 256 VLANs
     # on the hyper-crossbar); the slow per-address path only runs to name a bad one.
     if all(isinstance(t, str) for t in texts) and _DOTTED_QUADS.fullmatch(" ".join(texts)):  # type: ignore[arg-type]
         values: list[int | None] = [int.from_bytes(socket.inet_aton(t), "big") for t in texts]  # type: ignore[arg-type]
     else:
         values = [_ipv4_int(t) for t in texts]
-    for (vid, (first, last, prefix)), text, value in zip(index.subnets.items(), texts, values):
+    position: int | None = None
+    for (vid, (first, last, _prefix)), text, value in zip(index.subnets.items(), texts, values):
         if value is None:
             errors.append(f"{where}.learning_addresses.{vid}: {text!r} is not an IPv4 address")
-        elif not first < value < last:
+            return None
+        if not first < value < last:
             errors.append(f"{where}.learning_addresses.{vid}: {text} is not a host address of the "
                           f"VLAN's learning subnet")
-        else:
-            vlans.append(HostVlan(vid, f"{interface}.{vid}", f"{text}/{prefix}"))
-    if errors:
-        raise VerificationError(errors)
-    return HostContext(host=host, plan_name=_plan_name(doc), switch=h.switch, port=h.port,
-                       interface=interface, pvid=safe.vid(h.vlan, f"{where}.vlan"), vlans=vlans,
-                       vlan_ids=" ".join(str(v.id) for v in vlans), method=method,
-                       script_path=HOST_SCRIPT_PATH)
+            return None
+        if position is None:
+            position = value - first - 1
+        elif value - first - 1 != position:
+            errors.append(f"{where}.learning_addresses.{vid}: {text} breaks the rule first address + 1 + "
+                          f"host index (index {position} from VLAN {next(iter(index.subnets))})")
+            return None
+    return position
 
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -358,9 +424,9 @@ def _ipv4_int(text: object) -> int | None:
     return int.from_bytes(socket.inet_aton(text), "big")   # safe: the pattern matched first
 
 
-def refresh_context(doc: PlanDocument, aging_times: list[int]) -> RefreshContext:
+def refresh_context(doc: PlanDocument, aging_times: list[int], network: str = "script") -> RefreshContext:
     """The shortest aging time of any switch decides how often the learning must repeat."""
     learning = doc.settings.learning
     sched = schedule_for(min(aging_times), learning.interval_s, learning.splay_s)
-    return RefreshContext(plan_name=_plan_name(doc), script_path=HOST_SCRIPT_PATH, schedule=sched,
-                          aging_time=min(aging_times))
+    return RefreshContext(plan_name=_plan_name(doc), script_path=HOST_SCRIPT_PATH, table_dir=HOST_TABLE_DIR,
+                          network=network, schedule=sched, aging_time=min(aging_times))

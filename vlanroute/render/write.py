@@ -25,8 +25,9 @@ from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.model.platforms import Platform
-from vlanroute.render.context import (DocIndex, SwitchContext, host_context, learning_method,
-                                      refresh_context, switch_context)
+from vlanroute.hostside import table
+from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
+                                      learning_method, refresh_context, switch_context)
 from vlanroute.vlanlist import format_vlan_list as compress
 from vlanroute.resources import template_loader
 
@@ -36,7 +37,9 @@ KEEP_DIRS = ("backups",)
 
 @dataclass(frozen=True)
 class RenderOptions:
-    learning_method: str | None = None   # overrides plan settings.learning.method (ip-link|vconfig|raw)
+    learning_method: str | None = None   # overrides plan settings.learning.method (system|ip-link|vconfig|raw)
+    host_network: str | None = None      # who owns the sub-interfaces: script (default)|networkd|networkmanager|netplan
+    per_host_scripts: bool = False       # also hosts/per-host/<host>.sh, each with its own row inside
     verify: bool = True                  # run verify_outdir on the temp dir before publishing
 
 
@@ -100,13 +103,36 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
         aging_times.append(ctx.settings.aging_time)
         files[f"switches/{name}.cfg"] = render_switch(ctx, env)
     method = learning_method(doc, options.learning_method)
-    host_t = env.get_template("host/host.sh.j2")
-    for host in sorted(doc.hosts):
-        files[f"hosts/{host}.sh"] = host_t.render(host_context(doc, host, method, index).__dict__)
+    network = host_network(method, options.host_network)
+    if doc.hosts:
+        side = host_side(doc, method, network, index)
+        files.update(render_host_side(side, env, options.per_host_scripts))
     if doc.hosts and aging_times:
-        rctx = refresh_context(doc, aging_times).__dict__
+        rctx = refresh_context(doc, aging_times, network).__dict__
         for unit in ("vlanroute-refresh.cron", "vlanroute-refresh.service", "vlanroute-refresh.timer"):
             files[f"refresh/{unit}"] = env.get_template(f"refresh/{unit}.j2").render(rctx)
+    return files
+
+
+def render_host_side(side: HostSide, env: jinja2.Environment, per_host_scripts: bool = False) -> dict[str, str]:
+    """hosts/: one program for every host, its two tables, install.sh and an Ansible playbook
+    (and, if asked, one program per host with that host's row inside)."""
+    program = env.get_template("host/vlanroute-host.j2")
+    base = {**side.__dict__, "fixed_host": None}
+    hosts_text = table.hosts_tsv(side.plan_name, side.hosts)
+    vlans_text = table.vlans_tsv(side.plan_name, side.vlans)
+    files = {
+        "hosts/vlanroute-host": program.render(base),
+        f"hosts/{table.HOSTS_FILE}": hosts_text,
+        f"hosts/{table.VLANS_FILE}": vlans_text,
+        "hosts/install.sh": env.get_template("host/install.sh.j2").render(base),
+        "hosts/ansible-playbook.yml": env.get_template("host/ansible-playbook.yml.j2").render(base),
+    }
+    if per_host_scripts:
+        for row in side.hosts:
+            files[f"hosts/per-host/{row.host}.sh"] = program.render(
+                {**base, "fixed_host": row.host, "hosts_table": table.hosts_tsv(side.plan_name, [row]),
+                 "vlans_table": vlans_text})
     return files
 
 
@@ -118,7 +144,7 @@ def _write_tree(root: Path, files: Mapping[str, str]) -> int:
         data = text.encode("utf-8")
         with open(path, "wb") as fh:
             fh.write(data)
-        if rel.endswith(".sh") or (rel.startswith("switches/") and text.startswith("#!")):
+        if text.startswith("#!"):       # scripts: switches/*.cfg of linux-bridge, hosts/ programs
             path.chmod(0o755)
         total += len(data)
     return total

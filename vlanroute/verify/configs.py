@@ -29,6 +29,7 @@ from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_plan, r
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError
+from vlanroute.hostside import table
 from vlanroute.model.bridge import PortConfig, PortRef, SwitchConfig
 from vlanroute.model.platforms import Platform
 from vlanroute.verify.simulate import BridgePort, Fabric, Network, PathResult
@@ -91,14 +92,15 @@ def _check_ports_exist(doc: PlanDocument, plats: dict[str, Platform], path: Path
                             fix="render again; plan.json must be the plan that wrote these configs")
 
 
-def _host_broadcasts(outdir: Path, host: str, spec: HostDoc) -> list[int]:
-    """The VLANs the host script sends its learning broadcasts in (its VLANS= line)."""
-    script = outdir / "hosts" / f"{host}.sh"
-    if script.is_file():
-        m = re.search(r'^VLANS="([0-9 ]*)"', read_text(script), re.MULTILINE)
-        if m:
-            return [int(v) for v in m.group(1).split()]
-    return sorted(int(v) for v in spec.learning_addresses if v.isdigit())
+def _host_broadcasts(outdir: Path, hosts: Mapping[str, HostDoc]) -> dict[str, list[int]]:
+    """The VLANs each host sends its learning broadcast in: the host program sends one in every
+    VLAN of hosts/vlans.tsv for every host of hosts/hosts.tsv, and none for a host missing from
+    the table. An OUTDIR without the tables (an older render) falls back to the plan."""
+    if not (outdir / "hosts" / table.HOSTS_FILE).is_file():
+        return {h: sorted(int(v) for v in spec.learning_addresses if v.isdigit()) for h, spec in hosts.items()}
+    listed = table.read_hosts(outdir / "hosts" / table.HOSTS_FILE)
+    vlans = [row.vlan for row in table.read_vlans(outdir / "hosts" / table.VLANS_FILE)]
+    return {h: list(vlans) if h in listed else [] for h in hosts}
 
 
 # --- checks ---------------------------------------------------------------------------------
@@ -451,10 +453,11 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
         configs[sw] = families[sw].parse(read_text(path), switch=sw, platform=plats[sw],
                                          source=f"switches/{sw}.cfg")
     macs = host_macs(doc)
-    sends: dict[str, list[int | None]] = {h: list(_host_broadcasts(outdir, h, hs))
-                                          for h, hs in doc.hosts.items()}
-    # the host program makes one VLAN sub-interface per learning broadcast VLAN
-    subifs = {h: frozenset(v for v in vids if v is not None) for h, vids in sends.items()}
+    sends: dict[str, list[int | None]] = {h: list(v) for h, v in _host_broadcasts(outdir, doc.hosts).items()}
+    # the host program makes one VLAN sub-interface per learning VLAN (none when it sends
+    # tagged frames from a raw socket instead)
+    raw = doc.settings.learning.method == "raw"
+    subifs = {h: frozenset() if raw else frozenset(v for v in vids if v is not None) for h, vids in sends.items()}
     net = _build_network(doc, configs, families, cables, macs, subifs)
     return Loaded(doc, plats, families, configs, cables, macs, net, sends, resolved.notes)
 
