@@ -369,7 +369,8 @@ def host_side(doc: PlanDocument, method: str, network: str,
             errors.append(f"{where}.learning_addresses: the same as those of {taken[position]}")
             continue
         taken[position] = host
-        rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position))
+        attachment = doc.switches[h.switch].host_attachment      # a Literal: safe in a shell word
+        rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position, attachment))
     if errors:
         raise VerificationError(errors)
     rows.sort(key=lambda r: r.index)
