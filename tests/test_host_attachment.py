@@ -267,3 +267,38 @@ def test_host_program_leaves_the_sysctls_of_an_untagged_host_alone(tmp_path: Pat
     assert _sysctls(proc, devices) == before and not (tmp_path / "run").exists()
     rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001", "--show")
     assert rc == 0 and "host attachment untagged" in out, err
+
+
+def test_a_plan_without_host_attachment_is_read_as_untagged(tmp_path: Path) -> None:
+    from vlanroute.bundle.document import plan_document
+    data = plan_from_file(TORUS, SMALL[1::2]).to_json()
+    for sw in data["switches"].values():
+        del sw["host_attachment"]
+    del data["settings"]["host_attachment"]
+    doc = plan_document(data)
+    assert {sw.host_attachment for sw in doc.switches.values()} == {"untagged"}
+    assert doc.settings.host_attachment == "auto"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_push_trunk_host_ports_to_fake_62xx_switches(farm, tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Push, read back and compare: the general-mode trunk host port (untagged in its own
+    VLAN, tagged in the others) goes through the same loop-safe push as the untagged one."""
+    from push_support import build_cluster, run, set_ssh_env
+    from vlanroute.drivers import parse_config
+    from vlanroute.model.platforms import PLATFORMS
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "seed-ring.yaml",
+                            extra_sets=("settings.host_attachment=trunk", "hosts={per_switch: 2}"))
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts),
+                       "--yes", "--workers", "8")
+    assert rc == 0, out + err
+    for name, doc in cluster.plan["switches"].items():
+        assert doc["host_attachment"] == "trunk"
+        running = parse_config(PLATFORMS[doc["platform"]], cluster.switch(name).running_config(), switch=name)
+        for port, spec in doc["ports"].items():
+            if spec["role"] == "host":
+                got = running.ports[port]
+                assert (got.pvid, got.untagged, got.tagged) == (spec["pvid"], {spec["pvid"]}, set(spec["tagged"]))
+                assert spec["tagged"], port
