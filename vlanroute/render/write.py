@@ -1,4 +1,4 @@
-"""`vlanroute render`: plan -> OUTDIR with switch configs, host scripts, refresh jobs,
+"""`vlanroute render`: plan -> OUTDIR with switch configs, the host program and its tables, refresh jobs,
 plan.json and cabling.csv (docs/outdir-layout.md).
 
 Everything is rendered into a temporary directory next to OUTDIR, verified there, and only
