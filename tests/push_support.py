@@ -14,6 +14,7 @@ from pathlib import Path
 import networkx as nx
 import yaml
 
+from vlanroute.bundle.reader import host_macs, read_all_cables, read_plan
 from vlanroute.cli import main
 from vlanroute.lab import FakeSwitchFarm, Faults
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
@@ -56,8 +57,16 @@ def build_cluster(farm: FakeSwitchFarm, tmp: Path, inventory: str,
     doc = plan_from_file(inv, sets).to_document()
     outdir = tmp / "out"
     render_to_dir(doc, outdir, RenderOptions(verify=False))
+    wire_as_planned(farm, outdir)
     known = farm.write_known_hosts(tmp / "known_hosts")
     return Cluster(farm, outdir, known, json.loads((outdir / "plan.json").read_text()))
+
+
+def wire_as_planned(farm: FakeSwitchFarm, outdir: Path, cabling: Path | None = None) -> None:
+    """The fake switches' LLDP tables show the cables of OUTDIR/cabling.csv (or `cabling`),
+    so push's cabling check finds what the plan wants."""
+    doc = read_plan(outdir)
+    farm.wire(read_all_cables(outdir, doc.switches, hosts=doc.hosts, path=cabling), host_macs(doc))
 
 
 def set_ssh_env(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -39,7 +39,8 @@ def farm():
 def test_every_platform_has_a_registered_family() -> None:
     for platform in PLATFORMS.values():
         assert family_of(platform).name == platform.family
-    assert {f.name for f in FAMILIES.values() if f.capabilities.push} == {"powerconnect-62xx"}
+    assert {f.name for f in FAMILIES.values() if f.capabilities.push} == {"powerconnect-62xx", "arista-eos",
+                                                                             "dell-os10"}
 
 
 def test_derived_platform_renders_verifies_pushes_and_audits(farm, tmp_path, monkeypatch, capsys):
@@ -79,7 +80,7 @@ def test_push_refuses_other_families_listing_exactly_what_it_supports(farm, tmp_
                        str(cluster.known_hosts), "--yes")
     assert rc == 2 and "leaf2 (dell-os6)" in err and "leaf3 (apresia-aeos)" in err
     # Built-in 62xx models and the plan's own derived one; not OS6, AEOS or linux-bridge.
-    assert ("push supports: pc6248-big, powerconnect-6224, powerconnect-6248; "
+    assert ("push supports: arista-7050sx-64, dell-s5248f-on, pc6248-big, powerconnect-6224, powerconnect-6248; "
             "push --dry-run also reads: powerconnect-8132\n") in err + "\n"
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--dry-run")

@@ -176,8 +176,8 @@ def test_torus_with_one_cable_per_pair_on_the_module_ports(tmp_path: Path,
         assert isl == ["1/xg1", "1/xg2", "1/xg3"], sw
         hosts = [p for p, d in spec["ports"].items() if d["role"] == "host"]
         assert hosts == [f"1/g{i}" for i in range(1, len(hosts) + 1)]
-    assert {"a": "sw1", "a_port": "1/xg1", "b": "sw2", "b_port": "1/xg1", "a_lag": "", "b_lag": ""} \
-        in _cabling(out)
+    assert {"a": "sw1", "a_port": "1/xg1", "b": "sw2", "b_port": "1/xg1", "a_lag": "", "b_lag": "",
+            "kind": "inter-switch"} in [{k: v for k, v in c.items() if k != "cable"} for c in _cabling(out)]
     assert "interface ethernet 1/xg3" in (out / "switches" / "sw1.cfg").read_text()
     capsys.readouterr()
     assert main(["verify", str(out)]) == 0
@@ -358,7 +358,7 @@ def test_push_and_audit_a_stack_cabled_on_its_module_ports(farm, tmp_path: Path,
     """sw1 is a 2-unit stack with hosts on 2/g*; every inter-switch cable (two per pair, a
     LAG) is on 1/xg1-1/xg4. Push reads the ports back from the fake 62xx, a second dry run
     has nothing to change, and audit finds every learned MAC where the plan says."""
-    from push_support import PASSWORD, USER, correct_tables, run, set_ssh_env
+    from push_support import PASSWORD, USER, correct_tables, run, set_ssh_env, wire_as_planned
     from vlanroute.drivers import parse_config
 
     set_ssh_env(monkeypatch)
@@ -378,6 +378,7 @@ def test_push_and_audit_a_stack_cabled_on_its_module_ports(farm, tmp_path: Path,
     plan = _render(inv, out)
     assert "2/g4" in plan["switches"]["sw1"]["ports"]
     known = farm.write_known_hosts(tmp_path / "known_hosts")
+    wire_as_planned(farm, out)
 
     rc, text, err = run(capsys, "push", str(out), "--known-hosts", str(known), "--yes")
     assert rc == 0, text + err

@@ -25,7 +25,7 @@ from vlanroute.drivers import FAMILIES
 from vlanroute.lab import FakeSwitchFarm, Faults
 from vlanroute.model.platforms import POWERCONNECT_6224, POWERCONNECT_6248, POWERCONNECT_8132
 
-from push_support import PASSWORD, REPO, USER, build_cluster, run, set_ssh_env
+from push_support import PASSWORD, REPO, USER, build_cluster, run, set_ssh_env, wire_as_planned
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -271,7 +271,7 @@ def test_a_save_lost_after_the_key_is_reported_as_maybe_saved_and_not_rolled_bac
     assert "may have changed" in flat and "untouched" not in flat
     leaf1 = cluster.switch("leaf1")
     assert leaf1.saved == [leaf1.running_config()]      # it was saved, and left as pushed
-    assert leaf1.logins == 1                            # no rollback session
+    assert leaf1.logins == 2            # the cabling check, the push; no rollback session
 
 
 REPLIES = [
@@ -330,6 +330,7 @@ def test_preflight_stops_a_switch_that_is_not_what_the_plan_expects(tmp_path, mo
         sw1 = cluster.switch("sw1")
         farm.switches["sw1"] = sw1 = farm.add("sw1", host="127.0.0.71", username=USER, password=PASSWORD,
                                              platform=platform, faults=faults)
+        wire_as_planned(farm, cluster.outdir)
         targets = tmp_path / "targets.json"
         targets.write_text(json.dumps({"format": "vlanroute-targets/1", "switches": {
             "sw1": {"host": sw1.host, "port": sw1.port}}}))

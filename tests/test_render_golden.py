@@ -3,6 +3,8 @@ files that were written by hand from the CLI facts (tests/golden/ring3/README.md
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from click.testing import CliRunner
 
 from render_fixtures import document, ring3_plan
 from vlanroute.cli import group
+from vlanroute.bundle.cables import planned_cables
 from vlanroute.render.write import render_files
 
 GOLDEN = Path(__file__).parent / "golden" / "ring3"
@@ -36,13 +39,46 @@ def test_refresh_job_matches_hand_written(unit: str) -> None:
     assert _render("powerconnect-6248")[f"refresh/{unit}"] == (GOLDEN / unit).read_text()
 
 
+def _label(first: tuple[str, str], second: tuple[str, str]) -> str:
+    """The documented rule, written out again: base32 of sha256 over "name<TAB>port" lines."""
+    digest = hashlib.sha256(f"{first[0]}\t{first[1]}\n{second[0]}\t{second[1]}".encode()).digest()
+    text = base64.b32encode(digest).decode()
+    return f"{text[:4]}-{text[4:8]}"
+
+
 def test_cabling_csv() -> None:
-    assert _render("powerconnect-6248")["cabling.csv"] == (
-        "a,a_port,b,b_port,a_lag,b_lag\n"
-        "sw1,1/g21,sw2,1/g21,1,1\n"
-        "sw1,1/g22,sw2,1/g22,1,1\n"
-        "sw1,1/g24,sw3,1/g23,,\n"
-        "sw2,1/g24,sw3,1/g24,,\n")
+    rows = _render("powerconnect-6248")["cabling.csv"].splitlines()
+    assert rows[0] == "a,a_port,b,b_port,a_lag,b_lag,kind,cable"
+    assert [r.rsplit(",", 1)[0] for r in rows[1:]] == [
+        "sw1,1/g21,sw2,1/g21,1,1,inter-switch",
+        "sw1,1/g22,sw2,1/g22,1,1,inter-switch",
+        "sw1,1/g24,sw3,1/g23,,,inter-switch",
+        "sw2,1/g24,sw3,1/g24,,,inter-switch",
+        "sw1,1/g1,node001,eth0,,,host",
+        "sw1,1/g2,node002,eth0,,,host",
+        "sw2,1/g1,node003,eth0,,,host",
+        "sw2,1/g2,node004,eth0,,,host",
+        "sw3,1/g1,node005,eth0,,,host",
+        "sw3,1/g2,node006,eth0,,,host"]
+    labels = [r.rsplit(",", 1)[1] for r in rows[1:]]
+    assert labels[0] == _label(("sw1", "1/g21"), ("sw2", "1/g21"))
+    assert labels[2] == _label(("sw1", "1/g24"), ("sw3", "1/g23"))
+    assert labels[4] == _label(("sw1", "1/g1"), ("node001", "eth0"))
+    assert len(set(labels)) == len(labels)
+
+
+def test_cable_labels_do_not_depend_on_row_order() -> None:
+    """A label comes from the cable's ends: the same cable keeps it when others come and go,
+    and an inter-switch cable written the other way round gets the same one."""
+    doc = document(ring3_plan("powerconnect-6248"))
+    before = {(c.a, c.a_port): c.label for c in planned_cables(doc)}
+    fewer = doc.model_copy(update={"cabling": doc.cabling[2:], "hosts": dict(list(doc.hosts.items())[3:])})
+    after = {(c.a, c.a_port): c.label for c in planned_cables(fewer)}
+    assert after and all(before[k] == v for k, v in after.items())
+    c = doc.cabling[2]
+    flipped = doc.model_copy(update={"cabling": [c.model_copy(update={"a": c.b, "a_port": c.b_port,
+                                                                     "b": c.a, "b_port": c.a_port})]})
+    assert planned_cables(flipped)[0].label == before[(c.a, c.a_port)]
 
 
 def test_flow_control_off_and_shorter_aging() -> None:

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 INVENTORIES = ROOT / "inventories"
 # Example inventories verified here; the others are too large for unit tests and are
 # measured by bench/verify.py instead. Every example must be in exactly one of the sets.
-SMALL = {"seed-torus", "seed-ring", "seed-tree", "seed-mesh", "seed-complete", "custom-lab"}
+SMALL = {"seed-torus", "seed-ring", "seed-tree", "seed-mesh", "seed-complete", "custom-lab",
+         "seed-torus-arista", "seed-torus-os10"}
 LARGE = {"hyper-crossbar-16x16"}
 
 
@@ -222,10 +223,10 @@ def test_extra_tagged_vlan_closes_a_loop(copy: Path) -> None:
 def test_cable_moved_to_another_port(copy: Path) -> None:
     doc = plan(copy)
     lines = (copy / "cabling.csv").read_text().splitlines()
-    a, a_port, b, b_port, a_lag, b_lag = lines[1].split(",")
+    a, a_port, b, b_port, a_lag, b_lag, kind, label = lines[1].split(",")
     used = set(doc["switches"][a]["ports"]) | set(doc["switches"][a]["reserved_ports"])
     free = next(f"1/g{i}" for i in range(48, 0, -1) if f"1/g{i}" not in used)
-    lines[1] = ",".join([a, free, b, b_port, a_lag, b_lag])
+    lines[1] = ",".join([a, free, b, b_port, a_lag, b_lag, kind, label])
     (copy / "cabling.csv").write_text("\n".join(lines) + "\n")
     r = verify_outdir(copy)
     assert not r.ok

@@ -26,6 +26,8 @@ COMMAND_MODULES: list[str] = [
     "draw",
     "report",
     "lab",
+    "cabling",
+    "discover",
 ]
 
 

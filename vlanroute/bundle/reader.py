@@ -14,13 +14,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from vlanroute.bundle.cables import HEADER, HOST, INTER_SWITCH, LEGACY_HEADER
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.errors import UserError
 from vlanroute.model.platforms import Platform
 
 PLAN_FILE = "plan.json"
 CABLING_FILE = "cabling.csv"
-CABLING_HEADER = ["a", "a_port", "b", "b_port", "a_lag", "b_lag"]
+CABLING_HEADER = HEADER
 OUTDIR_FIX = "give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`"
 
 
@@ -33,6 +34,8 @@ class Cable:
     b_port: str
     a_lag: int | None
     b_lag: int | None
+    kind: str = INTER_SWITCH      # or HOST: `b` is a host, `b_port` its interface
+    label: str = ""               # empty in a file of an older render
 
     def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
         return (self.a, self.a_port), (self.b, self.b_port)
@@ -68,8 +71,19 @@ def read_plan(outdir: Path | str) -> PlanDocument:
 
 def read_cabling(outdir: Path, switches: Collection[str],
                  platforms: Mapping[str, Platform] | None = None) -> list[Cable]:
-    """Every cable of OUTDIR/cabling.csv; with `platforms`, each port must exist on its switch."""
-    path = outdir / CABLING_FILE
+    """Every inter-switch cable of OUTDIR/cabling.csv; with `platforms`, each port must
+    exist on its switch."""
+    return [c for c in read_all_cables(outdir, switches, platforms) if c.kind == INTER_SWITCH]
+
+
+def read_all_cables(outdir: Path, switches: Collection[str],
+                    platforms: Mapping[str, Platform] | None = None,
+                    hosts: Collection[str] | None = None, path: Path | None = None) -> list[Cable]:
+    """Every cable of OUTDIR/cabling.csv, inter-switch and host (bundle.cables). The file
+    of an older render (header a,a_port,b,b_port,a_lag,b_lag: inter-switch cables only, no
+    labels) is read too. With `hosts`, a host cable's host must be one of them. `path`:
+    another file in the same layout (e.g. the lab's cabling, vlanroute.lab.wiring)."""
+    path = path or outdir / CABLING_FILE
     if not path.is_file():
         raise UserError("cabling.csv not found", file=str(path), fix=OUTDIR_FIX)
     cables: list[Cable] = []
@@ -80,17 +94,27 @@ def read_cabling(outdir: Path, switches: Collection[str],
         raise UserError(f"not CSV: {exc}", file=str(path), fix="restore the file from `vlanroute render`") from None
     reader = iter(rows)
     header = next(reader, None)
-    if header != CABLING_HEADER:
+    if header not in (CABLING_HEADER, LEGACY_HEADER):
         raise UserError(f"header is {header}, expected {','.join(CABLING_HEADER)}",
                         file=str(path), field="line 1", fix="restore the header line")
+    width = len(header)
+    labels: dict[str, int] = {}
     for lineno, row in enumerate(reader, start=2):
         if not row:
             continue
-        if len(row) != 6:
-            raise UserError(f"{len(row)} fields, expected 6", file=str(path), field=f"line {lineno}",
-                            fix="one cable per line: a,a_port,b,b_port,a_lag,b_lag")
-        a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row)
-        for sw, port in ((a, a_port), (b, b_port)):
+        if len(row) != width:
+            raise UserError(f"{len(row)} fields, expected {width}", file=str(path), field=f"line {lineno}",
+                            fix="one cable per line: " + ",".join(header))
+        a, a_port, b, b_port, a_lag, b_lag = (x.strip() for x in row[:6])
+        kind, label = (row[6].strip(), row[7].strip()) if width == 8 else (INTER_SWITCH, "")
+        if kind not in (INTER_SWITCH, HOST):
+            raise UserError(f"kind {kind!r} is neither {INTER_SWITCH} nor {HOST}", file=str(path),
+                            field=f"line {lineno}", fix="restore the file from `vlanroute render`")
+        ends = [(a, a_port)] if kind == HOST else [(a, a_port), (b, b_port)]
+        if kind == HOST and hosts is not None and b not in hosts:
+            raise UserError(f"host {b!r} is not in plan.json", file=str(path),
+                            field=f"line {lineno}", fix="use the host names of plan.json")
+        for sw, port in ends:
             if sw not in switches:
                 raise UserError(f"switch {sw!r} is not in plan.json", file=str(path),
                                 field=f"line {lineno}", fix="use the switch names of plan.json")
@@ -102,12 +126,17 @@ def read_cabling(outdir: Path, switches: Collection[str],
                                 file=str(path), field=f"line {lineno}",
                                 fix="a port holds one cable")
             used[(sw, port)] = lineno
+        if label:
+            if label in labels:
+                raise UserError(f"cable label {label} is already used on line {labels[label]}",
+                                file=str(path), field=f"line {lineno}", fix="restore the file from `vlanroute render`")
+            labels[label] = lineno
         try:
             lags = tuple(int(x) if x else None for x in (a_lag, b_lag))
         except ValueError:
             raise UserError("a_lag/b_lag must be a LAG number or empty", file=str(path),
                             field=f"line {lineno}", fix="write the LAG id, or nothing") from None
-        cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1]))
+        cables.append(Cable(lineno, a, a_port, b, b_port, lags[0], lags[1], kind, label))
     return cables
 
 

@@ -81,8 +81,11 @@ def command() -> None:
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--seed", type=click.Path(exists=True, path_type=Path),
               help="Start from running configs: a directory of <switch>.cfg, or one file for all.")
+@click.option("--cabling", "cabling", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The cables the switches' LLDP tables show, in the layout of cabling.csv "
+                   "(default: OUTDIR/cabling.csv; edit a copy to try `vlanroute cabling check`).")
 @STATE_OPTION
-def up(outdir: Path, seed: Path | None, state_dir: Path | None) -> int:
+def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | None) -> int:
     """Start the emulated switches and print the environment that points push and audit at
     them (use as: eval "$(vlanroute lab up OUTDIR)")."""
     state = _state(state_dir)
@@ -103,6 +106,8 @@ def up(outdir: Path, seed: Path | None, state_dir: Path | None) -> int:
            "--outdir", str(outdir.resolve()), "--user", user]
     if seed is not None:
         cmd += ["--seed", str(seed.resolve())]
+    if cabling is not None:
+        cmd += ["--cabling", str(cabling.resolve())]
     from vlanroute.lab.statedir import PASSWORD_ENV
     env = {**os.environ, PASSWORD_ENV: password}
     env.pop(ENV_PASSWORD, None)
@@ -134,6 +139,8 @@ def up(outdir: Path, seed: Path | None, state_dir: Path | None) -> int:
                "stop them with `vlanroute lab down`", err=True)
     if seed is not None:
         click.echo(f"lab: seeded from {seed}", err=True)
+    if cabling is not None:
+        click.echo(f"lab: LLDP tables show the cables of {cabling}", err=True)
     for line in _environment(state, user, None if given else password):
         click.echo(line)
     return 0

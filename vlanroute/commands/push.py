@@ -15,6 +15,8 @@ from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.bundle.reader import read_plan
 from vlanroute.device.push import NEEDS_A_PERSON, SUCCESS, PushOptions, PushUI, Pusher, SwitchResult
 from vlanroute.device.targets import check_loopback, select_targets
+from vlanroute.commands.cabling import cabling_gate
+from vlanroute.exitcodes import ExitCode
 
 
 class RichUI(PushUI):
@@ -83,12 +85,15 @@ def _run(pusher: Pusher, targets, expected, err: Console, out: Console,  # type:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches.")
 @click.option("--keep-going", is_flag=True,
               help="Continue with the other switches after a switch failed.")
+@click.option("--skip-cabling-check", "skip_cabling", is_flag=True,
+              help="DANGEROUS: push without first checking the inter-switch cables against "
+                   "cabling.csv over LLDP (`vlanroute cabling check`).")
 @click.option("--strict", is_flag=True,
               help="Refuse a switch whose running config has any line vlanroute does not know "
                    "(default: keep such lines, refuse only those touching what the plan manages).")
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
             workers: int, targets_file: Path | None, dry_run: bool, yes: bool, keep_going: bool,
-            strict: bool) -> int:
+            skip_cabling: bool, strict: bool) -> int:
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
@@ -104,6 +109,9 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
     out, err = Console(), Console(stderr=True)
+    if not cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
+                        skip=skip_cabling, dry_run=dry_run):
+        return ExitCode.FAILED_CHECK
     options = PushOptions(dry_run=dry_run or not yes, workers=workers, keep_going=keep_going,
                           host_keys=policy, strict=strict)
     pusher = Pusher(outdir, creds, options, PushUI())

@@ -36,6 +36,7 @@ from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_fa
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
+from vlanroute.device.transaction import apply_in_transaction
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
@@ -58,6 +59,7 @@ class SwitchResult:
     message: str = ""
     diff: list[str] = field(default_factory=list)
     running_canonical: list[str] = field(default_factory=list)
+    switch_diff: list[str] = field(default_factory=list)   # the switch's own diff (transaction)
 
 
 class PushUI:
@@ -160,7 +162,8 @@ def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[i
     """The part of a config the plan decides: its VLANs, the global settings it renders
     (aging time, flow control; not global spanning tree, which it leaves as it is) and the
     forwarding settings of managed ports (a LAG member counts only by its LAG membership)."""
-    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, cfg.flow_control))]
+    flow = None if target.family.flow_per_port else cfg.flow_control   # per port: in the lines below
+    keep = [str(sorted(vlans & cfg.vlans)), str((cfg.aging_time, flow))]
     members: set[str] = set()
     for line in target.family.canonical_lines(cfg):
         port = line.port
@@ -271,6 +274,11 @@ class Pusher:
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
                res: SwitchResult) -> SwitchResult:
         name = target.name
+        if target.family.transaction is not None:
+            def canonical(text: str) -> list[str]:
+                return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
+            return apply_in_transaction(target, session, prep, res, self.ui, canonical,
+                                        lambda: self._session(target))
         self.ui.total(name, len(prep.commands))
         self.ui.status(name, "applying")
         problem = ""

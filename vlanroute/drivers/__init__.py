@@ -7,6 +7,10 @@
   parser and CLI code;
 - apresia/: `apresia-aeos` (render, verify; syntax largely unconfirmed, host ports
   untagged in several VLANs only where the inventory confirms it);
+- arista/: `arista-eos` (render, verify, push in a configure session, audit; host ports
+  attached by trunk);
+- dellos10/: `dell-os10` (render, verify, push in a `start transaction`, audit; host
+  ports attached by trunk);
 - linuxbridge/: `linux-bridge` (render, verify, emulate).
 
 Everything outside this package reaches a family through `family_of(platform)`; adding a
@@ -17,6 +21,8 @@ This package depends only on vlanroute.model, names and vlanlist, so every stage
 from __future__ import annotations
 
 from vlanroute.drivers.apresia import APRESIA_AEOS
+from vlanroute.drivers.arista import ARISTA_EOS
+from vlanroute.drivers.dellos10 import DELL_OS10
 from vlanroute.drivers.family import Family
 from vlanroute.drivers.linuxbridge import LINUX_BRIDGE
 from vlanroute.drivers.powerconnect import DELL_OS6, POWERCONNECT_62XX
@@ -25,7 +31,8 @@ from vlanroute.model.bridge import SwitchConfig
 from vlanroute.model.platforms import Platform
 
 # The single dispatcher table: family name -> family object.
-FAMILIES: dict[str, Family] = {f.name: f for f in (POWERCONNECT_62XX, DELL_OS6, APRESIA_AEOS, LINUX_BRIDGE)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (POWERCONNECT_62XX, DELL_OS6, APRESIA_AEOS, ARISTA_EOS,
+                                                  DELL_OS10, LINUX_BRIDGE)}
 
 
 def family_named(name: str, *, file: str | None = None, field: str | None = None) -> Family:

@@ -81,6 +81,27 @@ class CliDialog:
 
 
 @dataclass(frozen=True)
+class Transaction:
+    """A CLI's own all-or-nothing change (NAPALM's load / compare / commit / discard): push
+    types the rendered commands into it, reads the switch's own diff, then commits; on any
+    failure before the commit it discards, and the running config never changed.
+    `{name}` in a command is replaced by a name unique to the push."""
+
+    begin: tuple[str, ...]                     # from privileged mode into the transaction
+    diff: str | None                           # the switch's diff of the pending changes
+    commit: tuple[str, ...]                    # apply, and back to privileged mode
+    abort: tuple[str, ...]                     # discard, and back to privileged mode
+    # A restore point taken before `begin`, and how to go back to it after a commit
+    # (EOS: a checkpoint and `configure replace`); empty: rollback by inverse commands.
+    checkpoint: tuple[str, ...] = ()
+    restore: tuple[str, ...] = ()
+    cleanup: tuple[str, ...] = ()              # after success or restore (delete the checkpoint)
+    # Leading and trailing lines of a rendered file that the transaction replaces.
+    enter: str = "configure"
+    leave: str = "end"
+
+
+@dataclass(frozen=True)
 class Probe:
     """Context help (`?`) asked before a push for a command no source confirms on this
     family, in the mode push will send it in: what is typed is erased, nothing executed
@@ -107,6 +128,22 @@ class SwitchFacts:
 
 # Runs one read-only show command on the switch and returns its reply.
 ShowCommand = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class LldpNeighbor:
+    """One row of a switch's LLDP neighbour table (IEEE 802.1AB): what the device at the
+    other end of `local_port`'s cable says about itself. A switch sends its interface name
+    as Port ID; a host's lldpd sends a MAC unless told `portidsubtype ifname`."""
+
+    local_port: str                  # this switch's port, as the switch names it
+    chassis_id: str = ""             # usually a MAC (upper case with colons on Dell OS6)
+    port_id: str = ""                # the far end's port: interface name or MAC
+    system_name: str = ""            # the far end's host name; may end in "..." (cut)
+
+    @property
+    def truncated(self) -> bool:
+        return self.system_name.endswith("...")
 
 
 class LineRole(Enum):
@@ -160,6 +197,11 @@ class Family:
     template_dir: Path | None = None           # None: the package's templates/
     # Unconfirmed commands that push asks the switch about (context help) before a change.
     probes: tuple[Probe, ...] = ()
+    # The CLI's own transaction, if push uses one (None: commands take effect one by one).
+    transaction: Transaction | None = None
+    # Flow control is set per port (PortConfig.flow_control, in the canonical lines of each
+    # port), so the switch-wide summary says nothing push must compare.
+    flow_per_port: bool = False
 
     @property
     def template(self) -> str:
@@ -225,6 +267,24 @@ class Family:
         """Model, firmware and port list, from the running config already read and from
         read-only show commands (`show`); a fact the switch does not give stays None."""
         raise NotImplementedError(f"{self.name}: pre-flight is not supported")
+
+    # -- cabling (LLDP) ---------------------------------------------------------------------
+    # The read-only command that lists every LLDP neighbour (`vlanroute cabling check`,
+    # `vlanroute discover`); None: the family has no known one.
+    lldp_command: str | None = None
+
+    def lldp_detail_command(self, port: str) -> str | None:
+        """The command that shows one port's neighbour in full (the summary may cut the
+        system name); None: not known."""
+        return None
+
+    def parse_lldp(self, text: str) -> list[LldpNeighbor]:
+        """`lldp_command`'s output -> one entry per neighbour (a port may have several)."""
+        raise NotImplementedError(f"{self.name}: no LLDP neighbour table reader")
+
+    def parse_lldp_detail(self, text: str) -> str | None:
+        """The full system name in `lldp_detail_command`'s output, None if absent."""
+        return None
 
     # -- audit -----------------------------------------------------------------------------
     address_table_command: str | None = None

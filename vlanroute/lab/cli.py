@@ -18,6 +18,8 @@ sources on docs/platforms/powerconnect-62xx.md and dell-os6.md, and a behaviour 
   SNMP, port security ...) are accepted and printed back as given, in their place [A], [B],
   [C], [8024F], [NPD];
 - `show version`, `show system`, `show interfaces status` in each CLI's layout;
+- `show lldp remote-device all` / `detail PORT` in the OS6 layout [NPD], [OS6F] (62xx: assumed
+  the same), the neighbours coming from a cabling file (vlanroute.lab.wiring);
 - context help: `?` is acted on at once, without Enter; the help is printed and the line
   is shown again without the `?` (as on other Cisco-like CLIs [NKI]; the Dell format of
   the listing is not in any source: assumed).
@@ -30,7 +32,8 @@ import re
 
 from vlanroute.drivers.powerconnect.cli import (BLOCK_OPEN, IF_BLOCK_OPEN, CliSyntaxError,
                                                 expand_port_range, parse_vlan_ids)
-from vlanroute.lab.state import GLOBALS, INTERFACES, VLANS, PortState, SwitchState, address_table, running_config
+from vlanroute.lab.state import (GLOBALS, INTERFACES, VLANS, PortState, SwitchState, address_table,
+                                 lldp_detail, lldp_summary, running_config)
 
 INVALID = "% Invalid input detected at '^' marker."       # with a caret line before it [FS]
 INCOMPLETE = "Command not found / Incomplete command. Use ? to list commands."   # [FS]
@@ -204,6 +207,12 @@ class Interpreter:
             return Reply(self._page(self.interfaces_status()))
         if args == self.address_table_words():
             return Reply(self._page(address_table(self.state, os6=self.os6)))
+        if args == ["lldp", "remote-device", "all"]:
+            return Reply(self._page(lldp_summary(self.state)))
+        if args[:3] == ["lldp", "remote-device", "detail"] and len(args) == 4:
+            if args[3] not in self.state.ports:
+                raise CommandRejected(INVALID)
+            return Reply(self._page(lldp_detail(self.state, args[3])))
         raise CommandRejected(INVALID)
 
     def address_table_words(self) -> list[str]:

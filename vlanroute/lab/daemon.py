@@ -6,6 +6,7 @@ directory (vlanroute.lab.statedir): `lab.json` (process, OUTDIR, switches), `tar
 (the target map push and audit read through VLANROUTE_TARGETS), `known_hosts`, `lab.log`,
 and, once stopped, `running/<switch>.cfg` (each switch's last running config). The SSH
 password comes in the environment (VLANROUTE_LAB_PASSWORD), never in a file or argument.
+The switches' LLDP tables show the cables of OUTDIR/cabling.csv, or of `--cabling FILE`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import threading
 
 from vlanroute.bundle.platforms import resolve_platforms
-from vlanroute.bundle.reader import read_plan
+from vlanroute.bundle.reader import host_macs, read_all_cables, read_plan
 from vlanroute.device.targets import TARGETS_FORMAT
 from vlanroute.errors import UserError
 from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
@@ -44,8 +45,10 @@ def seed_texts(seed: Path | None, switches: list[str]) -> dict[str, str]:
     return {sw: text for sw in switches}
 
 
-def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | None) -> FakeSwitchFarm:
-    """Start one emulated switch per switch of OUTDIR's plan and write the state files."""
+def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | None,
+          cabling: Path | None = None) -> FakeSwitchFarm:
+    """Start one emulated switch per switch of OUTDIR's plan, their LLDP tables showing the
+    cables of `cabling` (default OUTDIR/cabling.csv), and write the state files."""
     doc = read_plan(outdir)
     platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
     names = sorted(doc.switches)
@@ -54,6 +57,7 @@ def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | 
         raise UserError(f"no emulated switch for {', '.join(other)}", file=str(outdir / "plan.json"),
                         fix="the lab emulates the families " + ", ".join(sorted(EMULATED)))
     seeds = seed_texts(seed, names)
+    cables = read_all_cables(outdir, doc.switches, hosts=doc.hosts, path=cabling)
     farm = FakeSwitchFarm()
     try:
         for i, name in enumerate(names):
@@ -62,6 +66,7 @@ def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | 
     except (SeedError, OSError):
         farm.close()
         raise
+    farm.wire(cables, host_macs(doc))
     targets = {"format": TARGETS_FORMAT, "plan": doc.name, "outdir": str(outdir.resolve()),
                "switches": {n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}
     state.write("targets.json", json.dumps(targets, indent=1) + "\n")
@@ -79,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--outdir", type=Path, required=True)
     ap.add_argument("--user", required=True)
     ap.add_argument("--seed", type=Path)
+    ap.add_argument("--cabling", type=Path)
     args = ap.parse_args(argv)
     state = StateDir(args.state_dir)
     password = os.environ.pop(PASSWORD_ENV, "")
@@ -86,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
-        farm = start(args.outdir, state, args.user, password, args.seed)
+        farm = start(args.outdir, state, args.user, password, args.seed, args.cabling)
     except (UserError, SeedError, OSError) as exc:
         state.write("error", exc.render() if isinstance(exc, UserError) else str(exc))
         return 2

@@ -1,5 +1,5 @@
-"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6 switches
-(tests, benchmarks and `vlanroute lab up`).
+"""SSH servers on 127.0.0.x that behave like Dell PowerConnect 62xx and OS6, Arista EOS and
+Dell OS10 switches (tests, benchmarks and `vlanroute lab up`).
 
 One background thread runs an asyncio loop with any number of asyncssh servers. Each
 switch does ordinary SSH password (or public key) authentication, as the 62xx does,
@@ -21,19 +21,25 @@ import ipaddress
 from pathlib import Path
 import re
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
 
 import asyncssh
 
 from vlanroute.lab.cli import Interpreter, Os6Interpreter
+from vlanroute.lab import eos, os10
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
+
+if TYPE_CHECKING:
+    from vlanroute.bundle.reader import Cable
 
 # The ports of the platform descriptor (GbE and 10G module ports); a stack passes its own.
 PC6248_PORTS = POWERCONNECT_6248.ports
 CONFIG_MODES = ("config", "vlan", "vlanid", "if", "block")
 # The families the lab emulates: family name -> interpreter class.
-EMULATED = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter}
+EMULATED: dict[str, Any] = {"powerconnect-62xx": Interpreter, "dell-os6": Os6Interpreter,
+                            "arista-eos": eos.EosInterpreter, "dell-os10": os10.Os10Interpreter}
 
 
 class SeedError(ValueError):
@@ -49,6 +55,7 @@ class Faults:
     pager_stuck: bool = False        # OS6: `terminal length 0` does not stop paging
     lacks: str | None = None         # regex: commands this firmware does not have (refused, no help)
     save_lost: bool = False          # the save is written, then the connection drops (one-shot)
+    ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
 
 
 def _model(platform: Platform) -> str:
@@ -79,6 +86,13 @@ class FakeSwitch:
             raise ValueError(f"no emulated switch for the {self.platform.family} family "
                              f"(only {', '.join(sorted(EMULATED))})")
         self.state = self.factory_state()
+        # Arista EOS and Dell OS10: their own models, shared by all sessions (running config,
+        # pending configure sessions or the transaction's candidate, checkpoints, lock).
+        self.eos: Any = None
+        if self.platform.family == "arista-eos":
+            self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved)
+        elif self.platform.family == "dell-os10":
+            self.eos = os10.Os10SwitchData(os10.Os10State.factory_default(self.platform.ports), self.saved)
 
     @property
     def os6(self) -> bool:
@@ -89,9 +103,14 @@ class FakeSwitch:
             self.platform.ports, self.platform.max_lags, aging_default=self.platform.aging_default,
             flow_default=None if self.os6 else True)
 
-    def interpreter(self, **kw: object) -> Interpreter:
+    def interpreter(self, **kw: object) -> Any:
         cls = EMULATED[self.platform.family]
         model = _model(self.platform)
+        if self.eos is not None:
+            kw.pop("ignore_paging_off", None)
+            if self.faults.ignore:
+                kw["ignore"] = re.compile(self.faults.ignore)
+            return cls(self.name, self.eos, model=model.split()[-1], **kw)
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
                        description=f"{model}, 6.3.3.10, Linux 3.7.10", **kw)  # type: ignore[arg-type]
@@ -106,7 +125,17 @@ class FakeSwitch:
         file (`!` lines are comments), so it must be one this switch accepts; the blocks of
         ports the platform does not list (another stack unit) are kept as given. SeedError names the first line
         it refuses."""
+        if self.eos is not None:
+            loader = eos.load if self.platform.family == "arista-eos" else os10.load
+            try:
+                self.eos.state = loader(text, self.platform.ports, self.name,
+                                        _model(self.platform).split()[-1], source=source)
+            except ValueError as exc:
+                raise SeedError(str(exc)) from None
+            return
+        lldp = self.state.lldp                # the cables stay where they are
         self.state = self.factory_state()
+        self.state.lldp = lldp
         self.state.layout = []
         cli = self.interpreter()
         cli.mode, cli.paging, cli.seeding = "priv", False, True
@@ -130,7 +159,8 @@ class FakeSwitch:
         return f"[{self.host}]:{self.port} {self.host_key_line}"
 
     def seed_mac(self, vlan: int, mac: str, port: str) -> None:
-        self.state.mac_table.append(MacEntry(vlan, mac.lower(), port))
+        table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
+        table.append(MacEntry(vlan, mac.lower(), port))
 
 
 def _refused(output: str) -> bool:
@@ -235,6 +265,11 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         if self._chan is not None and text:
             self._chan.write(text.replace("\r\n", "\n").replace("\n", "\r\n"))
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        closing = getattr(self._cli, "on_close", None)
+        if closing is not None:
+            closing()
+
     def eof_received(self) -> bool:
         return False
 
@@ -316,6 +351,12 @@ class FakeSwitchFarm:
         switch.port = server.sockets[0].getsockname()[1]
         switch.host_key_line = key.export_public_key("openssh").decode().strip()
         self._servers.append(server)
+
+    def wire(self, cables: "Iterable[Cable]", host_macs: "Mapping[str, str]") -> None:
+        """Serve LLDP neighbour tables as if `cables` (bundle.reader.Cable rows of a cabling
+        file) were plugged in (vlanroute.lab.wiring); called again, it replaces them."""
+        from vlanroute.lab.wiring import wire
+        wire(self.switches, cables, host_macs)
 
     def write_known_hosts(self, path: Path) -> Path:
         path.write_text("".join(sw.known_hosts_line() + "\n" for sw in self.switches.values()))

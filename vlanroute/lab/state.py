@@ -52,6 +52,17 @@ class MacEntry:
     port: str         # 1/g5, ch1 (62xx) or Te1/0/5, Po1 (OS6)
 
 
+@dataclass(frozen=True)
+class LldpEntry:
+    """One LLDP neighbour this switch has heard on `port` (vlanroute.lab.wiring fills them
+    from a cabling file: what the device at the cable's other end would send)."""
+
+    port: str         # this switch's port
+    chassis: str      # 00:41:D2:17:2F:00
+    port_id: str      # the far end's interface name, or its MAC (a host's lldpd default)
+    system_name: str
+
+
 @dataclass
 class SwitchState:
     ports: dict[str, PortState]
@@ -66,6 +77,7 @@ class SwitchState:
     vlandb_extra: list[str] = field(default_factory=list)   # 62xx `vlan database` lines kept
     layout: list[str | list[str]] = field(default_factory=lambda: [VLANS, GLOBALS, INTERFACES])
     mac_table: list[MacEntry] = field(default_factory=list)
+    lldp: list[LldpEntry] = field(default_factory=list)
 
     @classmethod
     def factory_default(cls, ports: tuple[str, ...], lag_count: int, *, aging_default: int = 300,
@@ -209,3 +221,39 @@ def address_table(state: SwitchState, *, os6: bool) -> str:
         lines += [f"{e.vlan:<8} {dotted(e.mac):<21} {e.port:<10} Dynamic" for e in entries]
         lines += ["", f"Total MAC Addresses in use:{len(entries)}", ""]
     return "\n".join(lines) + "\n"
+
+
+# The summary cuts a longer system name to 14 characters and "..." [NPD]; the length up to
+# which a name is printed whole (the column is 17 wide) is assumed.
+LLDP_NAME_WIDTH, LLDP_NAME_CUT = 17, 14
+
+
+def lldp_summary(state: SwitchState) -> str:
+    """`show lldp remote-device all` in the OS6 layout [NPD], [OS6F]: title, `Local`, header,
+    dashes, one row per neighbour; the system name drifts two columns right of its header
+    when the Port ID is a name, as in both captures. The 62xx layout is assumed the same."""
+    lines = ["", "LLDP Remote Device Summary", "", "Local",
+             "Interface RemID   Chassis ID          Port ID           System Name",
+             "--------- ------- ------------------- ----------------- -----------------"]
+    for i, e in enumerate(state.lldp, start=1):
+        name = e.system_name
+        if len(name) > LLDP_NAME_WIDTH:
+            name = name[:LLDP_NAME_CUT] + "..."
+        lines.append(f"{e.port:<9} {i:<7} {e.chassis:<19} {e.port_id:<19} {name}".rstrip())
+    return "\n".join(lines) + "\n\n"
+
+
+def lldp_detail(state: SwitchState, port: str) -> str:
+    """`show lldp remote-device detail PORT` [NPD]: every neighbour of one port in full."""
+    out = []
+    for i, e in enumerate(state.lldp, start=1):
+        if e.port.lower() != port.lower():
+            continue
+        mac = e.port_id.count(":") == 5
+        out += ["", "LLDP Remote Device Detail", "", f"Local Interface: {e.port}", "", "",
+                f"Remote Identifier: {i}", "Chassis ID Subtype: MAC Address", f"Chassis ID: {e.chassis}",
+                f"Port ID Subtype: {'MAC Address' if mac else 'Interface Name'}", f"Port ID: {e.port_id}",
+                f"System Name: {e.system_name}", "System Description:", "Port Description:",
+                "System Capabilities Supported:", "System Capabilities Enabled:",
+                "Time to Live: 105 seconds"]
+    return "\n".join(out) + "\n\n"

@@ -77,6 +77,9 @@ class PortConfig:
     lag: int | None = None                # physical port: the LAG it is a member of
     members: list[str] = field(default_factory=list)   # LAG: member ports, config order
     hash_mode: str | None = None          # LAG: platform's hash selector as written
+    # IEEE 802.3x flow control set on this port, where a CLI sets it per port (Arista EOS,
+    # Dell OS10); None: not set, or the firmware default. SwitchConfig.flow_control sums it up.
+    flow_control: bool | None = None
     forbidden: set[int] = field(default_factory=set)    # VLANs the port may never join
     is_lag: bool = False                  # this record is a LAG, not a physical port
 

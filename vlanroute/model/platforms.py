@@ -178,6 +178,72 @@ APRESIA_15000_64XL = Platform(
     },
 )
 
+ARISTA_7050SX_64 = Platform(
+    name="arista-7050sx-64",
+    family="arista-eos",
+    description="Arista DCS-7050SX-64 (48 x 10G SFP+, 4 x 40G QSFP+, EOS)",
+    # 48 SFP+ ports, then the QSFP+ ports (one 40G lane each, `EthernetN/1`), which carry a
+    # cable only where the inventory names them.
+    ports=parse_port_list("Ethernet1-Ethernet48") + ("Ethernet49/1", "Ethernet50/1", "Ethernet51/1",
+                                                     "Ethernet52/1"),
+    auto_ports=parse_port_list("Ethernet1-Ethernet48"),
+    port_shape=r"Ethernet\d+(/\d+)?",
+    max_vlans=4094,
+    vid_min=2,
+    vid_max=4094,
+    mac_capacity=131072,
+    aging_min=10,
+    aging_max=1_000_000,
+    aging_default=300,
+    max_lags=128,
+    max_lag_members=16,
+    facts={
+        "ports": "C: Ethernet1-48 SFP+, Ethernet49/1-52/1 QSFP+, Management1 (netbox devicetype-library "
+                 "Arista/DCS-7050SX-64.yaml)",
+        "vid_range": "C: 'VLAN number (1-4094)', VLAN 1 exists by default (EOS User Manual, Virtual LANs)",
+        "mac_capacity": "U: 128K believed; no datasheet text retrieved",
+        "aging": "U: mac address-table aging-time range and default not in any source read; 10-1,000,000 s "
+                 "and 300 s assumed",
+        "max_lags": "U: 128 port-channels x 16 members assumed",
+        "model": "C: 'show version' starts 'Arista <model>' (ntc-templates arista_eos show_version)",
+    },
+    model_pattern=r"DCS-7050S?X-64(-\w+)?",
+    firmware_pattern=r"4\.\d+\.\S+",
+)
+
+DELL_S5248F_ON = Platform(
+    name="dell-s5248f-on",
+    family="dell-os10",
+    description="Dell EMC S5248F-ON (48 x 25G SFP28, 2 x 200G QSFP28-DD, 4 x 100G QSFP28, OS10)",
+    # The SFP28 ports, then the uplinks (1/1/49 and 1/1/51 are the QSFP28-DD cages, 1/1/53-56
+    # the QSFP28 ports), which carry a cable only where the inventory names them.
+    ports=parse_port_list("ethernet1/1/1-ethernet1/1/48,ethernet1/1/49,ethernet1/1/51,"
+                          "ethernet1/1/53-ethernet1/1/56"),
+    auto_ports=parse_port_list("ethernet1/1/1-ethernet1/1/48"),
+    port_shape=r"ethernet\d+/\d+/\d+(:\d+)?",
+    max_vlans=4093,
+    vid_min=2,
+    vid_max=4093,
+    mac_capacity=131072,
+    aging_min=10,
+    aging_max=1_000_000,
+    aging_default=1800,
+    max_lags=128,
+    max_lag_members=16,
+    facts={
+        "ports": "C: 1/1/1-48 SFP28, 1/1/49 and 1/1/51 QSFP28-DD, 1/1/53-56 QSFP28 (netbox devicetype-library "
+                 "Dell/Networking_s5248f-on-os10.yaml); printed ethernet1/1/N (OS10 running-configs)",
+        "model": "C: 'System Type: S5248F-ON' in show version (microsoft/arc-switch testdata)",
+        "vid_range": "U: 4093 assumed as the highest VLAN id",
+        "mac_capacity": "U: 128K believed",
+        "aging": "U: mac address-table aging-time range and default not in any source read; 10-1,000,000 s "
+                 "and 1800 s assumed",
+        "max_lags": "U: 128 port-channels x 16 members assumed",
+    },
+    model_pattern=r"S5248F-ON",
+    firmware_pattern=r"10\.\d+(\.\d+)*\S*",
+)
+
 LINUX_BRIDGE = Platform(
     name="linux-bridge",
     family="linux-bridge",
@@ -199,7 +265,8 @@ LINUX_BRIDGE = Platform(
 # The single dispatcher table: platform name -> descriptor.
 PLATFORMS: dict[str, Platform] = {
     p.name: p for p in (POWERCONNECT_6248, POWERCONNECT_6224, POWERCONNECT_8132,
-                        APRESIA_15000_64XL, LINUX_BRIDGE)
+                        APRESIA_15000_64XL, ARISTA_7050SX_64, DELL_S5248F_ON,
+                        LINUX_BRIDGE)
 }
 
 # Limits an inventory may change when it derives its own platform from a built-in one.

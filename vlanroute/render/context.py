@@ -22,8 +22,8 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
-from vlanroute.model.bridge import host_port_membership
 from vlanroute.hostside.table import HostRow, VlanRow
+from vlanroute.model.bridge import host_port_membership
 from vlanroute.model.platforms import Platform
 from vlanroute.plan.schedule import Schedule, schedule_for
 from vlanroute.vlanlist import format_vlan_list as compress

@@ -1,5 +1,5 @@
 """`vlanroute render`: plan -> OUTDIR with switch configs, the host program and its tables, refresh jobs,
-plan.json and cabling.csv (docs/outdir-layout.md).
+plan.json, cabling.csv and the printable cabling sheet cabling.html (docs/outdir-layout.md).
 
 Everything is rendered into a temporary directory next to OUTDIR, verified there, and only
 then swapped into place, so a failure at any step leaves OUTDIR exactly as it was.
@@ -7,8 +7,6 @@ then swapped into place, so a failure at any step leaves OUTDIR exactly as it wa
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import shutil
 import tempfile
@@ -19,6 +17,7 @@ from pathlib import Path
 import jinja2
 
 from vlanroute.atomic_dir import publish_dir
+from vlanroute.bundle.cables import cabling_csv_text as cables_csv, planned_cables
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
@@ -28,6 +27,7 @@ from vlanroute.model.platforms import Platform
 from vlanroute.hostside import table
 from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
                                       learning_method, refresh_context, switch_context)
+from vlanroute.render.sheet import SHEET_FILE, sheet_html
 from vlanroute.vlanlist import format_vlan_list as compress
 from vlanroute.resources import template_loader
 
@@ -65,13 +65,7 @@ def environment() -> jinja2.Environment:
 
 
 def cabling_csv_text(doc: PlanDocument) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["a", "a_port", "b", "b_port", "a_lag", "b_lag"])
-    for c in doc.cabling:
-        w.writerow([c.a, c.a_port, c.b, c.b_port,
-                    "" if c.a_lag is None else c.a_lag, "" if c.b_lag is None else c.b_lag])
-    return buf.getvalue()
+    return cables_csv(planned_cables(doc))
 
 
 def render_switch(ctx: SwitchContext, env: jinja2.Environment) -> str:
@@ -94,10 +88,12 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
                  env: jinja2.Environment | None = None) -> dict[str, str]:
     """Relative path -> text of every file, in memory (no I/O): the unit that tests and bench use."""
     env = env or environment()
-    files: dict[str, str] = {PLAN_FILE: doc.to_json_text(), "cabling.csv": cabling_csv_text(doc)}
+    cables = planned_cables(doc)
+    platforms = platforms_of(doc)
+    files: dict[str, str] = {PLAN_FILE: doc.to_json_text(), "cabling.csv": cables_csv(cables),
+                             SHEET_FILE: sheet_html(doc, cables, platforms)}
     aging_times: list[int] = []
     index = DocIndex.of(doc)
-    platforms = platforms_of(doc)
     for name in sorted(doc.switches):
         ctx = switch_context(doc, name, platforms[name], index)
         aging_times.append(ctx.settings.aging_time)

@@ -26,6 +26,7 @@ from typing import Mapping
 from vlanroute.bundle.document import HostDoc, PlanDocument
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_plan, read_text
+from vlanroute.verify.cables import cable_row_violations
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError
@@ -473,6 +474,8 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
         ld.doc, ld.platforms, ld.configs, ld.cables, ld.macs, ld.net, ld.sends, ld.notes)
     out = _Violations()
     _check_against_plan(doc, configs, plats, ld.families, cables, out)
+    for message in cable_row_violations(Path(outdir), doc):
+        out.add("cabling", message)
     owners: dict[str, str] = {}
     for host, m in sorted(macs.items()):
         if m in owners:

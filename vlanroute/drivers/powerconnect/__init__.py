@@ -10,9 +10,9 @@ but no rollback yet. Bracketed keys are the sources on docs/platforms/<family>.m
 
 from __future__ import annotations
 
-from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, Probe, PushLine,
-                                      ShowCommand, SwitchFacts)
-from vlanroute.drivers.powerconnect import address_table, delta, facts, lines, parser
+from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, LldpNeighbor, Probe,
+                                      PushLine, ShowCommand, SwitchFacts)
+from vlanroute.drivers.powerconnect import address_table, delta, facts, lines, lldp, parser
 from vlanroute.drivers.powerconnect.cli import interface_command, lag_label_62xx, lag_label_os6
 from vlanroute.drivers.powerconnect.defaults import OS6_DEFAULTS, PC62XX_DEFAULTS
 from vlanroute.model.bridge import PortRef, SwitchConfig
@@ -66,7 +66,23 @@ DELL_DIALOG = CliDialog(
 )
 
 
-class PowerConnect62xx(Family):
+class _DellLldp:
+    """`show lldp remote-device all` / `detail PORT` (vlanroute.drivers.powerconnect.lldp):
+    confirmed on OS6, assumed on the 62xx (docs/platforms/<family>.md)."""
+
+    lldp_command: str | None = "show lldp remote-device all"
+
+    def lldp_detail_command(self, port: str) -> str | None:
+        return f"show lldp remote-device detail {port}"
+
+    def parse_lldp(self, text: str) -> list[LldpNeighbor]:
+        return lldp.parse_remote_devices(text)
+
+    def parse_lldp_detail(self, text: str) -> str | None:
+        return lldp.parse_detail_name(text)
+
+
+class PowerConnect62xx(_DellLldp, Family):
     name = "powerconnect-62xx"
     title = "PowerConnect 62xx"
     capabilities = Capabilities(
@@ -133,7 +149,7 @@ class PowerConnect62xx(Family):
         return address_table.parse_address_table(text, "ch")
 
 
-class DellOS6(Family):
+class DellOS6(_DellLldp, Family):
     name = "dell-os6"
     title = "Dell OS6"
     capabilities = Capabilities(

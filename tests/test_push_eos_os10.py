@@ -1,0 +1,223 @@
+"""Push and audit against emulated Arista EOS and Dell OS10 switches over SSH on loopback.
+
+Push goes through each CLI's own transaction (EOS configure session, OS10 `start
+transaction`): the switch's diff is read before the commit, a failure before the commit
+discards the transaction (the running config never changes), a wrong result after it is
+restored (EOS: `configure replace checkpoint:`; OS10: inverse commands in a new
+transaction). The emulators follow docs/platforms/arista-eos.md and dell-os10.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import re
+
+import pytest
+
+from vlanroute.drivers import FAMILIES
+from vlanroute.lab import Faults
+from vlanroute.model.platforms import PLATFORMS
+
+from push_support import build_cluster, correct_tables, run, set_ssh_env
+
+pytestmark = pytest.mark.timeout(300)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+KINDS = {
+    "arista": ("seed-torus-arista.yaml", PLATFORMS["arista-7050sx-64"], FAMILIES["arista-eos"],
+               (FIXTURES / "arista-eos-production.cfg").read_text()),
+    "os10": ("seed-torus-os10.yaml", PLATFORMS["dell-s5248f-on"], FAMILIES["dell-os10"],
+             (FIXTURES / "dell-os10-production.cfg").read_text()),
+}
+# What each transaction looks like on the wire.
+OPEN = {"arista": re.compile(r"configure session vlanroute-\S+"), "os10": re.compile(r"start transaction")}
+COMMIT = {"arista": "commit", "os10": "do commit"}
+STP_OFF = {"arista": "spanning-tree bpdufilter enable", "os10": "spanning-tree disable"}
+
+
+def push(capsys, cluster, *extra: str):  # type: ignore[no-untyped-def]
+    return run(capsys, "push", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts), *extra)
+
+
+def canonical(kind: str, name: str, text: str) -> list[str]:
+    _, platform, family, _ = KINDS[kind]
+    cfg = family.parse_running(text, switch=name, platform=platform)
+    return [line.text for line in family.canonical_lines(cfg)]
+
+
+def no_pending(kind: str, sw) -> bool:  # type: ignore[no-untyped-def]
+    """No configure session left pending (EOS), no candidate nor lock left (OS10)."""
+    if kind == "arista":
+        return not sw.eos.sessions and not sw.eos.checkpoints
+    return sw.eos.candidate is None and sw.eos.locked_by is None
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_push_seed_torus_in_one_transaction_per_switch(kind, farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    inventory, platform, family, _ = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform)
+
+    rc, out, err = push(capsys, cluster, "--dry-run", "--workers", "8")
+    assert rc == 0 and out.count("dry-run") == 8, out + err
+    assert all(sw.config_commands == 0 for sw in farm.switches.values())
+
+    rc, out, err = push(capsys, cluster, "--yes", "--workers", "8")
+    assert rc == 0 and len(re.findall(r"│ applied +│", out)) == 8, out + err
+    for name in cluster.plan["switches"]:
+        sw = cluster.switch(name)
+        rendered = (cluster.outdir / "switches" / f"{name}.cfg").read_text()
+        running = sw.running_config()
+        assert canonical(kind, name, running) == [
+            line.text for line in family.canonical_lines(family.parse(rendered, switch=name, platform=platform))]
+        assert sw.saved == [running]
+        wire = sw.received
+        opened = [i for i, c in enumerate(wire) if OPEN[kind].fullmatch(c)]
+        committed = [i for i, c in enumerate(wire) if c == COMMIT[kind]]
+        assert len(opened) == 1 and len(committed) == 1, wire
+        # Every configuration line went into the transaction; the switch's diff was read
+        # inside it, before the commit; the save came after it.
+        body = wire[opened[0] + 1:committed[0]]
+        assert STP_OFF[kind] in body and "mac address-table aging-time 1000000" in body
+        assert any("show" in c and "diff" in c for c in body)
+        assert wire.index("write memory") > committed[0]
+        if kind == "os10":
+            assert wire[opened[0] - 1] == "lock" and "unlock" in wire[committed[0]:]
+        else:
+            assert any(c.startswith("configure checkpoint save") for c in wire[:opened[0]])
+        assert no_pending(kind, sw)
+
+    # Nothing to change now: dry run and push both report unchanged and send nothing.
+    before = {n: len(cluster.switch(n).received) for n in cluster.plan["switches"]}
+    rc, out, err = push(capsys, cluster, "--yes", "--workers", "8")
+    assert rc == 0 and out.count("unchanged") == 8, out + err
+    for name in cluster.plan["switches"]:
+        sent = cluster.switch(name).received[before[name]:]
+        assert not any(OPEN[kind].fullmatch(c) for c in sent) and len(cluster.switch(name).saved) == 1
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_push_to_a_production_switch_changes_only_what_vlanroute_owns(kind, farm, tmp_path, monkeypatch,
+                                                                       capsys):
+    set_ssh_env(monkeypatch)
+    inventory, platform, family, seed = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, seeds={"sw1": seed})
+    sw1 = cluster.switch("sw1")
+    before = sw1.running_config()
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    assert rc == 0 and "applied" in out, out + err
+    after = sw1.running_config()
+    # Every line of the site's running config that is not on a port of the plan is still there.
+    managed = set(cluster.plan["switches"]["sw1"]["ports"])
+    header = ""
+    kept: list[tuple[str, str]] = []
+    for raw in before.splitlines():
+        if not raw.startswith(" ") and raw.strip() and not raw.startswith("!"):
+            header = raw.strip()
+        name = header.split()[-1] if header.startswith("interface ") else ""
+        if raw.strip() and not raw.startswith("!") and name not in managed \
+                and not header.startswith(("vlan ", "mac address-table", "interface Port-Channel",
+                                           "interface port-channel", "interface vlan")):
+            kept.append((header, raw.strip()))
+    after_lines = {l.strip() for l in after.splitlines()}
+    missing = [k for k in kept if k[1] not in after_lines]
+    assert not missing, missing
+    assert "Authorised use only. This switch belongs to the cluster example site." in after or kind == "os10"
+    # The site's LAG and VLANs are untouched.
+    cfg = family.parse_running(after, switch="sw1", platform=platform)
+    assert cfg.lags[10].tagged == ({10, 20, 30} if kind == "arista" else {10, 20})
+    assert {10, 20} <= cfg.vlans
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_rejected_command_discards_the_transaction(kind, farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    inventory, platform, _, seed = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, seeds={"sw1": seed},
+                            faults={"sw1": Faults(reject=r"^" + STP_OFF[kind] + r"$")})
+    sw1 = cluster.switch("sw1")
+    before = sw1.running_config()
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    text = " ".join(out.split())
+    assert rc != 0 and "rolled-back" in text and "discarded" in text, out + err
+    assert sw1.running_config() == before and not sw1.saved
+    assert no_pending(kind, sw1)
+    # Nothing was committed: the discard came after the rejected line, no commit at all.
+    assert COMMIT[kind] not in sw1.received
+    assert ("abort" if kind == "arista" else "discard") in sw1.received
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_lost_session_before_the_commit_leaves_the_switch_unchanged(kind, farm, tmp_path, monkeypatch,
+                                                                      capsys):
+    set_ssh_env(monkeypatch)
+    inventory, platform, _, _ = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform,
+                            faults={"sw1": Faults(drop_after=40)})
+    sw1 = cluster.switch("sw1")
+    before = sw1.running_config()
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    assert rc != 0 and "rolled-back" in out, out + err
+    assert sw1.running_config() == before and not sw1.saved
+    assert no_pending(kind, sw1)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_wrong_result_after_the_commit_is_rolled_back(kind, farm, tmp_path, monkeypatch, capsys):
+    """The switch accepts a line without acting on it: the read-back after the commit
+    differs from the prediction, so the switch goes back to where it was, not saved."""
+    set_ssh_env(monkeypatch)
+    inventory, platform, _, seed = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, seeds={"sw1": seed},
+                            faults={"sw1": Faults(ignore=r"mac address-table aging-time \d+")})
+    sw1 = cluster.switch("sw1")
+    before = sw1.running_config()
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    text = " ".join(out.split())
+    assert rc != 0 and "rolled-back" in text and "differs from the prediction" in text, out + err
+    assert canonical(kind, "sw1", sw1.running_config()) == canonical(kind, "sw1", before)
+    assert not sw1.saved and no_pending(kind, sw1)
+    if kind == "arista":
+        assert any(c.startswith("configure replace checkpoint:vlanroute-") for c in sw1.received)
+        assert sw1.running_config() == before           # the checkpoint is the exact text
+    else:
+        assert sw1.received.count("start transaction") == 2   # the inverse commands, committed
+
+
+AUDIT_INVENTORY = """
+name: audit-ring
+platform: {platform}
+topology: {{kind: ring, size: 3, links_per_pair: 2}}
+hosts:
+  list:
+    - {{name: n1, switch: sw1, mac: "02:00:00:00:00:01"}}
+    - {{name: n2, switch: sw2, mac: "02:00:00:00:00:02"}}
+    - {{name: n3, switch: sw3, mac: "02:00:00:00:00:03"}}
+routing: {{algorithm: shortest}}
+switches: {{sw1: {{}}, sw2: {{}}, sw3: {{}}}}
+"""
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_audit_reads_the_learned_mac_table(kind, farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    _, platform, family, _ = KINDS[kind]
+    inventory = tmp_path / "audit.yaml"
+    inventory.write_text(AUDIT_INVENTORY.format(platform=platform.name))
+    cluster = build_cluster(farm, tmp_path, str(inventory), platform=platform)
+    tables = correct_tables(cluster.plan)        # LAGs spelled chN: the 62xx's spelling
+    spell = {"arista": "Port-Channel{}", "os10": "port-channel{}"}[kind]
+    skipped = ("sw3", *tables["sw3"][0][:2])
+    total = 0
+    for name, entries in tables.items():
+        for vlan, mac, port in entries:
+            total += 1
+            if (name, vlan, mac) == skipped:
+                continue                                  # never learned
+            lag = re.fullmatch(r"ch(\d+)", port)
+            farm.switches[name].seed_mac(vlan, mac, spell.format(lag.group(1)) if lag else port)
+    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts))
+    assert rc == 1, out + err
+    rows = [l for l in out.splitlines() if "02:00:00:00:00:0" in l]
+    assert len(rows) == 1 and "sw3" in rows[0] and "missing" in rows[0], out
+    assert f"{total - 1} of {total} expected MAC entries" in out

@@ -1,0 +1,52 @@
+"""Run the cabling check of an OUTDIR against live switches (`vlanroute cabling check`, and
+push before it changes anything): choose the switches, read their LLDP tables, compare.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.platforms import resolve_platforms
+from vlanroute.bundle.reader import read_all_cables
+from vlanroute.device.cabling import CablingReport, check_cabling
+from vlanroute.device.credentials import Credentials
+from vlanroute.device.lldp import LldpSource, LldpTable, has_lldp_reader, read_tables
+from vlanroute.device.session import HostKeyPolicy, SwitchSession
+from vlanroute.device.targets import Target, TargetMap, check_loopback, select_targets
+from vlanroute.drivers import family_of
+
+
+def readable(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
+             target_map: TargetMap | None) -> tuple[list[Target], dict[str, str]]:
+    """The switches whose LLDP table vlanroute can read over SSH, and why each other one
+    cannot be read."""
+    platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
+    chosen = names or tuple(sorted(doc.switches))
+    skipped: dict[str, str] = {}
+    ok: list[str] = []
+    for name in chosen:
+        family = family_of(platforms[name]) if name in platforms else None
+        if family is None:
+            ok.append(name)                 # select_targets names the unknown switch
+        elif family.cli is None:
+            skipped[name] = f"{family.title} is not managed over SSH"
+        elif not has_lldp_reader(family):
+            skipped[name] = f"no LLDP neighbour table reader for {family.title} yet"
+        else:
+            ok.append(name)
+    targets = select_targets(outdir, doc, tuple(ok), action="audit", target_map=target_map).targets if ok else []
+    return targets, skipped
+
+
+def run_check(outdir: Path, doc: PlanDocument, targets: list[Target], skipped: dict[str, str],
+              creds: Credentials, host_keys: HostKeyPolicy, workers: int,
+              connect: Any = SwitchSession) -> CablingReport:
+    """Read the targets' LLDP tables and compare them with OUTDIR/cabling.csv."""
+    check_loopback(targets)
+    cables = read_all_cables(outdir, doc.switches, hosts=doc.hosts)
+    sources = [LldpSource(t.name, t.host, t.port, t.family, t.cli) for t in targets]
+    tables = read_tables(sources, creds, host_keys, workers, connect)
+    tables.update({name: LldpTable(name, error=why) for name, why in skipped.items()})
+    return check_cabling(cables, tables, doc.switches, {h: d.mac for h, d in doc.hosts.items()})

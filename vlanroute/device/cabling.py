@@ -1,0 +1,338 @@
+"""Compare the cables the switches see (LLDP) with the cables the plan wants (cabling.csv).
+
+VLAN routing turns spanning tree off on inter-switch ports, so the configuration alone keeps
+each VLAN loop-free, and it is right only for the planned cabling: two swapped inter-switch
+cables put VLAN memberships on the wrong links (a loop nothing blocks, or a partition).
+
+Each end of an inter-switch cable is checked from the switch it is plugged into: a switch
+sends its own name (LLDP system name) and its interface name (Port ID), so every
+neighbour row names the far switch and port. A host is recognised by its host name
+(system name, first DNS label) or its MAC (chassis or Port ID, lldpd's default). A planned
+cable is
+- ok: the two ends see each other (from one side is enough);
+- missing: neither end sees anything (both switches read);
+- swapped: an end sees another port or device;
+- unknown: neither end's switch could be read.
+An observed cable between ports where the plan has none at either end is unexpected.
+A host port with no LLDP neighbour is `no-lldp`, not a failure: hosts need not send LLDP.
+
+The technician's fixes come from one walk over each group of wrong cables (planned and
+observed cables alternate along it): for each observed cable, keep the end whose planned
+partner is known and move the other end there ("move the cable on sw3 1/g47 to sw5
+1/g48"); two moves into each other's port are said as one swap ("swap the plugs in sw3
+1/g47 and sw4 1/g47"). The moves of one report are done together: unplug every end named,
+then plug each into its new port. A planned
+cable that no move completes needs a cable ("connect ... to ..."); an observed cable with
+no planned end is removed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from vlanroute.bundle.cables import HOST, INTER_SWITCH
+from vlanroute.bundle.reader import Cable
+from vlanroute.device.lldp import LldpTable
+from vlanroute.drivers.common import normalize_mac
+
+OK, MISSING, SWAPPED, UNKNOWN, NO_LLDP, UNEXPECTED = (
+    "ok", "missing", "swapped", "unknown", "no-lldp", "unexpected")
+FAILED = (MISSING, SWAPPED, UNEXPECTED, UNKNOWN)
+
+# A cable end: ("port", switch, port), ("host", name) or ("device", description).
+End = tuple[str, ...]
+
+
+def _port(switch: str, port: str) -> End:
+    return ("port", switch, port)
+
+
+def end_text(end: End) -> str:
+    if end[0] == "port":
+        return f"{end[1]} {end[2]}"
+    if end[0] == "host":
+        return f"host {end[1]}"
+    return f"an unknown device ({end[1]})"
+
+
+@dataclass
+class CableStatus:
+    kind: str                            # inter-switch | host
+    label: str
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    status: str
+    seen_a: str = ""                     # what a's port sees ("" nothing, "?" not read)
+    seen_b: str = ""                     # inter-switch: what b's port sees
+    fixes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Unexpected:
+    ends: tuple[str, str]
+    fix: str
+
+
+@dataclass
+class CablingReport:
+    cables: list[CableStatus]
+    unexpected: list[Unexpected]
+    fixes: list[str]                     # every fix, in walk order, each once
+    errors: dict[str, str]               # switch -> why its table was not read
+
+    def inter_switch_problems(self) -> list[CableStatus]:
+        """Planned inter-switch cables that disagree for sure (push refuses on these)."""
+        return [c for c in self.cables if c.kind == INTER_SWITCH and c.status in (MISSING, SWAPPED)]
+
+    def unexpected_inter_switch(self) -> list[Unexpected]:
+        return [u for u in self.unexpected if not any(e.startswith("host ") for e in u.ends)]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.unexpected and all(c.status not in FAILED for c in self.cables)
+
+
+class _Resolver:
+    """LLDP row -> cable end, by the plan's switch and host names and host MACs."""
+
+    def __init__(self, switches: Collection[str], hosts: Mapping[str, str | None]) -> None:
+        self.switches = set(switches)
+        self.lower = {s.lower(): s for s in switches}
+        self.hosts = {h.lower(): h for h in hosts}
+        self.macs = {normalize_mac(m): h for h, m in hosts.items() if m}
+
+    def _mac(self, text: str) -> str | None:
+        digits = "".join(c for c in text if c not in ":-.")
+        if len(digits) == 12 and all(c in "0123456789abcdefABCDEF" for c in digits):
+            return self.macs.get(normalize_mac(text))
+        return None
+
+    def switch(self, name: str) -> str | None:
+        if name in self.switches:
+            return name
+        for candidate in (name.lower(), name.split(".")[0].lower()):
+            if candidate in self.lower:
+                return self.lower[candidate]
+        if name.endswith("..."):        # cut short by the summary, no detail read
+            hits = [s for s in self.switches if s.startswith(name[:-3])]
+            if len(hits) == 1:
+                return hits[0]
+        return None
+
+    def end(self, row_name: str, port_id: str, chassis: str) -> End:
+        sw = self.switch(row_name) if row_name else None
+        if sw is not None:
+            return _port(sw, port_id)
+        host = self.hosts.get(row_name.split(".")[0].lower()) if row_name else None
+        host = host or self._mac(chassis) or self._mac(port_id)
+        if host is not None:
+            return ("host", host)
+        what = ", ".join(x for x in (f"name {row_name}" if row_name else "",
+                                     f"chassis {chassis}" if chassis else "",
+                                     f"port {port_id}" if port_id else "") if x)
+        return ("device", what or "no LLDP identity")
+
+
+def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches: Collection[str],
+                  hosts: Mapping[str, str | None]) -> CablingReport:
+    """Planned `cables` (bundle.reader, inter-switch and host) against the LLDP `tables` of
+    the switches that were read (a switch absent from `tables` was not asked)."""
+    resolve = _Resolver(switches, hosts)
+    errors = {s: t.error for s, t in tables.items() if t.error is not None}
+    read = {s for s, t in tables.items() if t.error is None}
+
+    plan: dict[End, End] = {}
+    label_of: dict[frozenset[End], Cable] = {}
+    for c in cables:
+        a = _port(c.a, c.a_port)
+        b = _port(c.b, c.b_port) if c.kind == INTER_SWITCH else ("host", c.b)
+        plan[a], plan[b] = b, a
+        label_of[frozenset((a, b))] = c
+
+    # Observed cables, from either end (a host or device end is only seen from its switch).
+    seen: dict[End, set[End]] = defaultdict(set)
+    for s in sorted(read):
+        for nb in tables[s].neighbors:
+            here = _port(s, nb.local_port)
+            there = resolve.end(nb.system_name, nb.port_id, nb.chassis_id)
+            if there[0] == "device":            # one node per port: two unknowns are not one
+                there = (*there, s, nb.local_port)
+            seen[here].add(there)
+            seen[there].add(here)
+    observed = {frozenset((u, v)) for u, vs in seen.items() for v in vs if u != v}
+    planned = set(label_of)
+    lag_ok = _lag_members_interchanged(cables, label_of, observed)
+    lag_ports = _ends_of(lag_ok)
+    observed = (observed - {e for e in observed if any(e <= ports for ports in lag_ports)}) | lag_ok
+    wrong = observed - planned
+
+    fixes, unexpected = _walk(plan, wrong, planned - observed, label_of)
+
+    def sees(end: End) -> str:
+        if end[0] == "port" and end[1] not in read:
+            return "?"
+        return ", ".join(sorted(end_text(v) for v in seen.get(end, ())))
+
+    statuses: list[CableStatus] = []
+    for key, c in label_of.items():
+        a = _port(c.a, c.a_port)
+        b = _port(c.b, c.b_port) if c.kind == INTER_SWITCH else ("host", c.b)
+        row = CableStatus(c.kind, c.label, c.a, c.a_port, c.b, c.b_port, OK,
+                          seen_a=sees(a), seen_b=sees(b) if c.kind == INTER_SWITCH else "")
+        touched = [f for f, ends in fixes if ends & {a, b}]
+        if key in lag_ok or key in observed and not (seen.get(a, {b}) - {b}) and not (seen.get(b, {a}) - {a}):
+            row.status = OK
+        elif touched:
+            row.status, row.fixes = SWAPPED, touched
+        elif c.kind == HOST:
+            row.status = NO_LLDP if a[1] in read else UNKNOWN
+        elif a[1] in read or b[1] in read:      # a read end sees nothing on the port
+            row.status, row.fixes = MISSING, [f"connect {c.a} {c.a_port} to {c.b} {c.b_port}"
+                                              + (f" (cable {c.label})" if c.label else "")]
+        else:
+            row.status = UNKNOWN                # neither end was read
+        statuses.append(row)
+    statuses.sort(key=lambda r: (r.kind != INTER_SWITCH, r.a, r.a_port))
+    all_fixes = [f for f, _ in fixes]
+    all_fixes += [f for r in statuses if r.status == MISSING for f in r.fixes]
+    return CablingReport(statuses, unexpected, list(dict.fromkeys(all_fixes)), errors)
+
+
+def _ends_of(edges: set[frozenset[End]]) -> list[frozenset[End]]:
+    """The ports of each LAG pair whose members were found interchanged (one set per pair)."""
+    groups: list[set[End]] = []
+    for e in edges:
+        for g in groups:
+            if g & e:
+                g |= e
+                break
+        else:
+            groups.append(set(e))
+    return [frozenset(g) for g in groups]
+
+
+def _lag_members_interchanged(cables: list[Cable], label_of: Mapping[frozenset[End], Cable],
+                              observed: set[frozenset[End]]) -> set[frozenset[End]]:
+    """Planned cables of a LAG whose members are cabled in another order: harmless, since
+    a LAG's members carry the same VLANs. They count as ok when the observed cables join
+    exactly the planned ports of the same two LAGs."""
+    group: dict[End, tuple[str, int]] = {}
+    for c in cables:
+        if c.kind == INTER_SWITCH and c.a_lag is not None and c.b_lag is not None:
+            group[_port(c.a, c.a_port)] = (c.a, c.a_lag)
+            group[_port(c.b, c.b_port)] = (c.b, c.b_lag)
+    between: dict[frozenset[tuple[str, int]], set[frozenset[End]]] = defaultdict(set)
+    for key in label_of:
+        u, v = tuple(key)
+        if u in group and v in group:
+            between[frozenset((group[u], group[v]))].add(key)
+    ok: set[frozenset[End]] = set()
+    for pair, planned in between.items():
+        ports = {x for e in planned for x in e}
+        seen = {e for e in observed if e & ports}
+        if seen != planned and all(e <= ports and len({group[x] for x in e}) == 2 for e in seen) \
+                and {x for e in seen for x in e} == ports and len(seen) == len(planned):
+            ok |= planned
+    return ok
+
+
+def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozenset[End]],
+          label_of: Mapping[frozenset[End], Cable]
+          ) -> tuple[list[tuple[str, frozenset[End]]], list[Unexpected]]:
+    """Fixes for the wrong observed cables (module docstring): (text, ends it involves)."""
+    adj: dict[End, list[tuple[End, str]]] = defaultdict(list)
+    for e in wrong:
+        u, v = tuple(e)
+        adj[u].append((v, "seen"))
+        adj[v].append((u, "seen"))
+    for e in unmet:
+        u, v = tuple(e)
+        if u in adj or v in adj:          # only planned cables that touch a wrong one
+            adj[u].append((v, "plan"))
+            adj[v].append((u, "plan"))
+    done: set[frozenset[End]] = set()
+    fixes: list[tuple[str, frozenset[End]]] = []
+    completed: set[frozenset[End]] = set()
+    unexpected: list[Unexpected] = []
+    moves: dict[int, tuple[End, End, str]] = {}     # fix index -> (from, to, label)
+    # Paths first (from their lowest end), then cycles; one end of each wrong cable moves.
+    starts = sorted((n for n in adj if len(adj[n]) == 1), key=_order) + sorted(adj, key=_order)
+    for start in starts:
+        node = start
+        while True:
+            step = next(((v, how) for v, how in sorted(adj[node], key=lambda x: _order(x[0]))
+                         if frozenset((node, v)) not in done), None)
+            if step is None:
+                break
+            nxt, how = step
+            key = frozenset((node, nxt))
+            done.add(key)
+            if how == "seen":
+                text = _fix(node, nxt, plan, label_of)
+                if text is None:
+                    ends = (end_text(node), end_text(nxt))
+                    unexpected.append(Unexpected(ends, f"remove the cable between {ends[0]} and {ends[1]}"))
+                else:
+                    fixes.append((text[0], frozenset((node, nxt, text[1]))))
+                    completed.add(frozenset((text[2], text[1])))
+                    if text[3] is not None:
+                        moves[len(fixes) - 1] = text[3]
+            node = nxt
+    for e in sorted(unmet, key=lambda e: sorted(map(_order, e))):
+        u, v = sorted(e, key=_order)
+        if (u in adj or v in adj) and e not in completed and u[0] == "port" and v[0] == "port":
+            c = label_of[e]
+            fixes.append((f"connect {end_text(u)} to {end_text(v)}" + (f" (cable {c.label})" if c.label else ""),
+                          frozenset(e)))
+    return _swaps(fixes, moves), unexpected
+
+
+def _swaps(fixes: list[tuple[str, frozenset[End]]], moves: Mapping[int, tuple[End, End, str]]
+           ) -> list[tuple[str, frozenset[End]]]:
+    """Two moves into each other's port are one swap of two plugs: say so, in one fix."""
+    out: list[tuple[str, frozenset[End]]] = []
+    merged: set[int] = set()
+    for i, (text, ends) in enumerate(fixes):
+        if i in merged:
+            continue
+        pair = next((j for j, m in moves.items() if i in moves and j != i and j not in merged
+                     and m[0] == moves[i][1] and m[1] == moves[i][0]), None)
+        if pair is None:
+            out.append((text, ends))
+            continue
+        merged.add(pair)
+        (src, dst, la), lb = moves[i], moves[pair][2]
+        labels = ", ".join(x for x in (la, lb) if x)
+        out.append((f"swap the plugs in {end_text(src)} and {end_text(dst)}"
+                    + (f" (cables {labels})" if labels else ""), ends | fixes[pair][1]))
+    return out
+
+
+def _order(end: End) -> tuple[str, ...]:
+    return end
+
+
+def _fix(u: End, v: End, plan: Mapping[End, End],
+         label_of: Mapping[frozenset[End], Cable]
+         ) -> tuple[str, End, End, tuple[End, End, str] | None] | None:
+    """The move that turns the observed cable u-v into a planned one: keep u (if its planned
+    partner is known) and move v's end, else keep v; None if neither end is planned.
+    Returns (text, target end, kept end, the move (from, to, label) if a plug moves)."""
+    for keep, move in ((u, v), (v, u)):
+        target = plan.get(keep)
+        if target is None or keep[0] != "port" and move[0] != "port":
+            continue
+        label = label_of[frozenset((keep, target))].label
+        suffix = f" (cable {label})" if label else ""
+        if move[0] == "port":
+            return (f"move the cable on {end_text(move)} to {end_text(target)}{suffix}", target, keep,
+                    (move, target, label))
+        if keep[0] == "port":
+            what = "host " + move[1] if move[0] == "host" else end_text(move)
+            return (f"unplug {what} from {end_text(keep)} and connect {end_text(keep)} to "
+                    f"{end_text(target)}{suffix}", target, keep, None)
+    return None

@@ -1,0 +1,199 @@
+"""Push through a switch CLI's own transaction (vlanroute.drivers.family.Transaction):
+Arista EOS configure sessions, Dell OS10 `start transaction`.
+
+The NAPALM lifecycle with the switch doing the bookkeeping: take a restore point where the
+CLI has one, open the transaction, type the rendered commands (already in loop-safe
+order and checked, vlanroute.device.order), read the switch's own diff of the pending
+change, commit. Nothing takes effect before the commit, so a rejected command or a lost
+session before it is undone by discarding the transaction: the running config never
+changed, which push checks by reading it back. After the commit the running config is
+read back and compared with the prediction as on any family; if it differs, the restore
+point is loaded (EOS `configure replace checkpoint:`), or, where the CLI has none, the
+inverse commands are committed in a new transaction. Only then is the config saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
+from vlanroute.drivers.family import Transaction
+from vlanroute.errors import UserError
+
+if TYPE_CHECKING:                      # push imports this module
+    from vlanroute.device.push import Prepared, PushUI, SwitchResult
+    from vlanroute.device.targets import Target
+
+
+def transaction_name() -> str:
+    """A name unique to this push: letters, digits and `-` only (every CLI takes that)."""
+    return "vlanroute-" + datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+
+
+def body(tx: Transaction, commands: list[str]) -> list[str]:
+    """The rendered commands without the configuration-mode lines the transaction replaces."""
+    out = list(commands)
+    if out and out[0] == tx.enter:
+        out = out[1:]
+    if out and out[-1] == tx.leave:
+        out = out[:-1]
+    return out
+
+
+def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepared", res: "SwitchResult",
+                         ui: "PushUI", canonical: Callable[[str], list[str]],
+                         reconnect: Callable[[], SwitchSession]) -> "SwitchResult":
+    """Push `prep.commands` inside the family's transaction; `canonical(text)` parses a
+    running config into push's canonical view; `reconnect()` opens a new session."""
+    from vlanroute.device.push import APPLIED, NOT_STARTED, SAVE_UNCERTAIN
+
+    tx = target.family.transaction
+    assert tx is not None
+    name = transaction_name()
+
+    def fmt(commands: tuple[str, ...]) -> list[str]:
+        return [c.format(name=name) for c in commands]
+
+    commands = body(tx, prep.commands)
+    want_before = canonical(prep.running_text)
+    ui.total(target.name, len(commands))
+    try:
+        for c in fmt(tx.checkpoint):
+            session.run(c)
+    except SessionError as exc:
+        res.result, res.message = NOT_STARTED, f"not changed: the restore point could not be taken ({exc})"
+        return res
+    ui.status(target.name, "applying (transaction)")
+    sent = 0
+    problem = ""
+    committed = False
+    try:
+        for c in fmt(tx.begin):
+            session.run(c)
+        for c in commands:
+            session.run(c)
+            sent += 1
+            ui.advance(target.name)
+        if tx.diff:
+            res.switch_diff = [line for line in session.run(tx.diff, check=False).splitlines() if line.strip()]
+        for c in fmt(tx.commit):
+            session.run(c)
+            committed = True             # the first commit command took: the change is live
+    except CommandRejected as exc:
+        problem = str(exc)
+    except ConnectionLost as exc:
+        problem = str(exc)
+        session = None  # type: ignore[assignment]
+    res.commands_sent = sent
+    if problem and not committed:
+        return _discard(target, session, tx, fmt, res, problem, want_before, canonical, reconnect)
+    if problem:
+        return _restore(target, session, tx, fmt, prep, res, problem, want_before, canonical, reconnect)
+    # Committed: the running config must be the predicted one before it is saved.
+    ui.status(target.name, "checking")
+    try:
+        after = canonical(session.running_config())
+    except (SessionError, UserError) as exc:
+        text = exc.render() if isinstance(exc, UserError) else str(exc)
+        return _restore(target, None, tx, fmt, prep, res, f"cannot read the running config back: {text}",
+                        want_before, canonical, reconnect)
+    predicted = [line.text for line in target.family.canonical_lines(prep.predicted)]
+    if after != predicted:
+        extra = [f"-{x}" for x in predicted if x not in after] + [f"+{x}" for x in after if x not in predicted]
+        return _restore(target, session, tx, fmt, prep, res, "running config after the commit differs from "
+                        "the prediction: " + "; ".join(extra[:3]), want_before, canonical, reconnect)
+    ui.status(target.name, "saving")
+    try:
+        session.save()
+    except SaveFailed as exc:
+        if not exc.startup_may_have_changed:
+            return _restore(target, session, tx, fmt, prep, res, f"the save was refused before it began ({exc})",
+                            want_before, canonical, reconnect)
+        res.result = SAVE_UNCERTAIN
+        res.message = (f"applied and verified, but the save did not confirm ({exc}): the startup config "
+                       f"may have changed. The running config is left as pushed; check it and save by hand "
+                       f"({target.family.cli.save_command if target.family.cli else 'save'}), or restore {res.backup}")
+        return res
+    _cleanup(session, tx, fmt)
+    res.result, res.message = APPLIED, "applied in one transaction, verified and saved"
+    return res
+
+
+def _session(session: SwitchSession | None, reconnect: Callable[[], SwitchSession]) -> SwitchSession:
+    return session if session is not None else reconnect()
+
+
+def _discard(target, session, tx, fmt, res, problem, want_before, canonical, reconnect):  # type: ignore[no-untyped-def]
+    """Before the commit: discard the transaction; the running config must be unchanged."""
+    from vlanroute.device.push import ROLLBACK_FAILED, ROLLED_BACK
+    try:
+        if session is None:
+            session = reconnect()
+            # The pending transaction of the lost session: enter it again to discard it.
+            for c in fmt(tx.begin):
+                session.run(c, check=False)
+        for c in fmt(tx.abort):
+            session.run(c, check=False)
+        now = canonical(session.running_config())
+        _cleanup(session, tx, fmt)
+    except (SessionError, UserError) as exc:
+        text = exc.render() if isinstance(exc, UserError) else str(exc)
+        res.result = ROLLBACK_FAILED
+        res.message = (f"{problem}; the transaction could not be discarded ({text}): check the switch, "
+                       f"its backup is {res.backup}")
+        return res
+    if now != want_before:
+        res.result = ROLLBACK_FAILED
+        res.message = f"{problem}; after discarding the transaction the running config differs from {res.backup}"
+        return res
+    res.result = ROLLED_BACK
+    res.message = f"{problem}; the transaction was discarded: nothing was applied (startup config untouched)"
+    return res
+
+
+def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonical, reconnect):  # type: ignore[no-untyped-def]
+    """After the commit: back to the restore point, or commit the inverse commands."""
+    from vlanroute.device.push import ROLLBACK_FAILED, ROLLED_BACK
+    try:
+        session = _session(session, reconnect)
+        if tx.restore:
+            how = "restore point"
+            for c in fmt(tx.restore):
+                session.run(c)
+        else:
+            how = "inverse commands, committed in one transaction"
+            current = target.family.parse_running(session.running_config(), switch=target.name,
+                                                  platform=target.platform, source=f"{target.name} running-config")
+            undo = body(tx, target.family.delta_commands(current, prep.running))
+            for c in fmt(tx.begin):
+                session.run(c)
+            for c in undo:
+                session.run(c)
+                res.commands_sent += 1
+            for c in fmt(tx.commit):
+                session.run(c)
+        back = canonical(session.running_config())
+        _cleanup(session, tx, fmt)
+    except (SessionError, UserError) as exc:
+        text = exc.render() if isinstance(exc, UserError) else str(exc)
+        res.result = ROLLBACK_FAILED
+        res.message = (f"{problem}; rollback failed ({text}): the switch may be HALF-APPLIED, restore it "
+                       f"from {res.backup}")
+        return res
+    if back != want_before:
+        res.result = ROLLBACK_FAILED
+        res.message = f"{problem}; after rollback the running config still differs from {res.backup}: restore it by hand"
+        return res
+    res.result = ROLLED_BACK
+    res.message = f"{problem}; rolled back to the backup by the {how} (startup config untouched)"
+    return res
+
+
+def _cleanup(session: SwitchSession, tx: Transaction, fmt: Callable[[tuple[str, ...]], list[str]]) -> None:
+    for c in fmt(tx.cleanup):
+        try:
+            session.run(c, check=False)
+        except SessionError:
+            pass

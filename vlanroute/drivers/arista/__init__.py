@@ -1,0 +1,199 @@
+"""Arista EOS (family `arista-eos`; the 7050 class and any EOS switch with Ethernet ports).
+
+EOS ports are access or trunk ports only: a host port cannot be an untagged member of
+several VLANs, so plans attach EOS hosts by trunk (native VLAN = the host's own VLAN, the
+other routing VLANs tagged). Push uses EOS's own transaction, a configure session: the
+commands are typed into `configure session NAME`, the switch's own diff is read (`show
+session-config diffs`), then `commit`; any failure before that is an `abort`, which leaves
+the running config untouched. A checkpoint taken before (`configure checkpoint save`) is
+what a failed check after the commit goes back to (`configure replace checkpoint:NAME`).
+Bracketed keys are the sources on docs/platforms/arista-eos.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vlanroute.drivers.arista import show
+from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, FirmwareDefaults,
+                                      PushLine, ShowCommand, SwitchFacts, Transaction)
+from vlanroute.drivers.trunkdelta import (TrunkSyntax, canonical_lines, delta_commands, port_fixups)
+from vlanroute.drivers.trunklines import classify_push_lines
+from vlanroute.drivers.trunkmode import TrunkDialect, parse_trunk
+from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.model.platforms import Platform
+
+# The one LAG hash vlanroute renders, as a real 7060CX2 (EOS 4.23) prints it [CSM].
+HASH_IP_L4 = "port-channel load-balance trident fields ip source-ip destination-ip source-port destination-port"
+STP_OFF = "spanning-tree bpdufilter enable"
+
+EOS_DEFAULTS = FirmwareDefaults(
+    flow_control=False,
+    lag_hash=None,
+    sources={
+        "flow_control": "confirmed off: `show running-config all` prints `no flowcontrol send` / "
+                        "`no flowcontrol receive` on every port [BF]",
+        "aging_time": "unknown: 300 s assumed; no Arista text found",
+        "spanning_tree": "confirmed on, mode mstp: `spanning-tree mode mstp` in every vEOS capture [LABVAL]",
+        "port_mode": "confirmed access in VLAN 1, native VLAN 1, allowed all (show run all) [BF], [FAKESW]",
+        "lag_hash": "unknown: the platform's default hash is not printed anywhere seen",
+    })
+
+
+def lag_label(lag_id: int) -> str:
+    """EOS names a LAG `Port-Channel1` in its config and `Po1` in tables [LABVAL], [NTC]."""
+    return f"Po{lag_id}"
+
+
+def interface_command(port: PortRef) -> str:
+    return f"interface Port-Channel{port.id}" if isinstance(port, LagPort) else f"interface {port}"
+
+
+def _port_name(text: str) -> str | None:
+    m = re.fullmatch(r"(?:Ethernet|Et) ?(\d+(?:/\d+)*)", text, re.IGNORECASE)
+    return f"Ethernet{m.group(1)}" if m else None
+
+
+EOS = TrunkDialect(
+    family="arista-eos", title="Arista EOS", port_name=_port_name,
+    lag_if=r"interface (?:Port-Channel|Po) ?(\d+)", phys_if=r"interface ((?:Ethernet|Et) ?\d+(?:/\d+)*)",
+    native_is_access=False, allowed_additive=False, trunk_default_all=True, vlan_global=True,
+    vlan_if=None, port_stp_off=(STP_OFF,),
+    port_stp_on=("spanning-tree bpdufilter disable", "no spanning-tree bpdufilter"),
+    global_stp_off="spanning-tree mode none", global_stp_on=r"spanning-tree mode (mstp|rstp|rapid-pvst)",
+    aging="mac address-table aging-time", lag_hashes={HASH_IP_L4: "ip-l4"},
+    flow_lines={"flowcontrol send on": ("send", True), "flowcontrol send off": ("send", False),
+                "no flowcontrol send": ("send", False), "flowcontrol receive on": ("receive", True),
+                "flowcontrol receive off": ("receive", False), "no flowcontrol receive": ("receive", False)},
+    flow_defaults={"send": False, "receive": False},
+    defaults=EOS_DEFAULTS, lag_label=lag_label,
+    harmless_if=r"(description|mtu|speed|error-correction|(no )?lldp|load-interval|logging|"
+                r"(no )?spanning-tree (portfast|link-type|cost|port-priority|bpduguard|guard)|"
+                r"(no )?storm-control|no switchport trunk group)\b",
+    harmless_global=r"(hostname|username|aaa|no aaa|ip domain-name|ip name-server|dns|ntp|logging|"
+                    r"service|transceiver|clock|snmp-server|lldp|management|spanning-tree mst|"
+                    r"ip routing|no ip routing)\b",
+    heredoc=r"banner (login|motd)")
+
+
+def _create(ids: list[int]) -> list[str]:
+    # One VLAN a command: `vlan 10,20` is confirmed as input, a range `vlan 101-104` is not.
+    return [line for v in ids for line in (f"vlan {v}", "exit")]
+
+
+def _delete(ids: list[int]) -> list[str]:
+    return [f"no vlan {v}" for v in ids]
+
+
+SYNTAX = TrunkSyntax(
+    interface=interface_command, create=_create, delete=_delete, native_is_access=False,
+    allowed_additive=False, stp_off=STP_OFF, stp_on="no spanning-tree bpdufilter",
+    global_stp_off="spanning-tree mode none", global_stp_on="spanning-tree mode mstp",
+    aging="mac address-table aging-time", lag_hash=lambda key: HASH_IP_L4,
+    flow=lambda on: [f"flowcontrol send {'on' if on else 'off'}", f"flowcontrol receive {'on' if on else 'off'}"],
+    flow_reset=("no flowcontrol send", "no flowcontrol receive"),
+    member=lambda lag: f"channel-group {lag} mode on", defaults=EOS_DEFAULTS, trunk_default_all=True)
+
+# Replies that mean "command rejected" [SCRAPLI], [ANS-EOS], [FAKESW]. Not an error: a
+# `... not found in current VLAN` line of a show command [ANS-EOS].
+ERRORS = (
+    r"^% Invalid input", r"^% Incomplete command", r"^% Ambiguous command", r"^% ?Error",
+    r"^% Cannot commit", r"^% Unavailable command", r"^% Cannot change mode",
+    r"Maximum number of pending sessions has been reached",
+    r"Configuration replace aborted",
+)
+
+
+class AristaEos(Family):
+    name = "arista-eos"
+    title = "Arista EOS"
+    capabilities = Capabilities(
+        host_untagged_in_many_vlans=False,     # access/trunk ports only: one native VLAN
+        eee=False,
+        lag_hash_modes={"src-dst-ip-port": "ip-l4"},
+        lag_hash_refused={"src-dst-mac": "vlanroute renders only the IP + L4 port hash on EOS",
+                          "enhanced": "EOS has no such hash mode"},
+        push=True, preview=True, audit=True)
+    unconfirmed = (
+        "spanning-tree bpdufilter enable as 'spanning tree off' on inter-switch ports (syntax "
+        "confirmed; that the port then forwards in every VLAN is not)",
+        "spanning-tree bpdufilter enable under interface Port-Channel",
+        "mac address-table aging-time 1000000 (range and maximum unknown)",
+        "port-channel load-balance trident fields ip ... on a 7050 (seen on a 7060CX2 only)",
+        "channel-group N mode on printed as given (seen on a 7060CX2 only)",
+    )
+    defaults = EOS_DEFAULTS
+    # netmiko's arista_eos class sends `terminal width 511` and `terminal length 0` at login
+    # and waits for `Width set to` / `Pagination disabled` [NETMIKO].
+    cli = CliDialog(
+        netmiko_device_type="arista_eos",
+        save_command="write memory",
+        save_confirm=None,
+        save_answer=None,
+        error_patterns=ERRORS,
+        pager_patterns=(r" ?--More--",),
+        save_done=r"Copy completed successfully",
+        save_not_done=r"% ?Error|not saved",
+    )
+    transaction = Transaction(
+        begin=("configure session {name}",),
+        diff="show session-config diffs",
+        commit=("commit",),
+        abort=("abort",),
+        checkpoint=("configure checkpoint save {name}",),
+        restore=("configure replace checkpoint:{name} skip-checkpoint",),
+        cleanup=("delete checkpoint:{name}",),
+    )
+    flow_per_port = True
+    address_table_command = "show mac address-table"
+    lldp_command = "show lldp neighbors"
+
+    def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
+        return parse_trunk(EOS, text, switch=switch, platform=platform, source=source)
+
+    def parse_running(self, text: str, *, switch: str, platform: Platform,
+                      source: str = "") -> SwitchConfig:
+        return parse_trunk(EOS, text, switch=switch, platform=platform, source=source, strict=False)
+
+    def lag_label(self, lag_id: int) -> str:
+        return lag_label(lag_id)
+
+    def config_commands(self, text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("!")]
+
+    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
+        return canonical_lines(cfg, SYNTAX)
+
+    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
+        return port_fixups(cur, tgt, ports, SYNTAX)
+
+    def delta_commands(self, cur: SwitchConfig, tgt: SwitchConfig) -> list[str]:
+        return delta_commands(cur, tgt, SYNTAX)
+
+    def classify_push_lines(self, lines: list[str]) -> list[PushLine]:
+        return classify_push_lines(lines, _targets, r"vlan \d+", (STP_OFF,), "spanning-tree mode none")
+
+    def interface_command(self, port: PortRef) -> str:
+        return interface_command(port)
+
+    def facts(self, running_config: str, show_command: ShowCommand) -> SwitchFacts:
+        return show.facts(running_config, show_command)
+
+    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
+        return show.parse_address_table(text)
+
+    def parse_lldp_neighbors(self, text: str) -> list[show.LldpNeighbor]:
+        return show.parse_lldp_neighbors(text)
+
+
+def _targets(line: str) -> list[PortRef] | None:
+    if m := re.fullmatch(r"interface (?:Port-Channel|Po) ?(\d+)", line, re.IGNORECASE):
+        return [LagPort(int(m.group(1)))]
+    if m := re.fullmatch(r"interface ((?:Ethernet|Et) ?\d+(?:/\d+)*)", line, re.IGNORECASE):
+        name = _port_name(m.group(1))
+        return [name] if name else None
+    return None
+
+
+ARISTA_EOS = AristaEos()

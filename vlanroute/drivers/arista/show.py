@@ -1,0 +1,103 @@
+"""Arista EOS show output as vlanroute reads it: the learned-MAC table (`show mac
+address-table`), LLDP neighbours (`show lldp neighbors`) and pre-flight facts (`show
+version`, `show interfaces status`). Layouts: docs/platforms/arista-eos.md.
+
+`show mac address-table` rows: `Vlan  Mac Address  Type  Ports  Moves  Last Move`, e.g.
+`  22    0013.0100.0002    DYNAMIC     Po300      1       0:10:37 ago` (Last Move may hold
+`1 day, 22:18:09 ago`); ports are short names, `Et48`, `Et49/1`, `Po300`; `Cpu`, `Router`
+and `Vx1` rows are not bridge ports. `show lldp neighbors` rows: `Port  Neighbor Device ID
+Neighbor Port ID  TTL`, after a few counter lines and an optional dashed line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import re
+
+from vlanroute.drivers.common import normalize_mac
+from vlanroute.drivers.family import ShowCommand, SwitchFacts
+from vlanroute.model.bridge import LagPort, PortRef
+
+_MAC_ROW = re.compile(r"^\s*(\d+)\s+([0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})\s+"
+                      r"(DYNAMIC|STATIC)\s+(\S+)(\s.*)?$", re.IGNORECASE)
+
+
+def long_port(short: str) -> PortRef | None:
+    """`Et48` -> `Ethernet48`, `Et49/1` -> `Ethernet49/1`, `Po300` -> LagPort(300); None for
+    anything that is not a bridge port (`Cpu`, `Router`, `Vx1`)."""
+    if m := re.fullmatch(r"(?:Et|Ethernet)(\d+(?:/\d+)*)", short):
+        return f"Ethernet{m.group(1)}"
+    if m := re.fullmatch(r"(?:Po|Port-Channel)(\d+)", short):
+        return LagPort(int(m.group(1)))
+    return None
+
+
+def parse_address_table(text: str) -> dict[tuple[int, str], PortRef]:
+    """(VLAN, MAC aa:bb:cc:dd:ee:ff) -> bridge port, unicast table only."""
+    table: dict[tuple[int, str], PortRef] = {}
+    for line in text.splitlines():
+        if "Multicast Mac Address Table" in line:
+            break
+        m = _MAC_ROW.match(line)
+        if not m:
+            continue
+        port = long_port(m.group(4))
+        if port is not None:
+            table[(int(m.group(1)), normalize_mac(m.group(2)))] = port
+    return table
+
+
+@dataclass(frozen=True)
+class LldpNeighbor:
+    port: str                 # local port, the platform's name (Ethernet5) or as printed
+    system: str               # the neighbour's system name as printed (may be cut short)
+    remote_port: str          # the neighbour's port id as printed
+
+
+def parse_lldp_neighbors(text: str) -> list[LldpNeighbor]:
+    """Rows of `show lldp neighbors` (the header and counter lines are skipped)."""
+    out: list[LldpNeighbor] = []
+    started = False
+    for line in text.splitlines():
+        cells = line.split()
+        if not cells:
+            continue
+        if cells[0] == "Port" and "Neighbor" in cells:
+            started = True
+            continue
+        if not started or set(line.strip()) <= {"-", " "}:
+            continue
+        if len(cells) >= 4 and cells[-1].isdigit():
+            local = long_port(cells[0])
+            out.append(LldpNeighbor(local if isinstance(local, str) else cells[0],
+                                    " ".join(cells[1:-2]), cells[-2]))
+    return out
+
+
+_MODEL = re.compile(r"^Arista (\S+)", re.MULTILINE)
+_IMAGE = re.compile(r"^Software image version:\s*(\S+)", re.MULTILINE)
+_DEVICE = re.compile(r"^! device: \S+ \(([^,]+), EOS-([^)]+)\)", re.MULTILINE)
+_STATUS_PORT = re.compile(r"^(Et\d+(?:/\d+)*)\s", re.MULTILINE)
+
+
+def facts(running_config: str, show: ShowCommand) -> SwitchFacts:
+    """Model and firmware from `show version` (`Arista DCS-7050SX-64`, `Software image
+    version: 4.28.9M`), else the running config's `! device:` header; ports from `show
+    interfaces status` (short names, first column)."""
+    sources: dict[str, str] = {}
+    model = firmware = None
+    version = show("show version")
+    if m := _MODEL.search(version):
+        model, sources["model"] = m.group(1), "show version"
+    if m := _IMAGE.search(version):
+        firmware, sources["firmware"] = m.group(1), "show version (Software image version)"
+    if (model is None or firmware is None) and (m := _DEVICE.search(running_config)):
+        model = model or m.group(1)
+        firmware = firmware or m.group(2)
+        sources.setdefault("model", "the running config's `! device:` line")
+        sources.setdefault("firmware", "the running config's `! device:` line")
+    found = [long_port(p) for p in _STATUS_PORT.findall(show("show interfaces status"))]
+    ports = tuple(dict.fromkeys(p for p in found if isinstance(p, str))) or None
+    if ports:
+        sources["ports"] = "show interfaces status"
+    return SwitchFacts(model=model, firmware=firmware, ports=ports, sources=sources)

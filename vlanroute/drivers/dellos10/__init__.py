@@ -1,0 +1,190 @@
+"""Dell SmartFabric OS10 (family `dell-os10`; S5248F-ON class), successor of OS6 in Dell's range.
+
+OS10 ports are access or trunk ports only; on a trunk, `switchport access vlan N` is the
+untagged (native) VLAN and `switchport trunk allowed vlan LIST` ADDS to the tagged list
+(`no switchport trunk allowed vlan LIST` removes) [UG], [GC]. So plans attach OS10 hosts by
+trunk. Spanning tree has a per-port off switch, `spanning-tree disable` [GC]. Push uses
+OS10's transaction: `lock`, `start transaction`, the commands, `show diff
+candidate-configuration running-configuration`, `commit`; `discard` before a commit [KB],
+[UG]. OS10 has no configure-replace or checkpoint [UG], [DELLOS10NAPALM]: a failed check
+after the commit is undone by committing the inverse commands in a new transaction.
+Bracketed keys are the sources on docs/platforms/dell-os10.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vlanroute.drivers.arista.show import LldpNeighbor
+from vlanroute.drivers.dellos10 import show
+from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, FirmwareDefaults,
+                                      PushLine, ShowCommand, SwitchFacts, Transaction)
+from vlanroute.drivers.trunkdelta import TrunkSyntax, canonical_lines, delta_commands, port_fixups
+from vlanroute.drivers.trunklines import classify_push_lines
+from vlanroute.drivers.trunkmode import TrunkDialect, parse_trunk
+from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.model.platforms import Platform
+
+# The LAG hash on source/destination IP and L4 ports, as typed on a real S4112F-ON
+# (OS10 10.5.0.2) [GC]; how show running-configuration prints it is not in a source.
+HASH_IP_L4 = "load-balancing ip-selection destination-ip source-ip protocol l4-destination-port l4-source-port"
+STP_OFF = "spanning-tree disable"
+
+OS10_DEFAULTS = FirmwareDefaults(
+    flow_control=None,
+    lag_hash=None,
+    sources={
+        "flow_control": "receive on: every port of real S4112F-ON configs prints `flowcontrol receive "
+                        "on` [GC]; transmit: unknown (never printed; off assumed)",
+        "aging_time": "unknown: 1800 s assumed",
+        "spanning_tree": "on (a fixture prints `spanning-tree mode rstp` [ANS-OS10]); the default mode is unknown",
+        "port_mode": "confirmed access in VLAN 1, printed `switchport access vlan 1` [GC], [DELLOS10NAPALM]",
+        "lag_hash": "unknown",
+    })
+
+
+def lag_label(lag_id: int) -> str:
+    """OS10 prints a LAG `port-channel1` in show running-configuration and tables [GC], [NETDISCO]."""
+    return f"port-channel{lag_id}"
+
+
+def interface_command(port: PortRef) -> str:
+    return f"interface port-channel{port.id}" if isinstance(port, LagPort) else f"interface {port}"
+
+
+def _port_name(text: str) -> str | None:
+    m = re.fullmatch(r"ethernet ?(\d+/\d+/\d+(?::\d+)?)", text, re.IGNORECASE)
+    return f"ethernet{m.group(1)}" if m else None
+
+
+OS10 = TrunkDialect(
+    family="dell-os10", title="Dell OS10", port_name=_port_name,
+    lag_if=r"interface port-channel ?(\d+)", phys_if=r"interface (ethernet ?\d+/\d+/\d+(?::\d+)?)",
+    native_is_access=True, allowed_additive=True, trunk_default_all=False, vlan_global=False,
+    vlan_if=r"interface vlan ?(\d+)", port_stp_off=(STP_OFF,), port_stp_on=("no spanning-tree disable",),
+    global_stp_off="spanning-tree disable", global_stp_on=r"spanning-tree mode (rstp|mst|rapid-pvst)|no spanning-tree disable",
+    aging="mac address-table aging-time", lag_hashes={HASH_IP_L4: "ip-l4"},
+    flow_lines={"flowcontrol receive on": ("receive", True), "flowcontrol receive off": ("receive", False),
+                "flowcontrol transmit on": ("transmit", True), "flowcontrol transmit off": ("transmit", False)},
+    flow_defaults={"receive": True, "transmit": False},
+    defaults=OS10_DEFAULTS, lag_label=lag_label,
+    harmless_if=r"(description|mtu|speed|fec|(no )?negotiation|(no )?lldp|"
+                r"(no )?spanning-tree (port type|bpduguard|bpdufilter|guard|link-type|cost|priority)|"
+                r"(no )?storm-control)\b",
+    harmless_global=r"(hostname|username|system-user|ip domain-name|ip name-server|ip vrf default|iscsi|"
+                    r"logging|aaa|snmp-server|ntp|clock|feature|spanning-tree mode)\b")
+
+
+def _create(ids: list[int]) -> list[str]:
+    return [line for v in ids for line in (f"interface vlan{v}", "exit")]
+
+
+def _delete(ids: list[int]) -> list[str]:
+    return [f"no interface vlan{v}" for v in ids]
+
+
+SYNTAX = TrunkSyntax(
+    interface=interface_command, create=_create, delete=_delete, native_is_access=True,
+    allowed_additive=True, stp_off=STP_OFF, stp_on="no spanning-tree disable",
+    global_stp_off="spanning-tree disable", global_stp_on="no spanning-tree disable",
+    aging="mac address-table aging-time", lag_hash=lambda key: HASH_IP_L4,
+    flow=lambda on: [f"flowcontrol receive {'on' if on else 'off'}", f"flowcontrol transmit {'on' if on else 'off'}"],
+    # The S4112F-ON's printed default (receive on [GC]) and transmit off (assumed).
+    flow_reset=("flowcontrol receive on", "flowcontrol transmit off"),
+    member=lambda lag: f"channel-group {lag} mode on", defaults=OS10_DEFAULTS, trunk_default_all=False)
+
+# Replies that mean "command rejected" [UG], [ANS-OS10], [DELLOS10NAPALM].
+ERRORS = (r"% ?Error", r"Syntax error:", r"(?i)invalid input", r"(?i)(incomplete|ambiguous) command",
+          r"% ?Bad secret")
+
+
+class DellOS10(Family):
+    name = "dell-os10"
+    title = "Dell OS10"
+    capabilities = Capabilities(
+        host_untagged_in_many_vlans=False,     # access/trunk ports only: one untagged VLAN
+        eee=False,
+        lag_hash_modes={"src-dst-ip-port": "ip-l4"},
+        lag_hash_refused={"src-dst-mac": "vlanroute renders only the IP + L4 port hash on OS10",
+                          "enhanced": "OS10 has no such hash mode"},
+        push=True, preview=True, audit=True)
+    unconfirmed = (
+        "no switchport access vlan on a trunk leaves it without an untagged VLAN (syntax confirmed only)",
+        "load-balancing ip-selection ... l4-source-port as show running-configuration prints it",
+        "mac address-table aging-time 1000000 (range and maximum unknown)",
+        "flowcontrol transmit on|off (default and printed form unknown)",
+        "interface vlanN / exit to create a VLAN in a transaction",
+    )
+    defaults = OS10_DEFAULTS
+    # netmiko's dell_os10 class sends `terminal length 0` at login [NETMIKO]; `write memory`
+    # has the effect of `copy running-configuration startup-configuration` [UG].
+    cli = CliDialog(
+        netmiko_device_type="dell_os10",
+        save_command="write memory",
+        save_confirm=None,
+        save_answer=None,
+        error_patterns=ERRORS,
+        pager_patterns=(r"--more--", r"--More--"),
+        save_done=r"",
+        save_not_done=r"% ?Error",
+    )
+    transaction = Transaction(
+        begin=("lock", "start transaction", "configure terminal"),
+        diff="do show diff candidate-configuration running-configuration",
+        commit=("do commit", "end", "unlock"),
+        abort=("end", "discard", "unlock"),
+        enter="configure terminal",
+    )
+    flow_per_port = True
+    address_table_command = "show mac address-table"
+    lldp_command = "show lldp neighbors"
+
+    def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
+        return parse_trunk(OS10, text, switch=switch, platform=platform, source=source)
+
+    def parse_running(self, text: str, *, switch: str, platform: Platform,
+                      source: str = "") -> SwitchConfig:
+        return parse_trunk(OS10, text, switch=switch, platform=platform, source=source, strict=False)
+
+    def lag_label(self, lag_id: int) -> str:
+        return lag_label(lag_id)
+
+    def config_commands(self, text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("!")]
+
+    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
+        return canonical_lines(cfg, SYNTAX)
+
+    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
+        return port_fixups(cur, tgt, ports, SYNTAX)
+
+    def delta_commands(self, cur: SwitchConfig, tgt: SwitchConfig) -> list[str]:
+        return delta_commands(cur, tgt, SYNTAX, enter="configure terminal")
+
+    def classify_push_lines(self, lines: list[str]) -> list[PushLine]:
+        return classify_push_lines(lines, _targets, r"interface vlan ?\d+", (STP_OFF,), "spanning-tree disable")
+
+    def interface_command(self, port: PortRef) -> str:
+        return interface_command(port)
+
+    def facts(self, running_config: str, show_command: ShowCommand) -> SwitchFacts:
+        return show.facts(running_config, show_command)
+
+    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
+        return show.parse_address_table(text)
+
+    def parse_lldp_neighbors(self, text: str) -> list[LldpNeighbor]:
+        return show.parse_lldp_neighbors(text)
+
+
+def _targets(line: str) -> list[PortRef] | None:
+    if m := re.fullmatch(r"interface port-channel ?(\d+)", line, re.IGNORECASE):
+        return [LagPort(int(m.group(1)))]
+    if m := re.fullmatch(r"interface (ethernet ?\d+/\d+/\d+(?::\d+)?)", line, re.IGNORECASE):
+        name = _port_name(m.group(1))
+        return [name] if name else None
+    return None
+
+
+DELL_OS10 = DellOS10()

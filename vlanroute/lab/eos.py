@@ -1,0 +1,604 @@
+"""An emulated Arista EOS switch (no I/O: text in, text out), for push and audit tests.
+
+Behaviour, from the sources on docs/platforms/arista-eos.md (bracketed keys); a behaviour
+marked "(assumed)" is this emulator's own choice where no source shows the real switch:
+- prompts `sw1#`, `sw1(config)#`, `sw1(config-if-Et1)#`, `sw1(config-if-Po1)#`,
+  `sw1(config-vlan-101)#`; in a configure session `sw1(config-s-vlanro)#` with only the
+  first 6 characters of the session name, sub-modes appended (`sw1(config-s-vlanro-if-Et1)#`)
+  [FAKESW], [SCRAPLI];
+- `terminal length 0` -> `Pagination disabled.`, `terminal width 511` -> `Width set to 511
+  columns.` (netmiko waits for those words) [NETMIKO];
+- configure sessions: `configure session NAME` edits a copy of the running config,
+  `show session-config diffs` prints a unified diff of running against it, `commit` applies
+  it, `abort` discards it, `end` leaves it pending [NAPALM], [ANS-EOS];
+- checkpoints: `configure checkpoint save NAME`, `configure replace checkpoint:NAME
+  [skip-checkpoint]`, `delete checkpoint:NAME` [VANE];
+- `switchport trunk allowed vlan LIST` replaces the list (`add`/`remove`/`none`/`all`/
+  `except`), printed compressed (`101-104`), `none` printed, all not printed [FAKESW], [BF];
+- show running-config: `! Command:` / `! device:` header, `vlan` lines merged with commas
+  for VLANs without sub-lines [LABVAL], Port-Channel interfaces before Ethernet, every
+  Ethernet printed (empty ones too), 3-space indent, `!` between stanzas, `end` [LABVAL], [CSM];
+  defaults print nothing (access VLAN 1, native 1, allowed all, flow control off) [BF];
+- errors `% Invalid input`, `% Incomplete command` [FAKESW], `% Cannot change mode; remove
+  all members and try again.` [ANS-EOS];
+- `write memory` -> `Copy completed successfully.` (assumed).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from vlanroute.lab.state import MacEntry, dotted
+from vlanroute.vlanlist import format_vlan_list, parse_vlan_list
+
+INVALID = "% Invalid input"
+INCOMPLETE = "% Incomplete command"
+ALL = frozenset(range(1, 4095))
+SOFTWARE = "4.28.9M"
+
+# Global lines of real running configs the emulator keeps as given [LABVAL], [CSM], [NAPALM].
+_KEPT_GLOBAL = re.compile(
+    r"(hostname \S+|username \S.*|(no )?aaa \S.*|ip domain-name \S+|ip name-server \S.*|ntp \S.*|"
+    r"logging \S.*|service \S.*|transceiver \S.*|snmp-server \S.*|clock \S.*|ip routing|no ip routing|"
+    r"ip route \S.*|(no )?ip routing vrf \S+|no spanning-tree vlan(-id)? \S+|spanning-tree mst \S.*|lldp \S.*|dns \S.*|"
+    r"ip virtual-router \S.*)")
+# Global lines that open a block of indented lines, kept whole (assumed list).
+_BLOCK = re.compile(r"(router \S.*|management \S.*|mlag configuration|ip access-list \S.*|route-map \S.*|"
+                    r"vrf instance \S+|vrf definition \S+|event-handler \S+|ip prefix-list \S.*|"
+                    r"interface (Loopback|Management|Vlan|Vxlan)\S*)")
+# Interface lines kept as given: description, MTU, speed, edge settings [LABVAL], [AVD].
+_KEPT_IF = re.compile(r"(description \S.*|mtu \d+|speed \S.*|error-correction \S.*|"
+                      r"(no )?spanning-tree (portfast|link-type|bpduguard|guard)( \S+)*|(no )?lldp \S.*|"
+                      r"load-interval \d+|ip address \S.*|mlag \d+|switchport trunk group \S+|"
+                      r"channel-group \d+ mode (active|passive))")
+
+
+class Rejected(Exception):
+    pass
+
+
+@dataclass
+class EosPort:
+    mode: str = "access"                    # access | trunk | routed
+    access_vlan: int = 1
+    native: int = 1
+    allowed: set[int] | None = None         # None: all
+    channel_group: int | None = None
+    channel_mode: str = "on"
+    bpdufilter: bool = False
+    shutdown: bool = False
+    flow_send: bool = False
+    flow_receive: bool = False
+    extra: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EosState:
+    ports: dict[str, EosPort]
+    lags: dict[int, EosPort] = field(default_factory=dict)
+    vlans: dict[int, list[str]] = field(default_factory=lambda: {1: []})   # VLAN -> its sub-lines
+    stp_mode: str = "mstp"
+    aging: int | None = None                # None: the default, printed nowhere
+    lag_hash: list[str] = field(default_factory=list)
+    head: list[list[str]] = field(default_factory=list)    # kept global lines and blocks
+    tail: list[list[str]] = field(default_factory=list)    # kept interface blocks (Vlan, Loopback ...)
+    mac_table: list[MacEntry] = field(default_factory=list)
+
+    @classmethod
+    def factory_default(cls, ports: tuple[str, ...]) -> "EosState":
+        return cls(ports={p: EosPort() for p in ports})
+
+    def clone(self) -> "EosState":
+        return copy.deepcopy(self)
+
+
+def short(name: str) -> str:
+    return name.replace("Ethernet", "Et").replace("Port-Channel", "Po")
+
+
+def _port_block(header: str, p: EosPort) -> list[str]:
+    body: list[str] = []
+    if p.shutdown:
+        body.append("   shutdown")
+    body += [f"   {x}" for x in p.extra if re.match(r"(description|mtu)", x)]
+    if p.flow_send:
+        body.append("   flowcontrol send on")
+    if p.flow_receive:
+        body.append("   flowcontrol receive on")
+    body += [f"   {x}" for x in p.extra if re.match(r"(speed|error-correction)", x)]
+    if p.mode == "routed":
+        body.append("   no switchport")
+    if p.access_vlan != 1:
+        body.append(f"   switchport access vlan {p.access_vlan}")
+    if p.native != 1:
+        body.append(f"   switchport trunk native vlan {p.native}")
+    if p.allowed is not None and set(p.allowed) != ALL:
+        body.append("   switchport trunk allowed vlan "
+                    + (format_vlan_list(sorted(p.allowed)) if p.allowed else "none"))
+    if p.mode == "trunk":
+        body.append("   switchport mode trunk")
+    if p.channel_group is not None:
+        body.append(f"   channel-group {p.channel_group} mode {p.channel_mode}")
+    if p.bpdufilter:
+        body.append("   spanning-tree bpdufilter enable")
+    body += [f"   {x}" for x in p.extra if not re.match(r"(description|mtu|speed|error-correction)", x)]
+    return [header, *body, "!"]
+
+
+def running_config(state: EosState, hostname: str, model: str) -> str:
+    lines = ["! Command: show running-config", f"! device: {hostname} ({model}, EOS-{SOFTWARE})", "!",
+             f"! boot system flash:/EOS-{SOFTWARE}.swi", "!"]
+    for chunk in state.head:
+        lines += chunk + ["!"]
+    lines += [f"spanning-tree mode {state.stp_mode}", "!"]
+    if state.lag_hash:
+        lines += state.lag_hash + ["!"]
+    if state.aging is not None:
+        lines += [f"mac address-table aging-time {state.aging}", "!"]
+    plain = [v for v, sub in sorted(state.vlans.items()) if v != 1 and not sub]
+    if plain:          # VLANs without sub-lines merged into one line, comma-separated [LABVAL]
+        lines += ["vlan " + ",".join(map(str, plain)), "!"]
+    for v, sub in sorted(state.vlans.items()):
+        if v != 1 and sub:
+            lines += [f"vlan {v}", *[f"   {s}" for s in sub], "!"]
+    for lag_id, lag in sorted(state.lags.items()):
+        lines += _port_block(f"interface Port-Channel{lag_id}", lag)
+    for name, port in state.ports.items():
+        lines += _port_block(f"interface {name}", port)
+    if not any(chunk[0] == "interface Management1" for chunk in state.tail):
+        lines += ["interface Management1", "!"]
+    for chunk in state.tail:
+        lines += chunk + ["!"]
+    lines.append("end")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Reply:
+    output: str = ""
+    close: bool = False
+
+
+@dataclass
+class EosInterpreter:
+    """One SSH session's CLI of an emulated EOS switch; `state` is shared by all sessions."""
+
+    hostname: str
+    switch: "EosSwitchData"
+    model: str = "DCS-7050SX-64"
+    reject: re.Pattern[str] | None = None
+    reject_reply: str | None = None
+    lacks: re.Pattern[str] | None = None
+    mode: str = "priv"                      # priv | config | if | vlan | block | heredoc
+    ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
+    session: str | None = None              # the configure session being edited
+    targets: list[str] = field(default_factory=list)   # "Ethernet1" or "Po1"
+    vlan_ids: list[int] = field(default_factory=list)
+    block: list[str] | None = None
+    seeding: bool = False
+    paging: bool = False
+    awaiting_key = False
+
+    # -- the state edited: the session's copy, or the running config --------------------
+    @property
+    def state(self) -> EosState:
+        if self.session is not None:
+            return self.switch.sessions[self.session]
+        return self.switch.state
+
+    def prompt(self) -> str:
+        h = self.hostname
+        if self.mode == "priv":
+            return f"{h}#"
+        base = "config" if self.session is None else f"config-s-{self.session[:6]}"
+        sub = {"config": "", "block": "", "vlan": f"-vlan-{','.join(map(str, self.vlan_ids))}",
+               "if": "-if-" + (short(self.targets[0]) if self.targets else "")}[self.mode]
+        return f"{h}({base}{sub})#"
+
+    def running_config(self) -> str:
+        return running_config(self.switch.state, self.hostname, self.model)
+
+    def answer_key(self, key: str) -> Reply:
+        return Reply()
+
+    def help(self, typed: str) -> str:
+        return INVALID + "\n"
+
+    def execute(self, line: str) -> Reply:
+        words = line.split()
+        if not words:
+            return Reply()
+        try:
+            if self.reject is not None and self.reject.search(line) and self.mode != "priv":
+                raise Rejected(self.reject_reply or INVALID)
+            if self.lacks is not None and self.lacks.match(line.strip()):
+                raise Rejected(INVALID)
+            if self.ignore is not None and self.ignore.fullmatch(line.strip()) and self.mode != "priv":
+                return Reply()
+            return getattr(self, f"_mode_{self.mode}")(words, line)
+        except Rejected as exc:
+            return Reply(str(exc) + "\n")
+
+    # -- privileged EXEC ------------------------------------------------------------------
+    def _mode_priv(self, words: list[str], line: str) -> Reply:
+        sw = self.switch
+        if words[0] in ("exit", "quit", "logout"):
+            return Reply(close=True)
+        if words in (["enable"], ["end"]):
+            return Reply()
+        if words == ["terminal", "length", "0"]:
+            return Reply("Pagination disabled.\n")
+        if words[:2] == ["terminal", "width"] and len(words) == 3:
+            return Reply(f"Width set to {words[2]} columns.\n")
+        if words in (["configure"], ["configure", "terminal"]):
+            self.mode = "config"
+            return Reply()
+        if words[:2] == ["configure", "session"] and len(words) == 3:
+            name = words[2]
+            if name not in sw.sessions:
+                sw.sessions[name] = sw.state.clone()
+            self.session, self.mode = name, "config"
+            return Reply()
+        if words[:3] == ["configure", "checkpoint", "save"] and len(words) == 4:
+            sw.checkpoints[words[3]] = self.running_config()
+            return Reply()
+        if words[:2] == ["configure", "replace"] and len(words) in (3, 4):
+            name = words[2].removeprefix("checkpoint:")
+            if not words[2].startswith("checkpoint:") or name not in sw.checkpoints:
+                raise Rejected(f"% Error: file {words[2]} not found")
+            sw.state = load(sw.checkpoints[name], sw.state.ports.keys(), self.hostname, self.model,
+                            mac_table=sw.state.mac_table)
+            return Reply()
+        if words[0] == "delete" and len(words) == 2 and words[1].startswith("checkpoint:"):
+            if sw.checkpoints.pop(words[1].removeprefix("checkpoint:"), None) is None:
+                raise Rejected(f"% Error: file {words[1]} not found")
+            return Reply()
+        if words in (["write", "memory"], ["write"], ["copy", "running-config", "startup-config"]):
+            sw.saved.append(self.running_config())
+            return Reply("Copy completed successfully.\n")
+        if words[0] == "show" and len(words) >= 2:
+            return Reply(self._show(words[1:]))
+        raise Rejected(INVALID)
+
+    def _show(self, args: list[str]) -> str:
+        sw = self.switch
+        if args == ["running-config"]:
+            return self.running_config()
+        if args == ["startup-config"]:
+            return sw.saved[-1] if sw.saved else "% Error: startup-config not found\n"
+        if args == ["version"]:
+            return (f"Arista {self.model}\nHardware version: 11.01\nSerial number: JPE00000000\n"
+                    f"System MAC address: 001c.7300.0001\n\nSoftware image version: {SOFTWARE}\n"
+                    "Architecture: i686\n\nUptime: 1 day, 2 hours and 3 minutes\n")
+        if args[:2] == ["interfaces", "status"]:
+            out = ["Port       Name   Status       Vlan     Duplex Speed  Type         Flags Encapsulation"]
+            for name, p in sw.state.ports.items():
+                vlan = "trunk" if p.mode == "trunk" else ("routed" if p.mode == "routed" else str(p.access_vlan))
+                out.append(f"{short(name):<10} {'':<6} notconnect   {vlan:<8} auto   auto   10GBASE-SR")
+            return "\n".join(out) + "\n"
+        if args == ["session-config", "diffs"] and self.session is not None:
+            return self._diff(self.session)
+        if args[:2] == ["session-config", "named"] and len(args) == 4 and args[3] == "diffs":
+            return self._diff(args[2])
+        if args == ["configuration", "sessions"]:
+            rows = [f"   {n:<20} {'pending':<10}" for n in sorted(sw.sessions)]
+            return "Maximum number of completed sessions: 1\nMaximum number of pending sessions: 5\n\n" \
+                   "   Name                 State\n" + "\n".join(rows) + "\n"
+        if args == ["mac", "address-table"]:
+            return mac_table(sw.state)
+        if args == ["lldp", "neighbors"]:
+            return ("Last table change time   : 0:00:02 ago\nNumber of table inserts  : 0\n"
+                    "Number of table deletes  : 0\nNumber of table drops    : 0\n"
+                    "Number of table age-outs : 0\n\nPort          Neighbor Device ID       "
+                    "Neighbor Port ID    TTL\n---------- ------------------------ ---------------------- ---\n")
+        raise Rejected(INVALID)
+
+    def _diff(self, name: str) -> str:
+        sw = self.switch
+        if name not in sw.sessions:
+            raise Rejected(f"% Error: session {name} does not exist")
+        before = self.running_config().splitlines()
+        after = running_config(sw.sessions[name], self.hostname, self.model).splitlines()
+        return "\n".join(difflib.unified_diff(before, after, "system:/running-config",
+                                              f"session:/{name}-session-config", lineterm="")) + "\n"
+
+    # -- configuration modes --------------------------------------------------------------
+    def _leave_all(self) -> None:
+        self.mode, self.targets, self.vlan_ids, self.block = "priv", [], [], None
+        self.session = None
+
+    def _session_word(self, words: list[str]) -> Reply | None:
+        """`commit`, `abort`, `end`, `exit` anywhere in configuration mode."""
+        sw = self.switch
+        if words == ["end"]:
+            self._leave_all()                 # a session stays pending [NAPALM]
+            return Reply()
+        if words == ["commit"] and self.session is not None:
+            sw.state = sw.sessions.pop(self.session)
+            self._leave_all()
+            return Reply()
+        if words == ["abort"] and self.session is not None:
+            sw.sessions.pop(self.session)
+            self._leave_all()
+            return Reply()
+        if words[0] == "show" and len(words) > 1:
+            return Reply(self._show(words[1:]))
+        return None
+
+    def _mode_config(self, words: list[str], line: str) -> Reply:
+        if (reply := self._session_word(words)) is not None:
+            return reply
+        st = self.state
+        text = " ".join(words)
+        if words == ["exit"]:
+            self._leave_all()
+            return Reply()
+        if words[0] == "vlan" and len(words) == 2:
+            ids = _vlans(words[1])
+            for v in ids:
+                st.vlans.setdefault(v, [])
+            self.mode, self.vlan_ids = "vlan", ids
+            return Reply()
+        if words[:2] == ["no", "vlan"] and len(words) == 3:
+            for v in _vlans(words[2]):
+                if v != 1:
+                    st.vlans.pop(v, None)
+            return Reply()
+        if words[0] == "interface" and len(words) >= 2:
+            return self._interface(" ".join(words[1:]), line)
+        if m := re.fullmatch(r"no interface (?:Port-Channel|port-channel|Po) ?(\d+)", text):
+            lag_id = int(m.group(1))
+            st.lags.pop(lag_id, None)
+            for p in st.ports.values():
+                if p.channel_group == lag_id:
+                    p.channel_group = None
+            return Reply()
+        if text.startswith("no port-channel load-balance trident fields ") and len(words) >= 6:
+            st.lag_hash = [x for x in st.lag_hash if x.split()[4] != words[5]]
+            return Reply()
+        if words[:2] == ["spanning-tree", "mode"] and len(words) == 3:
+            if words[2] not in ("mstp", "rstp", "rapid-pvst", "none"):
+                raise Rejected(INVALID)
+            st.stp_mode = words[2]
+            return Reply()
+        if words[:3] == ["mac", "address-table", "aging-time"] and len(words) == 4:
+            st.aging = _int(words[3], 10, 1_000_000)
+            return Reply()
+        if words[:3] == ["no", "mac", "address-table"]:
+            st.aging = None
+            return Reply()
+        if text.startswith("port-channel load-balance trident fields "):
+            kind = words[4]
+            st.lag_hash = [x for x in st.lag_hash if x.split()[4] != kind] + [text]
+            st.lag_hash.sort(key=lambda x: x.split()[4] != "mac")
+            return Reply()
+        if _BLOCK.fullmatch(text):
+            self.block, self.mode = [text], "block"
+            (st.tail if text.startswith("interface") else st.head).append(self.block)
+            return Reply()
+        if re.fullmatch(r"banner (login|motd)", text):
+            # The text follows, up to a line `EOF` [NAPALM] (HEREDOC_COMMANDS).
+            self.block, self.mode = [text], "heredoc"
+            st.head.append(self.block)
+            return Reply()
+        if _KEPT_GLOBAL.fullmatch(text):
+            st.head.append([text])
+            return Reply()
+        raise Rejected(INVALID)
+
+    def _mode_heredoc(self, words: list[str], line: str) -> Reply:
+        assert self.block is not None
+        self.block.append(line.rstrip())
+        if line.strip() == "EOF":
+            self.mode, self.block = "config", None
+        return Reply()
+
+    def _mode_block(self, words: list[str], line: str) -> Reply:
+        if (reply := self._session_word(words)) is not None:
+            return reply
+        if words == ["exit"]:
+            self.mode, self.block = "config", None
+            return Reply()
+        if self.seeding and line[:1] not in (" ", "\t"):
+            self.mode, self.block = "config", None
+            return self._mode_config(words, line)
+        assert self.block is not None
+        self.block.append(line.rstrip() if line[:1] == " " else "   " + line.strip())
+        return Reply()
+
+    def _mode_vlan(self, words: list[str], line: str) -> Reply:
+        if (reply := self._session_word(words)) is not None:
+            return reply
+        if words == ["exit"]:
+            self.mode = "config"
+            return Reply()
+        if words[0] == "name" and len(words) == 2:
+            for v in self.vlan_ids:
+                self.state.vlans[v] = [x for x in self.state.vlans[v] if not x.startswith("name ")] \
+                    + [f"name {words[1][:32]}"]
+            return Reply()
+        if words[:2] == ["trunk", "group"]:
+            for v in self.vlan_ids:
+                self.state.vlans[v].append(" ".join(words))
+            return Reply()
+        self.mode = "config"                   # not a VLAN command: the parent mode's (EOS falls back)
+        return self._mode_config(words, line)
+
+    def _interface(self, spec: str, line: str) -> Reply:
+        st = self.state
+        m = re.fullmatch(r"(?:Port-Channel|port-channel|Po) ?(\d+)", spec)
+        if m:
+            lag_id = _int(m.group(1), 1, 2000)
+            st.lags.setdefault(lag_id, EosPort())
+            self.targets, self.mode = [f"Po{lag_id}"], "if"
+            return Reply()
+        m = re.fullmatch(r"(?:Ethernet|ethernet|Et) ?(\d+(?:/\d+)*)", spec)
+        if m and f"Ethernet{m.group(1)}" in st.ports:
+            self.targets, self.mode = [f"Ethernet{m.group(1)}"], "if"
+            return Reply()
+        if _BLOCK.fullmatch(f"interface {spec}"):
+            self.block, self.mode = [f"interface {spec}"], "block"
+            self.state.tail.append(self.block)
+            return Reply()
+        raise Rejected(INVALID)
+
+    def _port(self, target: str) -> EosPort:
+        st = self.state
+        if target.startswith("Po"):
+            return st.lags[int(target[2:])]
+        return st.ports[target]
+
+    def _mode_if(self, words: list[str], line: str) -> Reply:
+        if (reply := self._session_word(words)) is not None:
+            return reply
+        if words == ["exit"]:
+            self.mode, self.targets = "config", []
+            return Reply()
+        text = " ".join(words)
+        if words[0] == "interface" or (re.fullmatch(r"vlan \S+", text) and not self.seeding) \
+                or (self.seeding and line[:1] not in (" ", "\t")):
+            self.mode, self.targets = "config", []
+            return self._mode_config(words, line)
+        for target in self.targets:
+            self._if_command(target, self._port(target), words, text)
+        return Reply()
+
+    def _if_command(self, target: str, p: EosPort, words: list[str], text: str) -> None:
+        st = self.state
+        is_lag = target.startswith("Po")
+        if m := re.fullmatch(r"switchport mode (access|trunk)", text):
+            p.mode = m.group(1)
+        elif text == "no switchport mode":
+            p.mode = "access"
+        elif text == "no switchport":
+            p.mode = "routed"
+        elif text == "switchport":
+            if p.mode == "routed":
+                p.mode = "access"
+        elif m := re.fullmatch(r"switchport access vlan (\S+)", text):
+            p.access_vlan = _int(m.group(1), 1, 4094)
+        elif text == "no switchport access vlan":
+            p.access_vlan = 1
+        elif m := re.fullmatch(r"switchport trunk native vlan (\S+)", text):
+            p.native = _int(m.group(1), 1, 4094)
+        elif text == "no switchport trunk native vlan":
+            p.native = 1
+        elif m := re.fullmatch(r"switchport trunk allowed vlan (add |remove |except )?(\S+)", text):
+            how, what = (m.group(1) or "").strip(), m.group(2)
+            if not how and what in ("none", "all"):
+                p.allowed = set() if what == "none" else None
+                return
+            ids = set(_vlans(what))
+            current = set(ALL) if p.allowed is None else p.allowed
+            new = {"add": current | ids, "remove": current - ids, "except": set(ALL) - ids}.get(how, ids)
+            p.allowed = None if new == ALL else new
+        elif text == "no switchport trunk allowed vlan":
+            p.allowed = None
+        elif m := re.fullmatch(r"channel-group (\S+) mode (on|active|passive)", text):
+            if is_lag:
+                raise Rejected(INVALID)
+            lag_id = _int(m.group(1), 1, 2000)
+            others = [q for q in st.ports.values() if q.channel_group == lag_id and q is not p]
+            if others and others[0].channel_mode != m.group(2):
+                raise Rejected("% Cannot change mode; remove all members and try again.")
+            p.channel_group, p.channel_mode = lag_id, m.group(2)
+            st.lags.setdefault(lag_id, EosPort())
+        elif text == "no channel-group":
+            p.channel_group = None
+        elif text == "spanning-tree bpdufilter enable":
+            p.bpdufilter = True
+        elif text in ("spanning-tree bpdufilter disable", "no spanning-tree bpdufilter"):
+            p.bpdufilter = False
+        elif m := re.fullmatch(r"flowcontrol (send|receive) (on|off)", text):
+            setattr(p, f"flow_{m.group(1)}", m.group(2) == "on")
+        elif m := re.fullmatch(r"no flowcontrol (send|receive)", text):
+            setattr(p, f"flow_{m.group(1)}", False)
+        elif text == "shutdown":
+            p.shutdown = True
+        elif text == "no shutdown":
+            p.shutdown = False
+        elif _KEPT_IF.fullmatch(text):
+            if m := re.fullmatch(r"channel-group (\d+) mode (active|passive)", text):
+                p.channel_group, p.channel_mode = int(m.group(1)), m.group(2)
+                st.lags.setdefault(int(m.group(1)), EosPort())
+                return
+            key = text.split()[0]
+            if key in ("description", "mtu", "speed"):
+                p.extra = [x for x in p.extra if x.split()[0] != key]
+            p.extra.append(text)
+        elif words[0] == "channel-group":
+            raise Rejected(INCOMPLETE)
+        else:
+            raise Rejected(INVALID)
+
+
+@dataclass
+class EosSwitchData:
+    """What every session of one emulated switch shares."""
+
+    state: EosState
+    saved: list[str]
+    sessions: dict[str, EosState] = field(default_factory=dict)
+    checkpoints: dict[str, str] = field(default_factory=dict)
+
+
+def load(text: str, ports, hostname: str, model: str,  # type: ignore[no-untyped-def]
+         mac_table: list[MacEntry] | None = None, source: str = "config") -> EosState:
+    """The state a running config describes, as the switch loads it (`configure replace`,
+    a seed): its lines executed in configuration mode. ValueError names a refused line."""
+    data = EosSwitchData(EosState.factory_default(tuple(ports)), [])
+    data.state.vlans = {1: []}
+    cli = EosInterpreter(hostname, data, model=model, seeding=True)
+    cli.mode = "config"
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if cli.mode == "heredoc":
+            cli.execute(raw)
+            continue
+        if not stripped or stripped.startswith("!") or stripped == "end":
+            if stripped.startswith("!") and raw[:1] == "!" and cli.mode in ("if", "vlan", "block"):
+                cli.mode, cli.targets, cli.block = "config", [], None
+            continue
+        reply = cli.execute(raw)
+        if reply.output.startswith("%"):
+            raise ValueError(f"{source}: line {lineno}: the emulated EOS switch refuses "
+                             f"{stripped!r}: {reply.output.strip()}")
+        if cli.mode == "priv":
+            cli.mode = "config"
+    data.state.mac_table = list(mac_table or [])
+    return data.state
+
+
+def mac_table(state: EosState) -> str:
+    """`show mac address-table` in the layout of a real EOS switch [EANTC]."""
+    lines = ["          Mac Address Table", "-" * 66, "",
+             "Vlan    Mac Address       Type        Ports      Moves   Last Move",
+             "----    -----------       ----        -----      -----   ---------"]
+    entries = sorted(state.mac_table, key=lambda e: (e.vlan, e.mac))
+    for e in entries:
+        lines.append(f"{e.vlan:>4}    {dotted(e.mac).lower():<17} DYNAMIC     {short(e.port):<10} "
+                     f"1       0:00:12 ago")
+    lines += [f"Total Mac Addresses for this criterion: {len(entries)}", "",
+              "          Multicast Mac Address Table", "-" * 66, "",
+              "Vlan    Mac Address       Type        Ports", "----    -----------       ----        -----",
+              "Total Mac Addresses for this criterion: 0", ""]
+    return "\n".join(lines)
+
+
+def _int(text: str, lo: int, hi: int) -> int:
+    if not text.isdigit() or not lo <= int(text) <= hi:
+        raise Rejected(INVALID)
+    return int(text)
+
+
+def _vlans(text: str) -> list[int]:
+    try:
+        ids = parse_vlan_list(text)
+    except ValueError:
+        raise Rejected(INVALID) from None
+    if any(not 1 <= v <= 4094 for v in ids):
+        raise Rejected(INVALID)
+    return sorted(ids)

@@ -1,0 +1,545 @@
+"""An emulated Dell OS10 switch (no I/O: text in, text out), for push and audit tests.
+
+Behaviour, from the sources on docs/platforms/dell-os10.md (bracketed keys); "(assumed)"
+marks this emulator's own choice where no source shows the real switch:
+- prompts `sw1#`, `sw1(config)#`, `sw1(conf-if-eth1/1/1)#`, `sw1(conf-if-po-1)#`,
+  `sw1(conf-if-vl-101)#` [GC], [UG];
+- `terminal length 0` accepted, no reply (assumed wording) [NETMIKO];
+- transactions: `lock` / `unlock`, `start transaction` (EXEC), then changes go to a candidate
+  config until `commit` (EXEC, or `do commit` in configuration mode) or `discard`;
+  `show diff candidate-configuration running-configuration`; without a transaction each
+  command takes effect at once [KB], [UG]; a second session's `lock` is refused (assumed text);
+- `interface vlanN` creates VLAN N, `no interface vlanN` deletes it and takes it off every
+  allowed list [UG]; `switchport access vlan N` on a trunk is its untagged VLAN [GC];
+  `switchport trunk allowed vlan LIST` adds, `no switchport trunk allowed vlan LIST` removes
+  [UG]; a VLAN that does not exist is refused (assumed text `% Error: vlan N does not exist`);
+- a static member prints ` channel-group N` without `mode on` [GC];
+- show running-configuration: `! Version`, `! Last configuration change` header, VLAN
+  interfaces, port-channels, mgmt, ethernet ports in that order, one-space indent, ` no
+  shutdown` and ` switchport access vlan 1` printed on access ports, `flowcontrol receive on`
+  printed on every port (the default on an S4112F-ON) [GC], [DELLOS10NAPALM];
+- errors start `% Error:` [UG]; `write memory` copies running to startup (no reply, assumed).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from vlanroute.lab.state import MacEntry
+from vlanroute.vlanlist import format_vlan_list, parse_vlan_list
+
+INVALID = "% Error: Unrecognized command."            # (assumed wording; `% Error` is confirmed [UG])
+VERSION = "10.5.2.0"
+
+_KEPT_GLOBAL = re.compile(
+    r"(hostname \S+|username \S.*|system-user \S.*|ip domain-name \S+|ip name-server \S.*|ip vrf default|"
+    r"iscsi \S.*|logging \S.*|aaa \S.*|snmp-server \S.*|ntp \S.*|clock \S.*|feature \S.*|"
+    r"spanning-tree mode \S+|interface breakout \S.*|ip route \S.*|management route \S.*|support-assist|"
+    r"ipv6 \S.*)")
+_BLOCK = re.compile(r"(class-map \S.*|policy-map \S.*|route-map \S.*|vlt-domain \d+|monitor session \d+.*|"
+                    r"spanning-tree mst configuration|router \S.*|interface (loopback|mgmt)\S*( \S+)?)")
+_KEPT_IF = re.compile(r"(description \S.*|mtu \d+|speed \S+|fec \S+|(no )?negotiation|"
+                      r"(no )?spanning-tree (port type|bpduguard|bpdufilter|guard|link-type) ?\S*( \S+)*|"
+                      r"(no )?lldp \S.*|vlt-port-channel \d+|ip address \S.*)")
+
+
+class Rejected(Exception):
+    pass
+
+
+@dataclass
+class Os10Port:
+    mode: str = "access"                    # access | trunk | routed
+    access_vlan: int | None = 1             # None: `no switchport access vlan`
+    allowed: set[int] = field(default_factory=set)
+    channel_group: int | None = None
+    channel_mode: str = "on"
+    stp_disabled: bool = False
+    shutdown: bool = False
+    flow_receive: bool = True               # printed on every port of a real S4112F-ON [GC]
+    flow_transmit: bool = False             # (assumed default)
+    extra: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Os10State:
+    ports: dict[str, Os10Port]
+    lags: dict[int, Os10Port] = field(default_factory=dict)
+    vlans: dict[int, list[str]] = field(default_factory=lambda: {1: []})
+    stp_disabled: bool = False
+    aging: int | None = None
+    lag_hash: list[str] = field(default_factory=list)
+    head: list[list[str]] = field(default_factory=list)
+    tail: list[list[str]] = field(default_factory=list)
+    mac_table: list[MacEntry] = field(default_factory=list)
+
+    @classmethod
+    def factory_default(cls, ports: tuple[str, ...]) -> "Os10State":
+        return cls(ports={p: Os10Port() for p in ports})
+
+    def clone(self) -> "Os10State":
+        return copy.deepcopy(self)
+
+    def delete_vlan(self, vid: int) -> None:
+        self.vlans.pop(vid, None)
+        for p in [*self.ports.values(), *self.lags.values()]:
+            p.allowed.discard(vid)             # deleting a VLAN takes it off every list [UG]
+            if p.access_vlan == vid:
+                p.access_vlan = 1
+
+
+def _port_block(header: str, p: Os10Port, *, is_lag: bool) -> list[str]:
+    body = [" shutdown" if p.shutdown else " no shutdown"]
+    body += [f" {x}" for x in p.extra if x.startswith("description")]
+    if p.mode == "routed":
+        body.append(" no switchport")
+    if p.mode == "trunk":
+        body.append(" switchport mode trunk")
+    if p.mode != "routed" and p.access_vlan is not None:
+        body.append(f" switchport access vlan {p.access_vlan}")
+    if p.mode == "trunk" and p.allowed:
+        body.append(f" switchport trunk allowed vlan {format_vlan_list(sorted(p.allowed))}")
+    if p.channel_group is not None:
+        body.append(f" channel-group {p.channel_group}" + ("" if p.channel_mode == "on" else f" mode {p.channel_mode}"))
+    if not is_lag:
+        body.append(f" flowcontrol receive {'on' if p.flow_receive else 'off'}")
+        if p.flow_transmit:
+            body.append(" flowcontrol transmit on")
+    if p.stp_disabled:
+        body.append(" spanning-tree disable")
+    body += [f" {x}" for x in p.extra if not x.startswith("description")]
+    return [header, *body, "!"]
+
+
+def running_config(state: Os10State) -> str:
+    lines = [f"! Version {VERSION}", "! Last configuration change at Nov  23 18:00:00 2026", "!"]
+    for chunk in state.head:
+        lines += chunk + (["!"] if len(chunk) > 1 else [])
+    if state.stp_disabled:
+        lines.append("spanning-tree disable")
+    if state.aging is not None:
+        lines.append(f"mac address-table aging-time {state.aging}")
+    lines += state.lag_hash
+    lines.append("!")
+    for v, sub in sorted(state.vlans.items()):
+        lines += [f"interface vlan{v}", " no shutdown", *[f" {s}" for s in sub], "!"]
+    for lag_id, lag in sorted(state.lags.items()):
+        lines += _port_block(f"interface port-channel{lag_id}", lag, is_lag=True)
+    if not any(chunk[0] == "interface mgmt1/1/1" for chunk in state.tail):
+        lines += ["interface mgmt1/1/1", " no shutdown", " no ip address dhcp", "!"]
+    for name, p in state.ports.items():
+        lines += _port_block(f"interface {name}", p, is_lag=False)
+    for chunk in state.tail:
+        lines += chunk + ["!"]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Reply:
+    output: str = ""
+    close: bool = False
+
+
+@dataclass
+class Os10SwitchData:
+    state: Os10State
+    saved: list[str]
+    candidate: Os10State | None = None      # the shared candidate config of `start transaction`
+    locked_by: int | None = None            # the session holding `lock`
+
+
+_SESSIONS = iter(range(1, 1 << 30))
+
+
+@dataclass
+class Os10Interpreter:
+    hostname: str
+    switch: Os10SwitchData
+    model: str = "S5248F-ON"
+    reject: re.Pattern[str] | None = None
+    reject_reply: str | None = None
+    lacks: re.Pattern[str] | None = None
+    mode: str = "priv"                      # priv | config | if | vlan | block
+    ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
+    in_transaction: bool = False
+    targets: list[str] = field(default_factory=list)
+    vlan_id: int = 0
+    block: list[str] | None = None
+    seeding: bool = False
+    paging: bool = False
+    awaiting_key = False
+    ident: int = field(default_factory=lambda: next(_SESSIONS))
+
+    @property
+    def state(self) -> Os10State:
+        if self.in_transaction:
+            assert self.switch.candidate is not None
+            return self.switch.candidate
+        return self.switch.state
+
+    def prompt(self) -> str:
+        h = self.hostname
+        if self.mode == "priv":
+            return f"{h}#"
+        if self.mode == "if":
+            t = self.targets[0] if self.targets else ""
+            label = f"po-{t[2:]}" if t.startswith("Po") else "eth" + t.removeprefix("ethernet")
+            return f"{h}(conf-if-{label})#"
+        if self.mode == "vlan":
+            return f"{h}(conf-if-vl-{self.vlan_id})#"
+        return f"{h}(config)#"
+
+    def running_config(self) -> str:
+        return running_config(self.switch.state)
+
+    def answer_key(self, key: str) -> Reply:
+        return Reply()
+
+    def on_close(self) -> None:
+        """The session ended: its lock goes with it (assumed); the candidate config, shared
+        by every transaction session [UG], stays until a `commit` or `discard`."""
+        if self.switch.locked_by == self.ident:
+            self.switch.locked_by = None
+
+    def help(self, typed: str) -> str:
+        return INVALID + "\n"
+
+    def execute(self, line: str) -> Reply:
+        words = line.split()
+        if not words:
+            return Reply()
+        try:
+            if self.reject is not None and self.reject.search(line) and self.mode != "priv":
+                raise Rejected(self.reject_reply or INVALID)
+            if self.lacks is not None and self.lacks.match(line.strip()):
+                raise Rejected(INVALID)
+            if self.ignore is not None and self.ignore.fullmatch(line.strip()) and self.mode != "priv":
+                return Reply()
+            return getattr(self, f"_mode_{self.mode}")(words, line)
+        except Rejected as exc:
+            return Reply(str(exc) + "\n")
+
+    # -- EXEC ---------------------------------------------------------------------------
+    def _exec(self, words: list[str]) -> Reply | None:
+        """EXEC commands, also reachable with `do` from configuration mode."""
+        sw = self.switch
+        if words == ["commit"]:
+            if self.in_transaction and sw.candidate is not None:
+                sw.state, sw.candidate = sw.candidate, None
+            self.in_transaction = False          # back to non-transaction mode [UG]
+            return Reply()
+        if words == ["discard"]:
+            if self.in_transaction:
+                sw.candidate = None
+            self.in_transaction = False
+            return Reply()
+        if words[0] == "show" and len(words) >= 2:
+            return Reply(self._show(words[1:]))
+        if words in (["write", "memory"], ["copy", "running-configuration", "startup-configuration"]):
+            sw.saved.append(self.running_config())
+            return Reply()
+        return None
+
+    def _mode_priv(self, words: list[str], line: str) -> Reply:
+        sw = self.switch
+        if words[0] in ("exit", "quit", "logout"):
+            return Reply(close=True)
+        if words in (["end"], ["enable"]):
+            return Reply()
+        if words[:2] == ["terminal", "length"] or words[:2] == ["terminal", "width"]:
+            return Reply()
+        if words in (["configure", "terminal"], ["configure"]):
+            self.mode = "config"
+            return Reply()
+        if words == ["lock"]:
+            if sw.locked_by not in (None, self.ident):
+                raise Rejected("% Error: The configuration is locked by another session.")
+            sw.locked_by = self.ident
+            return Reply()
+        if words == ["unlock"]:
+            if sw.locked_by == self.ident:
+                sw.locked_by = None
+            return Reply()
+        if words == ["start", "transaction"]:
+            if sw.locked_by not in (None, self.ident):
+                raise Rejected("% Error: The configuration is locked by another session.")
+            if sw.candidate is None:
+                sw.candidate = sw.state.clone()
+            self.in_transaction = True
+            return Reply()
+        if (reply := self._exec(words)) is not None:
+            return reply
+        raise Rejected(INVALID)
+
+    def _show(self, args: list[str]) -> str:
+        sw = self.switch
+        if args in (["running-configuration"], ["running-config"]):
+            return self.running_config()
+        if args in (["candidate-configuration"],):
+            return running_config(sw.candidate or sw.state)
+        if args == ["diff", "candidate-configuration", "running-configuration"]:
+            before = self.running_config().splitlines()
+            after = running_config(sw.candidate or sw.state).splitlines()
+            return "\n".join(difflib.unified_diff(before, after, "running-configuration",
+                                                  "candidate-configuration", lineterm="")) + "\n"
+        if args == ["version"]:
+            return (f"Dell SmartFabric OS10 Enterprise\nCopyright (c) 1999-2025 by Dell Inc. All Rights Reserved.\n"
+                    f"OS Version: {VERSION}\nBuild Version: {VERSION}.1\nSystem Type: {self.model}\n"
+                    "Architecture: x86_64\nUp Time: 1 day 02:03:04\n")
+        if args[:2] == ["interface", "status"]:
+            out = ["-" * 98, "Port            Description     Status   Speed    Duplex   Mode Vlan Tagged-Vlans", "-" * 98]
+            for name, p in sw.state.ports.items():
+                mode = "T" if p.mode == "trunk" else ("A" if p.mode == "access" else "")
+                vlan = str(p.access_vlan or "")
+                out.append(f"Eth {name.removeprefix('ethernet'):<11} {'':<15} down     --       --       "
+                           f"{mode:<4} {vlan:<4} {format_vlan_list(sorted(p.allowed))}")
+            return "\n".join(out) + "\n"
+        if args == ["mac", "address-table"]:
+            rows = ["Codes: pv <vlan-id> - private vlan where the mac is originally learnt",
+                    "VlanId        Mac Address         Type        Interface"]
+            rows += [f"{e.vlan:<13} {e.mac:<19} dynamic     {e.port}"
+                     for e in sorted(sw.state.mac_table, key=lambda e: (e.vlan, e.mac))]
+            return "\n".join(rows) + "\n"
+        if args == ["lldp", "neighbors"]:
+            return ("Loc PortID          Rem Host Name        Rem Port Id                    Rem Chassis Id\n"
+                    + "-" * 86 + "\n")
+        raise Rejected(INVALID)
+
+    # -- configuration ------------------------------------------------------------------
+    def _common(self, words: list[str]) -> Reply | None:
+        if words == ["end"]:
+            self.mode, self.targets, self.block = "priv", [], None
+            return Reply()
+        if words[0] == "do" and len(words) > 1:
+            reply = self._exec(words[1:])
+            if reply is None:
+                raise Rejected(INVALID)
+            if words[1:] == ["commit"]:
+                pass                              # still in configuration mode
+            return reply
+        return None
+
+    def _mode_config(self, words: list[str], line: str) -> Reply:
+        if (reply := self._common(words)) is not None:
+            return reply
+        st = self.state
+        text = " ".join(words)
+        if words == ["exit"]:
+            self.mode = "priv"
+            return Reply()
+        if m := re.fullmatch(r"(no )?interface vlan ?(\d+)", text):
+            vid = _int(m.group(2), 1, 4093)
+            if m.group(1):
+                if vid == 1:
+                    raise Rejected("% Error: Default vlan cannot be deleted.")
+                st.delete_vlan(vid)
+                return Reply()
+            st.vlans.setdefault(vid, [])
+            self.mode, self.vlan_id = "vlan", vid
+            return Reply()
+        if words[0] == "interface" and len(words) >= 2:
+            return self._interface(" ".join(words[1:]))
+        if m := re.fullmatch(r"no interface port-channel ?(\d+)", text):
+            lag_id = int(m.group(1))
+            st.lags.pop(lag_id, None)
+            for p in st.ports.values():
+                if p.channel_group == lag_id:
+                    p.channel_group = None
+            return Reply()
+        if words[:2] == ["no", "load-balancing"]:
+            st.lag_hash = []
+            return Reply()
+        if text == "spanning-tree disable":
+            st.stp_disabled = True
+            return Reply()
+        if text == "no spanning-tree disable":
+            st.stp_disabled = False
+            return Reply()
+        if words[:3] == ["mac", "address-table", "aging-time"] and len(words) == 4:
+            st.aging = _int(words[3], 0, 1_000_000)
+            return Reply()
+        if words[0] == "load-balancing":
+            st.lag_hash = [text]
+            return Reply()
+        if _BLOCK.fullmatch(text):
+            self.block, self.mode = [text], "block"
+            (st.tail if text.startswith("interface") else st.head).append(self.block)
+            return Reply()
+        if _KEPT_GLOBAL.fullmatch(text):
+            st.head.append([text])
+            return Reply()
+        raise Rejected(INVALID)
+
+    def _mode_block(self, words: list[str], line: str) -> Reply:
+        if (reply := self._common(words)) is not None:
+            return reply
+        if words == ["exit"] or (self.seeding and line[:1] not in (" ", "\t")):
+            self.mode, self.block = "config", None
+            return Reply() if words == ["exit"] else self._mode_config(words, line)
+        assert self.block is not None
+        self.block.append(" " + line.strip() if line[:1] != " " else line.rstrip())
+        return Reply()
+
+    def _mode_vlan(self, words: list[str], line: str) -> Reply:
+        if (reply := self._common(words)) is not None:
+            return reply
+        if words == ["exit"] or (self.seeding and line[:1] not in (" ", "\t")) or words[0] == "interface":
+            self.mode = "config"
+            return Reply() if words == ["exit"] else self._mode_config(words, line)
+        text = " ".join(words)
+        if text in ("no shutdown", "shutdown"):
+            return Reply()
+        self.state.vlans[self.vlan_id].append(text)   # an address, a description ...: kept
+        return Reply()
+
+    def _interface(self, spec: str) -> Reply:
+        st = self.state
+        if spec.startswith("breakout "):
+            st.head.append([f"interface {spec}"])        # a global line, no sub-mode [GC]
+            return Reply()
+        if m := re.fullmatch(r"port-channel ?(\d+)", spec):
+            lag_id = _int(m.group(1), 1, 128)
+            st.lags.setdefault(lag_id, Os10Port(flow_receive=False))
+            self.targets, self.mode = [f"Po{lag_id}"], "if"
+            return Reply()
+        if (m := re.fullmatch(r"ethernet ?(\d+/\d+/\d+(?::\d+)?)", spec)) and f"ethernet{m.group(1)}" in st.ports:
+            self.targets, self.mode = [f"ethernet{m.group(1)}"], "if"
+            return Reply()
+        if _BLOCK.fullmatch(f"interface {spec}"):
+            self.block, self.mode = [f"interface {spec}"], "block"
+            self.state.tail.append(self.block)
+            return Reply()
+        raise Rejected("% Error: Invalid interface." if spec.startswith("ethernet") else INVALID)
+
+    def _port(self, target: str) -> Os10Port:
+        return self.state.lags[int(target[2:])] if target.startswith("Po") else self.state.ports[target]
+
+    def _mode_if(self, words: list[str], line: str) -> Reply:
+        if (reply := self._common(words)) is not None:
+            return reply
+        if words == ["exit"]:
+            self.mode, self.targets = "config", []
+            return Reply()
+        if words[0] == "interface" or (self.seeding and line[:1] not in (" ", "\t")):
+            self.mode, self.targets = "config", []
+            return self._mode_config(words, line)
+        text = " ".join(words)
+        for target in self.targets:
+            self._if_command(target, self._port(target), text)
+        return Reply()
+
+    def _need_vlans(self, ids: list[int]) -> None:
+        missing = [v for v in ids if v not in self.state.vlans]
+        if missing and not self.seeding:
+            raise Rejected(f"% Error: vlan {missing[0]} does not exist")   # (assumed text)
+
+    def _if_command(self, target: str, p: Os10Port, text: str) -> None:
+        is_lag = target.startswith("Po")
+        if m := re.fullmatch(r"switchport mode (access|trunk)", text):
+            p.mode = m.group(1)
+            if p.mode == "access":
+                p.allowed = set()
+                p.access_vlan = p.access_vlan or 1
+        elif text == "no switchport":
+            p.mode = "routed"
+        elif text == "switchport":
+            p.mode = "access" if p.mode == "routed" else p.mode
+        elif m := re.fullmatch(r"switchport access vlan (\S+)", text):
+            vid = _int(m.group(1), 1, 4093)
+            self._need_vlans([vid])
+            p.access_vlan = vid
+        elif text == "no switchport access vlan":
+            p.access_vlan = None if p.mode == "trunk" else 1
+        elif m := re.fullmatch(r"(no )?switchport trunk allowed vlan (\S+)", text):
+            if p.mode != "trunk":
+                raise Rejected("% Error: Interface is not in trunk mode.")   # (assumed text)
+            ids = _vlans(m.group(2))
+            if m.group(1):
+                p.allowed -= set(ids)
+            else:
+                self._need_vlans(ids)
+                p.allowed |= set(ids)               # additive [UG]
+        elif m := re.fullmatch(r"channel-group (\S+)( mode (on|active|passive))?", text):
+            if is_lag:
+                raise Rejected(INVALID)
+            lag_id = _int(m.group(1), 1, 128)
+            p.channel_group, p.channel_mode = lag_id, m.group(3) or "on"
+            self.state.lags.setdefault(lag_id, Os10Port(flow_receive=False))
+        elif text == "no channel-group":
+            p.channel_group = None
+        elif text == "spanning-tree disable":
+            p.stp_disabled = True
+        elif text == "no spanning-tree disable":
+            p.stp_disabled = False
+        elif m := re.fullmatch(r"flowcontrol (receive|transmit) (on|off)", text):
+            if is_lag:
+                raise Rejected(INVALID)
+            setattr(p, f"flow_{m.group(1)}", m.group(2) == "on")
+        elif text == "shutdown":
+            p.shutdown = True
+        elif text == "no shutdown":
+            p.shutdown = False
+        elif _KEPT_IF.fullmatch(text):
+            p.extra.append(text)
+        else:
+            raise Rejected(INVALID)
+
+
+def load(text: str, ports, hostname: str, model: str, source: str = "config") -> Os10State:  # type: ignore[no-untyped-def]
+    """The state a running configuration describes (a seed): its lines executed in
+    configuration mode. ValueError names a refused line."""
+    data = Os10SwitchData(Os10State.factory_default(tuple(ports)), [])
+    cli = Os10Interpreter(hostname, data, model=model, seeding=True)
+    cli.mode = "config"
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("!"):
+            if raw[:1] == "!" and cli.mode in ("if", "vlan", "block"):
+                cli.mode, cli.targets, cli.block = "config", [], None
+            continue
+        reply = cli.execute(raw)
+        if reply.output.startswith("%"):
+            raise ValueError(f"{source}: line {lineno}: the emulated OS10 switch refuses "
+                             f"{stripped!r}: {reply.output.strip()}")
+        if cli.mode == "priv":
+            cli.mode = "config"
+    # A printed trunk block without an access line has no untagged VLAN (OS10 prints the
+    # access VLAN whenever one is set, 1 included [GC], [UG]).
+    for header, body in _printed_blocks(text):
+        if "switchport mode trunk" in body and not any(b.startswith("switchport access vlan") for b in body):
+            m = re.fullmatch(r"interface (port-channel|ethernet)(\S+)", header)
+            if m:
+                port = data.state.lags.get(int(m.group(2))) if m.group(1) == "port-channel" \
+                    else data.state.ports.get(f"ethernet{m.group(2)}")
+                if port is not None:
+                    port.access_vlan = None
+    return data.state
+
+
+def _printed_blocks(text: str) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for raw in text.splitlines():
+        if raw.startswith("interface "):
+            out.append((raw.strip(), []))
+        elif raw[:1] == " " and out:
+            out[-1][1].append(raw.strip())
+        elif raw.strip() and not raw.startswith(" "):
+            out.append(("", []))
+    return [(h, b) for h, b in out if h]
+
+
+def _int(text: str, lo: int, hi: int) -> int:
+    if not text.isdigit() or not lo <= int(text) <= hi:
+        raise Rejected(INVALID)
+    return int(text)
+
+
+def _vlans(text: str) -> list[int]:
+    try:
+        ids = parse_vlan_list(text)
+    except ValueError:
+        raise Rejected(INVALID) from None
+    return sorted(ids)
