@@ -46,6 +46,7 @@ def main() -> int:
     from vlanroute.device.credentials import Credentials
     from vlanroute.plan.build import plan_from_file
     from vlanroute.device.push import APPLIED, PushOptions, PushUI, Pusher
+    from vlanroute.device.statedir import FabricState
     from vlanroute.bundle.reader import read_plan
     from vlanroute.render.write import RenderOptions, render_to_dir
     from vlanroute.device.session import HostKeyPolicy
@@ -78,7 +79,7 @@ def main() -> int:
             child.stdin.write("reset\n")
             child.stdin.flush()
             assert child.stdout.readline().strip() == "ok"
-            pusher = Pusher(outdir, creds, PushOptions(workers=workers,
+            pusher = Pusher(outdir, FabricState(tmp / "state"), creds, PushOptions(workers=workers,
                                                        host_keys=HostKeyPolicy(known_hosts=known)),
                             PushUI())
             t0 = time.perf_counter()

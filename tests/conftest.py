@@ -40,3 +40,10 @@ def farm() -> Iterator[FakeSwitchFarm]:
     from vlanroute.lab import FakeSwitchFarm
     with FakeSwitchFarm() as f:
         yield f
+
+
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """push keeps backups and journals under $XDG_STATE_HOME/vlanroute/<plan>: never the
+    user's own state directory during tests."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import json
+import os
 from pathlib import Path
 
 import networkx as nx
@@ -36,6 +37,15 @@ class Cluster:
 
     def switch(self, name: str):  # type: ignore[no-untyped-def]
         return self.farm.switches[name]
+
+    @property
+    def state(self) -> Path:
+        """The default state directory of this plan (conftest points XDG_STATE_HOME at a
+        temporary folder): backups/ and pushes/ of every push without --state-dir."""
+        return Path(os.environ["XDG_STATE_HOME"]) / "vlanroute" / self.plan["name"]
+
+    def backups(self, switch: str) -> list[Path]:
+        return sorted((self.state / "backups").glob(f"{switch}-*.cfg"))
 
 
 def switch_names(inventory: Path) -> list[str]:

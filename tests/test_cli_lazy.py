@@ -19,3 +19,18 @@ def test_help_lists_every_command() -> None:
     out = subprocess.run([sys.executable, "-m", "vlanroute.cli", "--help"], capture_output=True, text=True).stdout
     for name in COMMAND_MODULES:
         assert f"  {name} " in out
+
+
+def test_the_emulated_hosts_learn_command_runs_lean() -> None:
+    """What the emulation passes to the host scripts as VLANROUTE (emulate/run.py): the learn
+    command run as a module, without `site`, the CLI or the planning stack."""
+    from vlanroute.emulate.run import lean_python
+    python, env = lean_python()
+    code = ("import runpy, sys\nsys.argv = ['learn', 'learn', '--help']\n"
+            "try:\n    runpy.run_module('vlanroute.commands.learn', run_name='__main__')\n"
+            "except SystemExit as exc:\n    rc = exc.code\n"
+            "print(rc, sorted(m for m in ('vlanroute.cli', 'networkx', 'pydantic', 'matplotlib', 'netmiko')"
+            " if m in sys.modules))")
+    out = subprocess.run([*python, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert "Send one learning broadcast per VLAN id" in out
+    assert out.strip().splitlines()[-1] == "0 []"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from vlanroute.errors import UserError
 from vlanroute.pictures import draw as D
 from vlanroute.cli import main
 from vlanroute.pictures.layout import compute_layout
@@ -153,7 +154,7 @@ def test_failure_while_drawing_leaves_the_old_directory_untouched(tmp_path: Path
         return real(fig, fmt)
 
     monkeypatch.setattr(D, "figure_bytes", failing)
-    with pytest.raises(OSError):
+    with pytest.raises(UserError, match="cannot write: no space left on the device"):
         D.draw_to_dir(plan, out, "png")
     after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from emulate_support import render
+from vlanroute.bundle.manifest import write_manifest
 from vlanroute.emulate import vm
 from vlanroute.cli import main
 from vlanroute.emulate.run import Options, lean_python
@@ -139,6 +140,7 @@ def test_vlan1_left_on_ring_links_is_caught_as_a_bounded_storm(
             assert f"vlan del dev {p} vid 1\n" in text
             text = text.replace(f"vlan del dev {p} vid 1\n", "")
         cfg.write_text(text)
+    write_manifest(out)          # a bundle rendered that way, not one changed behind render's back
     start = time.monotonic()
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     elapsed = time.monotonic() - start
@@ -238,6 +240,7 @@ def test_hosts_that_never_send_the_learning_broadcasts_are_caught(
     text = program.read_text()
     assert '        [ "$learn" = no ] || learn ;;' in text
     program.write_text(text.replace('        [ "$learn" = no ] || learn ;;', '        : ;;'))
+    write_manifest(out)          # a bundle rendered that way, not one changed behind render's back
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert status == 1, text
     fdb = next(c for c in data["checks"] if c["name"].startswith("MAC learning"))  # type: ignore[union-attr]

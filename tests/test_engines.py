@@ -29,8 +29,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.budget import BudgetChoices
 from vlanroute.routing.dor import DOR, DorParams
-from vlanroute.routing.engine import Engine, Options, Refusal, Routes
-from vlanroute.routing.packing import packing_of
+from vlanroute.routing.engine import Engine, Options, Refusal, Routes, packing_of
 from vlanroute.routing.registry import ENGINES
 from vlanroute.routing.trees import euler_times, path, pruned_parents, tree_depths, tree_parents
 from vlanroute.routing.updown import UPDOWN

@@ -19,7 +19,7 @@ from vlanroute.model.bridge import host_port_membership
 from vlanroute.plan.build import plan_from_file
 from vlanroute.verify import configs as verify_configs
 from vlanroute.verify.configs import verify_outdir
-from vlanroute.verify.simulate import BridgePort, Network
+from vlanroute.verify.simulate import BridgeNetwork, BridgePort
 
 ROOT = Path(__file__).resolve().parent.parent
 TORUS = str(ROOT / "inventories" / "seed-torus.yaml")
@@ -146,7 +146,7 @@ def test_trunk_host_without_a_sub_interface_does_not_receive(trunk_outdir: Path,
 
 
 def test_simulated_host_receives_tagged_frames_on_its_sub_interfaces_only() -> None:
-    net = Network()
+    net = BridgeNetwork()
     trunk = BridgePort(pvid=101, untagged=frozenset({101}), tagged=frozenset({102}))
     net.add_bridge("b", {101, 102}, {"p1": trunk, "p2": BridgePort(pvid=102, untagged=frozenset({102}))})
     net.add_host("h1", "02:00:00:00:00:01", "b", "p1", frozenset({102}))

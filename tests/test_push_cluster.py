@@ -56,7 +56,7 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
         removals = [i for i, c in enumerate(wire) if "allowed vlan remove" in c]
         assert stp_off and removals and max(removals) < min(stp_off), name
         # The backup is the factory config the switch had before the push.
-        backups = list((cluster.outdir / "backups").glob(f"{name}-*.cfg"))
+        backups = cluster.backups(name)
         assert len(backups) == 1
         assert "vlan database" not in backups[0].read_text()
         assert name in out and str(backups[0].name) in out.replace("\n", "").replace("│", "").replace(" ", "")

@@ -48,21 +48,25 @@ def untouched(sw) -> bool:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("keep_going", [False, True])
-def test_auth_refused_is_never_started(farm, tmp_path, monkeypatch, capsys, keep_going):
+def test_auth_refused_anywhere_changes_nothing_anywhere(farm, tmp_path, monkeypatch, capsys,
+                                                        keep_going):
+    """Every switch is logged in to and checked before any is changed (also under --yes
+    and --keep-going): one refused login stops the whole push."""
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml",
                             {"core2": Faults(refuse_auth=True)})
     rc, out, err = push(capsys, cluster, *(["--keep-going"] if keep_going else []))
     assert rc == 1
     res = results(out)
-    assert res["core1"] == "applied" and res["core2"] == "not-started"
-    assert untouched(cluster.switch("core2")) and cluster.switch("core2").logins == 0
-    for name in ORDER[2:]:
-        if keep_going:
-            assert res[name] == "applied" and cluster.switch(name).saved
-        else:
-            assert res[name] == "skipped" and untouched(cluster.switch(name))
-            assert cluster.switch(name).logins == 1     # only the read-only cabling check
+    assert res["core2"] == "not-started" and "authentication refused" in out
+    assert all(res[n] == "dry-run" for n in ORDER if n != "core2")
+    assert "nothing was changed" in out and "core2" in out
+    assert cluster.switch("core2").logins == 0
+    for name in ORDER:
+        assert untouched(cluster.switch(name)), name
+        if name != "core2":
+            assert cluster.switch(name).logins == 2        # the cabling check and the pre-flight, nothing more
+    assert not list((cluster.state / "pushes").glob("*.jsonl"))   # no push began
 
 
 @pytest.mark.parametrize("keep_going", [False, True])
@@ -73,7 +77,7 @@ def test_rejected_command_rolls_back(farm, tmp_path, monkeypatch, capsys, keep_g
                             {"core2": Faults(reject=r"^spanning-tree disable$")})
     before = seed_old_config(cluster.switch("core2"))
     rc, out, err = push(capsys, cluster, *(["--keep-going"] if keep_going else []))
-    assert rc == 1
+    assert rc == 3                                     # ExitCode.PARTIAL: core1 changed
     res = results(out)
     assert res["core1"] == "applied" and res["core2"] == "rolled-back"
     core2 = cluster.switch("core2")
@@ -93,11 +97,11 @@ def test_connection_dropped_mid_push_rolls_back_over_a_new_session(farm, tmp_pat
                             {"core2": Faults(drop_after=12)})
     before = seed_old_config(cluster.switch("core2"))
     rc, out, err = push(capsys, cluster)
-    assert rc == 1
+    assert rc == 3
     res = results(out)
     assert res["core2"] == "rolled-back", out
     core2 = cluster.switch("core2")
-    assert core2.logins == 3            # the cabling check, the push, then the rollback session
+    assert core2.logins == 4            # the cabling check, the pre-flight, the push, the rollback session
     assert core2.running_config() == before
     assert core2.saved == []
     assert all(res[n] == "skipped" for n in ORDER[2:])
@@ -130,7 +134,8 @@ def test_dry_run_backs_up_shows_diff_and_sends_nothing(farm, tmp_path, monkeypat
     for name in ORDER:
         sw = cluster.switch(name)
         assert untouched(sw)
-        assert len(list((cluster.outdir / "backups").glob(f"{name}-*.cfg"))) == 1
+        assert len(cluster.backups(name)) == 1
+    assert not (cluster.outdir / "backups").exists()     # never inside OUTDIR
     assert "+interface ethernet" in out and "spanning-tree disable" in out
     assert out.count("dry-run") >= 5
 

@@ -60,7 +60,10 @@ def test_no_password_in_any_output_log_or_file(farm, tmp_path, monkeypatch, caps
                              "leaf1": Faults(reject="spanning-tree disable"),
                              "leaf2": Faults(drop_after=5)})
     outputs = []
-    for extra in (["--dry-run"], ["--yes", "--keep-going"]):
+    # core2 (refused login) fails the pre-flight, which would stop the whole push: the
+    # push that changes switches leaves it out.
+    others = [a for n in ("core1", "leaf1", "leaf2", "leaf3") for a in ("--switch", n)]
+    for extra in (["--dry-run"], ["--yes", "--keep-going", *others]):
         outputs += run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--workers", "2", *extra)[1:]
     outputs += run(capsys, "audit", str(cluster.outdir), "--known-hosts",
@@ -70,8 +73,8 @@ def test_no_password_in_any_output_log_or_file(farm, tmp_path, monkeypatch, caps
     assert caplog.text                                               # and logged something
     for text in outputs:
         assert PASSWORD not in text
-    files = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert any("backups" in p.parts for p in files)
+    files = [p for p in [*tmp_path.rglob("*"), *cluster.state.rglob("*")] if p.is_file()]
+    assert any("backups" in p.parts for p in files) and any("pushes" in p.parts for p in files)
     for path in files:
         assert PASSWORD.encode() not in path.read_bytes(), path
     for sw in farm.switches.values():                 # never typed into a switch CLI either
@@ -144,6 +147,12 @@ def test_rendered_file_in_unsafe_order_is_not_pushed(farm, tmp_path, monkeypatch
     cfg.write_text("\n".join(lines) + "\n")
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--yes", "--switch", "core1")
+    # The manifest catches the edit first; behind it, push's own check still holds.
+    assert rc == 2 and f"{cfg}: modified since render" in err
+    assert farm.switches["core1"].logins == 0
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--switch", "core1",
+                       "--skip-manifest-check")
     assert rc == 1 and "not-started" in out and "phase 4" in out
     assert farm.switches["core1"].config_commands == 0
 
@@ -158,6 +167,12 @@ def test_rendered_file_touching_a_reserved_port_is_not_pushed(farm, tmp_path, mo
     cfg.write_text(text)
     rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--yes", "--switch", "core1")
+    # The manifest catches the edit first; behind it, push's own check still holds.
+    assert rc == 2 and f"{cfg}: modified since render" in err
+    assert farm.switches["core1"].logins == 0
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--switch", "core1",
+                       "--skip-manifest-check")
     assert rc == 1 and "1/g1" in out and "not manage" in out
     assert farm.switches["core1"].config_commands == 0
 

@@ -271,7 +271,7 @@ def test_a_save_lost_after_the_key_is_reported_as_maybe_saved_and_not_rolled_bac
     assert "may have changed" in flat and "untouched" not in flat
     leaf1 = cluster.switch("leaf1")
     assert leaf1.saved == [leaf1.running_config()]      # it was saved, and left as pushed
-    assert leaf1.logins == 2            # the cabling check, the push; no rollback session
+    assert leaf1.logins == 3            # the cabling check, the pre-flight, the push; no rollback session
 
 
 REPLIES = [

@@ -28,23 +28,38 @@ def _leftovers(parent: Path, name: str) -> list[str]:
 
 @pytest.fixture
 def previous(tmp_path: Path) -> Path:
-    """An OUTDIR from an earlier render, with a push backup in it."""
+    """An OUTDIR from an earlier render."""
     out = tmp_path / "out"
     R.render_to_dir(document(ring3_plan()), out, R.RenderOptions(verify=False))
-    (out / "backups").mkdir()
-    (out / "backups" / "sw1-running.cfg").write_text("old running config\n")
     return out
 
 
-def test_success_replaces_outdir_and_keeps_backups(previous: Path) -> None:
+def test_success_replaces_outdir(previous: Path) -> None:
     doc = ring3_plan(flow_control=False)
+    (previous / "cabling.csv").write_text("edited by hand\n")     # a rendered file: replaced
     R.render_to_dir(document(doc), previous, R.RenderOptions(verify=False))
     assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text().splitlines()
-    assert (previous / "backups" / "sw1-running.cfg").read_text() == "old running config\n"
+    assert (previous / "cabling.csv").read_text().startswith("a,a_port,")
+    assert (previous / "manifest.json").is_file()
     assert (previous / "hosts" / "vlanroute-host").stat().st_mode & 0o777 == 0o755
     assert (previous / "hosts" / "install.sh").stat().st_mode & 0o777 == 0o755
     assert (previous / "hosts" / "hosts.tsv").stat().st_mode & 0o777 == 0o644
     assert _leftovers(previous.parent, previous.name) == []
+
+
+def test_files_render_did_not_write_are_named_and_kept_unless_force(previous: Path) -> None:
+    (previous / "backups").mkdir()
+    (previous / "backups" / "sw1-running.cfg").write_text("old running config\n")
+    (previous / "hosts" / "notes.txt").write_text("mine\n")
+    before = _snapshot(previous)
+    with pytest.raises(UserError) as caught:
+        R.render_to_dir(document(ring3_plan(flow_control=False)), previous, R.RenderOptions(verify=False))
+    text = caught.value.render()
+    assert "backups/sw1-running.cfg" in text and "hosts/notes.txt" in text and "--force" in text
+    assert _snapshot(previous) == before and _leftovers(previous.parent, previous.name) == []
+    R.render_to_dir(document(ring3_plan(flow_control=False)), previous,
+                    R.RenderOptions(verify=False, force=True))
+    assert not (previous / "backups").exists() and not (previous / "hosts" / "notes.txt").exists()
 
 
 def test_verification_failure_leaves_outdir_untouched(previous: Path, monkeypatch) -> None:
@@ -71,7 +86,7 @@ def test_write_failure_midway_leaves_outdir_untouched(previous: Path, monkeypatc
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(R, "_write_tree", half_then_fail)
-    with pytest.raises(OSError):
+    with pytest.raises(UserError, match="no space left on the device"):
         R.render_to_dir(document(ring3_plan(flow_control=False)), previous, R.RenderOptions(verify=False))
     assert _snapshot(previous) == before
     assert _leftovers(previous.parent, previous.name) == []
@@ -108,7 +123,6 @@ def test_fallback_publish_without_renameat2(previous: Path, monkeypatch) -> None
     monkeypatch.setattr(atomic_dir, "exchange_dirs", lambda a, b: False)
     R.render_to_dir(document(ring3_plan(flow_control=False)), previous, R.RenderOptions(verify=False))
     assert "no flowcontrol" in (previous / "switches" / "sw1.cfg").read_text()
-    assert (previous / "backups" / "sw1-running.cfg").is_file()
     assert _leftovers(previous.parent, previous.name) == []
 
 
@@ -128,7 +142,8 @@ def test_cli_render_seed_torus(tmp_path: Path) -> None:
     result = CliRunner().invoke(R_cli_group(), ["render", str(SEED_TORUS), "-o", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     out = tmp_path / "o"
-    assert sorted(p.name for p in out.iterdir()) == ["cabling.csv", "cabling.html", "hosts", "plan.json", "refresh", "switches"]
+    assert sorted(p.name for p in out.iterdir()) == ["cabling.csv", "cabling.html", "hosts", "manifest.json",
+                                                     "plan.json", "refresh", "switches"]
     assert len(list((out / "switches").iterdir())) == 8
     assert sorted(os.listdir(out / "hosts")) == ["ansible-playbook.yml", "hosts.tsv", "install.sh",
                                                  "vlanroute-host", "vlans.tsv"]

@@ -20,5 +20,5 @@ pytest.importorskip("vlanroute.verify.configs")
 def test_every_family_round_trips_through_the_verifier(tmp_path: Path, platform: str, settings: dict) -> None:
     result = R.render_to_dir(document(ring3_plan(platform, **settings)), tmp_path / "out")
     assert result.verified
-    assert result.files == 3 + 3 + 5 + 3       # plan.json, cabling.csv, cabling.html, switches, hosts/ (program, 2 tables,
-                                               # install.sh, playbook), refresh
+    assert result.files == 4 + 3 + 5 + 3       # plan.json, cabling.csv, cabling.html, manifest.json, switches,
+                                               # hosts/ (program, 2 tables, install.sh, playbook), refresh

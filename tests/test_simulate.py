@@ -1,10 +1,10 @@
-"""802.1Q simulator against hand-worked examples, and the fast Fabric against send()."""
+"""802.1Q simulator against hand-worked examples, and the MemoisedSimulator against BridgeNetwork.send()."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from vlanroute.verify.simulate import BROADCAST, BridgePort, Fabric, Network
+from vlanroute.verify.simulate import BROADCAST, BridgeNetwork, BridgePort, MemoisedSimulator
 
 DEFAULT = BridgePort()                                   # VLAN 1 untagged, PVID 1
 
@@ -23,9 +23,9 @@ def mac(i: int) -> str:
 
 # --- two bridges -------------------------------------------------------------------------
 
-def two_default_bridges() -> Network:
+def two_default_bridges() -> BridgeNetwork:
     #   h1 - A:p2   A:p1 ==== B:p1   B:p2 - h2        all ports factory state (VLAN 1)
-    net = Network()
+    net = BridgeNetwork()
     net.add_bridge("A", {1}, {"p1": DEFAULT, "p2": DEFAULT})
     net.add_bridge("B", {1}, {"p1": DEFAULT, "p2": DEFAULT})
     net.connect("A", "p1", "B", "p1")
@@ -55,7 +55,7 @@ def test_two_bridges_broadcast_learns_and_unicast_follows() -> None:
 def test_two_bridges_vlan_tagging_on_the_trunk() -> None:
     # Host ports: PVID 10, untagged members of 10 and 20. Trunk: tagged 10 only.
     # VLAN 30 exists on A but no port is a member of it.
-    net = Network()
+    net = BridgeNetwork()
     net.add_bridge("A", {10, 20, 30}, {"p1": trunk({10}), "p2": host_port(10, {10, 20})})
     net.add_bridge("B", {10, 20}, {"p1": trunk({10}), "p2": host_port(20, {10, 20})})
     net.connect("A", "p1", "B", "p1")
@@ -81,7 +81,7 @@ def test_two_bridges_vlan_tagging_on_the_trunk() -> None:
 
 
 def test_tagged_only_port_drops_untagged() -> None:
-    net = Network()
+    net = BridgeNetwork()
     net.add_bridge("A", {10}, {"p1": BridgePort(pvid=10, untagged=frozenset({10}), admit_untagged=False)})
     net.add_host("h1", mac(1), "A", "p1")
     t = net.send("h1", BROADCAST)
@@ -91,13 +91,13 @@ def test_tagged_only_port_drops_untagged() -> None:
 # --- three bridges -----------------------------------------------------------------------
 
 def triangle(ab: BridgePort, bc: BridgePort, ca: BridgePort,
-             hosts: dict[str, BridgePort]) -> Network:
+             hosts: dict[str, BridgePort]) -> BridgeNetwork:
     #        A
     #   pb /   \ pc        A:pb-B:pa, B:pc-C:pb, C:pa-A:pc; host port "ph" on each
     #   pa/     \pa
     #    B ----- C
     #      pc  pb
-    net = Network()
+    net = BridgeNetwork()
     net.add_bridge("A", {1, 10, 20}, {"pb": ab, "pc": ca, "ph": hosts["A"]})
     net.add_bridge("B", {1, 10, 20}, {"pa": ab, "pc": bc, "ph": hosts["B"]})
     net.add_bridge("C", {1, 10, 20}, {"pa": ca, "pb": bc, "ph": hosts["C"]})
@@ -116,7 +116,7 @@ def test_triangle_in_one_vlan_loops() -> None:
     # B->C reaches C again and the copy C->B reaches B again: two revisits.
     t = net.send("hA", BROADCAST)
     assert sorted(t.loops) == [("B", 1), ("C", 1)]
-    fab = Fabric(net)
+    fab = MemoisedSimulator(net)
     res = fab.broadcast("hA", None)
     assert sorted((b, v) for b, v, _ in res.loops) == [("B", 1), ("C", 1)]
 
@@ -131,7 +131,7 @@ def test_triangle_blocked_port_breaks_the_loop() -> None:
     assert [h[0] for h in t.hops] == ["B", "A", "C"]
 
 
-def vlan_routed_triangle() -> Network:
+def vlan_routed_triangle() -> BridgeNetwork:
     # VLAN 10 tree: A-B, B-C (for sources A and B).  VLAN 20 tree: C-A, A-B... no:
     # VLAN 20 tree: C-A, C-B (for source C). Every link carries only its trees' VLANs:
     #   A-B: {10}    B-C: {10, 20}    C-A: {20}
@@ -176,7 +176,7 @@ def test_extra_vlan_on_a_link_closes_a_loop() -> None:
 
 def test_fabric_unicast_and_sizes_on_the_routed_triangle() -> None:
     net = vlan_routed_triangle()
-    fab = Fabric(net)
+    fab = MemoisedSimulator(net)
     fab.learn({h: [10, 20] for h in ("hA", "hB", "hC")})
     # Every switch learns 3 hosts x 2 VLANs = 6 entries.
     assert fab.table_sizes() == {"A": 6, "B": 6, "C": 6}
@@ -189,14 +189,14 @@ def test_fabric_unicast_and_sizes_on_the_routed_triangle() -> None:
     assert p.ok and p.bridges == ("A", "B", "C")
 
 
-# --- Fabric == send on random small networks ---------------------------------------------
+# --- MemoisedSimulator == send on random small networks ---------------------------------------------
 
 @st.composite
 def small_networks(draw):  # type: ignore[no-untyped-def]
     n = draw(st.integers(2, 4))
     vids = [1, 10, 20]
     names = [f"S{i}" for i in range(n)]
-    net = Network()
+    net = BridgeNetwork()
     ports: dict[str, dict[str, BridgePort]] = {}
     port_cfg = st.builds(
         lambda pvid, un, tg, fl: BridgePort(pvid=pvid, untagged=frozenset(un),
@@ -227,7 +227,7 @@ def small_networks(draw):  # type: ignore[no-untyped-def]
 @given(small_networks())
 def test_fabric_agrees_with_send(case) -> None:  # type: ignore[no-untyped-def]
     net, sends = case
-    fab = Fabric(net)
+    fab = MemoisedSimulator(net)
     fab.learn(sends)
     for host in sorted(sends):                       # the reference: one frame at a time
         for tag in sends[host]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from vlanroute.bundle.manifest import write_manifest
 from vlanroute.cli import main
 from vlanroute.verify.configs import verify_outdir
 
@@ -337,7 +338,7 @@ def test_vlan_missing_from_the_vlan_table_is_simulated(copy: Path) -> None:
 
 @pytest.mark.parametrize("mutation", ["none", "lag-missing-vlan", "loop-closing-vlan"])
 def test_verify_matches_frame_by_frame_reference(mutation: str, tmp_path: Path) -> None:
-    """verify_outdir's memoised answers == Network.send frame by frame, pair by pair,
+    """verify_outdir's memoised answers == BridgeNetwork.send frame by frame, pair by pair,
     with the planned path computed separately (networkx on the plan's VLAN links)."""
     import networkx as nx
 
@@ -409,6 +410,7 @@ def test_inventory_derived_platform_verifies_from_the_outdir_alone(tmp_path: Pat
     doc = json.loads(plan_path.read_text())
     del doc["platforms"]
     plan_path.write_text(json.dumps(doc, indent=1))
+    write_manifest(out)                     # as that older render would have listed it
     assert main(["verify", str(out)]) == 0
     text = capsys.readouterr().out
     assert "platform pc-big is not built in: checked as powerconnect-6248 with 48 ports and a MAC capacity of 20000" in text

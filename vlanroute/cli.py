@@ -10,11 +10,13 @@ import sys
 
 import click
 
-from vlanroute.commands.runner import lean_main
+from vlanroute.commands.runner import run_command
 
 # One line per command: vlanroute/commands/<name>.py exporting `command` named <name>.
 COMMAND_MODULES: list[str] = [
     "push",
+    "save",
+    "rollback",
     "audit",
     "plan",
     "algorithms",
@@ -55,7 +57,7 @@ def group() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return lean_main(group, argv, prog_name="vlanroute")
+    return run_command(group, argv, prog_name="vlanroute")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ The CLI turns it into a message and a non-zero exit code, never a traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class UserError(Exception):
     """A mistake in the user's input: names the file, the field, what is wrong and the fix."""
@@ -38,3 +40,16 @@ class VerificationError(Exception):
         shown = "\n  ".join(violations[:10])
         more = f"\n  ... and {len(violations) - 10} more" if len(violations) > 10 else ""
         super().__init__(f"verification failed ({len(violations)} violations):\n  {shown}{more}")
+
+
+_DISK_PROBLEMS = {errno.ENOSPC: "no space left on the device", errno.EROFS: "the file system is read-only",
+                  errno.EDQUOT: "the disk quota is exceeded", errno.EACCES: "permission denied",
+                  errno.EPERM: "operation not permitted"}
+
+
+def disk_error(exc: OSError, where: object) -> UserError:
+    """A full or read-only file system is the user's to fix: a UserError saying which and
+    where (the path the system call named, else `where`), never a traceback."""
+    what = _DISK_PROBLEMS.get(exc.errno or 0, exc.strerror or str(exc))
+    return UserError(f"cannot write: {what}", file=str(exc.filename or where),
+                     fix="free some space, or choose a writable directory; nothing was replaced")

@@ -87,3 +87,33 @@ def token(value: object, what: str) -> str:
     if not isinstance(value, str) or not _LAG_HASH.fullmatch(value):
         raise VerificationError([f"{what}: unsafe keyword {value!r}"])
     return value
+
+
+NAME_MAX = 63          # the longest name NAME_PATTERN allows
+_SPEC_SIZES = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?")
+
+
+def pattern_size_problem(pattern: str) -> str | None:
+    """Why a name pattern (str.format with placeholders) could build a huge string before
+    its result is checked, or None. `{n:0200000000d}` would build a 200-million-character
+    name: every width and precision must fit a name, and no width may itself be a
+    placeholder (`{n:{n}}`)."""
+    import string
+    try:
+        fields = list(string.Formatter().parse(pattern))
+    except ValueError as exc:
+        return f"it is not a valid pattern ({exc})"
+    if len(pattern) > 4 * NAME_MAX:
+        return f"it has {len(pattern)} characters; a name has at most {NAME_MAX}"
+    for _, name, spec, _ in fields:
+        if name is None or not spec:
+            continue
+        if "{" in spec:
+            return f"the format of {{{name}}} contains a placeholder"
+        m = _SPEC_SIZES.match(spec)
+        for part in ("width", "precision"):
+            value = m.group(part) if m else None
+            if value and (len(value) > 4 or int(value) > NAME_MAX):
+                return (f"the {part} {value} in {{{name}:{spec}}} is longer than a name can be "
+                        f"({NAME_MAX} characters)")
+    return None

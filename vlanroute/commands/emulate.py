@@ -12,7 +12,8 @@ import click
 from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in_vm
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
-from vlanroute.commands.runner import lean_main
+from vlanroute.bundle.manifest import require_intact
+from vlanroute.commands.runner import run_command
 
 
 @click.command("emulate")
@@ -38,9 +39,13 @@ from vlanroute.commands.runner import lean_main
               help="Seconds before the VM is killed (vm only).")
 @click.option("--json-report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the report as JSON to this file.")
+@click.option("--skip-manifest-check", is_flag=True,
+              help="Run a bundle that differs from what render wrote (manifest.json): its host "
+                   "scripts run as root in the namespaces.")
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
+            skip_manifest_check: bool,
             vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
@@ -52,6 +57,11 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     Exit 0 = all checks passed, 1 = a check failed, 4 = the VM could not run.
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
+    if skip_manifest_check:
+        click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
+                    "manifest", fg="red", bold=True, err=True)
+    else:
+        require_intact(outdir, "emulate", "--skip-manifest-check")
     options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame,
                       host_rp_filter=host_rp_filter, host_sysctls=host_sysctls)
     if where != "vm" and os.geteuid() != 0:
@@ -86,4 +96,4 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
 
 if __name__ == "__main__":
     # `python -m vlanroute.commands.emulate`: how the VM runs the emulation, lean.
-    sys.exit(lean_main(command))
+    sys.exit(run_command(command))

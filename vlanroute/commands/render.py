@@ -28,14 +28,19 @@ from vlanroute.render.write import RenderOptions, render_to_dir
               help="Also write hosts/per-host/<host>.sh: the host program with that host's row inside.")
 @click.option("--no-verify", is_flag=True,
               help="Publish without re-parsing and simulating the rendered configs (not recommended).")
+@click.option("--force", is_flag=True,
+              help="Replace OUTDIR even if it holds files no render wrote (they are deleted).")
 @set_option
 def command(inventory: str, outdir: Path, learning_method: str | None, host_network: str,
-            per_host_scripts: bool, no_verify: bool, sets: tuple[str, ...]) -> int:
-    """Write switch configs, the host program and its tables, the refresh jobs, plan.json and cabling.csv."""
+            per_host_scripts: bool, no_verify: bool, force: bool,
+            sets: tuple[str, ...]) -> int:
+    """Write switch configs, the host program and its tables, the refresh jobs, plan.json, cabling.csv and
+    manifest.json (the sha256 of every file, checked by verify, push and emulate)."""
     plan = plan_from_file(inventory, sets)
     result = render_to_dir(plan.to_document(), outdir,
                            RenderOptions(learning_method=learning_method, host_network=host_network,
-                                         per_host_scripts=per_host_scripts, verify=not no_verify))
+                                         per_host_scripts=per_host_scripts, verify=not no_verify,
+                                         force=force))
     for w in plan.warnings:
         click.echo(f"warning: {w}", err=True)
     for w in result.warnings:

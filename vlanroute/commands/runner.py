@@ -12,7 +12,7 @@ import click
 from vlanroute.errors import UserError, VerificationError
 
 
-def lean_main(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
+def run_command(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run a click command or group; user errors become a message and an exit code, never a traceback."""
     try:
         rv = click_command.main(args=argv, prog_name=prog_name or f"vlanroute {click_command.name}",

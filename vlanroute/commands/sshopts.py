@@ -13,16 +13,24 @@ from vlanroute.device.targets import TARGETS_ENV, TargetMap, read_target_map
 INSECURE_FLAG = "--insecure-no-host-key-check"
 
 
+def known_hosts_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--known-hosts", type=click.Path(dir_okay=False, path_type=Path),
+                        envvar="VLANROUTE_KNOWN_HOSTS", show_envvar=True,
+                        help="Extra known_hosts file, besides ~/.ssh/known_hosts.")(f)
+
+
+def targets_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--targets", "targets_file", type=click.Path(dir_okay=False, path_type=Path),
+                        envvar=TARGETS_ENV, show_envvar=True,
+                        help="Target map: reach each switch at the address and port it gives "
+                             "instead of plan.json's (written by `vlanroute lab up`).")(f)
+
+
 def ssh_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--switch", "switches", multiple=True, metavar="NAME",
                      help="Only this switch (repeatable). Default: every switch in plan.json.")(f)
-    f = click.option("--known-hosts", type=click.Path(dir_okay=False, path_type=Path),
-                     envvar="VLANROUTE_KNOWN_HOSTS", show_envvar=True,
-                     help="Extra known_hosts file, besides ~/.ssh/known_hosts.")(f)
-    f = click.option("--targets", "targets_file", type=click.Path(dir_okay=False, path_type=Path),
-                     envvar=TARGETS_ENV, show_envvar=True,
-                     help="Target map: reach each switch at the address and port it gives instead "
-                          "of plan.json's (written by `vlanroute lab up`).")(f)
+    f = known_hosts_option(f)
+    f = targets_option(f)
     f = click.option(INSECURE_FLAG, "insecure", is_flag=True,
                      help="DANGEROUS: accept any SSH host key (a man-in-the-middle could then "
                           "read the password and change the switches).")(f)

@@ -1,6 +1,7 @@
 """`vlanroute push`: apply OUTDIR/switches/*.cfg to the live switches, safely.
 
-Per switch: log in, fetch the running config and save it under OUTDIR/backups/, check that
+Per switch: log in, fetch the running config and save it in the state directory
+(vlanroute.device.statedir, never inside OUTDIR), check that
 the switch is what the plan expects (pre-flight: model, firmware, ports), compute what the
 push will change on the parsed models and show it, refuse a switch whose running config
 touches what the plan manages (vlanroute.device.conflicts), ask the switch about the
@@ -12,7 +13,10 @@ session dies, or the result differs from the prediction, the switch is rolled ba
 backup (over a new session if needed) and the startup config is left alone. Once the save's
 confirming key is sent, nothing is rolled back: the running config is the verified one and
 the startup config may already be written (SAVE-UNCERTAIN). A failure stops the run:
-switches not yet started are skipped unless --keep-going.
+switches not yet started are skipped unless --keep-going; `stop()` (Ctrl-C) does the same.
+With `save=False` the verified config is left unsaved for `vlanroute save`. Every state
+change of a switch that may change it is written to the push journal first
+(vlanroute.device.journal).
 """
 
 from __future__ import annotations
@@ -20,9 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 import difflib
-import os
 from pathlib import Path
 import threading
 import time
@@ -30,6 +32,9 @@ import time
 from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
 from vlanroute.device.conflicts import find_conflicts
 from vlanroute.device.credentials import Credentials
+from vlanroute.device import journal as J
+from vlanroute.device.journal import Journal, sha256_lines, sha256_text
+from vlanroute.device.statedir import FabricState
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
@@ -42,10 +47,11 @@ RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
 
 # Result values. Only the first three mean success; the last two need a person.
-APPLIED, UNCHANGED, DRY_RUN = "applied", "unchanged", "dry-run"
+APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN = "applied", "applied-unsaved", "unchanged", "dry-run"
 NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED, SAVE_UNCERTAIN = (
     "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN")
-SUCCESS = (APPLIED, UNCHANGED, DRY_RUN)
+SUCCESS = (APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN)
+CHANGED = (APPLIED, APPLIED_UNSAVED, SAVE_UNCERTAIN)     # runs the new config now
 NEEDS_A_PERSON = (ROLLBACK_FAILED, SAVE_UNCERTAIN)
 
 
@@ -79,27 +85,11 @@ class PushOptions:
     keep_going: bool = False
     host_keys: HostKeyPolicy = HostKeyPolicy()
     strict: bool = False             # refuse any running-config line the parser does not know
+    save: bool = True                # False: push --no-save, `vlanroute save` commits later
 
 
 class PushRefused(Exception):
     """The running config touches what the plan manages (vlanroute.device.conflicts)."""
-
-
-def _now_stamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-
-
-def write_backup(outdir: Path, switch: str, text: str) -> Path:
-    """OUTDIR/backups/<switch>-<UTC time>.cfg, readable by the owner only (running configs
-    hold password hashes and SNMP communities). `switch` is a name from the validated plan
-    document (no '/', no leading dot), so the file stays in OUTDIR/backups."""
-    folder = outdir / "backups"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"{switch}-{_now_stamp()}.cfg"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    return path
 
 
 @dataclass
@@ -178,41 +168,58 @@ def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[i
     return keep
 
 
-class Pusher:
-    """Runs the push over a set of targets; one instance per command invocation."""
+STOPPED_BY_FAILURE = ("not started: an earlier switch failed (use --keep-going to continue "
+                      "past failures)")
+STOPPED_BY_USER = "not started: interrupted (Ctrl-C)"
 
-    def __init__(self, outdir: Path, creds: Credentials, options: PushOptions, ui: PushUI,
-                 connect: Callable[..., SwitchSession] = SwitchSession) -> None:
-        self.outdir, self.creds, self.options, self.ui = outdir, creds, options, ui
+
+class Pusher:
+    """Runs the push over a set of targets; one instance per pass (preview, then apply)."""
+
+    def __init__(self, outdir: Path, state: FabricState, creds: Credentials, options: PushOptions,
+                 ui: PushUI, connect: Callable[..., SwitchSession] = SwitchSession,
+                 journal: Journal | None = None) -> None:
+        self.outdir, self.state, self.creds, self.options, self.ui = outdir, state, creds, options, ui
+        self.journal = journal
         self._connect = connect
         self._stop = threading.Event()
+        self._why = STOPPED_BY_FAILURE
+        self.interrupted = False
+
+    def stop(self, interrupted: bool = True) -> None:
+        """No switch starts from now on; those in progress finish or roll back."""
+        if interrupted:
+            self.interrupted, self._why = True, STOPPED_BY_USER
+        self._stop.set()
 
     def run(self, targets: list[Target],
-            expected: dict[str, list[str]] | None = None) -> list[SwitchResult]:
-        """Push to every target. `expected`: the canonical running config each switch had
-        when its diff was shown; a switch that changed since then is not touched."""
+            previous: dict[str, SwitchResult] | None = None) -> list[SwitchResult]:
+        """Push to every target. `previous`: each switch's result of the preview pass; a
+        switch whose running config changed since then is not touched, and its backup of
+        then is kept if the text is the same."""
         workers = max(1, min(self.options.workers, len(targets) or 1))
         for t in targets:
             self.ui.begin(t.name)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(self._one, t, (expected or {}).get(t.name)) for t in targets]
+            futures = [pool.submit(self._one, t, (previous or {}).get(t.name)) for t in targets]
             results = [f.result() for f in futures]
         return results
 
-    def _one(self, target: Target, expected: list[str] | None) -> SwitchResult:
+    def _one(self, target: Target, previous: SwitchResult | None) -> SwitchResult:
         if self._stop.is_set():
-            res = SwitchResult(target.name, SKIPPED, message="not started: an earlier switch "
-                               "failed (use --keep-going to continue past failures)")
+            res = SwitchResult(target.name, SKIPPED, message=self._why)
         else:
             start = time.monotonic()
             try:
-                res = self._push(target, expected)
+                res = self._push(target, previous)
             except Exception as exc:  # noqa: BLE001 - report it in the table, not as a traceback
                 res = SwitchResult(target.name, NOT_STARTED,
                                    message=f"not changed: {type(exc).__name__}: {exc}")
             res.seconds = time.monotonic() - start
             if res.result not in SUCCESS and not self.options.keep_going:
                 self._stop.set()
+        if self.journal is not None and res.result in (SKIPPED, NOT_STARTED, UNCHANGED):
+            self.journal.append(res.result, res.switch, message=res.message)
         self.ui.done(res)
         return res
 
@@ -220,7 +227,16 @@ class Pusher:
         return self._connect(target.cli, target.host, target.port, self.creds,
                              self.options.host_keys)
 
-    def _push(self, target: Target, expected: list[str] | None) -> SwitchResult:
+    def _backup(self, name: str, running_text: str, previous: SwitchResult | None) -> Path:
+        if previous is not None and previous.backup is not None:
+            try:
+                if previous.backup.read_text() == running_text:
+                    return previous.backup
+            except OSError:
+                pass
+        return self.state.write_backup(name, running_text)
+
+    def _push(self, target: Target, previous: SwitchResult | None) -> SwitchResult:
         name = target.name
         self.ui.status(name, "connecting")
         try:
@@ -231,7 +247,7 @@ class Pusher:
         try:
             self.ui.status(name, "reading running-config")
             running_text = session.running_config()
-            res.backup = write_backup(self.outdir, name, running_text)
+            res.backup = self._backup(name, running_text, previous)
             try:
                 self.ui.status(name, "pre-flight")
                 check_facts(target, gather_facts(target, session, running_text))
@@ -244,7 +260,7 @@ class Pusher:
                 return res
             res.diff = prep.diff
             res.running_canonical = _canonical(target, prep.running)
-            if expected is not None and res.running_canonical != expected:
+            if previous is not None and res.running_canonical != previous.running_canonical:
                 res.message = ("not changed: the running config changed since the diff was "
                                "shown; run push again")
                 return res
@@ -271,16 +287,31 @@ class Pusher:
         finally:
             session.close()
 
+    def _log(self, event: str, switch: str, **fields: object) -> None:
+        if self.journal is not None:
+            self.journal.append(event, switch, **fields)
+
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
                res: SwitchResult) -> SwitchResult:
         name = target.name
         if target.family.transaction is not None:
             def canonical(text: str) -> list[str]:
                 return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
-            return apply_in_transaction(target, session, prep, res, self.ui, canonical,
-                                        lambda: self._session(target))
+            # The CLI's own transaction saves as part of its commit: --no-save does not apply.
+            self._log(J.APPLYING, name, backup=str(res.backup),
+                      backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+            res = apply_in_transaction(target, session, prep, res, self.ui, canonical,
+                                       lambda: self._session(target))
+            event = {APPLIED: J.SAVED, SAVE_UNCERTAIN: J.SAVE_UNCERTAIN, ROLLED_BACK: J.ROLLED_BACK,
+                     ROLLBACK_FAILED: J.ROLLBACK_FAILED}.get(res.result, J.NOT_STARTED)
+            self._log(event, name, message=res.message)
+            return res
         self.ui.total(name, len(prep.commands))
         self.ui.status(name, "applying")
+        assert res.backup is not None
+        # Journal first: after a crash from here on, this switch may have changed.
+        self._log(J.APPLYING, name, backup=str(res.backup),
+                  backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
         problem = ""
         sent = 0
         try:
@@ -298,23 +329,14 @@ class Pusher:
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
             else:
-                self.ui.status(name, "saving")
-                try:
-                    session.save()
-                except SaveFailed as exc:
-                    if not exc.startup_may_have_changed:
-                        raise
-                    # The running config is the verified one; rolling it back now could
-                    # leave it older than a startup config that was in fact written.
-                    res.result, res.commands_sent = SAVE_UNCERTAIN, sent
-                    res.message = (f"applied and verified, but the save did not confirm ({exc}): "
-                                   "the startup config may have changed. The running config is "
-                                   "left as pushed; check `show startup-config` and save by hand "
-                                   f"(copy running-config startup-config), or restore {res.backup}")
+                self._log(J.APPLIED, name, saved=False, commands_sent=sent,
+                          running_sha256=sha256_lines(_canonical(target, after)))
+                res.commands_sent = sent
+                if not self.options.save:
+                    res.result = APPLIED_UNSAVED
+                    res.message = "applied, NOT saved: `vlanroute save OUTDIR` commits it"
                     return res
-                res.result, res.commands_sent = APPLIED, sent
-                res.message = "applied and saved"
-                return res
+                return save_switch(session, res, self._log)
         except SaveFailed as exc:
             problem = f"the save was refused before it began ({exc})"
         except CommandRejected as exc:
@@ -348,29 +370,72 @@ class Pusher:
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; could not reconnect to roll back ({last}): the "
                                f"switch may be HALF-APPLIED, restore it from {res.backup}")
+                self._log(J.ROLLBACK_FAILED, name, message=res.message)
                 return res
-            strict = self.options.strict
             try:
-                current = _parse(target, session.running_config(), f"{name} running-config", strict)
-                undo = target.family.delta_commands(current, prep.running)
-                for command in undo:
-                    session.run(command)
-                    res.commands_sent += 1
-                back = _parse(target, session.running_config(), f"{name} running-config", strict)
-            except (SessionError, UserError) as exc:
+                res.commands_sent += restore_running(target, session, prep.running,
+                                                     self.options.strict)
+            except (SessionError, UserError, RestoreMismatch) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; rollback failed ({text}): the switch may be "
                                f"HALF-APPLIED, restore it from {res.backup}")
-                return res
-            if _canonical(target, back) != _canonical(target, prep.running):
-                res.result = ROLLBACK_FAILED
-                res.message = (f"{problem}; after rollback the running config still differs "
-                               f"from {res.backup}: restore it by hand")
+                self._log(J.ROLLBACK_FAILED, name, message=res.message)
                 return res
             res.result = ROLLED_BACK
             res.message = f"{problem}; rolled back to the backup (startup config untouched)"
+            self._log(J.ROLLED_BACK, name, message=problem)
             return res
         finally:
             if owned is not None:
                 owned.close()
+
+
+class RestoreMismatch(Exception):
+    """After the undo commands the running config still differs from the backup."""
+
+
+def restore_running(target: Target, session: SwitchSession, want: SwitchConfig,
+                    strict: bool = False) -> int:
+    """Send the family's delta from the switch's current parsed config to `want` (the
+    backup's; spanning tree back on before any membership changes) and check the result.
+    Returns the number of commands sent; RestoreMismatch if the result differs."""
+    name = target.name
+    current = _parse(target, session.running_config(), f"{name} running-config", strict)
+    sent = 0
+    for command in target.family.delta_commands(current, want):
+        session.run(command)
+        sent += 1
+    back = _parse(target, session.running_config(), f"{name} running-config", strict)
+    if _canonical(target, back) != _canonical(target, want):
+        diff = [d for d in difflib.unified_diff(_canonical(target, want), _canonical(target, back),
+                                                lineterm="", n=0)
+                if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+        raise RestoreMismatch("the running config still differs from the backup: "
+                              + "; ".join(diff[:3]))
+    return sent
+
+
+def save_switch(session: SwitchSession, res: SwitchResult,
+                log: Callable[..., None]) -> SwitchResult:
+    """Save the verified running config; a save whose key was sent but did not confirm is
+    SAVE-UNCERTAIN, never rolled back. SaveFailed (not begun) propagates."""
+    name = res.switch
+    try:
+        session.save()
+    except SaveFailed as exc:
+        if not exc.startup_may_have_changed:
+            raise
+        # The running config is the verified one; rolling it back now could
+        # leave it older than a startup config that was in fact written.
+        res.result = SAVE_UNCERTAIN
+        res.message = (f"applied and verified, but the save did not confirm ({exc}): "
+                       "the startup config may have changed. The running config is "
+                       "left as pushed; check `show startup-config` and save by hand "
+                       f"(copy running-config startup-config), or restore {res.backup}")
+        log(J.SAVE_UNCERTAIN, name, message=str(exc))
+        return res
+    res.result = APPLIED
+    res.message = "applied and saved"
+    log(J.SAVED, name)
+    return res

@@ -14,7 +14,8 @@
 - linuxbridge/: `linux-bridge` (render, verify, emulate).
 
 Everything outside this package reaches a family through `family_of(platform)`; adding a
-family is one package plus one line here (docs/architecture-families.md).
+family is one package plus one line here (docs/architecture.md has a worked example,
+docs/architecture-families.md the details).
 This package depends only on vlanroute.model, names and vlanlist, so every stage may use it.
 """
 

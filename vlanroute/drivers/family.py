@@ -48,7 +48,6 @@ class Capabilities:
 # A capability no public source confirms for a family, which an inventory may confirm for
 # its own platform (`platforms.<name>.confirm`): the plan then relies on it.
 HOST_UNTAGGED = "host-untagged-in-many-vlans"
-CONFIRMABLE = (HOST_UNTAGGED,)
 
 
 @dataclass(frozen=True)

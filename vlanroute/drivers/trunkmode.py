@@ -17,7 +17,7 @@ files and push's command lists may also write them unindented, closed by `exit`,
 into the CLI: a block whose first sub-line is indented ends at the next unindented line;
 one whose first sub-line is not ends at `exit`, `end` or the next `interface`/`vlan` line.
 
-Two ways to read a text (as vlanroute.drivers.generalmode): `strict` (rendered configs)
+Two ways to read a text (as vlanroute.drivers.dialect_parser): `strict` (rendered configs)
 refuses every line it does not know; a running config keeps such lines as classified
 `ContextLine`s.
 """

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.emulate import netns
-from vlanroute.emulate.spec import EmulationPlan, load
+from vlanroute.emulate.spec import EmulationSpec, load
 from vlanroute.render.context import DEFAULT_INTERFACE_PREFIX
 
 UDP_PORT = 7077
@@ -151,7 +151,7 @@ def _on_signal(signum: int, _frame: object) -> None:
 class Emulation:
     """The namespaces of one run; every name starts with `prefix` so teardown finds them all."""
 
-    def __init__(self, plan: EmulationPlan, options: Options, log: Callable[[str], None],
+    def __init__(self, plan: EmulationSpec, options: Options, log: Callable[[str], None],
                  prefix: str | None = None) -> None:
         self.plan = plan
         self.options = options
@@ -333,7 +333,7 @@ class Emulation:
         python, py_env = lean_python()
         # Bundles rendered with --learning-method ip-link/vconfig/raw call `vlanroute learn`:
         # this same code, without importing the whole CLI.
-        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.emulate.hostlearn"]), **py_env}
+        env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.commands.learn"]), **py_env}
         state = tempfile.TemporaryDirectory(prefix="vlanroute-hoststate-", dir=_memory_dir())
         self.cleanups.append(state.cleanup)
         env["VRHOST_STATE_DIR"] = state.name       # the saved sysctls of this run's hosts only

@@ -55,7 +55,11 @@ class Uplink:
 
 
 @dataclass
-class EmulationPlan:
+class EmulationSpec:
+    """What the emulation builds and expects, read from a rendered OUTDIR (plan.json,
+    cabling): namespaces per switch and host, cables, each VLAN's tree. Not the planner's
+    `Plan` (plan/build.py), which is built from an inventory."""
+
     name: str
     outdir: Path
     doc: PlanDocument
@@ -131,7 +135,7 @@ class EmulationPlan:
         return uplink_tx, host_tx, host_rx
 
 
-def load(outdir: Path) -> EmulationPlan:
+def load(outdir: Path) -> EmulationSpec:
     """Read and cross-check OUTDIR; every problem is a UserError naming the file."""
     outdir = Path(outdir)
     doc = read_plan(outdir)
@@ -217,7 +221,7 @@ def load(outdir: Path) -> EmulationPlan:
         if key in ports_seen:
             raise UserError(f"two hosts on {h.switch} {h.port}", file=plan_file)
         ports_seen.add(key)
-    return EmulationPlan(
+    return EmulationSpec(
         name=doc.name or outdir.name, outdir=outdir, doc=doc, switches=switches, hosts=hosts,
         cables=cables, vlan_ids=sorted(tree), tree=tree, uplinks=uplinks,
         plain_prefix=PLAIN_NET.prefixlen)

@@ -36,7 +36,6 @@ from vlanroute.lab.state import (GLOBALS, INTERFACES, VLANS, PortState, SwitchSt
                                  lldp_detail, lldp_summary, running_config)
 
 INVALID = "% Invalid input detected at '^' marker."       # with a caret line before it [FS]
-INCOMPLETE = "Command not found / Incomplete command. Use ? to list commands."   # [FS]
 VLAN_WARNING = ("Warning: The use of large numbers of VLANs or interfaces may cause significant\n"
                 "delays in applying the configuration.\n")                     # [FS], [NM]
 SAVE_QUESTION = ("\nThis operation may take a few minutes.\n"
@@ -252,7 +251,7 @@ class Interpreter:
         return "\n".join(lines)
 
     def _mode_config(self, words: list[str], line: str) -> Reply:
-        st = self.state
+        state = self.state
         if words == ["exit"] or words == ["end"]:
             self.mode = "priv"
         elif words[0] == "vlan":
@@ -260,25 +259,25 @@ class Interpreter:
         elif words[0] == "interface":
             return self._enter_interface(words[1:], line)
         elif words == ["no", "spanning-tree"]:
-            st.stp_enabled = False
-            st.place(GLOBALS)
+            state.stp_enabled = False
+            state.place(GLOBALS)
         elif words == ["spanning-tree"]:
-            st.stp_enabled = True
+            state.stp_enabled = True
         elif words[:len(self.aging_words())] == self.aging_words() and len(words) == len(self.aging_words()) + 1:
-            st.aging = _int_in(words[-1], 10, 1_000_000)
-            st.place(GLOBALS)
+            state.aging = _int_in(words[-1], 10, 1_000_000)
+            state.place(GLOBALS)
         elif words == ["no", *self.aging_words()]:
-            st.aging = st.aging_default
+            state.aging = state.aging_default
         elif words == ["flowcontrol"]:
-            st.flowcontrol = True
-            st.place(GLOBALS)
+            state.flowcontrol = True
+            state.place(GLOBALS)
         elif words == ["no", "flowcontrol"]:
-            st.flowcontrol = False
-            st.place(GLOBALS)
+            state.flowcontrol = False
+            state.place(GLOBALS)
         elif _BLOCK_OPEN.fullmatch(" ".join(words)):
             self._open_block(line.rstrip(), "config")
         elif _KEPT_GLOBAL.fullmatch(" ".join(words)):
-            st.keep([line.rstrip()])
+            state.keep([line.rstrip()])
         else:
             raise CommandRejected(INVALID)
         return Reply()
@@ -347,10 +346,10 @@ class Interpreter:
         return int(m.group(1)) if m else None
 
     def _enter_interface(self, args: list[str], line: str) -> Reply:
-        st = self.state
+        state = self.state
         if len(args) == 2 and args[0] == "vlan":
             vid = _int_in(args[1], 1, 4093)
-            if vid not in st.vlans:
+            if vid not in state.vlans:
                 return Reply("VLAN ID not found.\n")                  # [FS]
             self._open_block(line.rstrip(), "config")
             return Reply()
@@ -366,25 +365,25 @@ class Interpreter:
             # unit, a module the descriptor lacks): kept as given.
             self._open_block(line.rstrip(), "config")
             return Reply()
-        st.place(INTERFACES)
+        state.place(INTERFACES)
         self.targets = targets
         self.if_label = self.if_prompt(targets)
         self.mode = "if"
         return Reply()
 
     def interface_targets(self, args: list[str]) -> tuple[str, ...]:
-        st = self.state
-        if len(args) == 2 and args[0] == "ethernet" and args[1] in st.ports:
+        state = self.state
+        if len(args) == 2 and args[0] == "ethernet" and args[1] in state.ports:
             return (args[1],)
         if len(args) == 2 and args[0] == "port-channel" and args[1].isdigit() \
-                and int(args[1]) in st.lags:
+                and int(args[1]) in state.lags:
             return (f"ch{args[1]}",)
         if len(args) == 3 and args[:2] == ["range", "ethernet"]:
             try:
                 ports = expand_port_range(args[2])
             except CliSyntaxError:
                 raise CommandRejected(INVALID) from None
-            if any(p not in st.ports for p in ports):
+            if any(p not in state.ports for p in ports):
                 raise CommandRejected(INVALID)
             return ports
         raise CommandRejected(INVALID)
@@ -652,11 +651,11 @@ class Os6Interpreter(Interpreter):
         raise CommandRejected(INVALID)
 
     def interface_targets(self, args: list[str]) -> tuple[str, ...]:
-        st = self.state
-        if len(args) == 1 and args[0] in st.ports:
+        state = self.state
+        if len(args) == 1 and args[0] in state.ports:
             return (args[0],)
         if len(args) == 2 and args[0] == "port-channel" and args[1].isdigit() \
-                and int(args[1]) in st.lags:
+                and int(args[1]) in state.lags:
             return (f"Po{args[1]}",)
         raise CommandRejected("An invalid interface has been used for this function")  # [FS10]
 

@@ -21,6 +21,7 @@ import ipaddress
 from pathlib import Path
 import re
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable, Mapping
 
@@ -55,6 +56,8 @@ class Faults:
     pager_stuck: bool = False        # OS6: `terminal length 0` does not stop paging
     lacks: str | None = None         # regex: commands this firmware does not have (refused, no help)
     save_lost: bool = False          # the save is written, then the connection drops (one-shot)
+    delay_s: float = 0.0             # a slow switch: seconds before each configuration reply
+                                     # (blocks the whole farm's event loop: for tests only)
     ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
 
 
@@ -249,6 +252,8 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
                 and words[0] not in ("interface", "exit", "end") and words != ["vlan", "database"]:
             # A configuration command that changed something (not a mode change, not refused).
             self._sw.config_commands += 1
+            if self._sw.faults.delay_s:
+                time.sleep(self._sw.faults.delay_s)
             limit = self._sw.faults.drop_after
             if limit is not None and self._sw.config_commands >= limit:
                 self._sw.faults.drop_after = None      # one-shot: a reconnect works

@@ -88,9 +88,6 @@ class PortConfig:
         """Every VLAN this port is a member of (egress), tagged or untagged."""
         return (self.untagged | self.tagged) - self.forbidden
 
-    def egress_untagged(self, vid: int) -> bool:
-        return vid in self.untagged
-
     def is_default(self) -> bool:
         """True if nothing forwarding-relevant differs from the 802.1Q factory state."""
         return (self.pvid == DEFAULT_VLAN and self.untagged == {DEFAULT_VLAN} and not self.tagged
@@ -165,13 +162,6 @@ class SwitchConfig:
         """The hash selector shared by all LAGs, or None if none is set or they differ."""
         modes = {lag.hash_mode for lag in self.lags.values()}
         return modes.pop() if len(modes) == 1 else None
-
-    @property
-    def stp_active_ports(self) -> list[PortRef]:
-        """Logical ports on which spanning tree runs (global and per-port both on)."""
-        if not self.stp_global_enabled:
-            return []
-        return [n for n, c in self.bridge_ports().items() if c.stp_enabled]
 
 
 # --- host attachment ----------------------------------------------------------------------

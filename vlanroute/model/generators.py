@@ -95,3 +95,30 @@ def tree(size: int, fanout: int) -> tuple[list[None], Edges]:
 
 def product(dims: list[int]) -> int:
     return math.prod(dims)
+
+
+def neighbour_pairs(kind: str, dims: list[int] | None, size: int | None, fanout: int = 2) -> int:
+    """How many neighbour pairs the generator of `kind` would make, computed without making
+    them, so a size that cannot be built is refused first (a 4096 x 4096 torus has 33.5
+    million; a complete graph of n switches n(n-1)/2)."""
+    if kind in ("mesh", "torus", "hyper-crossbar"):
+        shape = list(dims or [])
+        n = product(shape)
+        pairs = 0
+        for d in shape:
+            rows = n // d                           # lines along this dimension
+            if kind == "mesh" or d <= 2:
+                pairs += rows * (d - 1)
+            elif kind == "torus":
+                pairs += rows * d
+            else:
+                pairs += rows * d * (d - 1) // 2
+        return pairs
+    n = size if size is not None else product(list(dims or []))
+    if kind == "ring":
+        return 0 if n == 1 else (1 if n == 2 else n)
+    if kind == "complete":
+        return n * (n - 1) // 2
+    if kind == "tree":
+        return max(0, n - 1)
+    return 0

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from vlanroute.errors import UserError
-from vlanroute.model.inventory import NAME_PATTERN, LoadedInventory
+from vlanroute.model.inventory import MAX_HOSTS, NAME_PATTERN, LoadedInventory
 from vlanroute.model.topology import Topology
 
 
@@ -42,6 +42,10 @@ def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
         counts = {s: q + (1 if i < r else 0) for i, s in enumerate(topo.switches)}
 
     hosts: list[Host] = []
+    if counts is not None and sum(counts.values()) > MAX_HOSTS:
+        field = "hosts.per_switch" if spec.per_switch is not None else "hosts.count"
+        raise UserError(f"{sum(counts.values()):,} hosts; vlanroute plans at most {MAX_HOSTS:,}",
+                        file=file, field=field, fix="plan a smaller cluster")
     if counts is not None:
         n = 0
         for s in topo.switches:

@@ -24,7 +24,9 @@ from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
 # Strict patterns for every name that may reach a switch CLI, a shell script or a file
 # name (vlanroute/names.py); the plan document uses the same ones.
-from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN
+from vlanroute.names import (IFACE_PATTERN, IFNAME_MAX, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN,
+                             pattern_size_problem)
+from vlanroute.model.generators import neighbour_pairs, product
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 
@@ -97,6 +99,19 @@ class CustomLink(Strict):
 
 TopologyKind = Literal["tree", "ring", "mesh", "torus", "complete", "hyper-crossbar", "custom"]
 
+# Refused before anything is built: a fabric this size cannot be planned, and building
+# its graph alone would exhaust memory (a 4096 x 4096 torus: 16.7 million switches).
+MAX_SWITCHES = 16_384
+MAX_CABLES = 1_000_000
+MAX_HOSTS = 1_000_000
+
+
+def _sized_pattern(v: str) -> str:
+    problem = pattern_size_problem(v)
+    if problem:
+        raise ValueError(f"pattern '{v[:80]}' is refused: {problem}")
+    return v
+
 
 class TopologySpec(Strict):
     kind: TopologyKind
@@ -111,8 +126,14 @@ class TopologySpec(Strict):
     # switch's own `inter_switch_ports` replaces it. Default: the highest free pool ports.
     inter_switch_ports: PortSpec | None = None
 
+    @field_validator("switch_name")
+    @classmethod
+    def _switch_name_size(cls, v: str) -> str:
+        return _sized_pattern(v)
+
     @model_validator(mode="after")
     def _shape(self) -> "TopologySpec":
+        self._check_size()
         k = self.kind
         if k in ("mesh", "torus", "hyper-crossbar"):
             if not self.dims:
@@ -133,6 +154,19 @@ class TopologySpec(Strict):
         if "{index" not in self.switch_name and "{coord" not in self.switch_name:
             raise ValueError("switch_name must contain {index} or {coord}, e.g. 'sw{index}'")
         return self
+
+    def _check_size(self) -> None:
+        if self.kind == "custom" or (self.dims is None and self.size is None):
+            return
+        what = f"dims {self.dims}" if self.dims is not None else f"size {self.size}"
+        switches = self.size if self.size is not None else product(list(self.dims or []))
+        if switches > MAX_SWITCHES:
+            raise ValueError(f"{what} gives {switches:,} switches; vlanroute plans at most "
+                             f"{MAX_SWITCHES:,}")
+        cables = neighbour_pairs(self.kind, self.dims, self.size, self.fanout) * self.links_per_pair
+        if cables > MAX_CABLES:
+            raise ValueError(f"a {self.kind} of {what} has {cables:,} inter-switch cables "
+                             f"({self.links_per_pair} per pair); vlanroute plans at most {MAX_CABLES:,}")
 
 
 class HostEntry(Strict):
@@ -155,6 +189,11 @@ class HostsSpec(Strict):
     csv: str | None = None
     name: str = "node{n:03d}"
     interface: InterfaceName = "eth0"
+
+    @field_validator("name")
+    @classmethod
+    def _name_size(cls, v: str) -> str:
+        return _sized_pattern(v)
 
     @model_validator(mode="after")
     def _one_source(self) -> "HostsSpec":

@@ -47,7 +47,8 @@ class Platform:
     # its model name and firmware version. Empty: not checked.
     model_pattern: str = ""
     firmware_pattern: str = ""
-    # Capabilities the inventory confirmed for this platform (drivers.family.CONFIRMABLE).
+    # Capabilities the inventory confirmed for this platform (keys of its family's
+    # `confirmable`, drivers/family.py).
     confirmed: tuple[str, ...] = ()
 
     def port_index(self, port: str) -> int:
@@ -288,7 +289,8 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
     in the default pool; `ports` lists them (panel order), all in the pool unless
     `auto_ports` says which; neither keeps the base's ports and pool. `units` repeats unit
     1's ports (and pool) for every stack unit. `confirmed`: capabilities the inventory
-    confirmed (drivers.family.CONFIRMABLE). PortListError says what does not fit."""
+    confirmed (keys of its family's `confirmable`, drivers/family.py). PortListError says
+    what does not fit."""
     new_ports, new_auto = base.ports, base.auto_ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])

@@ -35,12 +35,12 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402  (comes with matplotlib)
 
 from vlanroute.atomic_dir import publish_dir  # noqa: E402
-from vlanroute.errors import UserError  # noqa: E402
+from vlanroute.errors import UserError, disk_error  # noqa: E402
 from vlanroute.pictures.layout import Layout, compute_layout, pair  # noqa: E402
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE  # noqa: E402
 from vlanroute.plan.build import Plan  # noqa: E402
 from vlanroute.vlanlist import VlanListError, format_vlan_list, parse_vlan_list  # noqa: E402
-from vlanroute.plan.vlans import VlanGroup  # noqa: E402
+from vlanroute.plan.vlans import RoutingVlan  # noqa: E402
 
 LABEL_LIMIT = 64              # above this many switches, names are left out of the pictures
 COUNT_LABEL_LIMIT = 100       # above this many neighbour pairs, per-edge cable counts are left out
@@ -141,7 +141,7 @@ def topology_figure(plan: Plan, layout: Layout) -> Figure:
     return fig
 
 
-def vlan_figure(plan: Plan, layout: Layout, vlan: VlanGroup) -> Figure:
+def vlan_figure(plan: Plan, layout: Layout, vlan: RoutingVlan) -> Figure:
     fig, ax = _canvas(layout)
     w = _edge_width(layout)
     ax.add_collection(LineCollection(list(layout.edges.values()), colors=GREY, linewidths=w * 0.6, zorder=1))
@@ -372,7 +372,10 @@ def draw_to_dir(plan: Plan, outdir: Path, fmt: str = "png", max_vlans: int = DEF
     if not outdir.parent.is_dir():
         raise UserError(f"the directory {outdir.parent} does not exist", field="-o/--outdir",
                         fix="create it first, or choose another output path")
-    tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
+    try:
+        tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
+    except OSError as exc:
+        raise disk_error(exc, outdir.parent) from None
     files = []
     try:
         for pic, data in _rendered(selection, fmt):
@@ -383,6 +386,9 @@ def draw_to_dir(plan: Plan, outdir: Path, fmt: str = "png", max_vlans: int = DEF
         (tmp / INDEX_FILE).write_text(index_text(plan, selection, fmt))
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
         publish_dir(tmp, outdir)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise disk_error(exc, outdir) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

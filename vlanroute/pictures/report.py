@@ -19,7 +19,7 @@ from typing import Any
 import jinja2
 
 from vlanroute.pictures.draw import LABEL_LIMIT, figure_bytes, select_pictures
-from vlanroute.errors import UserError
+from vlanroute.errors import UserError, disk_error
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.plan.build import Plan
 from vlanroute.vlanlist import format_vlan_list
@@ -207,17 +207,22 @@ def write_report(plan: Plan, output: Path, max_vlans: int = REPORT_MAX_VLANS, se
     output = Path(output)
     _check_output(output)
     data = report_html(plan, max_vlans, sets).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.tmp-")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.tmp-")
+    except OSError as exc:
+        raise disk_error(exc, output.parent) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, output)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise disk_error(exc, output) from None
         raise
     return len(data)
 

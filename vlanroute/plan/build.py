@@ -14,9 +14,8 @@ from typing import Any
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.drivers import family_of
 from vlanroute.routing.budget import BudgetChoices
-from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.engine import Engine, Options, Routes, packing_of
 from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES, default_engine
-from vlanroute.routing.packing import packing_of
 from vlanroute.routing.trees import arc_loads
 from vlanroute.plan.invariants import verify_plan
 from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget
@@ -30,7 +29,7 @@ from vlanroute.model.platforms import Platform, platform_json
 from vlanroute.plan.ports import (Cable, SwitchPlan, apply_vlans, build_port_plan, mgmt_addresses,
                                 resolve_platforms)
 from vlanroute.model.topology import Topology, build_topology
-from vlanroute.plan.vlans import VlanGroup, pack_vlans
+from vlanroute.plan.vlans import RoutingVlan, pack_vlans
 
 FORMAT = "vlanroute-plan/1"
 ADVICE_PREVIEW = 256   # the deadlock warning plans the advised engine up to this many switches
@@ -42,7 +41,7 @@ class Plan:
     topology: Topology
     routes: Routes
     budget: Budget
-    vlans: list[VlanGroup]
+    vlans: list[RoutingVlan]
     hosts: list[Host]
     switches: dict[str, SwitchPlan]
     cabling: list[Cable]
@@ -92,9 +91,9 @@ class Plan:
                                "learning_addresses": {str(v.id): learning_address(v.learning_subnet, h.index)
                                                       for v in sorted(self.vlans, key=lambda v: v.id)}}
                       for h in self.hosts},
-            "switches": {s: _switch_json(sp) for s, sp in self.switches.items()},
+            "switches": {s: _switch_json(switch) for s, switch in self.switches.items()},
             "platforms": {name: platform_json(p) for name, p in
-                          sorted({sp.platform.name: sp.platform for sp in self.switches.values()}.items())},
+                          sorted({switch.platform.name: switch.platform for switch in self.switches.values()}.items())},
             "cabling": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port, "a_lag": c.a_lag, "b_lag": c.b_lag}
                         for c in self.cabling],
             "metrics": self.metrics.to_json(),
@@ -102,9 +101,9 @@ class Plan:
         }
 
 
-def _switch_json(sp: SwitchPlan) -> dict[str, Any]:
+def _switch_json(switch: SwitchPlan) -> dict[str, Any]:
     ports = {}
-    for p in sp.ports.values():
+    for p in switch.ports.values():
         entry: dict[str, Any] = {"role": p.role}
         if p.role == "host":
             entry["host"] = p.host
@@ -114,11 +113,12 @@ def _switch_json(sp: SwitchPlan) -> dict[str, Any]:
         entry.update(pvid=p.pvid, untagged=p.untagged, tagged=p.tagged)
         ports[p.name] = entry
     return {
-        "platform": sp.platform.name, "family": sp.platform.family, "host_attachment": sp.host_attachment,
-        "mgmt": sp.mgmt, "ssh_port": sp.ssh_port,
-        "coord": list(sp.coord) if sp.coord is not None else None,
-        "reserved_ports": sp.reserved, "ports": ports,
-        "lags": {str(l.id): {"neighbor": l.neighbor, "members": l.members, "tagged": l.tagged} for l in sp.lags.values()},
+        "platform": switch.platform.name, "family": switch.platform.family,
+        "host_attachment": switch.host_attachment, "mgmt": switch.mgmt, "ssh_port": switch.ssh_port,
+        "coord": list(switch.coord) if switch.coord is not None else None,
+        "reserved_ports": switch.reserved, "ports": ports,
+        "lags": {str(lag.id): {"neighbor": lag.neighbor, "members": lag.members, "tagged": lag.tagged}
+                 for lag in switch.lags.values()},
     }
 
 
@@ -128,6 +128,12 @@ def plan_from_file(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> 
 
 
 def build_plan(inv: LoadedInventory) -> Plan:
+    """The verified plan of an inventory: topology, hosts, platforms and ports; the VLAN
+    budget (the tightest hardware limit, plan/limits.py) before routing, so the engine
+    can route within it; the routes packed into VLANs (one loop-free tree each), numbered
+    and put on the ports; metrics, limits and learning addresses; then every invariant
+    (plan/invariants.py) and the engine's deadlock-freedom promise. A user's mistake is a
+    UserError or PlanError naming the inventory field; a broken invariant is a bug."""
     file = inv.file
     topo = build_topology(inv)
     hosts = build_hosts(inv, topo)
@@ -207,7 +213,7 @@ def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], bud
         raise type(exc)(exc.message, file=inv.file, field=exc.field, fix=exc.fix) from None
 
 
-def _assign_ids(inv: LoadedInventory, vlans: list[VlanGroup]) -> None:
+def _assign_ids(inv: LoadedInventory, vlans: list[RoutingVlan]) -> None:
     spec = inv.spec.routing
     n = len(vlans)
     if spec.vlan_ids is not None:

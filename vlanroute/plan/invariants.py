@@ -14,12 +14,32 @@ from vlanroute.plan.ports import Cable, SwitchPlan
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import pruned_parents, tree_parents
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 from vlanroute.routing.packing import is_forest
 
 
-def verify_plan(topo: Topology, routes: Routes, vlans: list[VlanGroup], hosts: list[Host],
+def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts: list[Host],
                 switches: dict[str, SwitchPlan], cables: list[Cable]) -> None:
+    """Raise VerificationError listing every invariant of VLAN routing the plan breaks.
+
+    - Each VLAN's links are cables, loop-free and connected, and reach every switch with
+      hosts: 802.1Q floods a broadcast or unknown unicast to every member port of its
+      VLAN, and with spanning tree off on inter-switch ports a loop would circulate it
+      for ever, while a missing switch would leave its hosts unreachable in that VLAN.
+    - Every switch with hosts is the source of exactly one VLAN, and in that VLAN's tree
+      each of its routes enters every switch from the neighbour the routing chose: a
+      frame in a tree can take only the tree's path, so the tree must be the routes.
+    - A host port has PVID = its switch's VLAN (an untagged frame is classified into the
+      PVID, so the host's frames follow its switch's routes) and is an untagged member of
+      every routing VLAN and of nothing else (replies come back in the sender's VLAN and
+      must leave untagged to a host that knows no tags).
+    - An inter-switch port or LAG is a tagged member of exactly the VLANs whose tree
+      uses that neighbour pair: a VLAN on a link its tree does not use closes a loop
+      in it when both ends are in the tree, and a VLAN missing from a link its tree
+      uses cuts the tree. LAG members agree with their LAG.
+    - Each cable's ends are the ports the plan gives it, no port carries two cables, and
+      no host port is also a cable's end.
+    """
     bad: list[str] = []
     host_switches = {h.switch for h in hosts}
     simple = topo.simple()

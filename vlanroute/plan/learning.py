@@ -13,10 +13,10 @@ import math
 from vlanroute.errors import PlanError
 from vlanroute.model.hosts import Host
 from vlanroute.model.inventory import LoadedInventory
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 
 
-def assign_learning_addresses(inv: LoadedInventory, hosts: list[Host], vlans: list[VlanGroup],
+def assign_learning_addresses(inv: LoadedInventory, hosts: list[Host], vlans: list[RoutingVlan],
                               mgmt: list[ipaddress.IPv4Address | ipaddress.IPv6Address]) -> int:
     """Give every VLAN a subnet and every host an address in it. Returns the prefix length."""
     pool = inv.spec.settings.learning.pool

@@ -27,7 +27,7 @@ from vlanroute.errors import PlanError
 from vlanroute.model.inventory import LoadedInventory
 from vlanroute.model.platforms import Platform
 from vlanroute.plan.ports import SwitchPlan
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def over_budget(inv: LoadedInventory, needed: int, budget: Budget, algorithm: st
             f"minimal), or {budget.fix}")
 
 
-def check_limits(file: str, vlans: list[VlanGroup], switches: dict[str, SwitchPlan], mac_entries: dict[str, int],
+def check_limits(file: str, vlans: list[RoutingVlan], switches: dict[str, SwitchPlan], mac_entries: dict[str, int],
                  host_total: int) -> None:
     """Check the finished plan against every switch's platform.
 

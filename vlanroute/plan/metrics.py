@@ -14,7 +14,7 @@ from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import bfs_order, pruned_parents
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 
 
 @dataclass
@@ -49,7 +49,7 @@ class Metrics:
         }
 
 
-def compute_metrics(topo: Topology, routes: Routes, vlans: list[VlanGroup], host_count: dict[str, int],
+def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], host_count: dict[str, int],
                     mac_capacity: dict[str, int], max_vlans: int | None = None) -> Metrics:
     """The plan's figures; only routes between switches with hosts carry traffic.
 

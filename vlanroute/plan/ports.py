@@ -24,7 +24,7 @@ from vlanroute.model.platforms import PLATFORMS, Platform, derive_platform
 from vlanroute.model.portlist import PortListError, format_port_list
 from vlanroute.names import NAME_PATTERN
 from vlanroute.model.topology import Topology
-from vlanroute.plan.vlans import VlanGroup
+from vlanroute.plan.vlans import RoutingVlan
 
 
 @dataclass
@@ -206,7 +206,7 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
     isl = _inter_switch_ports(inv, topo, switches, overrides)
     _check_capacity(inv, topo, hosts, switches, edges, isl)
 
-    used: dict[str, dict[str, str]] = {s: {p: "reserved" for p in sp.reserved} for s, sp in switches.items()}
+    used: dict[str, dict[str, str]] = {s: {p: "reserved" for p in switch.reserved} for s, switch in switches.items()}
 
     def take(s: str, port: str, what: str, field_path: str) -> None:
         plat = switches[s].platform
@@ -239,15 +239,15 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
     cable_ports: list[tuple[str, str, str, str]] = []
     for a, b, key, data in edges:
         if "ports" in data:
-            pa, pb = data["ports"][a], data["ports"][b]
+            port_a, port_b = data["ports"][a], data["ports"][b]
         else:
-            pa = cable_port(a)
-            used[a][pa] = f"the cable {a}-{b}"
-            pb = cable_port(b)
-            used[b][pb] = f"the cable {a}-{b}"
+            port_a = cable_port(a)
+            used[a][port_a] = f"the cable {a}-{b}"
+            port_b = cable_port(b)
+            used[b][port_b] = f"the cable {a}-{b}"
         if topo.index(a) > topo.index(b):
-            a, b, pa, pb = b, a, pb, pa
-        cable_ports.append((a, pa, b, pb))
+            a, b, port_a, port_b = b, a, port_b, port_a
+        cable_ports.append((a, port_a, b, port_b))
     for s, (ports, _) in isl.items():
         for p in ports:
             used[s].setdefault(p, "inter-switch cables")      # set aside: never a host's
@@ -259,36 +259,37 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
 
     # LAGs: one per neighbour with more than one cable, numbered in neighbour order.
     per_pair: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for a, pa, b, pb in cable_ports:
-        per_pair.setdefault((a, b), []).append((pa, pb))
+    for a, port_a, b, port_b in cable_ports:
+        per_pair.setdefault((a, b), []).append((port_a, port_b))
     lag_ids: dict[tuple[str, str], int] = {}
     for s in topo.switches:
-        sp = switches[s]
+        switch = switches[s]
         neighbours = sorted(set(topo.graph.neighbors(s)), key=topo.index)
         next_id = 1
         for n in neighbours:
             pair = (s, n) if topo.index(s) < topo.index(n) else (n, s)
             members = [c[0] if pair[0] == s else c[1] for c in per_pair[pair]]
-            members.sort(key=sp.platform.port_index)
+            members.sort(key=switch.platform.port_index)
             if len(members) > 1:
-                if next_id > sp.platform.max_lags:
-                    raise PlanError(f"switch '{s}' needs more than {sp.platform.max_lags} LAGs", file=file,
+                if next_id > switch.platform.max_lags:
+                    raise PlanError(f"switch '{s}' needs more than {switch.platform.max_lags} LAGs", file=file,
                                     field="topology", fix="use fewer neighbours per switch or one cable per pair")
-                if len(members) > sp.platform.max_lag_members:
-                    raise PlanError(f"switch '{s}' would bundle {len(members)} cables to '{n}' but a {sp.platform.name} "
-                                    f"LAG takes at most {sp.platform.max_lag_members}", file=file,
+                if len(members) > switch.platform.max_lag_members:
+                    raise PlanError(f"switch '{s}' would bundle {len(members)} cables to '{n}' but a {switch.platform.name} "
+                                    f"LAG takes at most {switch.platform.max_lag_members}", file=file,
                                     field="topology.links_per_pair", fix="use fewer parallel cables")
-                sp.lags[next_id] = LagPlan(next_id, n, members)
+                switch.lags[next_id] = LagPlan(next_id, n, members)
                 lag_ids[(s, n)] = next_id
                 for m in members:
-                    sp.ports[m] = PortPlan(m, "lag-member", neighbor=n, lag=next_id)
+                    switch.ports[m] = PortPlan(m, "lag-member", neighbor=n, lag=next_id)
                 next_id += 1
             else:
-                sp.ports[members[0]] = PortPlan(members[0], "inter-switch", neighbor=n)
-    cables = [Cable(a, pa, b, pb, lag_ids.get((a, b)), lag_ids.get((b, a))) for a, pa, b, pb in cable_ports]
+                switch.ports[members[0]] = PortPlan(members[0], "inter-switch", neighbor=n)
+    cables = [Cable(a, port_a, b, port_b, lag_ids.get((a, b)), lag_ids.get((b, a)))
+              for a, port_a, b, port_b in cable_ports]
     cables.sort(key=lambda c: (topo.index(c.a), switches[c.a].platform.port_index(c.a_port)))
-    for sp in switches.values():
-        sp.ports = dict(sorted(sp.ports.items(), key=lambda kv: sp.platform.port_index(kv[0])))
+    for switch in switches.values():
+        switch.ports = dict(sorted(switch.ports.items(), key=lambda kv: switch.platform.port_index(kv[0])))
     return switches, cables
 
 
@@ -312,12 +313,12 @@ def _inter_switch_ports(inv: LoadedInventory, topo: Topology, switches: dict[str
         else:
             continue
         ports, field_path = out[s]
-        sp = switches[s]
+        switch = switches[s]
         for p in ports:
-            if not sp.platform.has_port(p):
-                raise UserError(f"port '{p}' does not exist on {sp.platform.name} (switch '{s}')",
-                                file=inv.file, field=field_path, fix=_ports_are(sp.platform))
-            if p in sp.reserved:
+            if not switch.platform.has_port(p):
+                raise UserError(f"port '{p}' does not exist on {switch.platform.name} (switch '{s}')",
+                                file=inv.file, field=field_path, fix=_ports_are(switch.platform))
+            if p in switch.reserved:
                 raise UserError(f"port {s}:{p} is reserved and listed for inter-switch cables",
                                 file=inv.file, field=field_path,
                                 fix="remove it from one of the two lists")
@@ -347,8 +348,8 @@ def _check_capacity(inv: LoadedInventory, topo: Topology, hosts: list[Host],
             named_hosts[h.switch] += switches[h.switch].platform.in_pool(h.port)
         else:
             auto_hosts[h.switch] += 1
-    for s, sp in switches.items():
-        plat = sp.platform
+    for s, switch in switches.items():
+        plat = switch.platform
         named_cables = sum(plat.in_pool(p) for p in explicit[s]) - named_hosts[s]
         aside = 0
         if s in isl:
@@ -366,7 +367,7 @@ def _check_capacity(inv: LoadedInventory, topo: Topology, hosts: list[Host],
         else:
             cables = named_cables + auto_cables[s]
         host_count = auto_hosts[s] + named_hosts[s]
-        reserved = sum(plat.in_pool(p) for p in sp.reserved)
+        reserved = sum(plat.in_pool(p) for p in switch.reserved)
         need = host_count + cables + reserved + aside
         if need > len(plat.pool):
             what = (f"{host_count} hosts + {cables} inter-switch cables + {reserved} reserved"
@@ -391,7 +392,7 @@ def _lowest_free(plat: Platform, used: dict[str, str]) -> str:
     raise AssertionError("capacity was checked before")
 
 
-def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[VlanGroup]) -> None:
+def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[RoutingVlan]) -> None:
     """Fill in PVIDs and memberships: host ports as their switch's host attachment says
     (vlanroute.model.bridge.host_port_membership), links tagged where their trees use them."""
     all_ids = frozenset(v.id for v in vlans)
@@ -402,21 +403,21 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
             by_pair.setdefault((a, b), []).append(v.id)
             by_pair.setdefault((b, a), []).append(v.id)
     host_by_name = {h.name: h for h in hosts}
-    for sp in switches.values():
-        for port in sp.ports.values():
+    for switch in switches.values():
+        for port in switch.ports.values():
             if port.role == "host":
                 h = host_by_name[port.host]  # type: ignore[index]
                 h.vlan = vlan_of_source[h.switch]
-                member = host_port_membership(sp.host_attachment, h.vlan, all_ids)
+                member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
                 port.pvid = member.pvid
                 port.untagged = sorted(member.untagged)
                 port.tagged = sorted(member.tagged)
             else:
-                port.tagged = sorted(by_pair.get((sp.name, port.neighbor), []))  # type: ignore[arg-type]
-        for lag in sp.lags.values():
-            lag.tagged = sorted(by_pair.get((sp.name, lag.neighbor), []))
+                port.tagged = sorted(by_pair.get((switch.name, port.neighbor), []))  # type: ignore[arg-type]
+        for lag in switch.lags.values():
+            lag.tagged = sorted(by_pair.get((switch.name, lag.neighbor), []))
 
 
 def mgmt_addresses(switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
     """The switches' management addresses (the learning pool must not contain any)."""
-    return [ipaddress.ip_address(sp.mgmt) for sp in switches.values() if sp.mgmt]
+    return [ipaddress.ip_address(switch.mgmt) for switch in switches.values() if switch.mgmt]

@@ -6,12 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.engine import Routes
-from vlanroute.routing.packing import Link, packing_of
+from vlanroute.routing.engine import Routes, packing_of
+from vlanroute.routing.packing import Link
 
 
 @dataclass
-class VlanGroup:
+class RoutingVlan:
+    """One routing VLAN: the source switches whose frames travel in it, and the tree of
+    inter-switch links (and the switches it spans) that all their routes share. A VLAN's
+    links must form a tree: 802.1Q floods a broadcast to every member port of the VLAN,
+    so a loop of members would circulate it for ever with spanning tree off."""
+
     sources: list[str]
     links: frozenset[Link]          # shared with the routing's packing, never changed
     switches: frozenset[str]
@@ -19,7 +24,7 @@ class VlanGroup:
     learning_subnet: str = ""
 
 
-def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[VlanGroup]:
+def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[RoutingVlan]:
     """One VLAN per shared tree, ordered by each VLAN's first source in switch order."""
-    return [VlanGroup(sources=list(t.sources), links=t.links, switches=t.switches)
+    return [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches)
             for t in packing_of(routes, topo, host_count)]

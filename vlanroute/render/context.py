@@ -207,14 +207,14 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
             host_ports.append(HostPort(port_name, host, pvid, untagged, compress(untagged),
                                        tagged, compress(tagged) if tagged else ""))
         else:
-            nb = p.neighbor
-            assert nb is not None
+            neighbor = p.neighbor
+            assert neighbor is not None
             if untagged or p.pvid is not None:
                 errors.append(f"{pw}: an inter-switch port must not be untagged in any VLAN or have a PVID")
             if p.role == "inter-switch":
                 if p.lag is not None:
                     errors.append(f"{pw}: role inter-switch but lag {p.lag} is set")
-                singles.append((port_name, nb, tagged))
+                singles.append((port_name, neighbor, tagged))
             else:
                 member_of[port_name] = safe.integer(p.lag, f"{pw}.lag", 1, platform.max_lags)
 
@@ -228,7 +228,7 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
         lag = sw.lags[str(lag_id)]
         lw = f"{where}.lags.{lag_id}"
         safe.integer(lag_id, lw, 1, platform.max_lags)
-        nb = lag.neighbor
+        neighbor = lag.neighbor
         members = [safe.port(m, f"{lw}.members", panel) for m in lag.members]
         if len(members) < 2 or len(members) > platform.max_lag_members:
             errors.append(f"{lw}: {len(members)} members, expected 2..{platform.max_lag_members}")
@@ -237,9 +237,9 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
             mp = sw.ports.get(m)
             if mp is None or member_of.get(m) != lag_id:
                 errors.append(f"{lw}: member {m} is not listed as a lag-member of LAG {lag_id}")
-            elif mp.neighbor != nb or sorted(mp.tagged) != tagged:
+            elif mp.neighbor != neighbor or sorted(mp.tagged) != tagged:
                 errors.append(f"{lw}: member {m} disagrees with the LAG on neighbour or tagged VLANs")
-        lag_defs.append((lag_id, nb, sorted(members, key=platform.port_index), tagged))
+        lag_defs.append((lag_id, neighbor, sorted(members, key=platform.port_index), tagged))
     for m, lag_id in member_of.items():
         if sw.lag(lag_id) is None:
             errors.append(f"{where}.ports.{m}: member of LAG {lag_id}, which is not defined")
@@ -247,18 +247,19 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
     # Exactly the VLANs whose tree uses the neighbour pair, and one bundle per neighbour:
     # two unbundled cables to one neighbour in the same VLAN would be a loop.
     seen_neighbors: dict[str, str] = {}
-    uplinks = [(f"port {p}", nb, t) for p, nb, t in singles] + \
-              [(f"port-channel {i}", nb, t) for i, nb, _, t in lag_defs]
-    for label, nb, tagged in uplinks:
-        if nb not in doc.switches or nb == name:
-            errors.append(f"{where}: {label} goes to unknown neighbour {nb!r}")
-        if nb in seen_neighbors:
-            errors.append(f"{where}: {label} and {seen_neighbors[nb]} both go to {nb} without one LAG (a loop)")
-        seen_neighbors[nb] = label
-        expected = sorted(pair_vlans.get(frozenset((name, nb)), set()))
+    uplinks = [(f"port {p}", neighbor, t) for p, neighbor, t in singles] + \
+              [(f"port-channel {i}", neighbor, t) for i, neighbor, _, t in lag_defs]
+    for label, neighbor, tagged in uplinks:
+        if neighbor not in doc.switches or neighbor == name:
+            errors.append(f"{where}: {label} goes to unknown neighbour {neighbor!r}")
+        if neighbor in seen_neighbors:
+            errors.append(f"{where}: {label} and {seen_neighbors[neighbor]} both go to {neighbor} "
+                          "without one LAG (a loop)")
+        seen_neighbors[neighbor] = label
+        expected = sorted(pair_vlans.get(frozenset((name, neighbor)), set()))
         if tagged != expected:
-            errors.append(f"{where}: {label} to {nb} is tagged in {compress(tagged) or 'none'} "
-                          f"but the VLAN trees using {name}-{nb} are {compress(expected) or 'none'}")
+            errors.append(f"{where}: {label} to {neighbor} is tagged in {compress(tagged) or 'none'} "
+                          f"but the VLAN trees using {name}-{neighbor} are {compress(expected) or 'none'}")
         switch_vlans.update(tagged)
     if errors:
         raise VerificationError(errors)
@@ -269,10 +270,10 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
         keep = set(tagged)
         return [1] + [v for v in vlans if v not in keep]
 
-    links = [Link(p, nb, t, compress(t), removal(t), compress(removal(t)))
-             for p, nb, t in sorted(singles, key=lambda s: platform.port_index(s[0]))]
-    lags = [Lag(i, nb, ms, t, compress(t), removal(t), compress(removal(t)))
-            for i, nb, ms, t in sorted(lag_defs)]
+    links = [Link(p, neighbor, t, compress(t), removal(t), compress(removal(t)))
+             for p, neighbor, t in sorted(singles, key=lambda s: platform.port_index(s[0]))]
+    lags = [Lag(i, neighbor, ms, t, compress(t), removal(t), compress(removal(t)))
+            for i, neighbor, ms, t in sorted(lag_defs)]
     host_ports.sort(key=lambda hp: platform.port_index(hp.port))
     managed = sorted(sw.ports, key=platform.port_index)
     return SwitchContext(

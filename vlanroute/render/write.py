@@ -1,8 +1,11 @@
 """`vlanroute render`: plan -> OUTDIR with switch configs, the host program and its tables, refresh jobs,
 plan.json, cabling.csv and the printable cabling sheet cabling.html (docs/outdir-layout.md).
 
-Everything is rendered into a temporary directory next to OUTDIR, verified there, and only
-then swapped into place, so a failure at any step leaves OUTDIR exactly as it was.
+Everything is rendered into a temporary directory next to OUTDIR, verified there, listed
+with its sha256 in manifest.json (vlanroute.bundle.manifest), and only then swapped into
+place, so a failure at any step leaves OUTDIR exactly as it was. An OUTDIR holding files an
+earlier render did not write is not replaced unless `force`: they would be lost. Push keeps
+its backups in a state directory outside OUTDIR (vlanroute.device.statedir).
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ import jinja2
 from vlanroute.atomic_dir import publish_dir
 from vlanroute.bundle.cables import cabling_csv_text as cables_csv, planned_cables
 from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
-from vlanroute.errors import UserError, VerificationError
+from vlanroute.errors import UserError, VerificationError, disk_error
 from vlanroute.model.platforms import Platform
 from vlanroute.hostside import table
 from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
@@ -31,8 +35,8 @@ from vlanroute.render.sheet import SHEET_FILE, sheet_html
 from vlanroute.vlanlist import format_vlan_list as compress
 from vlanroute.resources import template_loader
 
-# Carried over from the previous OUTDIR: `vlanroute push` keeps the switches' old configs here.
-KEEP_DIRS = ("backups",)
+# What an OUTDIR rendered before manifests existed holds (docs/outdir-layout.md).
+OLD_LAYOUT = (PLAN_FILE, "cabling.csv", "switches/", "hosts/", "refresh/")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class RenderOptions:
     host_network: str | None = None      # who owns the sub-interfaces: script (default)|networkd|networkmanager|netplan
     per_host_scripts: bool = False       # also hosts/per-host/<host>.sh, each with its own row inside
     verify: bool = True                  # run verify_outdir on the temp dir before publishing
+    force: bool = False                  # replace OUTDIR even if it holds files render did not write
 
 
 @dataclass(frozen=True)
@@ -158,8 +163,9 @@ def _run_verifier(tmp: Path, platforms: Mapping[str, Platform]) -> bool:
     return True
 
 
-def _check_outdir(outdir: Path) -> None:
-    """Refuse to replace anything that is not a previous vlanroute OUTDIR."""
+def _check_outdir(outdir: Path, force: bool) -> None:
+    """Refuse to replace anything that is not a previous vlanroute OUTDIR, or one holding
+    files the render did not write (unless `force`)."""
     if outdir.is_symlink():
         raise UserError(f"{outdir} is a symbolic link", field="-o/--outdir",
                         fix="give the real directory path")
@@ -167,45 +173,53 @@ def _check_outdir(outdir: Path) -> None:
     if outdir == here or outdir in here.parents:
         raise UserError(f"{outdir} is the current directory or contains it, and OUTDIR is replaced "
                         "as a whole", field="-o/--outdir", fix="give a subdirectory, e.g. -o out")
-    if outdir.exists():
-        if not outdir.is_dir():
-            raise UserError(f"{outdir} exists and is not a directory", field="-o/--outdir",
-                            fix="choose a new directory name")
-        if any(outdir.iterdir()) and not (outdir / PLAN_FILE).is_file():
-            raise UserError(f"{outdir} is not empty and holds no {PLAN_FILE}, so it is not a vlanroute "
-                            "output directory; refusing to replace it", field="-o/--outdir",
-                            fix="choose a new or empty directory, or the OUTDIR of an earlier render")
-
-
-def _carry_over(outdir: Path, tmp: Path) -> None:
-    """Hard-link kept directories into the new tree: cheap, and the old tree stays intact."""
-    for d in KEEP_DIRS:
-        src = outdir / d
-        if src.is_dir() and not src.is_symlink():
-            shutil.copytree(src, tmp / d, copy_function=_link_or_copy, symlinks=True)
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
+    if not outdir.exists():
+        return
+    if not outdir.is_dir():
+        raise UserError(f"{outdir} exists and is not a directory", field="-o/--outdir",
+                        fix="choose a new directory name")
+    if not any(outdir.iterdir()):
+        return
+    manifest = read_manifest(outdir)
+    if manifest is None and not (outdir / PLAN_FILE).is_file():
+        raise UserError(f"{outdir} is not empty and holds no {PLAN_FILE}, so it is not a vlanroute "
+                        "output directory; refusing to replace it", field="-o/--outdir",
+                        fix="choose a new or empty directory, or the OUTDIR of an earlier render")
+    if force:
+        return
+    present = tree_files(outdir)
+    if manifest is not None:
+        foreign = [f for f in present if f not in manifest]
+    else:
+        foreign = [f for f in present if not f.startswith(OLD_LAYOUT)]
+    if foreign:
+        shown = ", ".join(foreign[:10]) + (f" (and {len(foreign) - 10} more)" if len(foreign) > 10 else "")
+        note = (" (push keeps its backups in the state directory now, see docs/push.md)"
+                if any(f.startswith("backups/") for f in foreign) else "")
+        raise UserError(f"{outdir} holds files an earlier render did not write, which replacing it "
+                        f"would delete: {shown}{note}", field="-o/--outdir",
+                        fix="move them out of OUTDIR, or pass --force to delete them")
 
 
 def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
     outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
-    _check_outdir(outdir)
+    _check_outdir(outdir, options.force)
     files = render_files(doc, options)
     platforms = {p.name: p for p in platforms_of(doc).values()}
-    outdir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
+    try:
+        outdir.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
+    except OSError as exc:
+        raise disk_error(exc, outdir.parent) from None
     try:
         total = _write_tree(tmp, files)
         verified = _run_verifier(tmp, platforms) if options.verify else False
-        if outdir.exists():
-            _carry_over(outdir, tmp)
+        total += write_manifest(tmp).stat().st_size
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
         publish_dir(tmp, outdir)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise disk_error(exc, outdir) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -214,7 +228,7 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
         warnings.append("vlanroute.verify.configs is not available: the rendered configs were not "
                         "re-parsed and simulated before publishing")
     warnings.extend(syntax_warnings(platforms.values()))
-    return RenderResult(outdir, len(files), total, verified, warnings)
+    return RenderResult(outdir, len(files) + 1, total, verified, warnings)
 
 
 def syntax_warnings(platforms: Iterable[Platform]) -> list[str]:

@@ -107,6 +107,9 @@ def budget_lower_bound(topology: Topology, host_count: dict[str, int], k: int | 
 
 def load_bounds(topo: Topology, host_count: dict[str, int], k: int | None,
                 distance_total: int | None = None) -> LoadBounds:
+    """Every bound of the module docstring for all-to-all traffic on `topo`; the union,
+    centroid and shared-tree bounds only when `k` VLANs are fewer than the sources (with
+    a tree per source, k trees constrain nothing)."""
     g = topo.simple()
     weights = {s: host_count.get(s, 0) for s in topo.switches}
     total = sum(weights.values())

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from vlanroute.model.topology import Topology
 from vlanroute.routing.budget_search import BudgetChoices
 from vlanroute.routing.dor import DOR, DorParams
-from vlanroute.routing.engine import Choices, Engine, Options, Routes
-from vlanroute.routing.packing import packing_of
+from vlanroute.routing.engine import Choices, Engine, Options, Routes, packing_of
 from vlanroute.routing.select import peak_and_mean
 from vlanroute.routing.shortest import SHORTEST, ShortestParams
 from vlanroute.routing.within_budget import route_within_budget

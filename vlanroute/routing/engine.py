@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
+from vlanroute.routing.packing import SharedTree, pack
 from vlanroute.routing.trees import ParentMap
 
 if TYPE_CHECKING:
     from vlanroute.model.topology import Topology
-    from vlanroute.routing.packing import SharedTree
 
 
 class Choices(Protocol):
@@ -92,3 +92,11 @@ class Engine(ABC, Generic[P]):
     @abstractmethod
     def route(self, topo: Topology, host_count: dict[str, int], params: P) -> Routes:
         """One tree per switch of `topo`; `host_count`: hosts per switch (the traffic)."""
+
+
+def packing_of(routes: Routes, topo: Topology, host_count: dict[str, int]) -> tuple[SharedTree, ...]:
+    """The VLANs `routes` need: the engine's own packing if it made one, else packed here."""
+    if routes.packing is not None:
+        return routes.packing
+    order = {s: i for i, s in enumerate(topo.switches)}
+    return pack(routes.parents, {s for s, n in host_count.items() if n}, order)

@@ -15,13 +15,8 @@ plan/vlans.py numbers the groups and gives them learning subnets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from vlanroute.routing.trees import ParentMap, pruned_parents
-
-if TYPE_CHECKING:
-    from vlanroute.model.topology import Topology
-    from vlanroute.routing.engine import Routes
 
 Link = tuple[str, str]     # an undirected neighbour pair, the lower switch index first
 
@@ -116,11 +111,3 @@ def pack(parents: dict[str, ParentMap], host_switches: set[str], order: dict[str
     out = [SharedTree(tuple(sorted(g.sources, key=order.__getitem__)), g.links, g.switches) for g in groups]
     out.sort(key=lambda g: order[g.sources[0]])
     return tuple(out)
-
-
-def packing_of(routes: Routes, topo: Topology, host_count: dict[str, int]) -> tuple[SharedTree, ...]:
-    """The VLANs `routes` need: the engine's own packing if it made one, else packed here."""
-    if routes.packing is not None:
-        return routes.packing
-    order = {s: i for i, s in enumerate(topo.switches)}
-    return pack(routes.parents, {s for s, n in host_count.items() if n}, order)

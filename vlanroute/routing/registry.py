@@ -2,7 +2,8 @@
 
 Adding an engine: write a module with an `Engine` subclass (routing/engine.py) and add its
 instance here. The inventory check, `vlanroute algorithms` and the plan all read this
-table; nothing else needs to know the engine's name (docs/architecture-engines.md).
+table; nothing else needs to know the engine's name (docs/architecture.md has a worked
+example, docs/architecture-engines.md the details).
 """
 
 from __future__ import annotations

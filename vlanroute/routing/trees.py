@@ -203,4 +203,6 @@ def arc_loads(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict
 
 
 def max_load(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict[Arc, int]) -> float:
+    """The largest load of one cable in one direction (the figure routings compete on:
+    a full-duplex link's directions are independent)."""
     return max(arc_loads(parents, hosts, cables).values(), default=0.0)

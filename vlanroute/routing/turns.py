@@ -141,6 +141,10 @@ def cut_position(coord: tuple[int, ...], d: int, n: int) -> int:
 
 
 def cut_dor_routes(topo: Topology, order: tuple[int, ...]) -> Routes:
+    """Dimension-order routes on a torus or ring with one cut switch per ring: along each
+    dimension a route goes the way round that does not pass through the ring's cut switch
+    (`cut_line`). No turn from a later dimension back to an earlier one, and no ring's
+    channels close a cycle (the cut removes the one turn that would): deadlock-free."""
     assert topo.dims is not None
     dims = topo.dims
     by_coord = {c: s for s, c in topo.coords.items()}

@@ -33,7 +33,7 @@ from vlanroute.errors import UserError
 from vlanroute.hostside import table
 from vlanroute.model.bridge import PortConfig, PortRef, SwitchConfig
 from vlanroute.model.platforms import Platform
-from vlanroute.verify.simulate import BridgePort, Fabric, Network, PathResult
+from vlanroute.verify.simulate import BridgeNetwork, BridgePort, MemoisedSimulator, PathResult
 
 MESSAGES_PER_KIND = 25                   # stored per kind; the rest are counted
 
@@ -221,10 +221,10 @@ def _check_stp(cfg: SwitchConfig, where: str, port: PortConfig, out: _Violations
 
 def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families: dict[str, Family],
                    cables: list[Cable], macs: dict[str, str],
-                   subinterfaces: Mapping[str, frozenset[int]]) -> Network:
+                   subinterfaces: Mapping[str, frozenset[int]]) -> BridgeNetwork:
     """The simulated network; bridge ports carry the names the switches print (a LAG as
     its family spells it), so that every message reads like the switch."""
-    net = Network()
+    net = BridgeNetwork()
 
     def label(sw: str, port: str) -> str:
         return families[sw].port_label(configs[sw].logical_port(port))
@@ -261,7 +261,7 @@ def _build_network(doc: PlanDocument, configs: dict[str, SwitchConfig], families
     return net
 
 
-def _check_loops(net: Network, configs: dict[str, SwitchConfig], doc: PlanDocument,
+def _check_loops(net: BridgeNetwork, configs: dict[str, SwitchConfig], doc: PlanDocument,
                  out: _Violations) -> int:
     """Every VLAN created anywhere: the links whose both ends forward it form a forest.
 
@@ -387,7 +387,7 @@ class _PlanPaths:
         return result
 
 
-def _last_hop_problem(fabric: Fabric, arrival: tuple[str, str, int | None], dst: str,
+def _last_hop_problem(fabric: MemoisedSimulator, arrival: tuple[str, str, int | None], dst: str,
                       want_tag: int | None) -> str:
     """The unicast's last bridge: delivered to `dst` alone, with the tag its host attachment
     makes (`want_tag`, None: untagged), and received by the host (on the sub-interface of
@@ -429,7 +429,7 @@ class Loaded:
     configs: dict[str, SwitchConfig]
     cables: list[Cable]
     macs: dict[str, str]
-    net: Network
+    net: BridgeNetwork
     sends: dict[str, list[int | None]]   # host -> VIDs of its learning broadcasts, in order
     notes: list[str]
 
@@ -491,7 +491,7 @@ def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None =
                                    f"{', '.join(f'{s} {p}' for s, p in sorted(peers))}")
     n_vlans = _check_loops(net, configs, doc, out)
 
-    fabric = Fabric(net)
+    fabric = MemoisedSimulator(net)
     hosts = doc.hosts
     results = fabric.learn(sends)
     # Copies are followed until a bridge sees the frame a second time, which is reported

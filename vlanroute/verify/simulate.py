@@ -12,13 +12,13 @@ Bridge semantics (802.1Q-2018 clauses 8.6 and 8.8, independent VLAN learning):
 - a LAG is one bridge port; a port that is shut down or blocked by STP neither receives
   nor sends. Spanning tree is not run: a port is forwarding unless the network says so.
 
-`Network.send` follows every copy of one frame (the reference semantics, used by the unit
-tests). `Fabric` answers the same questions for whole clusters fast, by memoising what is
-a pure function of where a frame enters a bridge: a broadcast's propagation per
-(bridge, ingress port, tag); learned entries per "attachment signature" (hosts that
-entered the network alike are learned alike), and not at all for a VLAN whose active
-topology is a clean forest (a learned port is then the next hop towards the source);
-and a unicast's path per (bridge, VLAN, destination signature). It is checked against
+`BridgeNetwork.send` follows every copy of one frame (the reference semantics, used by
+the unit tests). `MemoisedSimulator` answers the same questions for whole clusters fast,
+by memoising what is a pure function of where a frame enters a bridge: a broadcast's
+propagation per (bridge, ingress port, tag); learned entries per "attachment signature"
+(hosts that entered the network alike are learned alike), and not at all for a VLAN whose
+active topology is a clean forest (a learned port is then the next hop towards the
+source); and a unicast's path per (bridge, VLAN, destination signature). It is checked against
 `send` in tests/test_simulate.py (random networks) and tests/test_verify_mutations.py
 (rendered clusters).
 """
@@ -138,8 +138,9 @@ class Trace:
         return [d for d in self.deliveries if d.host == host]
 
 
-class Network:
-    """Bridges, hosts and cables; learning tables per (bridge, VLAN)."""
+class BridgeNetwork:
+    """Bridges, hosts and cables; learning tables per (bridge, VLAN). `send` follows every
+    copy of one frame: the reference semantics that `MemoisedSimulator` must agree with."""
 
     def __init__(self) -> None:
         self.bridges: dict[str, Bridge] = {}
@@ -226,7 +227,7 @@ class Network:
 
 
 # ---------------------------------------------------------------------------------------
-# Fast whole-cluster questions, same semantics as Network.send.
+# Fast whole-cluster questions, same semantics as BridgeNetwork.send.
 
 @dataclass(slots=True)
 class FloodNode:
@@ -338,8 +339,8 @@ class _Forest:
 _BIG = 1 << 62
 
 
-class Fabric:
-    """Learning broadcasts and all-pairs unicast checks for a whole network, memoised.
+class MemoisedSimulator:
+    """Learning broadcasts and all-pairs unicast checks for a whole `BridgeNetwork`, memoised.
 
     Learning state is kept per *attachment signature*: hosts that entered the network the
     same way (same bridge, same broadcasts, same first copies) are learned on the same
@@ -348,7 +349,7 @@ class Fabric:
     entries are next-hop queries on the forest (`_Forest`).
     """
 
-    def __init__(self, net: Network) -> None:
+    def __init__(self, net: BridgeNetwork) -> None:
         self.net = net
         self._nodes: dict[tuple[str, str, int | None], FloodNode] = {}
         self._remote_floods: dict[tuple, FloodResult] = {}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from vlanroute.drivers.generalmode import Dialect, Membership, parse_with
+from vlanroute.drivers.dialect_parser import Dialect, Membership, parse_with
 from vlanroute.model.bridge import SwitchConfig
 from vlanroute.model.platforms import Platform
 

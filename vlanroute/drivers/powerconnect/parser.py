@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.model.bridge import SwitchConfig
-from vlanroute.drivers.generalmode import Dialect, parse_with
+from vlanroute.drivers.dialect_parser import Dialect, parse_with
 from vlanroute.drivers.powerconnect.cli import (BLOCK_OPEN, HARMLESS_IF, IF_BLOCK_OPEN, lag_label_62xx,
                                                 lag_label_os6)
 from vlanroute.drivers.powerconnect.defaults import OS6_DEFAULTS, PC62XX_DEFAULTS
@@ -32,10 +32,6 @@ _OS6_LONG = {"tengigabitethernet": "Te", "gigabitethernet": "Gi", "fortygigabite
 def _os6_port(text: str) -> str | None:
     m = re.fullmatch(r"(Te|Gi|Fo|Tw|te|gi|fo|tw)(\d+/\d+/\d+)", text)
     return f"{m.group(1).capitalize()}{m.group(2)}" if m else None
-
-
-def _os6_long_port(text: str) -> str | None:
-    return text if re.fullmatch(r"\d+/\d+/\d+", text) else None
 
 
 PC62XX = Dialect(

@@ -1,4 +1,4 @@
-"""One engine for the line-oriented switch CLIs whose ports have a "general"/"hybrid"-like
+"""The one parser of line-oriented switch CLI configs whose ports have a "general"/"hybrid"-like
 mode (PowerConnect 62xx, OS6, APRESIA AEOS): a per-family `Dialect` says how VLANs are
 created, how ports are named, how membership is written and which few commands differ.
 
@@ -148,7 +148,7 @@ class _Block:
 
 
 @dataclass
-class _State:
+class _ParseState:
     cfg: SwitchConfig
     platform: Platform
     dialect: Dialect
@@ -169,7 +169,7 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
     cfg = SwitchConfig.with_defaults(name=switch, family=dialect.family, platform=platform.name,
                                      ports=platform.ports, aging_time=platform.aging_default,
                                      source=source, flow_control=dialect.defaults.flow_control)
-    st = _State(cfg=cfg, platform=platform, dialect=dialect, strict=strict)
+    state = _ParseState(cfg=cfg, platform=platform, dialect=dialect, strict=strict)
     context = "global"                 # global | vlandb | vlan | if | opaque
     targets: list[tuple[PortRef, PortConfig]] = []
     if_header = ""                     # the interface line of the block being read
@@ -201,7 +201,7 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
             assert block is not None
             if line == "exit":
                 block.depth -= 1
-                st.keep(lineno, raw, block.path)
+                state.keep(lineno, raw, block.path)
                 if block.depth == 0:
                     context, block = "global", None
                 continue
@@ -212,12 +212,12 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
                     and block.depth == 1:
                 raise err("unsupported command in a management block",
                           fix="remove it, or teach the parser in vlanroute/drivers/")
-            st.keep(lineno, raw, block.path, block.port, effect, vlans)
+            state.keep(lineno, raw, block.path, block.port, effect, vlans)
             continue
         if nested is not None:
             if line == "exit":
                 nested.depth -= 1
-                st.keep(lineno, raw, nested.path, nested.port)
+                state.keep(lineno, raw, nested.path, nested.port)
                 if nested.depth == 0:
                     nested = None
                 continue
@@ -225,7 +225,7 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
                 raise err(f"unsupported {dialect.title} interface command")
             if if_block_open.fullmatch(line):
                 nested.depth += 1
-            st.keep(lineno, raw, nested.path, nested.port, nested.effect)
+            state.keep(lineno, raw, nested.path, nested.port, nested.effect)
             continue
 
         if line in ("end", "exit"):
@@ -234,21 +234,21 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
             context, targets = "global", []
             continue
         if context == "vlandb":
-            _vlan_line(st, line, err, database=True, lineno=lineno, raw=raw)
+            _vlan_line(state, line, err, database=True, lineno=lineno, raw=raw)
             continue
         if context == "vlan":
             if not re.fullmatch(r"name .*", line) and strict:
                 raise err("unsupported command in VLAN mode")
-            st.keep(lineno, raw, vlan_block)
+            state.keep(lineno, raw, vlan_block)
             continue
         if line.startswith("interface "):
-            opened = _open_interface(st, line, err)
+            opened = _open_interface(state, line, err)
             if isinstance(opened, _Block):
                 if strict and not _IGNORED_BLOCK.match(line):
                     raise err("unsupported interface", fix="see the family's template for the "
                                                            "interface forms")
                 block, context = opened, "opaque"
-                st.keep(lineno, raw, None, None, "none")
+                state.keep(lineno, raw, None, None, "none")
                 continue
             targets, if_header = opened, line
             if_port = targets[0][0] if len(targets) == 1 else None
@@ -260,10 +260,10 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
                     raise err(f"unsupported {dialect.title} interface command")
                 path = f"{if_header} > {line}"
                 nested = _Block(path, if_port, None, "none")
-                st.keep(lineno, raw, if_header, if_port)
+                state.keep(lineno, raw, if_header, if_port)
                 continue
             for ref, port in targets:
-                handled = _interface_line(st, port, line, err)
+                handled = _interface_line(state, port, line, err)
                 if handled:
                     continue
                 if strict and not _IGNORED_IF.match(line):
@@ -272,14 +272,14 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
                                   "and the family's template")
                 effect: Effect = "none" if harmless_if.match(line) or _IGNORED_IF.match(line) \
                     else "forwarding"
-                st.keep(lineno, raw, if_header, ref, effect, _vlans_named(line, dialect))
+                state.keep(lineno, raw, if_header, ref, effect, _vlans_named(line, dialect))
             continue
 
         # Global mode.
         if line == "vlan database" and dialect.vlan_database:
             context = "vlandb"
         elif not dialect.vlan_database and re.fullmatch(r"(no )?vlan [0-9][0-9,-]*", line):
-            _vlan_line(st, line, err, database=False, lineno=lineno, raw=raw)
+            _vlan_line(state, line, err, database=False, lineno=lineno, raw=raw)
             if not line.startswith("no "):
                 context, vlan_block = "vlan", line
         elif line == "no spanning-tree":
@@ -297,22 +297,22 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
         elif line in ("flowcontrol", "no flowcontrol") and dialect.port_flow is None:
             cfg.flow_control = line == "flowcontrol"
         elif dialect.global_lag_hash and (m := re.fullmatch(dialect.global_lag_hash, line)):
-            st.global_hash = m.group(1)
+            state.global_hash = m.group(1)
         elif block_open.fullmatch(line) or _IGNORED_BLOCK.match(line):
             if strict and not _IGNORED_BLOCK.match(line):
                 raise err(f"unsupported {dialect.title} command",
                           fix="check the line; the supported subset is in docs/outdir-layout.md "
                               "and the family's template")
             block, context = _Block(line, None, None, "none"), "opaque"
-            st.keep(lineno, raw)
+            state.keep(lineno, raw)
         elif _IGNORED_GLOBAL.match(line) or not strict:
             vlans = _vlans_named(line, dialect)
-            st.keep(lineno, raw, effect="forwarding" if vlans else "none", vlans=vlans)
+            state.keep(lineno, raw, effect="forwarding" if vlans else "none", vlans=vlans)
         else:
             raise err(f"unsupported {dialect.title} command",
                       fix="check the line; the supported subset is in docs/outdir-layout.md "
                           "and the family's template")
-    _finish(st)
+    _finish(state)
     return cfg
 
 
@@ -337,35 +337,35 @@ def _ids(text: str, err) -> set[int]:  # type: ignore[no-untyped-def]
                             "without spaces") from None
 
 
-def _vlan_line(st: _State, line: str, err, *, database: bool, lineno: int, raw: str) -> None:  # type: ignore[no-untyped-def]
+def _vlan_line(state: _ParseState, line: str, err, *, database: bool, lineno: int, raw: str) -> None:  # type: ignore[no-untyped-def]
     if m := re.fullmatch(r"(no )?vlan (\S+)", line):
         ids = _ids(m.group(2), err)
         bad = sorted(v for v in ids if v != DEFAULT_VLAN
-                     and not st.platform.vid_min <= v <= st.platform.vid_max)
+                     and not state.platform.vid_min <= v <= state.platform.vid_max)
         if bad:
             raise err(f"VLAN {bad[0]} outside the configurable range "
-                      f"{st.platform.vid_min}-{st.platform.vid_max} of {st.platform.name}")
+                      f"{state.platform.vid_min}-{state.platform.vid_max} of {state.platform.name}")
         if m.group(1):
             if DEFAULT_VLAN in ids:
                 raise err("VLAN 1 is the default VLAN and cannot be deleted")
-            st.cfg.vlans -= ids
+            state.cfg.vlans -= ids
         else:
-            st.cfg.vlans |= ids
+            state.cfg.vlans |= ids
     elif database and re.fullmatch(r"vlan (name|association|makestatic) .*", line):
-        st.keep(lineno, raw, "vlan database")   # names and IP/MAC associations: no L2 effect
-    elif database and not st.strict:
-        vlans = _vlans_named(line, st.dialect)    # `vlan routing 103 1`: routing in VLAN 103
-        st.keep(lineno, raw, "vlan database", effect="forwarding" if vlans else "none", vlans=vlans)
+        state.keep(lineno, raw, "vlan database")   # names and IP/MAC associations: no L2 effect
+    elif database and not state.strict:
+        vlans = _vlans_named(line, state.dialect)    # `vlan routing 103 1`: routing in VLAN 103
+        state.keep(lineno, raw, "vlan database", effect="forwarding" if vlans else "none", vlans=vlans)
     else:
         raise err("unsupported command in `vlan database`")
 
 
-def _expand_ports(st: _State, text: str, err) -> list[str] | None:  # type: ignore[no-untyped-def]
+def _expand_ports(state: _ParseState, text: str, err) -> list[str] | None:  # type: ignore[no-untyped-def]
     """The platform's names of the ports written; None (running configs only) if a port
     the platform does not have is named, so the block is kept as context."""
-    d = st.dialect
+    d = state.dialect
     if text == "all":
-        return list(st.platform.ports)
+        return list(state.platform.ports)
     out: list[str] = []
     for part in text.split(","):
         first, sep, last = part.partition("-")
@@ -382,43 +382,43 @@ def _expand_ports(st: _State, text: str, err) -> list[str] | None:  # type: igno
                 raise err(f"bad port range {part!r}")
             names = [f"{m1.group(1)}{i}" for i in range(int(m1.group(2)), int(m2.group(2)) + 1)]
         for name in names:
-            if not st.platform.has_port(name):
-                if not st.strict:
+            if not state.platform.has_port(name):
+                if not state.strict:
                     return None
-                raise err(f"port {name} does not exist on {st.platform.name}")
+                raise err(f"port {name} does not exist on {state.platform.name}")
         out.extend(names)
     return out
 
 
-def _lag(st: _State, lag_id: int, err) -> PortConfig:  # type: ignore[no-untyped-def]
-    if not 1 <= lag_id <= st.platform.max_lags:
-        raise err(f"port-channel {lag_id} outside 1-{st.platform.max_lags} of {st.platform.name}")
-    return st.cfg.add_lag(lag_id, st.dialect.lag_label(lag_id))
+def _lag(state: _ParseState, lag_id: int, err) -> PortConfig:  # type: ignore[no-untyped-def]
+    if not 1 <= lag_id <= state.platform.max_lags:
+        raise err(f"port-channel {lag_id} outside 1-{state.platform.max_lags} of {state.platform.name}")
+    return state.cfg.add_lag(lag_id, state.dialect.lag_label(lag_id))
 
 
-def _open_interface(st: _State, line: str, err) -> list[tuple[PortRef, PortConfig]] | _Block:  # type: ignore[no-untyped-def]
+def _open_interface(state: _ParseState, line: str, err) -> list[tuple[PortRef, PortConfig]] | _Block:  # type: ignore[no-untyped-def]
     """The ports and LAGs an `interface` line enters, or the opaque block it opens (a VLAN
     interface, out-of-band, a port the platform does not have, an unknown form)."""
     if m := _INTERFACE_VLAN.fullmatch(line):
         return _Block(line, None, int(m.group(1)), "none")
-    for pattern in st.dialect.lag_if:
+    for pattern in state.dialect.lag_if:
         if m := re.fullmatch(pattern, line):
-            return [(LagPort(i), _lag(st, i, err)) for i in sorted(_ids(m.group(1), err))]
-    for pattern in st.dialect.phys_if:
+            return [(LagPort(i), _lag(state, i, err)) for i in sorted(_ids(m.group(1), err))]
+    for pattern in state.dialect.phys_if:
         if m := re.fullmatch(pattern, line):
-            names = _expand_ports(st, m.group(1), err)
+            names = _expand_ports(state, m.group(1), err)
             if names is None:
                 return _Block(line, None, None, "forwarding")
-            st.cfg.touched.update(names)
-            return [(p, st.cfg.ports[p]) for p in names]
-    if st.strict and not _IGNORED_BLOCK.match(line):
+            state.cfg.touched.update(names)
+            return [(p, state.cfg.ports[p]) for p in names]
+    if state.strict and not _IGNORED_BLOCK.match(line):
         raise err("unsupported interface", fix="see the family's template for the interface forms")
     return _Block(line, None, None, "none")
 
 
-def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # type: ignore[no-untyped-def]
+def _interface_line(state: _ParseState, port: PortConfig, line: str, err) -> bool:  # type: ignore[no-untyped-def]
     """Apply one modelled interface line to `port`; False if vlanroute does not model it."""
-    d = st.dialect
+    d = state.dialect
     w = d.mode_word
     mb = d.membership
     is_lag = port.is_lag
@@ -430,7 +430,7 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # ty
 
     if m := re.fullmatch(r"switchport mode (\S+)", line):
         if m.group(1) not in (w, "access"):
-            if not st.strict:
+            if not state.strict:
                 return False                   # a trunk to the site: kept, classified
             raise err(f"switchport mode {m.group(1)} is not modelled by vlanroute verify",
                       fix=f"use `switchport mode {w}` as the templates do")
@@ -438,9 +438,9 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # ty
     elif line == "no switchport mode":
         port.mode = "access"
     elif m := re.fullmatch(r"switchport access vlan (\d+)", line):
-        st.access_vlan[port.name] = int(m.group(1))
+        state.access_vlan[port.name] = int(m.group(1))
     elif line == "no switchport access vlan":
-        st.access_vlan.pop(port.name, None)
+        state.access_vlan.pop(port.name, None)
     elif m := re.fullmatch(mb.pvid, line):
         need_mode()
         port.pvid = int(m.group(1))
@@ -485,9 +485,9 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # ty
     elif m := re.fullmatch(r"channel-group (\d+) mode (on|auto|active|passive)", line):
         if is_lag:
             raise err("channel-group is a command for a physical port, not a port-channel")
-        _lag(st, int(m.group(1)), err)
+        _lag(state, int(m.group(1)), err)
         port.lag = int(m.group(1))
-        st.cfg.origin[(port.name, "lag")] = line
+        state.cfg.origin[(port.name, "lag")] = line
     elif line == "no channel-group":
         port.lag = None
     elif m := re.fullmatch(r"hashing-mode (\d)", line):
@@ -507,9 +507,9 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # ty
     elif line == "no shutdown":
         port.enabled = True
     elif d.eee and line in ("green-mode eee", "no green-mode eee"):
-        st.eee[port.name] = not line.startswith("no ")
+        state.eee[port.name] = not line.startswith("no ")
     elif d.port_flow is not None and line in d.port_flow:
-        st.flow[port.name] = line == d.port_flow[0]
+        state.flow[port.name] = line == d.port_flow[0]
     elif d.port_flow is None and line in ("flowcontrol", "no flowcontrol"):
         return False                           # per-port pause: no forwarding effect (context)
     else:
@@ -517,10 +517,10 @@ def _interface_line(st: _State, port: PortConfig, line: str, err) -> bool:  # ty
     return True
 
 
-def _finish(st: _State) -> None:
+def _finish(state: _ParseState) -> None:
     """Access-mode membership, LAG member lists in port order, switch-wide settings."""
-    cfg = st.cfg
-    if st.dialect.trunk_all_vlans:
+    cfg = state.cfg
+    if state.dialect.trunk_all_vlans:
         # A trunk with a list of its own (`switchport trunk allowed vlan 10,20`) carries that
         # list, not every VLAN: the mode line then names no VLAN.
         listed = {c.block for c in cfg.context
@@ -529,17 +529,17 @@ def _finish(st: _State) -> None:
                        for c in cfg.context]
     for port in list(cfg.ports.values()) + list(cfg.lags.values()):
         if port.mode == "access":
-            vid = st.access_vlan.get(port.name, DEFAULT_VLAN)
+            vid = state.access_vlan.get(port.name, DEFAULT_VLAN)
             port.pvid, port.untagged, port.tagged = vid, {vid}, set()
     for name, port in cfg.ports.items():
         if port.lag is not None:
             cfg.lags[port.lag].members.append(name)
     for lag in cfg.lags.values():
-        lag.members.sort(key=st.platform.port_index)
-        if lag.hash_mode is None and st.global_hash is not None:
-            lag.hash_mode = st.global_hash
+        lag.members.sort(key=state.platform.port_index)
+        if lag.hash_mode is None and state.global_hash is not None:
+            lag.hash_mode = state.global_hash
     # Per-port settings summarised per switch: a value only if every port that sets it agrees.
-    for values, attr in ((st.flow, "flow_control"), (st.eee, "eee")):
+    for values, attr in ((state.flow, "flow_control"), (state.eee, "eee")):
         seen = set(values.values())
         if len(seen) == 1:
             setattr(cfg, attr, seen.pop())

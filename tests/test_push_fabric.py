@@ -1,0 +1,260 @@
+"""Push as an operation on the whole fabric (issue 13 parts 4-6), on fake switches on loopback:
+all-or-nothing start, fail-fast, Ctrl-C, the journal, `save` and `rollback`.
+
+"Nothing changed" is checked on the switches themselves: the running config text each fake
+switch prints, before and after, and the commands it accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from vlanroute.lab import Faults
+from vlanroute.lab.state import PortState
+
+from push_support import PASSWORD, REPO, USER, Cluster, build_cluster, run, set_ssh_env
+
+pytestmark = pytest.mark.timeout(300)
+LAB = ["core1", "core2", "leaf1", "leaf2", "leaf3"]
+
+
+def running(cluster: Cluster) -> dict[str, str]:
+    return {name: sw.running_config() for name, sw in cluster.farm.switches.items()}
+
+
+def table(out: str) -> dict[str, str]:
+    """switch -> result column of the last table printed."""
+    found = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.split("│")]
+        if len(cells) > 3 and cells[1] and not cells[1].startswith("switch"):
+            found[cells[1]] = cells[2]
+    return found
+
+
+def journal(cluster: Cluster) -> list[dict]:
+    files = sorted((cluster.state / "pushes").glob("*.jsonl"))
+    assert files, "no push journal"
+    return [json.loads(line) for line in files[-1].read_text().splitlines()]
+
+
+def seed_old_config(sw) -> None:  # type: ignore[no-untyped-def]
+    """A non-default starting point, so "restored" means "back to this", not "factory"."""
+    st = sw.state
+    st.vlans.add(200)
+    st.ports["1/g20"] = PortState(mode="general", pvid=200, untagged={1, 200})
+    st.ports["1/g48"] = PortState(mode="general", untagged={1}, tagged={200})
+
+
+def closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_one_unreachable_switch_among_eight_changes_nothing_anywhere(farm, tmp_path, monkeypatch,
+                                                                     capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml")
+    assert len(farm.switches) == 8
+    # A target map sends sw5 to a loopback port nobody listens on; the others to their fakes.
+    targets = {name: {"host": sw.host, "port": sw.port} for name, sw in farm.switches.items()}
+    targets["sw5"] = {"host": "127.0.0.1", "port": closed_port()}
+    tmap = tmp_path / "targets.json"
+    tmap.write_text(json.dumps({"format": "vlanroute-targets/1", "plan": cluster.plan["name"],
+                                "switches": targets}))
+    before = running(cluster)
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--targets", str(tmap), "--yes", "--workers", "4")
+    assert rc == 1, out + err
+    res = table(out)
+    assert res["sw5"] == "not-started"
+    assert all(res[n] == "dry-run" for n in before if n != "sw5")
+    assert "nothing was changed" in out
+    assert running(cluster) == before
+    for sw in farm.switches.values():
+        assert sw.config_commands == 0 and sw.saved == []
+    assert not list((cluster.state / "pushes").glob("*.jsonl"))
+
+
+def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched_switch(
+        farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    # leaf1 (third in order) refuses the last phase: core1 and core2 end applied and saved.
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml",
+                            {"leaf1": Faults(reject=r"^spanning-tree disable$")})
+    for name in ("core1", "leaf1"):
+        seed_old_config(cluster.switch(name))
+    before = running(cluster)
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes", "--workers", "1")
+    assert rc == 3, out + err                                   # ExitCode.PARTIAL
+    res = table(out)
+    assert res == {"core1": "applied", "core2": "applied", "leaf1": "rolled-back",
+                   "leaf2": "skipped", "leaf3": "skipped"}
+    assert "fabric: new config, saved: core1, core2" in out
+    assert "fabric: old config, rolled back to the backup: leaf1" in out
+    for name in ("leaf2", "leaf3"):                             # never started
+        assert cluster.switch(name).config_commands == 0
+        assert cluster.switch(name).running_config() == before[name]
+    events = [(r.get("switch"), r["event"]) for r in journal(cluster)]
+    assert events[0] == (None, "push") and events[-1] == (None, "end")
+    assert ("core1", "applying") in events and ("core1", "saved") in events
+    assert ("leaf1", "rolled-back") in events and ("leaf2", "skipped") in events
+    assert ("leaf2", "applying") not in events
+
+    # Dry run first: shows, changes nothing.
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--dry-run")
+    assert rc == 0, out + err
+    assert table(out) == {"leaf1": "would-restore", "core2": "would-restore",
+                          "core1": "would-restore"}
+    assert cluster.switch("core1").running_config() != before["core1"]
+
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes")
+    assert rc == 0, out + err
+    assert table(out) == {"leaf1": "restored", "core2": "restored", "core1": "restored"}
+    assert running(cluster) == before                           # exactly, every switch
+    # Saved switches are saved again, so a reboot keeps the old config; leaf1 never was.
+    for name in ("core1", "core2"):
+        assert cluster.switch(name).saved[-1] == before[name]
+    assert cluster.switch("leaf1").saved == []
+    # Reverse order of the push: the last started switch first.
+    restoring = [r["switch"] for r in journal(cluster) if r["event"] == "restoring"]
+    assert restoring == ["leaf1", "core2", "core1"]
+
+
+def test_no_save_then_save_then_rollback_with_json(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    state = tmp_path / "my-state"
+    before = running(cluster)
+    common = ["--known-hosts", str(cluster.known_hosts), "--state-dir", str(state)]
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--no-save")
+    assert rc == 0, out + err
+    assert set(table(out).values()) == {"applied-unsaved"}
+    assert all(sw.saved == [] and sw.config_commands > 0 for sw in farm.switches.values())
+    assert (state / "backups").is_dir() and list((state / "pushes").glob("*.jsonl"))
+    assert not (cluster.state).exists()                       # --state-dir, not the default
+
+    rc, out, err = run(capsys, "save", str(cluster.outdir), *common, "--json")
+    assert rc == 0, out + err
+    doc = json.loads(out)
+    assert list(doc)[0] == "schema" and doc["schema"] == "vlanroute-save/1"
+    assert sorted(s["switch"] for s in doc["switches"]) == LAB
+    assert all(s["result"] == "saved" for s in doc["switches"])
+    assert all(sw.saved == [sw.running_config()] for sw in farm.switches.values())
+    rc, out, err = run(capsys, "save", str(cluster.outdir), *common)
+    assert rc == 0 and "nothing to save" in out
+
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), *common, "--yes", "--json")
+    assert rc == 0, out + err
+    doc = json.loads(out)
+    assert doc["schema"] == "vlanroute-rollback/1" and doc["exit_code"] == 0
+    push_file = sorted((state / "pushes").glob("*.jsonl"))[-1]
+    started = [r["switch"] for r in map(json.loads, push_file.read_text().splitlines())
+               if r["event"] == "applying"]
+    assert sorted(started) == LAB
+    assert [s["switch"] for s in doc["switches"]] == list(reversed(started))
+    assert running(cluster) == before
+    assert all(sw.saved[-1] == before[name] for name, sw in farm.switches.items())
+
+
+def test_save_refuses_a_switch_changed_since_the_push(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    common = ["--known-hosts", str(cluster.known_hosts)]
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--no-save",
+                       "--switch", "leaf1", "--switch", "leaf2")
+    assert rc == 0, out + err
+    cluster.switch("leaf2").state.ports["1/g20"] = PortState(mode="general", pvid=1, untagged={1})
+    cluster.switch("leaf2").state.vlans.add(300)
+    rc, out, err = run(capsys, "save", str(cluster.outdir), *common)
+    assert rc == 3, out + err                                  # PARTIAL: leaf1 saved, leaf2 not
+    assert table(out) == {"leaf1": "saved", "leaf2": "not-saved"}
+    assert "changed since the push" in out
+    assert cluster.switch("leaf2").saved == []
+
+
+def test_resume_continues_with_the_switches_the_last_push_did_not_finish(farm, tmp_path,
+                                                                         monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    faults = Faults(reject=r"^spanning-tree disable$")
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", {"core2": faults})
+    common = ["--known-hosts", str(cluster.known_hosts), "--workers", "1"]
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes")
+    assert rc == 3 and table(out)["core2"] == "rolled-back"
+    faults.reject = None                                       # the cause is fixed
+    logins = cluster.switch("core1").logins
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--resume")
+    assert rc == 0, out + err
+    assert "4 switch(es) left: core2, leaf1, leaf2, leaf3" in err
+    assert set(table(out)) == {"core2", "leaf1", "leaf2", "leaf3"}
+    # finished: only the read-only cabling check (the whole fabric's cables) logs in again
+    assert cluster.switch("core1").logins == logins + 1
+    assert all(sw.saved for sw in farm.switches.values())
+    # One journal for both runs: rollback would cover every switch of the push.
+    assert len(list((cluster.state / "pushes").glob("*.jsonl"))) == 1
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--resume")
+    assert rc == 0 and "nothing to do" in err
+
+
+def test_rollback_without_a_journal_says_which_state_dir(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--yes")
+    assert rc == 2 and "no push journal" in err and "--state-dir" in err
+    assert all(sw.logins == 0 for sw in farm.switches.values())
+
+
+@pytest.mark.slow
+def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp_path):
+    """A real SIGINT to a `vlanroute push` process while its first switch is being changed."""
+    slow = Faults(delay_s=0.02)               # sw1 takes seconds: the signal lands mid-switch
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", {"sw1": slow})
+    before = running(cluster)
+    env = dict(os.environ, VLANROUTE_SSH_USER=USER, VLANROUTE_SSH_PASSWORD=PASSWORD,
+               VLANROUTE_LOOPBACK_ONLY="1", COLUMNS="400", PYTHONPATH=str(REPO))
+    env.pop("VLANROUTE_SSH_KEY", None)
+    # Files, not pipes: the diffs fill a pipe's buffer long before anyone reads it.
+    out_file, err_file = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
+    proc = subprocess.Popen([sys.executable, "-m", "vlanroute.cli", "push", str(cluster.outdir),
+                             "--known-hosts", str(cluster.known_hosts), "--yes", "--workers", "1"],
+                            env=env, cwd=REPO, stdout=out_file, stderr=err_file, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        pushes = cluster.state / "pushes"
+        while not (pushes.is_dir() and any('"applying"' in p.read_text() for p in pushes.glob("*.jsonl"))):
+            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
+            time.sleep(0.05)
+        assert cluster.switch("sw1").config_commands < 50          # still in the middle of sw1
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out, err = (tmp_path / "out.txt").read_text(), (tmp_path / "err.txt").read_text()
+    assert proc.returncode == 130, out + err                       # ExitCode.INTERRUPTED
+    assert "interrupted" in err
+    res = table(out)
+    assert res["sw1"] == "applied"                                  # in flight: finished
+    assert all(res[f"sw{i}"] == "skipped" for i in range(2, 9)), res
+    for i in range(2, 9):
+        sw = cluster.switch(f"sw{i}")
+        assert sw.config_commands == 0 and sw.running_config() == before[f"sw{i}"]
+    assert "not started: interrupted" in out
+    records = journal(cluster)
+    assert [r["switch"] for r in records if r["event"] == "applying"] == ["sw1"]
+    assert records[-1] == {**records[-1], "event": "end", "interrupted": True}

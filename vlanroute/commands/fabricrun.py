@@ -1,0 +1,62 @@
+"""What `vlanroute save` and `vlanroute rollback` share: the last push journal, the
+switches to talk to, the results table and the JSON object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from vlanroute.bundle.reader import read_plan
+from vlanroute.commands.sshopts import target_map
+from vlanroute.device.fabric import FabricResult
+from vlanroute.device.journal import Journal, JournalView, require_last_journal
+from vlanroute.device.statedir import FabricState
+from vlanroute.device.targets import Target, check_loopback, select_targets
+
+
+@dataclass
+class FabricRun:
+    journal: Journal
+    view: JournalView
+    targets: dict[str, Target]
+
+
+def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
+                command: str) -> FabricRun:
+    """The last push journal of OUTDIR's fabric and every switch of its plan, checked
+    against the loopback guard before anything connects."""
+    doc = read_plan(outdir)
+    state = FabricState.choose(state_dir, doc.name, outdir)
+    journal, view = require_last_journal(state, outdir, doc.name, command)
+    selection = select_targets(outdir, doc, (), action="push", target_map=target_map(targets_file))
+    check_loopback(selection.targets)
+    return FabricRun(journal, view, {t.name: t for t in selection.targets})
+
+
+def results_table(title: str, results: list[FabricResult], good: tuple[str, ...]) -> Table:
+    table = Table(title=title)
+    for col in ("switch", "result", "commands sent", "backup", "message"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        style = "green" if r.result in good else "bold red"
+        table.add_row(r.switch, f"[{style}]{r.result}[/]", str(r.commands_sent),
+                      r.backup.name if r.backup else "-", r.message)
+    return table
+
+
+def emit_json(command: str, run: FabricRun, results: list[FabricResult], code: int,
+              **extra: object) -> None:
+    """One JSON object on stdout, `schema` first (docs/push.md, "JSON output")."""
+    click.echo(json.dumps({"schema": f"vlanroute-{command}/1", "journal": str(run.journal.path),
+                           **extra, "exit_code": int(code),
+                           "switches": [r.to_json() for r in results]}, indent=1))
+
+
+def human_console(as_json: bool) -> Console:
+    """Human text: stdout normally, stderr under --json (stdout holds only the object)."""
+    return Console(stderr=as_json)

@@ -1,0 +1,192 @@
+"""The second step of a two-step push (`vlanroute save`) and the fabric rollback
+(`vlanroute rollback`), both driven by the last push journal (vlanroute.device.journal).
+
+save: each switch the journal shows as applied and not saved is logged in to; its running
+config must still be the one the push verified (same canonical text, sha256 in the
+journal), and only then is it saved.
+
+rollback: every switch the last push touched (an `applying` record: a command may have
+been sent) is put back to the backup taken before its first change, in the reverse order
+the push started them. On each switch the family's delta puts spanning tree back on before
+any VLAN membership changes (vlanroute.drivers.*.delta), the reverse of the push's loop-safe
+order; the result must equal the backup's parsed config. A switch whose startup config
+may hold the pushed config (saved, or SAVE-UNCERTAIN) is saved again after its rollback, so
+a reboot does not bring the pushed config back; a switch never saved is left unsaved (its
+startup config is still the old one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import difflib
+from pathlib import Path
+
+from vlanroute.device import journal as J
+from vlanroute.device.credentials import Credentials
+from vlanroute.device.journal import Journal, JournalView, SwitchHistory, sha256_lines, sha256_text
+from vlanroute.device.push import RestoreMismatch, _canonical, _parse, restore_running
+from vlanroute.device.session import ConnectFailed, HostKeyPolicy, SaveFailed, SessionError, SwitchSession
+from vlanroute.device.targets import Target
+from vlanroute.errors import UserError
+
+# Results of save and rollback, per switch.
+SAVED, NOT_SAVED, SAVE_UNCERTAIN = "saved", "not-saved", "SAVE-UNCERTAIN"
+RESTORED, WOULD_RESTORE, RESTORE_FAILED = "restored", "would-restore", "RESTORE-FAILED"
+
+
+@dataclass
+class FabricResult:
+    switch: str
+    result: str
+    commands_sent: int = 0
+    backup: Path | None = None
+    message: str = ""
+    diff: list[str] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"switch": self.switch, "result": self.result, "commands_sent": self.commands_sent,
+                "backup": str(self.backup) if self.backup else None, "message": self.message}
+
+
+Connect = Callable[..., SwitchSession]
+
+
+def _session(connect: Connect, target: Target, creds: Credentials,
+             policy: HostKeyPolicy) -> SwitchSession:
+    return connect(target.cli, target.host, target.port, creds, policy)
+
+
+def unsaved(view: JournalView) -> list[SwitchHistory]:
+    """Switches applied and verified but not saved: their last record is `applied`."""
+    return [h for h in view.switches.values() if h.state == J.APPLIED]
+
+
+def save_fabric(view: JournalView, journal: Journal, targets: dict[str, Target],
+                creds: Credentials, policy: HostKeyPolicy, strict: bool = False,
+                connect: Connect = SwitchSession,
+                done: Callable[[FabricResult], None] = lambda r: None) -> list[FabricResult]:
+    """Save every unsaved switch of the journal whose running config is still as pushed."""
+    results = []
+    for history in unsaved(view):
+        name = history.switch
+        res = FabricResult(name, NOT_SAVED, backup=history.backup)
+        target = targets.get(name)
+        if target is None:
+            res.message = "not in this OUTDIR's plan: not saved"
+            results.append(res)
+            done(res)
+            continue
+        try:
+            session = _session(connect, target, creds, policy)
+        except ConnectFailed as exc:
+            res.message = f"not saved: {exc}"
+            results.append(res)
+            done(res)
+            continue
+        try:
+            running = _parse(target, session.running_config(), f"{name} running-config", strict)
+            if sha256_lines(_canonical(target, running)) != history.last.get("running_sha256"):
+                res.message = ("not saved: the running config changed since the push verified "
+                               "it; push again, or roll back")
+            else:
+                session.save()
+                res.result, res.message = SAVED, "saved"
+                journal.append(J.SAVED, name, by="save")
+        except SaveFailed as exc:
+            if exc.startup_may_have_changed:
+                res.result = SAVE_UNCERTAIN
+                res.message = (f"the save did not confirm ({exc}): the startup config may have "
+                               "changed; check `show startup-config`")
+                journal.append(J.SAVE_UNCERTAIN, name, by="save", message=str(exc))
+            else:
+                res.message = f"not saved: {exc}"
+        except (SessionError, UserError) as exc:
+            res.message = f"not saved: {exc.render() if isinstance(exc, UserError) else exc}"
+        finally:
+            session.close()
+        results.append(res)
+        done(res)
+    return results
+
+
+def rollback_order(view: JournalView) -> list[SwitchHistory]:
+    """Touched switches, the last started first (the order of their first `applying`)."""
+    return sorted(view.touched, key=lambda h: h.started_at, reverse=True)
+
+
+def _read_backup(history: SwitchHistory) -> str:
+    path = history.backup
+    if path is None:
+        raise UserError(f"the journal names no backup for {history.switch}")
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UserError(f"cannot read the backup of {history.switch}: {exc.strerror}",
+                        file=str(path), fix="restore the file from your own copies") from None
+    if history.backup_sha256 and sha256_text(text) != history.backup_sha256:
+        raise UserError(f"the backup of {history.switch} changed since the push (sha256 differs "
+                        "from the journal's)", file=str(path),
+                        fix="restore the original backup file; it is never rewritten by vlanroute")
+    return text
+
+
+def rollback_fabric(view: JournalView, journal: Journal | None, targets: dict[str, Target],
+                    creds: Credentials, policy: HostKeyPolicy, dry_run: bool = False,
+                    strict: bool = False, connect: Connect = SwitchSession,
+                    done: Callable[[FabricResult], None] = lambda r: None) -> list[FabricResult]:
+    """Put every switch touched by the journal's push back to its backup (module docstring).
+    `journal` None or `dry_run`: change nothing, show what would be sent."""
+    results = []
+    for history in rollback_order(view):
+        name = history.switch
+        res = FabricResult(name, RESTORE_FAILED, backup=history.backup)
+        results.append(res)
+        target = targets.get(name)
+        if target is None:
+            res.message = f"not in this OUTDIR's plan: restore it by hand from {history.backup}"
+            done(res)
+            continue
+        try:
+            text = _read_backup(history)
+            want = _parse(target, text, str(history.backup), strict)
+        except UserError as exc:
+            res.message = exc.render()
+            done(res)
+            continue
+        try:
+            session = _session(connect, target, creds, policy)
+        except ConnectFailed as exc:
+            res.message = f"{exc}: restore it by hand from {history.backup}"
+            done(res)
+            continue
+        try:
+            if dry_run or journal is None:
+                current = _parse(target, session.running_config(), f"{name} running-config", strict)
+                undo = target.family.delta_commands(current, want)
+                res.result = WOULD_RESTORE
+                res.diff = list(difflib.unified_diff(
+                    _canonical(target, current), _canonical(target, want),
+                    f"{name} running-config", f"{name} backup", lineterm="", n=0))
+                res.message = (f"{len(undo)} commands would be sent"
+                               + ("; then saved (the push had saved it)" if history.ever_saved and undo else ""))
+            else:
+                journal.append(J.RESTORING, name, backup=str(history.backup))
+                res.commands_sent = restore_running(target, session, want, strict)
+                saved = history.ever_saved
+                if saved:
+                    session.save()
+                res.result = RESTORED
+                res.message = ("running config restored from the backup"
+                               + (" and saved" if saved else " (startup config untouched)"))
+                journal.append(J.RESTORED, name, saved=saved, commands_sent=res.commands_sent)
+        except (SessionError, UserError, RestoreMismatch) as exc:
+            text = exc.render() if isinstance(exc, UserError) else str(exc)
+            res.result = RESTORE_FAILED
+            res.message = f"{text}: restore it by hand from {history.backup}"
+            if journal is not None and not dry_run:
+                journal.append(J.RESTORE_FAILED, name, message=text)
+        finally:
+            session.close()
+        done(res)
+    return results
