@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -125,34 +126,20 @@ def _expand(ids: str) -> list[int]:
     return out
 
 
-def test_trunk_host_without_a_sub_interface_does_not_receive(trunk_outdir: Path, tmp_path: Path,
+def test_trunk_host_without_a_sub_interface_does_not_receive(trunk_outdir: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A frame tagged with a VLAN the host has no sub-interface for is dropped by the host:
     verify's simulation knows that the host receives on its sub-interfaces only."""
-    out = tmp_path / "o"
-    shutil.copytree(trunk_outdir, out)
-    doc = json.loads((out / "plan.json").read_text())
+    doc = json.loads((trunk_outdir / "plan.json").read_text())
     host = doc["hosts"]["node001"]
     other = next(v["id"] for v in doc["vlans"] if v["id"] != host["vlan"])
-    # Without the VLAN in its host script the host neither sends the learning broadcast
-    # nor has the sub-interface: frames to it in that VLAN are flooded.
-    script = out / "hosts" / "node001.sh"
-    text = script.read_text()
-    line = re.search(r'^VLANS="([0-9 ]*)"', text, re.M)
-    assert line is not None
-    kept = " ".join(v for v in line.group(1).split() if v != str(other))
-    script.write_text(text.replace(line.group(0), f'VLANS="{kept}"'))
-    r = verify_outdir(out)
-    assert not r.ok
-    assert any(f"-> node001 (VLAN {other}): flooded" in v for v in r.violations), r.violations[:5]
-    # Learned, but the sub-interface gone (the host's receiving side alone).
-    shutil.copy(trunk_outdir / "hosts" / "node001.sh", script)
+    # Learned (it sends its learning frames), but the sub-interface gone: the receiving side alone.
     build = verify_configs._build_network
 
     def without(doc, configs, families, cables, macs, subifs):  # type: ignore[no-untyped-def]
         return build(doc, configs, families, cables, macs, {**subifs, "node001": subifs["node001"] - {other}})
     monkeypatch.setattr(verify_configs, "_build_network", without)
-    r = verify_outdir(out)
+    r = verify_outdir(trunk_outdir)
     assert not r.ok
     assert any(f"-> node001 (VLAN {other}): delivered tagged {other}" in v
                and f"node001 has no sub-interface for VLAN {other}" in v for v in r.violations), r.violations[:5]
@@ -167,3 +154,151 @@ def test_simulated_host_receives_tagged_frames_on_its_sub_interfaces_only() -> N
     got = net.send("h2", "ff:ff:ff:ff:ff:ff").delivered_to("h1")
     assert [d.tag for d in got] == [102] and net.hosts["h1"].receives(102)
     assert not net.hosts["h2"].receives(101) and net.hosts["h2"].receives(None)
+
+
+def test_raw_learning_has_no_sub_interfaces_so_trunk_hosts_are_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["render", TORUS, "-o", str(tmp_path / "o"), "--set", "platform=linux-bridge",
+                 "--set", "settings.host_attachment=trunk", "--learning-method", "raw", *SMALL]) == 2
+    assert "learning method raw makes no VLAN sub-interfaces" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+# --- the host program on a trunk-attached host ------------------------------------------------
+
+FAKEBIN = ROOT / "tests" / "fakebin"
+KEYS = ("rp_filter", "arp_ignore", "arp_filter")
+
+
+def _host_bundle(tmp: Path, attachment: str) -> Path:
+    from vlanroute.render.write import RenderOptions, render_files
+    doc = plan_from_file(ROOT / "inventories" / "seed-ring.yaml",
+                         ["platform=linux-bridge", "hosts={per_switch: 1}", "switches={}",
+                          f"settings.host_attachment={attachment}"]).to_document()
+    hosts = tmp / "hosts"
+    hosts.mkdir()
+    for rel, text in render_files(doc, RenderOptions()).items():
+        if rel.startswith("hosts/") and rel.count("/") == 1:
+            (hosts / rel.removeprefix("hosts/")).write_text(text)
+    return hosts
+
+
+def _proc(tmp: Path, devices: list[str], values: dict[str, dict[str, int]]) -> Path:
+    """A /proc/sys/net/ipv4/conf tree: a distribution-like start (strict rp_filter, and an
+    `all` that would override the sub-interfaces' ARP settings)."""
+    root = tmp / "proc"
+    for dev in devices:
+        for key in KEYS:
+            path = root / "net" / "ipv4" / "conf" / dev / key
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # without the newline: what busybox sh's one-byte reads get from a real sysctl file
+            path.write_text(f"{values.get(dev, {}).get(key, {'rp_filter': 1}.get(key, 0))}")
+    return root
+
+
+def _sysctls(root: Path, devices: list[str]) -> dict[str, tuple[int, ...]]:
+    return {d: tuple(int((root / "net" / "ipv4" / "conf" / d / k).read_text()) for k in KEYS) for d in devices}
+
+
+SHELLS = [s for s in (["dash"], ["busybox", "sh"], ["bash", "--posix"]) if shutil.which(s[0])]
+
+
+def _run_host(hosts: Path, tmp: Path, proc: Path, *args: str, shell: tuple[str, ...] = ("sh",)
+              ) -> tuple[int, str, str]:
+    state = tmp / "links"
+    if not state.exists():
+        eth0 = state / "links" / "eth0"
+        eth0.mkdir(parents=True)
+        for name, value in (("parent", ""), ("vid", ""), ("up", "1"), ("addrs", "198.18.0.1/15"),
+                            ("mac", "02:00:00:00:00:01")):
+            (eth0 / name).write_text(value + "\n")
+    env = {"PATH": f"{FAKEBIN}:/usr/bin:/bin", "FAKEIP_STATE": str(state), "FAKEIP_LOG": str(tmp / "ip.log"),
+           "VRHOST_PROC_SYS": str(proc), "VRHOST_STATE_DIR": str(tmp / "run")}
+    r = subprocess.run([shutil.which(shell[0]) or shell[0], *shell[1:], str(hosts / "vlanroute-host"), *args],
+                       env=env, capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("shell", SHELLS, ids=lambda s: s[0])
+def test_host_program_sets_loose_rp_filter_and_arp_sysctls_and_remove_restores_them(
+        tmp_path: Path, shell: list[str]) -> None:
+    hosts = _host_bundle(tmp_path, "trunk")
+    assert "\ttrunk\n" in (hosts / "hosts.tsv").read_text()
+    vlans = [line.split("\t")[0] for line in (hosts / "vlans.tsv").read_text().splitlines()
+             if not line.startswith("#")]
+    subs = [f"vr{v}" for v in vlans]
+    devices = ["all", "default", "eth0", *subs]
+    start = {"all": {"rp_filter": 1, "arp_ignore": 1}, "default": {"rp_filter": 1}}
+    proc = _proc(tmp_path, devices, start)
+    before = _sysctls(proc, devices)
+
+    rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001", shell=tuple(shell))
+    assert rc == 0, err
+    after = _sysctls(proc, devices)
+    assert all(after[s] == (2, 0, 0) for s in subs)                 # loose, answer ARP, no arp_filter
+    assert after["all"] == (1, 0, 0)                                # rp_filter of all is left alone:
+    assert after["default"] == before["default"] and after["eth0"] == before["eth0"]   # max(1, 2) = 2
+    assert "trunk attachment: set vr" in out and "all.arp_ignore=0" in out
+    saved = (tmp_path / "run" / "sysctl-node001.saved").read_text().splitlines()
+    assert "all/arp_ignore 1" in saved and f"{subs[0]}/rp_filter 1" in saved
+
+    # A second run changes nothing and keeps the values from before vlanroute.
+    rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001", shell=tuple(shell))
+    assert rc == 0 and "trunk attachment: set" not in out, err
+    assert (tmp_path / "run" / "sysctl-node001.saved").read_text().splitlines() == saved
+
+    rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001", "--show", shell=tuple(shell))
+    assert rc == 0, err
+    assert "host attachment trunk" in out and f"{subs[0]}\tVLAN" in out and "rp_filter 2, arp_ignore 0" in out
+
+    rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001", "--remove", shell=tuple(shell))
+    assert rc == 0, err
+    assert _sysctls(proc, devices) == before and "restored" in out
+    assert not (tmp_path / "run" / "sysctl-node001.saved").exists()
+
+
+def test_host_program_leaves_the_sysctls_of_an_untagged_host_alone(tmp_path: Path) -> None:
+    hosts = _host_bundle(tmp_path, "untagged")
+    assert "\tuntagged\n" in (hosts / "hosts.tsv").read_text()
+    devices = ["all", "default", "eth0"]
+    proc = _proc(tmp_path, devices, {"all": {"arp_ignore": 1}})
+    before = _sysctls(proc, devices)
+    rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001")
+    assert rc == 0, err
+    assert _sysctls(proc, devices) == before and not (tmp_path / "run").exists()
+    rc, out, err = _run_host(hosts, tmp_path, proc, "--host", "node001", "--show")
+    assert rc == 0 and "host attachment untagged" in out, err
+
+
+def test_a_plan_without_host_attachment_is_read_as_untagged(tmp_path: Path) -> None:
+    from vlanroute.bundle.document import plan_document
+    data = plan_from_file(TORUS, SMALL[1::2]).to_json()
+    for sw in data["switches"].values():
+        del sw["host_attachment"]
+    del data["settings"]["host_attachment"]
+    doc = plan_document(data)
+    assert {sw.host_attachment for sw in doc.switches.values()} == {"untagged"}
+    assert doc.settings.host_attachment == "auto"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_push_trunk_host_ports_to_fake_62xx_switches(farm, tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Push, read back and compare: the general-mode trunk host port (untagged in its own
+    VLAN, tagged in the others) goes through the same loop-safe push as the untagged one."""
+    from push_support import build_cluster, run, set_ssh_env
+    from vlanroute.drivers import parse_config
+    from vlanroute.model.platforms import PLATFORMS
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "seed-ring.yaml",
+                            extra_sets=("settings.host_attachment=trunk", "hosts={per_switch: 2}"))
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts),
+                       "--yes", "--workers", "8")
+    assert rc == 0, out + err
+    for name, doc in cluster.plan["switches"].items():
+        assert doc["host_attachment"] == "trunk"
+        running = parse_config(PLATFORMS[doc["platform"]], cluster.switch(name).running_config(), switch=name)
+        for port, spec in doc["ports"].items():
+            if spec["role"] == "host":
+                got = running.ports[port]
+                assert (got.pvid, got.untagged, got.tagged) == (spec["pvid"], {spec["pvid"]}, set(spec["tagged"]))
+                assert spec["tagged"], port

@@ -115,10 +115,10 @@ def test_host_tables_list_every_host_and_vlan() -> None:
     # Written by hand from tests/render_fixtures.py: hosts in inventory order, index from 0,
     # no MACs; the VLANs with their learning subnets.
     assert files["hosts/hosts.tsv"].splitlines()[1:] == [
-        "# host\tinterface\tmac\tvlan\tindex",
-        "node001\teth0\t-\t101\t0", "node002\teth0\t-\t101\t1",
-        "node003\teth0\t-\t102\t2", "node004\teth0\t-\t102\t3",
-        "node005\teth0\t-\t103\t4", "node006\teth0\t-\t103\t5"]
+        "# host\tinterface\tmac\tvlan\tindex\tattachment",
+        "node001\teth0\t-\t101\t0\tuntagged", "node002\teth0\t-\t101\t1\tuntagged",
+        "node003\teth0\t-\t102\t2\tuntagged", "node004\teth0\t-\t102\t3\tuntagged",
+        "node005\teth0\t-\t103\t4\tuntagged", "node006\teth0\t-\t103\t5\tuntagged"]
     assert files["hosts/vlans.tsv"].splitlines()[1:] == [
         "# vlan\tlearning_subnet", "101\t10.250.0.0/24", "102\t10.250.1.0/24", "103\t10.250.2.0/24"]
     program = files["hosts/vlanroute-host"].splitlines()

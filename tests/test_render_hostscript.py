@@ -146,7 +146,7 @@ def test_seed_bundle_needs_no_vlanroute_on_the_hosts(tmp_path: Path) -> None:
 def test_table_rows_and_the_address_rule(tmp_path: Path) -> None:
     files = bundle()
     rows = [line.split("\t") for line in files["hosts/hosts.tsv"].splitlines() if not line.startswith("#")]
-    assert rows[3] == ["node004", "eth0", "-", "102", "3"]
+    assert rows[3] == ["node004", "eth0", "-", "102", "3", "untagged"]
     assert files["hosts/hosts.tsv"].startswith("# vlanroute plan ring3: ")
     # What the host computes (first address + 1 + index) is the plan's rule, computed apart
     # with ipaddress (vlanroute.plan.learning.learning_address).

@@ -31,6 +31,12 @@ from vlanroute.exitcodes import ExitCode
                    "and fast under QEMU), or /bin/sh with this system's ping.")
 @click.option("--host-frame", type=click.Choice(["auto", "ping", "arp"]), default="auto", show_default=True,
               help="The learning frame the hosts send (vlanroute-host --frame).")
+@click.option("--host-rp-filter", type=click.IntRange(0, 2), default=1, show_default=True,
+              help="net.ipv4.conf.{all,default}.rp_filter of every host at the start (1: strict, as "
+                   "several distributions set it; trunk-attached hosts need loose on their sub-interfaces).")
+@click.option("--host-sysctls", type=click.Choice(["apply", "skip"]), default="apply", show_default=True,
+              help="skip: after the host program, put the trunk hosts' sub-interfaces back to the start "
+                   "rp_filter, to see the traffic fail without the program's sysctls (docs/emulate.md).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(30, 7200), default=1200, show_default=True,
               help="Seconds before the VM is killed (vm only).")
 @click.option("--json-report", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -41,15 +47,18 @@ from vlanroute.exitcodes import ExitCode
 @json_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
-            timeout_s: float, json_report: Path | None, skip_manifest_check: bool, as_json: bool,
+            host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
+            skip_manifest_check: bool, as_json: bool,
             vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
     One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/vlanroute-host,
     a veth pair stands for every cable (loops included). Checks: no broadcast storm, every
     host MAC learned in every VLAN on the planned port, UDP between every ordered host pair
-    delivered, every cable carried exactly the planned frames. Needs root. Exit 0 = all
-    checks passed, 1 = a check failed, 2 = the emulation cannot run here (docs/exit-codes.md).
+    delivered, every cable carried exactly the planned frames, TCP between (sampled) host
+    pairs after the ARP tables are emptied. Hosts start with rp_filter 1. Needs root.
+    Exit 0 = all checks passed, 1 = a check failed, 2 = the emulation cannot run here
+    (docs/exit-codes.md).
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
     if skip_manifest_check:
@@ -57,7 +66,8 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
                     "manifest", fg="red", bold=True, err=True)
     else:
         require_intact(outdir, "emulate", "--skip-manifest-check")
-    options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame)
+    options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame,
+                      host_rp_filter=host_rp_filter, host_sysctls=host_sysctls)
     if where != "vm" and os.geteuid() != 0:
         raise UserError("the emulation creates network namespaces and needs root",
                         fix="run it as root (sudo vlanroute emulate ...)")

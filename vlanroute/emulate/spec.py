@@ -35,6 +35,7 @@ class EmuHost:
     interface: str
     mac: str
     address: str            # plain address, no prefix length
+    attachment: str = "untagged"   # its switch's host attachment (vlanroute.model.bridge)
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,8 @@ def load(outdir: Path) -> EmulationSpec:
         h = doc.hosts[name]
         hosts[name] = EmuHost(
             name=name, switch=h.switch, port=h.port, vlan=h.vlan, interface=h.interface or "eth0",
-            mac=macs[name], address=str(PLAIN_NET.network_address + i + 1))
+            mac=macs[name], address=str(PLAIN_NET.network_address + i + 1),
+            attachment=doc.switches[h.switch].host_attachment)
     ports_seen: set[tuple[str, str]] = set()
     for h in hosts.values():
         key = (h.switch, h.port)

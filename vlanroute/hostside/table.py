@@ -1,6 +1,7 @@
 """The host side's two tables: `hosts/hosts.tsv` and `hosts/vlans.tsv` (docs/outdir-layout.md).
 
-One row per host (host, interface, MAC or `-`, own VLAN, host index) and one row per
+One row per host (host, interface, MAC or `-`, own VLAN, host index, host attachment
+`untagged` or `trunk` of its switch: vlanroute.model.bridge) and one row per
 routing VLAN (VLAN id, learning subnet). The host program `hosts/vlanroute-host` finds
 its own row and computes its learning address in VLAN v as the first address of v's
 learning subnet + 1 + its host index: the rule of `vlanroute.plan.learning.learning_address`.
@@ -26,7 +27,8 @@ from vlanroute.errors import UserError
 HOSTS_FILE = "hosts.tsv"
 VLANS_FILE = "vlans.tsv"
 NO_MAC = "-"
-HOSTS_COLUMNS = ("host", "interface", "mac", "vlan", "index")
+HOSTS_COLUMNS = ("host", "interface", "mac", "vlan", "index", "attachment")
+ATTACHMENTS = ("untagged", "trunk")
 VLANS_COLUMNS = ("vlan", "learning_subnet")
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
@@ -41,6 +43,7 @@ class HostRow:
     mac: str | None
     vlan: int           # the host's own VLAN (its port's PVID)
     index: int          # 0-based, inventory order: the learning-address rule's i
+    attachment: str = "untagged"   # trunk: the program sets the sub-interfaces' rp_filter/ARP sysctls
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def first_line(plan: str, what: str) -> str:
 def hosts_tsv(plan: str, rows: list[HostRow]) -> str:
     lines = [first_line(plan, "one row per host for hosts/vlanroute-host"),
              "# " + "\t".join(HOSTS_COLUMNS) + "\n"]
-    lines += [f"{r.host}\t{r.interface}\t{r.mac or NO_MAC}\t{r.vlan}\t{r.index}\n" for r in rows]
+    lines += [f"{r.host}\t{r.interface}\t{r.mac or NO_MAC}\t{r.vlan}\t{r.index}\t{r.attachment}\n" for r in rows]
     return "".join(lines)
 
 
@@ -90,15 +93,15 @@ def _rows(path: Path, columns: int) -> list[tuple[int, list[str]]]:
 
 def read_hosts(path: Path) -> dict[str, HostRow]:
     rows: dict[str, HostRow] = {}
-    for lineno, (host, iface, mac, vlan, index) in _rows(path, len(HOSTS_COLUMNS)):
+    for lineno, (host, iface, mac, vlan, index, attachment) in _rows(path, len(HOSTS_COLUMNS)):
         if not (_NAME.fullmatch(host) and _IFACE.fullmatch(iface) and (mac == NO_MAC or _MAC.fullmatch(mac))
-                and vlan.isdigit() and index.isdigit()):
+                and vlan.isdigit() and index.isdigit() and attachment in ATTACHMENTS):
             raise UserError("malformed row", file=str(path), field=f"line {lineno}",
                             fix="render again; do not edit the table by hand")
         if host in rows:
             raise UserError(f"host {host} is listed twice", file=str(path), field=f"line {lineno}",
                             fix="render again")
-        rows[host] = HostRow(host, iface, None if mac == NO_MAC else mac, int(vlan), int(index))
+        rows[host] = HostRow(host, iface, None if mac == NO_MAC else mac, int(vlan), int(index), attachment)
     return rows
 
 

@@ -313,6 +313,12 @@ def learning_method(doc: PlanDocument, override: str | None) -> str:
     if method not in LEARNING_METHODS:
         raise UserError(f"unknown learning method {method!r}", field="settings.learning.method",
                         fix="use " + ", ".join(LEARNING_METHODS) + " (system is the default)")
+    trunk = sorted(s for s, sw in doc.switches.items() if sw.host_attachment == "trunk")
+    if method == "raw" and trunk:
+        raise UserError(f"learning method raw makes no VLAN sub-interfaces, but the hosts of {', '.join(trunk[:3])}"
+                        f"{' ...' if len(trunk) > 3 else ''} are trunk-attached and receive the other VLANs "
+                        "on them (docs/method.md)", field="settings.learning.method",
+                        fix="use another learning method (system is the default)")
     return method
 
 
@@ -369,7 +375,8 @@ def host_side(doc: PlanDocument, method: str, network: str,
                           "addresses would be the same)")
             continue
         taken[position] = host
-        rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position))
+        attachment = doc.switches[h.switch].host_attachment      # a Literal: safe in a shell word
+        rows.append(HostRow(host, interface, h.mac, safe.vid(h.vlan, f"{where}.vlan"), position, attachment))
     if errors:
         raise VerificationError(errors)
     rows.sort(key=lambda r: r.index)
