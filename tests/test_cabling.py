@@ -10,6 +10,9 @@ import json
 from pathlib import Path
 import re
 
+import jsonschema
+
+from vlanroute import schemas
 from push_support import build_cluster, run, set_ssh_env, wire_as_planned
 from vlanroute.bundle.reader import Cable
 from vlanroute.device.cabling import MISSING, NO_LLDP, OK, SWAPPED, check_cabling
@@ -217,6 +220,7 @@ def test_cabling_check_and_push_on_fake_switches(farm, tmp_path, monkeypatch, ca
     rc, text, err = run(capsys, "cabling", "check", out, *known, "--json")
     doc = json.loads(text)
     assert rc == 1 and list(doc)[0] == "schema" and doc["schema"] == "vlanroute-cabling-check/1"
+    jsonschema.validate(doc, schemas.load("cabling-check"), cls=jsonschema.Draft202012Validator)
     bad = {c["cable"] for c in doc["cables"] if c["status"] != "ok"}
     assert bad == {first["cable"], second["cable"]}
     # The technician's moves turn the swapped cabling back into the planned one.
@@ -301,6 +305,7 @@ def test_discover_builds_a_fragment_that_plans_into_the_same_topology(farm, tmp_
                         str(cluster.known_hosts), "--json")
     doc = json.loads(text)
     assert rc == 0 and list(doc)[0] == "schema" and doc["schema"] == "vlanroute-discover/1"
+    jsonschema.validate(doc, schemas.load("discover"), cls=jsonschema.Draft202012Validator)
     assert doc["inventory"]["topology"]["kind"] == "custom"
 
 

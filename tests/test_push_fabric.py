@@ -16,8 +16,10 @@ import subprocess
 import sys
 import time
 
+import jsonschema
 import pytest
 
+from vlanroute import schemas
 from vlanroute.lab import Faults
 from vlanroute.lab.state import PortState
 
@@ -153,6 +155,7 @@ def test_no_save_then_save_then_rollback_with_json(farm, tmp_path, monkeypatch, 
     assert rc == 0, out + err
     doc = json.loads(out)
     assert list(doc)[0] == "schema" and doc["schema"] == "vlanroute-save/1"
+    jsonschema.validate(doc, schemas.load("save"), cls=jsonschema.Draft202012Validator)
     assert sorted(s["switch"] for s in doc["switches"]) == LAB
     assert all(s["result"] == "saved" for s in doc["switches"])
     assert all(sw.saved == [sw.running_config()] for sw in farm.switches.values())
@@ -163,6 +166,7 @@ def test_no_save_then_save_then_rollback_with_json(farm, tmp_path, monkeypatch, 
     assert rc == 0, out + err
     doc = json.loads(out)
     assert doc["schema"] == "vlanroute-rollback/1" and doc["exit_code"] == 0
+    jsonschema.validate(doc, schemas.load("rollback"), cls=jsonschema.Draft202012Validator)
     push_file = sorted((state / "pushes").glob("*.jsonl"))[-1]
     started = [r["switch"] for r in map(json.loads, push_file.read_text().splitlines())
                if r["event"] == "applying"]
