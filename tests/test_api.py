@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-from push_support import PASSWORD, USER, correct_tables
+from push_support import PASSWORD, USER, correct_tables, wire_as_planned
 from vlanroute import api, schemas
 from vlanroute.commands.output import document
 
@@ -48,6 +48,15 @@ def test_the_whole_pipeline_through_the_api(farm, tmp_path: Path, monkeypatch: p
 
     # Push what was previewed, only if nothing moved since (the confirmation step of the CLI).
     expected = {r.switch: r.running_canonical for r in preview.results}
+    # The LLDP tables show no cable yet: the cabling check refuses before any change.
+    with pytest.raises(api.CablingRefused) as no_cables:
+        api.push(out, creds, dry_run=False, known_hosts=known_hosts, expected=expected)
+    assert no_cables.value.report.inter_switch_problems() and not no_cables.value.report.ok
+    assert all(sw.config_commands == 0 and sw.saved == [] for sw in farm.switches.values())
+    wire_as_planned(farm, out)
+    cabling = api.cabling(out, creds, known_hosts=known_hosts)
+    assert not cabling.inter_switch_problems() and not cabling.unexpected_inter_switch()
+    assert cabling.ok, (cabling.errors, [(c.label, c.status) for c in cabling.cables])
     pushed = api.push(out, creds, dry_run=False, known_hosts=known_hosts, expected=expected)
     assert pushed.exit_code == api.ExitCode.OK, [(r.switch, r.message) for r in pushed.results]
     assert {r.result for r in pushed.results} == {"applied"}

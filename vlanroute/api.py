@@ -23,8 +23,10 @@ from typing import Literal
 
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.device.audit import AuditReport, run_audit
+from vlanroute.device.cablecheck import readable, run_check
+from vlanroute.device.cabling import CablingReport
 from vlanroute.device.credentials import Credentials, load_credentials
-from vlanroute.bundle.reader import PLAN_FILE
+from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.device.journal import Journal, sha256_text
 from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
@@ -38,9 +40,22 @@ from vlanroute.plan.build import Plan, build_plan
 from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
-__all__ = ["AuditReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
-           "RenderResult", "StrictRefused", "SwitchResult", "Targets", "UserError", "VerifyReport", "audit",
+__all__ = ["AuditReport", "CablingRefused", "CablingReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
+           "RenderResult", "StrictRefused", "SwitchResult", "Targets", "UserError", "VerifyReport", "audit", "cabling",
            "credentials_from_env", "load", "plan", "push", "push_exit_code", "render", "select", "verify"]
+
+
+class CablingRefused(UserError):
+    """push: an inter-switch cable disagrees with cabling.csv; nothing was changed. `report`
+    says which cables and how to fix them (`vlanroute cabling check`)."""
+
+    def __init__(self, report: CablingReport) -> None:
+        self.report = report
+        wrong = [f"{c.a} {c.a_port} - {c.b} {c.b_port}: {c.status}" for c in report.inter_switch_problems()]
+        wrong += [f"unexpected: {' - '.join(u.ends)}" for u in report.unexpected_inter_switch()]
+        super().__init__(f"push refused before any change: {len(wrong)} inter-switch cable(s) disagree "
+                         f"with cabling.csv: {'; '.join(wrong)}", exit_code=int(ExitCode.FAILED_CHECK),
+                         fix="; ".join(report.fixes) or "fix the cabling (vlanroute cabling check)")
 
 
 class StrictRefused(UserError):
@@ -172,7 +187,7 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
          insecure_no_host_key_check: bool = False, targets: str | Path | TargetMap | None = None,
          workers: int = 4, keep_going: bool = False, strict: bool = False, save: bool = True,
          state_dir: str | Path | None = None, expected: dict[str, list[str]] | None = None,
-         ui: PushUI | None = None, selected: Targets | None = None) -> PushRun:
+         check_cabling: bool = True, ui: PushUI | None = None, selected: Targets | None = None) -> PushRun:
     """Push OUTDIR's configs as `vlanroute push --yes` does: first every switch is logged in
     to, backed up (in the state directory, docs/push.md) and checked, changing nothing; if
     any fails there, nothing is changed anywhere. Then the switches are changed in the
@@ -182,9 +197,16 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     and `commands`. There is no confirmation step: `dry_run=False` is the confirmation.
     `expected` (switch -> the `running_canonical` of an earlier dry run): only those switches
     are pushed, and one whose running config moved since is not touched.
-    The cabling check (`vlanroute cabling check`) is not run here: run it first."""
+    First of all, as the command does, the cabling check (`cabling`): an inter-switch cable
+    that disagrees with cabling.csv raises CablingRefused before any change (a dry run
+    goes on); `check_cabling=False` skips it."""
     out = Path(outdir)
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
+    if check_cabling:
+        report = cabling(out, credentials, switches=switches, known_hosts=known_hosts,
+                         insecure_no_host_key_check=insecure_no_host_key_check, targets=targets, workers=workers)
+        if (report.inter_switch_problems() or report.unexpected_inter_switch()) and not dry_run:
+            raise CablingRefused(report)
     policy = HostKeyPolicy(check=not insecure_no_host_key_check,
                            known_hosts=Path(known_hosts) if known_hosts else None)
     state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
@@ -209,6 +231,20 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     applied = {r.switch: r for r in pusher.run(chosen, changing)}
     journal.append("end", interrupted=pusher.interrupted)
     return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)
+
+
+def cabling(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, ...] | list[str] = (),
+            known_hosts: str | Path | None = None, insecure_no_host_key_check: bool = False,
+            targets: str | Path | TargetMap | None = None, workers: int = 4) -> CablingReport:
+    """Read the switches' LLDP tables and compare them with OUTDIR/cabling.csv (`vlanroute
+    cabling check`); `report.ok`, each cable's `status` and the technician's `fixes`."""
+    out = Path(outdir)
+    doc = read_plan(out)
+    tm = targets if isinstance(targets, TargetMap) else read_target_map(Path(targets)) if targets else None
+    chosen, skipped = readable(out, doc, tuple(switches), tm)
+    policy = HostKeyPolicy(check=not insecure_no_host_key_check,
+                           known_hosts=Path(known_hosts) if known_hosts else None)
+    return run_check(out, doc, chosen, skipped, credentials, policy, workers)
 
 
 def audit(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, ...] | list[str] = (),
