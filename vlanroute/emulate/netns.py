@@ -127,6 +127,7 @@ def interface_counters() -> dict[str, tuple[int, int]]:
 # ioctl numbers of include/uapi/linux/sockios.h and flags of if.h / if_arp.h.
 SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFADDR, SIOCSIFNETMASK, SIOCSARP = 0x8913, 0x8914, 0x8916, 0x891C, 0x8955
 IFF_UP = 0x1
+IFF_RUNNING = 0x40      # operstate up: set by the kernel's linkwatch once carrier is on
 ARPHRD_ETHER = 1
 ATF_COM, ATF_PERM = 0x02, 0x04
 
@@ -150,6 +151,38 @@ def configure_ipv4(interface: str, address: str, prefix_len: int) -> None:
             fcntl.ioctl(s, SIOCSIFNETMASK, _ifreq(interface, _sockaddr_in(mask)))
         flags = struct.unpack_from("=H", fcntl.ioctl(s, SIOCGIFFLAGS, _ifreq(interface)), 16)[0]
         fcntl.ioctl(s, SIOCSIFFLAGS, _ifreq(interface, struct.pack("=H", flags | IFF_UP)))
+
+
+def not_running(interfaces: Iterable[str]) -> list[str]:
+    """The interfaces of this thread's namespace without IFF_RUNNING (SIOCGIFFLAGS).
+
+    A veth end brought up reports carrier at once, but the kernel acts on it later, in its
+    linkwatch work (up to a second when the event is not urgent): the queueing discipline
+    is activated and the bridge port leaves the "disabled" state only then, and frames sent
+    before are dropped. IFF_RUNNING is set in that same work."""
+    down = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for name in interfaces:
+            flags = struct.unpack_from("=H", fcntl.ioctl(s, SIOCGIFFLAGS, _ifreq(name)), 16)[0]
+            if not flags & IFF_RUNNING:
+                down.append(name)
+    return down
+
+
+def bond_members_down(bonding: Path = Path("/proc/thread-self/net/bonding")) -> list[str]:
+    """Members of this thread's namespace's bonds whose MII status the bond sees as down
+    (/proc/thread-self/net/bonding/*): a bond sends only on members it has seen up, and
+    sees a member come up only at its next miimon poll."""
+    down = []
+    for bond in sorted(bonding.iterdir()) if bonding.is_dir() else []:
+        member = ""
+        for line in bond.read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key == "Slave Interface":
+                member = value.strip()
+            elif key == "MII Status" and member and value.strip() != "up":
+                down.append(member)
+    return down
 
 
 def arp_request(interface: str, address: str, mac: str) -> bytes:

@@ -210,9 +210,43 @@ class Emulation:
                     netns.configure_ipv4("lo", "", 8)
                     netns.configure_ipv4(h.interface, h.address, plan.plain_prefix)
                     netns.static_arp(arp[(h.interface, o.address)] for o in plan.hosts.values() if o is not h)
+        if not failures:
+            with self.step("links up and forwarding"):
+                failures += self.wait_for_links()
         return Check("switch scripts", not failures,
                      f"{len(plan.switches) - len(failures)}/{len(plan.switches)} switches/*.cfg ran",
                      failures)
+
+    def wait_for_links(self, timeout_s: float = 20.0) -> list[str]:
+        """Wait until the kernel has acted on every link coming up; one line per link that
+        did not in time. A frame sent earlier is lost without a trace: the kernel turns
+        carrier on in deferred work (linkwatch, up to a second later), bonds see their
+        members up at the next miimon poll, and until then the port's queue drops frames
+        and the bridge port stays "disabled". Learning frames sent into that window left
+        MAC-table entries missing at random (about one run in two under TCG)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            waiting = self._links_not_ready()
+            if not waiting or time.monotonic() > deadline:
+                return [f"{what}: not up {timeout_s:g} s after the switch scripts ran" for what in waiting]
+            time.sleep(0.05)
+
+    def _links_not_ready(self) -> list[str]:
+        waiting: list[str] = []
+        for h in self.plan.hosts.values():
+            with netns.inside(self.host_ns(h.name)):
+                waiting += [f"{h.name} {i}" for i in netns.not_running([h.interface])]
+        for s in self.plan.switches:
+            with netns.inside(self.sw_ns(s)):
+                waiting += [f"{s} {p}" for p in netns.not_running(self.switch_ports(s))]
+                waiting += [f"{s} {p} (bond member)" for p in netns.bond_members_down()]
+            if waiting:
+                continue        # a process per switch only once every carrier is on
+            out = netns.run(["bridge", "-n", self.sw_ns(s), "-j", "link", "show"]).stdout
+            waiting += [f"{s} {link.get('ifname')} (bridge port {link.get('state')})"
+                        for link in json.loads(out or "[]")
+                        if link.get("master") == "br0" and link.get("state") != "forwarding"]
+        return waiting
 
     def make_namespaces(self) -> None:
         netns.batch("ip", (f"netns add {n}" for n in self.all_ns()))
