@@ -227,6 +227,26 @@ def test_eos_os10_rows_resolve_against_the_plan():
     assert NO_LLDP not in {c.status for c in report.cables}
 
 
+
+def test_far_port_ids_are_read_as_the_plans_port_names():
+    """A Port ID printed short or spaced is the far switch's plan name (Family.lldp_port_name),
+    so the cable is ok rather than swapped to a port the plan does not know."""
+    from vlanroute.bundle.reader import Cable
+    from vlanroute.device.cabling import OK, SWAPPED, check_cabling
+    from vlanroute.device.lldp import LldpTable
+    from vlanroute.drivers.family import LldpNeighbor
+
+    assert EOS.lldp_port_name("Et49/1") == EOS.lldp_port_name("Ethernet49/1") == "Ethernet49/1"
+    assert OS10.lldp_port_name("ethernet 1/1/5") == "ethernet1/1/5"
+    assert EOS.lldp_port_name("0200.0a00.0001") == "0200.0a00.0001"        # a MAC stays as sent
+    assert FAMILIES["dell-os6"].lldp_port_name("Te1/0/3") == "Te1/0/3"
+    cables = [Cable(0, "os1", "ethernet1/1/1", "eos1", "Ethernet49/1", None, None, "inter-switch", "C1")]
+    table = {"os1": LldpTable("os1", (LldpNeighbor("ethernet1/1/1", "", "Et49/1", "eos1"),))}
+    names = {"eos1": EOS.lldp_port_name, "os1": OS10.lldp_port_name}
+    assert check_cabling(cables, table, ["os1", "eos1"], {}, names).cables[0].status == OK
+    assert check_cabling(cables, table, ["os1", "eos1"], {}).cables[0].status == SWAPPED
+
+
 # -- the example inventories -----------------------------------------------------------------
 
 @pytest.fixture(scope="module", params=["arista", "os10"])

@@ -186,6 +186,9 @@ class AristaEos(Family):
     def parse_lldp(self, text: str) -> list[LldpNeighbor]:
         return show.parse_lldp_neighbors(text)
 
+    def lldp_port_name(self, text: str) -> str:
+        return _port_name(text) or text
+
 
 def _targets(line: str) -> list[PortRef] | None:
     if m := re.fullmatch(r"interface (?:Port-Channel|Po) ?(\d+)", line, re.IGNORECASE):

@@ -176,6 +176,9 @@ class DellOS10(Family):
     def parse_lldp(self, text: str) -> list[LldpNeighbor]:
         return show.parse_lldp_neighbors(text)
 
+    def lldp_port_name(self, text: str) -> str:
+        return _port_name(text) or text
+
 
 def _targets(line: str) -> list[PortRef] | None:
     if m := re.fullmatch(r"interface port-channel ?(\d+)", line, re.IGNORECASE):
