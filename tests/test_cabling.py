@@ -419,3 +419,29 @@ def test_push_refuses_before_any_change_on_a_swapped_eos_cable(farm, tmp_path, m
     # Only the login dialog, the LLDP table and the logout went over the wire.
     sent = {c for sw in farm.switches.values() for c in sw.received}
     assert sent == {"terminal length 0", "terminal width 511", "end", "show lldp neighbors", "exit"}, sent
+
+
+@pytest.mark.parametrize("kind", sorted(TRUNK_FABRICS))
+def test_discover_on_eos_and_os10_fake_switches(kind, farm, tmp_path, monkeypatch, capsys):
+    """discover reads the EOS / OS10 tables too: every cable with its plan port names, every
+    host with its MAC (EOS prints a MAC Port ID dotted, OS10 with colons)."""
+    from vlanroute.bundle.reader import host_macs, read_plan
+    from vlanroute.model.platforms import PLATFORMS
+
+    set_ssh_env(monkeypatch)
+    inventory, platform = TRUNK_FABRICS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=PLATFORMS[platform])
+    targets = tmp_path / "targets.json"
+    targets.write_text(json.dumps({"format": "vlanroute-targets/1", "switches": {
+        n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}))
+    rc, text, err = run(capsys, "discover", "--targets", str(targets), "--platform", platform,
+                        "--known-hosts", str(cluster.known_hosts), "--json")
+    doc = json.loads(text)
+    assert rc == 0 and not doc["not_read"], text + err
+    inv = doc["inventory"]
+    seen = {frozenset({(link["a"], pa), (link["b"], pb)}) for link in inv["topology"]["links"]
+            for pa, pb in link["ports"]}
+    assert seen == _cable_set(cluster.plan)
+    macs = host_macs(read_plan(cluster.outdir))           # what the lab's hosts send
+    assert {h["name"]: (h["switch"], h["port"], h["mac"]) for h in inv["hosts"]["list"]} == \
+        {h: (d["switch"], d["port"], macs[h].lower()) for h, d in cluster.plan["hosts"].items()}
