@@ -15,13 +15,11 @@ from __future__ import annotations
 import re
 
 from vlanroute.drivers.arista import show
-from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, FirmwareDefaults,
-                                      LldpNeighbor, PushLine, ShowCommand, SwitchFacts, Transaction)
-from vlanroute.drivers.trunkdelta import (TrunkSyntax, canonical_lines, delta_commands, port_fixups)
-from vlanroute.drivers.trunklines import classify_push_lines
-from vlanroute.drivers.trunkmode import TrunkDialect, parse_trunk
-from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
-from vlanroute.model.platforms import Platform
+from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, Transaction
+from vlanroute.drivers.trunkdelta import TrunkSyntax
+from vlanroute.drivers.trunkfamily import ShowReaders, TrunkFamily
+from vlanroute.drivers.trunkmode import TrunkDialect
+from vlanroute.model.bridge import LagPort, PortRef
 
 # The one LAG hash vlanroute renders, as a real 7060CX2 (EOS 4.23) prints it [CSM].
 HASH_IP_L4 = "port-channel load-balance trident fields ip source-ip destination-ip source-port destination-port"
@@ -104,7 +102,7 @@ ERRORS = (
 )
 
 
-class AristaEos(Family):
+class AristaEos(TrunkFamily):
     name = "arista-eos"
     title = "Arista EOS"
     capabilities = Capabilities(
@@ -147,56 +145,10 @@ class AristaEos(Family):
     flow_per_port = True
     address_table_command = "show mac address-table"
     lldp_command = "show lldp neighbors"
-
-    def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
-        return parse_trunk(EOS, text, switch=switch, platform=platform, source=source)
-
-    def parse_running(self, text: str, *, switch: str, platform: Platform,
-                      source: str = "") -> SwitchConfig:
-        return parse_trunk(EOS, text, switch=switch, platform=platform, source=source, strict=False)
-
-    def lag_label(self, lag_id: int) -> str:
-        return lag_label(lag_id)
-
-    def config_commands(self, text: str) -> list[str]:
-        return [line.strip() for line in text.splitlines()
-                if line.strip() and not line.lstrip().startswith("!")]
-
-    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
-        return canonical_lines(cfg, SYNTAX)
-
-    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
-        return port_fixups(cur, tgt, ports, SYNTAX)
-
-    def delta_commands(self, cur: SwitchConfig, tgt: SwitchConfig) -> list[str]:
-        return delta_commands(cur, tgt, SYNTAX)
-
-    def classify_push_lines(self, lines: list[str]) -> list[PushLine]:
-        return classify_push_lines(lines, _targets, r"vlan \d+", (STP_OFF,), "spanning-tree mode none")
-
-    def interface_command(self, port: PortRef) -> str:
-        return interface_command(port)
-
-    def facts(self, running_config: str, show_command: ShowCommand) -> SwitchFacts:
-        return show.facts(running_config, show_command)
-
-    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
-        return show.parse_address_table(text)
-
-    def parse_lldp(self, text: str) -> list[LldpNeighbor]:
-        return show.parse_lldp_neighbors(text)
-
-    def lldp_port_name(self, text: str) -> str:
-        return _port_name(text) or text
-
-
-def _targets(line: str) -> list[PortRef] | None:
-    if m := re.fullmatch(r"interface (?:Port-Channel|Po) ?(\d+)", line, re.IGNORECASE):
-        return [LagPort(int(m.group(1)))]
-    if m := re.fullmatch(r"interface ((?:Ethernet|Et) ?\d+(?:/\d+)*)", line, re.IGNORECASE):
-        name = _port_name(m.group(1))
-        return [name] if name else None
-    return None
+    dialect = EOS
+    syntax = SYNTAX
+    readers = ShowReaders(show.facts, show.parse_address_table, show.parse_lldp_neighbors)
+    vlan_line = r"vlan \d+"
 
 
 ARISTA_EOS = AristaEos()
