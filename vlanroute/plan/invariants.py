@@ -52,12 +52,16 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
         for a, b in v.links:
             if (a, b) not in cabled:
                 bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
-        if not is_forest(v.links):
-            bad.append(f"VLAN {v.id}: its links contain a loop")
         nodes = {x for link in v.links for x in link} or set(v.sources)
         adj = adjacency(v.links)          # once per VLAN, walked from each of its sources
         reach = set(reroot(adj, v.sources[0])) | {v.sources[0]}
-        if reach != nodes:
+        connected = reach == nodes
+        # A connected graph is loop-free exactly when it has one link fewer than nodes (a
+        # tree); only a disconnected one needs the union-find walk over its links.
+        tree = connected and len(v.links) == len(nodes) - 1
+        if not (tree if connected else is_forest(v.links)):
+            bad.append(f"VLAN {v.id}: its links contain a loop")
+        if not connected:
             bad.append(f"VLAN {v.id}: its links are not connected")
         missing = host_switches - reach
         if missing:
@@ -68,7 +72,10 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
             source_vlan[s] = v.id
         # Each source's paths in the VLAN tree must be the paths the routing chose: every
         # switch on the way to a switch with hosts is entered from the same neighbour.
+        neighbours = {x: set(ns) for x, ns in adj.items()} if tree else {}
         for s in v.sources:
+            if tree and _routes_in_tree(routes.parents[s], s, host_switches, neighbours):
+                continue
             vpar = reroot(adj, s)
             for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
                 if vpar.get(x) != p:
@@ -123,3 +130,22 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
             bad.append(f"{s}:{host_port}: both a host port and a cable")
     if bad:
         raise VerificationError(bad)
+
+
+def _routes_in_tree(parent: dict[str, str], src: str, targets: set[str], neighbours: dict[str, set[str]]) -> bool:
+    """Does every hop of src's routes to `targets` use a link of the VLAN, a tree given as
+    neighbour sets? In a tree the path between two switches is unique, so a route made of
+    its links is the tree's own path: every switch on it is entered from the neighbour
+    towards src, as the full check (re-rooting the tree at src) would find, in one walk
+    up the routes instead of a walk over the whole tree per source."""
+    seen = {src}
+    for t in targets:
+        v = t
+        while v not in seen:
+            p = parent[v]
+            ns = neighbours.get(v)
+            if ns is None or p not in ns:
+                return False
+            seen.add(v)
+            v = p
+    return True
