@@ -75,6 +75,7 @@ class Plan:
             topo["fanout"] = spec.fanout
         routing_ids = sorted(v.id for v in self.vlans)
         index = self.topology.indices()
+        n = len(index)      # links sort by (index a, index b), as one int: index a * n + index b
         return {
             "format": FORMAT,
             "name": self.name,
@@ -84,7 +85,7 @@ class Plan:
             "settings": self.settings,
             "vlans": [{"id": v.id, "sources": v.sources,
                        "switches": sorted(v.switches, key=index.__getitem__),
-                       "links": sorted(([a, b] for a, b in v.links), key=lambda l: (index[l[0]], index[l[1]])),
+                       "links": [[a, b] for a, b in sorted(v.links, key=lambda l: index[l[0]] * n + index[l[1]])],
                        "learning_subnet": v.learning_subnet} for v in self.vlans],
             "hosts": {h.name: {"switch": h.switch, "port": h.port, "vlan": h.vlan, "mac": h.mac,
                                "interface": h.interface, "index": h.index}

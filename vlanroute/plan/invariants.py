@@ -52,8 +52,8 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
         for a, b in v.links:
             if (a, b) not in cabled:
                 bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
-        nodes = {x for link in v.links for x in link} or set(v.sources)
-        adj = adjacency(v.links)          # once per VLAN, walked from each of its sources
+        adj = _neighbour_sets(v.links)    # once per VLAN, walked from each of its sources
+        nodes = set(adj) or set(v.sources)
         reach = set(reroot(adj, v.sources[0])) | {v.sources[0]}
         connected = reach == nodes
         # A connected graph is loop-free exactly when it has one link fewer than nodes (a
@@ -72,11 +72,10 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
             source_vlan[s] = v.id
         # Each source's paths in the VLAN tree must be the paths the routing chose: every
         # switch on the way to a switch with hosts is entered from the same neighbour.
-        neighbours = {x: set(ns) for x, ns in adj.items()} if tree else {}
         for s in v.sources:
-            if tree and _routes_in_tree(routes.parents[s], s, host_switches, neighbours):
+            if tree and _routes_in_tree(routes.parents[s], s, host_switches, adj):
                 continue
-            vpar = reroot(adj, s)
+            vpar = reroot(adjacency(v.links), s)     # a broken VLAN: the full check words it
             for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
                 if vpar.get(x) != p:
                     bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "
@@ -89,7 +88,10 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
         for a, b in v.links:
             by_pair.setdefault((a, b), set()).add(v.id)
             by_pair.setdefault((b, a), set()).add(v.id)
-    all_ids = sorted(ids)
+    all_ids = frozenset(ids)
+    # Host ports mostly share one untagged list (every routing VLAN): its set is made once
+    # per distinct list object, not once per port (16,384 ports x 512 VLANs on a 32x32 torus).
+    untagged_set: dict[int, tuple[list[int], set[int]]] = {}
     host_of_port = {(h.switch, h.port): h for h in hosts}
     for switch in switches.values():
         for pname, port in switch.ports.items():
@@ -105,7 +107,10 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                 if h.vlan not in all_ids:          # reported by the PVID check above
                     continue
                 member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
-                if set(port.untagged) != member.untagged or set(port.tagged) != member.tagged:
+                known = untagged_set.get(id(port.untagged))
+                if known is None or known[0] is not port.untagged:
+                    known = untagged_set[id(port.untagged)] = (port.untagged, set(port.untagged))
+                if known[1] != member.untagged or set(port.tagged) != member.tagged:
                     bad.append(f"{switch.name}:{pname}: {switch.host_attachment} host port must be untagged "
                                f"in exactly {sorted(member.untagged)} and tagged in {sorted(member.tagged)}")
             else:
@@ -149,3 +154,20 @@ def _routes_in_tree(parent: dict[str, str], src: str, targets: set[str], neighbo
             seen.add(v)
             v = p
     return True
+
+
+def _neighbour_sets(links: frozenset[tuple[str, str]]) -> dict[str, set[str]]:
+    """Each switch's neighbours over these links (either direction)."""
+    out: dict[str, set[str]] = {}
+    for a, b in links:
+        got = out.get(a)
+        if got is None:
+            out[a] = {b}
+        else:
+            got.add(b)
+        got = out.get(b)
+        if got is None:
+            out[b] = {a}
+        else:
+            got.add(a)
+    return out

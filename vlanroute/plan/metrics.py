@@ -12,7 +12,7 @@ import networkx as nx
 
 from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents
+from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents, spans_exactly
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
 
@@ -101,7 +101,11 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
     deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
     for src in host_switches:
         # The part of src's tree on the way to switches with hosts: the rest carries nothing.
-        tree = pruned_parents(routes.parents[src], src, host_switches)
+        # A tree over exactly the switches with hosts (every switch has hosts: the common
+        # case) is its own pruned tree; pruning it would only copy it.
+        tree = routes.parents[src]
+        if not spans_exactly(tree, src, host_switches):
+            tree = pruned_parents(tree, src, host_switches)
         order = bfs_order(tree, src)
         below = {v: host_count.get(v, 0) for v in order}     # hosts in the subtree of v
         depth = {src: 0}

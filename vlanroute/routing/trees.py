@@ -13,7 +13,7 @@ over the tree from the leaves up gives every link: O(switches) per source.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 N = TypeVar("N", bound=Hashable)
@@ -33,7 +33,7 @@ def adjacency(links: Iterable[tuple[N, N]]) -> dict[N, list[N]]:
     return adj
 
 
-def reroot(adj: dict[N, list[N]], root: N) -> dict[N, N]:
+def reroot(adj: Mapping[N, Iterable[N]], root: N) -> dict[N, N]:
     """Each node's neighbour towards `root` in a tree (or forest component) given as
     neighbour lists: the same links, seen as the tree of a source at `root`."""
     parent: dict[N, N] = {}
@@ -119,6 +119,12 @@ def pruned_parents(parent: dict[N, N], src: N, targets: Iterable[N]) -> dict[N, 
             sub[v] = p
             v = p
     return sub
+
+
+def spans_exactly(parent: dict[N, N], src: N, targets: set[N]) -> bool:
+    """Are the tree's nodes (src and every node with a parent) exactly `targets`? Then
+    `pruned_parents(parent, src, targets)` is the whole tree: nothing to prune."""
+    return len(parent) + 1 == len(targets) and src in targets and targets.issuperset(parent)
 
 
 def bfs_tree(adj: dict[str, list[str]], src: str, order: dict[str, int]) -> ParentMap:
