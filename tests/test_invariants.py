@@ -61,3 +61,13 @@ def test_a_cut_vlan_is_caught() -> None:
     vlan.links = frozenset(sorted(vlan.links)[1:])
     with pytest.raises(VerificationError, match=f"VLAN {vlan.id}: its links are not connected"):
         check(plan)
+
+
+def test_a_vlan_link_that_is_no_cable_is_caught() -> None:
+    plan = torus_plan()
+    vlan = plan.vlans[0]
+    g = plan.topology.simple()
+    a, b = next((a, b) for a in g for b in g if a != b and not g.has_edge(a, b))
+    vlan.links = vlan.links | {(a, b)}
+    with pytest.raises(VerificationError, match=f"VLAN {vlan.id}: link {a}-{b} is not a cable of the topology"):
+        check(plan)
