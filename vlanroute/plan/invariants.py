@@ -84,11 +84,14 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     for s in host_switches - set(source_vlan):
         bad.append(f"switch {s} has hosts but no VLAN")
 
-    by_pair: dict[tuple[str, str], set[int]] = {}
+    by_link: dict[tuple[str, str], set[int]] = {}     # as the VLANs store each link: one orientation
     for v in vlans:
-        for a, b in v.links:
-            by_pair.setdefault((a, b), set()).add(v.id)
-            by_pair.setdefault((b, a), set()).add(v.id)
+        for link in v.links:
+            got = by_link.get(link)
+            if got is None:
+                by_link[link] = {v.id}
+            else:
+                got.add(v.id)
     all_ids = frozenset(ids)
     # Host ports mostly share one untagged list (every routing VLAN): its set is made once
     # per distinct list object, not once per port (16,384 ports x 512 VLANs on a 32x32 torus).
@@ -115,7 +118,8 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                     bad.append(f"{switch.name}:{pname}: {switch.host_attachment} host port must be untagged "
                                f"in exactly {sorted(member.untagged)} and tagged in {sorted(member.tagged)}")
             else:
-                want = sorted(by_pair.get((switch.name, port.neighbor or ""), set()))
+                pair = (switch.name, port.neighbor or "")
+                want = sorted(by_link.get(pair, set()) | by_link.get((pair[1], pair[0]), set()))
                 if sorted(port.tagged) != want or port.untagged or port.pvid is not None:
                     bad.append(f"{switch.name}:{pname}: tagged {port.tagged}, expected exactly {want}")
                 if port.role == "lag-member":
