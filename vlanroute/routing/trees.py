@@ -221,10 +221,21 @@ def arc_loads(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict
     """Load per cable and direction of the whole routing (sources = switches with hosts)."""
     load: dict[Arc, float] = {}
     for src, par in parents.items():
-        if not hosts.get(src):
+        hs = hosts.get(src, 0)
+        if not hs:
             continue
-        for arc, x in source_arc_loads(par, src, hosts):
-            load[arc] = load.get(arc, 0.0) + x
+        # source_arc_loads, added up in place: no list of (arc, load) per source (the
+        # routing engines compare candidates by this, 1,024 trees of 1,023 links a candidate)
+        order = bfs_order(par, src)
+        below = {v: hosts.get(v, 0) for v in order}
+        rest = order[1:]
+        for v in reversed(rest):
+            below[par[v]] += below[v]
+        for v in rest:
+            x = below[v]
+            if x:
+                arc = (par[v], v)
+                load[arc] = load.get(arc, 0.0) + hs * x
     return {a: x / cables[a] for a, x in load.items()}
 
 
