@@ -11,6 +11,7 @@ from pathlib import Path
 import re
 
 import jsonschema
+import pytest
 
 from vlanroute import schemas
 from push_support import build_cluster, run, set_ssh_env, wire_as_planned
@@ -181,12 +182,14 @@ def test_a_host_on_the_wrong_port_is_moved_back() -> None:
 
 # --- on fake switches ---------------------------------------------------------------------------
 
-def _swap_two_inter_switch_cables(outdir: Path, tmp: Path) -> tuple[Path, list[dict[str, str]]]:
+def _swap_two_inter_switch_cables(outdir: Path, tmp: Path, lag_members: bool = False
+                                  ) -> tuple[Path, list[dict[str, str]]]:
     """A copy of cabling.csv in which the far ends (b, b_port) of two inter-switch cables
-    between four different switches are exchanged."""
+    between four different switches are exchanged (LAG members too if `lag_members`: on a
+    fabric whose every link is a LAG)."""
     with open(outdir / "cabling.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    isl = [r for r in rows if r["kind"] == "inter-switch" and not r["a_lag"]]
+    isl = [r for r in rows if r["kind"] == "inter-switch" and (lag_members or not r["a_lag"])]
     first = isl[0]
     second = next(r for r in isl if not {r["a"], r["b"]} & {first["a"], first["b"]})
     first["b"], second["b"] = second["b"], first["b"]
@@ -334,3 +337,111 @@ def test_lab_daemon_serves_the_given_cabling_file(tmp_path, monkeypatch, capsys)
             {first["cable"], second["cable"]}, text + err
     finally:
         farm.close()
+
+
+# --- Arista EOS and Dell OS10 fabrics -----------------------------------------------------------
+
+TRUNK_FABRICS = {"arista": ("seed-torus-arista.yaml", "arista-7050sx-64"),
+                 "os10": ("seed-torus-os10.yaml", "dell-s5248f-on")}
+
+
+def _without_one_inter_switch_cable(outdir: Path, tmp: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of cabling.csv without its first inter-switch row: that cable is not plugged."""
+    with open(outdir / "cabling.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    gone = next(r for r in rows if r["kind"] == "inter-switch")
+    path = tmp / "missing.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(r for r in rows if r is not gone)
+    return path, gone
+
+
+@pytest.mark.parametrize("kind", sorted(TRUNK_FABRICS))
+def test_cabling_check_on_eos_and_os10_fake_switches(kind, farm, tmp_path, monkeypatch, capsys):
+    """The fake EOS / OS10 switches print their wired cables in their own layout (`show lldp
+    neighbors`) and the check reads every switch: ok, a swapped pair, a missing cable."""
+    from vlanroute.model.platforms import PLATFORMS
+
+    set_ssh_env(monkeypatch)
+    inventory, platform = TRUNK_FABRICS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=PLATFORMS[platform])
+    out = str(cluster.outdir)
+    known = ["--known-hosts", str(cluster.known_hosts)]
+    rows = list(csv.DictReader((cluster.outdir / "cabling.csv").open()))
+    isl = sum(r["kind"] == "inter-switch" for r in rows)
+    hosts = sum(r["kind"] == "host" for r in rows)
+    assert isl and hosts
+
+    rc, text, err = run(capsys, "cabling", "check", out, *known, "--json")
+    doc = json.loads(text)
+    jsonschema.validate(doc, schemas.load("cabling-check"), cls=jsonschema.Draft202012Validator)
+    assert rc == 0 and doc["ok"] and not doc["not_read"], text + err
+    assert len(doc["cables"]) == isl + hosts and {c["status"] for c in doc["cables"]} == {"ok"}
+
+    swapped, (first, second) = _swap_two_inter_switch_cables(cluster.outdir, tmp_path, lag_members=True)
+    wire_as_planned(farm, cluster.outdir, swapped)
+    rc, text, err = run(capsys, "cabling", "check", out, *known, "--json")
+    doc = json.loads(text)
+    assert rc == 1 and not doc["not_read"], text + err
+    assert {c["cable"]: c["status"] for c in doc["cables"] if c["status"] != "ok"} == \
+        {first["cable"]: SWAPPED, second["cable"]: SWAPPED}
+    now = {frozenset({(r["a"], r["a_port"]), (r["b"], r["b_port"])})
+           for r in csv.DictReader(swapped.open()) if r["kind"] == "inter-switch"}
+    planned = {frozenset({(r["a"], r["a_port"]), (r["b"], r["b_port"])})
+               for r in rows if r["kind"] == "inter-switch"}
+    assert now != planned and apply_fixes(now, doc["fixes"]) == planned
+
+    missing, gone = _without_one_inter_switch_cable(cluster.outdir, tmp_path)
+    wire_as_planned(farm, cluster.outdir, missing)
+    rc, text, err = run(capsys, "cabling", "check", out, *known)
+    flat = " ".join(text.replace("│", " ").split())
+    assert rc == 1 and "cabling: FAILED" in flat, text + err
+    assert f"{isl - 1} of {isl} inter-switch cables ok" in flat
+    assert f"connect {gone['a']} {gone['a_port']} to {gone['b']} {gone['b_port']} (cable {gone['cable']})" in flat
+
+
+def test_push_refuses_before_any_change_on_a_swapped_eos_cable(farm, tmp_path, monkeypatch, capsys):
+    from vlanroute.model.platforms import PLATFORMS
+
+    set_ssh_env(monkeypatch)
+    inventory, platform = TRUNK_FABRICS["arista"]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=PLATFORMS[platform])
+    swapped, (first, second) = _swap_two_inter_switch_cables(cluster.outdir, tmp_path, lag_members=True)
+    wire_as_planned(farm, cluster.outdir, swapped)
+    before = {n: sw.running_config() for n, sw in farm.switches.items()}
+    rc, text, err = run(capsys, "push", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts), "--yes")
+    assert rc == 1 and "push refused before any change" in err, text + err
+    assert first["cable"] in err and second["cable"] in err
+    assert {n: sw.running_config() for n, sw in farm.switches.items()} == before
+    assert all(sw.config_commands == 0 and not sw.saved and not sw.eos.sessions for sw in farm.switches.values())
+    # Only the login dialog, the LLDP table and the logout went over the wire.
+    sent = {c for sw in farm.switches.values() for c in sw.received}
+    assert sent == {"terminal length 0", "terminal width 511", "end", "show lldp neighbors", "exit"}, sent
+
+
+@pytest.mark.parametrize("kind", sorted(TRUNK_FABRICS))
+def test_discover_on_eos_and_os10_fake_switches(kind, farm, tmp_path, monkeypatch, capsys):
+    """discover reads the EOS / OS10 tables too: every cable with its plan port names, every
+    host with its MAC (EOS prints a MAC Port ID dotted, OS10 with colons)."""
+    from vlanroute.bundle.reader import host_macs, read_plan
+    from vlanroute.model.platforms import PLATFORMS
+
+    set_ssh_env(monkeypatch)
+    inventory, platform = TRUNK_FABRICS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=PLATFORMS[platform])
+    targets = tmp_path / "targets.json"
+    targets.write_text(json.dumps({"format": "vlanroute-targets/1", "switches": {
+        n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}))
+    rc, text, err = run(capsys, "discover", "--targets", str(targets), "--platform", platform,
+                        "--known-hosts", str(cluster.known_hosts), "--json")
+    doc = json.loads(text)
+    assert rc == 0 and not doc["not_read"], text + err
+    inv = doc["inventory"]
+    seen = {frozenset({(link["a"], pa), (link["b"], pb)}) for link in inv["topology"]["links"]
+            for pa, pb in link["ports"]}
+    assert seen == _cable_set(cluster.plan)
+    macs = host_macs(read_plan(cluster.outdir))           # what the lab's hosts send
+    assert {h["name"]: (h["switch"], h["port"], h["mac"]) for h in inv["hosts"]["list"]} == \
+        {h: (d["switch"], d["port"], macs[h].lower()) for h, d in cluster.plan["hosts"].items()}

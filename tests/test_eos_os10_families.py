@@ -142,22 +142,109 @@ def test_address_tables():
         (103, "02:00:0a:00:00:03"): "ethernet1/1/12:1"}
 
 
-def test_lldp_neighbors():
-    eos = EOS.parse_lldp_neighbors(
-        "Last table change time   : 0:00:02 ago\nNumber of table inserts  : 2\n\n"
-        "Port          Neighbor Device ID       Neighbor Port ID    TTL\n"
-        "---------- ------------------------ ---------------------- ---\n"
-        "Et47          sw2                      Ethernet47          120\n"
-        "Et49/1        core.example.net         Ethernet3/2         120\n")
-    assert [(n.port, n.system, n.remote_port) for n in eos] == [
-        ("Ethernet47", "sw2", "Ethernet47"), ("Ethernet49/1", "core.example.net", "Ethernet3/2")]
-    os10 = OS10.parse_lldp_neighbors(
-        "Loc PortID          Rem Host Name        Rem Port Id                    Rem Chassis Id\n"
-        + "-" * 86 + "\n"
-        "ethernet1/1/47      sw2                  ethernet1/1/47                 02:00:00:00:00:02\n"
-        "ethernet1/1/3:1     Not Advertised       00:78:57:aa:bb:cc              39373638-3935-5A43-4A39-\n")
-    assert [(n.port, n.system, n.remote_port) for n in os10] == [
-        ("ethernet1/1/47", "sw2", "ethernet1/1/47"), ("ethernet1/1/3:1", "Not Advertised", "00:78:57:aa:bb:cc")]
+# Written by us in the layouts of the captures on docs/platforms/*.md. EOS [NTC]: counter
+# lines, a blank line, the header, a dashed line; short local names (`Et3/1`), a name with
+# a domain suffix, a port with two neighbours, a management port.
+EOS_LLDP = """Last table change time   : 2 days, 3:04:05 ago
+Number of table inserts  : 5
+Number of table deletes  : 1
+Number of table drops    : 0
+Number of table age-outs : 1
+
+Port          Neighbor Device ID       Neighbor Port ID    TTL
+---------- ------------------------ ---------------------- ---
+Et47          sw2                      Ethernet47          120
+Et49/1        core7.rack2.example.net  Ethernet3/2         120
+Et50/1        sw3                      Ethernet50/1        120
+Et50/1        sw4                      Ethernet12          120
+Ma1           oob-switch.example.net   Gi1/0/7             120
+"""
+# The older EOS layout [NTC]: no dashed line under the header.
+EOS_LLDP_OLD = """Last table change time   : 0:00:09 ago
+Number of table inserts  : 1
+Number of table deletes  : 0
+Number of table drops    : 0
+Number of table age-outs : 0
+
+Port       Neighbor Device ID             Neighbor Port ID           TTL
+Et5        sw9                            Ethernet6                  120
+"""
+# OS10 [MFD]: header, one long dashed line; a NIC without a name (`Not Advertised`, MAC as
+# Port ID, a chassis id cut at the line's end), a name cut to 17 characters and `...`, a
+# breakout lane as the local port, a management port.
+OS10_LLDP = """Loc PortID          Rem Host Name        Rem Port Id                    Rem Chassis Id
+--------------------------------------------------------------------------------------
+ethernet1/1/3:1     Not Advertised       00:78:57:aa:bb:cc             39373638-3935-5A43-4A39-
+ethernet1/1/31      spine-row4-rack12... ethernet1/1/49                24:8a:07:bb:cc:aa
+ethernet1/1/47      sw2.lab.example      ethernet1/1/47                02:00:00:00:00:02
+mgmt1/1/1           oob-7103             19                            00:04:96:dd:ff:aa
+"""
+
+
+def test_eos_lldp_neighbors():
+    assert EOS.lldp_command == "show lldp neighbors"
+    rows = EOS.parse_lldp(EOS_LLDP)
+    assert [(n.local_port, n.system_name, n.port_id, n.chassis_id) for n in rows] == [
+        ("Ethernet47", "sw2", "Ethernet47", ""),
+        ("Ethernet49/1", "core7.rack2.example.net", "Ethernet3/2", ""),
+        ("Ethernet50/1", "sw3", "Ethernet50/1", ""),
+        ("Ethernet50/1", "sw4", "Ethernet12", ""),
+        ("Ma1", "oob-switch.example.net", "Gi1/0/7", "")]
+    assert not any(n.truncated for n in rows)
+    assert [(n.local_port, n.system_name, n.port_id) for n in EOS.parse_lldp(EOS_LLDP_OLD)] == [
+        ("Ethernet5", "sw9", "Ethernet6")]
+    assert EOS.parse_lldp(EOS_LLDP.split("Port   ")[0]) == []     # counters only: no row
+
+
+def test_os10_lldp_neighbors():
+    assert OS10.lldp_command == "show lldp neighbors"
+    rows = OS10.parse_lldp(OS10_LLDP)
+    assert [(n.local_port, n.system_name, n.port_id, n.chassis_id) for n in rows] == [
+        ("ethernet1/1/3:1", "", "00:78:57:aa:bb:cc", "39373638-3935-5A43-4A39-"),
+        ("ethernet1/1/31", "spine-row4-rack12...", "ethernet1/1/49", "24:8a:07:bb:cc:aa"),
+        ("ethernet1/1/47", "sw2.lab.example", "ethernet1/1/47", "02:00:00:00:00:02"),
+        ("mgmt1/1/1", "oob-7103", "19", "00:04:96:dd:ff:aa")]
+    assert [n.truncated for n in rows] == [False, True, False, False]
+
+
+def test_eos_os10_rows_resolve_against_the_plan():
+    """The rows above, through the cabling check's comparison: a short local name, a domain
+    suffix, a cut name and a nameless NIC all land on the plan's cable ends."""
+    from vlanroute.bundle.reader import Cable
+    from vlanroute.device.cabling import NO_LLDP, OK, check_cabling
+    from vlanroute.device.lldp import LldpTable
+
+    cables = [Cable(0, "sw1", "Ethernet47", "sw2", "Ethernet47", None, None, "inter-switch", "C1"),
+              Cable(0, "os1", "ethernet1/1/31", "spine-row4-rack12-a", "ethernet1/1/49", None, None,
+                    "inter-switch", "C2"),
+              Cable(0, "os1", "ethernet1/1/3:1", "h1", "eth0", None, None, "host", "C3"),
+              Cable(0, "os1", "ethernet1/1/47", "sw2", "ethernet1/1/47", None, None, "inter-switch", "C4")]
+    eos = [n for n in EOS.parse_lldp(EOS_LLDP) if n.system_name == "sw2"]
+    tables = {"sw1": LldpTable("sw1", tuple(eos)), "os1": LldpTable("os1", tuple(OS10.parse_lldp(OS10_LLDP)))}
+    report = check_cabling(cables, tables, ["sw1", "sw2", "os1", "spine-row4-rack12-a"],
+                           {"h1": "00:78:57:AA:BB:CC"})
+    assert {c.label: c.status for c in report.cables} == {"C1": OK, "C2": OK, "C3": OK, "C4": OK}
+    assert NO_LLDP not in {c.status for c in report.cables}
+
+
+
+def test_far_port_ids_are_read_as_the_plans_port_names():
+    """A Port ID printed short or spaced is the far switch's plan name (Family.lldp_port_name),
+    so the cable is ok rather than swapped to a port the plan does not know."""
+    from vlanroute.bundle.reader import Cable
+    from vlanroute.device.cabling import OK, SWAPPED, check_cabling
+    from vlanroute.device.lldp import LldpTable
+    from vlanroute.drivers.family import LldpNeighbor
+
+    assert EOS.lldp_port_name("Et49/1") == EOS.lldp_port_name("Ethernet49/1") == "Ethernet49/1"
+    assert OS10.lldp_port_name("ethernet 1/1/5") == "ethernet1/1/5"
+    assert EOS.lldp_port_name("0200.0a00.0001") == "0200.0a00.0001"        # a MAC stays as sent
+    assert FAMILIES["dell-os6"].lldp_port_name("Te1/0/3") == "Te1/0/3"
+    cables = [Cable(0, "os1", "ethernet1/1/1", "eos1", "Ethernet49/1", None, None, "inter-switch", "C1")]
+    table = {"os1": LldpTable("os1", (LldpNeighbor("ethernet1/1/1", "", "Et49/1", "eos1"),))}
+    names = {"eos1": EOS.lldp_port_name, "os1": OS10.lldp_port_name}
+    assert check_cabling(cables, table, ["os1", "eos1"], {}, names).cables[0].status == OK
+    assert check_cabling(cables, table, ["os1", "eos1"], {}).cables[0].status == SWAPPED
 
 
 # -- the example inventories -----------------------------------------------------------------

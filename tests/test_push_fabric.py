@@ -308,17 +308,29 @@ def test_one_push_save_or_rollback_per_fabric_at_a_time(farm, tmp_path, monkeypa
     assert running(cluster) != pushed
 
 
-def test_fabric_lock_is_released_and_taken_again(tmp_path: Path) -> None:
+def test_fabric_lock_is_shared_within_a_process_and_released(tmp_path: Path) -> None:
     from vlanroute.device.statedir import FabricState, lock_fabric
     from vlanroute.errors import UserError
 
     state = FabricState(tmp_path / "s")
-    with lock_fabric(state, "rollback"):
-        with pytest.raises(UserError, match=rf"another vlanroute rollback \(pid {os.getpid()}, since "):
-            lock_fabric(state, "push")
-    lock_fabric(state, "push").release()
+    # One process, several holders (the Nornir task's threads): shared, released by the last.
+    first, second = lock_fabric(state, "rollback"), lock_fabric(state, "push")
+    first.release()
+    first.release()                               # twice is once
+    probe = ("import sys; from pathlib import Path; from vlanroute.device.statedir import FabricState, "
+             f"lock_fabric; lock_fabric(FabricState(Path({str(tmp_path / 's')!r})), 'push')")
+    blocked = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert blocked.returncode != 0
+    assert f"another vlanroute rollback (pid {os.getpid()}, since " in blocked.stderr
+    second.release()
+    free = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert free.returncode == 0, free.stderr
     other = _hold_lock_in_another_process(tmp_path / "s", "save")
     try:
+        with pytest.raises(UserError, match=rf"another vlanroute save \(pid {other.pid}, since "):
+            lock_fabric(state, "push")
         # A lock file rewritten by someone else: nothing from it is echoed.
         (tmp_path / "s" / "lock").write_text('{"command": "$(reboot)", "pid": 1, "since": "now"}\n')
         with pytest.raises(UserError, match="another vlanroute command is working"):

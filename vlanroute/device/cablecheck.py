@@ -49,4 +49,6 @@ def run_check(outdir: Path, doc: PlanDocument, targets: list[Target], skipped: d
     sources = [LldpSource(t.name, t.host, t.port, t.family, t.cli) for t in targets]
     tables = read_tables(sources, creds, host_keys, workers, connect)
     tables.update({name: LldpTable(name, error=why) for name, why in skipped.items()})
-    return check_cabling(cables, tables, doc.switches, {h: d.mac for h, d in doc.hosts.items()})
+    platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
+    port_names = {name: family_of(p).lldp_port_name for name, p in platforms.items()}
+    return check_cabling(cables, tables, doc.switches, {h: d.mac for h, d in doc.hosts.items()}, port_names)

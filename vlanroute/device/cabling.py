@@ -29,7 +29,7 @@ no planned end is removed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from vlanroute.bundle.cables import HOST, INTER_SWITCH
@@ -99,8 +99,10 @@ class CablingReport:
 class _Resolver:
     """LLDP row -> cable end, by the plan's switch and host names and host MACs."""
 
-    def __init__(self, switches: Collection[str], hosts: Mapping[str, str | None]) -> None:
+    def __init__(self, switches: Collection[str], hosts: Mapping[str, str | None],
+                 port_names: Mapping[str, Callable[[str], str]]) -> None:
         self.switches = set(switches)
+        self.port_names = port_names
         self.lower = {s.lower(): s for s in switches}
         self.hosts = {h.lower(): h for h in hosts}
         self.macs = {normalize_mac(m): h for h, m in hosts.items() if m}
@@ -126,7 +128,8 @@ class _Resolver:
     def end(self, row_name: str, port_id: str, chassis: str) -> End:
         sw = self.switch(row_name) if row_name else None
         if sw is not None:
-            return _port(sw, port_id)
+            name = self.port_names.get(sw)
+            return _port(sw, name(port_id) if name else port_id)
         host = self.hosts.get(row_name.split(".")[0].lower()) if row_name else None
         host = host or self._mac(chassis) or self._mac(port_id)
         if host is not None:
@@ -138,10 +141,14 @@ class _Resolver:
 
 
 def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches: Collection[str],
-                  hosts: Mapping[str, str | None]) -> CablingReport:
+                  hosts: Mapping[str, str | None],
+                  port_names: Mapping[str, Callable[[str], str]] | None = None) -> CablingReport:
     """Planned `cables` (bundle.reader, inter-switch and host) against the LLDP `tables` of
-    the switches that were read (a switch absent from `tables` was not asked)."""
-    resolve = _Resolver(switches, hosts)
+    the switches that were read (a switch absent from `tables` was not asked). The tables'
+    local ports are already the plan's names (each family's reader); a far switch's Port ID
+    is turned into its plan name by `port_names[far switch]` (Family.lldp_port_name: EOS
+    `Et1` is `Ethernet1`), as given where there is none."""
+    resolve = _Resolver(switches, hosts, port_names or {})
     errors = {s: t.error for s, t in tables.items() if t.error is not None}
     read = {s for s, t in tables.items() if t.error is None}
 

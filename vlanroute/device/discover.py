@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 import re
 
 from vlanroute.device.lldp import LldpTable
+from vlanroute.drivers.common import normalize_mac
 from vlanroute.names import NAME_PATTERN, PORT_PATTERN
 
-_MAC = re.compile(r"^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$")
+# A MAC as the tables print it: 00:1E:C9:.. (Dell OS6, OS10), 00-1e-.., 001e.c9aa.bbcc (EOS).
+_MAC = re.compile(r"^([0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{4}(\.[0-9A-Fa-f]{4}){2})$")
 _NAME = re.compile(NAME_PATTERN)
 _PORT = re.compile(PORT_PATTERN)
 
@@ -73,7 +75,7 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
                     continue
                 entry = {"name": host, "switch": s, "port": row.local_port}
                 if mac:
-                    entry["mac"] = mac.lower().replace("-", ":")
+                    entry["mac"] = normalize_mac(mac)
                 hosts[host] = entry
             else:
                 what = f"system name {far_name!r}" if far_name else "no system name"

@@ -20,6 +20,7 @@ import json
 import os
 from pathlib import Path
 import re
+import threading
 
 from vlanroute.errors import UserError
 
@@ -96,16 +97,25 @@ class FabricLock:
     still under way restores switches the push is about to change. flock(2) is released by
     the kernel when the holding process ends, however it ends, so a crashed push leaves no
     stale lock behind. Advisory: it guards vlanroute against itself, not against other tools.
+    One process holds it once for all its threads: the Nornir task runs one `api.push` per
+    switch in parallel threads of one run, which its caller orchestrates as one operation.
     """
 
-    def __init__(self, fd: int, path: Path) -> None:
-        self._fd: int | None = fd
+    def __init__(self, path: Path) -> None:
         self.path = path
+        self._released = False
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)          # closing the descriptor releases the flock
-            self._fd = None
+        with _HELD_GUARD:
+            if self._released:
+                return
+            self._released = True
+            fd, users = _HELD[self.path]
+            if users > 1:
+                _HELD[self.path] = (fd, users - 1)
+                return
+            del _HELD[self.path]
+            os.close(fd)                # closing the descriptor releases the flock
 
     def __enter__(self) -> "FabricLock":
         return self
@@ -114,23 +124,33 @@ class FabricLock:
         self.release()
 
 
+_HELD: dict[Path, tuple[int, int]] = {}      # lock file -> (descriptor, holders in this process)
+_HELD_GUARD = threading.Lock()
+
+
 def lock_fabric(state: FabricState, command: str) -> FabricLock:
     """Take the state directory's lock for `command`, or a UserError naming who holds it."""
     state.ensure()
-    path = state.path / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _holder(fd)
-        os.close(fd)
-        raise UserError(f"another vlanroute {holder} is working on this fabric; {command} waits for "
-                        "nothing and changes nothing", file=str(path), field="--state-dir",
-                        fix="let it finish (the lock goes when its process ends, also if it "
-                            "crashes), then run this again") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, (json.dumps({"command": command, "pid": os.getpid(), "since": now_stamp()}) + "\n").encode(), 0)
-    return FabricLock(fd, path)
+    path = (state.path / "lock").resolve()
+    with _HELD_GUARD:
+        if path in _HELD:
+            fd, users = _HELD[path]
+            _HELD[path] = (fd, users + 1)
+            return FabricLock(path)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise UserError(f"another vlanroute {holder} is working on this fabric; {command} waits for "
+                            "nothing and changes nothing", file=str(path), field="--state-dir",
+                            fix="let it finish (the lock goes when its process ends, also if it "
+                                "crashes), then run this again") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps({"command": command, "pid": os.getpid(), "since": now_stamp()}) + "\n").encode(), 0)
+        _HELD[path] = (fd, 1)
+        return FabricLock(path)
 
 
 def _holder(fd: int) -> str:

@@ -293,6 +293,12 @@ class Family:
         """The full system name in `lldp_detail_command`'s output, None if absent."""
         return None
 
+    def lldp_port_name(self, text: str) -> str:
+        """A Port ID a neighbour of this family sends (or a table prints) -> the port's name
+        in the plan, so that `Et1` and `Ethernet1` are one port. Default: as given (the Dell
+        62xx / OS6 tables print the names the plan uses)."""
+        return text
+
     # -- audit -----------------------------------------------------------------------------
     address_table_command: str | None = None
 

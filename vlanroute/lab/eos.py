@@ -21,7 +21,10 @@ marked "(assumed)" is this emulator's own choice where no source shows the real 
   defaults print nothing (access VLAN 1, native 1, allowed all, flow control off) [BF];
 - errors `% Invalid input`, `% Incomplete command` [FAKESW], `% Cannot change mode; remove
   all members and try again.` [ANS-EOS];
-- `write memory` -> `Copy completed successfully.` (assumed).
+- `write memory` -> `Copy completed successfully.` (assumed);
+- `show lldp neighbors`: counter lines, header, dashed line, one row per neighbour of the
+  wired cables (vlanroute.lab.wiring), local port short (`Et1`), names whole [NTC]; a
+  host's MAC Port ID printed dotted, as EOS prints MACs (assumed).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from vlanroute.lab.state import MacEntry, dotted
+from vlanroute.lab.state import LldpEntry, MacEntry, dotted
 from vlanroute.vlanlist import format_vlan_list, parse_vlan_list
 
 INVALID = "% Invalid input"
@@ -290,10 +293,7 @@ class EosInterpreter:
         if args == ["mac", "address-table"]:
             return mac_table(sw.state)
         if args == ["lldp", "neighbors"]:
-            return ("Last table change time   : 0:00:02 ago\nNumber of table inserts  : 0\n"
-                    "Number of table deletes  : 0\nNumber of table drops    : 0\n"
-                    "Number of table age-outs : 0\n\nPort          Neighbor Device ID       "
-                    "Neighbor Port ID    TTL\n---------- ------------------------ ---------------------- ---\n")
+            return lldp_neighbors(sw.lldp)
         raise Rejected(INVALID)
 
     def _diff(self, name: str) -> str:
@@ -543,6 +543,7 @@ class EosSwitchData:
     saved: list[str]
     sessions: dict[str, EosState] = field(default_factory=dict)
     checkpoints: dict[str, str] = field(default_factory=dict)
+    lldp: list[LldpEntry] = field(default_factory=list)   # the neighbours the cables show
 
 
 def load(text: str, ports, hostname: str, model: str,  # type: ignore[no-untyped-def]
@@ -586,6 +587,21 @@ def mac_table(state: EosState) -> str:
               "Vlan    Mac Address       Type        Ports", "----    -----------       ----        -----",
               "Total Mac Addresses for this criterion: 0", ""]
     return "\n".join(lines)
+
+
+def lldp_neighbors(entries: list[LldpEntry]) -> str:
+    """`show lldp neighbors` in the layout of the EOS captures [NTC]: table counters, a blank
+    line, the header, a dashed line, one row per neighbour (the local port short, the
+    neighbour's name and Port ID as sent, a name longer than its column printed whole)."""
+    lines = ["Last table change time   : 0:05:12 ago", f"Number of table inserts  : {len(entries)}",
+             "Number of table deletes  : 0", "Number of table drops    : 0",
+             "Number of table age-outs : 0", "",
+             "Port          Neighbor Device ID       Neighbor Port ID    TTL",
+             "---------- ------------------------ ---------------------- ---"]
+    for e in entries:
+        port_id = dotted(e.port_id).lower() if e.port_id.count(":") == 5 else e.port_id
+        lines.append(f"{short(e.port):<13} {e.system_name:<24} {port_id:<19} 120")
+    return "\n".join(lines) + "\n"
 
 
 def _int(text: str, lo: int, hi: int) -> int:

@@ -18,7 +18,10 @@ marks this emulator's own choice where no source shows the real switch:
   interfaces, port-channels, mgmt, ethernet ports in that order, one-space indent, ` no
   shutdown` and ` switchport access vlan 1` printed on access ports, `flowcontrol receive on`
   printed on every port (the default on an S4112F-ON) [GC], [DELLOS10NAPALM];
-- errors start `% Error:` [UG]; `write memory` copies running to startup (no reply, assumed).
+- errors start `% Error:` [UG]; `write memory` copies running to startup (no reply, assumed);
+- `show lldp neighbors`: header, dashed line, one row per neighbour of the wired cables
+  (vlanroute.lab.wiring), a host name longer than 20 characters cut to 17 and `...`, MACs
+  lower case with colons [MFD].
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from vlanroute.lab.state import MacEntry
+from vlanroute.lab.state import LldpEntry, MacEntry
 from vlanroute.vlanlist import format_vlan_list, parse_vlan_list
 
 INVALID = "% Error: Unrecognized command."            # (assumed wording; `% Error` is confirmed [UG])
@@ -149,6 +152,25 @@ class Os10SwitchData:
     saved: list[str]
     candidate: Os10State | None = None      # the shared candidate config of `start transaction`
     locked_by: int | None = None            # the session holding `lock`
+    lldp: list[LldpEntry] = field(default_factory=list)   # the neighbours the cables show
+
+
+# The host name column is 20 wide; a longer name is cut to 17 characters and `...` [MFD].
+LLDP_NAME_WIDTH, LLDP_NAME_CUT = 20, 17
+
+
+def lldp_neighbors(entries: list[LldpEntry]) -> str:
+    """`show lldp neighbors` in the layout of the OS10 capture [MFD]: header, one dashed
+    line, one row per neighbour; MACs (chassis, a host's Port ID) lower case with colons."""
+    lines = ["Loc PortID          Rem Host Name        Rem Port Id                    Rem Chassis Id",
+             "-" * 86]
+    for e in entries:
+        name = e.system_name or "Not Advertised"
+        if len(name) > LLDP_NAME_WIDTH:
+            name = name[:LLDP_NAME_CUT] + "..."
+        port_id = e.port_id.lower() if e.port_id.count(":") == 5 else e.port_id
+        lines.append(f"{e.port:<19} {name:<20} {port_id:<29} {e.chassis.lower()}")
+    return "\n".join(lines) + "\n"
 
 
 _SESSIONS = iter(range(1, 1 << 30))
@@ -304,8 +326,7 @@ class Os10Interpreter:
                      for e in sorted(sw.state.mac_table, key=lambda e: (e.vlan, e.mac))]
             return "\n".join(rows) + "\n"
         if args == ["lldp", "neighbors"]:
-            return ("Loc PortID          Rem Host Name        Rem Port Id                    Rem Chassis Id\n"
-                    + "-" * 86 + "\n")
+            return lldp_neighbors(sw.lldp)
         raise Rejected(INVALID)
 
     # -- configuration ------------------------------------------------------------------

@@ -92,10 +92,13 @@ class FakeSwitch:
         # Arista EOS and Dell OS10: their own models, shared by all sessions (running config,
         # pending configure sessions or the transaction's candidate, checkpoints, lock).
         self.eos: Any = None
+        # Their LLDP table is the list vlanroute.lab.wiring fills in place (self.state.lldp).
         if self.platform.family == "arista-eos":
-            self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved)
+            self.eos = eos.EosSwitchData(eos.EosState.factory_default(self.platform.ports), self.saved,
+                                         lldp=self.state.lldp)
         elif self.platform.family == "dell-os10":
-            self.eos = os10.Os10SwitchData(os10.Os10State.factory_default(self.platform.ports), self.saved)
+            self.eos = os10.Os10SwitchData(os10.Os10State.factory_default(self.platform.ports), self.saved,
+                                           lldp=self.state.lldp)
 
     @property
     def os6(self) -> bool:

@@ -16,7 +16,7 @@ import re
 
 from vlanroute.drivers.arista import show
 from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, FirmwareDefaults,
-                                      PushLine, ShowCommand, SwitchFacts, Transaction)
+                                      LldpNeighbor, PushLine, ShowCommand, SwitchFacts, Transaction)
 from vlanroute.drivers.trunkdelta import (TrunkSyntax, canonical_lines, delta_commands, port_fixups)
 from vlanroute.drivers.trunklines import classify_push_lines
 from vlanroute.drivers.trunkmode import TrunkDialect, parse_trunk
@@ -183,8 +183,11 @@ class AristaEos(Family):
     def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
         return show.parse_address_table(text)
 
-    def parse_lldp_neighbors(self, text: str) -> list[show.LldpNeighbor]:
+    def parse_lldp(self, text: str) -> list[LldpNeighbor]:
         return show.parse_lldp_neighbors(text)
+
+    def lldp_port_name(self, text: str) -> str:
+        return _port_name(text) or text
 
 
 def _targets(line: str) -> list[PortRef] | None:

@@ -5,17 +5,15 @@ version`, `show interfaces status`). Layouts: docs/platforms/arista-eos.md.
 `show mac address-table` rows: `Vlan  Mac Address  Type  Ports  Moves  Last Move`, e.g.
 `  22    0013.0100.0002    DYNAMIC     Po300      1       0:10:37 ago` (Last Move may hold
 `1 day, 22:18:09 ago`); ports are short names, `Et48`, `Et49/1`, `Po300`; `Cpu`, `Router`
-and `Vx1` rows are not bridge ports. `show lldp neighbors` rows: `Port  Neighbor Device ID
-Neighbor Port ID  TTL`, after a few counter lines and an optional dashed line.
+and `Vx1` rows are not bridge ports. `show lldp neighbors`: see parse_lldp_neighbors.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import re
 
 from vlanroute.drivers.common import normalize_mac
-from vlanroute.drivers.family import ShowCommand, SwitchFacts
+from vlanroute.drivers.family import LldpNeighbor, ShowCommand, SwitchFacts
 from vlanroute.model.bridge import LagPort, PortRef
 
 _MAC_ROW = re.compile(r"^\s*(\d+)\s+([0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})\s+"
@@ -47,15 +45,18 @@ def parse_address_table(text: str) -> dict[tuple[int, str], PortRef]:
     return table
 
 
-@dataclass(frozen=True)
-class LldpNeighbor:
-    port: str                 # local port, the platform's name (Ethernet5) or as printed
-    system: str               # the neighbour's system name as printed (may be cut short)
-    remote_port: str          # the neighbour's port id as printed
-
-
 def parse_lldp_neighbors(text: str) -> list[LldpNeighbor]:
-    """Rows of `show lldp neighbors` (the header and counter lines are skipped)."""
+    """The rows of `show lldp neighbors` [NTC]: a few `Number of table ...` counter lines,
+    the header `Port  Neighbor Device ID  Neighbor Port ID  TTL`, a dashed line (absent in
+    older releases), then one row per neighbour, e.g. `Et3/1  tg104.sjc.aristanetworks.com
+    Ethernet3/2  120`. A port with several neighbours has several rows. The local port is
+    printed short (`Et1`, `Et49/1`) and read as the switch's own name (`Ethernet1`); the
+    Device ID is the neighbour's system name as it sends it, a domain suffix included (an
+    EOS neighbour sends its interface name as Port ID, `Ethernet2`). Names are printed whole
+    in the samples seen (28 characters), so no detail command is needed; cells are split on
+    white space, since long names push the next column right. The table has no chassis
+    column. Management ports (`Ma1`) are kept as printed: no plan cable names them.
+    """
     out: list[LldpNeighbor] = []
     started = False
     for line in text.splitlines():
@@ -69,8 +70,8 @@ def parse_lldp_neighbors(text: str) -> list[LldpNeighbor]:
             continue
         if len(cells) >= 4 and cells[-1].isdigit():
             local = long_port(cells[0])
-            out.append(LldpNeighbor(local if isinstance(local, str) else cells[0],
-                                    " ".join(cells[1:-2]), cells[-2]))
+            out.append(LldpNeighbor(local_port=local if isinstance(local, str) else cells[0],
+                                    port_id=cells[-2], system_name=" ".join(cells[1:-2])))
     return out
 
 

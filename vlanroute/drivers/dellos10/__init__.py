@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 
-from vlanroute.drivers.arista.show import LldpNeighbor
 from vlanroute.drivers.dellos10 import show
 from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, FirmwareDefaults,
-                                      PushLine, ShowCommand, SwitchFacts, Transaction)
+                                      LldpNeighbor, PushLine, ShowCommand, SwitchFacts, Transaction)
 from vlanroute.drivers.trunkdelta import TrunkSyntax, canonical_lines, delta_commands, port_fixups
 from vlanroute.drivers.trunklines import classify_push_lines
 from vlanroute.drivers.trunkmode import TrunkDialect, parse_trunk
@@ -174,8 +173,11 @@ class DellOS10(Family):
     def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
         return show.parse_address_table(text)
 
-    def parse_lldp_neighbors(self, text: str) -> list[LldpNeighbor]:
+    def parse_lldp(self, text: str) -> list[LldpNeighbor]:
         return show.parse_lldp_neighbors(text)
+
+    def lldp_port_name(self, text: str) -> str:
+        return _port_name(text) or text
 
 
 def _targets(line: str) -> list[PortRef] | None:

@@ -5,17 +5,15 @@ version`, `show interface status`). Layouts: docs/platforms/dell-os10.md.
 `show mac address-table` rows: `VlanId  Mac Address  Type  Interface`, e.g. `54
 00:50:56:af:12:f5   dynamic     port-channel1` or `... ethernet1/1/12:1`, after an optional
 `Codes:` or `Legend:` line; columns are split on white space (widths differ between
-sources). `show lldp neighbors` rows: `Loc PortID  Rem Host Name  Rem Port Id  Rem Chassis
-Id` after a dashed line; long host names are cut and end in `...`.
+sources). `show lldp neighbors`: see parse_lldp_neighbors.
 """
 
 from __future__ import annotations
 
 import re
 
-from vlanroute.drivers.arista.show import LldpNeighbor
 from vlanroute.drivers.common import normalize_mac
-from vlanroute.drivers.family import ShowCommand, SwitchFacts
+from vlanroute.drivers.family import LldpNeighbor, ShowCommand, SwitchFacts
 from vlanroute.model.bridge import LagPort, PortRef
 
 _MAC = r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}"
@@ -40,9 +38,20 @@ def parse_address_table(text: str) -> dict[tuple[int, str], PortRef]:
     return table
 
 
+NOT_ADVERTISED = "Not Advertised"
+
+
 def parse_lldp_neighbors(text: str) -> list[LldpNeighbor]:
-    """Rows after the dashed line: local port, remote host name, remote port id (the last
-    column, the chassis id, is dropped; a host name is never split on spaces here)."""
+    """The rows of `show lldp neighbors` [MFD]: the header `Loc PortID  Rem Host Name  Rem
+    Port Id  Rem Chassis Id`, a dashed line, then one row per neighbour, e.g.
+    `ethernet1/1/31  B-R03-U23-Mellano...  Eth1/32  24:8a:07:bb:cc:aa`. The local port is
+    the switch's own name (`ethernet1/1/3:1` for a breakout lane); a host name longer than
+    its column is cut to 17 characters and `...` (the cabling check matches it by a unique
+    prefix of a switch name); a neighbour that sends no name prints `Not Advertised` (read
+    as no name). The Port ID is as sent: a MAC from a server NIC, an interface name from a
+    switch. The chassis id is the last cell (itself cut at the line's end); cells are split
+    on white space, the host name being everything between the local port and the last two.
+    """
     out: list[LldpNeighbor] = []
     started = False
     for line in text.splitlines():
@@ -50,15 +59,13 @@ def parse_lldp_neighbors(text: str) -> list[LldpNeighbor]:
             started = True
             continue
         cells = line.split()
-        if not started or len(cells) < 3:
+        if not started or len(cells) < 4:
             continue
         local = port_ref(cells[0])
-        # Columns: port, host name (may be "Not Advertised"), port id, chassis id.
-        if len(cells) >= 4:
-            system, remote = " ".join(cells[1:-2]), cells[-2]
-        else:
-            system, remote = cells[1], cells[2]
-        out.append(LldpNeighbor(local if isinstance(local, str) else cells[0], system, remote))
+        system = " ".join(cells[1:-2])
+        out.append(LldpNeighbor(local_port=local if isinstance(local, str) else cells[0],
+                                chassis_id=cells[-1], port_id=cells[-2],
+                                system_name="" if system == NOT_ADVERTISED else system))
     return out
 
 
