@@ -49,15 +49,20 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     source_vlan: dict[str, int] = {}
     cabled = set(topo.arc_cables())
     for v in vlans:
-        for a, b in v.links:
-            if (a, b) not in cabled:
-                bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
-        if not is_forest(v.links):
-            bad.append(f"VLAN {v.id}: its links contain a loop")
-        nodes = {x for link in v.links for x in link} or set(v.sources)
-        adj = adjacency(v.links)          # once per VLAN, walked from each of its sources
+        if not v.links <= cabled:         # one set test; the loop only words what is wrong
+            for a, b in v.links:
+                if (a, b) not in cabled:
+                    bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
+        adj = _neighbour_sets(v.links)    # once per VLAN, walked from each of its sources
+        nodes = set(adj) or set(v.sources)
         reach = set(reroot(adj, v.sources[0])) | {v.sources[0]}
-        if reach != nodes:
+        connected = reach == nodes
+        # A connected graph is loop-free exactly when it has one link fewer than nodes (a
+        # tree); only a disconnected one needs the union-find walk over its links.
+        tree = connected and len(v.links) == len(nodes) - 1
+        if not (tree if connected else is_forest(v.links)):
+            bad.append(f"VLAN {v.id}: its links contain a loop")
+        if not connected:
             bad.append(f"VLAN {v.id}: its links are not connected")
         missing = host_switches - reach
         if missing:
@@ -69,7 +74,9 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
         # Each source's paths in the VLAN tree must be the paths the routing chose: every
         # switch on the way to a switch with hosts is entered from the same neighbour.
         for s in v.sources:
-            vpar = reroot(adj, s)
+            if tree and _routes_in_tree(routes.parents[s], s, host_switches, adj):
+                continue
+            vpar = reroot(adjacency(v.links), s)     # a broken VLAN: the full check words it
             for x, p in pruned_parents(routes.parents[s], s, host_switches).items():
                 if vpar.get(x) != p:
                     bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "
@@ -77,12 +84,18 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     for s in host_switches - set(source_vlan):
         bad.append(f"switch {s} has hosts but no VLAN")
 
-    by_pair: dict[tuple[str, str], set[int]] = {}
+    by_link: dict[tuple[str, str], set[int]] = {}     # as the VLANs store each link: one orientation
     for v in vlans:
-        for a, b in v.links:
-            by_pair.setdefault((a, b), set()).add(v.id)
-            by_pair.setdefault((b, a), set()).add(v.id)
-    all_ids = sorted(ids)
+        for link in v.links:
+            got = by_link.get(link)
+            if got is None:
+                by_link[link] = {v.id}
+            else:
+                got.add(v.id)
+    all_ids = frozenset(ids)
+    # Host ports mostly share one untagged list (every routing VLAN): its set is made once
+    # per distinct list object, not once per port (16,384 ports x 512 VLANs on a 32x32 torus).
+    untagged_set: dict[int, tuple[list[int], set[int]]] = {}
     host_of_port = {(h.switch, h.port): h for h in hosts}
     for switch in switches.values():
         for pname, port in switch.ports.items():
@@ -98,11 +111,15 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                 if h.vlan not in all_ids:          # reported by the PVID check above
                     continue
                 member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
-                if set(port.untagged) != member.untagged or set(port.tagged) != member.tagged:
+                known = untagged_set.get(id(port.untagged))
+                if known is None or known[0] is not port.untagged:
+                    known = untagged_set[id(port.untagged)] = (port.untagged, set(port.untagged))
+                if known[1] != member.untagged or set(port.tagged) != member.tagged:
                     bad.append(f"{switch.name}:{pname}: {switch.host_attachment} host port must be untagged "
                                f"in exactly {sorted(member.untagged)} and tagged in {sorted(member.tagged)}")
             else:
-                want = sorted(by_pair.get((switch.name, port.neighbor or ""), set()))
+                pair = (switch.name, port.neighbor or "")
+                want = sorted(by_link.get(pair, set()) | by_link.get((pair[1], pair[0]), set()))
                 if sorted(port.tagged) != want or port.untagged or port.pvid is not None:
                     bad.append(f"{switch.name}:{pname}: tagged {port.tagged}, expected exactly {want}")
                 if port.role == "lag-member":
@@ -123,3 +140,39 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
             bad.append(f"{s}:{host_port}: both a host port and a cable")
     if bad:
         raise VerificationError(bad)
+
+
+def _routes_in_tree(parent: dict[str, str], src: str, targets: set[str], neighbours: dict[str, set[str]]) -> bool:
+    """Does every hop of src's routes to `targets` use a link of the VLAN, a tree given as
+    neighbour sets? In a tree the path between two switches is unique, so a route made of
+    its links is the tree's own path: every switch on it is entered from the neighbour
+    towards src, as the full check (re-rooting the tree at src) would find, in one walk
+    up the routes instead of a walk over the whole tree per source."""
+    seen = {src}
+    for t in targets:
+        v = t
+        while v not in seen:
+            p = parent[v]
+            ns = neighbours.get(v)
+            if ns is None or p not in ns:
+                return False
+            seen.add(v)
+            v = p
+    return True
+
+
+def _neighbour_sets(links: frozenset[tuple[str, str]]) -> dict[str, set[str]]:
+    """Each switch's neighbours over these links (either direction)."""
+    out: dict[str, set[str]] = {}
+    for a, b in links:
+        got = out.get(a)
+        if got is None:
+            out[a] = {b}
+        else:
+            got.add(b)
+        got = out.get(b)
+        if got is None:
+            out[b] = {a}
+        else:
+            got.add(a)
+    return out

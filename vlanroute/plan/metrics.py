@@ -12,7 +12,7 @@ import networkx as nx
 
 from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents
+from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents, spans_exactly
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
 
@@ -98,27 +98,33 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
     load: dict[tuple[str, str], float] = {}
     hop_sum = 0
     non_minimal = 0
-    deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
+    deps: set[tuple[str, str, str]] = set()       # (a, b, c): channel a->b waits for b->c
     for src in host_switches:
         # The part of src's tree on the way to switches with hosts: the rest carries nothing.
-        tree = pruned_parents(routes.parents[src], src, host_switches)
+        # A tree over exactly the switches with hosts (every switch has hosts: the common
+        # case) is its own pruned tree; pruning it would only copy it.
+        tree = routes.parents[src]
+        if not spans_exactly(tree, src, host_switches):
+            tree = pruned_parents(tree, src, host_switches)
         order = bfs_order(tree, src)
+        rest = order[1:]
         below = {v: host_count.get(v, 0) for v in order}     # hosts in the subtree of v
-        depth = {src: 0}
-        for v in order[1:]:
-            depth[v] = depth[tree[v]] + 1
-        for v in reversed(order[1:]):
+        for v in reversed(rest):
             below[tree[v]] += below[v]
         senders = host_count[src]
         dist = shortest.pop(src)
-        for v in order[1:]:
+        depth = {src: 0}
+        for v in rest:                # parents before children: depth[p] is known
             p = tree[v]
-            load[(p, v)] = load.get((p, v), 0.0) + senders * below[v]
-            hop_sum += senders * host_count.get(v, 0) * depth[v]
-            if v in host_switches and depth[v] > dist[v]:
+            d = depth[p] + 1
+            depth[v] = d
+            arc = (p, v)
+            load[arc] = load.get(arc, 0.0) + senders * below[v]
+            hop_sum += senders * host_count.get(v, 0) * d
+            if v in host_switches and d > dist[v]:
                 non_minimal += 1
             if p != src:
-                deps.add(((tree[p], p), (p, v)))
+                deps.add((tree[p], p, v))   # one flat triple per dependency: cheaper than pairs of pairs
     per_cable = {k: v / cables[k] for k, v in load.items()}
 
     total_cables = topo.graph.number_of_edges()
@@ -132,7 +138,7 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
     mac_entries = {s: total_hosts * n for s, n in in_vlans.items()}
 
     cdg = nx.DiGraph()
-    cdg.add_edges_from(deps)
+    cdg.add_edges_from(((a, b), (b, c)) for a, b, c in deps)
     return Metrics(
         switches=len(topo.switches), hosts=total_hosts, vlan_count=len(vlans),
         inter_switch_links=total_cables, diameter=diameter,

@@ -398,11 +398,20 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
     all_ids = frozenset(v.id for v in vlans)
     every = sorted(all_ids)
     vlan_of_source = {s: v.id for v in vlans for s in v.sources}
-    by_pair: dict[tuple[str, str], list[int]] = {}
+    # The VLANs of each link as the VLANs store it (one orientation); a port looks up both
+    # orientations of its neighbour pair (half the entries of a map keyed both ways).
+    by_link: dict[tuple[str, str], list[int]] = {}
     for v in vlans:
-        for a, b in v.links:
-            by_pair.setdefault((a, b), []).append(v.id)
-            by_pair.setdefault((b, a), []).append(v.id)
+        for link in v.links:
+            got = by_link.get(link)
+            if got is None:
+                by_link[link] = [v.id]
+            else:
+                got.append(v.id)
+
+    def tagged(a: str, b: str) -> list[int]:
+        return sorted(by_link.get((a, b), []) + by_link.get((b, a), []))
+
     host_by_name = {h.name: h for h in hosts}
     for switch in switches.values():
         for port in switch.ports.values():
@@ -415,9 +424,9 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
                 port.untagged = every if len(member.untagged) == len(every) else sorted(member.untagged)
                 port.tagged = sorted(member.tagged)
             else:
-                port.tagged = sorted(by_pair.get((switch.name, port.neighbor), []))  # type: ignore[arg-type]
+                port.tagged = tagged(switch.name, port.neighbor)  # type: ignore[arg-type]
         for lag in switch.lags.values():
-            lag.tagged = sorted(by_pair.get((switch.name, lag.neighbor), []))
+            lag.tagged = tagged(switch.name, lag.neighbor)
 
 
 def mgmt_addresses(switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:

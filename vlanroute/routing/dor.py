@@ -123,36 +123,59 @@ def dor_routes(topo: Topology, order: tuple[int, ...], tie_break: str = "source-
     instead of 8). `setting` (routing.dimension_order as given) and `algorithm` (the
     engine that routes) are only recorded.
     """
-    by_coord = {c: n for n, c in topo.coords.items()}
-    parents = {src: dor_tree(topo, src, order, tie_break, None, by_coord) for src in topo.switches}
+    lines = dor_lines(topo)
+    parents = {src: dor_tree(topo, src, order, tie_break, None, lines) for src in topo.switches}
     return Routes(algorithm, parents, DorChoices(order, tie_break, setting))
+
+
+Lines = list[dict[str, tuple[str, ...]]]
+
+
+def dor_lines(topo: Topology) -> Lines:
+    """For each dimension d, every switch's line along d: the switches whose coordinates
+    differ from its own in d only, indexed by their coordinate in d (one tuple per line,
+    shared by its switches). A route moves along one such line per dimension, so the trees
+    look switches up here instead of building and hashing coordinate tuples."""
+    assert topo.dims is not None
+    out: Lines = []
+    for d, n in enumerate(topo.dims):
+        groups: dict[tuple[int, ...], list[str]] = {}
+        for name, c in topo.coords.items():
+            assert c is not None
+            groups.setdefault(c[:d] + c[d + 1:], [""] * n)[c[d]] = name
+        frozen = {key: tuple(names) for key, names in groups.items()}
+        out.append({name: frozen[c[:d] + c[d + 1:]] for name, c in topo.coords.items() if c is not None})
+    return out
 
 
 def dor_tree(topo: Topology, src: str, order: tuple[int, ...], tie_break: str,
              decisions: dict[tuple[str, int, tuple[int, ...]], bool] | None = None,
-             by_coord: dict[tuple[int, ...] | None, str] | None = None) -> ParentMap:
+             lines: Lines | None = None) -> ParentMap:
     """One source's dimension-order tree; see `dor_routes`."""
     assert topo.dims is not None
     dims = topo.dims
     kind = "torus" if topo.kind == "ring" else topo.kind
-    if by_coord is None:
-        by_coord = {c: n for n, c in topo.coords.items()}
-    src_coord = topo.coords[src]
+    if lines is None:
+        lines = dor_lines(topo)
+    coords = topo.coords
+    src_coord = coords[src]
     assert src_coord is not None
     parent: ParentMap = {}
-    reached = [src_coord]
+    reached = [src]
     for k, d in enumerate(order):
         fixed = order[:k]
+        line_of = lines[d]
         new = []
         for u in reached:
-            tie_plus = tie_goes_plus(tie_break, src_coord, d, u, fixed)
+            uc = coords[u]
+            assert uc is not None
+            tie_plus = tie_goes_plus(tie_break, src_coord, d, uc, fixed)
             if decisions:
-                tie_plus = decisions.get((src, d, u), tie_plus)
-            prev = _line(dims[d], u[d], kind, tie_plus)
-            for b, a in prev.items():
-                v = u[:d] + (b,) + u[d + 1:]
-                p = u[:d] + (a,) + u[d + 1:]
-                parent[by_coord[v]] = by_coord[p]
+                tie_plus = decisions.get((src, d, uc), tie_plus)
+            line = line_of[u]
+            for b, a in _line(dims[d], uc[d], kind, tie_plus).items():
+                v = line[b]
+                parent[v] = line[a]
                 new.append(v)
         reached.extend(new)
     return parent
@@ -198,7 +221,7 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
     if not keys:
         return routes
     cables = topo.arc_cables()
-    by_coord = {c: n for n, c in topo.coords.items()}
+    lines = dor_lines(topo)
     position = {d: k for k, d in enumerate(order)}
     decisions = {key: tie_goes_plus(rule, topo.coords[key[0]], key[1], key[2],  # type: ignore[arg-type]
                                     order[:position[key[1]]]) for key in keys}
@@ -222,7 +245,7 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
         touched = {key[0] for key in flip}
         new = {}
         for s in touched:
-            par = dor_tree(topo, s, order, rule, decisions, by_coord)
+            par = dor_tree(topo, s, order, rule, decisions, lines)
             new[s] = (par, list(source_arc_loads(par, s, hosts)))
             add_loads(load, contrib[s], cables, -1.0)
             add_loads(load, new[s][1], cables, 1.0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vlanroute.routing.trees import ParentMap, pruned_parents
+from vlanroute.routing.trees import ParentMap, pruned_parents, spans_exactly
 
 Link = tuple[str, str]     # an undirected neighbour pair, the lower switch index first
 
@@ -32,7 +32,9 @@ class SharedTree:
 
 def pruned_tree(parent: ParentMap, src: str, targets: set[str], order: dict[str, int]) -> tuple[frozenset[Link], frozenset[str]]:
     """The union of the paths from src to every target, as links (pairs sorted by order)."""
-    sub = pruned_parents(parent, src, targets)
+    # a tree over exactly the targets (every switch has hosts: the common case) is its own
+    # pruned tree; pruning it would only copy it
+    sub = parent if spans_exactly(parent, src, targets) else pruned_parents(parent, src, targets)
     links = frozenset((p, v) if order[p] < order[v] else (v, p) for v, p in sub.items())
     return links, frozenset(sub).union((src,))
 

@@ -13,7 +13,7 @@ over the tree from the leaves up gives every link: O(switches) per source.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 N = TypeVar("N", bound=Hashable)
@@ -33,7 +33,7 @@ def adjacency(links: Iterable[tuple[N, N]]) -> dict[N, list[N]]:
     return adj
 
 
-def reroot(adj: dict[N, list[N]], root: N) -> dict[N, N]:
+def reroot(adj: Mapping[N, Iterable[N]], root: N) -> dict[N, N]:
     """Each node's neighbour towards `root` in a tree (or forest component) given as
     neighbour lists: the same links, seen as the tree of a source at `root`."""
     parent: dict[N, N] = {}
@@ -119,6 +119,12 @@ def pruned_parents(parent: dict[N, N], src: N, targets: Iterable[N]) -> dict[N, 
             sub[v] = p
             v = p
     return sub
+
+
+def spans_exactly(parent: dict[N, N], src: N, targets: set[N]) -> bool:
+    """Are the tree's nodes (src and every node with a parent) exactly `targets`? Then
+    `pruned_parents(parent, src, targets)` is the whole tree: nothing to prune."""
+    return len(parent) + 1 == len(targets) and src in targets and targets.issuperset(parent)
 
 
 def bfs_tree(adj: dict[str, list[str]], src: str, order: dict[str, int]) -> ParentMap:
@@ -215,10 +221,21 @@ def arc_loads(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict
     """Load per cable and direction of the whole routing (sources = switches with hosts)."""
     load: dict[Arc, float] = {}
     for src, par in parents.items():
-        if not hosts.get(src):
+        hs = hosts.get(src, 0)
+        if not hs:
             continue
-        for arc, x in source_arc_loads(par, src, hosts):
-            load[arc] = load.get(arc, 0.0) + x
+        # source_arc_loads, added up in place: no list of (arc, load) per source (the
+        # routing engines compare candidates by this, 1,024 trees of 1,023 links a candidate)
+        order = bfs_order(par, src)
+        below = {v: hosts.get(v, 0) for v in order}
+        rest = order[1:]
+        for v in reversed(rest):
+            below[par[v]] += below[v]
+        for v in rest:
+            x = below[v]
+            if x:
+                arc = (par[v], v)
+                load[arc] = load.get(arc, 0.0) + hs * x
     return {a: x / cables[a] for a, x in load.items()}
 
 
