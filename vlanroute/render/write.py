@@ -33,7 +33,7 @@ from vlanroute.hostside import table
 from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
                                       learning_method, refresh_context, switch_context)
 from vlanroute.render.sheet import SHEET_FILE, sheet_html
-from vlanroute.vlanlist import format_vlan_list as compress
+from vlanroute.vlanlist import bridge_vids, format_vlan_list as compress
 from vlanroute.resources import template_loader
 
 # What an OUTDIR rendered before manifests existed holds (docs/outdir-layout.md).
@@ -69,6 +69,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     env.filters["vlanlist"] = compress
+    env.filters["bridge_vids"] = bridge_vids
     return env
 
 
