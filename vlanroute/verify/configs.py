@@ -376,10 +376,14 @@ def _share_vlan_sets(cfg: SwitchConfig, alike: dict[frozenset[int], frozenset[in
     return cfg
 
 
-def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> Loaded:
-    """Read and parse everything `verify` needs; user mistakes raise UserError."""
+def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None,
+                doc: PlanDocument | None = None) -> Loaded:
+    """Read and parse everything `verify` needs; user mistakes raise UserError.
+
+    `doc`: the validated document the caller has just written to OUTDIR/plan.json
+    (render), used instead of reading and validating the same file a second time."""
     outdir = Path(outdir)
-    doc = read_plan(outdir)
+    doc = doc if doc is not None else read_plan(outdir)
     plan_path = outdir / "plan.json"
     resolved = resolve_platforms(doc, source=str(plan_path), extra=platforms)
     plats = resolved.by_switch
@@ -401,18 +405,28 @@ def load_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = N
     # the host program makes one VLAN sub-interface per learning VLAN (none when it sends
     # tagged frames from a raw socket instead)
     raw = doc.settings.learning.method == "raw"
-    subifs = {h: frozenset() if raw else frozenset(v for v in vids if v is not None) for h, vids in sends.items()}
+    # hosts sending the same VLANs share one set (16,384 hosts x 512 VLANs on a 32x32 torus)
+    alike: dict[tuple[int | None, ...], frozenset[int]] = {}
+    subifs: dict[str, frozenset[int]] = {}
+    for h, vids in sends.items():
+        key = tuple(vids)
+        got = alike.get(key)
+        if got is None:
+            got = alike[key] = frozenset() if raw else frozenset(v for v in vids if v is not None)
+        subifs[h] = got
     net = _build_network(doc, configs, families, cables, macs, subifs)
     return Loaded(doc, plats, families, configs, cables, macs, net, sends, resolved.notes)
 
 
-def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None) -> VerifyReport:
+def verify_outdir(outdir: Path | str, platforms: Mapping[str, Platform] | None = None,
+                  doc: PlanDocument | None = None) -> VerifyReport:
     """Parse, join and simulate an OUTDIR; see the module docstring for what is checked.
 
     `platforms` adds platforms the caller knows (render passes its own table); without it a
     derived platform is rebuilt from plan.json's record (vlanroute.bundle.platforms).
+    `doc`: the plan document that OUTDIR/plan.json was written from, if the caller has it.
     """
-    ld = load_outdir(outdir, platforms)
+    ld = load_outdir(outdir, platforms, doc)
     doc, plats, configs, cables, macs, net, sends, notes = (
         ld.doc, ld.platforms, ld.configs, ld.cables, ld.macs, ld.net, ld.sends, ld.notes)
     out = _Violations()
