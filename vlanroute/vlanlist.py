@@ -31,18 +31,14 @@ def parse_vlan_list(text: str) -> tuple[int, ...]:
 
 def vlan_runs(ids: Iterable[int]) -> list[tuple[int, int]]:
     """(101, 102, 103, 110) -> [(101, 103), (110, 110)]: the runs of consecutive ids, in order."""
-    runs: list[tuple[int, int]] = []
-    first = last = None
-    for v in sorted(set(ids)):
-        if last is not None and v == last + 1:
-            last = v
-            continue
-        if first is not None:
-            runs.append((first, last))  # type: ignore[arg-type]
-        first = last = v
-    if first is not None:
-        runs.append((first, last))  # type: ignore[arg-type]
-    return runs
+    o = sorted(set(ids))
+    if not o:
+        return []
+    if o[-1] - o[0] == len(o) - 1:
+        return [(o[0], o[-1])]                 # one run: a host port's routing VLANs, usually
+    starts = [0] + [i for i in range(1, len(o)) if o[i] != o[i - 1] + 1]
+    ends = starts[1:] + [len(o)]
+    return [(o[a], o[b - 1]) for a, b in zip(starts, ends)]
 
 
 def format_vlan_list(ids: Iterable[int]) -> str:

@@ -210,23 +210,23 @@ def _bridge(sc: _Script, w: list[str], err) -> None:  # type: ignore[no-untyped-
     if "pvid" in flags and len(ids) > 1:
         raise err("pvid cannot be configured for a vlan range (iproute2 refuses it)",
                   fix="give the PVID VLAN its own `vlan add ... vid V pvid` command")
-    for vid in ids:
-        if w[1] == "add":
-            if "untagged" in flags:
-                port.untagged.add(vid)
-                port.tagged.discard(vid)
-            else:
-                port.tagged.add(vid)
-                port.untagged.discard(vid)
-            if "pvid" in flags:
-                port.pvid = vid
-            elif port.pvid == vid:
-                port.pvid = 0                  # re-added without `pvid`: no PVID any more
+    # set operations over the whole range: a host port's range holds every routing VLAN
+    if w[1] == "add":
+        if "untagged" in flags:
+            port.untagged.update(ids)
+            port.tagged.difference_update(ids)
         else:
-            port.untagged.discard(vid)
-            port.tagged.discard(vid)
-            if port.pvid == vid:
-                port.pvid = 0
+            port.tagged.update(ids)
+            port.untagged.difference_update(ids)
+        if "pvid" in flags:
+            port.pvid = ids[0]                 # one VLAN: checked above
+        elif port.pvid in ids:
+            port.pvid = 0                      # re-added without `pvid`: no PVID any more
+    else:
+        port.untagged.difference_update(ids)
+        port.tagged.difference_update(ids)
+        if port.pvid in ids:
+            port.pvid = 0
 
 
 def _vids(text: str, err) -> range:  # type: ignore[no-untyped-def]
