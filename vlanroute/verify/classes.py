@@ -137,6 +137,7 @@ class _Checker:
         self.failures: list[PairBlock] = []
         self._last: dict[tuple[tuple[str, str, int], int, int], _LastHop] = {}
         self._dests: dict[int, tuple[frozenset[str], list[frozenset[int]], _LastHop]] = {}
+        self._clean: dict[tuple[frozenset[int], frozenset[int], frozenset[int]], frozenset[int]] = {}
         # per signature: the VLANs in which its hosts were learned by a clean forest's
         # flood alone (no stored entry of that VLAN, which could override the forest)
         self.forest_vids: list[frozenset[int]] = []
@@ -153,7 +154,12 @@ class _Checker:
         bp = bridge.ports[h.port]
         if not bp.forwarding or self.net.peers(h.bridge, h.port) != [("host", host, "")]:
             return frozenset()
-        return self.fabric.local[host] & bp.untagged & bridge.vlans
+        # hosts configured alike share these sets (a frozenset keeps its hash): intersect once
+        key = (self.fabric.local[host], bp.untagged, bridge.vlans)
+        got = self._clean.get(key)
+        if got is None:
+            got = self._clean[key] = key[0] & key[1] & key[2]
+        return got
 
     def _dest_info(self, sig: int, group: tuple[str, ...]) -> tuple[frozenset[str], list[frozenset[int]], _LastHop]:
         got = self._dests.get(sig)

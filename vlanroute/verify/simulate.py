@@ -561,7 +561,8 @@ class MemoisedSimulator:
         vid, why = bridge.ingress(host.port, tag)
         if vid is None:
             return Broadcast(tag, host.port, None, why, (), None, None)
-        forest = self.forest(vid)
+        # the forest is usually built already (half a million calls on a 32x32 torus)
+        forest = self._forests[vid] if vid in self._forests else self.forest(vid)
         if forest is not None and (host.port not in self._linked_set(host.bridge)
                                    or not forest.is_edge_port(host.bridge, host.port)):
             # a clean forest, entered from outside it: nothing loops, nothing is dropped,
