@@ -306,3 +306,22 @@ def test_push_trunk_host_ports_to_fake_62xx_switches(farm, tmp_path, monkeypatch
                 got = running.ports[port]
                 assert (got.pvid, got.untagged, got.tagged) == (spec["pvid"], {spec["pvid"]}, set(spec["tagged"]))
                 assert spec["tagged"], port
+
+
+def test_aeos_warns_of_untagged_host_ports_only_where_a_plan_uses_them() -> None:
+    """The open AEOS question (a port untagged in several VLANs) is in the render warning
+    only when an AEOS switch has untagged host ports (confirmed by the inventory); a
+    trunk-attached AEOS switch never renders that command."""
+    from vlanroute.api import render_warnings
+
+    aeos = ["platform=apresia-15000-64xl", "switches={}", "hosts={per_switch: 3}"]
+    confirmed = ["platforms={aeos-ok: {base: apresia-15000-64xl, confirm: [host-untagged-in-many-vlans]}}",
+                 "platform=aeos-ok", "switches={}", "hosts={per_switch: 3}"]
+    question = "a host port untagged in several VLANs"
+    trunk = render_warnings(plan_from_file(TORUS, aeos).to_document())
+    untagged_doc = plan_from_file(TORUS, confirmed).to_document()
+    assert {s.host_attachment for s in untagged_doc.switches.values()} == {"untagged"}
+    untagged = render_warnings(untagged_doc)
+    assert len(trunk) == len(untagged) == 1 and "APRESIA AEOS syntax" in trunk[0]
+    assert question not in trunk[0] and "spanning-tree disable" in trunk[0]
+    assert question in untagged[0] and "spanning-tree disable" in untagged[0]

@@ -262,3 +262,67 @@ def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp
     records = journal(cluster)
     assert [r["switch"] for r in records if r["event"] == "applying"] == ["sw1"]
     assert records[-1] == {**records[-1], "event": "end", "interrupted": True}
+
+
+def _hold_lock_in_another_process(state: Path, command: str) -> subprocess.Popen[str]:
+    """A second vlanroute process holding the fabric's lock (as a push at work does)."""
+    code = ("import sys, time; from pathlib import Path; "
+            "from vlanroute.device.statedir import FabricState, lock_fabric; "
+            f"lock = lock_fabric(FabricState(Path({str(state)!r})), {command!r}); "
+            "print('held', flush=True); time.sleep(120)")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_one_push_save_or_rollback_per_fabric_at_a_time(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    state = tmp_path / "state"
+    common = ["--known-hosts", str(cluster.known_hosts), "--state-dir", str(state)]
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--no-save")
+    assert rc == 0, out + err
+    pushed = running(cluster)
+    journal_text = sorted((state / "pushes").glob("*.jsonl"))[-1].read_text()
+    logins = {name: sw.logins for name, sw in farm.switches.items()}
+    other = _hold_lock_in_another_process(state, "push")
+    try:
+        for argv in (["rollback", "--yes"], ["save"], ["push", "--yes"]):
+            rc, out, err = run(capsys, argv[0], str(cluster.outdir), *common, *argv[1:])
+            assert rc == 2, (argv, out + err)
+            assert f"another vlanroute push (pid {other.pid}, since " in err, err
+            assert str(state / "lock") in err
+        # Refused before anything else: no login, no change, the journal as the push left it.
+        assert {name: sw.logins for name, sw in farm.switches.items()} == logins
+        assert running(cluster) == pushed
+        assert sorted((state / "pushes").glob("*.jsonl"))[-1].read_text() == journal_text
+        # A dry run changes nothing and takes no lock.
+        rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--dry-run")
+        assert rc == 0, out + err
+    finally:
+        other.kill()          # the kernel releases the flock of a process that dies
+        other.wait()
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), *common, "--yes")
+    assert rc == 0, out + err
+    assert running(cluster) != pushed
+
+
+def test_fabric_lock_is_released_and_taken_again(tmp_path: Path) -> None:
+    from vlanroute.device.statedir import FabricState, lock_fabric
+    from vlanroute.errors import UserError
+
+    state = FabricState(tmp_path / "s")
+    with lock_fabric(state, "rollback"):
+        with pytest.raises(UserError, match=rf"another vlanroute rollback \(pid {os.getpid()}, since "):
+            lock_fabric(state, "push")
+    lock_fabric(state, "push").release()
+    other = _hold_lock_in_another_process(tmp_path / "s", "save")
+    try:
+        # A lock file rewritten by someone else: nothing from it is echoed.
+        (tmp_path / "s" / "lock").write_text('{"command": "$(reboot)", "pid": 1, "since": "now"}\n')
+        with pytest.raises(UserError, match="another vlanroute command is working"):
+            lock_fabric(state, "push")
+    finally:
+        other.kill()
+        other.wait()

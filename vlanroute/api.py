@@ -15,6 +15,8 @@ credentials are passed in (`Credentials(username, password=...)` or `credentials
 
 from __future__ import annotations
 
+import contextlib
+
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -30,14 +32,14 @@ from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.device.journal import Journal, sha256_text
 from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
-from vlanroute.device.statedir import FabricState
+from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.targets import Target, TargetMap, check_loopback, read_target_map, select_targets
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.inventory import LoadedInventory, load_inventory
 from vlanroute.plan.build import Plan, build_plan
-from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
+from vlanroute.render.write import RenderOptions, RenderResult, render_to_dir, syntax_warnings
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
 __all__ = ["AuditReport", "CablingRefused", "CablingReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
@@ -85,7 +87,7 @@ def plan(inventory: str | Path | LoadedInventory, sets: tuple[str, ...] | list[s
 
 def render_warnings(doc: PlanDocument) -> list[str]:
     """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family."""
-    return syntax_warnings({p.name: p for p in platforms_of(doc).values()}.values())
+    return syntax_warnings(doc)
 
 
 def render(source: str | Path | LoadedInventory | Plan | PlanDocument, outdir: str | Path, *,
@@ -199,7 +201,9 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     are pushed, and one whose running config moved since is not touched.
     First of all, as the command does, the cabling check (`cabling`): an inter-switch cable
     that disagrees with cabling.csv raises CablingRefused before any change (a dry run
-    goes on); `check_cabling=False` skips it."""
+    goes on); `check_cabling=False` skips it. Unless `dry_run`, the fabric's lock is held
+    throughout (docs/push.md, the state directory): another push, save or rollback of the
+    same fabric at work raises UserError, changing nothing."""
     out = Path(outdir)
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
     if check_cabling:
@@ -211,26 +215,28 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
                            known_hosts=Path(known_hosts) if known_hosts else None)
     state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
     state.ensure()
-    preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
-    chosen = [t for t in sel.targets if expected is None or t.name in expected]
-    preview = Pusher(out, state, credentials, preview_options, ui or PushUI()).run(chosen)
-    for r in preview:
-        if expected is not None and r.result in SUCCESS and r.running_canonical != expected[r.switch]:
-            r.result = NOT_STARTED
-            r.message = "not changed: the running config changed since the diff was shown; run push again"
-    failed = [r for r in preview if r.result not in SUCCESS]
-    changing = {r.switch: r for r in preview if r.result in SUCCESS and r.diff}
-    if dry_run or failed or not changing:
-        return PushRun(out, dry_run, preview, sel.notes)
-    chosen = [t for t in chosen if t.name in changing]
-    journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
-                             plan_sha256=sha256_text((out / PLAN_FILE).read_text()), save=save,
-                             switches=[t.name for t in chosen])
-    options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save)
-    pusher = Pusher(out, state, credentials, options, ui or PushUI(), journal=journal)
-    applied = {r.switch: r for r in pusher.run(chosen, changing)}
-    journal.append("end", interrupted=pusher.interrupted)
-    return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)
+    # One push, save or rollback per fabric at a time (statedir.lock_fabric); a dry run changes nothing.
+    with contextlib.nullcontext() if dry_run else lock_fabric(state, "push"):
+        preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
+        chosen = [t for t in sel.targets if expected is None or t.name in expected]
+        preview = Pusher(out, state, credentials, preview_options, ui or PushUI()).run(chosen)
+        for r in preview:
+            if expected is not None and r.result in SUCCESS and r.running_canonical != expected[r.switch]:
+                r.result = NOT_STARTED
+                r.message = "not changed: the running config changed since the diff was shown; run push again"
+        failed = [r for r in preview if r.result not in SUCCESS]
+        changing = {r.switch: r for r in preview if r.result in SUCCESS and r.diff}
+        if dry_run or failed or not changing:
+            return PushRun(out, dry_run, preview, sel.notes)
+        chosen = [t for t in chosen if t.name in changing]
+        journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
+                                 plan_sha256=sha256_text((out / PLAN_FILE).read_text()), save=save,
+                                 switches=[t.name for t in chosen])
+        options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save)
+        pusher = Pusher(out, state, credentials, options, ui or PushUI(), journal=journal)
+        applied = {r.switch: r for r in pusher.run(chosen, changing)}
+        journal.append("end", interrupted=pusher.interrupted)
+        return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)
 
 
 def cabling(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, ...] | list[str] = (),

@@ -15,7 +15,7 @@ from vlanroute.bundle.reader import read_plan
 from vlanroute.commands.sshopts import target_map
 from vlanroute.device.fabric import FabricResult
 from vlanroute.device.journal import Journal, JournalView, require_last_journal
-from vlanroute.device.statedir import FabricState
+from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
 
 
@@ -32,6 +32,8 @@ def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
     against the loopback guard before anything connects."""
     doc = read_plan(outdir)
     state = FabricState.choose(state_dir, doc.name, outdir)
+    # Before the journal is read: a push still writing it must finish first.
+    click.get_current_context().call_on_close(lock_fabric(state, command).release)
     journal, view = require_last_journal(state, outdir, doc.name, command)
     selection = select_targets(outdir, doc, (), action="push", target_map=target_map(targets_file))
     check_loopback(selection.targets)

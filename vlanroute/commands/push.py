@@ -26,7 +26,7 @@ from vlanroute.device.journal import Journal, require_last_journal, sha256_text
 from vlanroute.device import journal as J
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
                                    PushUI, Pusher, SwitchResult)
-from vlanroute.device.statedir import FabricState
+from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.errors import UserError
 from vlanroute.commands.cabling import cabling_gate
@@ -216,6 +216,8 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         say.note(f"note: {note}")
     state = FabricState.choose(state_dir, doc.name, outdir)
     state.ensure()
+    if not dry_run:     # held until the command ends: one push, save or rollback per fabric
+        click.get_current_context().call_on_close(lock_fabric(state, "push").release)
     plan_sha = sha256_text((outdir / PLAN_FILE).read_text())
     journal: Journal | None = None
     if resume:

@@ -189,6 +189,9 @@ class Family:
     # Rendered commands that no public source confirms for this family: render warns for
     # every family in use that has any (docs/platforms.md has the evidence).
     unconfirmed: tuple[str, ...] = ()
+    # The same, for commands a plan uses only where host ports are untagged members of
+    # several VLANs (host_attachment untagged): no warning for a trunk-attached fabric.
+    unconfirmed_untagged_hosts: tuple[str, ...] = ()
     # Capabilities an inventory may confirm for its platform, each with the open question.
     confirmable: Mapping[str, str] = {}
     defaults: FirmwareDefaults = FirmwareDefaults()

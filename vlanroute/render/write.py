@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,13 +246,25 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
     if options.verify and not verified:
         warnings.append("vlanroute.verify.configs is not available: the rendered configs were not "
                         "re-parsed and simulated before publishing")
-    warnings.extend(syntax_warnings(platforms.values()))
+    warnings.extend(syntax_warnings(doc))
     return RenderResult(outdir, len(files) + 1, total, verified, warnings)
 
 
-def syntax_warnings(platforms: Iterable[Platform]) -> list[str]:
-    """One warning per family in use whose rendered commands are not all confirmed."""
-    families = {f.name: f for f in map(family_of, platforms)}
-    return [f"{f.title} syntax that no public source confirms (docs/platforms/{f.name}.md), check it in "
-            f"switches/*.cfg on one switch before pushing: {'; '.join(f.unconfirmed)}"
-            for _, f in sorted(families.items()) if f.unconfirmed]
+def syntax_warnings(doc: PlanDocument) -> list[str]:
+    """One warning per family in use whose rendered commands are not all confirmed: its
+    unconfirmed commands, and those for untagged host ports where a switch of the family
+    has host_attachment untagged."""
+    families = {}
+    untagged: set[str] = set()
+    for name, platform in platforms_of(doc).items():
+        family = family_of(platform)
+        families[family.name] = family
+        if doc.switches[name].host_attachment == "untagged":
+            untagged.add(family.name)
+    found = []
+    for key, f in sorted(families.items()):
+        items = f.unconfirmed + (f.unconfirmed_untagged_hosts if key in untagged else ())
+        if items:
+            found.append(f"{f.title} syntax that no public source confirms (docs/platforms/{f.name}.md), "
+                         f"check it in switches/*.cfg on one switch before pushing: {'; '.join(items)}")
+    return found

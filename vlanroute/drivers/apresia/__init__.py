@@ -25,8 +25,9 @@ class ApresiaAeos(Family):
         eee=False,
         lag_hash_modes={"src-dst-ip-port": "src-dst-ip-port"},
         push=False, audit=False)
+    unconfirmed_untagged_hosts = (
+        "a host port untagged in several VLANs (`switchport trunk add LIST untagged`)",)
     unconfirmed = (
-        "a host port untagged in several VLANs (`switchport trunk add LIST untagged`)",
         "switchport trunk remove LIST",
         "no pause enable",
         "vlan LIST / exit at global level",
