@@ -264,5 +264,6 @@ def _finish(sc: _Script) -> None:
     # The bridge's VLANs are the union of its ports' VLANs (no separate VLAN table).
     cfg.vlans = {DEFAULT_VLAN}
     for port in list(cfg.ports.values()) + list(cfg.lags.values()):
-        cfg.vlans |= port.untagged | port.tagged
+        cfg.vlans.update(port.untagged)
+        cfg.vlans.update(port.tagged)
     cfg.flow_control = None                    # per-NIC ethtool setting, not in this script
