@@ -136,18 +136,24 @@ def test_linux_bridge_template_for_the_seed_ring(tmp_path: Path) -> None:
     assert "vlan_filtering 1 stp_state 0 ageing_time 8640000" in text    # centiseconds
     ports = doc["switches"]["sw1"]["ports"]
     lags = doc["switches"]["sw1"]["lags"]
+    def added(dev: str, flags: str) -> set[int]:
+        """The VLANs of `vlan add dev DEV vid V|A-B FLAGS` lines (iproute2 ranges A-B, A < B)."""
+        got: set[int] = set()
+        for a, b in re.findall(rf"^vlan add dev {re.escape(dev)} vid (\d+)(?:-(\d+))?{flags}$", text, re.M):
+            assert not b or int(b) > int(a)
+            got.update(range(int(a), int(b or a) + 1))
+        return got
+
     for port, spec in ports.items():
         if spec["role"] == "host":
             assert f"vlan add dev {port} vid {spec['pvid']} pvid untagged" in text
-            for v in spec["untagged"]:
-                assert re.search(rf"^vlan add dev {port} vid {v}( pvid)? untagged$", text, re.M)
+            assert added(port, "(?: pvid)? untagged") == set(spec["untagged"])
             assert f"vlan del dev {port} vid 1\n" in text
         else:
             assert spec["role"] == "lag-member"
             assert f"link set {port} master bond{spec['lag']}" in text
     for lag_id, lag in lags.items():
-        added = {int(v) for v in re.findall(rf"^vlan add dev \$LAG{lag_id} vid (\d+)$", text, re.M)}
-        assert added == set(lag["tagged"])
+        assert added(f"$LAG{lag_id}", "") == set(lag["tagged"])
         assert f"vlan del dev $LAG{lag_id} vid 1\n" in text
         assert "xmit_hash_policy layer3+4" in text
     # Loop-safe order: ports join down, VLANs are set, and only then does anything go up.

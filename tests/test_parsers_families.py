@@ -178,8 +178,7 @@ link set p1 master br0
 link set p2 master br0
 EOF
 bridge -batch - <<EOF
-vlan add dev $LAG1 vid 101
-vlan add dev $LAG1 vid 102
+vlan add dev $LAG1 vid 101-102
 vlan add dev p1 vid 101 pvid untagged
 vlan add dev p1 vid 102 untagged
 vlan add dev p2 vid 101 pvid untagged
@@ -203,7 +202,8 @@ def test_linux_bridge_script() -> None:
     cfg = parse("linux-bridge", "linux-bridge", LINUX)
     assert not cfg.stp_global_enabled and cfg.aging_time == 1_000_000   # centiseconds / 100
     lag = cfg.lags[1]
-    # the bonding branch: LAG1=bond1; VLAN 1 (the enslave default) deleted, so no PVID
+    # the bonding branch: LAG1=bond1; `vid 101-102` is both VLANs; VLAN 1 (the enslave
+    # default) deleted, so no PVID
     assert (lag.members, lag.tagged, lag.untagged, lag.pvid, lag.hash_mode) == (
         ["p7", "p8"], {101, 102}, set(), 0, "layer3+4")
     p1 = cfg.ports["p1"]
@@ -223,6 +223,15 @@ def test_linux_bridge_script() -> None:
      "bridge vlan add dev $X vid 5\n", "line 3: shell variable $X is never assigned"),
     ("ip link add br0 type bridge vlan_filtering 1\nbridge vlan add dev p600 vid 5\n",
      "line 2: port p600 does not exist on linux-bridge"),
+    # iproute2 takes one VLAN or one rising range per command, and no PVID on a range
+    ("ip link add br0 type bridge vlan_filtering 1\nbridge vlan add dev p1 vid 5-5\n",
+     "line 2: invalid VLAN range '5-5'"),
+    ("ip link add br0 type bridge vlan_filtering 1\nbridge vlan add dev p1 vid 5,7\n",
+     "line 2: bad VLAN id '5,7'"),
+    ("ip link add br0 type bridge vlan_filtering 1\nbridge vlan add dev p1 vid 5-9 pvid untagged\n",
+     "line 2: pvid cannot be configured for a vlan range"),
+    ("ip link add br0 type bridge vlan_filtering 1\nbridge vlan add dev p1 vid 4090-4095\n",
+     "line 2: VLAN '4090-4095' outside 1-4094"),
     ("set -eu\n", "line 1: the script never creates bridge br0"),
 ])
 def test_linux_bridge_errors(text: str, needle: str) -> None:
@@ -262,13 +271,12 @@ def test_family_wrong_pvid_is_caught(rendered: Path, tmp_path: Path) -> None:
     text = cfg.read_text()
     family = doc["switches"][host["switch"]]["family"]
     if family == "linux-bridge":
-        # move the `pvid` flag from the host's VLAN to another one (a later re-add of
-        # the PVID VLAN without the flag would clear the PVID, as the kernel does)
+        # move the `pvid` flag from the host's VLAN to another one (the PVID VLAN has its
+        # own command, the others come in ranges; re-adding `wrong` with `pvid` makes it the PVID)
         old = f"vlan add dev {host['port']} vid {host['vlan']} pvid untagged\n"
-        other = f"vlan add dev {host['port']} vid {wrong} untagged\n"
-        assert old in text and other in text
-        text = text.replace(old, f"vlan add dev {host['port']} vid {host['vlan']} untagged\n")
-        text = text.replace(other, f"vlan add dev {host['port']} vid {wrong} pvid untagged\n")
+        assert old in text
+        text = text.replace(old, f"vlan add dev {host['port']} vid {host['vlan']} untagged\n"
+                                 f"vlan add dev {host['port']} vid {wrong} pvid untagged\n")
     else:
         pvid = "switchport trunk native" if family == "apresia-aeos" else "switchport general pvid"
         old = f"{pvid} {host['vlan']}"

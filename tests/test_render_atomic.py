@@ -65,7 +65,7 @@ def test_files_render_did_not_write_are_named_and_kept_unless_force(previous: Pa
 def test_verification_failure_leaves_outdir_untouched(previous: Path, monkeypatch) -> None:
     before = _snapshot(previous)
 
-    def reject(tmp: Path, platforms: object) -> bool:
+    def reject(tmp: Path, platforms: object, doc: object) -> bool:
         assert (tmp / "switches" / "sw1.cfg").is_file()   # it verifies the new tree
         raise VerificationError(["sw1: VLAN 1 on port-channel 1"])
 

@@ -29,15 +29,26 @@ def parse_vlan_list(text: str) -> tuple[int, ...]:
     return tuple(sorted(ids))
 
 
+def vlan_runs(ids: Iterable[int]) -> list[tuple[int, int]]:
+    """(101, 102, 103, 110) -> [(101, 103), (110, 110)]: the runs of consecutive ids, in order."""
+    o = sorted(set(ids))
+    if not o:
+        return []
+    if o[-1] - o[0] == len(o) - 1:
+        return [(o[0], o[-1])]                 # one run: a host port's routing VLANs, usually
+    starts = [0] + [i for i in range(1, len(o)) if o[i] != o[i - 1] + 1]
+    ends = starts[1:] + [len(o)]
+    return [(o[a], o[b - 1]) for a, b in zip(starts, ends)]
+
+
 def format_vlan_list(ids: Iterable[int]) -> str:
     """(101, 102, 103, 110) -> '101-103,110'. Consecutive ids collapse to ranges."""
-    ordered = sorted(set(ids))
-    parts: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
-        i = j + 1
-    return ",".join(parts)
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in vlan_runs(ids))
+
+
+def bridge_vids(ids: Iterable[int], exclude: int | None = None) -> list[str]:
+    """The `vid` arguments of iproute2's `bridge vlan add|del` covering `ids` (less
+    `exclude`): one per run, "A-B" for a run, "A" alone for a single id, since
+    bridge/vlan.c refuses a range whose end is not above its start ("Invalid VLAN range")
+    and takes one id or one range per command, no lists."""
+    return [str(a) if a == b else f"{a}-{b}" for a, b in vlan_runs(v for v in ids if v != exclude)]

@@ -21,7 +21,7 @@ from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
 from vlanroute.hostside.table import HostRow, VlanRow
-from vlanroute.model.bridge import host_port_membership
+from vlanroute.model.bridge import HostMembership, host_port_membership
 from vlanroute.model.platforms import Platform
 from vlanroute.plan.schedule import Schedule, schedule_for
 from vlanroute.vlanlist import format_vlan_list as compress
@@ -123,13 +123,26 @@ class RefreshContext:
     aging_time: int            # the shortest aging time of any switch, seconds
 
 
-def _ints(value: object, what: str, lo: int = 2, hi: int = 4094) -> list[int]:
+def _ints(value: object, what: str, lo: int = 2, hi: int = 4094,
+          checked: dict[tuple, list[int]] | None = None) -> list[int]:
+    """`value` as a sorted list of distinct VLAN ids in lo..hi, else VerificationError.
+
+    `checked` remembers lists already found valid (the returned list is shared; callers
+    do not change it): every host port of a switch carries the same routing VLANs, which
+    is 2,560 ports x 256 ids on the 16x16 hyper-crossbar."""
     if not isinstance(value, list):
         raise VerificationError([f"{what}: expected a list of VLAN ids, got {value!r}"])
+    key = (tuple(value), lo, hi)
+    # only plain ints reuse a result: True == 1 would otherwise pass as VLAN 1
+    if checked is not None and key in checked and set(map(type, value)) <= {int}:
+        return checked[key]
     out = [safe.vid(v, what, lo, hi) for v in value]
     if len(set(out)) != len(out):
         raise VerificationError([f"{what}: duplicate VLAN ids in {value!r}"])
-    return sorted(out)
+    out.sort()
+    if checked is not None:
+        checked[key] = out
+    return out
 
 
 def _tree_vlans(doc: PlanDocument) -> dict[frozenset[str], set[int]]:
@@ -148,6 +161,17 @@ class DocIndex:
     routing_ids: list[int]
     pair_vlans: dict[frozenset[str], set[int]]
     subnets: dict[int, tuple[int, int, int]]     # VLAN -> (network int, broadcast int, prefix length)
+    # memos shared by the switches' contexts: VLAN lists found valid, and their CLI text
+    checked: dict[tuple, list[int]] = field(default_factory=dict)
+    texts: dict[tuple[int, ...], str] = field(default_factory=dict)
+
+    def vlan_text(self, ids: list[int]) -> str:
+        """compress(ids), computed once per distinct list."""
+        key = tuple(ids)
+        got = self.texts.get(key)
+        if got is None:
+            got = self.texts[key] = compress(ids)
+        return got
 
     @classmethod
     def of(cls, doc: PlanDocument) -> "DocIndex":
@@ -170,6 +194,7 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
     panel = frozenset(platform.ports)
     lo, hi = platform.vid_min, platform.vid_max
     routing = _ints(index.routing_ids, "plan.vlans[].id", lo, hi)
+    memberships: dict[tuple[str, int], HostMembership] = {}    # (attachment, PVID) -> membership
     pair_vlans = index.pair_vlans
     reserved = [safe.port(p, f"{where}.reserved_ports") for p in sw.reserved_ports]
 
@@ -181,8 +206,8 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
         safe.port(port_name, pw, panel)
         if port_name in reserved:
             errors.append(f"{pw}: the port is reserved and must not be touched")
-        untagged = _ints(p.untagged, f"{pw}.untagged", lo, hi)
-        tagged = _ints(p.tagged, f"{pw}.tagged", lo, hi)
+        untagged = _ints(p.untagged, f"{pw}.untagged", lo, hi, index.checked)
+        tagged = _ints(p.tagged, f"{pw}.tagged", lo, hi, index.checked)
         if p.role == "host":
             host = p.host
             assert host is not None                    # the document checks each role's fields
@@ -196,14 +221,16 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
             if pvid not in routing:
                 errors.append(f"{pw}: PVID {pvid} is not a routing VLAN")
             else:
-                want = host_port_membership(attachment, pvid, routing)
+                want = memberships.get((attachment, pvid))
+                if want is None:
+                    want = memberships[(attachment, pvid)] = host_port_membership(attachment, pvid, routing)
                 for label, got, need in (("untagged", untagged, want.untagged), ("tagged", tagged, want.tagged)):
-                    if set(got) != need:
+                    if len(got) != len(need) or not need.issuperset(got):     # got has no duplicates
                         errors.append(f"{pw}: a host port of a {attachment} attachment must be {label} in "
                                       f"{compress(sorted(need)) if need else 'no VLAN'}, not "
                                       f"{compress(got) if got else 'none'}")
-            host_ports.append(HostPort(port_name, host, pvid, untagged, compress(untagged),
-                                       tagged, compress(tagged) if tagged else ""))
+            host_ports.append(HostPort(port_name, host, pvid, untagged, index.vlan_text(untagged),
+                                       tagged, index.vlan_text(tagged) if tagged else ""))
         else:
             neighbor = p.neighbor
             assert neighbor is not None
@@ -268,10 +295,12 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
         keep = set(tagged)
         return [1] + [v for v in vlans if v not in keep]
 
-    links = [Link(p, neighbor, t, compress(t), removal(t), compress(removal(t)))
-             for p, neighbor, t in sorted(singles, key=lambda s: platform.port_index(s[0]))]
-    lags = [Lag(i, neighbor, ms, t, compress(t), removal(t), compress(removal(t)))
-            for i, neighbor, ms, t in sorted(lag_defs)]
+    text = index.vlan_text
+    links = [Link(p, neighbor, t, text(t), r, text(r))
+             for p, neighbor, t in sorted(singles, key=lambda s: platform.port_index(s[0]))
+             for r in (removal(t),)]
+    lags = [Lag(i, neighbor, ms, t, text(t), r, text(r))
+            for i, neighbor, ms, t in sorted(lag_defs) for r in (removal(t),)]
     host_ports.sort(key=lambda hp: platform.port_index(hp.port))
     managed = sorted(sw.ports, key=platform.port_index)
     return SwitchContext(

@@ -33,7 +33,7 @@ from vlanroute.hostside import table
 from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
                                       learning_method, refresh_context, switch_context)
 from vlanroute.render.sheet import SHEET_FILE, sheet_html
-from vlanroute.vlanlist import format_vlan_list as compress
+from vlanroute.vlanlist import bridge_vids, format_vlan_list as compress
 from vlanroute.resources import template_loader
 
 # What an OUTDIR rendered before manifests existed holds (docs/outdir-layout.md).
@@ -69,6 +69,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     env.filters["vlanlist"] = compress
+    env.filters["bridge_vids"] = bridge_vids
     return env
 
 
@@ -167,13 +168,15 @@ def _write_tree(root: Path, files: Mapping[str, str]) -> int:
     return total
 
 
-def _run_verifier(tmp: Path, platforms: Mapping[str, Platform]) -> bool:
-    """verify_outdir (parse back, join, simulate); False if that module is not installed."""
+def _run_verifier(tmp: Path, platforms: Mapping[str, Platform], doc: PlanDocument) -> bool:
+    """verify_outdir (parse back, join, simulate); False if that module is not installed.
+    It gets `doc`, which tmp/plan.json was just written from, rather than validating that
+    file again (about a second on a 32x32 torus); everything else it reads from tmp."""
     try:
         from vlanroute.verify.configs import verify_outdir
     except ImportError:
         return False
-    report = verify_outdir(tmp, platforms)
+    report = verify_outdir(tmp, platforms, doc)
     if not report.ok:
         raise VerificationError([str(v) for v in report.violations])
     return True
@@ -229,7 +232,7 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
         raise disk_error(exc, outdir.parent) from None
     try:
         total = _write_tree(tmp, files)
-        verified = _run_verifier(tmp, platforms) if options.verify else False
+        verified = _run_verifier(tmp, platforms, doc) if options.verify else False
         total += write_manifest(tmp).stat().st_size
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
         publish_dir(tmp, outdir)

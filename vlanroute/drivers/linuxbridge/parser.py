@@ -9,7 +9,8 @@ branch the emulator and any kernel with bonding take.
 
 Linux semantics modelled (kernel bridge with vlan_filtering 1):
 - a port enslaved to br0 starts as PVID 1, untagged member of VLAN 1 (default_pvid 1);
-- `bridge vlan add dev P vid V [pvid] [untagged]` sets V's flags on P: re-adding the PVID
+- `bridge vlan add dev P vid V|A-B [pvid] [untagged]` sets the flags of V (or of every VLAN
+  A..B; `pvid` only with one VLAN) on P: re-adding the PVID
   VLAN without `pvid` clears the PVID; deleting the PVID VLAN leaves the port without
   one (pvid 0), and untagged frames are then dropped;
 - ingress filtering is always on, every frame type is admitted;
@@ -23,7 +24,7 @@ import re
 import shlex
 
 from vlanroute.model.bridge import DEFAULT_VLAN, PortConfig, SwitchConfig
-from vlanroute.drivers.common import parse_error, vlan_ids
+from vlanroute.drivers.common import parse_error
 from vlanroute.model.platforms import Platform
 
 FAMILY = "linux-bridge"
@@ -200,33 +201,47 @@ def _bridge(sc: _Script, w: list[str], err) -> None:  # type: ignore[no-untyped-
         raise err("unsupported bridge command",
                   fix="the template uses `vlan add|del dev PORT vid V [pvid] [untagged]` only")
     port = sc.port(w[3], err)
-    try:
-        # one VLAN per command is what the template writes (262,144 lines for 256 switches)
-        ids = (int(w[5]),) if w[5].isdigit() and 1 <= int(w[5]) <= 4094 else vlan_ids(w[5])
-    except ValueError as exc:
-        raise err(str(exc)) from None
+    ids = _vids(w[5], err)
     flags = set(w[6:])
     if flags - {"pvid", "untagged", "master", "self"}:
         raise err(f"unsupported flag(s) {', '.join(sorted(flags - {'pvid', 'untagged', 'master', 'self'}))}")
     if "self" in flags:
         raise err("VLANs on the bridge device itself (self) are not modelled")
-    for vid in ids:
-        if w[1] == "add":
-            if "untagged" in flags:
-                port.untagged.add(vid)
-                port.tagged.discard(vid)
-            else:
-                port.tagged.add(vid)
-                port.untagged.discard(vid)
-            if "pvid" in flags:
-                port.pvid = vid
-            elif port.pvid == vid:
-                port.pvid = 0                  # re-added without `pvid`: no PVID any more
+    if "pvid" in flags and len(ids) > 1:
+        raise err("pvid cannot be configured for a vlan range (iproute2 refuses it)",
+                  fix="give the PVID VLAN its own `vlan add ... vid V pvid` command")
+    # set operations over the whole range: a host port's range holds every routing VLAN
+    if w[1] == "add":
+        if "untagged" in flags:
+            port.untagged.update(ids)
+            port.tagged.difference_update(ids)
         else:
-            port.untagged.discard(vid)
-            port.tagged.discard(vid)
-            if port.pvid == vid:
-                port.pvid = 0
+            port.tagged.update(ids)
+            port.untagged.difference_update(ids)
+        if "pvid" in flags:
+            port.pvid = ids[0]                 # one VLAN: checked above
+        elif port.pvid in ids:
+            port.pvid = 0                      # re-added without `pvid`: no PVID any more
+    else:
+        port.untagged.difference_update(ids)
+        port.tagged.difference_update(ids)
+        if port.pvid in ids:
+            port.pvid = 0
+
+
+def _vids(text: str, err) -> range:  # type: ignore[no-untyped-def]
+    """`vid V` or `vid A-B` as iproute2's bridge/vlan.c reads it: one VLAN, or one range
+    whose end is above its start ("Invalid VLAN range" otherwise); no lists."""
+    first, sep, last = text.partition("-")
+    if not first.isdigit() or (sep and not last.isdigit()):
+        raise err(f"bad VLAN id {text!r}", fix="`vid V` or `vid A-B`, one per command")
+    lo = int(first)
+    hi = int(last) if sep else lo
+    if sep and hi <= lo:
+        raise err(f"invalid VLAN range {text!r}: the end must be above the start")
+    if lo < 1 or hi > 4094:
+        raise err(f"VLAN {text!r} outside 1-4094")
+    return range(lo, hi + 1)
 
 
 def _finish(sc: _Script) -> None:
@@ -249,5 +264,6 @@ def _finish(sc: _Script) -> None:
     # The bridge's VLANs are the union of its ports' VLANs (no separate VLAN table).
     cfg.vlans = {DEFAULT_VLAN}
     for port in list(cfg.ports.values()) + list(cfg.lags.values()):
-        cfg.vlans |= port.untagged | port.tagged
+        cfg.vlans.update(port.untagged)
+        cfg.vlans.update(port.tagged)
     cfg.flow_control = None                    # per-NIC ethtool setting, not in this script
