@@ -46,3 +46,14 @@ def test_wait_gives_up_naming_the_links_still_down() -> None:
 
 def test_a_link_ready_at_once_needs_no_wait() -> None:
     assert _emulation([[]]).wait_for_links(timeout_s=0) == []
+
+
+def test_backlog_drops_sum_the_second_column_of_every_cpu(tmp_path: Path) -> None:
+    # /proc/net/softnet_stat: one row per CPU, hex columns; the second is the frames dropped
+    # at a full input backlog (the layout of kernel 6.1, net/core/net-procfs.c).
+    stat = tmp_path / "softnet_stat"
+    stat.write_text("0001a2b3 00000000 00000005 00000000 00000000 00000000 00000000 00000000 "
+                    "00000000 00000000 00000000 00000000 00000000\n"
+                    "00000fff 0000001f 00000000 00000000 00000000 00000000 00000000 00000000 "
+                    "00000000 00000000 00000000 00000000 00000001\n")
+    assert netns.backlog_drops(stat) == 31

@@ -153,6 +153,21 @@ def configure_ipv4(interface: str, address: str, prefix_len: int) -> None:
         fcntl.ioctl(s, SIOCSIFFLAGS, _ifreq(interface, struct.pack("=H", flags | IFF_UP)))
 
 
+def backlog_drops(softnet_stat: Path = Path("/proc/net/softnet_stat")) -> int:
+    """Frames the kernel dropped because a CPU's input backlog was full, since boot (the
+    second column of /proc/net/softnet_stat, hex, one row per CPU; global, not per
+    namespace). A veth hands each frame to its peer through that backlog
+    (net.core.netdev_max_backlog, 1000 by default), and a bridge flooding a broadcast to
+    hundreds of veth ports fills it in one go."""
+    total = 0
+    with open(softnet_stat) as fh:
+        for line in fh:
+            fields = line.split()
+            if len(fields) > 1:
+                total += int(fields[1], 16)
+    return total
+
+
 def not_running(interfaces: Iterable[str]) -> list[str]:
     """The interfaces of this thread's namespace without IFF_RUNNING (SIOCGIFFLAGS).
 

@@ -162,6 +162,8 @@ class Emulation:
         self.durations: list[float] = []      # wall time of each script run_scripts ran
         self.cleanups: list[Callable[[], None]] = []
         self.outputs: dict[str, str] = {}     # and what it printed
+        self.learn_drops: dict[tuple[str, str], int] = {}    # rate-limit drops by the end of learning
+        self.backlog_drops = 0                # input-backlog drops while the hosts learned
 
     # -- names ---------------------------------------------------------------------------
     def sw_ns(self, switch: str) -> str:
@@ -386,6 +388,7 @@ class Emulation:
                 env["PATH"] = f"{tools}:{os.environ.get('PATH', '/usr/bin:/bin')}"
             frame = [] if opt.host_frame == "auto" else ["--frame", opt.host_frame]
             self.durations, self.outputs = [], {}
+            backlog_before = netns.backlog_drops()
             failures = self.run_scripts({h: [*shell, program, "--host", h, *frame] for h in self.plan.hosts},
                                         env, jobs=opt.host_jobs,
                                         netns_of={h: self.host_ns(h) for h in self.plan.hosts})
@@ -394,6 +397,13 @@ class Emulation:
             self.log(f"    host program per host ({opt.host_jobs} at a time), median: {d[len(d) // 2]:.2f} s")
             self.log(f"    host program per host ({opt.host_jobs} at a time), max: {d[-1]:.2f} s")
         # What the programs said they sent: "N learning frames sent (arp)", "(ping, busybox)".
+        self.backlog_drops = netns.backlog_drops() - backlog_before
+        self.log(f"    input-backlog drops while learning: {self.backlog_drops} "
+                 f"(net.core.netdev_max_backlog {netns.read_sysctl('net.core.netdev_max_backlog')})")
+        self.learn_drops = self.rate_limit_drops()
+        inter = sum(n for (s, port), n in self.learn_drops.items() if port in self.inter_switch_ports(s))
+        self.log(f"    rate-limit drops while learning: {inter} on inter-switch ports, "
+                 f"{sum(self.learn_drops.values()) - inter} towards hosts")
         kinds = Counter(m.group(1) for text in self.outputs.values()
                         for m in re.finditer(r"learning frames sent \(([^)]*)\)", text))
         sent = ", ".join(f"{kind}: {n}" for kind, n in sorted(kinds.items())) or "none reported"
@@ -432,6 +442,32 @@ class Emulation:
                     "(--host-sysctls skip)")
         return (f"; {len(trunk) - min(wrong, len(trunk))}/{len(trunk)} trunk hosts: sub-interfaces rp_filter 2, "
                 f"arp_ignore 0, arp_filter 0 (all/default started at rp_filter {opt.host_rp_filter})")
+
+    def inter_switch_ports(self, switch: str) -> set[str]:
+        return ({c.a_port for c in self.plan.cables if c.a == switch}
+                | {c.b_port for c in self.plan.cables if c.b == switch})
+
+    def rate_limit_drops(self) -> dict[tuple[str, str], int]:
+        """(switch, port) -> frames the port's rate limit (tbf) dropped so far, where any.
+        A learning frame dropped on an inter-switch port is a MAC entry missing behind it:
+        the fdb check names these when it fails."""
+        outputs = dict(self.outputs)
+        failures = self.run_scripts({f"tc {s}": ["tc", "-n", self.sw_ns(s), "-s", "-j", "qdisc", "show"]
+                                     for s in self.plan.switches})
+        drops: dict[tuple[str, str], int] = {}
+        for s in self.plan.switches:
+            text = self.outputs.get(f"tc {s}", "")
+            try:
+                entries = json.loads(text or "[]")
+            except ValueError:
+                continue
+            for q in entries:
+                if q.get("kind") == "tbf" and q.get("drops"):
+                    drops[(s, str(q.get("dev")))] = int(q["drops"])
+        self.outputs = outputs
+        if failures:
+            self.log("    rate-limit drops not read: " + "; ".join(failures[:2]))
+        return drops
 
     # -- counters ------------------------------------------------------------------------
     def counters(self) -> dict[tuple[str, str], tuple[int, int]]:
@@ -491,6 +527,13 @@ class Emulation:
         for key in sorted(set(seen) - set(want)):
             s, vlan, mac = key
             problems.append(f"{s} VLAN {vlan}: {macs[mac]} learned where the plan has no such VLAN")
+        inter = {k: n for k, n in self.learn_drops.items() if k[1] in self.inter_switch_ports(k[0])}
+        if problems and self.backlog_drops:
+            problems.insert(0, f"the kernel dropped {self.backlog_drops} frames at a full input backlog while the "
+                               "hosts learned (net.core.netdev_max_backlog; /proc/net/softnet_stat)")
+        if problems and inter:
+            problems.insert(0, "the rate limit dropped frames on inter-switch ports while the hosts learned: "
+                            + ", ".join(f"{s} {p} {n}" for (s, p), n in sorted(inter.items())))
         return Check("MAC learning (bridge fdb)", not problems,
                      f"{right}/{len(want)} (switch, VLAN, host MAC) entries on the planned port",
                      problems)
