@@ -57,3 +57,28 @@ def test_backlog_drops_sum_the_second_column_of_every_cpu(tmp_path: Path) -> Non
                     "00000fff 0000001f 00000000 00000000 00000000 00000000 00000000 00000000 "
                     "00000000 00000000 00000000 00000000 00000001\n")
     assert netns.backlog_drops(stat) == 31
+
+
+def test_a_signal_whose_raise_was_swallowed_still_stops_the_run() -> None:
+    """SIGTERM landing in a callback whose exceptions Python prints and drops (logging's
+    lock release after each fork of a subprocess) used to let the run go on to PASS; the
+    next step now stops it."""
+    import signal
+
+    from vlanroute.emulate import run as emulate_run
+
+    emu = object.__new__(Emulation)
+    emu.options = emulate_run.Options()
+    emu.durations, emu.outputs = [], {}
+    with emulate_run._signals_raise():
+        try:
+            emulate_run._on_signal(signal.SIGTERM, None)
+        except emulate_run._Interrupted:
+            pass                                   # what the at-fork callback's caller does
+        try:
+            emu.run_scripts({"never": ["true"]})
+        except emulate_run._Interrupted as exc:
+            assert str(exc) == "SIGTERM"
+        else:
+            raise AssertionError("the pending SIGTERM did not stop the next step")
+    assert emulate_run._PENDING == []              # a later run starts clean

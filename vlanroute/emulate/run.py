@@ -144,8 +144,22 @@ class _Interrupted(BaseException):
     pass
 
 
+# Signals received during the run. The handler raises at once, but an exception raised
+# while Python runs an at-fork or finaliser callback (e.g. logging's lock release after
+# each subprocess fork) is printed and dropped: the run then checks this list at the next
+# step and stops there (a SIGTERM during learning once went unnoticed to a PASS).
+_PENDING: list[str] = []
+
+
 def _on_signal(signum: int, _frame: object) -> None:
-    raise _Interrupted(signal.Signals(signum).name)
+    _PENDING.append(signal.Signals(signum).name)
+    raise _Interrupted(_PENDING[-1])
+
+
+def _check_interrupted() -> None:
+    """Raise for a signal whose first raise was swallowed (see _PENDING)."""
+    if _PENDING:
+        raise _Interrupted(_PENDING[0])
 
 
 class Emulation:
@@ -327,6 +341,7 @@ class Emulation:
         limit = self.options.script_timeout_s
         with selectors.DefaultSelector() as sel:
             while todo or running:
+                _check_interrupted()
                 while todo and len(running) < jobs:
                     name, argv, ns = todo.pop(0)
                     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -854,10 +869,12 @@ def load_modules() -> None:
 @contextmanager
 def _signals_raise() -> Iterator[None]:
     """SIGTERM/SIGHUP end the run like Ctrl-C does: through the teardown."""
+    _PENDING.clear()
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:
+        _PENDING.clear()
         for s, h in old.items():
             signal.signal(s, h)
 
@@ -887,8 +904,10 @@ def run_here(outdir: Path, options: Options, kernel: str,
 
     def phase(name: str, fn: Callable[[], list[Check]]) -> None:
         start = time.monotonic()
+        _check_interrupted()
         log(f"[{name}] ...")
         checks = fn()
+        _check_interrupted()
         report.phases[name] = report.phases.get(name, 0.0) + time.monotonic() - start
         for c in checks:
             report.checks.append(c)
