@@ -16,7 +16,6 @@ credentials are passed in (`Credentials(username, password=...)` or `credentials
 from __future__ import annotations
 
 import contextlib
-
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -39,7 +38,7 @@ from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.inventory import LoadedInventory, load_inventory
 from vlanroute.plan.build import Plan, build_plan
-from vlanroute.render.write import RenderOptions, RenderResult, render_to_dir, syntax_warnings
+from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
 __all__ = ["AuditReport", "CablingRefused", "CablingReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
@@ -87,7 +86,7 @@ def plan(inventory: str | Path | LoadedInventory, sets: tuple[str, ...] | list[s
 
 def render_warnings(doc: PlanDocument) -> list[str]:
     """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family."""
-    return syntax_warnings(doc)
+    return syntax_warnings(doc, platforms_of(doc))
 
 
 def render(source: str | Path | LoadedInventory | Plan | PlanDocument, outdir: str | Path, *,

@@ -157,8 +157,8 @@ def backlog_drops(softnet_stat: Path = Path("/proc/net/softnet_stat")) -> int:
     """Frames the kernel dropped because a CPU's input backlog was full, since boot (the
     second column of /proc/net/softnet_stat, hex, one row per CPU; global, not per
     namespace). A veth hands each frame to its peer through that backlog
-    (net.core.netdev_max_backlog, 1000 by default), and a bridge flooding a broadcast to
-    hundreds of veth ports fills it in one go."""
+    (net.core.netdev_max_backlog, 1000 by default), and a bridge floods each broadcast to
+    every port of its VLAN at once."""
     total = 0
     with open(softnet_stat) as fh:
         for line in fh:

@@ -314,10 +314,11 @@ class Emulation:
             for p in self.switch_ports(s)] for s in self.plan.switches})
 
     def switch_ports(self, switch: str) -> list[str]:
-        ports = [c.a_port for c in self.plan.cables if c.a == switch]
-        ports += [c.b_port for c in self.plan.cables if c.b == switch]
-        ports += [h.port for h in self.plan.hosts.values() if h.switch == switch]
-        return ports
+        return self.inter_switch_ports(switch) + [h.port for h in self.plan.hosts.values() if h.switch == switch]
+
+    def inter_switch_ports(self, switch: str) -> list[str]:
+        return ([c.a_port for c in self.plan.cables if c.a == switch]
+                + [c.b_port for c in self.plan.cables if c.b == switch])
 
     def run_scripts(self, commands: dict[str, list[str]], env: dict[str, str] | None = None,
                     jobs: int | None = None, netns_of: dict[str, str] | None = None) -> list[str]:
@@ -411,14 +412,14 @@ class Emulation:
             d = sorted(self.durations)
             self.log(f"    host program per host ({opt.host_jobs} at a time), median: {d[len(d) // 2]:.2f} s")
             self.log(f"    host program per host ({opt.host_jobs} at a time), max: {d[-1]:.2f} s")
-        # What the programs said they sent: "N learning frames sent (arp)", "(ping, busybox)".
         self.backlog_drops = netns.backlog_drops() - backlog_before
         self.log(f"    input-backlog drops while learning: {self.backlog_drops} "
                  f"(net.core.netdev_max_backlog {netns.read_sysctl('net.core.netdev_max_backlog')})")
         self.learn_drops = self.rate_limit_drops()
-        inter = sum(n for (s, port), n in self.learn_drops.items() if port in self.inter_switch_ports(s))
+        inter = sum(self.inter_switch_drops().values())
         self.log(f"    rate-limit drops while learning: {inter} on inter-switch ports, "
                  f"{sum(self.learn_drops.values()) - inter} towards hosts")
+        # What the programs said they sent: "N learning frames sent (arp)", "(ping, busybox)".
         kinds = Counter(m.group(1) for text in self.outputs.values()
                         for m in re.finditer(r"learning frames sent \(([^)]*)\)", text))
         sent = ", ".join(f"{kind}: {n}" for kind, n in sorted(kinds.items())) or "none reported"
@@ -458,31 +459,22 @@ class Emulation:
         return (f"; {len(trunk) - min(wrong, len(trunk))}/{len(trunk)} trunk hosts: sub-interfaces rp_filter 2, "
                 f"arp_ignore 0, arp_filter 0 (all/default started at rp_filter {opt.host_rp_filter})")
 
-    def inter_switch_ports(self, switch: str) -> set[str]:
-        return ({c.a_port for c in self.plan.cables if c.a == switch}
-                | {c.b_port for c in self.plan.cables if c.b == switch})
-
     def rate_limit_drops(self) -> dict[tuple[str, str], int]:
         """(switch, port) -> frames the port's rate limit (tbf) dropped so far, where any.
         A learning frame dropped on an inter-switch port is a MAC entry missing behind it:
         the fdb check names these when it fails."""
-        outputs = dict(self.outputs)
-        failures = self.run_scripts({f"tc {s}": ["tc", "-n", self.sw_ns(s), "-s", "-j", "qdisc", "show"]
-                                     for s in self.plan.switches})
         drops: dict[tuple[str, str], int] = {}
         for s in self.plan.switches:
-            text = self.outputs.get(f"tc {s}", "")
-            try:
-                entries = json.loads(text or "[]")
-            except ValueError:
-                continue
-            for q in entries:
+            out = netns.run(["tc", "-n", self.sw_ns(s), "-s", "-j", "qdisc", "show"]).stdout
+            for q in json.loads(out or "[]"):
                 if q.get("kind") == "tbf" and q.get("drops"):
                     drops[(s, str(q.get("dev")))] = int(q["drops"])
-        self.outputs = outputs
-        if failures:
-            self.log("    rate-limit drops not read: " + "; ".join(failures[:2]))
         return drops
+
+    def inter_switch_drops(self) -> dict[tuple[str, str], int]:
+        """The part of learn_drops on inter-switch ports."""
+        ports = {s: set(self.inter_switch_ports(s)) for s in self.plan.switches}
+        return {(s, p): n for (s, p), n in self.learn_drops.items() if p in ports[s]}
 
     # -- counters ------------------------------------------------------------------------
     def counters(self) -> dict[tuple[str, str], tuple[int, int]]:
@@ -542,7 +534,7 @@ class Emulation:
         for key in sorted(set(seen) - set(want)):
             s, vlan, mac = key
             problems.append(f"{s} VLAN {vlan}: {macs[mac]} learned where the plan has no such VLAN")
-        inter = {k: n for k, n in self.learn_drops.items() if k[1] in self.inter_switch_ports(k[0])}
+        inter = self.inter_switch_drops()
         if problems and self.backlog_drops:
             problems.insert(0, f"the kernel dropped {self.backlog_drops} frames at a full input backlog while the "
                                "hosts learned (net.core.netdev_max_backlog; /proc/net/softnet_stat)")

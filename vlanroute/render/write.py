@@ -224,7 +224,8 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
     outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
     _check_outdir(outdir, options.force)
     files = render_files(doc, options)
-    platforms = {p.name: p for p in platforms_of(doc).values()}
+    by_switch = platforms_of(doc)
+    platforms = {p.name: p for p in by_switch.values()}
     try:
         outdir.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
@@ -246,17 +247,17 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
     if options.verify and not verified:
         warnings.append("vlanroute.verify.configs is not available: the rendered configs were not "
                         "re-parsed and simulated before publishing")
-    warnings.extend(syntax_warnings(doc))
+    warnings.extend(syntax_warnings(doc, by_switch))
     return RenderResult(outdir, len(files) + 1, total, verified, warnings)
 
 
-def syntax_warnings(doc: PlanDocument) -> list[str]:
+def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> list[str]:
     """One warning per family in use whose rendered commands are not all confirmed: its
     unconfirmed commands, and those for untagged host ports where a switch of the family
-    has host_attachment untagged."""
+    has host_attachment untagged. `by_switch`: each switch's platform (`platforms_of`)."""
     families = {}
     untagged: set[str] = set()
-    for name, platform in platforms_of(doc).items():
+    for name, platform in by_switch.items():
         family = family_of(platform)
         families[family.name] = family
         if doc.switches[name].host_attachment == "untagged":
