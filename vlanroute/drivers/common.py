@@ -38,6 +38,20 @@ def vlan_ids(text: str, *, vid_max: int = 4094) -> set[int]:
     return out
 
 
+def vlan_ids_named(line: str, patterns: tuple[re.Pattern[str], ...]) -> set[int]:
+    """The VLAN ids a config line names where one of `patterns` matches (group 1 a VLAN
+    list); a match that is not a valid list names none. For lines a parser keeps without
+    modelling them: push refuses a switch whose such lines touch a routing VLAN."""
+    out: set[int] = set()
+    for pattern in patterns:
+        for m in pattern.finditer(line):
+            try:
+                out |= vlan_ids(m.group(1))
+            except ValueError:
+                pass
+    return out
+
+
 def normalize_mac(text: str) -> str:
     """Any usual MAC spelling (00-1E-C9-.., 001e.c9.., 00:1e:..) -> 00:1e:c9:aa:bb:cc."""
     digits = re.sub(r"[^0-9a-fA-F]", "", text).lower()

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from vlanroute.drivers.common import parse_error, vlan_ids
+from vlanroute.drivers.common import parse_error, vlan_ids, vlan_ids_named
 from vlanroute.drivers.family import FirmwareDefaults
 from vlanroute.model.bridge import (DEFAULT_VLAN, ContextLine, Effect, LagPort, PortConfig, PortRef,
                                     SwitchConfig)
@@ -124,16 +124,9 @@ _VLAN_IF_HARMLESS = re.compile(r"^(name|description|no shutdown|exit)\b")
 
 
 def _vlans_named(line: str, dialect: Dialect) -> frozenset[int]:
-    out: set[int] = set()
-    for pattern in _VLAN_REFS:
-        for m in pattern.finditer(line):
-            try:
-                out |= vlan_ids(m.group(1))
-            except ValueError:
-                pass
     if dialect.trunk_all_vlans and line == "switchport mode trunk":
         return ALL_VLANS
-    return frozenset(out)
+    return frozenset(vlan_ids_named(line, _VLAN_REFS))
 
 
 @dataclass

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from vlanroute.drivers.common import parse_error, vlan_ids
+from vlanroute.drivers.common import parse_error, vlan_ids, vlan_ids_named
 from vlanroute.drivers.family import FirmwareDefaults
 from vlanroute.model.bridge import (DEFAULT_VLAN, ContextLine, Effect, LagPort, PortConfig, PortRef,
                                     SwitchConfig)
@@ -71,14 +71,7 @@ _VLAN_REFS = (re.compile(r"\bvlan(?:-id)? (?:add )?([0-9][0-9,-]*)"),
 
 
 def vlans_named(line: str) -> frozenset[int]:
-    out: set[int] = set()
-    for pattern in _VLAN_REFS:
-        for m in pattern.finditer(line):
-            try:
-                out |= vlan_ids(m.group(1))
-            except ValueError:
-                pass
-    return frozenset(out)
+    return frozenset(vlan_ids_named(line, _VLAN_REFS))
 
 
 @dataclass
