@@ -338,3 +338,15 @@ def test_fabric_lock_is_shared_within_a_process_and_released(tmp_path: Path) -> 
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_lock_file_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> None:
+    from vlanroute.device.statedir import FabricState, lock_fabric
+    from vlanroute.errors import UserError
+
+    state = FabricState(tmp_path / "s")
+    state.ensure()
+    (tmp_path / "s" / "lock").mkdir()         # a directory where the lock file goes: EISDIR, also as root
+    with pytest.raises(UserError, match="cannot open the fabric's lock file") as exc:
+        lock_fabric(state, "push")
+    assert exc.value.field == "--state-dir"

@@ -137,7 +137,12 @@ def lock_fabric(state: FabricState, command: str) -> FabricLock:
             fd, users = _HELD[path]
             _HELD[path] = (fd, users + 1)
             return FabricLock(path)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise UserError(f"cannot open the fabric's lock file: {exc.strerror}", file=str(path),
+                            field="--state-dir", fix="make the state directory writable for this user, "
+                            f"or choose another with --state-dir (or {STATE_DIR_ENV})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
