@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -47,12 +48,21 @@ EDITS = {
     "interface with ;": (lambda d: d["hosts"]["gpu03"].__setitem__("interface", "eth0;reboot"),
                          "plan.json: hosts.gpu03.interface: interface name 'eth0;reboot' is not allowed"),
 }
+# Every command that takes an OUTDIR (`vlanroute --help`; draw, report, plan and analyze
+# take an inventory and refuse a plan.json given as one). A state directory inside the
+# checked tree shows that nothing is written there either.
 COMMANDS = {
     "verify": ["verify"],
     "push": ["push", "--yes"],
     "push --dry-run": ["push", "--dry-run"],
+    "push --resume": ["push", "--resume", "--yes", "--state-dir", "{state}"],
     "audit": ["audit"],
+    "save": ["save", "--state-dir", "{state}"],
+    "rollback": ["rollback", "--state-dir", "{state}"],
+    "rollback --dry-run": ["rollback", "--dry-run", "--state-dir", "{state}"],
+    "cabling check": ["cabling", "check"],
     "emulate": ["emulate"],
+    "lab up": ["lab", "up", "--state-dir", "{state}"],
 }
 
 
@@ -73,13 +83,16 @@ def test_unsafe_name_in_plan_json_is_refused_by_every_command(rendered, tmp_path
     change, message = EDITS[edit]
     change(doc)
     (out / "plan.json").write_text(json.dumps(doc, indent=1))
-    before = _tree(tmp_path)
+    state = tmp_path / "state"
+    xdg = Path(os.environ["XDG_STATE_HOME"])     # conftest: the default state directory
+    before = _tree(tmp_path), _tree(xdg)
 
-    rc = main([*COMMANDS[command], str(out)])
+    rc = main([*(a.format(state=state) for a in COMMANDS[command]), str(out)])
     err = capsys.readouterr().err
     assert rc == 2, err
     assert f"error: {out}/{message}" in err and "fix:" in err and "Traceback" not in err
-    assert _tree(tmp_path) == before             # nothing written, inside OUTDIR or outside
+    # nothing written: inside OUTDIR, beside it, in either state directory
+    assert (_tree(tmp_path), _tree(xdg)) == before
 
 
 def test_plan_document_round_trip_is_the_documented_json() -> None:
