@@ -259,3 +259,14 @@ def test_a_family_whose_host_ports_cannot_be_untagged_in_many_vlans_gets_trunk_h
         plan_from_file(_toy_inventory(tmp_path), ["settings.host_attachment=untagged"])
     assert exc.value.field == "settings.host_attachment" and "trunk" in (exc.value.fix or "")
     assert family_of(POWERCONNECT_6248).capabilities.host_untagged_in_many_vlans
+
+
+def test_lab_help_names_every_family_the_lab_emulates(capsys) -> None:
+    """The help is static text (the CLI loads without asyncssh), so it must be kept in step
+    with the lab's own table: it said 62xx and OS6 after EOS and OS10 were added."""
+    from vlanroute.lab.server import EMULATED
+
+    rc, out, _ = run(capsys, "lab", "--help")
+    text = " ".join(out.split())
+    assert rc == 0 and EMULATED
+    assert [FAMILIES[f].title for f in EMULATED if FAMILIES[f].title not in text] == []
