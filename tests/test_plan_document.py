@@ -162,3 +162,14 @@ def test_references_between_records_are_checked() -> None:
     bad["switches"]["core1"]["ssh_port"] = "22"             # strict: no strings for numbers
     with pytest.raises(UserError, match="switches.core1.ssh_port"):
         plan_document(bad)
+
+
+def test_the_rule_a_refused_name_quotes_is_the_rule_applied() -> None:
+    """The message quotes the rule; a 15-character NIC name (Linux's maximum) is accepted,
+    so the rule must not say fewer."""
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    data["hosts"]["gpu01"]["interface"] = "enp129s0f1np1.9"         # a dot: refused
+    with pytest.raises(UserError, match=r"interface name 'enp129s0f1np1.9' is not allowed \(.*at most 15\)"):
+        plan_document(copy.deepcopy(data))
+    data["hosts"]["gpu01"]["interface"] = "enp129s0f1np1x9"         # 15 characters: accepted
+    assert plan_document(data).hosts["gpu01"].interface == "enp129s0f1np1x9"
