@@ -9,10 +9,11 @@ import os
 import shutil
 from pathlib import Path
 
+import click
 import pytest
 
 from vlanroute.bundle.document import plan_document
-from vlanroute.cli import main
+from vlanroute.cli import group, main
 from vlanroute.errors import UserError
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.write import RenderOptions, render_to_dir
@@ -173,3 +174,31 @@ def test_the_rule_a_refused_name_quotes_is_the_rule_applied() -> None:
         plan_document(copy.deepcopy(data))
     data["hosts"]["gpu01"]["interface"] = "enp129s0f1np1x9"         # 15 characters: accepted
     assert plan_document(data).hosts["gpu01"].interface == "enp129s0f1np1x9"
+
+
+def _outdir_commands(cmd: click.Command = group, name: str = "") -> set[str]:
+    """Every command of `vlanroute --help` (and of its subgroups) that takes an OUTDIR."""
+    if isinstance(cmd, click.Group):
+        ctx = click.Context(cmd)
+        return {found for sub in cmd.list_commands(ctx)
+                for found in _outdir_commands(cmd.get_command(ctx, sub), f"{name} {sub}".strip())}
+    return {name} if any(isinstance(p, click.Argument) and p.name == "outdir" for p in cmd.params) else set()
+
+
+def test_the_unsafe_name_test_covers_every_command_that_takes_an_outdir() -> None:
+    """A new OUTDIR command must join COMMANDS above (and the inventory's pointer to them)."""
+    found = _outdir_commands()
+    assert found == {c.split(" --")[0] for c in COMMANDS}
+    assert {"verify", "push", "save", "rollback", "cabling check", "lab up"} <= found
+
+
+def test_a_plan_json_given_as_an_inventory_points_to_every_outdir_command(tmp_path, capsys) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(plan_from_file(INVENTORIES / "custom-lab.yaml").to_document().to_json_text())
+    for command in ("plan", "draw", "report", "analyze"):
+        args = {"draw": ["-o", str(tmp_path / "d")], "report": ["-o", str(tmp_path / "r.html")]}.get(command, [])
+        assert main([command, str(plan), *args]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "this is a rendered plan" in err
+        assert [c for c in sorted(_outdir_commands()) if c not in err.split("fix:", 1)[1]] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]

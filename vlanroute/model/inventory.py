@@ -464,7 +464,8 @@ def _refuse_plan_document(path: Path) -> None:
         raise UserError(f"this is a rendered plan ({found.group(1)}, the plan.json that `vlanroute render` "
                         "writes), not an inventory", file=str(path),
                         fix="give the inventory YAML the plan was made from; the commands that read a "
-                            "rendered plan (verify, push, audit, emulate, lab up) take its OUTDIR")
+                            "rendered plan (verify, push, audit, save, rollback, cabling check, emulate, "
+                            "lab up) take its OUTDIR")
 
 
 class LoadedInventory:
