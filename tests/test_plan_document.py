@@ -202,3 +202,14 @@ def test_a_plan_json_given_as_an_inventory_points_to_every_outdir_command(tmp_pa
         assert "this is a rendered plan" in err
         assert [c for c in sorted(_outdir_commands()) if c not in err.split("fix:", 1)[1]] == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]
+
+
+@pytest.mark.parametrize("name", ["lab..x", "x.", "a_b-c.d"])
+def test_a_name_the_inventory_accepts_renders(tmp_path, capsys, name) -> None:
+    """One name rule for the inventory, plan.json and the renderer's re-check: the renderer
+    refused `..` inside a name that the inventory and plan.json accept, so `plan` passed and
+    `render` failed its own verification (exit 1, "a valid inventory never produces them")."""
+    out = tmp_path / "out"
+    rc = main(["render", str(INVENTORIES / "custom-lab.yaml"), "--set", f"name={name}", "-o", str(out), "-q"])
+    assert rc == 0, capsys.readouterr().err
+    assert plan_document(json.loads((out / "plan.json").read_text())).name == name
