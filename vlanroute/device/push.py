@@ -38,6 +38,11 @@ from vlanroute.device.statedir import FabricState
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
+# The result values live in device/results.py (transaction.py names them too); the CLI,
+# the API and Nornir import them from here.
+from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, CHANGED, DRY_RUN,  # noqa: F401
+                                      NEEDS_A_PERSON, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
+                                      SAVE_UNCERTAIN, SKIPPED, SUCCESS, UNCHANGED)
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
@@ -45,15 +50,6 @@ from vlanroute.device.transaction import apply_in_transaction
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
-
-# Result values. Only the first four mean success; the last two need a person
-# (exit codes: vlanroute.api.push_exit_code, docs/exit-codes.md).
-APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN = "applied", "applied-unsaved", "unchanged", "dry-run"
-NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED, SAVE_UNCERTAIN = (
-    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN")
-SUCCESS = (APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN)
-CHANGED = (APPLIED, APPLIED_UNSAVED, SAVE_UNCERTAIN)     # runs the new config now
-NEEDS_A_PERSON = (ROLLBACK_FAILED, SAVE_UNCERTAIN)
 
 
 @dataclass

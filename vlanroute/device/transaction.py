@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from vlanroute.device.results import APPLIED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK, SAVE_UNCERTAIN
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
 from vlanroute.drivers.family import Transaction
 from vlanroute.errors import UserError
@@ -47,8 +48,6 @@ def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepar
                          reconnect: Callable[[], SwitchSession]) -> "SwitchResult":
     """Push `prep.commands` inside the family's transaction; `canonical(text)` parses a
     running config into push's canonical view; `reconnect()` opens a new session."""
-    from vlanroute.device.push import APPLIED, NOT_STARTED, SAVE_UNCERTAIN
-
     tx = target.family.transaction
     assert tx is not None
     name = transaction_name()
@@ -127,7 +126,6 @@ def _session(session: SwitchSession | None, reconnect: Callable[[], SwitchSessio
 
 def _discard(target, session, tx, fmt, res, problem, want_before, canonical, reconnect):  # type: ignore[no-untyped-def]
     """Before the commit: discard the transaction; the running config must be unchanged."""
-    from vlanroute.device.push import ROLLBACK_FAILED, ROLLED_BACK
     try:
         if session is None:
             session = reconnect()
@@ -155,7 +153,6 @@ def _discard(target, session, tx, fmt, res, problem, want_before, canonical, rec
 
 def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonical, reconnect):  # type: ignore[no-untyped-def]
     """After the commit: back to the restore point, or commit the inverse commands."""
-    from vlanroute.device.push import ROLLBACK_FAILED, ROLLED_BACK
     try:
         session = _session(session, reconnect)
         if tx.restore:

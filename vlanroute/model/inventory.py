@@ -18,6 +18,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
+from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
@@ -464,7 +465,8 @@ def _refuse_plan_document(path: Path) -> None:
         raise UserError(f"this is a rendered plan ({found.group(1)}, the plan.json that `vlanroute render` "
                         "writes), not an inventory", file=str(path),
                         fix="give the inventory YAML the plan was made from; the commands that read a "
-                            "rendered plan (verify, push, audit, emulate, lab up) take its OUTDIR")
+                            "rendered plan (verify, push, audit, save, rollback, cabling check, emulate, "
+                            "lab up) take its OUTDIR")
 
 
 class LoadedInventory:
@@ -481,7 +483,6 @@ class LoadedInventory:
 
 
 def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
-    from vlanroute.model.hostcsv import read_hosts_csv
     csv_path = (inv_path.parent / rel) if not Path(rel).is_absolute() else Path(rel)
     try:
         text = csv_path.read_text(encoding="utf-8")
@@ -491,4 +492,4 @@ def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
     except UnicodeDecodeError:
         raise UserError(f"the hosts CSV '{csv_path}' is not UTF-8 text", file=str(inv_path), field="hosts.csv",
                         fix="save it as UTF-8 (CSV UTF-8 in a spreadsheet's save dialog)") from None
-    return read_hosts_csv(csv_path, text)
+    return read_hosts_csv(csv_path, text, HostEntry)
