@@ -31,7 +31,8 @@ EOS_DEFAULTS = FirmwareDefaults(
     sources={
         "flow_control": "confirmed off: `show running-config all` prints `no flowcontrol send` / "
                         "`no flowcontrol receive` on every port [BF]",
-        "aging_time": "unknown: 300 s assumed; no Arista text found",
+        "aging_time": "confirmed 300 s: `show running-config all` prints `mac address-table aging-time 300` "
+                      "[PYEAPI]",
         "spanning_tree": "confirmed on, mode mstp: `spanning-tree mode mstp` in every vEOS capture [LABVAL]",
         "port_mode": "confirmed access in VLAN 1, native VLAN 1, allowed all (show run all) [BF], [FAKESW]",
         "lag_hash": "unknown: the platform's default hash is not printed anywhere seen",
