@@ -81,7 +81,8 @@ STATE_OPTION = click.option("--state-dir", type=click.Path(file_okay=False, path
 
 @click.group("lab")
 def command() -> None:
-    """Emulated switches on 127.0.0.x for a rendered OUTDIR (PowerConnect 62xx, Dell OS6)."""
+    """Emulated switches on 127.0.0.x for a rendered OUTDIR (PowerConnect 62xx, Dell OS6,
+    Arista EOS, Dell OS10)."""
 
 
 @command.command("up")
