@@ -211,6 +211,11 @@ def test_no_save_commits_but_leaves_the_startup_config_to_save_or_rollback(kind,
     else:
         assert canonical(kind, "sw1", sw1.running_config()) == canonical(kind, "sw1", before)
         assert not sw1.saved and no_pending(kind, sw1)
+        # Host ports went back to access ports without the trunk lines the push gave them
+        # (EOS keeps a trunk's native VLAN and allowed list on an access port and prints them).
+        left = [line.strip() for line in sw1.running_config().splitlines()
+                if line.strip().startswith("switchport trunk") and line.strip() not in before]
+        assert not left, left
 
 
 AUDIT_INVENTORY = """
