@@ -116,7 +116,6 @@ class AristaEos(TrunkFamily):
     unconfirmed = (
         "spanning-tree bpdufilter enable as 'spanning tree off' on inter-switch ports (syntax "
         "confirmed; that the port then forwards in every VLAN is not)",
-        "spanning-tree bpdufilter enable under interface Port-Channel",
         "mac address-table aging-time 1000000 (range and maximum unknown)",
         "port-channel load-balance trident fields ip ... on a 7050 (seen on a 7060CX2 only)",
         "channel-group N mode on printed as given (seen on a 7060CX2 only)",
