@@ -19,7 +19,7 @@ from vlanroute.drivers.common import ConfigParseError
 from vlanroute.model.bridge import LagPort
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, render_to_dir
+from vlanroute.render.write import RenderOptions, render_files, render_to_dir
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -362,7 +362,6 @@ def test_the_evidence_page_names_every_command_the_delta_sends(kind):
     the seed torus rendered three ways (other LAGs, flow control, VLAN ids)."""
     family, platform = (EOS, ARISTA) if kind == "arista" else (OS10, S5248)
     page = (REPO / "docs" / "platforms" / f"{family.name}.md").read_text()
-    from vlanroute.render.write import render_files
     states = [family.parse("", switch="sw1", platform=platform),
               family.parse_running((FIXTURES / f"{family.name}-production.cfg").read_text(),
                                    switch="sw1", platform=platform)]
