@@ -302,11 +302,16 @@ class Pusher:
         if target.family.transaction is not None:
             def canonical(text: str) -> list[str]:
                 return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
-            # The CLI's own transaction saves as part of its commit: --no-save does not apply.
             self._log(J.APPLYING, name, backup=str(res.backup),
                       backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
             res = apply_in_transaction(target, session, prep, res, self.ui, canonical,
-                                       lambda: self._session(target))
+                                       lambda: self._session(target), save=self.options.save)
+            if res.result == APPLIED_UNSAVED:
+                # A commit writes the running config only (EOS, OS10 alike): as on the other
+                # families, `vlanroute save` checks this sha256 and then saves.
+                self._log(J.APPLIED, name, saved=False, commands_sent=res.commands_sent,
+                          running_sha256=sha256_lines(_canonical(target, prep.predicted)))
+                return res
             event = {APPLIED: J.SAVED, SAVE_UNCERTAIN: J.SAVE_UNCERTAIN, ROLLED_BACK: J.ROLLED_BACK,
                      ROLLBACK_FAILED: J.ROLLBACK_FAILED}.get(res.result, J.NOT_STARTED)
             self._log(event, name, message=res.message)
