@@ -392,6 +392,38 @@ def test_context_help_probes_erase_what_they_type(farm, tmp_path, monkeypatch, c
     assert sw1.config_commands == 0
 
 
+@pytest.mark.parametrize("patch, needle", [
+    # a 62xx whose help offers only LACP, the one mode seen on a 62xx [LACP]
+    (("channel_modes", lambda self: ("auto",)),
+     "channel-group N mode on: the switch does not offer `channel-group 1 mode on` (its context help lists: auto)"),
+    # a firmware whose aging range ends below the plan's value (the range is unknown [FP])
+    (("aging_range", "<10-630>"),
+     "bridge aging-time: the switch does not offer `bridge aging-time 1000000` (its context help lists: <10-630>)"),
+])
+def test_preflight_stops_a_switch_whose_help_does_not_offer_the_value(farm, tmp_path, monkeypatch, capsys,
+                                                                     patch, needle):
+    """The probes read the values the help lists (keywords, `<lo-hi>`), not only whether the
+    command exists: a value outside them stops the switch before any change."""
+    from vlanroute.lab import cli as lab_cli
+    name, value = patch
+    if name == "aging_range":
+        table = lab_cli.Interpreter.help_table
+        def narrowed(self):  # type: ignore[no-untyped-def]
+            out = table(self)
+            out[("config", ("bridge", "aging-time"))] = [(value, "Aging time in seconds.")]
+            return out
+        monkeypatch.setattr(lab_cli.Interpreter, "help_table", narrowed)
+    else:
+        monkeypatch.setattr(lab_cli.Interpreter, name, value)
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml")
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    flat = " ".join(out.replace("│", " ").split())
+    assert rc == 1 and "not-started" in flat and "pre-flight" in flat, flat
+    assert needle in flat, flat
+    assert cluster.switch("sw1").config_commands == 0
+
+
 # -- OS6: push --dry-run and audit ---------------------------------------------------------------
 
 def test_os6_dry_run_on_a_production_switch_and_audit_reads_po(farm, tmp_path, monkeypatch, capsys):
