@@ -399,6 +399,11 @@ def test_context_help_probes_erase_what_they_type(farm, tmp_path, monkeypatch, c
     # a firmware whose aging range ends below the plan's value (the range is unknown [FP])
     (("aging_range", "<10-630>"),
      "bridge aging-time: the switch does not offer `bridge aging-time 1000000` (its context help lists: <10-630>)"),
+    # a help in a layout vlanroute does not read: going on would be a guess
+    (("aging_range", "(10 to 1000000 seconds)"),
+     "bridge aging-time: the switch's context help for `bridge aging-time` lists neither keywords nor a "
+     "<lo-hi> range (it begins '(10 to 1000000 seconds) Aging time in seconds.'), so "
+     "`bridge aging-time 1000000` cannot be confirmed"),
 ])
 def test_preflight_stops_a_switch_whose_help_does_not_offer_the_value(farm, tmp_path, monkeypatch, capsys,
                                                                      patch, needle):
