@@ -214,6 +214,7 @@ def test_strict_refuses_any_line_it_does_not_know(farm, tmp_path, monkeypatch, c
     rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1", "--strict")
     flat = " ".join(out.replace("│", " ").split())
     assert rc == 1 and "not-started" in flat and "line 9" in flat and "vlan routing 20 1" in flat, flat
+    assert "push without --strict" in flat, flat       # the fix names the way out
     assert cluster.switch("sw1").config_commands == 0
 
 

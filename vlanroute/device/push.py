@@ -110,7 +110,14 @@ def _parse(target: Target, text: str, source: str, strict: bool = True) -> Switc
     """`strict`: the family's parser for rendered configs, which refuses any line it does not
     know; else the running-config reader, which keeps such lines as context."""
     parse = target.family.parse if strict else target.family.parse_running
-    return parse(text, switch=target.name, platform=target.platform, source=source)
+    try:
+        return parse(text, switch=target.name, platform=target.platform, source=source)
+    except UserError as exc:
+        if strict:
+            # The user chose --strict; the way out they most likely want is to drop it.
+            way_out = "push without --strict, which keeps lines outside vlanroute's scope as they are"
+            exc.fix = f"{exc.fix}; or {way_out}" if exc.fix else way_out
+        raise
 
 
 def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
