@@ -535,9 +535,9 @@ def test_os6_session_reads_through_the_pager_when_terminal_length_0_is_ignored(t
             text = session.running_config()
         finally:
             session.close()
-    want = [l for l in sw.running_config().splitlines() if l.strip()]
+    want = sw.running_config().splitlines()
     assert len(want) > 2 * 23                       # more than two pages
-    assert [l for l in text.splitlines() if l.strip()] == want
+    assert text.splitlines() == want                # line for line: no blank line per page
     assert "More" not in text
 
 
@@ -565,16 +565,24 @@ class _ScriptedChannel:
     ("dell-os6", "--More--"),                         # OS6's own text is in no source; the FASTPATH stem
     ("apresia-aeos", "--- more ---"),                 # netmiko commit bf7c90c4 [NKA]
 ])
-def test_each_family_pages_through_its_own_pager_text(family, pager):
+@pytest.mark.parametrize("leave", [
+    "\n",                   # a line end after the key [FS]
+    "\r\n",
+    "\r" + " " * 20 + "\r",  # the prompt overwritten with spaces in place
+    "\b" * 8,               # or erased with backspaces, then the next line follows
+])
+def test_each_family_pages_through_its_own_pager_text(family, pager, leave):
+    """The whole output, line for line: what the switch prints to leave the pager prompt
+    is not a blank line of the config (a backup must be the config as the switch has it)."""
     cli = FAMILIES[family].cli
     chan = _ScriptedChannel({
         "show running-config\n": ["show running-config\nline 1\nline 2\n" + pager],
-        cli.pager_key: ["\nline 3\n" + pager + " ", "\nline 4\nsw1#"],
+        cli.pager_key: [leave + "line 3\n" + pager + " ", leave + "line 4\nsw1#"],
     })
     session = SwitchSession.__new__(SwitchSession)      # no SSH: the scripted channel instead
     session.cli, session._conn, session._errors, session.commands_sent = cli, chan, [], 0
     session._pager = re.compile("(?:" + "|".join(cli.pager_patterns) + r")[ \t]*$")
     session._prompt_re = re.compile(r"sw1(?:\([^)\r\n]*\))?[#>]\s*$")
     out = session.run("show running-config", check=False)
-    assert [l for l in out.splitlines() if l.strip()] == ["line 1", "line 2", "line 3", "line 4"]
+    assert out.splitlines() == ["line 1", "line 2", "line 3", "line 4"]
     assert chan.written == ["show running-config\n", cli.pager_key, cli.pager_key]
