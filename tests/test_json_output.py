@@ -57,6 +57,25 @@ def test_a_schema_rejects_what_it_should() -> None:
             jsonschema.validate(bad, schema)
 
 
+def test_push_schema_and_doc_name_every_result_push_returns(tmp_path: Path) -> None:
+    # Every result a switch can end in (vlanroute.device.push) validates, and json.md names
+    # it: `push --no-save --json` once printed `applied-unsaved`, which the schema refused.
+    from vlanroute.api import PushRun
+    from vlanroute.device import push as P
+    every = (P.APPLIED, P.APPLIED_UNSAVED, P.UNCHANGED, P.DRY_RUN, P.NOT_STARTED, P.SKIPPED,
+             P.ROLLED_BACK, P.ROLLBACK_FAILED, P.SAVE_UNCERTAIN)
+    assert set(every) >= set(P.SUCCESS) | set(P.CHANGED) | set(P.NEEDS_A_PERSON)
+    schema = schemas.load("push")
+    section = (REPO / "docs" / "json.md").read_text().split("## push:", 1)[1].split("\n## ", 1)[0]
+    for result in every:
+        run = PushRun(tmp_path, False, [P.SwitchResult("sw1", result)])
+        data = validated("push", json.dumps({"schema": "vlanroute-push/1", **run.to_json(),
+                                             "journal": str(tmp_path / "j.jsonl")}))
+        assert data["switches"][0]["result"] == result
+        assert f"`{result}`" in section, result
+    assert set(schema["properties"]["switches"]["items"]["properties"]["result"]["enum"]) == set(every)
+
+
 def test_plan_algorithms_analyze_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(INV / "seed-ring.yaml"), "--json"]) == 0
     plan = validated("plan", capsys.readouterr().out)
