@@ -129,6 +129,20 @@ def test_user_error_under_json_is_an_error_object(tmp_path: Path, capsys: pytest
     assert "error:" in captured.err
 
 
+def test_usage_error_found_while_parsing_is_an_error_object_too(capsys: pytest.CaptureFixture[str]) -> None:
+    # Click stops at an unknown option or a bad value before --json is seen: stdout must
+    # still hold one error object.
+    for argv in (["plan", str(INV / "seed-ring.yaml"), "--json", "--bogus"],
+                 ["push", str(INV), "--workers", "0", "--json"],
+                 ["render", str(INV / "seed-ring.yaml"), "-o", "x", "--learning-method", "carrier-pigeon", "--json"]):
+        rc = main(argv)
+        captured = capsys.readouterr()
+        data = validated("error", captured.out)
+        assert rc == 2 and data["exit_code"] == 2 and data["error"], argv
+    assert main(["plan", str(INV / "seed-ring.yaml"), "--bogus"]) == 2
+    assert capsys.readouterr().out == ""                  # without --json: nothing on stdout
+
+
 def test_emulate_json_from_its_report(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     from vlanroute.emulate.run import Check, Report
