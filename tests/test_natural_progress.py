@@ -79,3 +79,30 @@ def test_phase_spinner_appears_only_after_a_delay(monkeypatch) -> None:  # type:
         p.phase("rendering")
         time.sleep(0.3)
     assert "planning" in slow.getvalue() and "rendering" in slow.getvalue()
+
+
+def test_push_prints_diffs_and_commands_in_natural_order_not_as_switches_finish() -> None:
+    # Workers finish in any order; the diff and command sections follow the switches'
+    # (natural) order, so two runs print the same page.
+    from vlanroute.commands.push import _run
+    from vlanroute.device.push import SwitchResult
+
+    class Finishing:
+        """A pusher whose switches finish in reverse; run() returns them in target order."""
+        ui = None
+        interrupted = False
+
+        def run(self, targets, previous):  # type: ignore[no-untyped-def]
+            results = [SwitchResult(t, "dry-run", diff=[f"+{t} line"], commands=[f"{t} cmd"]) for t in targets]
+            for r in reversed(results):
+                self.ui.done(r)   # type: ignore[attr-defined]
+            return results
+
+        def stop(self, interrupted: bool = False) -> None: ...
+
+    buf = io.StringIO()
+    out = Console(file=buf, width=200)
+    _run(Finishing(), ["sw1", "sw2", "sw10"], None, Console(file=io.StringIO()), out,  # type: ignore[arg-type]
+         True, True, False)
+    headings = [line.split(":")[0] for line in buf.getvalue().splitlines() if ": " in line]
+    assert headings == ["sw1", "sw1", "sw2", "sw2", "sw10", "sw10"]
