@@ -45,7 +45,8 @@ def _delimiter(first_line: str) -> str:
     return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
 
 
-def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
+def read_hosts_csv(csv_path: Path, text: str) -> tuple[list, list[int]]:  # list[HostEntry]
+    """The rows as HostEntry, and the line each starts on (for later messages about a row)."""
     from vlanroute.model.inventory import HostEntry    # inventory.py imports this module
 
     text = text.removeprefix("\ufeff")
@@ -75,6 +76,7 @@ def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
             raise UserError(f"column name '{header[i].strip()}' is not allowed", file=file, field="line 1",
                             fix="column names: letters, digits, '_', '.', '-', starting with a letter")
     entries = []
+    lines: list[int] = []
     errors: list[str] = []
     for row in reader:
         lineno = reader.line_num
@@ -88,6 +90,7 @@ def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
         attributes = {c: v for c, f, v in zip(columns, fields, values) if not f and v}
         try:
             entries.append(HostEntry(**known, attributes=attributes))
+            lines.append(lineno)
         except ValidationError as exc:
             for err in exc.errors():
                 where = ".".join(map(str, err["loc"]))
@@ -99,4 +102,4 @@ def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
         shown = "\n  ".join(errors)
         raise UserError(f"{len(errors)} bad row(s){' (first ' + str(MAX_ERRORS) + ')' if len(errors) >= MAX_ERRORS else ''}:"
                         f"\n  {shown}", file=file, field=errors[0].split(":", 1)[0], fix=FIX)
-    return entries
+    return entries, lines
