@@ -90,3 +90,23 @@ def test_api_errors_are_user_errors(tmp_path: Path) -> None:
         api.verify(tmp_path)
     with pytest.raises(api.UserError):
         api.push(tmp_path, api.Credentials("u", password="p"))
+
+
+def test_the_api_example_runs_the_pipeline_against_emulated_switches(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VLANROUTE_", "PYTEST_"))}
+    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), VLANROUTE_LOOPBACK_ONLY="1",
+               PYTHONPATH=str(REPO))
+    run = subprocess.run([sys.executable, str(REPO / "examples" / "api_pipeline.py"),
+                          str(REPO / "inventories" / "custom-lab.yaml"), str(tmp_path / "work")],
+                         env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("plan: ") and lines[0].endswith("verify: ok")
+    assert [line.split(":")[0] for line in lines if line.startswith("push ")] == \
+        ["push core1", "push core2", "push leaf1", "push leaf2", "push leaf3", "push again"]
+    assert all(": applied:" in line for line in lines if line.startswith("push ") and "again" not in line)
+    assert "push again: unchanged" in lines
+    assert lines[-1].startswith("audit: 0 of ") and lines[-1].endswith(", 0 switch(es) not read")
