@@ -83,6 +83,17 @@ def test_the_whole_pipeline_through_the_api(farm, tmp_path: Path, monkeypatch: p
     jsonschema.validate(document("audit", {"outdir": str(out), **audit.to_json()}), schemas.load("audit"))
 
 
+def test_api_push_refuses_a_bundle_that_differs_from_its_manifest(tmp_path: Path) -> None:
+    # As `vlanroute push` does (and so the Nornir task): before any connection.
+    out = tmp_path / "out"
+    api.render(api.plan(REPO / "inventories" / "custom-lab.yaml"), out)
+    cfg = out / "switches" / "leaf1.cfg"
+    cfg.write_text(cfg.read_text() + "interface ethernet 1/g1\nshutdown\nexit\n")
+    with pytest.raises(api.UserError, match="differs from what render wrote") as refused:
+        api.push(out, api.Credentials("u", password="p"), check_cabling=False)
+    assert "switches/leaf1.cfg" in refused.value.render() and "check_manifest=False" in refused.value.render()
+
+
 def test_api_errors_are_user_errors(tmp_path: Path) -> None:
     with pytest.raises(api.UserError, match="no such file"):
         api.plan(tmp_path / "missing.yaml")
