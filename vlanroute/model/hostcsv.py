@@ -47,9 +47,10 @@ def _delimiter(first_line: str) -> str:
     return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
 
 
-def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> list[E]:
+def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> tuple[list[E], list[int]]:
     """The rows of the hosts CSV `text`, each validated as `entry` (the inventory's
-    HostEntry, passed in: inventory.py imports this module, so this one cannot import it)."""
+    HostEntry, passed in: inventory.py imports this module, so this one cannot import it),
+    and the line of each row (for later messages about a row)."""
 
     text = text.removeprefix("\ufeff")
     first = text.split("\n", 1)[0]
@@ -78,6 +79,7 @@ def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> list[E]:
             raise UserError(f"column name '{header[i].strip()}' is not allowed", file=file, field="line 1",
                             fix="column names: letters, digits, '_', '.', '-', starting with a letter")
     entries: list[E] = []
+    lines: list[int] = []
     errors: list[str] = []
     for row in reader:
         lineno = reader.line_num
@@ -91,6 +93,7 @@ def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> list[E]:
         attributes = {c: v for c, f, v in zip(columns, fields, values) if not f and v}
         try:
             entries.append(entry(**known, attributes=attributes))
+            lines.append(lineno)
         except ValidationError as exc:
             for err in exc.errors():
                 where = ".".join(map(str, err["loc"]))
@@ -102,4 +105,4 @@ def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> list[E]:
         shown = "\n  ".join(errors)
         raise UserError(f"{len(errors)} bad row(s){' (first ' + str(MAX_ERRORS) + ')' if len(errors) >= MAX_ERRORS else ''}:"
                         f"\n  {shown}", file=file, field=errors[0].split(":", 1)[0], fix=FIX)
-    return entries
+    return entries, lines

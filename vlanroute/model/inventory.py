@@ -447,8 +447,8 @@ def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> 
         if pdef.base not in PLATFORMS:
             raise UserError(f"unknown base platform '{pdef.base}'", file=str(p), field=f"platforms.{pname}.base",
                             fix=f"use one of: {', '.join(sorted(PLATFORMS))}")
-    hosts_csv = _read_hosts_csv(p, inv.hosts.csv) if inv.hosts.csv else None
-    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv)
+    hosts_csv, lines = _read_hosts_csv(p, inv.hosts.csv) if inv.hosts.csv else (None, None)
+    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv, hosts_csv_lines=lines)
 
 
 def _refuse_plan_document(path: Path) -> None:
@@ -472,17 +472,19 @@ def _refuse_plan_document(path: Path) -> None:
 class LoadedInventory:
     """A validated inventory with where it came from (for messages) and its host CSV read."""
 
-    def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None) -> None:
+    def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None,
+                 hosts_csv_lines: list[int] | None = None) -> None:
         self.path = path
         self.spec = spec
         self.hosts_csv = hosts_csv
+        self.hosts_csv_lines = hosts_csv_lines      # the line of each row, for messages
 
     @property
     def file(self) -> str:
         return str(self.path)
 
 
-def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
+def _read_hosts_csv(inv_path: Path, rel: str) -> tuple[list[HostEntry], list[int]]:
     csv_path = (inv_path.parent / rel) if not Path(rel).is_absolute() else Path(rel)
     try:
         text = csv_path.read_text(encoding="utf-8")
