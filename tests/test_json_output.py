@@ -45,7 +45,7 @@ def test_every_schema_file_is_a_valid_json_schema_and_documented() -> None:
         assert f"vlanroute/schemas/{command}.json" in doc, command
 
 
-# Commands without --json, each named in docs/json.md with the reason.
+# Commands without --json or --quiet, each named in docs/json.md with the reason.
 NO_JSON = {"learn": "`learn`", "lab env": "`lab env`"}
 
 
@@ -68,17 +68,20 @@ def leaf_commands() -> dict[str, object]:
     return found
 
 
-def test_every_command_has_json_and_a_documented_schema() -> None:
+def test_every_command_has_json_quiet_and_a_documented_schema() -> None:
     doc = (REPO / "docs" / "json.md").read_text()
+    quiet_paragraph = doc.split("`--quiet` (`-q`", 1)[1].split("\n\n", 1)[0]
     commands = leaf_commands()
     assert {"plan", "render", "verify", "push", "audit", "cabling check", "import ansible",
             "lab up", "lab down", "save", "rollback", "discover"} <= set(commands)
     for path, cmd in commands.items():
         options = {o for p in cmd.params for o in getattr(p, "opts", [])}   # type: ignore[attr-defined]
         if path in NO_JSON:
-            assert "--json" not in options and NO_JSON[path] in doc, path
+            assert "--json" not in options and "--quiet" not in options and NO_JSON[path] in doc, path
+            assert NO_JSON[path] in quiet_paragraph, f"{path}: docs/json.md must say why it has no --quiet"
             continue
         assert "--json" in options, f"{path} has no --json"
+        assert {"-q", "--quiet"} <= options, f"{path} has no -q/--quiet"
         schema = path.split()[0] if path.split()[0] in ("import", "lab") else path.replace(" ", "-")
         assert schema in schemas.COMMANDS, f"{path}: no schema file"
 
@@ -165,6 +168,17 @@ def test_user_error_under_json_is_an_error_object(tmp_path: Path, capsys: pytest
     data = validated("error", captured.out)
     assert rc == 2 and data["exit_code"] == 2 and "missing.yaml" in data["error"]
     assert "error:" in captured.err
+
+
+def test_user_error_is_an_error_object_on_commands_with_their_own_help(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # These four named their own doc in a --json option of their own, which did not tell
+    # the runner that --json was given: their user errors printed no object.
+    for argv in (["cabling", "check", str(tmp_path / "none")], ["save", str(tmp_path / "none")],
+                 ["rollback", str(tmp_path / "none")], ["discover"]):
+        rc = main([*argv, "--json"])
+        data = validated("error", capsys.readouterr().out)
+        assert rc == 2 and data["exit_code"] == 2, argv
 
 
 def test_usage_error_found_while_parsing_is_an_error_object_too(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from vlanroute.exitcodes import ExitCode
 from rich.console import Console
 from rich.table import Table
 
-from vlanroute.commands.output import emit, json_option
+from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.model.inventory import TopologyKind
 from vlanroute.routing.registry import ENGINES
 
@@ -29,10 +29,13 @@ def engines_json() -> list[dict[str, object]]:
 
 @click.command("algorithms")
 @json_option
-def command(as_json: bool) -> int:
+@quiet_option
+def command(as_json: bool, quiet: bool) -> int:
     """List the routing engines (routing.algorithm) with their properties."""
     if as_json:
         emit("algorithms", {"engines": engines_json()})
+        return ExitCode.OK
+    if quiet:
         return ExitCode.OK
     table = Table(title="routing engines (routing.algorithm)")
     for title in ("name", "minimal", "deadlock-free", "topologies", "summary"):

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.commands.common import set_option
-from vlanroute.commands.output import emit, json_option
+from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
 from vlanroute.errors import UserError
 from vlanroute.plan.build import plan_from_file
@@ -35,8 +35,9 @@ def _cells(m: dict[str, Any], budget: int) -> list[str]:
 @click.command("analyze")
 @click.argument("inventories", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @json_option
+@quiet_option
 @set_option
-def command(inventories: tuple[str, ...], as_json: bool, sets: tuple[str, ...]) -> int:
+def command(inventories: tuple[str, ...], as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
     """Compare the plans of several INVENTORIES in one table (--set applies to each)."""
     table = Table(title="vlanroute analyze" + (f" (--set {' '.join(sets)})" if sets else ""))
     table.add_column("inventory")
@@ -59,6 +60,6 @@ def command(inventories: tuple[str, ...], as_json: bool, sets: tuple[str, ...]) 
                      "metrics": metrics, "warnings": list(plan.warnings)})
     if as_json:
         emit("analyze", {"sets": list(sets), "inventories": rows})
-    else:
+    elif not quiet:             # an inventory without a plan was named on stderr above
         Console(width=240).print(table)
     return ExitCode.USAGE if failures else ExitCode.OK

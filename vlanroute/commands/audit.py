@@ -27,7 +27,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     """Report every (VLAN, host MAC) the plan needs that a switch has not learned, or has
     learned on the wrong port. Exit code 1 if anything is missing or a switch is unreadable."""
     say = Say(as_json, quiet)
-    selected = api.select(outdir, "audit", switches=switches, targets=target_map(targets_file))
+    selected = api.select(outdir, "audit", switches=switches, targets=target_map(targets_file, quiet))
     targets = selected.targets
     for note in selected.notes:
         say.note(f"note: {note}")

@@ -16,9 +16,10 @@ from vlanroute.bundle.reader import read_plan
 from vlanroute.device.credentials import Credentials
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.targets import read_target_map
+from vlanroute.commands.output import json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.cablecheck import readable, run_check
-from vlanroute.device.cabling import OK, CablingReport
+from vlanroute.device.cabling import FAILED, OK, CablingReport
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natural_key
@@ -35,20 +36,26 @@ def command() -> None:
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
 @click.option("--all", "show_all", is_flag=True, help="List every cable, not only those that disagree.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (docs/cabling.md) on stdout.")
+@json_option(doc="docs/cabling.md")
+@quiet_option
 def check(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
-          workers: int, targets_file: Path | None, show_all: bool, as_json: bool) -> int:
+          workers: int, targets_file: Path | None, show_all: bool, as_json: bool, quiet: bool) -> int:
     """Read every switch's LLDP neighbour table and report each cable of OUTDIR/cabling.csv
     as ok, missing, swapped or unexpected, with the fix for the technician. Exit code 1 if
     any cable disagrees or a switch could not be read. Read-only: nothing is changed."""
     doc = read_plan(outdir)
-    targets, skipped = readable(outdir, doc, switches, target_map(targets_file))
+    targets, skipped = readable(outdir, doc, switches, target_map(targets_file, quiet=quiet))
     creds = load_credentials()
     report = run_check(outdir, doc, targets, skipped, creds, host_key_policy(insecure, known_hosts), workers)
     if as_json:
         click.echo(json.dumps(report_json(report), indent=1))
-    else:
+    elif not quiet:
         print_report(Console(), report, show_all)
+    elif not report.ok:         # quiet: the failure is still an error, in one line (as audit's)
+        wrong = sum(1 for c in report.cables if c.status in FAILED)
+        click.echo(f"cabling: FAILED: {wrong} cable(s) disagree with cabling.csv, "
+                   f"{len(report.unexpected)} unexpected, {len(report.errors)} switch(es) not read "
+                   "(without --quiet: which, and the fixes)", err=True)
     return ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
 
 

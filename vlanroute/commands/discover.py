@@ -15,11 +15,13 @@ from vlanroute.device.discover import discover, fragment
 from vlanroute.device.lldp import LldpSource, has_lldp_reader, read_tables
 from vlanroute.device.targets import GUARD_ENV, TARGETS_ENV, loopback_guard_active, read_target_map
 from vlanroute.drivers import family_of
+from vlanroute.commands.output import json_option, quiet_option
 from vlanroute.commands.sshopts import INSECURE_FLAG, host_key_policy
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.names import NAME_PATTERN
+from vlanroute.natural import natural_key
 
 SCHEMA = "vlanroute-discover/1"
 
@@ -59,9 +61,11 @@ def _switch_spec(text: str) -> tuple[str, tuple[str, int]]:
               help="Switches read in parallel.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the fragment to this file (default: stdout).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (docs/cabling.md) on stdout.")
+@json_option(doc="docs/cabling.md")
+@quiet_option(help="Print the fragment (it is the product: on stdout, or into -o FILE) and "
+                   "besides it only warnings and errors (on stderr).")
 def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platform: str, known_hosts: Path | None,
-            insecure: bool, workers: int, output: Path | None, as_json: bool) -> int:
+            insecure: bool, workers: int, output: Path | None, as_json: bool, quiet: bool) -> int:
     """Read the LLDP neighbour tables of the given switches and print an inventory fragment:
     a `custom` topology with every inter-switch cable and its ports (several cables between
     two switches become one link with a count: a LAG), the hosts that send LLDP, and the
@@ -109,7 +113,12 @@ def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platfo
             click.echo(text, nl=False)
         else:
             output.write_text(text)
-            click.echo(f"{output}: {len(found.switches)} switches, {len(found.links)} links, "
-                       f"{len(found.hosts)} hosts", err=True)
+            if not quiet:
+                click.echo(f"{output}: {len(found.switches)} switches, {len(found.links)} links, "
+                           f"{len(found.hosts)} hosts", err=True)
+        if quiet:               # errors: the fragment's header names them only as comments
+            for switch, table in sorted(tables.items(), key=lambda kv: natural_key(kv[0])):
+                if table.error:
+                    click.echo(f"discover: {switch}: LLDP table not read: {table.error}", err=True)
     # A switch not read leaves its cables out: the fragment is written, the exit code says so.
     return ExitCode.FAILED_CHECK if any(t.error for t in tables.values()) else ExitCode.OK

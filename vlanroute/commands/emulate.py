@@ -13,7 +13,7 @@ from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
 from vlanroute.bundle.manifest import require_intact
-from vlanroute.commands.output import emit, json_option
+from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.commands.runner import run_command
 from vlanroute.exitcodes import ExitCode
 
@@ -45,10 +45,11 @@ from vlanroute.exitcodes import ExitCode
               help="Run a bundle that differs from what render wrote (manifest.json): its host "
                    "scripts run as root in the namespaces.")
 @json_option
+@quiet_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
-            skip_manifest_check: bool, as_json: bool,
+            skip_manifest_check: bool, as_json: bool, quiet: bool,
             vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
@@ -74,14 +75,17 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     if where == "auto":
         capable, why = host_kernel_capable()
         where = "host" if capable else "vm"
-        click.echo(f"kernel: {'this host' if capable else 'a VM'} ({'host kernel: ' + why})", err=True)
+        if not quiet:
+            click.echo(f"kernel: {'this host' if capable else 'a VM'} ({'host kernel: ' + why})", err=True)
     if where == "host":
         report = run_here(outdir, options, vm_kernel_label or "this host's kernel",
-                          log=lambda line: click.echo(line, err=True))
+                          log=_drop if quiet else lambda line: click.echo(line, err=True))
         if as_json:
             emit("emulate", report.to_json())
-        else:
+        elif not quiet:
             click.echo(report.text())
+        if quiet and not report.ok:
+            _say_failures(report.to_json())
         if json_report is not None:
             json_report.write_text(json.dumps(report.to_json(), indent=1) + "\n")
         return ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
@@ -93,18 +97,26 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
                         fix="apt-get install " + " ".join(vm.DEBIAN_PACKAGES))
     report_file = json_report
     scratch = None
-    if as_json and report_file is None:
+    if (as_json or quiet) and report_file is None:
         import tempfile
         scratch = tempfile.TemporaryDirectory(prefix="vlanroute-emulate-json-")
         report_file = Path(scratch.name) / "report.json"
     try:
         try:
+            # Under --quiet the console log is dropped; a VmError carries its last lines.
             status, boot_s = run_in_vm(outdir, options, timeout_s, report_file,
-                                       log=lambda line: click.echo(line, err=as_json))
+                                       log=_drop if quiet else lambda line: click.echo(line, err=as_json))
         except vm.VmError as exc:
             raise UserError(f"the emulation VM could not run: {exc}",
                             fix="see the VM's log above; --kernel host runs in this kernel") from None
-        click.echo(f"vm: booted in {boot_s:.1f} s; emulation exit status {status}", err=as_json)
+        if not quiet:
+            click.echo(f"vm: booted in {boot_s:.1f} s; emulation exit status {status}", err=as_json)
+        if quiet and status != ExitCode.OK:
+            if report_file is not None and report_file.exists():
+                _say_failures(json.loads(report_file.read_text()))
+            else:
+                click.echo(f"emulate: the emulation in the VM exited with status {status} and wrote "
+                           "no report (without --quiet: the VM's log)", err=True)
         if as_json:
             if report_file is None or not report_file.exists():
                 raise UserError("the emulation in the VM wrote no report", fix="see the VM's log above")
@@ -114,6 +126,21 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
             scratch.cleanup()
     return status
 
+
+def _drop(line: str) -> None:
+    """--quiet: the progress lines go nowhere."""
+
+
+def _say_failures(report: dict[str, object]) -> None:
+    """--quiet: what failed, on stderr (the report's text form is not printed)."""
+    for check in report.get("checks") or []:        # type: ignore[union-attr]
+        if not check["ok"]:
+            click.echo(f"emulate: FAIL: {check['name']}: {check['detail']}", err=True)
+    if report.get("aborted"):
+        click.echo(f"emulate: aborted: {report['aborted']}", err=True)
+    if not report.get("teardown_clean"):
+        click.echo(f"emulate: teardown: {report.get('teardown')}", err=True)
+    click.echo("emulate: RESULT: FAIL", err=True)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ class FabricRun:
 
 
 def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
-                command: str) -> FabricRun:
+                command: str, quiet: bool = False) -> FabricRun:
     """The last push journal of OUTDIR's fabric and every switch of its plan, checked
     against the loopback guard before anything connects."""
     doc = read_plan(outdir)
@@ -35,7 +35,7 @@ def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
     # Before the journal is read: a push still writing it must finish first.
     click.get_current_context().call_on_close(lock_fabric(state, command).release)
     journal, view = require_last_journal(state, outdir, doc.name, command)
-    selection = select_targets(outdir, doc, (), action="push", target_map=target_map(targets_file))
+    selection = select_targets(outdir, doc, (), action="push", target_map=target_map(targets_file, quiet))
     check_loopback(selection.targets)
     return FabricRun(journal, view, {t.name: t for t in selection.targets})
 
@@ -59,6 +59,15 @@ def emit_json(command: str, run: FabricRun, results: list[FabricResult], code: i
                            "switches": [r.to_json() for r in results]}, indent=1))
 
 
-def human_console(as_json: bool) -> Console:
-    """Human text: stdout normally, stderr under --json (stdout holds only the object)."""
-    return Console(stderr=as_json)
+def human_console(as_json: bool, quiet: bool = False) -> Console:
+    """Human text: stdout normally, stderr under --json (stdout holds only the object),
+    nowhere under --quiet."""
+    return Console(stderr=as_json, quiet=quiet)
+
+
+def report_failures(results: list[FabricResult], good: tuple[str, ...]) -> None:
+    """Under --quiet the table is not printed: each switch that did not end well is an
+    error, one line on stderr (as push --quiet does)."""
+    for r in results:
+        if r.result not in good:
+            click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)

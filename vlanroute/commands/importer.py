@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import yaml
 
-from vlanroute.commands.output import emit, json_option
+from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.ansible_inventory import VarNames, read_ansible_inventory, to_vlanroute
@@ -41,9 +41,11 @@ def command() -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the YAML to this file instead of stdout.")
 @json_option
+@quiet_option(help="Print the YAML (it is the product: on stdout, or into -o FILE) and besides "
+                   "it only warnings and errors (on stderr).")
 def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[str, ...], switch_var: str,
             port_var: str, mac_var: str, interface_var: str, mgmt_var: str, output: Path | None,
-            as_json: bool) -> int:
+            as_json: bool, quiet: bool) -> int:
     """Print the hosts (hosts.list) and switches (mgmt) sections for INVENTORY's groups."""
     inv = read_ansible_inventory(inventory)
     result = to_vlanroute(inv, list(host_groups), list(switch_groups),
@@ -68,7 +70,8 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
             + yaml.safe_dump(section, sort_keys=False, default_flow_style=None, width=120))
     if output is not None:
         output.write_text(text)
-        click.echo(f"{output}: {len(result.hosts)} hosts, {len(result.switches)} switches", err=True)
+        if not quiet:
+            click.echo(f"{output}: {len(result.hosts)} hosts, {len(result.switches)} switches", err=True)
     else:
         click.echo(text, nl=False)
     return ExitCode.OK

@@ -32,7 +32,7 @@ import click
 from vlanroute.exitcodes import ExitCode
 
 from vlanroute.bundle.reader import read_plan
-from vlanroute.commands.output import emit, json_option
+from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
 from vlanroute.device.targets import TARGETS_ENV
 from vlanroute.errors import UserError
@@ -94,7 +94,10 @@ def command() -> None:
                    "(default: OUTDIR/cabling.csv; edit a copy to try `vlanroute cabling check`).")
 @STATE_OPTION
 @json_option
-def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | None, as_json: bool) -> int:
+@quiet_option(help="Print the environment (it is the product, for eval) and besides it only "
+                   "warnings and errors (on stderr).")
+def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | None, as_json: bool,
+       quiet: bool) -> int:
     """Start the emulated switches and print the environment that points push and audit at
     them (use as: eval "$(vlanroute lab up OUTDIR)")."""
     state = _state(state_dir)
@@ -142,14 +145,17 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
     assert isinstance(switches, dict)
     hosts = [v["host"] for v in switches.values()]
     kinds = sorted({v["platform"] for v in switches.values()})
-    click.echo(f"lab: {len(switches)} emulated switches ({', '.join(kinds)}) for plan {doc.name} on "
-               f"{_span(hosts)}, process {child.pid}", err=True)
-    click.echo(f"lab: push and audit reach them through {TARGETS_ENV} (plan.json is unchanged); "
-               "stop them with `vlanroute lab down`", err=True)
+    notes = [f"lab: {len(switches)} emulated switches ({', '.join(kinds)}) for plan {doc.name} on "
+             f"{_span(hosts)}, process {child.pid}",
+             f"lab: push and audit reach them through {TARGETS_ENV} (plan.json is unchanged); "
+             "stop them with `vlanroute lab down`"]
     if seed is not None:
-        click.echo(f"lab: seeded from {seed}", err=True)
+        notes.append(f"lab: seeded from {seed}")
     if cabling is not None:
-        click.echo(f"lab: LLDP tables show the cables of {cabling}", err=True)
+        notes.append(f"lab: LLDP tables show the cables of {cabling}")
+    if not quiet:
+        for note in notes:
+            click.echo(note, err=True)
     if as_json:
         emit("lab", {"action": "up", "plan": doc.name, "pid": child.pid, "state_dir": str(state.path),
                      "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}
@@ -178,13 +184,15 @@ def env(state_dir: Path | None) -> int:
 @command.command("down")
 @STATE_OPTION
 @json_option
-def down(state_dir: Path | None, as_json: bool) -> int:
+@quiet_option
+def down(state_dir: Path | None, as_json: bool, quiet: bool) -> int:
     """Stop the emulated switches; their last running configs stay in the state directory."""
     state = _state(state_dir)
     pid = state.running_pid()
     if pid is None:
         state.remove("ready", "lab.json", "targets.json", "known_hosts")
-        click.echo("lab: no lab was running", err=True)
+        if not quiet:
+            click.echo("lab: no lab was running", err=True)
         if as_json:
             emit("lab", {"action": "down", "stopped": 0, "state_dir": str(state.path)})
         return ExitCode.OK
@@ -198,8 +206,9 @@ def down(state_dir: Path | None, as_json: bool) -> int:
                             fix=f"kill {pid}")
         time.sleep(0.05)
     count = len(lab.get("switches", {}))  # type: ignore[arg-type]
-    click.echo(f"lab: stopped {count} emulated switches; their last running configs are in "
-               f"{state.path / 'running'}", err=True)
+    if not quiet:
+        click.echo(f"lab: stopped {count} emulated switches; their last running configs are in "
+                   f"{state.path / 'running'}", err=True)
     if as_json:
         emit("lab", {"action": "down", "stopped": count, "state_dir": str(state.path)})
     return ExitCode.OK

@@ -42,15 +42,24 @@ def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
-def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, callback=_remember,
-                        help="Print one JSON object on stdout instead of text (docs/json.md); "
-                             "warnings still go to stderr.")(f)
+def json_option(f: Callable[..., Any] | None = None, *, doc: str = "docs/json.md") -> Any:
+    """The --json flag; `@json_option` or `@json_option(doc="docs/push.md")` (where the
+    schema is explained). Every command's --json goes through here, so that a user error
+    under it is reported as a `vlanroute-error/1` object too."""
+    option = click.option("--json", "as_json", is_flag=True, callback=_remember,
+                          help=f"Print one JSON object on stdout instead of text ({doc}); "
+                               "warnings still go to stderr.")
+    return option(f) if f is not None else option
 
 
-def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("-q", "--quiet", is_flag=True,
-                        help="Print nothing but warnings and errors (on stderr).")(f)
+QUIET_HELP = "Print nothing but warnings and errors (on stderr)."
+
+
+def quiet_option(f: Callable[..., Any] | None = None, *, help: str = QUIET_HELP) -> Any:
+    """The -q/--quiet flag; `@quiet_option` or `@quiet_option(help=...)` for a command whose
+    stdout is its product (docs/json.md says what quiet keeps there)."""
+    option = click.option("-q", "--quiet", is_flag=True, help=help)
+    return option(f) if f is not None else option
 
 
 def document(command: str, payload: Mapping[str, Any]) -> dict[str, Any]:

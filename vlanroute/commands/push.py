@@ -204,7 +204,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
                         field="--yes", fix="add --yes to push without asking, or --dry-run to only show the changes")
     doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
-                               target_map=target_map(targets_file))   # refuses non-push families
+                               target_map=target_map(targets_file, quiet))   # refuses non-push families
     targets = selection.targets
     check_loopback(targets)                     # before credentials, before any connection
     if skip_manifest_check:

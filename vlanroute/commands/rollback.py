@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, results_table
+from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, report_failures, results_table
+from vlanroute.commands.output import json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, known_hosts_option, targets_option
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.credentials import load_credentials
@@ -24,17 +25,19 @@ from vlanroute.exitcodes import ExitCode
               help="Log in, show what each switch would get back, change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--strict", is_flag=True, help="Read running configs as push --strict does.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout (docs/push.md).")
+@json_option(doc="docs/push.md")
+@quiet_option
 def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
-            state_dir: Path | None, dry_run: bool, yes: bool, strict: bool, as_json: bool) -> int:
+            state_dir: Path | None, dry_run: bool, yes: bool, strict: bool, as_json: bool,
+            quiet: bool) -> int:
     """Restore every switch the last push touched to the backup taken before it.
 
     The last switch started is restored first; on each, spanning tree comes back on before
     any VLAN membership changes. A switch the push had saved is saved again afterwards.
     Exit 0 when every switch equals its backup, 4 when one could not be restored.
     """
-    run = open_fabric(outdir, state_dir, targets_file, "rollback")
-    out = human_console(as_json)
+    run = open_fabric(outdir, state_dir, targets_file, "rollback", quiet)
+    out = human_console(as_json, quiet)
     order = rollback_order(run.view)
     if not order:
         out.print(f"nothing to roll back: the last push ({run.journal.path.name}) changed no switch",
@@ -61,6 +64,8 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
     good = (WOULD_RESTORE,) if dry_run else (RESTORED,)
     out.print(results_table("rollback" + (" (dry run)" if dry_run else ""), results, good))
     ok = all(r.result in good for r in results)
+    if quiet:
+        report_failures(results, good)
     code = ExitCode.OK if ok else (ExitCode.FAILED_CHECK if dry_run else ExitCode.ROLLBACK_FAILED)
     if as_json:
         emit_json("rollback", run, results, code, dry_run=dry_run)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, results_table
+from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, report_failures, results_table
+from vlanroute.commands.output import json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, known_hosts_option, targets_option
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.credentials import load_credentials
@@ -21,16 +22,17 @@ from vlanroute.exitcodes import ExitCode
 @targets_option
 @state_dir_option
 @click.option("--strict", is_flag=True, help="Read running configs as push --strict does.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout (docs/push.md).")
+@json_option(doc="docs/push.md")
+@quiet_option
 def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
-            state_dir: Path | None, strict: bool, as_json: bool) -> int:
+            state_dir: Path | None, strict: bool, as_json: bool, quiet: bool) -> int:
     """Save the switches the last `push --no-save` applied and left unsaved.
 
     Each one's running config must still be the one the push verified; a switch changed
     since then is not saved. Exit 0 when every such switch was saved.
     """
-    run = open_fabric(outdir, state_dir, targets_file, "save")
-    out = human_console(as_json)
+    run = open_fabric(outdir, state_dir, targets_file, "save", quiet)
+    out = human_console(as_json, quiet)
     pending = unsaved(run.view)
     if not pending:
         out.print(f"nothing to save: the last push ({run.journal.path.name}) left no switch "
@@ -49,6 +51,8 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
     else:
         code = ExitCode.PARTIAL if any(r.result == SAVED for r in results) else ExitCode.FAILED_CHECK
     out.print(results_table("save", results, (SAVED,)))
+    if quiet:
+        report_failures(results, (SAVED,))
     if as_json:
         emit_json("save", run, results, code)
     return code

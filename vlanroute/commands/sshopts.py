@@ -39,12 +39,13 @@ def ssh_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def target_map(path: Path | None) -> TargetMap | None:
+def target_map(path: Path | None, quiet: bool = False) -> TargetMap | None:
     if path is None:
         return None
     tm = read_target_map(path)
-    click.echo(f"note: switches reached through the target map {path} "
-               f"({len(tm.switches)} switches), not plan.json's addresses", err=True)
+    if not quiet:               # a note, dropped by --quiet like every other
+        click.echo(f"note: switches reached through the target map {path} "
+                   f"({len(tm.switches)} switches), not plan.json's addresses", err=True)
     return tm
 
 
