@@ -223,6 +223,18 @@ def test_rollback_without_a_journal_says_which_state_dir(farm, tmp_path, monkeyp
     assert all(sw.logins == 0 for sw in farm.switches.values())
 
 
+def test_a_state_dir_inside_outdir_is_refused_before_any_login(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    inside = cluster.outdir / "state"
+    for command in (["push", "--yes"], ["push", "--dry-run"], ["save"], ["rollback", "--yes"]):
+        rc, out, err = run(capsys, command[0], str(cluster.outdir), *command[1:], "--known-hosts",
+                           str(cluster.known_hosts), "--state-dir", str(inside))
+        assert rc == 2 and "inside OUTDIR" in err and "--state-dir" in err, command
+    assert not inside.exists()
+    assert all(sw.logins == 0 for sw in farm.switches.values())
+
+
 @pytest.mark.slow
 def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp_path):
     """A real SIGINT to a `vlanroute push` process while its first switch is being changed."""

@@ -65,3 +65,22 @@ def test_state_dir_default_follows_xdg_and_the_plan_name(tmp_path: Path, monkeyp
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert default_state_dir("x") == tmp_path / "home" / ".local" / "state" / "vlanroute" / "x"
     assert fabric_name(None, Path("/a/my out")) == "my_out" and fabric_name("lab", Path("/a/b")) == "lab"
+
+
+def test_a_state_dir_inside_outdir_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Render replaces OUTDIR as a whole: backups kept in it would be lost (issue 13, part 7)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for inside in (out, out / "state", out / "a" / ".." / "state"):
+        with pytest.raises(UserError, match="inside OUTDIR") as exc:
+            FabricState.choose(inside, "lab", out)
+        assert exc.value.field == "--state-dir"
+    (tmp_path / "link").symlink_to(out)                     # the same place under another name
+    with pytest.raises(UserError, match="inside OUTDIR"):
+        FabricState.choose(tmp_path / "link" / "state", "lab", out)
+    monkeypatch.setenv("XDG_STATE_HOME", str(out / "xdg"))  # the default, too
+    with pytest.raises(UserError, match="inside OUTDIR") as exc:
+        FabricState.choose(None, "lab", out)
+    assert exc.value.field == "XDG_STATE_HOME"
+    assert FabricState.choose(tmp_path / "outside", "lab", out).path == tmp_path / "outside"
+    assert FabricState.choose(tmp_path / "out-state", "lab", out).path == tmp_path / "out-state"
