@@ -276,6 +276,57 @@ def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp
     assert records[-1] == {**records[-1], "event": "end", "interrupted": True}
 
 
+@pytest.mark.slow
+def test_a_second_sigint_ends_the_push_at_once_and_rollback_restores_the_half_applied_switch(
+        farm, tmp_path, monkeypatch, capsys):
+    """Two SIGINTs mid-switch: the process ends then, not once the switch in progress is done
+    (a KeyboardInterrupt reaches only the main thread; the worker would go on and save it).
+    The journal left behind, as after a crash, lets rollback restore every switch exactly."""
+    slow = Faults(delay_s=0.05)               # sw1 takes over ten seconds
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", {"sw1": slow})
+    seed_old_config(cluster.switch("sw1"))
+    before = running(cluster)
+    env = dict(os.environ, VLANROUTE_SSH_USER=USER, VLANROUTE_SSH_PASSWORD=PASSWORD,
+               VLANROUTE_LOOPBACK_ONLY="1", COLUMNS="400", PYTHONPATH=str(REPO))
+    env.pop("VLANROUTE_SSH_KEY", None)
+    out_file, err_file = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
+    proc = subprocess.Popen([sys.executable, "-m", "vlanroute.cli", "push", str(cluster.outdir),
+                             "--known-hosts", str(cluster.known_hosts), "--yes", "--workers", "1"],
+                            env=env, cwd=REPO, stdout=out_file, stderr=err_file, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        pushes = cluster.state / "pushes"
+        while not (pushes.is_dir() and any('"applying"' in p.read_text() for p in pushes.glob("*.jsonl"))):
+            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        while "interrupted" not in (tmp_path / "err.txt").read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = (tmp_path / "err.txt").read_text()
+    assert proc.returncode == 130 and "aborted" in err and "vlanroute rollback" in err, err
+    records = journal(cluster)
+    assert [(r["switch"], r["event"]) for r in records if r.get("switch")] == [("sw1", "applying")]
+    sw1 = cluster.switch("sw1")
+    assert sw1.saved == [] and 0 < sw1.config_commands
+    assert sw1.running_config() != before["sw1"]                    # stopped half-way
+    assert all(cluster.switch(f"sw{i}").config_commands == 0 for i in range(2, 9))
+
+    slow.delay_s = 0.0
+    monkeypatch.setenv("VLANROUTE_SSH_USER", USER)
+    monkeypatch.setenv("VLANROUTE_SSH_PASSWORD", PASSWORD)
+    monkeypatch.setenv("VLANROUTE_LOOPBACK_ONLY", "1")
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes")
+    assert rc == 0 and table(out) == {"sw1": "restored"}, out + err
+    assert running(cluster) == before
+
+
 def _hold_lock_in_another_process(state: Path, command: str) -> subprocess.Popen[str]:
     """A second vlanroute process holding the fabric's lock (as a push at work does)."""
     code = ("import sys, time; from pathlib import Path; "

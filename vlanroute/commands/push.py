@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+import os
 from pathlib import Path
 import signal
 import sys
@@ -112,18 +113,36 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
+def _abort_at_once(pusher: Pusher, err: Console) -> None:
+    """The second Ctrl-C: end the process now, as a crash would. A KeyboardInterrupt would
+    only reach the main thread: the worker threads would go on changing their switches (and
+    save them) while the process waits for them at exit. Every step is in the journal before
+    it is taken, so `rollback` and `push --resume` know where each switch was left."""
+    if pusher.options.dry_run or pusher.journal is None:
+        what = "nothing was changed"
+    else:
+        what = (f"switches in progress were stopped where they were and may be half-applied; the "
+                f"journal {pusher.journal.path} names them: `vlanroute rollback OUTDIR` restores "
+                "them, `vlanroute push OUTDIR --resume` continues")
+    err.show_cursor(True)       # a progress bar may have hidden it
+    err.print(f"[bold red]aborted[/]: {what}", highlight=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(ExitCode.INTERRUPTED)
+
+
 @contextmanager
 def first_interrupt_stops(pusher: Pusher, err: Console) -> Iterator[None]:
     """The first Ctrl-C (SIGINT) stops new switches from starting and lets those in progress
-    finish or roll back; a second one raises KeyboardInterrupt as usual. Signal handlers
-    can only be set in the main thread; elsewhere (an API caller's thread) Ctrl-C keeps its
-    default behaviour."""
+    finish or roll back; a second one ends the process at once (_abort_at_once). Signal
+    handlers can only be set in the main thread; elsewhere (an API caller's thread) Ctrl-C
+    keeps its default behaviour."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, lambda *_: _abort_at_once(pusher, err))
         pusher.stop(interrupted=True)
         err.print("[bold red]interrupted[/]: no further switch will start; switches in progress "
                   "finish or roll back (Ctrl-C again to abort at once)")
