@@ -150,6 +150,18 @@ def test_two_swapped_cables_name_both_and_the_moves_restore_the_plan() -> None:
     assert after == {frozenset({("s1", "p1"), ("s2", "p2")}), frozenset({("s3", "p3"), ("s4", "p4")})}
 
 
+def test_two_plugs_swapped_on_one_switch_are_swapped_back_there() -> None:
+    """s1's two cables (to s2 and to s4) in each other's port: the fix is on s1, where the
+    mistake was, not a swap of far ends between s2 and s4 (same cables, two other racks)."""
+    planned = [_cable("s1", "p1", "s4", "p4", "LAB-A"), _cable("s1", "p3", "s2", "p2", "LAB-B")]
+    seen = [("s1", "p1", "s2", "p2"), ("s1", "p3", "s4", "p4")]
+    report = check_cabling(planned, _tables(seen), ["s1", "s2", "s3", "s4"], {})
+    assert {c.label: c.status for c in report.cables} == {"LAB-A": SWAPPED, "LAB-B": SWAPPED}
+    assert report.fixes == ["swap the plugs in s1 p1 and s1 p3 (cables LAB-A, LAB-B)"]
+    after = apply_fixes({frozenset({(a, pa), (b, pb)}) for a, pa, b, pb in seen}, report.fixes)
+    assert after == {frozenset({("s1", "p1"), ("s4", "p4")}), frozenset({("s1", "p3"), ("s2", "p2")})}
+
+
 def test_missing_misplugged_and_unexpected_cables() -> None:
     # LAB-A's far end is in s2 p7 instead of p2; LAB-B is not there; an extra s3-s4 cable.
     seen = [("s1", "p1", "s2", "p7"), ("s3", "p5", "s4", "p5")]
