@@ -257,6 +257,35 @@ def test_cabling_check_and_push_on_fake_switches(farm, tmp_path, monkeypatch, ca
     assert farm.switches["leaf1"].config_commands > 0
 
 
+def test_push_refuses_cables_that_neither_end_could_read_once_every_switch_logged_in(
+        farm, tmp_path, monkeypatch, capsys):
+    """Two cabled neighbours that log in fine but whose LLDP table cannot be read (here the
+    command is refused): their cables were never checked, so push changes nothing."""
+    from vlanroute.lab import Faults
+
+    set_ssh_env(monkeypatch)
+    no_lldp = {name: Faults(lacks=r"^show lldp") for name in ("core1", "core2")}
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", no_lldp)
+    between = [r for r in csv.DictReader((cluster.outdir / "cabling.csv").open())
+               if r["kind"] == "inter-switch" and {r["a"], r["b"]} == {"core1", "core2"}]
+    assert between
+    known = ["--known-hosts", str(cluster.known_hosts)]
+    before = {n: sw.running_config() for n, sw in farm.switches.items()}
+    rc, text, err = run(capsys, "push", str(cluster.outdir), *known, "--yes")
+    assert rc == 1 and "push refused before any change" in err, text + err
+    assert f"{len(between)} inter-switch cable(s) could not be checked" in err
+    assert all(r["cable"] in err for r in between)
+    assert {n: sw.running_config() for n, sw in farm.switches.items()} == before
+    assert all(sw.config_commands == 0 and not sw.saved for sw in farm.switches.values())
+    assert not list((cluster.state / "pushes").glob("*.jsonl"))
+
+    rc, text, err = run(capsys, "push", str(cluster.outdir), *known, "--dry-run")
+    assert rc == 0 and f"{len(between)} NOT checked" in err, text + err
+    # A switch whose own cables were all seen from the other end may still be pushed alone.
+    rc, text, err = run(capsys, "push", str(cluster.outdir), *known, "--yes", "--switch", "leaf1")
+    assert rc == 0, text + err
+
+
 def test_lab_serves_lldp_of_a_cabling_file(farm, tmp_path, monkeypatch, capsys):
     """The fake switch prints the cables it was given in the Dell layout, and vlanroute's
     own reader reads them back: a host row as lldpd sends it, a switch row with its port."""

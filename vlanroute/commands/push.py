@@ -30,7 +30,7 @@ from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PE
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.errors import UserError
-from vlanroute.commands.cabling import cabling_gate
+from vlanroute.commands.cabling import cabling_gate, unchecked_refusal
 from vlanroute.exitcodes import ExitCode
 
 
@@ -257,8 +257,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             emit("push", {**run.to_json(), "exit_code": int(code), **extra})
         return code
 
-    if not cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
-                        skip=skip_cabling, dry_run=dry_run):
+    cabling_ok, unchecked = cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
+                                         skip=skip_cabling, dry_run=dry_run,
+                                         pushed=[t.name for t in targets])
+    if not cabling_ok:
         return report([], ExitCode.FAILED_CHECK,
                       refused="the inter-switch cables disagree with cabling.csv (vlanroute cabling check)")
     # Pass 1, for every target and also under --yes: log in, check the host key, back up,
@@ -283,6 +285,11 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         out.print(results_table(results))
         out.print("nothing to change")
         return report(results, ExitCode.OK)
+    if unchecked:       # every switch logged in, yet these cables were never seen: no check at all
+        out.print(results_table(results))
+        why = unchecked_refusal(unchecked)
+        err.print(why, style="bold red", highlight=False, markup=False)
+        return report(results, ExitCode.FAILED_CHECK, refused=why)
     if not yes:
         names = ", ".join(r.switch for r in changing)
         if not click.confirm(f"Change {len(changing)} switch(es): {names}?", err=True):
