@@ -19,7 +19,7 @@ from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.targets import read_target_map
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.cablecheck import readable, run_check
-from vlanroute.device.cabling import OK, UNKNOWN, CablingReport, CableStatus
+from vlanroute.device.cabling import OK, CablingReport, CableStatus
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
 
@@ -104,7 +104,7 @@ def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], tar
     nothing changed) if an inter-switch cable disagrees with cabling.csv; with --dry-run the
     problems are only shown. The unchecked cables are the inter-switch cables of the `pushed`
     switches that neither end's LLDP table showed: push's pre-flight names a switch it cannot
-    log in to, and refuses (unchecked_refusal) if it could log in to all of them, since then
+    log in to, and refuses (device.cabling.unchecked_refusal) if it could log in to all of them, since then
     those cables would go without any check. `skip`: say loudly that nothing was checked."""
     err = Console(stderr=True)
     if skip:
@@ -117,8 +117,7 @@ def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], tar
     report = run_check(outdir, doc, targets, skipped, creds, policy, workers)
     bad = report.inter_switch_problems()
     extra = report.unexpected_inter_switch()
-    unchecked = [c for c in report.cables if c.kind == INTER_SWITCH and c.status == UNKNOWN
-                 and (c.a in pushed or c.b in pushed)]
+    unchecked = report.unchecked_inter_switch(pushed)
     if not bad and not extra:
         isl = sum(1 for c in report.cables if c.kind == INTER_SWITCH and c.status == OK)
         err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv"
@@ -137,13 +136,3 @@ def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], tar
               "cabling check`), or override with --skip-cabling-check", style="bold red", highlight=False)
     return False, unchecked
 
-
-def unchecked_refusal(unchecked: list[CableStatus]) -> str:
-    """Why push refuses when every switch passed the pre-flight but some of their inter-switch
-    cables were never seen over LLDP (a table that could not be read at either end)."""
-    cables = ", ".join(f"{c.a} {c.a_port} - {c.b} {c.b_port}" + (f" ({c.label})" if c.label else "")
-                       for c in unchecked)
-    return (f"push refused before any change: {len(unchecked)} inter-switch cable(s) could not be "
-            f"checked over LLDP, as neither end's table was read: {cables}. Spanning tree goes off "
-            "on them. Make the tables readable (`vlanroute cabling check OUTDIR` says why they are "
-            "not), or override with --skip-cabling-check")

@@ -30,7 +30,8 @@ from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PE
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.errors import UserError
-from vlanroute.commands.cabling import cabling_gate, unchecked_refusal
+from vlanroute.commands.cabling import cabling_gate
+from vlanroute.device.cabling import unchecked_refusal
 from vlanroute.exitcodes import ExitCode
 
 

@@ -91,9 +91,26 @@ class CablingReport:
     def unexpected_inter_switch(self) -> list[Unexpected]:
         return [u for u in self.unexpected if not any(e.startswith("host ") for e in u.ends)]
 
+    def unchecked_inter_switch(self, pushed: Collection[str]) -> list[CableStatus]:
+        """Inter-switch cables of the `pushed` switches that neither end's LLDP table showed.
+        Push refuses on these once every switch passed its pre-flight (a switch it cannot log
+        in to stops it there anyway): spanning tree would go off on cables nobody checked."""
+        return [c for c in self.cables if c.kind == INTER_SWITCH and c.status == UNKNOWN
+                and (c.a in pushed or c.b in pushed)]
+
     @property
     def ok(self) -> bool:
         return not self.errors and not self.unexpected and all(c.status not in FAILED for c in self.cables)
+
+
+def unchecked_refusal(unchecked: list[CableStatus]) -> str:
+    """Why push refuses the cables of CablingReport.unchecked_inter_switch."""
+    cables = ", ".join(f"{c.a} {c.a_port} - {c.b} {c.b_port}" + (f" ({c.label})" if c.label else "")
+                       for c in unchecked)
+    return (f"push refused before any change: {len(unchecked)} inter-switch cable(s) could not be "
+            f"checked over LLDP, as neither end's table was read: {cables}. Spanning tree goes off "
+            "on them. Make the tables readable (`vlanroute cabling check OUTDIR` says why they are "
+            "not), or override with --skip-cabling-check")
 
 
 class _Resolver:
