@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.api import PushRun, push_exit_code
+from vlanroute.commands import output
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.device.credentials import load_credentials
@@ -127,6 +128,8 @@ def _abort_at_once(pusher: Pusher, err: Console) -> None:
                 "them, `vlanroute push OUTDIR --resume` continues")
     err.show_cursor(True)       # a progress bar may have hidden it
     err.print(f"[bold red]aborted[/]: {what}", highlight=False)
+    if output.json_mode():      # as any other error under --json: one object on stdout
+        output.emit_error(f"aborted: {what}", int(ExitCode.INTERRUPTED))
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(ExitCode.INTERRUPTED)
