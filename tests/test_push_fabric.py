@@ -122,6 +122,10 @@ def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched
     assert rc == 0, out + err
     assert table(out) == {"leaf1": "would-restore", "core2": "would-restore",
                           "core1": "would-restore"}
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 3}
+    # leaf1 was rolled back by the push itself: nothing left to send there.
+    assert "already equals its backup: nothing to send" in rows["leaf1"]
+    assert "commands would be sent; then saved" in rows["core1"]
     assert cluster.switch("core1").running_config() != before["core1"]
 
     rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
@@ -129,6 +133,8 @@ def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched
     assert rc == 0, out + err
     assert table(out) == {"leaf1": "restored", "core2": "restored", "core1": "restored"}
     assert running(cluster) == before                           # exactly, every switch
+    sent = {r["switch"]: r["commands_sent"] for r in journal(cluster) if r["event"] == "restored"}
+    assert sent["leaf1"] == 0 and sent["core1"] > 0
     # Saved switches are saved again, so a reboot keeps the old config; leaf1 never was.
     for name in ("core1", "core2"):
         assert cluster.switch(name).saved[-1] == before[name]
