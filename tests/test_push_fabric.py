@@ -82,6 +82,7 @@ def test_one_unreachable_switch_among_eight_changes_nothing_anywhere(farm, tmp_p
     assert rc == 1, out + err
     res = table(out)
     assert res["sw5"] == "not-started"
+    assert f"cannot reach 127.0.0.1:{targets['sw5']['port']}" in out
     assert all(res[n] == "dry-run" for n in before if n != "sw5")
     assert "nothing was changed" in out
     assert running(cluster) == before
