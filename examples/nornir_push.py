@@ -19,6 +19,7 @@ from nornir.core import Nornir
 from nornir.core.inventory import Defaults, Groups, Host, Hosts, Inventory
 from nornir.plugins.runners import ThreadedRunner
 
+from vlanroute.natural import natural_key
 from vlanroute.nornir_task import vlanroute_push
 
 
@@ -36,7 +37,7 @@ def main(argv: list[str]) -> int:
     targets = json.loads(targets_file.read_text())["switches"]
     nr = nornir_for(targets, os.environ["VLANROUTE_SSH_USER"], os.environ["VLANROUTE_SSH_PASSWORD"])
     results = nr.run(task=vlanroute_push, outdir=outdir, dry_run=not apply, known_hosts=known_hosts)
-    for name, multi in sorted(results.items()):
+    for name, multi in sorted(results.items(), key=lambda item: natural_key(item[0])):   # sw2 before sw10
         r = multi[0]
         print(f"{name}: {r.result['result']}: {r.result['message']}")
     return 1 if results.failed else 0

@@ -7,6 +7,7 @@ in switches/ would be re-sent on every run."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,60 @@ def test_the_playbook_in_the_docs_names_the_files_render_writes() -> None:
     task = playbook[0]["tasks"][0]
     assert "dellemc.os6.os6_config" in task
     assert "ansible/{{ inventory_hostname }}.cfg" in task["dellemc.os6.os6_config"]["src"]
+
+
+def ansible_playbook() -> str:
+    """ansible-playbook with the dellemc.os6 collection (the `ansible` extra), else skip."""
+    import shutil
+    import subprocess
+    import sys
+    found = shutil.which("ansible-playbook", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    if found is None:
+        pytest.skip("ansible-playbook is not installed (pip install 'vlanroute[ansible]')")
+    listed = subprocess.run([str(Path(found).parent / "ansible-galaxy"), "collection", "list", "dellemc.os6"],
+                            capture_output=True, text=True, timeout=120)
+    if "dellemc.os6" not in listed.stdout:
+        pytest.skip("Ansible has no dellemc.os6 collection (Ansible 7 ships it)")
+    return found
+
+
+@pytest.mark.timeout(600)
+def test_the_documented_playbook_run_twice_by_ansible_changes_nothing_the_second_time(
+        farm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import re
+    import subprocess
+    from push_support import PASSWORD, USER, build_cluster, set_ssh_env
+    from vlanroute import api
+
+    playbook_bin = ansible_playbook()
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "seed-ring.yaml", platform=POWERCONNECT_8132,
+                            extra_sets=("platform=powerconnect-8132", "hosts.count=40"))
+    names = ["sw1", "sw4"]
+    hosts = {n: {"ansible_host": cluster.switch(n).host, "ansible_port": cluster.switch(n).port} for n in names}
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump({"all": {
+        "children": {"vlanroute_switches": {"hosts": hosts}},
+        "vars": {"ansible_user": USER, "ansible_password": PASSWORD}}}))
+    doc = (REPO / "docs" / "ansible.md").read_text()
+    playbook = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert "/srv/vlanroute/out" in playbook
+    (tmp_path / "playbook.yml").write_text(playbook.replace("/srv/vlanroute/out", str(cluster.outdir)))
+    env = {**os.environ, "HOME": str(tmp_path), "ANSIBLE_HOST_KEY_CHECKING": "False",
+           "ANSIBLE_NETWORK_CLI_SSH_TYPE": "paramiko", "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
+           "ANSIBLE_NOCOLOR": "1"}
+
+    def changed_per_switch() -> dict[str, int]:
+        run = subprocess.run([playbook_bin, "-i", "inventory.yml", "playbook.yml"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        recap = re.findall(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)\s+unreachable=0\s+failed=0", run.stdout, re.M)
+        return {name: int(n) for name, n in recap}
+
+    assert all(cluster.switch(n).config_commands == 0 for n in names)
+    assert changed_per_switch() == {"sw1": 2, "sw4": 2}          # the config task and the save handler
+    assert all(cluster.switch(n).saved for n in names)
+    assert changed_per_switch() == {"sw1": 0, "sw4": 0}          # the second run sends nothing
+    # The switches run what vlanroute rendered: push has nothing left to change on them.
+    preview = api.push(cluster.outdir, api.Credentials(USER, password=PASSWORD), switches=names,
+                       known_hosts=cluster.known_hosts)
+    assert {r.switch: r.result for r in preview.results} == {"sw1": "unchanged", "sw4": "unchanged"}

@@ -83,6 +83,17 @@ def test_the_whole_pipeline_through_the_api(farm, tmp_path: Path, monkeypatch: p
     jsonschema.validate(document("audit", {"outdir": str(out), **audit.to_json()}), schemas.load("audit"))
 
 
+def test_api_push_refuses_a_bundle_that_differs_from_its_manifest(tmp_path: Path) -> None:
+    # As `vlanroute push` does (and so the Nornir task): before any connection.
+    out = tmp_path / "out"
+    api.render(api.plan(REPO / "inventories" / "custom-lab.yaml"), out)
+    cfg = out / "switches" / "leaf1.cfg"
+    cfg.write_text(cfg.read_text() + "interface ethernet 1/g1\nshutdown\nexit\n")
+    with pytest.raises(api.UserError, match="differs from what render wrote") as refused:
+        api.push(out, api.Credentials("u", password="p"), check_cabling=False)
+    assert "switches/leaf1.cfg" in refused.value.render() and "check_manifest=False" in refused.value.render()
+
+
 def test_api_errors_are_user_errors(tmp_path: Path) -> None:
     with pytest.raises(api.UserError, match="no such file"):
         api.plan(tmp_path / "missing.yaml")
@@ -108,3 +119,23 @@ def test_api_push_refuses_cables_neither_end_could_read(farm, tmp_path: Path, mo
     assert all(sw.config_commands == 0 and not sw.saved for sw in farm.switches.values())
     preview = api.push(cluster.outdir, creds, known_hosts=cluster.known_hosts)   # a dry run goes on
     assert {r.result for r in preview.results} == {"dry-run"}
+
+
+def test_the_api_example_runs_the_pipeline_against_emulated_switches(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VLANROUTE_", "PYTEST_"))}
+    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), VLANROUTE_LOOPBACK_ONLY="1",
+               PYTHONPATH=str(REPO))
+    run = subprocess.run([sys.executable, str(REPO / "examples" / "api_pipeline.py"),
+                          str(REPO / "inventories" / "custom-lab.yaml"), str(tmp_path / "work")],
+                         env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("plan: ") and lines[0].endswith("verify: ok")
+    assert [line.split(":")[0] for line in lines if line.startswith("push ")] == \
+        ["push core1", "push core2", "push leaf1", "push leaf2", "push leaf3", "push again"]
+    assert all(": applied:" in line for line in lines if line.startswith("push ") and "again" not in line)
+    assert "push again: unchanged" in lines
+    assert lines[-1].startswith("audit: 0 of ") and lines[-1].endswith(", 0 switch(es) not read")

@@ -336,12 +336,32 @@ def test_the_top_level_helpers_import_no_stage() -> None:
             and i.module.split(".")[1] not in MODULE_STAGES] == []
 
 
-def test_no_import_loops() -> None:
-    """No module reaches itself through the imports that run when modules load. Imports
-    inside functions (run when called, after every module has loaded) and under
-    `if TYPE_CHECKING:` (never run) are left out here; the stage rule above covers them."""
+# Imports inside a function that close a loop, documented in docs/architecture.md: the
+# inventory's check of routing.algorithm reads the registry, whose engines read the topology,
+# which reads the inventory.
+LOOPS_ALLOWED_LAZY = {("vlanroute.model.inventory", "vlanroute.routing.registry")}
+
+
+def _loops(lazy: bool) -> list[list[str]]:
     graph = nx.DiGraph()
     graph.add_nodes_from(_modules())
-    graph.add_edges_from((i.module, i.target) for i in IMPORTS if not (i.lazy or i.type_only))
-    assert list(nx.simple_cycles(graph))[:3] == []
+    graph.add_edges_from((i.module, i.target) for i in IMPORTS
+                         if not i.type_only and (lazy or not i.lazy)
+                         and (i.module, i.target) not in LOOPS_ALLOWED_LAZY)
+    return list(nx.simple_cycles(graph))[:3]
+
+
+def test_no_import_loops() -> None:
+    """No module reaches itself through the imports that run when modules load."""
+    assert _loops(lazy=False) == []
+
+
+def test_no_import_loops_hidden_inside_functions() -> None:
+    """Nor through imports inside functions (which run when called, so Python never sees
+    the loop): moving an import into a function hides a loop, it does not remove it. Only
+    the documented one is allowed, and it must stay inside its function. Imports under
+    `if TYPE_CHECKING:` never run and are left out."""
+    assert _loops(lazy=True) == []
+    for module, target in LOOPS_ALLOWED_LAZY:
+        assert [i.lazy for i in IMPORTS if (i.module, i.target) == (module, target)] == [True]
 

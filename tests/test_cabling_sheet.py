@@ -71,6 +71,17 @@ def test_sheet_lists_each_switch_cables_in_port_order_with_far_end_and_label() -
 
 
 
+def test_sheet_lists_switches_in_natural_order(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # sw2 before sw10: the sheet once listed sw1, sw10, sw11, sw12, sw2, ...
+    from vlanroute.plan.build import plan_from_file
+    inv = tmp_path / "ring12.yaml"
+    inv.write_text("name: ring12\nplatform: powerconnect-6248\ntopology: {kind: ring, size: 12}\n"
+                   "hosts: {count: 12}\n")
+    page = _Tables()
+    page.feed(render_files(plan_from_file(inv).to_document())["cabling.html"])
+    assert list(page.sections) == [f"sw{i}" for i in range(1, 13)]
+
+
 def test_verify_checks_host_rows_and_labels(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from vlanroute.render.write import render_to_dir
     from vlanroute.verify.configs import verify_outdir

@@ -8,6 +8,7 @@ project and reproduce the line kinds of real captures.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from vlanroute.drivers.common import ConfigParseError
 from vlanroute.model.bridge import LagPort
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.plan.build import plan_from_file
-from vlanroute.render.write import RenderOptions, render_to_dir
+from vlanroute.render.write import RenderOptions, render_files, render_to_dir
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -351,3 +352,47 @@ def test_the_evidence_page_names_every_command_the_template_renders(rendered):
     stems.discard("")
     missing = sorted(s for s in stems if f"`{s}" not in page)
     assert not missing, f"commands without evidence on the {family.name} page"
+
+
+@pytest.mark.parametrize("kind", ["arista", "os10"])
+def test_the_evidence_page_names_every_command_the_delta_sends(kind):
+    """A later push that changes the plan, `vlanroute rollback` and OS10's rollback after a
+    commit send the family's delta (`delta_commands`), not the rendered file: its commands
+    need a verdict and a source too. The states: factory, a site's production config, and
+    the seed torus rendered three ways (other LAGs, flow control, VLAN ids)."""
+    family, platform = (EOS, ARISTA) if kind == "arista" else (OS10, S5248)
+    page = (REPO / "docs" / "platforms" / f"{family.name}.md").read_text()
+    states = [family.parse("", switch="sw1", platform=platform),
+              family.parse_running((FIXTURES / f"{family.name}-production.cfg").read_text(),
+                                   switch="sw1", platform=platform)]
+    for sets in ([], ["topology.links_per_pair=1", "settings.flow_control=false"], ["routing.first_vlan=201"]):
+        doc = plan_from_file(REPO / "inventories" / f"seed-torus-{kind}.yaml", sets).to_document()
+        text = render_files(doc, RenderOptions())["switches/sw1.cfg"]
+        states.append(family.parse(text, switch="sw1", platform=platform))
+    stems = {command_stem(line) for cur in states for tgt in states if cur is not tgt
+             for line in family.delta_commands(cur, tgt)}
+    stems.discard("")
+    missing = sorted(s for s in stems if f"`{s}" not in page)
+    assert not missing, f"delta commands without evidence on the {family.name} page"
+
+
+def _key(item: str) -> str:
+    """The command an `unconfirmed` entry is about: its first two words (`mac address-table`,
+    `channel-group N`, `interface vlanN`)."""
+    return " ".join(item.split()[:2])
+
+
+@pytest.mark.parametrize("family", [EOS, OS10], ids=lambda f: f.name)
+def test_every_unconfirmed_command_is_marked_in_the_template_header_and_on_the_evidence_page(family):
+    """Render warns about `Family.unconfirmed`; the same commands must be marked U in the
+    template header and unknown on the evidence page, so the three never disagree."""
+    template = (REPO / "templates" / "switch" / f"{family.name}.j2").read_text()
+    header = template[template.index("{#-"):template.index("-#}")]
+    parts = re.split(r"(?:^|\s)([CU])  ", header, flags=re.M)
+    unknown = " ".join(" ".join(parts[i + 1].split()) for i in range(1, len(parts) - 1, 2) if parts[i] == "U")
+    page = (REPO / "docs" / "platforms" / f"{family.name}.md").read_text()
+    rows = [line for line in page.splitlines() if line.startswith("| `") and "unknown" in line.lower()]
+    for item in family.unconfirmed:
+        key = _key(item).replace("vlanN", "vlan")
+        assert key in unknown, f"{item!r}: not marked U in the header of {family.name}.j2"
+        assert any(key in row for row in rows), f"{item!r}: no unknown row on docs/platforms/{family.name}.md"

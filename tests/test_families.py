@@ -68,6 +68,49 @@ def test_derived_platform_renders_verifies_pushes_and_audits(farm, tmp_path, mon
     assert total > 0 and f"{total} of {total} expected MAC entries present" in out
 
 
+def test_derived_platform_through_lab_up(tmp_path, monkeypatch, capsys):
+    """The same README example the way a user tries it: `vlanroute lab up OUTDIR` (its
+    daemon's start) emulates the derived platform from plan.json's own record, and push
+    --dry-run and audit reach it through the lab's target map and host keys (plan.json
+    keeps the inventory's 192.0.2.x addresses)."""
+    from vlanroute.lab.daemon import start
+    from vlanroute.lab.statedir import StateDir
+
+    set_ssh_env(monkeypatch)
+    inventory = Path(__file__).resolve().parent.parent / "inventories" / "custom-lab.yaml"
+    doc = plan_from_file(inventory, list(DERIVED)).to_document()
+    out = tmp_path / "out"
+    render_to_dir(doc, out, RenderOptions())
+    plan = json.loads((out / "plan.json").read_text())
+    state = StateDir(tmp_path / "lab")
+    lab = start(out, state, "netops", "Pw-lab-3b8e", None)
+    try:
+        assert {sw.platform.name for sw in lab.switches.values()} == {"pc6248-big"}
+        assert {sw.platform.mac_capacity for sw in lab.switches.values()} == {16384}
+        monkeypatch.setenv("VLANROUTE_SSH_USER", "netops")
+        monkeypatch.setenv("VLANROUTE_SSH_PASSWORD", "Pw-lab-3b8e")
+        monkeypatch.setenv("VLANROUTE_TARGETS", str(state.path / "targets.json"))
+        monkeypatch.setenv("VLANROUTE_KNOWN_HOSTS", str(state.path / "known_hosts"))
+
+        rc, out_text, err = run(capsys, "verify", str(out))
+        assert rc == 0, out_text + err
+        rc, out_text, err = run(capsys, "push", str(out), "--dry-run")
+        assert rc == 0, out_text + err
+        assert out_text.count("dry-run") == len(plan["switches"]) and "would be sent" in out_text
+        assert all(sw.config_commands == 0 for sw in lab.switches.values())
+
+        tables = correct_tables(plan)
+        for name, entries in tables.items():
+            for vlan, mac, port in entries:
+                lab.switches[name].seed_mac(vlan, mac, port)
+        rc, out_text, err = run(capsys, "audit", str(out))
+        total = sum(len(e) for e in tables.values())
+        assert rc == 0 and total > 0 and f"{total} of {total} expected MAC entries present" in out_text, \
+            out_text + err
+    finally:
+        lab.close()
+
+
 def test_push_refuses_other_families_listing_exactly_what_it_supports(farm, tmp_path, monkeypatch,
                                                                     capsys):
     set_ssh_env(monkeypatch)
@@ -216,3 +259,14 @@ def test_a_family_whose_host_ports_cannot_be_untagged_in_many_vlans_gets_trunk_h
         plan_from_file(_toy_inventory(tmp_path), ["settings.host_attachment=untagged"])
     assert exc.value.field == "settings.host_attachment" and "trunk" in (exc.value.fix or "")
     assert family_of(POWERCONNECT_6248).capabilities.host_untagged_in_many_vlans
+
+
+def test_lab_help_names_every_family_the_lab_emulates(capsys) -> None:
+    """The help is static text (the CLI loads without asyncssh), so it must be kept in step
+    with the lab's own table: it said 62xx and OS6 after EOS and OS10 were added."""
+    from vlanroute.lab.server import EMULATED
+
+    rc, out, _ = run(capsys, "lab", "--help")
+    text = " ".join(out.split())
+    assert rc == 0 and EMULATED
+    assert [FAMILIES[f].title for f in EMULATED if FAMILIES[f].title not in text] == []

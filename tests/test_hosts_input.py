@@ -76,6 +76,18 @@ def test_every_bad_row_is_named(tmp_path: Path) -> None:
     assert "line 3: hostname" in text and "line 4: mac" in text and "line 5: 4 values" in text
 
 
+@pytest.mark.parametrize("last_row, says", [("n9,s9,", "unknown switch 's9'"),
+                                            ("n1,s2,", "host name 'n1' is used twice"),
+                                            ("n9,s2,0000.0000.0001", "is given to both 'n1' and 'n9'")])
+def test_a_row_refused_after_reading_is_named_by_its_line_too(tmp_path: Path, last_row: str, says: str) -> None:
+    # Rows that parse but do not fit the topology or each other: the line, not a list index.
+    p = inventory(tmp_path, "hostname,switch,mac\nn1,s1,00:00:00:00:00:01\n\nn2,s2,\n" + last_row + "\n")
+    with pytest.raises(UserError) as info:
+        plan_from_file(p)
+    text = info.value.render()
+    assert "hosts.csv line 5" in text and says in text, text
+
+
 @pytest.mark.parametrize("header, says", [("mac,port\n", "no name and no switch column"),
                                           ("hostname,switch,host\n", "repeats"),
                                           ("hostname,switch,,x\n", "has no name"),

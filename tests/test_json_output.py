@@ -45,6 +45,44 @@ def test_every_schema_file_is_a_valid_json_schema_and_documented() -> None:
         assert f"vlanroute/schemas/{command}.json" in doc, command
 
 
+# Commands without --json, each named in docs/json.md with the reason.
+NO_JSON = {"learn": "`learn`", "lab env": "`lab env`"}
+
+
+def leaf_commands() -> dict[str, object]:
+    """Every command and subcommand the CLI offers, as `vlanroute --help` lists them."""
+    import click
+    from vlanroute.cli import group
+    ctx = click.Context(group)
+    found: dict[str, object] = {}
+
+    def walk(cmd: click.Command, path: str) -> None:
+        if isinstance(cmd, click.Group):
+            for name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, name)
+                assert sub is not None, name
+                walk(sub, f"{path} {name}".strip())
+        else:
+            found[path] = cmd
+    walk(group, "")
+    return found
+
+
+def test_every_command_has_json_and_a_documented_schema() -> None:
+    doc = (REPO / "docs" / "json.md").read_text()
+    commands = leaf_commands()
+    assert {"plan", "render", "verify", "push", "audit", "cabling check", "import ansible",
+            "lab up", "lab down", "save", "rollback", "discover"} <= set(commands)
+    for path, cmd in commands.items():
+        options = {o for p in cmd.params for o in getattr(p, "opts", [])}   # type: ignore[attr-defined]
+        if path in NO_JSON:
+            assert "--json" not in options and NO_JSON[path] in doc, path
+            continue
+        assert "--json" in options, f"{path} has no --json"
+        schema = path.split()[0] if path.split()[0] in ("import", "lab") else path.replace(" ", "-")
+        assert schema in schemas.COMMANDS, f"{path}: no schema file"
+
+
 def test_a_schema_rejects_what_it_should() -> None:
     # The schemas are not vacuous: a missing key or a wrong type fails.
     schema = schemas.load("render")
@@ -55,6 +93,25 @@ def test_a_schema_rejects_what_it_should() -> None:
                 {k: v for k, v in good.items() if k != "verified"}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
+
+
+def test_push_schema_and_doc_name_every_result_push_returns(tmp_path: Path) -> None:
+    # Every result a switch can end in (vlanroute.device.push) validates, and json.md names
+    # it: `push --no-save --json` once printed `applied-unsaved`, which the schema refused.
+    from vlanroute.api import PushRun
+    from vlanroute.device import push as P
+    every = (P.APPLIED, P.APPLIED_UNSAVED, P.UNCHANGED, P.DRY_RUN, P.NOT_STARTED, P.SKIPPED,
+             P.ROLLED_BACK, P.ROLLBACK_FAILED, P.SAVE_UNCERTAIN)
+    assert set(every) >= set(P.SUCCESS) | set(P.CHANGED) | set(P.NEEDS_A_PERSON)
+    schema = schemas.load("push")
+    section = (REPO / "docs" / "json.md").read_text().split("## push:", 1)[1].split("\n## ", 1)[0]
+    for result in every:
+        run = PushRun(tmp_path, False, [P.SwitchResult("sw1", result)])
+        data = validated("push", json.dumps({"schema": "vlanroute-push/1", **run.to_json(),
+                                             "journal": str(tmp_path / "j.jsonl")}))
+        assert data["switches"][0]["result"] == result
+        assert f"`{result}`" in section, result
+    assert set(schema["properties"]["switches"]["items"]["properties"]["result"]["enum"]) == set(every)
 
 
 def test_plan_algorithms_analyze_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,6 +165,20 @@ def test_user_error_under_json_is_an_error_object(tmp_path: Path, capsys: pytest
     data = validated("error", captured.out)
     assert rc == 2 and data["exit_code"] == 2 and "missing.yaml" in data["error"]
     assert "error:" in captured.err
+
+
+def test_usage_error_found_while_parsing_is_an_error_object_too(capsys: pytest.CaptureFixture[str]) -> None:
+    # Click stops at an unknown option or a bad value before --json is seen: stdout must
+    # still hold one error object.
+    for argv in (["plan", str(INV / "seed-ring.yaml"), "--json", "--bogus"],
+                 ["push", str(INV), "--workers", "0", "--json"],
+                 ["render", str(INV / "seed-ring.yaml"), "-o", "x", "--learning-method", "carrier-pigeon", "--json"]):
+        rc = main(argv)
+        captured = capsys.readouterr()
+        data = validated("error", captured.out)
+        assert rc == 2 and data["exit_code"] == 2 and data["error"], argv
+    assert main(["plan", str(INV / "seed-ring.yaml"), "--bogus"]) == 2
+    assert capsys.readouterr().out == ""                  # without --json: nothing on stdout
 
 
 def test_emulate_json_from_its_report(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

@@ -79,3 +79,51 @@ def test_phase_spinner_appears_only_after_a_delay(monkeypatch) -> None:  # type:
         p.phase("rendering")
         time.sleep(0.3)
     assert "planning" in slow.getvalue() and "rendering" in slow.getvalue()
+
+
+def test_push_prints_diffs_and_commands_in_natural_order_not_as_switches_finish() -> None:
+    # Workers finish in any order; the diff and command sections follow the switches'
+    # (natural) order, so two runs print the same page.
+    from vlanroute.commands.push import _run
+    from vlanroute.device.push import SwitchResult
+
+    class Finishing:
+        """A pusher whose switches finish in reverse; run() returns them in target order."""
+        ui = None
+        interrupted = False
+
+        def run(self, targets, previous):  # type: ignore[no-untyped-def]
+            results = [SwitchResult(t, "dry-run", diff=[f"+{t} line"], commands=[f"{t} cmd"]) for t in targets]
+            for r in reversed(results):
+                self.ui.done(r)   # type: ignore[attr-defined]
+            return results
+
+        def stop(self, interrupted: bool = False) -> None: ...
+
+    buf = io.StringIO()
+    out = Console(file=buf, width=200)
+    _run(Finishing(), ["sw1", "sw2", "sw10"], None, Console(file=io.StringIO()), out,  # type: ignore[arg-type]
+         True, True, False)
+    headings = [line.split(":")[0] for line in buf.getvalue().splitlines() if ": " in line]
+    assert headings == ["sw1", "sw1", "sw2", "sw2", "sw10", "sw10"]
+
+
+def test_discover_lists_switches_links_and_hosts_in_natural_order() -> None:
+    # A ring of 12 read over LLDP becomes an inventory fragment whose order is the natural
+    # one (it becomes the topology's and the hosts' order when planned): sw9-sw10, not sw10-sw9.
+    from vlanroute.device.discover import discover
+    from vlanroute.device.lldp import LldpTable
+    from vlanroute.drivers.family import LldpNeighbor
+    names = [f"sw{i}" for i in range(1, 13)]
+    rows: dict[str, list[LldpNeighbor]] = {n: [] for n in names}
+    for i, n in enumerate(names):
+        m = names[(i + 1) % 12]
+        rows[n].append(LldpNeighbor("1/g48", "aa:bb:cc:00:00:01", "1/g47", m))
+        rows[m].append(LldpNeighbor("1/g47", "aa:bb:cc:00:00:02", "1/g48", n))
+        rows[n].append(LldpNeighbor(f"1/g{i + 1}", f"02:00:00:00:00:{i + 1:02x}", f"02:00:00:00:00:{i + 1:02x}",
+                                    f"node{i + 1}"))
+    found = discover({n: LldpTable(n, tuple(rows[n])) for n in sorted(names)})
+    assert found.switches == names
+    assert [(link["a"], link["b"]) for link in found.links] == \
+        [("sw1", "sw2"), ("sw1", "sw12"), *((f"sw{i}", f"sw{i + 1}") for i in range(2, 12))]
+    assert [h["name"] for h in found.hosts] == [f"node{i}" for i in range(1, 13)]

@@ -52,3 +52,20 @@ def test_nornir_task_previews_then_pushes_through_the_safety_steps(farm, tmp_pat
     rc = mod.main([str(cluster.outdir), str(cluster.known_hosts), str(tmp_path / "targets.json")])
     out = capsys.readouterr().out
     assert rc == 0 and "leaf2: dry-run" in out and out.count(": unchanged:") == len(targets) - 1
+
+
+def test_the_example_prints_switches_in_natural_order(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+    mod = example()
+    names = ["sw10", "sw2", "sw1"]
+
+    class Results(dict):  # type: ignore[type-arg]
+        failed = False
+
+    ran = Results({n: [SimpleNamespace(result={"result": "dry-run", "message": "m"})] for n in names})
+    monkeypatch.setattr(mod, "nornir_for", lambda *a: SimpleNamespace(run=lambda **k: ran))
+    monkeypatch.setenv("VLANROUTE_SSH_USER", USER)
+    monkeypatch.setenv("VLANROUTE_SSH_PASSWORD", PASSWORD)
+    (tmp_path / "t.json").write_text(json.dumps({"switches": {}}))
+    assert mod.main([str(tmp_path), str(tmp_path / "kh"), str(tmp_path / "t.json")]) == 0
+    assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == ["sw1", "sw2", "sw10"]

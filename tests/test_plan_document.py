@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 from pathlib import Path
 
+import click
 import pytest
 
 from vlanroute.bundle.document import plan_document
-from vlanroute.cli import main
+from vlanroute.cli import group, main
 from vlanroute.errors import UserError
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.write import RenderOptions, render_to_dir
@@ -47,12 +49,21 @@ EDITS = {
     "interface with ;": (lambda d: d["hosts"]["gpu03"].__setitem__("interface", "eth0;reboot"),
                          "plan.json: hosts.gpu03.interface: interface name 'eth0;reboot' is not allowed"),
 }
+# Every command that takes an OUTDIR (`vlanroute --help`; draw, report, plan and analyze
+# take an inventory and refuse a plan.json given as one). A state directory inside the
+# checked tree shows that nothing is written there either.
 COMMANDS = {
     "verify": ["verify"],
     "push": ["push", "--yes"],
     "push --dry-run": ["push", "--dry-run"],
+    "push --resume": ["push", "--resume", "--yes", "--state-dir", "{state}"],
     "audit": ["audit"],
+    "save": ["save", "--state-dir", "{state}"],
+    "rollback": ["rollback", "--state-dir", "{state}"],
+    "rollback --dry-run": ["rollback", "--dry-run", "--state-dir", "{state}"],
+    "cabling check": ["cabling", "check"],
     "emulate": ["emulate"],
+    "lab up": ["lab", "up", "--state-dir", "{state}"],
 }
 
 
@@ -73,13 +84,16 @@ def test_unsafe_name_in_plan_json_is_refused_by_every_command(rendered, tmp_path
     change, message = EDITS[edit]
     change(doc)
     (out / "plan.json").write_text(json.dumps(doc, indent=1))
-    before = _tree(tmp_path)
+    state = tmp_path / "state"
+    xdg = Path(os.environ["XDG_STATE_HOME"])     # conftest: the default state directory
+    before = _tree(tmp_path), _tree(xdg)
 
-    rc = main([*COMMANDS[command], str(out)])
+    rc = main([*(a.format(state=state) for a in COMMANDS[command]), str(out)])
     err = capsys.readouterr().err
     assert rc == 2, err
     assert f"error: {out}/{message}" in err and "fix:" in err and "Traceback" not in err
-    assert _tree(tmp_path) == before             # nothing written, inside OUTDIR or outside
+    # nothing written: inside OUTDIR, beside it, in either state directory
+    assert (_tree(tmp_path), _tree(xdg)) == before
 
 
 def test_plan_document_round_trip_is_the_documented_json() -> None:
@@ -149,3 +163,53 @@ def test_references_between_records_are_checked() -> None:
     bad["switches"]["core1"]["ssh_port"] = "22"             # strict: no strings for numbers
     with pytest.raises(UserError, match="switches.core1.ssh_port"):
         plan_document(bad)
+
+
+def test_the_rule_a_refused_name_quotes_is_the_rule_applied() -> None:
+    """The message quotes the rule; a 15-character NIC name (Linux's maximum) is accepted,
+    so the rule must not say fewer."""
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    data["hosts"]["gpu01"]["interface"] = "enp129s0f1np1.9"         # a dot: refused
+    with pytest.raises(UserError, match=r"interface name 'enp129s0f1np1.9' is not allowed \(.*at most 15\)"):
+        plan_document(copy.deepcopy(data))
+    data["hosts"]["gpu01"]["interface"] = "enp129s0f1np1x9"         # 15 characters: accepted
+    assert plan_document(data).hosts["gpu01"].interface == "enp129s0f1np1x9"
+
+
+def _outdir_commands(cmd: click.Command = group, name: str = "") -> set[str]:
+    """Every command of `vlanroute --help` (and of its subgroups) that takes an OUTDIR."""
+    if isinstance(cmd, click.Group):
+        ctx = click.Context(cmd)
+        return {found for sub in cmd.list_commands(ctx)
+                for found in _outdir_commands(cmd.get_command(ctx, sub), f"{name} {sub}".strip())}
+    return {name} if any(isinstance(p, click.Argument) and p.name == "outdir" for p in cmd.params) else set()
+
+
+def test_the_unsafe_name_test_covers_every_command_that_takes_an_outdir() -> None:
+    """A new OUTDIR command must join COMMANDS above (and the inventory's pointer to them)."""
+    found = _outdir_commands()
+    assert found == {c.split(" --")[0] for c in COMMANDS}
+    assert {"verify", "push", "save", "rollback", "cabling check", "lab up"} <= found
+
+
+def test_a_plan_json_given_as_an_inventory_points_to_every_outdir_command(tmp_path, capsys) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(plan_from_file(INVENTORIES / "custom-lab.yaml").to_document().to_json_text())
+    for command in ("plan", "draw", "report", "analyze"):
+        args = {"draw": ["-o", str(tmp_path / "d")], "report": ["-o", str(tmp_path / "r.html")]}.get(command, [])
+        assert main([command, str(plan), *args]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "this is a rendered plan" in err
+        assert [c for c in sorted(_outdir_commands()) if c not in err.split("fix:", 1)[1]] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]
+
+
+@pytest.mark.parametrize("name", ["lab..x", "x.", "a_b-c.d"])
+def test_a_name_the_inventory_accepts_renders(tmp_path, capsys, name) -> None:
+    """One name rule for the inventory, plan.json and the renderer's re-check: the renderer
+    refused `..` inside a name that the inventory and plan.json accept, so `plan` passed and
+    `render` failed its own verification (exit 1, "a valid inventory never produces them")."""
+    out = tmp_path / "out"
+    rc = main(["render", str(INVENTORIES / "custom-lab.yaml"), "--set", f"name={name}", "-o", str(out), "-q"])
+    assert rc == 0, capsys.readouterr().err
+    assert plan_document(json.loads((out / "plan.json").read_text())).name == name

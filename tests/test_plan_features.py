@@ -80,6 +80,17 @@ def test_ring_warns_about_deadlock_and_updown_does_not(capsys: pytest.CaptureFix
     assert plan["metrics"]["deadlock_free"] is True and plan["warnings"] == []
 
 
+def test_no_deadlock_warning_without_flow_control(capsys: pytest.CaptureFixture[str]) -> None:
+    """The deadlock needs 802.3x PAUSE: with flow control off the same cyclic routes plan
+    without the warning, so --strict passes."""
+    args = ["plan", str(INV / "seed-ring.yaml"), "--json", "--strict", "--set", "settings.flow_control=false"]
+    assert main(args) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["metrics"]["deadlock_free"] is False and plan["warnings"] == []
+    assert main(args[:-1] + ["settings.flow_control=true"]) == 1     # the same routes, PAUSE on
+    capsys.readouterr()
+
+
 def test_learning_addresses_unique_per_vlan() -> None:
     from vlanroute.plan.learning import learning_address
     plan = plan_from_file(INV / "seed-torus.yaml").to_json()

@@ -184,6 +184,40 @@ def test_a_wrong_result_after_the_commit_is_rolled_back(kind, farm, tmp_path, mo
         assert sw1.received.count("start transaction") == 2   # the inverse commands, committed
 
 
+@pytest.mark.parametrize("then", ["save", "rollback"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_no_save_commits_but_leaves_the_startup_config_to_save_or_rollback(kind, then, farm, tmp_path,
+                                                                           monkeypatch, capsys):
+    """`push --no-save` as on the 62xx path (docs/push.md, two-step commit): the transaction
+    is committed and verified but the startup config is not written; `vlanroute save` then
+    writes it, or `vlanroute rollback` restores the running config and leaves it alone."""
+    set_ssh_env(monkeypatch)
+    inventory, platform, _, seed = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, seeds={"sw1": seed})
+    sw1 = cluster.switch("sw1")
+    before = sw1.running_config()
+    rc, out, err = push(capsys, cluster, "--yes", "--no-save", "--switch", "sw1")
+    assert rc == 0 and "applied-unsaved" in out, out + err
+    assert COMMIT[kind] in sw1.received and "write memory" not in sw1.received
+    assert not sw1.saved and no_pending(kind, sw1)
+    pushed = sw1.running_config()
+    assert canonical(kind, "sw1", pushed) != canonical(kind, "sw1", before)
+
+    rc, out, err = run(capsys, then, str(cluster.outdir), "--known-hosts", str(cluster.known_hosts),
+                       *(["--yes"] if then == "rollback" else []))
+    assert rc == 0, out + err
+    if then == "save":
+        assert sw1.saved == [pushed] and sw1.running_config() == pushed
+    else:
+        assert canonical(kind, "sw1", sw1.running_config()) == canonical(kind, "sw1", before)
+        assert not sw1.saved and no_pending(kind, sw1)
+        # Host ports went back to access ports without the trunk lines the push gave them
+        # (EOS keeps a trunk's native VLAN and allowed list on an access port and prints them).
+        left = [line.strip() for line in sw1.running_config().splitlines()
+                if line.strip().startswith("switchport trunk") and line.strip() not in before]
+        assert not left, left
+
+
 AUDIT_INVENTORY = """
 name: audit-ring
 platform: {platform}

@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from vlanroute.device.credentials import Credentials
-from vlanroute.device.session import PROBE_GUARD, CommandRejected, HostKeyPolicy, SwitchSession
+from vlanroute.device.session import PROBE_GUARD, CommandRejected, HostKeyPolicy, SaveFailed, SwitchSession
 from vlanroute.drivers import FAMILIES
 from vlanroute.lab import FakeSwitchFarm, Faults
 from vlanroute.model.platforms import POWERCONNECT_6224, POWERCONNECT_6248, POWERCONNECT_8132
@@ -41,8 +41,8 @@ def blocks(text: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"": []}
     opener = re.compile(r"(interface |router |template |address-family |line |stack$|logging \d|vlan database$)")
     stack: list[str] = []
-    for raw in text.splitlines():
-        line = raw.rstrip()
+    for line in text.splitlines():
+        # Lines are kept byte for byte (trailing spaces too): "unchanged" means the same text.
         if not line.strip() or line.startswith("!") or line.strip() == "configure":
             continue
         if line.strip() == "exit":
@@ -101,6 +101,17 @@ def test_push_to_a_production_62xx_changes_only_what_vlanroute_owns(farm, tmp_pa
     assert rc == 0 and "applied" in out, out + err
     after = sw1.running_config()
     assert unrelated(before, after, {"vlan 10,20,30,99"}) == []
+    # Byte for byte and in order: every block the plan does not manage, and the global lines
+    # but for the aging time push adds.
+    a, b = blocks(before), blocks(after)
+    managed = {f"interface ethernet {p}" for p in SWITCH_PORTS} | {f"interface port-channel {n}" for n in (1, 2, 3)}
+    assert {k: v for k, v in b.items() if k not in managed | {"", "vlan database"}} == \
+        {k: v for k, v in a.items() if k not in managed | {"", "vlan database"}}
+    assert [l for l in b[""] if l != "bridge aging-time 1000000"] == a[""] and len(b[""]) == len(a[""]) + 1
+    for kind in ('hostname "lab-core-7"', "ip igmp snooping", "ip address 198.51.100.7 /24",
+                 "switchport trunk allowed vlan add 10,20,30,99", "routing",
+                 "switchport general allowed vlan add 10,20,30,99 tagged"):   # the 1/xg3 uplink
+        assert kind in after.splitlines(), kind
     assert "vlan 10,20,30,99,101-104" in after.splitlines()
     assert sw1.saved == [after]
 
@@ -141,6 +152,8 @@ def test_the_running_config_reader_keeps_every_line_it_does_not_model():
     assert not cfg.stp_global_enabled and cfg.lags[10].members == ["1/g38", "1/g39"]
     assert cfg.ports["1/g33"].pvid == 20 and cfg.ports["1/g33"].tagged == {30}
     assert cfg.ports["1/g30"].untagged == {10}
+    assert cfg.ports["1/xg3"].tagged == {10, 20, 30, 99}          # the 10G module uplink [A]
+    assert kept[(None, "ip address 198.51.100.7 /24")].effect == "none"
     # the strict reader (verify, push --strict) still refuses such a config
     with pytest.raises(Exception, match="vlan routing 20 1"):
         family.parse(PC62XX, switch="sw1", platform=POWERCONNECT_6248)
@@ -152,7 +165,8 @@ def test_os6_running_config_reader_keeps_nested_blocks():
     texts = [c.text for c in cfg.context]
     for line in ("router bgp 65010", "template peer SITE", "address-family ipv6", "redistribute connected",
                  "no switchport port-security violation protect", "slot 1/0 1    ! PowerConnect 8132",
-                 'description "syslog"', "exec-timeout 0", "application install SupportAssist auto-restart start-on-boot"):
+                 'description "syslog"', "exec-timeout 0", "application install SupportAssist auto-restart start-on-boot",
+                 "ip address dhcp", "openflow"):
         assert line in texts, line
     assert cfg.lags[20].members == ["Te1/0/13", "Te1/0/14"]
     assert {c.vlans for c in cfg.context if c.text == "switchport trunk allowed vlan 10,20,99"} == {frozenset({10, 20, 99})}
@@ -200,6 +214,7 @@ def test_strict_refuses_any_line_it_does_not_know(farm, tmp_path, monkeypatch, c
     rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1", "--strict")
     flat = " ".join(out.replace("│", " ").split())
     assert rc == 1 and "not-started" in flat and "line 9" in flat and "vlan routing 20 1" in flat, flat
+    assert "push without --strict" in flat, flat       # the fix names the way out
     assert cluster.switch("sw1").config_commands == 0
 
 
@@ -278,6 +293,9 @@ REPLIES = [
     "Could not configure pvid.",
     "These VLANs do not exist:  2000.",
     "Interface not in General Mode.",
+    "Interface not in Trunk Mode.",
+    "Interface not in Access Mode.",
+    "Interface is part of a port-channel",          # OS6 [OS6T]
     "Port is not general port.",
     "VLAN ID not found.",
     "\n          Failure Information\n---------------------------------------\n"
@@ -311,6 +329,23 @@ def test_each_real_reply_text_is_a_rejection(tmp_path, reply):
             assert reply.strip().splitlines()[-1] in str(info.value)
         finally:
             session.close()
+
+
+def test_a_save_the_switch_answers_not_saved_is_maybe_saved(tmp_path):
+    """`Configuration Not Saved!` after the key [FS], [NM]: a failure, and as the key was
+    sent, the startup config may have changed (never "untouched")."""
+    with FakeSwitchFarm() as farm:
+        sw = farm.add("sw1", host="127.0.0.62", password="pw")
+        known = farm.write_known_hosts(tmp_path / "known_hosts")
+        cli = dataclasses.replace(FAMILIES["powerconnect-62xx"].cli, save_answer="n")
+        session = SwitchSession(cli, sw.host, sw.port, Credentials("admin", "pw"),
+                                HostKeyPolicy(known_hosts=known))
+        try:
+            with pytest.raises(SaveFailed, match="Configuration Not Saved!") as info:
+                session.save()
+        finally:
+            session.close()
+    assert info.value.startup_may_have_changed and not sw.saved
 
 
 # -- 5. pre-flight: facts and context help -------------------------------------------------------
@@ -356,6 +391,43 @@ def test_context_help_probes_erase_what_they_type(farm, tmp_path, monkeypatch, c
     assert not any(line.startswith(("hashing-mode", "flowcontrol", "bridge", "channel-group"))
                    for line in sw1.received)
     assert sw1.config_commands == 0
+
+
+@pytest.mark.parametrize("patch, needle", [
+    # a 62xx whose help offers only LACP, the one mode seen on a 62xx [LACP]
+    (("channel_modes", lambda self: ("auto",)),
+     "channel-group N mode on: the switch does not offer `channel-group 1 mode on` (its context help lists: auto)"),
+    # a firmware whose aging range ends below the plan's value (the range is unknown [FP])
+    (("aging_range", "<10-630>"),
+     "bridge aging-time: the switch does not offer `bridge aging-time 1000000` (its context help lists: <10-630>)"),
+    # a help in a layout vlanroute does not read: going on would be a guess
+    (("aging_range", "(10 to 1000000 seconds)"),
+     "bridge aging-time: the switch's context help for `bridge aging-time` lists neither keywords nor a "
+     "<lo-hi> range (it begins '(10 to 1000000 seconds) Aging time in seconds.'), so "
+     "`bridge aging-time 1000000` cannot be confirmed"),
+])
+def test_preflight_stops_a_switch_whose_help_does_not_offer_the_value(farm, tmp_path, monkeypatch, capsys,
+                                                                     patch, needle):
+    """The probes read the values the help lists (keywords, `<lo-hi>`), not only whether the
+    command exists: a value outside them stops the switch before any change."""
+    from vlanroute.lab import cli as lab_cli
+    name, value = patch
+    if name == "aging_range":
+        table = lab_cli.Interpreter.help_table
+        def narrowed(self):  # type: ignore[no-untyped-def]
+            out = table(self)
+            out[("config", ("bridge", "aging-time"))] = [(value, "Aging time in seconds.")]
+            return out
+        monkeypatch.setattr(lab_cli.Interpreter, "help_table", narrowed)
+    else:
+        monkeypatch.setattr(lab_cli.Interpreter, name, value)
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml")
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    flat = " ".join(out.replace("│", " ").split())
+    assert rc == 1 and "not-started" in flat and "pre-flight" in flat, flat
+    assert needle in flat, flat
+    assert cluster.switch("sw1").config_commands == 0
 
 
 # -- OS6: push --dry-run and audit ---------------------------------------------------------------
@@ -416,8 +488,8 @@ def test_lab_up_env_and_down(tmp_path):
     assert r.returncode == 0, r.stderr
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    (seeds / "sw1.cfg").write_text(PC62XX.replace("1/g42", "1/g40").replace("1/g38", "1/g36")
-                                   .replace("1/g39", "1/g37"))
+    seed = PC62XX.replace("1/g42", "1/g40").replace("1/g38", "1/g36").replace("1/g39", "1/g37")
+    (seeds / "sw1.cfg").write_text(seed)
     r = vr("lab", "up", str(outdir), "--seed", str(seeds), "--state-dir", str(state))
     try:
         assert r.returncode == 0, r.stderr
@@ -439,7 +511,78 @@ def test_lab_up_env_and_down(tmp_path):
     assert down.returncode == 0 and "stopped 8 emulated switches" in down.stderr
     final = (state / "running" / "sw1.cfg").read_text()
     assert 'hostname "lab-core-7"' in final and "vlan routing 20 1" in final
+    # Every line of the seed is still there, in its block, but the VLAN list push extended
+    # and `switchport mode access`, the default the switch never prints.
+    assert unrelated(seed, final, {"vlan 10,20,30,99", "switchport mode access"}) == []
     assert not (state / "targets.json").exists()
     r = vr("push", str(outdir), "--dry-run", extra_env={"VLANROUTE_TARGETS": str(state / "targets.json"),
                                                           "VLANROUTE_SSH_USER": "x", "VLANROUTE_SSH_PASSWORD": "y"})
     assert r.returncode == 2 and "no such target map" in r.stderr
+
+
+# -- 3. the pager of each family ---------------------------------------------------------------
+
+def test_os6_session_reads_through_the_pager_when_terminal_length_0_is_ignored(tmp_path):
+    """OS6 takes `terminal length 0` at login [OS6T], [NM10]; where it does not stop the
+    paging, the session still reads the whole running config through `--More--`."""
+    with FakeSwitchFarm() as farm:
+        sw = farm.add("sw1", host="127.0.0.63", password="pw", platform=POWERCONNECT_8132, seed=OS6,
+                      faults=Faults(pager_stuck=True))
+        known = farm.write_known_hosts(tmp_path / "known_hosts")
+        session = SwitchSession(FAMILIES["dell-os6"].cli, sw.host, sw.port, Credentials("admin", "pw"),
+                                HostKeyPolicy(known_hosts=known))
+        try:
+            text = session.running_config()
+        finally:
+            session.close()
+    want = sw.running_config().splitlines()
+    assert len(want) > 2 * 23                       # more than two pages
+    assert text.splitlines() == want                # line for line: no blank line per page
+    assert "More" not in text
+
+
+class _ScriptedChannel:
+    """The netmiko connection of a SwitchSession, replaying what a switch sends back for
+    each write (one reply per write, in order)."""
+
+    RETURN = "\n"
+    remote_conn = None              # no SSH channel: a read that never ends fails at once
+
+    def __init__(self, replies: dict[str, list[str]]) -> None:
+        self.replies, self.pending, self.written = replies, "", []
+
+    def write_channel(self, data: str) -> None:
+        self.written.append(data)
+        self.pending += self.replies[data].pop(0)
+
+    def read_channel(self) -> str:
+        out, self.pending = self.pending, ""
+        return out
+
+
+@pytest.mark.parametrize("family, pager", [
+    ("powerconnect-62xx", "--More-- or (q)uit"),      # [FS], [8024F]
+    ("dell-os6", "--More--"),                         # OS6's own text is in no source; the FASTPATH stem
+    ("apresia-aeos", "--- more ---"),                 # netmiko commit bf7c90c4 [NKA]
+])
+@pytest.mark.parametrize("leave", [
+    "\n",                   # a line end after the key [FS]
+    "\r\n",
+    "\r" + " " * 20 + "\r",  # the prompt overwritten with spaces in place
+    "\b" * 8,               # or erased with backspaces, then the next line follows
+])
+def test_each_family_pages_through_its_own_pager_text(family, pager, leave):
+    """The whole output, line for line: what the switch prints to leave the pager prompt
+    is not a blank line of the config (a backup must be the config as the switch has it)."""
+    cli = FAMILIES[family].cli
+    chan = _ScriptedChannel({
+        "show running-config\n": ["show running-config\nline 1\nline 2\n" + pager],
+        cli.pager_key: [leave + "line 3\n" + pager + " ", leave + "line 4\nsw1#"],
+    })
+    session = SwitchSession.__new__(SwitchSession)      # no SSH: the scripted channel instead
+    session.cli, session._conn, session._errors, session.commands_sent = cli, chan, [], 0
+    session._pager = re.compile("(?:" + "|".join(cli.pager_patterns) + r")[ \t]*$")
+    session._prompt_re = re.compile(r"sw1(?:\([^)\r\n]*\))?[#>]\s*$")
+    out = session.run("show running-config", check=False)
+    assert out.splitlines() == ["line 1", "line 2", "line 3", "line 4"]
+    assert chan.written == ["show running-config\n", cli.pager_key, cli.pager_key]

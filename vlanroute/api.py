@@ -28,6 +28,7 @@ from vlanroute.device.cablecheck import readable, run_check
 from vlanroute.device.cabling import CablingReport, CableStatus, unchecked_refusal
 from vlanroute.device.credentials import Credentials, load_credentials
 from vlanroute.bundle.reader import PLAN_FILE, read_plan
+from vlanroute.bundle.manifest import require_intact
 from vlanroute.device.journal import Journal, sha256_text
 from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
@@ -188,7 +189,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
          insecure_no_host_key_check: bool = False, targets: str | Path | TargetMap | None = None,
          workers: int = 4, keep_going: bool = False, strict: bool = False, save: bool = True,
          state_dir: str | Path | None = None, expected: dict[str, list[str]] | None = None,
-         check_cabling: bool = True, ui: PushUI | None = None, selected: Targets | None = None) -> PushRun:
+         check_cabling: bool = True, ui: PushUI | None = None, selected: Targets | None = None,
+         check_manifest: bool = True) -> PushRun:
     """Push OUTDIR's configs as `vlanroute push --yes` does: first every switch is logged in
     to, backed up (in the state directory, docs/push.md) and checked, changing nothing; if
     any fails there, nothing is changed anywhere. Then the switches are changed in the
@@ -201,10 +203,13 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     First of all, as the command does, the cabling check (`cabling`): an inter-switch cable
     that disagrees with cabling.csv raises CablingRefused before any change (a dry run
     goes on), and cables that neither end's LLDP table showed raise UserError once every
-    switch passed the pre-flight; `check_cabling=False` skips it. Unless `dry_run`, the fabric's lock is held
-    throughout (docs/push.md, the state directory): another push, save or rollback of the
-    same fabric at work raises UserError, changing nothing."""
+    switch passed the pre-flight; `check_cabling=False` skips it. Unless `dry_run`, the
+    fabric's lock is held throughout (docs/push.md, the state directory): another push,
+    save or rollback of the same fabric at work raises UserError, changing nothing. Before everything, as the command
+    does, OUTDIR must match its manifest.json (`check_manifest=False`: `--skip-manifest-check`)."""
     out = Path(outdir)
+    if check_manifest:
+        require_intact(out, "push", "check_manifest=False")
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
     unchecked: list[CableStatus] = []
     if check_cabling:

@@ -36,8 +36,10 @@ _LAG_HASH = re.compile(r"[A-Za-z0-9_+-]{1,32}")
 
 
 def name(value: object, what: str) -> str:
-    """Switch and host names: also used as file names, so no '/', no leading dot or dash."""
-    if not isinstance(value, str) or not _NAME.fullmatch(value) or ".." in value:
+    """Switch and host names: also used as file names, so no '/', no leading dot or dash.
+    Exactly the inventory's rule (NAME_PATTERN): a name the inventory accepts must render,
+    and without '/' a name like `lab..x` is one file name, not a step up."""
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
         raise VerificationError([f"{what}: unsafe name {value!r} (allowed: {_NAME.pattern})"])
     return value
 

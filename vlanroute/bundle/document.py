@@ -30,7 +30,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, Serializatio
 
 from vlanroute.errors import UserError
 from vlanroute.model.portlist import parse_port_list
-from vlanroute.names import IFACE_PATTERN, NAME_PATTERN, PORT_PATTERN
+from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN
 
 FORMAT = "vlanroute-plan/2"
 OLD_FORMATS = ("vlanroute-plan/1",)
@@ -297,7 +297,7 @@ _NAME_RULE = "letters, digits, '_', '.', '-', starting with a letter, at most 63
 _RULES = {"switch name": _NAME_RULE, "host name": _NAME_RULE, "platform name": _NAME_RULE,
           "family name": _NAME_RULE, "name": _NAME_RULE,
           "port name": "letters, digits, '/', ':', '.', '-', at most 32",
-          "interface name": "letters, digits, '_', '-', starting with a letter, at most 10",
+          "interface name": f"letters, digits, '_', '-', starting with a letter, at most {IFNAME_MAX}",
           "LAG id": "a number from 1 to 9999"}
 
 

@@ -14,6 +14,7 @@ from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
+from vlanroute.natural import natural_key
 
 
 @click.command("audit")
@@ -55,7 +56,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             found = "missing" if f.found_port is None else f"on {label(f.found_port)}"
             table.add_row(e.switch, str(e.vlan), e.host, e.mac, label(e.port), found)
         out.print(table)
-    for switch, why in sorted(report.errors.items()):
+    for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
         out.print(f"[red]{switch}: not read: {why}[/]", highlight=False)
     if report.no_mac:
         out.print(f"{len(report.no_mac)} host(s) have no MAC in the inventory and were not "

@@ -22,6 +22,7 @@ from vlanroute.device.cablecheck import readable, run_check
 from vlanroute.device.cabling import OK, CablingReport, CableStatus
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
+from vlanroute.natural import natural_key
 
 SCHEMA = "vlanroute-cabling-check/1"
 
@@ -85,7 +86,7 @@ def print_report(out: Console, report: CablingReport, show_all: bool) -> None:
         out.print("[bold]fix:[/]")
         for i, fix in enumerate(fixes, start=1):
             out.print(f"  {i}. {fix}", highlight=False, markup=False)
-    for switch, why in sorted(report.errors.items()):
+    for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
         out.print(f"[red]{switch}: LLDP table not read: {why}[/]", highlight=False)
     by_kind = {kind: Counter(c.status for c in report.cables if c.kind == kind) for kind in (INTER_SWITCH, HOST)}
     isl = by_kind[INTER_SWITCH]
@@ -123,7 +124,7 @@ def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], tar
         err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv"
                   + (f"; {len(unchecked)} NOT checked (neither end's LLDP table was read)" if unchecked else ""),
                   highlight=False)
-        for switch, why in sorted(report.errors.items()):
+        for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
             # Push itself reports a switch it cannot reach; its cables were judged from the far end.
             err.print(f"cabling: {switch}: LLDP table not read: {why}", highlight=False)
         return True, unchecked

@@ -1,7 +1,7 @@
 """`vlanroute lab up OUTDIR` / `lab env` / `lab down`: emulated switches for a rendered OUTDIR.
 
 `lab up` starts one emulated switch per switch of OUTDIR's plan (vlanroute.lab: PowerConnect
-62xx and Dell OS6), each on its own 127.0.0.x address, in a background process that
+62xx, Dell OS6, Arista EOS and Dell OS10: vlanroute.lab.server.EMULATED), each on its own 127.0.0.x address, in a background process that
 outlives the command, optionally seeded with running configs (`--seed DIR` of
 <switch>.cfg, or one file for all). It prints, on stdout, the environment push and audit
 need: the SSH user and password of the emulated switches, the known_hosts file of their
@@ -81,7 +81,8 @@ STATE_OPTION = click.option("--state-dir", type=click.Path(file_okay=False, path
 
 @click.group("lab")
 def command() -> None:
-    """Emulated switches on 127.0.0.x for a rendered OUTDIR (PowerConnect 62xx, Dell OS6)."""
+    """Emulated switches on 127.0.0.x for a rendered OUTDIR (PowerConnect 62xx, Dell OS6,
+    Arista EOS, Dell OS10)."""
 
 
 @command.command("up")

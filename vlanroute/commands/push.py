@@ -37,13 +37,12 @@ from vlanroute.exitcodes import ExitCode
 
 
 class AggregateUI(PushUI):
-    """Push progress on one bar for the whole run (vlanroute.commands.progress.CountsBar);
-    diffs and command lists are printed above it as each switch finishes."""
+    """Push progress on one bar for the whole run (vlanroute.commands.progress.CountsBar).
+    Diffs and command lists are printed once the pass is over, in the switches' natural
+    order: printed as each switch finished, their order changed from run to run."""
 
-    def __init__(self, bar: CountsBar, out: Console, show_diff: bool, show_commands: bool) -> None:
-        self._bar, self._out = bar, out
-        self._show_diff, self._show_commands = show_diff, show_commands
-        self._lock = threading.Lock()
+    def __init__(self, bar: CountsBar) -> None:
+        self._bar = bar
 
     def begin(self, switch: str) -> None:
         self._bar.state(switch, "waiting")
@@ -53,11 +52,6 @@ class AggregateUI(PushUI):
 
     def done(self, result: SwitchResult) -> None:
         self._bar.state(result.switch, result.result, done=True)
-        with self._lock:
-            if self._show_diff:
-                print_diff(self._out, result)
-            if self._show_commands:
-                print_commands(self._out, result)
 
 
 def print_diff(out: Console, result: SwitchResult) -> None:
@@ -161,8 +155,14 @@ def first_interrupt_stops(pusher: Pusher, err: Console) -> Iterator[None]:
 def _run(pusher: Pusher, targets: list[Target], previous: dict[str, SwitchResult] | None,
          err: Console, out: Console, show_diff: bool, show_commands: bool, bar: bool) -> list[SwitchResult]:
     with CountsBar("push", err, bar) as counts, first_interrupt_stops(pusher, err):
-        pusher.ui = AggregateUI(counts, out, show_diff, show_commands)
-        return pusher.run(targets, previous)
+        pusher.ui = AggregateUI(counts)
+        results = pusher.run(targets, previous)      # in the targets' (natural) order
+    for result in results:
+        if show_diff:
+            print_diff(out, result)
+        if show_commands:
+            print_commands(out, result)
+    return results
 
 
 def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,

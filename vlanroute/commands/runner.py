@@ -8,6 +8,8 @@ way `vlanroute.cli.main` reports them, with the exit codes of vlanroute.exitcode
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from vlanroute.commands import output
@@ -20,6 +22,11 @@ def _fail(message: str, code: int) -> int:
     if output.json_mode():
         output.emit_error(message, int(code))
     return int(code)
+
+
+def _asks_for_json(argv: list[str]) -> bool:
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in options
 
 
 def run_command(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
@@ -38,7 +45,9 @@ def run_command(click_command: click.Command, argv: list[str] | None = None, pro
         return int(ExitCode.INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
-        if output.json_mode():
+        # A usage error found while parsing (unknown option, bad value) stops click before the
+        # --json callback runs: look at the arguments, so stdout still parses (docs/json.md).
+        if output.json_mode() or _asks_for_json(sys.argv[1:] if argv is None else argv):
             output.emit_error(exc.format_message(), exc.exit_code)
         return exc.exit_code
     except KeyboardInterrupt:

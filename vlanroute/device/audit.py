@@ -62,7 +62,7 @@ class AuditReport:
                      "found_port": None if f.found_port is None else label(f.expected.switch, f.found_port)}
                     for f in self.findings]
         return {"ok": self.ok, "checked": self.checked, "present": self.checked - len(self.findings),
-                "findings": findings, "errors": dict(sorted(self.errors.items())), "no_mac": self.no_mac}
+                "findings": findings, "errors": {s: self.errors[s] for s in natsorted(self.errors)}, "no_mac": self.no_mac}
 
 
 def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:

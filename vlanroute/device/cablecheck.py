@@ -16,6 +16,7 @@ from vlanroute.device.lldp import LldpSource, LldpTable, has_lldp_reader, read_t
 from vlanroute.device.session import HostKeyPolicy, SwitchSession
 from vlanroute.device.targets import Target, TargetMap, check_loopback, select_targets
 from vlanroute.drivers import family_of
+from vlanroute.natural import natsorted
 
 
 def readable(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
@@ -23,7 +24,7 @@ def readable(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
     """The switches whose LLDP table vlanroute can read over SSH, and why each other one
     cannot be read."""
     platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
-    chosen = names or tuple(sorted(doc.switches))
+    chosen = names or tuple(natsorted(doc.switches))
     skipped: dict[str, str] = {}
     ok: list[str] = []
     for name in chosen:

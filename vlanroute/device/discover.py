@@ -22,6 +22,7 @@ import re
 from vlanroute.device.lldp import LldpTable
 from vlanroute.drivers.common import normalize_mac
 from vlanroute.names import NAME_PATTERN, PORT_PATTERN
+from vlanroute.natural import natsorted, natural_key
 
 # A MAC as the tables print it: 00:1E:C9:.. (Dell OS6, OS10), 00-1e-.., 001e.c9aa.bbcc (EOS).
 _MAC = re.compile(r"^([0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{4}(\.[0-9A-Fa-f]{4}){2})$")
@@ -37,9 +38,14 @@ class Discovery:
     notes: list[str] = field(default_factory=list)   # what was seen and not used, and why
 
 
+def _end_order(end: tuple[str, str]) -> tuple[tuple[str | int, ...], tuple[str | int, ...]]:
+    """A (switch, port) end in natural order: sw2 before sw10, 1/g9 before 1/g10."""
+    return natural_key(end[0]), natural_key(end[1])
+
+
 def discover(tables: Mapping[str, LldpTable]) -> Discovery:
-    names = sorted(tables)
-    notes = [f"{s}: LLDP table not read: {t.error}" for s, t in sorted(tables.items()) if t.error]
+    names = natsorted(tables)               # sw2 before sw10: the order of the fragment's switches
+    notes = [f"{s}: LLDP table not read: {tables[s].error}" for s in names if tables[s].error]
     cables: set[tuple[tuple[str, str], tuple[str, str]]] = set()
     seen_ports: dict[tuple[str, str], tuple[str, str]] = {}
     hosts: dict[str, dict[str, str]] = {}
@@ -64,7 +70,7 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
                         break
                 else:
                     seen_ports[here], seen_ports[there] = there, here
-                    cables.add((min(here, there), max(here, there)))
+                    cables.add((min(here, there, key=_end_order), max(here, there, key=_end_order)))
                 continue
             host = far_name.split(".")[0] if far_name else ""
             mac = row.port_id if _MAC.match(row.port_id) else row.chassis_id if _MAC.match(row.chassis_id) else ""
@@ -82,10 +88,10 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
                 notes.append(f"{s} {row.local_port}: a neighbour with {what}, chassis {row.chassis_id}, "
                              f"port {row.port_id} (not a switch read, not a host name); not used")
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for (a, pa), (b, pb) in sorted(cables):
+    for (a, pa), (b, pb) in sorted(cables, key=lambda c: (_end_order(c[0]), _end_order(c[1]))):
         pairs[(a, b)].append((pa, pb))
     links: list[dict[str, object]] = []
-    for (a, b), ports in sorted(pairs.items()):
+    for (a, b), ports in sorted(pairs.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1]))):
         link: dict[str, object] = {"a": a, "b": b}
         if len(ports) > 1:
             link["count"] = len(ports)
@@ -95,7 +101,7 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
     for s in names:
         if s not in cabled and not tables[s].error:
             notes.append(f"{s}: no cable to another switch read")
-    return Discovery(names, links, sorted(hosts.values(), key=lambda h: h["name"]), notes)
+    return Discovery(names, links, sorted(hosts.values(), key=lambda h: natural_key(h["name"])), notes)
 
 
 def fragment(d: Discovery, name: str, platform: str,

@@ -10,7 +10,8 @@ Run on every switch before anything is changed, also by `push --dry-run`:
    (`configure`, `interface ...`) changes nothing; the typed words are erased and followed
    by a guard word, so the only thing ever executed is an invalid command
    (vlanroute.device.session.SwitchSession.context_help). The help must offer the command,
-   and the value push will give it where the help lists values or a range.
+   and the value push will give it where the help lists values or a range; a help that
+   lists neither cannot confirm the value and stops the switch too.
 A mismatch stops that switch, before any change, with the fact named.
 """
 
@@ -140,6 +141,12 @@ def run_probes(target: Target, session: SwitchSession, commands: list[str]) -> l
                                     f"push sends it in ({' / '.join(entry)}); its context help "
                                     f"answers {first!r}")
         ok = offered(text, value) if value is not None else True
+        if ok is None:
+            # Going on would be a guess: the probe exists to confirm the value, not only the words.
+            first = next((l.strip() for l in text.splitlines() if l.strip()), "(nothing)")
+            raise PreflightMismatch(f"{probe.command}: the switch's context help for `{words}` lists "
+                                    f"neither keywords nor a <lo-hi> range (it begins {first!r}), so "
+                                    f"`{words} {value}` cannot be confirmed")
         if ok is False:
             listed = " ".join(l.strip().split(" ", 1)[0] for l in text.splitlines() if l.strip())
             raise PreflightMismatch(f"{probe.command}: the switch does not offer `{words} {value}` "

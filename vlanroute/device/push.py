@@ -38,6 +38,11 @@ from vlanroute.device.statedir import FabricState
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
+# The result values live in device/results.py (transaction.py names them too); the CLI,
+# the API and Nornir import them from here.
+from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, CHANGED, DRY_RUN,  # noqa: F401
+                                      NEEDS_A_PERSON, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
+                                      SAVE_UNCERTAIN, SKIPPED, SUCCESS, UNCHANGED)
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
@@ -45,15 +50,6 @@ from vlanroute.device.transaction import apply_in_transaction
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
-
-# Result values. Only the first four mean success; the last two need a person
-# (exit codes: vlanroute.api.push_exit_code, docs/exit-codes.md).
-APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN = "applied", "applied-unsaved", "unchanged", "dry-run"
-NOT_STARTED, SKIPPED, ROLLED_BACK, ROLLBACK_FAILED, SAVE_UNCERTAIN = (
-    "not-started", "skipped", "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN")
-SUCCESS = (APPLIED, APPLIED_UNSAVED, UNCHANGED, DRY_RUN)
-CHANGED = (APPLIED, APPLIED_UNSAVED, SAVE_UNCERTAIN)     # runs the new config now
-NEEDS_A_PERSON = (ROLLBACK_FAILED, SAVE_UNCERTAIN)
 
 
 @dataclass
@@ -114,7 +110,14 @@ def _parse(target: Target, text: str, source: str, strict: bool = True) -> Switc
     """`strict`: the family's parser for rendered configs, which refuses any line it does not
     know; else the running-config reader, which keeps such lines as context."""
     parse = target.family.parse if strict else target.family.parse_running
-    return parse(text, switch=target.name, platform=target.platform, source=source)
+    try:
+        return parse(text, switch=target.name, platform=target.platform, source=source)
+    except UserError as exc:
+        if strict:
+            # The user chose --strict; the way out they most likely want is to drop it.
+            way_out = "push without --strict, which keeps lines outside vlanroute's scope as they are"
+            exc.fix = f"{exc.fix}; or {way_out}" if exc.fix else way_out
+        raise
 
 
 def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
@@ -306,11 +309,16 @@ class Pusher:
         if target.family.transaction is not None:
             def canonical(text: str) -> list[str]:
                 return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
-            # The CLI's own transaction saves as part of its commit: --no-save does not apply.
             self._log(J.APPLYING, name, backup=str(res.backup),
                       backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
             res = apply_in_transaction(target, session, prep, res, self.ui, canonical,
-                                       lambda: self._session(target))
+                                       lambda: self._session(target), save=self.options.save)
+            if res.result == APPLIED_UNSAVED:
+                # A commit writes the running config only (EOS, OS10 alike): as on the other
+                # families, `vlanroute save` checks this sha256 and then saves.
+                self._log(J.APPLIED, name, saved=False, commands_sent=res.commands_sent,
+                          running_sha256=sha256_lines(_canonical(target, prep.predicted)))
+                return res
             event = {APPLIED: J.SAVED, SAVE_UNCERTAIN: J.SAVE_UNCERTAIN, ROLLED_BACK: J.ROLLED_BACK,
                      ROLLBACK_FAILED: J.ROLLBACK_FAILED}.get(res.result, J.NOT_STARTED)
             self._log(event, name, message=res.message)

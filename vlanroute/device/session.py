@@ -118,15 +118,19 @@ class SwitchSession:
         out = ""
         deadline = time.monotonic() + timeout
         pause = 0.002
+        pager_at: int | None = None     # where a removed pager prompt stood
         while True:
             try:
                 out += self._conn.read_channel()
             except _LOST as exc:
                 raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
                                      f"(at {what!r}): {_short(exc)}") from None
+            if pager_at is not None:
+                out, pager_at = _drop_pager_line_end(out, pager_at)
             if self._pager.search(out):
                 # The pager prompt has no line end; the next page follows the key.
                 out = self._pager.sub("", out)
+                pager_at = len(out)
                 self._conn.write_channel(self.cli.pager_key)
                 continue
             # Only a prompt after the echo of what was sent counts: a prompt still in the
@@ -265,6 +269,19 @@ def _connect_problem(text: str, host: str, port: int) -> str | None:
         return (f"cannot reach {host}:{port} (TCP connection failed: the switch is down, the "
                 "address or port is wrong, or a firewall is in the way)")
     return None
+
+
+def _drop_pager_line_end(out: str, at: int) -> tuple[str, int | None]:
+    """Drop what the switch prints after the pager key to leave the prompt's line (a line
+    end, or carriage returns, spaces and backspaces over the prompt), so that a config read through
+    the pager is the config, without a blank line per page. Returns the output and the
+    position still to look at (None once decided)."""
+    rest = out[at:]
+    if m := re.match(r"[\r \x08]*\n|[\r \x08]*[\r\x08](?=[^\r \x08\n])", rest):
+        return out[:at] + rest[m.end():], None
+    if rest and not re.fullmatch(r"[\r \x08]*", rest):
+        return out, None              # the next page follows at once
+    return out, at                    # nothing decisive yet: look again after the next read
 
 
 def _short(exc: BaseException) -> str:

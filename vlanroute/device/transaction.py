@@ -9,7 +9,8 @@ session before it is undone by discarding the transaction: the running config ne
 changed, which push checks by reading it back. After the commit the running config is
 read back and compared with the prediction as on any family; if it differs, the restore
 point is loaded (EOS `configure replace checkpoint:`), or, where the CLI has none, the
-inverse commands are committed in a new transaction. Only then is the config saved.
+inverse commands are committed in a new transaction. Only then is the config saved
+(unless push --no-save: the commit changes the running config only, as on any family).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
+                                      SAVE_UNCERTAIN)
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
 from vlanroute.drivers.family import Transaction
 from vlanroute.errors import UserError
@@ -44,11 +47,10 @@ def body(tx: Transaction, commands: list[str]) -> list[str]:
 
 def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepared", res: "SwitchResult",
                          ui: "PushUI", canonical: Callable[[str], list[str]],
-                         reconnect: Callable[[], SwitchSession]) -> "SwitchResult":
+                         reconnect: Callable[[], SwitchSession], save: bool = True) -> "SwitchResult":
     """Push `prep.commands` inside the family's transaction; `canonical(text)` parses a
-    running config into push's canonical view; `reconnect()` opens a new session."""
-    from vlanroute.device.push import APPLIED, NOT_STARTED, SAVE_UNCERTAIN
-
+    running config into push's canonical view; `reconnect()` opens a new session.
+    `save` False (push --no-save): committed and verified, the startup config left alone."""
     tx = target.family.transaction
     assert tx is not None
     name = transaction_name()
@@ -104,6 +106,11 @@ def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepar
         extra = [f"-{x}" for x in predicted if x not in after] + [f"+{x}" for x in after if x not in predicted]
         return _restore(target, session, tx, fmt, prep, res, "running config after the commit differs from "
                         "the prediction: " + "; ".join(extra[:3]), want_before, canonical, reconnect)
+    if not save:
+        _cleanup(session, tx, fmt)
+        res.result = APPLIED_UNSAVED
+        res.message = "applied in one transaction and verified, NOT saved: `vlanroute save OUTDIR` commits it"
+        return res
     ui.status(target.name, "saving")
     try:
         session.save()
@@ -127,7 +134,6 @@ def _session(session: SwitchSession | None, reconnect: Callable[[], SwitchSessio
 
 def _discard(target, session, tx, fmt, res, problem, want_before, canonical, reconnect):  # type: ignore[no-untyped-def]
     """Before the commit: discard the transaction; the running config must be unchanged."""
-    from vlanroute.device.push import ROLLBACK_FAILED, ROLLED_BACK
     try:
         if session is None:
             session = reconnect()
@@ -155,7 +161,6 @@ def _discard(target, session, tx, fmt, res, problem, want_before, canonical, rec
 
 def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonical, reconnect):  # type: ignore[no-untyped-def]
     """After the commit: back to the restore point, or commit the inverse commands."""
-    from vlanroute.device.push import ROLLBACK_FAILED, ROLLED_BACK
     try:
         session = _session(session, reconnect)
         if tx.restore:

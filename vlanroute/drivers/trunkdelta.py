@@ -137,6 +137,13 @@ def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool, syn: 
             if cur.mode == "routed":
                 cmds.append("switchport")
             cmds.append(f"switchport mode {tgt.mode}")
+    if cur.mode == "trunk" and tgt.mode != "trunk" and not syn.native_is_access:
+        # EOS keeps (and prints) a trunk's native VLAN and allowed list on a port that is no
+        # longer a trunk: clear them, or a rollback leaves them behind [ANS-EOS].
+        if cur.pvid != 1:
+            cmds.append("no switchport trunk native vlan")
+        if _allowed(cur) != ALL_VLANS:
+            cmds.append("no switchport trunk allowed vlan")
     if tgt.mode == "access":
         if cur.mode != "access" or cur.pvid != tgt.pvid:
             cmds.append(f"switchport access vlan {tgt.pvid}" if tgt.pvid != 1 else "no switchport access vlan")

@@ -117,11 +117,3 @@ def read_vlans(path: Path) -> list[VlanRow]:
                             fix="render again; do not edit the table by hand")
         rows.append(VlanRow(int(vlan), net))
     return rows
-
-
-def learning_address(subnet: ipaddress.IPv4Network, index: int) -> ipaddress.IPv4Address:
-    """What the host program computes in sh: first address + 1 + index (a host address)."""
-    address = subnet.network_address + 1 + index
-    if address >= subnet.broadcast_address:
-        raise ValueError(f"host index {index} does not fit the learning subnet {subnet}")
-    return address

@@ -16,12 +16,14 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from vlanroute.errors import UserError
 
 MAX_ERRORS = 20
+E = TypeVar("E", bound=BaseModel)
 # Column -> the HostEntry field it fills.
 ALIASES = {
     "hostname": "name", "host": "name", "name": "name", "node": "name",
@@ -45,8 +47,10 @@ def _delimiter(first_line: str) -> str:
     return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
 
 
-def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
-    from vlanroute.model.inventory import HostEntry    # inventory.py imports this module
+def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> tuple[list[E], list[int]]:
+    """The rows of the hosts CSV `text`, each validated as `entry` (the inventory's
+    HostEntry, passed in: inventory.py imports this module, so this one cannot import it),
+    and the line of each row (for later messages about a row)."""
 
     text = text.removeprefix("\ufeff")
     first = text.split("\n", 1)[0]
@@ -74,7 +78,8 @@ def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
         if not fields[i] and not re.match(ATTRIBUTE_PATTERN, c):
             raise UserError(f"column name '{header[i].strip()}' is not allowed", file=file, field="line 1",
                             fix="column names: letters, digits, '_', '.', '-', starting with a letter")
-    entries = []
+    entries: list[E] = []
+    lines: list[int] = []
     errors: list[str] = []
     for row in reader:
         lineno = reader.line_num
@@ -87,7 +92,8 @@ def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
         known = {f: v for f, v in zip(fields, values) if f and v}
         attributes = {c: v for c, f, v in zip(columns, fields, values) if not f and v}
         try:
-            entries.append(HostEntry(**known, attributes=attributes))
+            entries.append(entry(**known, attributes=attributes))
+            lines.append(lineno)
         except ValidationError as exc:
             for err in exc.errors():
                 where = ".".join(map(str, err["loc"]))
@@ -99,4 +105,4 @@ def read_hosts_csv(csv_path: Path, text: str) -> list:  # list[HostEntry]
         shown = "\n  ".join(errors)
         raise UserError(f"{len(errors)} bad row(s){' (first ' + str(MAX_ERRORS) + ')' if len(errors) >= MAX_ERRORS else ''}:"
                         f"\n  {shown}", file=file, field=errors[0].split(":", 1)[0], fix=FIX)
-    return entries
+    return entries, lines

@@ -66,26 +66,35 @@ def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
         entries = inv.hosts_csv if spec.csv else spec.entries
         assert entries is not None
         where_base = f"{spec.csv}" if spec.csv else "hosts.list"
+        csv_lines = inv.hosts_csv_lines if spec.csv else None
+
+        def row(k: int) -> str:
+            """A CSV row by its line number, as the CSV's own errors name it."""
+            return f"{spec.csv} line {csv_lines[k]}" if csv_lines else f"{where_base}.{k}"
         for k, e in enumerate(entries):
             sw = _resolve_switch(e.switch, topo)
             if sw is None:
                 raise UserError(f"host '{e.name}' is on unknown switch '{e.switch}'", file=file,
-                                field=f"{where_base}.{k}.switch", fix="use a switch name of the topology")
+                                field=f"{row(k)}: switch" if csv_lines else f"{row(k)}.switch",
+                                fix="use a switch name of the topology")
             hosts.append(Host(e.name, sw, e.port, e.mac, e.interface or spec.interface, len(hosts),
                               attributes=dict(e.attributes)))
         where = where_base
 
     seen: dict[str, int] = {}
     macs: dict[str, str] = {}
+    lines = inv.hosts_csv_lines if spec.csv and counts is None else None
     for h in hosts:
+        # In a hosts CSV: the line of the second row (h.index is the row's position).
+        here = f"{spec.csv} line {lines[h.index]}" if lines else where
         if h.name in seen:
-            raise UserError(f"host name '{h.name}' is used twice", file=file, field=where,
+            raise UserError(f"host name '{h.name}' is used twice", file=file, field=here,
                             fix="give every host a different name")
         seen[h.name] = h.index
         if h.mac:
             if h.mac in macs:
                 raise UserError(f"MAC {h.mac} is given to both '{macs[h.mac]}' and '{h.name}'", file=file,
-                                field=where, fix="every host needs its own MAC address")
+                                field=here, fix="every host needs its own MAC address")
             macs[h.mac] = h.name
     if not hosts:
         raise UserError("the inventory has no hosts", file=file, field="hosts", fix="give hosts.per_switch or a host list")

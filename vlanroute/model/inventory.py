@@ -18,6 +18,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
+from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
@@ -446,8 +447,8 @@ def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> 
         if pdef.base not in PLATFORMS:
             raise UserError(f"unknown base platform '{pdef.base}'", file=str(p), field=f"platforms.{pname}.base",
                             fix=f"use one of: {', '.join(sorted(PLATFORMS))}")
-    hosts_csv = _read_hosts_csv(p, inv.hosts.csv) if inv.hosts.csv else None
-    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv)
+    hosts_csv, lines = _read_hosts_csv(p, inv.hosts.csv) if inv.hosts.csv else (None, None)
+    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv, hosts_csv_lines=lines)
 
 
 def _refuse_plan_document(path: Path) -> None:
@@ -464,24 +465,26 @@ def _refuse_plan_document(path: Path) -> None:
         raise UserError(f"this is a rendered plan ({found.group(1)}, the plan.json that `vlanroute render` "
                         "writes), not an inventory", file=str(path),
                         fix="give the inventory YAML the plan was made from; the commands that read a "
-                            "rendered plan (verify, push, audit, emulate, lab up) take its OUTDIR")
+                            "rendered plan (verify, push, audit, save, rollback, cabling check, emulate, "
+                            "lab up) take its OUTDIR")
 
 
 class LoadedInventory:
     """A validated inventory with where it came from (for messages) and its host CSV read."""
 
-    def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None) -> None:
+    def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None,
+                 hosts_csv_lines: list[int] | None = None) -> None:
         self.path = path
         self.spec = spec
         self.hosts_csv = hosts_csv
+        self.hosts_csv_lines = hosts_csv_lines      # the line of each row, for messages
 
     @property
     def file(self) -> str:
         return str(self.path)
 
 
-def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
-    from vlanroute.model.hostcsv import read_hosts_csv
+def _read_hosts_csv(inv_path: Path, rel: str) -> tuple[list[HostEntry], list[int]]:
     csv_path = (inv_path.parent / rel) if not Path(rel).is_absolute() else Path(rel)
     try:
         text = csv_path.read_text(encoding="utf-8")
@@ -491,4 +494,4 @@ def _read_hosts_csv(inv_path: Path, rel: str) -> list[HostEntry]:
     except UnicodeDecodeError:
         raise UserError(f"the hosts CSV '{csv_path}' is not UTF-8 text", file=str(inv_path), field="hosts.csv",
                         fix="save it as UTF-8 (CSV UTF-8 in a spreadsheet's save dialog)") from None
-    return read_hosts_csv(csv_path, text)
+    return read_hosts_csv(csv_path, text, HostEntry)

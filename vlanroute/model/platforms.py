@@ -203,8 +203,8 @@ ARISTA_7050SX_64 = Platform(
                  "Arista/DCS-7050SX-64.yaml)",
         "vid_range": "C: 'VLAN number (1-4094)', VLAN 1 exists by default (EOS User Manual, Virtual LANs)",
         "mac_capacity": "U: 128K believed; no datasheet text retrieved",
-        "aging": "U: mac address-table aging-time range and default not in any source read; 10-1,000,000 s "
-                 "and 300 s assumed",
+        "aging": "U: mac address-table aging-time range not in any source read, 10-1,000,000 s assumed; "
+                 "C: default 300 s (`show running-config all` of vEOS 4.13.7M, arista-eosplus/pyeapi fixture)",
         "max_lags": "U: 128 port-channels x 16 members assumed",
         "model": "C: 'show version' starts 'Arista <model>' (ntc-templates arista_eos show_version)",
     },

@@ -175,7 +175,9 @@ def build_plan(inv: LoadedInventory) -> Plan:
         raise PlanError(f"routing.algorithm {routes.algorithm} promises deadlock-free routes, but their channel "
                         "dependency graph has a cycle (a vlanroute bug)", file=file, field="routing.algorithm",
                         fix="please report it; meanwhile use another algorithm")
-    if not metrics.deadlock_free:
+    if not metrics.deadlock_free and settings["flow_control"]:
+        # Without 802.3x PAUSE a full queue drops frames instead of stopping the sender, so a
+        # cycle of channel dependencies costs retransmissions, never a deadlock.
         advice = DEADLOCK_FREE_ADVICE
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
                         f"the network can deadlock under heavy load; routing.algorithm: {advice.name} is deadlock-free"

@@ -16,6 +16,7 @@ from vlanroute.bundle.cables import HOST, PlannedCable
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.drivers import family_of
 from vlanroute.model.platforms import Platform
+from vlanroute.natural import natsorted
 from vlanroute.resources import template_loader
 
 SHEET_FILE = "cabling.html"
@@ -53,7 +54,7 @@ def sheet_switches(doc: PlanDocument, cables: list[PlannedCable],
                 lag_text += f" to {there} {family_of(platforms[there]).lag_label(far_lag)}"
             rows[here].append(SheetRow(port, c.label, f"{there} {far_port}", "inter-switch", lag_text))
     out = []
-    for name in sorted(doc.switches):
+    for name in natsorted(doc.switches):          # sw2 before sw10, as everywhere people read names
         plat = platforms[name]
         key = lambda r: (plat.port_index(r.port) if plat.has_port(r.port) else len(plat.ports), r.port)  # noqa: E731
         out.append(SheetSwitch(name, plat.name, doc.switches[name].mgmt or "", sorted(rows[name], key=key)))

@@ -31,7 +31,8 @@ EOS_DEFAULTS = FirmwareDefaults(
     sources={
         "flow_control": "confirmed off: `show running-config all` prints `no flowcontrol send` / "
                         "`no flowcontrol receive` on every port [BF]",
-        "aging_time": "unknown: 300 s assumed; no Arista text found",
+        "aging_time": "confirmed 300 s: `show running-config all` prints `mac address-table aging-time 300` "
+                      "[PYEAPI]",
         "spanning_tree": "confirmed on, mode mstp: `spanning-tree mode mstp` in every vEOS capture [LABVAL]",
         "port_mode": "confirmed access in VLAN 1, native VLAN 1, allowed all (show run all) [BF], [FAKESW]",
         "lag_hash": "unknown: the platform's default hash is not printed anywhere seen",
@@ -115,7 +116,6 @@ class AristaEos(TrunkFamily):
     unconfirmed = (
         "spanning-tree bpdufilter enable as 'spanning tree off' on inter-switch ports (syntax "
         "confirmed; that the port then forwards in every VLAN is not)",
-        "spanning-tree bpdufilter enable under interface Port-Channel",
         "mac address-table aging-time 1000000 (range and maximum unknown)",
         "port-channel load-balance trident fields ip ... on a 7050 (seen on a 7060CX2 only)",
         "channel-group N mode on printed as given (seen on a 7060CX2 only)",
