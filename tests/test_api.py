@@ -103,6 +103,24 @@ def test_api_errors_are_user_errors(tmp_path: Path) -> None:
         api.push(tmp_path, api.Credentials("u", password="p"))
 
 
+def test_api_push_refuses_cables_neither_end_could_read(farm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the CLI: every switch logs in, but core1 and core2 refuse `show lldp`, so the
+    cables between them were never checked; nothing is changed."""
+    from push_support import build_cluster, set_ssh_env
+    from vlanroute.lab import Faults
+
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml",
+                            {name: Faults(lacks=r"^show lldp") for name in ("core1", "core2")})
+    creds = api.Credentials(USER, password=PASSWORD)
+    with pytest.raises(api.UserError, match=r"inter-switch cable\(s\) could not be checked") as refused:
+        api.push(cluster.outdir, creds, dry_run=False, known_hosts=cluster.known_hosts)
+    assert refused.value.exit_code == api.ExitCode.FAILED_CHECK and "core1" in str(refused.value)
+    assert all(sw.config_commands == 0 and not sw.saved for sw in farm.switches.values())
+    preview = api.push(cluster.outdir, creds, known_hosts=cluster.known_hosts)   # a dry run goes on
+    assert {r.result for r in preview.results} == {"dry-run"}
+
+
 def test_the_api_example_runs_the_pipeline_against_emulated_switches(tmp_path: Path) -> None:
     import os
     import subprocess

@@ -150,6 +150,18 @@ def test_two_swapped_cables_name_both_and_the_moves_restore_the_plan() -> None:
     assert after == {frozenset({("s1", "p1"), ("s2", "p2")}), frozenset({("s3", "p3"), ("s4", "p4")})}
 
 
+def test_two_plugs_swapped_on_one_switch_are_swapped_back_there() -> None:
+    """s1's two cables (to s2 and to s4) in each other's port: the fix is on s1, where the
+    mistake was, not a swap of far ends between s2 and s4 (same cables, two other racks)."""
+    planned = [_cable("s1", "p1", "s4", "p4", "LAB-A"), _cable("s1", "p3", "s2", "p2", "LAB-B")]
+    seen = [("s1", "p1", "s2", "p2"), ("s1", "p3", "s4", "p4")]
+    report = check_cabling(planned, _tables(seen), ["s1", "s2", "s3", "s4"], {})
+    assert {c.label: c.status for c in report.cables} == {"LAB-A": SWAPPED, "LAB-B": SWAPPED}
+    assert report.fixes == ["swap the plugs in s1 p1 and s1 p3 (cables LAB-A, LAB-B)"]
+    after = apply_fixes({frozenset({(a, pa), (b, pb)}) for a, pa, b, pb in seen}, report.fixes)
+    assert after == {frozenset({("s1", "p1"), ("s4", "p4")}), frozenset({("s1", "p3"), ("s2", "p2")})}
+
+
 def test_missing_misplugged_and_unexpected_cables() -> None:
     # LAB-A's far end is in s2 p7 instead of p2; LAB-B is not there; an extra s3-s4 cable.
     seen = [("s1", "p1", "s2", "p7"), ("s3", "p5", "s4", "p5")]
@@ -243,6 +255,35 @@ def test_cabling_check_and_push_on_fake_switches(farm, tmp_path, monkeypatch, ca
     rc, text, err = run(capsys, "push", out, *known, "--yes", "--skip-cabling-check", "--switch", "leaf1")
     assert "WARNING: --skip-cabling-check" in err and rc == 0, text + err
     assert farm.switches["leaf1"].config_commands > 0
+
+
+def test_push_refuses_cables_that_neither_end_could_read_once_every_switch_logged_in(
+        farm, tmp_path, monkeypatch, capsys):
+    """Two cabled neighbours that log in fine but whose LLDP table cannot be read (here the
+    command is refused): their cables were never checked, so push changes nothing."""
+    from vlanroute.lab import Faults
+
+    set_ssh_env(monkeypatch)
+    no_lldp = {name: Faults(lacks=r"^show lldp") for name in ("core1", "core2")}
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", no_lldp)
+    between = [r for r in csv.DictReader((cluster.outdir / "cabling.csv").open())
+               if r["kind"] == "inter-switch" and {r["a"], r["b"]} == {"core1", "core2"}]
+    assert between
+    known = ["--known-hosts", str(cluster.known_hosts)]
+    before = {n: sw.running_config() for n, sw in farm.switches.items()}
+    rc, text, err = run(capsys, "push", str(cluster.outdir), *known, "--yes")
+    assert rc == 1 and "push refused before any change" in err, text + err
+    assert f"{len(between)} inter-switch cable(s) could not be checked" in err
+    assert all(r["cable"] in err for r in between)
+    assert {n: sw.running_config() for n, sw in farm.switches.items()} == before
+    assert all(sw.config_commands == 0 and not sw.saved for sw in farm.switches.values())
+    assert not list((cluster.state / "pushes").glob("*.jsonl"))
+
+    rc, text, err = run(capsys, "push", str(cluster.outdir), *known, "--dry-run")
+    assert rc == 0 and f"{len(between)} NOT checked" in err, text + err
+    # A switch whose own cables were all seen from the other end may still be pushed alone.
+    rc, text, err = run(capsys, "push", str(cluster.outdir), *known, "--yes", "--switch", "leaf1")
+    assert rc == 0, text + err
 
 
 def test_lab_serves_lldp_of_a_cabling_file(farm, tmp_path, monkeypatch, capsys):

@@ -82,6 +82,7 @@ def test_one_unreachable_switch_among_eight_changes_nothing_anywhere(farm, tmp_p
     assert rc == 1, out + err
     res = table(out)
     assert res["sw5"] == "not-started"
+    assert f"cannot reach 127.0.0.1:{targets['sw5']['port']}" in out
     assert all(res[n] == "dry-run" for n in before if n != "sw5")
     assert "nothing was changed" in out
     assert running(cluster) == before
@@ -122,6 +123,10 @@ def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched
     assert rc == 0, out + err
     assert table(out) == {"leaf1": "would-restore", "core2": "would-restore",
                           "core1": "would-restore"}
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 3}
+    # leaf1 was rolled back by the push itself: nothing left to send there.
+    assert "already equals its backup: nothing to send" in rows["leaf1"]
+    assert "commands would be sent; then saved" in rows["core1"]
     assert cluster.switch("core1").running_config() != before["core1"]
 
     rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
@@ -129,6 +134,8 @@ def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched
     assert rc == 0, out + err
     assert table(out) == {"leaf1": "restored", "core2": "restored", "core1": "restored"}
     assert running(cluster) == before                           # exactly, every switch
+    sent = {r["switch"]: r["commands_sent"] for r in journal(cluster) if r["event"] == "restored"}
+    assert sent["leaf1"] == 0 and sent["core1"] > 0
     # Saved switches are saved again, so a reboot keeps the old config; leaf1 never was.
     for name in ("core1", "core2"):
         assert cluster.switch(name).saved[-1] == before[name]
@@ -223,6 +230,18 @@ def test_rollback_without_a_journal_says_which_state_dir(farm, tmp_path, monkeyp
     assert all(sw.logins == 0 for sw in farm.switches.values())
 
 
+def test_a_state_dir_inside_outdir_is_refused_before_any_login(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    inside = cluster.outdir / "state"
+    for command in (["push", "--yes"], ["push", "--dry-run"], ["save"], ["rollback", "--yes"]):
+        rc, out, err = run(capsys, command[0], str(cluster.outdir), *command[1:], "--known-hosts",
+                           str(cluster.known_hosts), "--state-dir", str(inside))
+        assert rc == 2 and "inside OUTDIR" in err and "--state-dir" in err, command
+    assert not inside.exists()
+    assert all(sw.logins == 0 for sw in farm.switches.values())
+
+
 @pytest.mark.slow
 def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp_path):
     """A real SIGINT to a `vlanroute push` process while its first switch is being changed."""
@@ -262,6 +281,57 @@ def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp
     records = journal(cluster)
     assert [r["switch"] for r in records if r["event"] == "applying"] == ["sw1"]
     assert records[-1] == {**records[-1], "event": "end", "interrupted": True}
+
+
+@pytest.mark.slow
+def test_a_second_sigint_ends_the_push_at_once_and_rollback_restores_the_half_applied_switch(
+        farm, tmp_path, monkeypatch, capsys):
+    """Two SIGINTs mid-switch: the process ends then, not once the switch in progress is done
+    (a KeyboardInterrupt reaches only the main thread; the worker would go on and save it).
+    The journal left behind, as after a crash, lets rollback restore every switch exactly."""
+    slow = Faults(delay_s=0.05)               # sw1 takes over ten seconds
+    cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", {"sw1": slow})
+    seed_old_config(cluster.switch("sw1"))
+    before = running(cluster)
+    env = dict(os.environ, VLANROUTE_SSH_USER=USER, VLANROUTE_SSH_PASSWORD=PASSWORD,
+               VLANROUTE_LOOPBACK_ONLY="1", COLUMNS="400", PYTHONPATH=str(REPO))
+    env.pop("VLANROUTE_SSH_KEY", None)
+    out_file, err_file = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
+    proc = subprocess.Popen([sys.executable, "-m", "vlanroute.cli", "push", str(cluster.outdir),
+                             "--known-hosts", str(cluster.known_hosts), "--yes", "--workers", "1"],
+                            env=env, cwd=REPO, stdout=out_file, stderr=err_file, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        pushes = cluster.state / "pushes"
+        while not (pushes.is_dir() and any('"applying"' in p.read_text() for p in pushes.glob("*.jsonl"))):
+            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        while "interrupted" not in (tmp_path / "err.txt").read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = (tmp_path / "err.txt").read_text()
+    assert proc.returncode == 130 and "aborted" in err and "vlanroute rollback" in err, err
+    records = journal(cluster)
+    assert [(r["switch"], r["event"]) for r in records if r.get("switch")] == [("sw1", "applying")]
+    sw1 = cluster.switch("sw1")
+    assert sw1.saved == [] and 0 < sw1.config_commands
+    assert sw1.running_config() != before["sw1"]                    # stopped half-way
+    assert all(cluster.switch(f"sw{i}").config_commands == 0 for i in range(2, 9))
+
+    slow.delay_s = 0.0
+    monkeypatch.setenv("VLANROUTE_SSH_USER", USER)
+    monkeypatch.setenv("VLANROUTE_SSH_PASSWORD", PASSWORD)
+    monkeypatch.setenv("VLANROUTE_LOOPBACK_ONLY", "1")
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--yes")
+    assert rc == 0 and table(out) == {"sw1": "restored"}, out + err
+    assert running(cluster) == before
 
 
 def _hold_lock_in_another_process(state: Path, command: str) -> subprocess.Popen[str]:

@@ -40,6 +40,19 @@ def test_states_order_and_a_line_cut_short_by_a_crash(tmp_path: Path) -> None:
     assert oct(journal.path.stat().st_mode & 0o777) == "0o600"
 
 
+def test_a_resumed_push_restores_the_backup_taken_before_the_first_change(tmp_path: Path) -> None:
+    """A crash left c half-applied; `push --resume` backs c up again (its half-applied config)
+    and finishes it. Rollback must restore c's first backup, in the order of first starts."""
+    journal = _push(FabricState(tmp_path / "state"))
+    journal.append("resume", switches=["b", "c"], save=False)
+    journal.append(J.APPLYING, "c", backup="/s/backups/c-half.cfg", backup_sha256="4" * 64)
+    journal.append(J.APPLIED, "c", saved=False, running_sha256="5" * 64)
+    view = read_journal(journal.path)
+    c = view.switches["c"]
+    assert c.state == "applied" and c.backup == Path("/s/backups/c.cfg") and c.backup_sha256 == "1" * 64
+    assert [h.switch for h in rollback_order(view)] == ["c", "a", "b"]
+
+
 def test_a_damaged_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
     journal = _push(FabricState(tmp_path / "state"))
     lines = journal.path.read_text().splitlines()
@@ -65,3 +78,22 @@ def test_state_dir_default_follows_xdg_and_the_plan_name(tmp_path: Path, monkeyp
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert default_state_dir("x") == tmp_path / "home" / ".local" / "state" / "vlanroute" / "x"
     assert fabric_name(None, Path("/a/my out")) == "my_out" and fabric_name("lab", Path("/a/b")) == "lab"
+
+
+def test_a_state_dir_inside_outdir_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Render replaces OUTDIR as a whole: backups kept in it would be lost (issue 13, part 7)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for inside in (out, out / "state", out / "a" / ".." / "state"):
+        with pytest.raises(UserError, match="inside OUTDIR") as exc:
+            FabricState.choose(inside, "lab", out)
+        assert exc.value.field == "--state-dir"
+    (tmp_path / "link").symlink_to(out)                     # the same place under another name
+    with pytest.raises(UserError, match="inside OUTDIR"):
+        FabricState.choose(tmp_path / "link" / "state", "lab", out)
+    monkeypatch.setenv("XDG_STATE_HOME", str(out / "xdg"))  # the default, too
+    with pytest.raises(UserError, match="inside OUTDIR") as exc:
+        FabricState.choose(None, "lab", out)
+    assert exc.value.field == "XDG_STATE_HOME"
+    assert FabricState.choose(tmp_path / "outside", "lab", out).path == tmp_path / "outside"
+    assert FabricState.choose(tmp_path / "out-state", "lab", out).path == tmp_path / "out-state"

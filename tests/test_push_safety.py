@@ -109,6 +109,27 @@ def test_changed_host_key_is_refused(farm, tmp_path, monkeypatch, capsys):
     assert leaf1.logins == 0 and leaf1.config_commands == 0
 
 
+def test_one_changed_host_key_among_five_changes_nothing_anywhere(farm, tmp_path, monkeypatch, capsys):
+    """The pre-flight logs in to every switch (also under --yes) before any is changed: one
+    switch whose host key changed stops the whole push (issue 13, part 4)."""
+    set_ssh_env(monkeypatch)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    other = asyncssh.generate_private_key("ssh-ed25519").export_public_key("openssh").decode().strip()
+    leaf2 = farm.switches["leaf2"]
+    cluster.known_hosts.write_text("".join(
+        (f"[{sw.host}]:{sw.port} {other}" if sw is leaf2 else sw.known_hosts_line()) + "\n"
+        for sw in farm.switches.values()))
+    before = {n: sw.running_config() for n, sw in farm.switches.items()}
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--yes", "--workers", "4",
+                       "--known-hosts", str(cluster.known_hosts))
+    assert rc == 1 and "HOST KEY MISMATCH" in out and "nothing was changed" in out, out + err
+    assert leaf2.logins == 0
+    assert {n: sw.running_config() for n, sw in farm.switches.items()} == before
+    assert all(sw.config_commands == 0 and not sw.saved for sw in farm.switches.values())
+    assert not list((cluster.state / "pushes").glob("*.jsonl"))
+
+
 def test_ssh_key_authentication(farm, tmp_path, monkeypatch, capsys):
     key = asyncssh.generate_private_key("ssh-ed25519")
     key_file = tmp_path / "id_ed25519"

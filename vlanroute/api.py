@@ -25,7 +25,7 @@ from typing import Literal
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.device.audit import AuditReport, run_audit
 from vlanroute.device.cablecheck import readable, run_check
-from vlanroute.device.cabling import CablingReport
+from vlanroute.device.cabling import CablingReport, CableStatus, unchecked_refusal
 from vlanroute.device.credentials import Credentials, load_credentials
 from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.bundle.manifest import require_intact
@@ -202,19 +202,22 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     are pushed, and one whose running config moved since is not touched.
     First of all, as the command does, the cabling check (`cabling`): an inter-switch cable
     that disagrees with cabling.csv raises CablingRefused before any change (a dry run
-    goes on); `check_cabling=False` skips it. Unless `dry_run`, the fabric's lock is held
-    throughout (docs/push.md, the state directory): another push, save or rollback of the
-    same fabric at work raises UserError, changing nothing. Before everything, as the command
+    goes on), and cables that neither end's LLDP table showed raise UserError once every
+    switch passed the pre-flight; `check_cabling=False` skips it. Unless `dry_run`, the
+    fabric's lock is held throughout (docs/push.md, the state directory): another push,
+    save or rollback of the same fabric at work raises UserError, changing nothing. Before everything, as the command
     does, OUTDIR must match its manifest.json (`check_manifest=False`: `--skip-manifest-check`)."""
     out = Path(outdir)
     if check_manifest:
         require_intact(out, "push", "check_manifest=False")
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
+    unchecked: list[CableStatus] = []
     if check_cabling:
         report = cabling(out, credentials, switches=switches, known_hosts=known_hosts,
                          insecure_no_host_key_check=insecure_no_host_key_check, targets=targets, workers=workers)
         if (report.inter_switch_problems() or report.unexpected_inter_switch()) and not dry_run:
             raise CablingRefused(report)
+        unchecked = report.unchecked_inter_switch({t.name for t in sel.targets})
     policy = HostKeyPolicy(check=not insecure_no_host_key_check,
                            known_hosts=Path(known_hosts) if known_hosts else None)
     state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
@@ -232,6 +235,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
         changing = {r.switch: r for r in preview if r.result in SUCCESS and r.diff}
         if dry_run or failed or not changing:
             return PushRun(out, dry_run, preview, sel.notes)
+        if unchecked:       # every switch logged in, yet these cables were never seen
+            raise UserError(unchecked_refusal(unchecked), exit_code=int(ExitCode.FAILED_CHECK))
         chosen = [t for t in chosen if t.name in changing]
         journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
                                  plan_sha256=sha256_text((out / PLAN_FILE).read_text()), save=save,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 import json
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from vlanroute.device.targets import read_target_map
 from vlanroute.commands.output import json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.cablecheck import readable, run_check
-from vlanroute.device.cabling import FAILED, OK, CablingReport
+from vlanroute.device.cabling import FAILED, OK, CablingReport, CableStatus
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natural_key
@@ -106,33 +107,40 @@ def print_report(out: Console, report: CablingReport, show_all: bool) -> None:
 
 def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], targets_file: Path | None,
                  creds: Credentials, policy: HostKeyPolicy, workers: int, *, skip: bool,
-                 dry_run: bool) -> bool:
-    """Push's first step: False (push refuses, nothing changed) if an inter-switch cable of
-    the pushed switches disagrees with cabling.csv or a switch's LLDP table cannot be read;
-    with --dry-run the problems are only shown. `skip`: say loudly that nothing was checked."""
+                 dry_run: bool, pushed: Collection[str]) -> tuple[bool, list[CableStatus]]:
+    """Push's first step. Returns (go on, the unchecked cables): go on is False (push refuses,
+    nothing changed) if an inter-switch cable disagrees with cabling.csv; with --dry-run the
+    problems are only shown. The unchecked cables are the inter-switch cables of the `pushed`
+    switches that neither end's LLDP table showed: push's pre-flight names a switch it cannot
+    log in to, and refuses (device.cabling.unchecked_refusal) if it could log in to all of them, since then
+    those cables would go without any check. `skip`: say loudly that nothing was checked."""
     err = Console(stderr=True)
     if skip:
         err.print("WARNING: --skip-cabling-check: the inter-switch cables were NOT checked against "
                   "cabling.csv. Spanning tree goes off on them: a swapped cable can make a loop "
                   "that nothing blocks.", style="bold red", highlight=False)
-        return True
+        return True, []
     tm = read_target_map(targets_file) if targets_file is not None else None
     targets, skipped = readable(outdir, doc, switches, tm)
     report = run_check(outdir, doc, targets, skipped, creds, policy, workers)
     bad = report.inter_switch_problems()
     extra = report.unexpected_inter_switch()
+    unchecked = report.unchecked_inter_switch(pushed)
     if not bad and not extra:
         isl = sum(1 for c in report.cables if c.kind == INTER_SWITCH and c.status == OK)
-        err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv", highlight=False)
+        err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv"
+                  + (f"; {len(unchecked)} NOT checked (neither end's LLDP table was read)" if unchecked else ""),
+                  highlight=False)
         for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
             # Push itself reports a switch it cannot reach; its cables were judged from the far end.
             err.print(f"cabling: {switch}: LLDP table not read: {why}", highlight=False)
-        return True
+        return True, unchecked
     print_report(err, report, show_all=False)
     if dry_run:
         err.print("cabling: the inter-switch cables disagree with cabling.csv; a push would be "
                   "refused", style="bold red", highlight=False)
-        return True
+        return True, unchecked
     err.print("push refused before any change: fix the cabling (see above, or run `vlanroute "
               "cabling check`), or override with --skip-cabling-check", style="bold red", highlight=False)
-    return False
+    return False, unchecked
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+import os
 from pathlib import Path
 import signal
 import sys
@@ -14,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.api import PushRun, push_exit_code
+from vlanroute.commands import output
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.device.credentials import load_credentials
@@ -30,6 +32,7 @@ from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.errors import UserError
 from vlanroute.commands.cabling import cabling_gate
+from vlanroute.device.cabling import unchecked_refusal
 from vlanroute.exitcodes import ExitCode
 
 
@@ -106,18 +109,38 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
+def _abort_at_once(pusher: Pusher, err: Console) -> None:
+    """The second Ctrl-C: end the process now, as a crash would. A KeyboardInterrupt would
+    only reach the main thread: the worker threads would go on changing their switches (and
+    save them) while the process waits for them at exit. Every step is in the journal before
+    it is taken, so `rollback` and `push --resume` know where each switch was left."""
+    if pusher.options.dry_run or pusher.journal is None:
+        what = "nothing was changed"
+    else:
+        what = (f"switches in progress were stopped where they were and may be half-applied; the "
+                f"journal {pusher.journal.path} names them: `vlanroute rollback OUTDIR` restores "
+                "them, `vlanroute push OUTDIR --resume` continues")
+    err.show_cursor(True)       # a progress bar may have hidden it
+    err.print(f"[bold red]aborted[/]: {what}", highlight=False)
+    if output.json_mode():      # as any other error under --json: one object on stdout
+        output.emit_error(f"aborted: {what}", int(ExitCode.INTERRUPTED))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(ExitCode.INTERRUPTED)
+
+
 @contextmanager
 def first_interrupt_stops(pusher: Pusher, err: Console) -> Iterator[None]:
     """The first Ctrl-C (SIGINT) stops new switches from starting and lets those in progress
-    finish or roll back; a second one raises KeyboardInterrupt as usual. Signal handlers
-    can only be set in the main thread; elsewhere (an API caller's thread) Ctrl-C keeps its
-    default behaviour."""
+    finish or roll back; a second one ends the process at once (_abort_at_once). Signal
+    handlers can only be set in the main thread; elsewhere (an API caller's thread) Ctrl-C
+    keeps its default behaviour."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, lambda *_: _abort_at_once(pusher, err))
         pusher.stop(interrupted=True)
         err.print("[bold red]interrupted[/]: no further switch will start; switches in progress "
                   "finish or roll back (Ctrl-C again to abort at once)")
@@ -238,8 +261,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             emit("push", {**run.to_json(), "exit_code": int(code), **extra})
         return code
 
-    if not cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
-                        skip=skip_cabling, dry_run=dry_run):
+    cabling_ok, unchecked = cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
+                                         skip=skip_cabling, dry_run=dry_run,
+                                         pushed=[t.name for t in targets])
+    if not cabling_ok:
         return report([], ExitCode.FAILED_CHECK,
                       refused="the inter-switch cables disagree with cabling.csv (vlanroute cabling check)")
     # Pass 1, for every target and also under --yes: log in, check the host key, back up,
@@ -264,6 +289,11 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         out.print(results_table(results))
         out.print("nothing to change")
         return report(results, ExitCode.OK)
+    if unchecked:       # every switch logged in, yet these cables were never seen: no check at all
+        out.print(results_table(results))
+        why = unchecked_refusal(unchecked)
+        err.print(why, style="bold red", highlight=False, markup=False)
+        return report(results, ExitCode.FAILED_CHECK, refused=why)
     if not yes:
         names = ", ".join(r.switch for r in changing)
         if not click.confirm(f"Change {len(changing)} switch(es): {names}?", err=True):

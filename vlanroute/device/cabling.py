@@ -91,9 +91,26 @@ class CablingReport:
     def unexpected_inter_switch(self) -> list[Unexpected]:
         return [u for u in self.unexpected if not any(e.startswith("host ") for e in u.ends)]
 
+    def unchecked_inter_switch(self, pushed: Collection[str]) -> list[CableStatus]:
+        """Inter-switch cables of the `pushed` switches that neither end's LLDP table showed.
+        Push refuses on these once every switch passed its pre-flight (a switch it cannot log
+        in to stops it there anyway): spanning tree would go off on cables nobody checked."""
+        return [c for c in self.cables if c.kind == INTER_SWITCH and c.status == UNKNOWN
+                and (c.a in pushed or c.b in pushed)]
+
     @property
     def ok(self) -> bool:
         return not self.errors and not self.unexpected and all(c.status not in FAILED for c in self.cables)
+
+
+def unchecked_refusal(unchecked: list[CableStatus]) -> str:
+    """Why push refuses the cables of CablingReport.unchecked_inter_switch."""
+    cables = ", ".join(f"{c.a} {c.a_port} - {c.b} {c.b_port}" + (f" ({c.label})" if c.label else "")
+                       for c in unchecked)
+    return (f"push refused before any change: {len(unchecked)} inter-switch cable(s) could not be "
+            f"checked over LLDP, as neither end's table was read: {cables}. Spanning tree goes off "
+            "on them. Make the tables readable (`vlanroute cabling check OUTDIR` says why they are "
+            "not), or override with --skip-cabling-check")
 
 
 class _Resolver:
@@ -265,7 +282,7 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
     fixes: list[tuple[str, frozenset[End]]] = []
     completed: set[frozenset[End]] = set()
     unexpected: list[Unexpected] = []
-    moves: dict[int, tuple[End, End, str]] = {}     # fix index -> (from, to, label)
+    moves: dict[int, tuple[End, End, str, End]] = {}     # fix index -> (from, to, label, kept end)
     # Paths first (from their lowest end), then cycles; one end of each wrong cable moves.
     starts = sorted((n for n in adj if len(adj[n]) == 1), key=_order) + sorted(adj, key=_order)
     for start in starts:
@@ -298,9 +315,12 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
     return _swaps(fixes, moves), unexpected
 
 
-def _swaps(fixes: list[tuple[str, frozenset[End]]], moves: Mapping[int, tuple[End, End, str]]
+def _swaps(fixes: list[tuple[str, frozenset[End]]], moves: Mapping[int, tuple[End, End, str, End]]
            ) -> list[tuple[str, frozenset[End]]]:
-    """Two moves into each other's port are one swap of two plugs: say so, in one fix."""
+    """Two moves into each other's port are one swap of two plugs: say so, in one fix.
+    Swapping the two kept ends instead gives the same cables; when those are on one switch
+    and the moving ends are not (two plugs swapped on one switch, the usual mistake), the
+    technician swaps them there rather than carrying cable ends between two other switches."""
     out: list[tuple[str, frozenset[End]]] = []
     merged: set[int] = set()
     for i, (text, ends) in enumerate(fixes):
@@ -312,11 +332,17 @@ def _swaps(fixes: list[tuple[str, frozenset[End]]], moves: Mapping[int, tuple[En
             out.append((text, ends))
             continue
         merged.add(pair)
-        (src, dst, la), lb = moves[i], moves[pair][2]
+        (src, dst, la, kept_a), (lb, kept_b) = moves[i], moves[pair][2:]
+        if _one_switch(kept_a, kept_b) and not _one_switch(src, dst):
+            src, dst = sorted((kept_a, kept_b), key=_order)
         labels = ", ".join(x for x in (la, lb) if x)
         out.append((f"swap the plugs in {end_text(src)} and {end_text(dst)}"
                     + (f" (cables {labels})" if labels else ""), ends | fixes[pair][1]))
     return out
+
+
+def _one_switch(u: End, v: End) -> bool:
+    return u[0] == v[0] == "port" and u[1] == v[1]
 
 
 def _order(end: End) -> tuple[str, ...]:
@@ -325,10 +351,10 @@ def _order(end: End) -> tuple[str, ...]:
 
 def _fix(u: End, v: End, plan: Mapping[End, End],
          label_of: Mapping[frozenset[End], Cable]
-         ) -> tuple[str, End, End, tuple[End, End, str] | None] | None:
+         ) -> tuple[str, End, End, tuple[End, End, str, End] | None] | None:
     """The move that turns the observed cable u-v into a planned one: keep u (if its planned
     partner is known) and move v's end, else keep v; None if neither end is planned.
-    Returns (text, target end, kept end, the move (from, to, label) if a plug moves)."""
+    Returns (text, target end, kept end, the move (from, to, label, kept end) if a plug moves)."""
     for keep, move in ((u, v), (v, u)):
         target = plan.get(keep)
         if target is None or keep[0] != "port" and move[0] != "port":
@@ -337,7 +363,7 @@ def _fix(u: End, v: End, plan: Mapping[End, End],
         suffix = f" (cable {label})" if label else ""
         if move[0] == "port":
             return (f"move the cable on {end_text(move)} to {end_text(target)}{suffix}", target, keep,
-                    (move, target, label))
+                    (move, target, label, keep))
         if keep[0] == "port":
             what = "host " + move[1] if move[0] == "host" else end_text(move)
             return (f"unplug {what} from {end_text(keep)} and connect {end_text(keep)} to "

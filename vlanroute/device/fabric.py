@@ -163,13 +163,15 @@ def rollback_fabric(view: JournalView, journal: Journal | None, targets: dict[st
         try:
             if dry_run or journal is None:
                 current = _parse(target, session.running_config(), f"{name} running-config", strict)
-                undo = target.family.delta_commands(current, want)
                 res.result = WOULD_RESTORE
                 res.diff = list(difflib.unified_diff(
                     _canonical(target, current), _canonical(target, want),
                     f"{name} running-config", f"{name} backup", lineterm="", n=0))
-                res.message = (f"{len(undo)} commands would be sent"
-                               + ("; then saved (the push had saved it)" if history.ever_saved and undo else ""))
+                # The delta of two equal configs is still `configure`, `end`: say what it means.
+                undo = target.family.delta_commands(current, want) if res.diff else []
+                res.message = ((f"{len(undo)} commands would be sent" if undo
+                                else "already equals its backup: nothing to send")
+                               + ("; then saved (the push had saved it)" if history.ever_saved else ""))
             else:
                 journal.append(J.RESTORING, name, backup=str(history.backup))
                 res.commands_sent = restore_running(target, session, want, strict)

@@ -419,6 +419,8 @@ def restore_running(target: Target, session: SwitchSession, want: SwitchConfig,
     Returns the number of commands sent; RestoreMismatch if the result differs."""
     name = target.name
     current = _parse(target, session.running_config(), f"{name} running-config", strict)
+    if _canonical(target, current) == _canonical(target, want):
+        return 0            # already restored (a switch the push rolled back itself)
     sent = 0
     for command in target.family.delta_commands(current, want):
         session.run(command)

@@ -265,6 +265,9 @@ def _connect_problem(text: str, host: str, port: int) -> str | None:
                 "switch, or a man-in-the-middle); check it before connecting again")
     if "Authentication" in text:
         return "authentication refused"
+    if "TCP connection to device failed" in text:     # netmiko's text for a refused or lost TCP connect
+        return (f"cannot reach {host}:{port} (TCP connection failed: the switch is down, the "
+                "address or port is wrong, or a firewall is in the way)")
     return None
 
 

@@ -53,8 +53,16 @@ class FabricState:
 
     @classmethod
     def choose(cls, state_dir: Path | None, plan_name: str | None, outdir: Path) -> "FabricState":
-        return cls(state_dir if state_dir is not None
-                   else default_state_dir(fabric_name(plan_name, outdir)))
+        """The state directory; refused inside OUTDIR, which every render replaces as a whole
+        (the backups and journals there would go with it)."""
+        chosen = state_dir if state_dir is not None else default_state_dir(fabric_name(plan_name, outdir))
+        where, out = Path(os.path.realpath(chosen)), Path(os.path.realpath(outdir))
+        if where == out or out in where.parents:
+            raise UserError(f"the state directory {chosen} is inside OUTDIR {outdir}, which every "
+                            "render replaces as a whole: its backups and push journals would be lost",
+                            field="--state-dir" if state_dir is not None else STATE_DIR_ENV,
+                            fix="choose a state directory outside OUTDIR")
+        return cls(chosen)
 
     @property
     def backups(self) -> Path:
