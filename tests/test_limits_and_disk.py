@@ -91,10 +91,12 @@ def _refuse(code: int):  # type: ignore[no-untyped-def]
     return fail
 
 
-@pytest.mark.parametrize("code, words", [(errno.EROFS, "the file system is read-only"),
-                                         (errno.ENOSPC, "no space left on the device")])
+@pytest.mark.parametrize("code, words, fix", [
+    (errno.EROFS, "the file system is read-only", "fix: choose a directory on a writable file system"),
+    (errno.ENOSPC, "no space left on the device", "fix: free some space there"),
+])
 @pytest.mark.parametrize("command", ["render", "draw", "report"])
-def test_disk_errors_are_messages(command: str, code: int, words: str, tmp_path: Path,
+def test_disk_errors_are_messages(command: str, code: int, words: str, fix: str, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import vlanroute.pictures.draw as draw
     import vlanroute.pictures.report as report
@@ -112,6 +114,7 @@ def test_disk_errors_are_messages(command: str, code: int, words: str, tmp_path:
     err = capsys.readouterr().err
     assert rc == 2, err
     assert f"cannot write: {words}" in err and str(tmp_path) in err and "Traceback" not in err
+    assert fix in err                   # the fix fits the problem: no "free some space" on a read-only one
     assert not target.exists()
 
 
