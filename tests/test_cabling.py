@@ -192,6 +192,20 @@ def test_a_host_on_the_wrong_port_is_moved_back() -> None:
     assert not report.inter_switch_problems()          # push does not refuse for a host cable
 
 
+def test_two_hosts_swapped_on_a_switch_are_one_swap_of_plugs() -> None:
+    """Hosts h1 and h2 (planned on s1 p8 and s1 p9) in each other's port: one swap at the
+    switch, not two 'unplug ... and connect ...' lines."""
+    hosts = [_cable("s1", "p8", "h1", "eth0", "LAB-H", "host"), _cable("s1", "p9", "h2", "eth0", "LAB-I", "host")]
+    report = check_cabling(PLANNED[:2] + hosts, _tables([("s1", "p1", "s2", "p2"), ("s3", "p3", "s4", "p4")],
+                                                       [("s1", "p8", "h2"), ("s1", "p9", "h1")]),
+                           ["s1", "s2", "s3", "s4"], {"h1": None, "h2": None})
+    assert {c.label: c.status for c in report.cables if c.label in ("LAB-H", "LAB-I")} == \
+        {"LAB-H": SWAPPED, "LAB-I": SWAPPED}
+    # the labels name the plugs in the order of the ports: s1 p8 holds h2's cable (LAB-I)
+    assert report.fixes == ["swap the plugs in s1 p8 and s1 p9 (cables LAB-I, LAB-H)"]
+    assert not report.inter_switch_problems()
+
+
 # --- on fake switches ---------------------------------------------------------------------------
 
 def _swap_two_inter_switch_cables(outdir: Path, tmp: Path, lag_members: bool = False

@@ -18,12 +18,12 @@ A host port with no LLDP neighbour is `no-lldp`, not a failure: hosts need not s
 
 The technician's fixes come from one walk over each group of wrong cables (planned and
 observed cables alternate along it): for each observed cable, keep the end whose planned
-partner is known and move the other end there ("move the cable on sw3 1/g47 to sw5
-1/g48"); two moves into each other's port are said as one swap ("swap the plugs in sw3
-1/g47 and sw4 1/g47"). The moves of one report are done together: unplug every end named,
-then plug each into its new port. A planned
-cable that no move completes needs a cable ("connect ... to ..."); an observed cable with
-no planned end is removed.
+partner is known (a host's end first: the plug moves at the switch) and move the other
+end there ("move the cable on sw3 1/g47 to sw5 1/g48"); two moves into each other's port
+are said as one swap ("swap the plugs in sw3 1/g47 and sw4 1/g47"). The moves of one
+report are done together: unplug every end named, then plug each into its new port. A
+planned cable that no move completes needs a cable ("connect ... to ..."); an observed
+cable with no planned end is removed.
 """
 
 from __future__ import annotations
@@ -355,7 +355,12 @@ def _fix(u: End, v: End, plan: Mapping[End, End],
     """The move that turns the observed cable u-v into a planned one: keep u (if its planned
     partner is known) and move v's end, else keep v; None if neither end is planned.
     Returns (text, target end, kept end, the move (from, to, label, kept end) if a plug moves)."""
-    for keep, move in ((u, v), (v, u)):
+    order = ((u, v), (v, u))
+    if u[0] == "port" and v[0] == "host":
+        # Keep the host's end and move the plug on the switch: the technician stands at the
+        # switch, and two hosts swapped there become one swap of two plugs.
+        order = ((v, u), (u, v))
+    for keep, move in order:
         target = plan.get(keep)
         if target is None or keep[0] != "port" and move[0] != "port":
             continue
