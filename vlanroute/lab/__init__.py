@@ -1,5 +1,6 @@
 """Emulated switches reachable over SSH on loopback (Dell PowerConnect 62xx and OS6: cli.py;
-Arista EOS: eos.py; Dell OS10: os10.py), for tests, benchmarks and `vlanroute lab up`.
+Arista EOS: eos.py; Dell OS10: os10.py, both on the base trunkswitch.py), for tests,
+benchmarks and `vlanroute lab up`.
 
 Its SSH server needs asyncssh, which only the `lab` extra installs: no core command
 (plan, render, verify, push, audit, emulate, ...) imports this package.

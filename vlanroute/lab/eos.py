@@ -29,13 +29,15 @@ marked "(assumed)" is this emulator's own choice where no source shows the real 
 
 from __future__ import annotations
 
-import copy
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from vlanroute.lab.state import LldpEntry, MacEntry, dotted
-from vlanroute.vlanlist import format_vlan_list, parse_vlan_list
+from vlanroute.lab.trunkswitch import (CliSpec, Rejected, Reply, TrunkInterpreter, TrunkPort,
+                                       TrunkState, TrunkSwitchData, load_lines)
+from vlanroute.vlanlist import format_vlan_list
 
 INVALID = "% Invalid input"
 INCOMPLETE = "% Incomplete command"
@@ -59,43 +61,30 @@ _KEPT_IF = re.compile(r"(description \S.*|mtu \d+|speed \S.*|error-correction \S
                       r"channel-group \d+ mode (active|passive))")
 
 
-class Rejected(Exception):
-    pass
+# What the code both emulators share needs: the `interface` arguments and limits, the
+# 3-space indent of a block [LABVAL], the least aging time, the global lines kept.
+SPEC = CliSpec(invalid=INVALID, indent="   ", aging_min=10, block=_BLOCK, kept_global=_KEPT_GLOBAL,
+               lag_arg=r"(?:Port-Channel|port-channel|Po) ?(\d+)", lag_max=2000,
+               port_arg=r"(?:Ethernet|ethernet|Et) ?(\d+(?:/\d+)*)", port_prefix="Ethernet")
 
 
 @dataclass
-class EosPort:
-    mode: str = "access"                    # access | trunk | routed
+class EosPort(TrunkPort):
     access_vlan: int = 1
     native: int = 1
     allowed: set[int] | None = None         # None: all
-    channel_group: int | None = None
-    channel_mode: str = "on"
     bpdufilter: bool = False
-    shutdown: bool = False
     flow_send: bool = False
     flow_receive: bool = False
-    extra: list[str] = field(default_factory=list)
 
 
 @dataclass
-class EosState:
+class EosState(TrunkState):
+    port_type: ClassVar[type] = EosPort
+
     ports: dict[str, EosPort]
     lags: dict[int, EosPort] = field(default_factory=dict)
-    vlans: dict[int, list[str]] = field(default_factory=lambda: {1: []})   # VLAN -> its sub-lines
     stp_mode: str = "mstp"
-    aging: int | None = None                # None: the default, printed nowhere
-    lag_hash: list[str] = field(default_factory=list)
-    head: list[list[str]] = field(default_factory=list)    # kept global lines and blocks
-    tail: list[list[str]] = field(default_factory=list)    # kept interface blocks (Vlan, Loopback ...)
-    mac_table: list[MacEntry] = field(default_factory=list)
-
-    @classmethod
-    def factory_default(cls, ports: tuple[str, ...]) -> "EosState":
-        return cls(ports={p: EosPort() for p in ports})
-
-    def clone(self) -> "EosState":
-        return copy.deepcopy(self)
 
 
 def short(name: str) -> str:
@@ -160,30 +149,15 @@ def running_config(state: EosState, hostname: str, model: str) -> str:
 
 
 @dataclass
-class Reply:
-    output: str = ""
-    close: bool = False
-
-
-@dataclass
-class EosInterpreter:
+class EosInterpreter(TrunkInterpreter):
     """One SSH session's CLI of an emulated EOS switch; `state` is shared by all sessions."""
 
-    hostname: str
+    spec: ClassVar[CliSpec] = SPEC
+
     switch: "EosSwitchData"
     model: str = "DCS-7050SX-64"
-    reject: re.Pattern[str] | None = None
-    reject_reply: str | None = None
-    lacks: re.Pattern[str] | None = None
-    mode: str = "priv"                      # priv | config | if | vlan | block | heredoc
-    ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
     session: str | None = None              # the configure session being edited
-    targets: list[str] = field(default_factory=list)   # "Ethernet1" or "Po1"
     vlan_ids: list[int] = field(default_factory=list)
-    block: list[str] | None = None
-    seeding: bool = False
-    paging: bool = False
-    awaiting_key = False
 
     # -- the state edited: the session's copy, or the running config --------------------
     @property
@@ -204,41 +178,13 @@ class EosInterpreter:
     def running_config(self) -> str:
         return running_config(self.switch.state, self.hostname, self.model)
 
-    def answer_key(self, key: str) -> Reply:
-        return Reply()
-
-    def help(self, typed: str) -> str:
-        return INVALID + "\n"
-
-    def execute(self, line: str) -> Reply:
-        words = line.split()
-        if not words:
-            return Reply()
-        try:
-            if self.reject is not None and self.reject.search(line) and self.mode != "priv":
-                raise Rejected(self.reject_reply or INVALID)
-            if self.lacks is not None and self.lacks.match(line.strip()):
-                raise Rejected(INVALID)
-            if self.ignore is not None and self.ignore.fullmatch(line.strip()) and self.mode != "priv":
-                return Reply()
-            return getattr(self, f"_mode_{self.mode}")(words, line)
-        except Rejected as exc:
-            return Reply(str(exc) + "\n")
-
     # -- privileged EXEC ------------------------------------------------------------------
-    def _mode_priv(self, words: list[str], line: str) -> Reply:
+    def _priv(self, words: list[str]) -> Reply:
         sw = self.switch
-        if words[0] in ("exit", "quit", "logout"):
-            return Reply(close=True)
-        if words in (["enable"], ["end"]):
-            return Reply()
         if words == ["terminal", "length", "0"]:
             return Reply("Pagination disabled.\n")
         if words[:2] == ["terminal", "width"] and len(words) == 3:
             return Reply(f"Width set to {words[2]} columns.\n")
-        if words in (["configure"], ["configure", "terminal"]):
-            self.mode = "config"
-            return Reply()
         if words[:2] == ["configure", "session"] and len(words) == 3:
             name = words[2]
             if name not in sw.sessions:
@@ -310,7 +256,7 @@ class EosInterpreter:
         self.mode, self.targets, self.vlan_ids, self.block = "priv", [], [], None
         self.session = None
 
-    def _session_word(self, words: list[str]) -> Reply | None:
+    def _anywhere(self, words: list[str]) -> Reply | None:
         """`commit`, `abort`, `end`, `exit` anywhere in configuration mode."""
         sw = self.switch
         if words == ["end"]:
@@ -328,33 +274,21 @@ class EosInterpreter:
             return Reply(self._show(words[1:]))
         return None
 
-    def _mode_config(self, words: list[str], line: str) -> Reply:
-        if (reply := self._session_word(words)) is not None:
-            return reply
+    def _config(self, words: list[str], text: str, line: str) -> Reply | None:
         st = self.state
-        text = " ".join(words)
         if words == ["exit"]:
             self._leave_all()
             return Reply()
         if words[0] == "vlan" and len(words) == 2:
-            ids = _vlans(words[1])
+            ids = self._vlans(words[1])
             for v in ids:
                 st.vlans.setdefault(v, [])
             self.mode, self.vlan_ids = "vlan", ids
             return Reply()
         if words[:2] == ["no", "vlan"] and len(words) == 3:
-            for v in _vlans(words[2]):
+            for v in self._vlans(words[2]):
                 if v != 1:
                     st.vlans.pop(v, None)
-            return Reply()
-        if words[0] == "interface" and len(words) >= 2:
-            return self._interface(" ".join(words[1:]), line)
-        if m := re.fullmatch(r"no interface (?:Port-Channel|port-channel|Po) ?(\d+)", text):
-            lag_id = int(m.group(1))
-            st.lags.pop(lag_id, None)
-            for p in st.ports.values():
-                if p.channel_group == lag_id:
-                    p.channel_group = None
             return Reply()
         if text.startswith("no port-channel load-balance trident fields ") and len(words) >= 6:
             st.lag_hash = [x for x in st.lag_hash if x.split()[4] != words[5]]
@@ -364,9 +298,6 @@ class EosInterpreter:
                 raise Rejected(INVALID)
             st.stp_mode = words[2]
             return Reply()
-        if words[:3] == ["mac", "address-table", "aging-time"] and len(words) == 4:
-            st.aging = _int(words[3], 10, 1_000_000)
-            return Reply()
         if words[:3] == ["no", "mac", "address-table"]:
             st.aging = None
             return Reply()
@@ -375,19 +306,12 @@ class EosInterpreter:
             st.lag_hash = [x for x in st.lag_hash if x.split()[4] != kind] + [text]
             st.lag_hash.sort(key=lambda x: x.split()[4] != "mac")
             return Reply()
-        if _BLOCK.fullmatch(text):
-            self.block, self.mode = [text], "block"
-            (st.tail if text.startswith("interface") else st.head).append(self.block)
-            return Reply()
         if re.fullmatch(r"banner (login|motd)", text):
             # The text follows, up to a line `EOF` [NAPALM] (HEREDOC_COMMANDS).
             self.block, self.mode = [text], "heredoc"
             st.head.append(self.block)
             return Reply()
-        if _KEPT_GLOBAL.fullmatch(text):
-            st.head.append([text])
-            return Reply()
-        raise Rejected(INVALID)
+        return None
 
     def _mode_heredoc(self, words: list[str], line: str) -> Reply:
         assert self.block is not None
@@ -396,21 +320,8 @@ class EosInterpreter:
             self.mode, self.block = "config", None
         return Reply()
 
-    def _mode_block(self, words: list[str], line: str) -> Reply:
-        if (reply := self._session_word(words)) is not None:
-            return reply
-        if words == ["exit"]:
-            self.mode, self.block = "config", None
-            return Reply()
-        if self.seeding and line[:1] not in (" ", "\t"):
-            self.mode, self.block = "config", None
-            return self._mode_config(words, line)
-        assert self.block is not None
-        self.block.append(line.rstrip() if line[:1] == " " else "   " + line.strip())
-        return Reply()
-
     def _mode_vlan(self, words: list[str], line: str) -> Reply:
-        if (reply := self._session_word(words)) is not None:
+        if (reply := self._anywhere(words)) is not None:
             return reply
         if words == ["exit"]:
             self.mode = "config"
@@ -427,63 +338,32 @@ class EosInterpreter:
         self.mode = "config"                   # not a VLAN command: the parent mode's (EOS falls back)
         return self._mode_config(words, line)
 
-    def _interface(self, spec: str, line: str) -> Reply:
-        st = self.state
-        m = re.fullmatch(r"(?:Port-Channel|port-channel|Po) ?(\d+)", spec)
-        if m:
-            lag_id = _int(m.group(1), 1, 2000)
-            st.lags.setdefault(lag_id, EosPort())
-            self.targets, self.mode = [f"Po{lag_id}"], "if"
-            return Reply()
-        m = re.fullmatch(r"(?:Ethernet|ethernet|Et) ?(\d+(?:/\d+)*)", spec)
-        if m and f"Ethernet{m.group(1)}" in st.ports:
-            self.targets, self.mode = [f"Ethernet{m.group(1)}"], "if"
-            return Reply()
-        if _BLOCK.fullmatch(f"interface {spec}"):
-            self.block, self.mode = [f"interface {spec}"], "block"
-            self.state.tail.append(self.block)
-            return Reply()
-        raise Rejected(INVALID)
+    def _new_lag(self) -> EosPort:
+        return EosPort()
 
-    def _port(self, target: str) -> EosPort:
-        st = self.state
-        if target.startswith("Po"):
-            return st.lags[int(target[2:])]
-        return st.ports[target]
+    def _leaves_if(self, words: list[str], text: str, line: str) -> bool:
+        return words[0] == "interface" or (re.fullmatch(r"vlan \S+", text) is not None and not self.seeding) \
+            or (self.seeding and line[:1] not in (" ", "\t"))
 
-    def _mode_if(self, words: list[str], line: str) -> Reply:
-        if (reply := self._session_word(words)) is not None:
-            return reply
-        if words == ["exit"]:
-            self.mode, self.targets = "config", []
-            return Reply()
-        text = " ".join(words)
-        if words[0] == "interface" or (re.fullmatch(r"vlan \S+", text) and not self.seeding) \
-                or (self.seeding and line[:1] not in (" ", "\t")):
-            self.mode, self.targets = "config", []
-            return self._mode_config(words, line)
-        for target in self.targets:
-            self._if_command(target, self._port(target), words, text)
-        return Reply()
+    def _vlans(self, text: str) -> list[int]:
+        ids = super()._vlans(text)
+        if any(not 1 <= v <= 4094 for v in ids):
+            raise Rejected(INVALID)
+        return ids
 
-    def _if_command(self, target: str, p: EosPort, words: list[str], text: str) -> None:
+    def _if_family(self, target: str, p: EosPort, text: str) -> None:
         st = self.state
         is_lag = target.startswith("Po")
         if m := re.fullmatch(r"switchport mode (access|trunk)", text):
             p.mode = m.group(1)
         elif text == "no switchport mode":
             p.mode = "access"
-        elif text == "no switchport":
-            p.mode = "routed"
-        elif text == "switchport":
-            if p.mode == "routed":
-                p.mode = "access"
         elif m := re.fullmatch(r"switchport access vlan (\S+)", text):
-            p.access_vlan = _int(m.group(1), 1, 4094)
+            p.access_vlan = self._int(m.group(1), 1, 4094)
         elif text == "no switchport access vlan":
             p.access_vlan = 1
         elif m := re.fullmatch(r"switchport trunk native vlan (\S+)", text):
-            p.native = _int(m.group(1), 1, 4094)
+            p.native = self._int(m.group(1), 1, 4094)
         elif text == "no switchport trunk native vlan":
             p.native = 1
         elif m := re.fullmatch(r"switchport trunk allowed vlan (add |remove |except )?(\S+)", text):
@@ -491,7 +371,7 @@ class EosInterpreter:
             if not how and what in ("none", "all"):
                 p.allowed = set() if what == "none" else None
                 return
-            ids = set(_vlans(what))
+            ids = set(self._vlans(what))
             current = set(ALL) if p.allowed is None else p.allowed
             new = {"add": current | ids, "remove": current - ids, "except": set(ALL) - ids}.get(how, ids)
             p.allowed = None if new == ALL else new
@@ -500,14 +380,12 @@ class EosInterpreter:
         elif m := re.fullmatch(r"channel-group (\S+) mode (on|active|passive)", text):
             if is_lag:
                 raise Rejected(INVALID)
-            lag_id = _int(m.group(1), 1, 2000)
+            lag_id = self._int(m.group(1), 1, self.spec.lag_max)
             others = [q for q in st.ports.values() if q.channel_group == lag_id and q is not p]
             if others and others[0].channel_mode != m.group(2):
                 raise Rejected("% Cannot change mode; remove all members and try again.")
             p.channel_group, p.channel_mode = lag_id, m.group(2)
             st.lags.setdefault(lag_id, EosPort())
-        elif text == "no channel-group":
-            p.channel_group = None
         elif text == "spanning-tree bpdufilter enable":
             p.bpdufilter = True
         elif text in ("spanning-tree bpdufilter disable", "no spanning-tree bpdufilter"):
@@ -516,10 +394,6 @@ class EosInterpreter:
             setattr(p, f"flow_{m.group(1)}", m.group(2) == "on")
         elif m := re.fullmatch(r"no flowcontrol (send|receive)", text):
             setattr(p, f"flow_{m.group(1)}", False)
-        elif text == "shutdown":
-            p.shutdown = True
-        elif text == "no shutdown":
-            p.shutdown = False
         elif _KEPT_IF.fullmatch(text):
             if m := re.fullmatch(r"channel-group (\d+) mode (active|passive)", text):
                 p.channel_group, p.channel_mode = int(m.group(1)), m.group(2)
@@ -529,21 +403,19 @@ class EosInterpreter:
             if key in ("description", "mtu", "speed"):
                 p.extra = [x for x in p.extra if x.split()[0] != key]
             p.extra.append(text)
-        elif words[0] == "channel-group":
+        elif text.split()[0] == "channel-group":
             raise Rejected(INCOMPLETE)
         else:
             raise Rejected(INVALID)
 
 
 @dataclass
-class EosSwitchData:
+class EosSwitchData(TrunkSwitchData):
     """What every session of one emulated switch shares."""
 
     state: EosState
-    saved: list[str]
     sessions: dict[str, EosState] = field(default_factory=dict)
     checkpoints: dict[str, str] = field(default_factory=dict)
-    lldp: list[LldpEntry] = field(default_factory=list)   # the neighbours the cables show
 
 
 def load(text: str, ports, hostname: str, model: str,  # type: ignore[no-untyped-def]
@@ -553,22 +425,7 @@ def load(text: str, ports, hostname: str, model: str,  # type: ignore[no-untyped
     data = EosSwitchData(EosState.factory_default(tuple(ports)), [])
     data.state.vlans = {1: []}
     cli = EosInterpreter(hostname, data, model=model, seeding=True)
-    cli.mode = "config"
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if cli.mode == "heredoc":
-            cli.execute(raw)
-            continue
-        if not stripped or stripped.startswith("!") or stripped == "end":
-            if stripped.startswith("!") and raw[:1] == "!" and cli.mode in ("if", "vlan", "block"):
-                cli.mode, cli.targets, cli.block = "config", [], None
-            continue
-        reply = cli.execute(raw)
-        if reply.output.startswith("%"):
-            raise ValueError(f"{source}: line {lineno}: the emulated EOS switch refuses "
-                             f"{stripped!r}: {reply.output.strip()}")
-        if cli.mode == "priv":
-            cli.mode = "config"
+    load_lines(cli, text, source=source, switch_name="EOS", skip=("end",))   # `end` closes the file
     data.state.mac_table = list(mac_table or [])
     return data.state
 
@@ -602,19 +459,3 @@ def lldp_neighbors(entries: list[LldpEntry]) -> str:
         port_id = dotted(e.port_id).lower() if e.port_id.count(":") == 5 else e.port_id
         lines.append(f"{short(e.port):<13} {e.system_name:<24} {port_id:<19} 120")
     return "\n".join(lines) + "\n"
-
-
-def _int(text: str, lo: int, hi: int) -> int:
-    if not text.isdigit() or not lo <= int(text) <= hi:
-        raise Rejected(INVALID)
-    return int(text)
-
-
-def _vlans(text: str) -> list[int]:
-    try:
-        ids = parse_vlan_list(text)
-    except ValueError:
-        raise Rejected(INVALID) from None
-    if any(not 1 <= v <= 4094 for v in ids):
-        raise Rejected(INVALID)
-    return sorted(ids)

@@ -26,13 +26,15 @@ marks this emulator's own choice where no source shows the real switch:
 
 from __future__ import annotations
 
-import copy
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from vlanroute.lab.state import LldpEntry, MacEntry
-from vlanroute.vlanlist import format_vlan_list, parse_vlan_list
+from vlanroute.lab.state import LldpEntry
+from vlanroute.lab.trunkswitch import (CliSpec, Rejected, Reply, TrunkInterpreter, TrunkPort,
+                                       TrunkState, TrunkSwitchData, load_lines)
+from vlanroute.vlanlist import format_vlan_list
 
 INVALID = "% Error: Unrecognized command."            # (assumed wording; `% Error` is confirmed [UG])
 VERSION = "10.5.2.0"
@@ -49,42 +51,29 @@ _KEPT_IF = re.compile(r"(description \S.*|mtu \d+|speed \S+|fec \S+|(no )?negoti
                       r"(no )?lldp \S.*|vlt-port-channel \d+|ip address \S.*)")
 
 
-class Rejected(Exception):
-    pass
+# What the code both emulators share needs: the `interface` arguments and limits, the
+# one-space indent of a block [GC], the least aging time, the global lines kept.
+SPEC = CliSpec(invalid=INVALID, indent=" ", aging_min=0, block=_BLOCK, kept_global=_KEPT_GLOBAL,
+               lag_arg=r"port-channel ?(\d+)", lag_max=128,
+               port_arg=r"ethernet ?(\d+/\d+/\d+(?::\d+)?)", port_prefix="ethernet")
 
 
 @dataclass
-class Os10Port:
-    mode: str = "access"                    # access | trunk | routed
+class Os10Port(TrunkPort):
     access_vlan: int | None = 1             # None: `no switchport access vlan`
     allowed: set[int] = field(default_factory=set)
-    channel_group: int | None = None
-    channel_mode: str = "on"
     stp_disabled: bool = False
-    shutdown: bool = False
     flow_receive: bool = True               # printed on every port of a real S4112F-ON [GC]
     flow_transmit: bool = False             # (assumed default)
-    extra: list[str] = field(default_factory=list)
 
 
 @dataclass
-class Os10State:
+class Os10State(TrunkState):
+    port_type: ClassVar[type] = Os10Port
+
     ports: dict[str, Os10Port]
     lags: dict[int, Os10Port] = field(default_factory=dict)
-    vlans: dict[int, list[str]] = field(default_factory=lambda: {1: []})
     stp_disabled: bool = False
-    aging: int | None = None
-    lag_hash: list[str] = field(default_factory=list)
-    head: list[list[str]] = field(default_factory=list)
-    tail: list[list[str]] = field(default_factory=list)
-    mac_table: list[MacEntry] = field(default_factory=list)
-
-    @classmethod
-    def factory_default(cls, ports: tuple[str, ...]) -> "Os10State":
-        return cls(ports={p: Os10Port() for p in ports})
-
-    def clone(self) -> "Os10State":
-        return copy.deepcopy(self)
 
     def delete_vlan(self, vid: int) -> None:
         self.vlans.pop(vid, None)
@@ -141,18 +130,10 @@ def running_config(state: Os10State) -> str:
 
 
 @dataclass
-class Reply:
-    output: str = ""
-    close: bool = False
-
-
-@dataclass
-class Os10SwitchData:
+class Os10SwitchData(TrunkSwitchData):
     state: Os10State
-    saved: list[str]
     candidate: Os10State | None = None      # the shared candidate config of `start transaction`
     locked_by: int | None = None            # the session holding `lock`
-    lldp: list[LldpEntry] = field(default_factory=list)   # the neighbours the cables show
 
 
 # The host name column is 20 wide; a longer name is cut to 17 characters and `...` [MFD].
@@ -177,22 +158,13 @@ _SESSIONS = iter(range(1, 1 << 30))
 
 
 @dataclass
-class Os10Interpreter:
-    hostname: str
+class Os10Interpreter(TrunkInterpreter):
+    spec: ClassVar[CliSpec] = SPEC
+
     switch: Os10SwitchData
     model: str = "S5248F-ON"
-    reject: re.Pattern[str] | None = None
-    reject_reply: str | None = None
-    lacks: re.Pattern[str] | None = None
-    mode: str = "priv"                      # priv | config | if | vlan | block
-    ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
     in_transaction: bool = False
-    targets: list[str] = field(default_factory=list)
     vlan_id: int = 0
-    block: list[str] | None = None
-    seeding: bool = False
-    paging: bool = False
-    awaiting_key = False
     ident: int = field(default_factory=lambda: next(_SESSIONS))
 
     @property
@@ -217,32 +189,11 @@ class Os10Interpreter:
     def running_config(self) -> str:
         return running_config(self.switch.state)
 
-    def answer_key(self, key: str) -> Reply:
-        return Reply()
-
     def on_close(self) -> None:
         """The session ended: its lock goes with it (assumed); the candidate config, shared
         by every transaction session [UG], stays until a `commit` or `discard`."""
         if self.switch.locked_by == self.ident:
             self.switch.locked_by = None
-
-    def help(self, typed: str) -> str:
-        return INVALID + "\n"
-
-    def execute(self, line: str) -> Reply:
-        words = line.split()
-        if not words:
-            return Reply()
-        try:
-            if self.reject is not None and self.reject.search(line) and self.mode != "priv":
-                raise Rejected(self.reject_reply or INVALID)
-            if self.lacks is not None and self.lacks.match(line.strip()):
-                raise Rejected(INVALID)
-            if self.ignore is not None and self.ignore.fullmatch(line.strip()) and self.mode != "priv":
-                return Reply()
-            return getattr(self, f"_mode_{self.mode}")(words, line)
-        except Rejected as exc:
-            return Reply(str(exc) + "\n")
 
     # -- EXEC ---------------------------------------------------------------------------
     def _exec(self, words: list[str]) -> Reply | None:
@@ -265,16 +216,9 @@ class Os10Interpreter:
             return Reply()
         return None
 
-    def _mode_priv(self, words: list[str], line: str) -> Reply:
+    def _priv(self, words: list[str]) -> Reply:
         sw = self.switch
-        if words[0] in ("exit", "quit", "logout"):
-            return Reply(close=True)
-        if words in (["end"], ["enable"]):
-            return Reply()
         if words[:2] == ["terminal", "length"] or words[:2] == ["terminal", "width"]:
-            return Reply()
-        if words in (["configure", "terminal"], ["configure"]):
-            self.mode = "config"
             return Reply()
         if words == ["lock"]:
             if sw.locked_by not in (None, self.ident):
@@ -330,7 +274,7 @@ class Os10Interpreter:
         raise Rejected(INVALID)
 
     # -- configuration ------------------------------------------------------------------
-    def _common(self, words: list[str]) -> Reply | None:
+    def _anywhere(self, words: list[str]) -> Reply | None:
         if words == ["end"]:
             self.mode, self.targets, self.block = "priv", [], None
             return Reply()
@@ -343,16 +287,13 @@ class Os10Interpreter:
             return reply
         return None
 
-    def _mode_config(self, words: list[str], line: str) -> Reply:
-        if (reply := self._common(words)) is not None:
-            return reply
+    def _config(self, words: list[str], text: str, line: str) -> Reply | None:
         st = self.state
-        text = " ".join(words)
         if words == ["exit"]:
             self.mode = "priv"
             return Reply()
         if m := re.fullmatch(r"(no )?interface vlan ?(\d+)", text):
-            vid = _int(m.group(2), 1, 4093)
+            vid = self._int(m.group(2), 1, 4093)
             if m.group(1):
                 if vid == 1:
                     raise Rejected("% Error: Default vlan cannot be deleted.")
@@ -360,15 +301,6 @@ class Os10Interpreter:
                 return Reply()
             st.vlans.setdefault(vid, [])
             self.mode, self.vlan_id = "vlan", vid
-            return Reply()
-        if words[0] == "interface" and len(words) >= 2:
-            return self._interface(" ".join(words[1:]))
-        if m := re.fullmatch(r"no interface port-channel ?(\d+)", text):
-            lag_id = int(m.group(1))
-            st.lags.pop(lag_id, None)
-            for p in st.ports.values():
-                if p.channel_group == lag_id:
-                    p.channel_group = None
             return Reply()
         if words[:2] == ["no", "load-balancing"]:
             st.lag_hash = []
@@ -379,33 +311,13 @@ class Os10Interpreter:
         if text == "no spanning-tree disable":
             st.stp_disabled = False
             return Reply()
-        if words[:3] == ["mac", "address-table", "aging-time"] and len(words) == 4:
-            st.aging = _int(words[3], 0, 1_000_000)
-            return Reply()
         if words[0] == "load-balancing":
             st.lag_hash = [text]
             return Reply()
-        if _BLOCK.fullmatch(text):
-            self.block, self.mode = [text], "block"
-            (st.tail if text.startswith("interface") else st.head).append(self.block)
-            return Reply()
-        if _KEPT_GLOBAL.fullmatch(text):
-            st.head.append([text])
-            return Reply()
-        raise Rejected(INVALID)
-
-    def _mode_block(self, words: list[str], line: str) -> Reply:
-        if (reply := self._common(words)) is not None:
-            return reply
-        if words == ["exit"] or (self.seeding and line[:1] not in (" ", "\t")):
-            self.mode, self.block = "config", None
-            return Reply() if words == ["exit"] else self._mode_config(words, line)
-        assert self.block is not None
-        self.block.append(" " + line.strip() if line[:1] != " " else line.rstrip())
-        return Reply()
+        return None
 
     def _mode_vlan(self, words: list[str], line: str) -> Reply:
-        if (reply := self._common(words)) is not None:
+        if (reply := self._anywhere(words)) is not None:
             return reply
         if words == ["exit"] or (self.seeding and line[:1] not in (" ", "\t")) or words[0] == "interface":
             self.mode = "config"
@@ -416,60 +328,32 @@ class Os10Interpreter:
         self.state.vlans[self.vlan_id].append(text)   # an address, a description ...: kept
         return Reply()
 
-    def _interface(self, spec: str) -> Reply:
-        st = self.state
-        if spec.startswith("breakout "):
-            st.head.append([f"interface {spec}"])        # a global line, no sub-mode [GC]
+    def _interface(self, arg: str) -> Reply:
+        if arg.startswith("breakout "):
+            self.state.head.append([f"interface {arg}"])        # a global line, no sub-mode [GC]
             return Reply()
-        if m := re.fullmatch(r"port-channel ?(\d+)", spec):
-            lag_id = _int(m.group(1), 1, 128)
-            st.lags.setdefault(lag_id, Os10Port(flow_receive=False))
-            self.targets, self.mode = [f"Po{lag_id}"], "if"
-            return Reply()
-        if (m := re.fullmatch(r"ethernet ?(\d+/\d+/\d+(?::\d+)?)", spec)) and f"ethernet{m.group(1)}" in st.ports:
-            self.targets, self.mode = [f"ethernet{m.group(1)}"], "if"
-            return Reply()
-        if _BLOCK.fullmatch(f"interface {spec}"):
-            self.block, self.mode = [f"interface {spec}"], "block"
-            self.state.tail.append(self.block)
-            return Reply()
-        raise Rejected("% Error: Invalid interface." if spec.startswith("ethernet") else INVALID)
+        return super()._interface(arg)
 
-    def _port(self, target: str) -> Os10Port:
-        return self.state.lags[int(target[2:])] if target.startswith("Po") else self.state.ports[target]
+    def _bad_interface(self, arg: str) -> str:
+        return "% Error: Invalid interface." if arg.startswith("ethernet") else INVALID
 
-    def _mode_if(self, words: list[str], line: str) -> Reply:
-        if (reply := self._common(words)) is not None:
-            return reply
-        if words == ["exit"]:
-            self.mode, self.targets = "config", []
-            return Reply()
-        if words[0] == "interface" or (self.seeding and line[:1] not in (" ", "\t")):
-            self.mode, self.targets = "config", []
-            return self._mode_config(words, line)
-        text = " ".join(words)
-        for target in self.targets:
-            self._if_command(target, self._port(target), text)
-        return Reply()
+    def _new_lag(self) -> Os10Port:
+        return Os10Port(flow_receive=False)
 
     def _need_vlans(self, ids: list[int]) -> None:
         missing = [v for v in ids if v not in self.state.vlans]
         if missing and not self.seeding:
             raise Rejected(f"% Error: vlan {missing[0]} does not exist")   # (assumed text)
 
-    def _if_command(self, target: str, p: Os10Port, text: str) -> None:
+    def _if_family(self, target: str, p: Os10Port, text: str) -> None:
         is_lag = target.startswith("Po")
         if m := re.fullmatch(r"switchport mode (access|trunk)", text):
             p.mode = m.group(1)
             if p.mode == "access":
                 p.allowed = set()
                 p.access_vlan = p.access_vlan or 1
-        elif text == "no switchport":
-            p.mode = "routed"
-        elif text == "switchport":
-            p.mode = "access" if p.mode == "routed" else p.mode
         elif m := re.fullmatch(r"switchport access vlan (\S+)", text):
-            vid = _int(m.group(1), 1, 4093)
+            vid = self._int(m.group(1), 1, 4093)
             self._need_vlans([vid])
             p.access_vlan = vid
         elif text == "no switchport access vlan":
@@ -477,7 +361,7 @@ class Os10Interpreter:
         elif m := re.fullmatch(r"(no )?switchport trunk allowed vlan (\S+)", text):
             if p.mode != "trunk":
                 raise Rejected("% Error: Interface is not in trunk mode.")   # (assumed text)
-            ids = _vlans(m.group(2))
+            ids = self._vlans(m.group(2))
             if m.group(1):
                 p.allowed -= set(ids)
             else:
@@ -486,11 +370,9 @@ class Os10Interpreter:
         elif m := re.fullmatch(r"channel-group (\S+)( mode (on|active|passive))?", text):
             if is_lag:
                 raise Rejected(INVALID)
-            lag_id = _int(m.group(1), 1, 128)
+            lag_id = self._int(m.group(1), 1, self.spec.lag_max)
             p.channel_group, p.channel_mode = lag_id, m.group(3) or "on"
-            self.state.lags.setdefault(lag_id, Os10Port(flow_receive=False))
-        elif text == "no channel-group":
-            p.channel_group = None
+            self.state.lags.setdefault(lag_id, self._new_lag())
         elif text == "spanning-tree disable":
             p.stp_disabled = True
         elif text == "no spanning-tree disable":
@@ -499,10 +381,6 @@ class Os10Interpreter:
             if is_lag:
                 raise Rejected(INVALID)
             setattr(p, f"flow_{m.group(1)}", m.group(2) == "on")
-        elif text == "shutdown":
-            p.shutdown = True
-        elif text == "no shutdown":
-            p.shutdown = False
         elif _KEPT_IF.fullmatch(text):
             p.extra.append(text)
         else:
@@ -514,19 +392,7 @@ def load(text: str, ports, hostname: str, model: str, source: str = "config") ->
     configuration mode. ValueError names a refused line."""
     data = Os10SwitchData(Os10State.factory_default(tuple(ports)), [])
     cli = Os10Interpreter(hostname, data, model=model, seeding=True)
-    cli.mode = "config"
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("!"):
-            if raw[:1] == "!" and cli.mode in ("if", "vlan", "block"):
-                cli.mode, cli.targets, cli.block = "config", [], None
-            continue
-        reply = cli.execute(raw)
-        if reply.output.startswith("%"):
-            raise ValueError(f"{source}: line {lineno}: the emulated OS10 switch refuses "
-                             f"{stripped!r}: {reply.output.strip()}")
-        if cli.mode == "priv":
-            cli.mode = "config"
+    load_lines(cli, text, source=source, switch_name="OS10")
     # A printed trunk block without an access line has no untagged VLAN (OS10 prints the
     # access VLAN whenever one is set, 1 included [GC], [UG]).
     for header, body in _printed_blocks(text):
@@ -550,17 +416,3 @@ def _printed_blocks(text: str) -> list[tuple[str, list[str]]]:
         elif raw.strip() and not raw.startswith(" "):
             out.append(("", []))
     return [(h, b) for h, b in out if h]
-
-
-def _int(text: str, lo: int, hi: int) -> int:
-    if not text.isdigit() or not lo <= int(text) <= hi:
-        raise Rejected(INVALID)
-    return int(text)
-
-
-def _vlans(text: str) -> list[int]:
-    try:
-        ids = parse_vlan_list(text)
-    except ValueError:
-        raise Rejected(INVALID) from None
-    return sorted(ids)
