@@ -396,3 +396,20 @@ def test_every_unconfirmed_command_is_marked_in_the_template_header_and_on_the_e
         key = _key(item).replace("vlanN", "vlan")
         assert key in unknown, f"{item!r}: not marked U in the header of {family.name}.j2"
         assert any(key in row for row in rows), f"{item!r}: no unknown row on docs/platforms/{family.name}.md"
+
+
+def test_the_emulated_eos_takes_a_banner_typed_in_a_session():
+    """`banner motd` opens a heredoc up to a line `EOF`; while it is open the emulator shows
+    no prompt (it raised KeyError on the prompt of that mode), and after it the session goes on."""
+    from vlanroute.lab.eos import EosInterpreter, EosState, EosSwitchData
+    ports = tuple(PLATFORMS["arista-7050sx-64"].ports)
+    data = EosSwitchData(EosState.factory_default(ports), [])
+    cli = EosInterpreter("sw1", data, model="DCS-7050SX-64")
+    for line in ("configure", "banner motd"):
+        cli.execute(line)
+    assert cli.prompt() == ""
+    for line in ("Authorised use only.", "EOF"):
+        cli.execute(line)
+    assert cli.prompt() == "sw1(config)#"
+    cli.execute("end")
+    assert "banner motd\nAuthorised use only.\nEOF" in cli.running_config()
