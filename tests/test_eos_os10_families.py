@@ -413,3 +413,19 @@ def test_the_emulated_eos_takes_a_banner_typed_in_a_session():
     assert cli.prompt() == "sw1(config)#"
     cli.execute("end")
     assert "banner motd\nAuthorised use only.\nEOF" in cli.running_config()
+
+
+def test_the_emulated_eos_session_left_behind_by_another_commit():
+    """Two sessions edit one configure session; one commits it: the other's next command is
+    refused and it is back in privileged mode (it raised KeyError)."""
+    from vlanroute.lab.eos import EosInterpreter, EosState, EosSwitchData
+    ports = tuple(PLATFORMS["arista-7050sx-64"].ports)
+    data = EosSwitchData(EosState.factory_default(ports), [])
+    one, two = (EosInterpreter("sw1", data, model="DCS-7050SX-64") for _ in range(2))
+    for cli in (one, two):
+        cli.execute("configure session vr1")
+    one.execute("vlan 101")
+    one.execute("commit")
+    reply = two.execute("vlan 102")
+    assert "session vr1 does not exist" in reply.output and two.prompt() == "sw1#"
+    assert "vlan 101" in one.running_config() and "vlan 102" not in one.running_config()

@@ -163,7 +163,14 @@ class EosInterpreter(TrunkInterpreter):
     @property
     def state(self) -> EosState:
         if self.session is not None:
-            return self.switch.sessions[self.session]
+            state = self.switch.sessions.get(self.session)
+            if state is None:
+                # Another session committed or aborted it. The reply's text is assumed: no
+                # source shows what a real EOS says to the session left behind.
+                name = self.session
+                self._leave_all()
+                raise Rejected(f"% Error: session {name} does not exist")
+            return state
         return self.switch.state
 
     def prompt(self) -> str:
