@@ -457,6 +457,89 @@ def test_cabling_check_on_eos_and_os10_fake_switches(kind, farm, tmp_path, monke
     assert f"connect {gone['a']} {gone['a_port']} to {gone['b']} {gone['b_port']} (cable {gone['cable']})" in flat
 
 
+# Two OS10 switches whose names share their first 17 characters, in a ring with two spines.
+# The summary `show lldp neighbors` cuts both names to `rack01-leaf-switc...` [MFD]; the
+# detail vlanroute reads prints them in full [ARC]. (Two cables between the same two
+# switches would be one LAG, whose members interchanged are harmless and reported ok.)
+EAST, WEST = "rack01-leaf-switch-east", "rack01-leaf-switch-west"
+LONG_NAMES_OS10 = f"""name: long-names-os10
+platform: dell-s5248f-on
+topology:
+  kind: custom
+  switches: [{EAST}, spine1, {WEST}, spine2]
+  links:
+    - {{a: {EAST}, b: spine1}}
+    - {{a: spine1, b: {WEST}}}
+    - {{a: {WEST}, b: spine2}}
+    - {{a: spine2, b: {EAST}}}
+hosts:
+  list:
+    - {{name: gpu01, switch: {EAST}, mac: "02:00:0a:00:01:01"}}
+    - {{name: gpu02, switch: {WEST}, mac: "02:00:0a:00:01:02"}}
+routing:
+  algorithm: shortest
+switches:
+  {EAST}: {{mgmt: 192.0.2.31}}
+  spine1: {{mgmt: 192.0.2.32}}
+  {WEST}: {{mgmt: 192.0.2.33}}
+  spine2: {{mgmt: 192.0.2.34}}
+"""
+
+
+def test_os10_cabling_check_tells_apart_names_alike_in_their_first_17_characters(
+        farm, tmp_path, monkeypatch, capsys):
+    """The cables spine1-east and spine2-west with their leaf ends exchanged (spine1 now
+    reaches west, spine2 east): in the summary both spines saw `rack01-leaf-switc...`,
+    which two plan switches start with, so neither cable could be resolved there; read from
+    `show lldp neighbors detail`, the check names both cables as swapped and the fix."""
+    from vlanroute.lab.os10 import lldp_neighbors
+    from vlanroute.model.platforms import PLATFORMS
+
+    set_ssh_env(monkeypatch)
+    inventory = tmp_path / "long-names-os10.yaml"
+    inventory.write_text(LONG_NAMES_OS10)
+    cluster = build_cluster(farm, tmp_path, str(inventory), platform=PLATFORMS["dell-s5248f-on"])
+    out = str(cluster.outdir)
+    known = ["--known-hosts", str(cluster.known_hosts)]
+    rows = list(csv.DictReader((cluster.outdir / "cabling.csv").open()))
+
+    rc, text, err = run(capsys, "cabling", "check", out, *known, "--json")
+    doc = json.loads(text)
+    assert rc == 0 and doc["ok"] and not doc["not_read"], text + err
+    assert all("show lldp neighbors detail" in sw.received for sw in farm.switches.values())
+
+    def leaf_side(row: dict[str, str]) -> str:
+        return "a" if row["a"] in (EAST, WEST) else "b"
+
+    (first,) = [r for r in rows if {r["a"], r["b"]} == {EAST, "spine1"}]
+    (second,) = [r for r in rows if {r["a"], r["b"]} == {WEST, "spine2"}]
+    x, y = leaf_side(first), leaf_side(second)
+    (first[x], first[x + "_port"]), (second[y], second[y + "_port"]) = \
+        (second[y], second[y + "_port"]), (first[x], first[x + "_port"])
+    swapped = tmp_path / "swapped.csv"
+    with open(swapped, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    wire_as_planned(farm, cluster.outdir, swapped)
+    # What the summary shows the spines: one cut name for either leaf.
+    for spine in ("spine1", "spine2"):
+        names = {line.split()[1] for line in lldp_neighbors(farm.switches[spine].state.lldp).splitlines()[2:]}
+        assert names == {"rack01-leaf-switc..."}, names
+
+    rc, text, err = run(capsys, "cabling", "check", out, *known, "--json")
+    doc = json.loads(text)
+    assert rc == 1 and not doc["not_read"] and not doc["unexpected"], text + err
+    assert {c["cable"]: c["status"] for c in doc["cables"] if c["status"] != "ok"} == \
+        {first["cable"]: SWAPPED, second["cable"]: SWAPPED}
+    assert not any("rack01-leaf-switc..." in json.dumps(c) for c in doc["cables"])
+    now = {frozenset({(r["a"], r["a_port"]), (r["b"], r["b_port"])}) for r in rows if r["kind"] == "inter-switch"}
+    planned = {frozenset({(r["a"], r["a_port"]), (r["b"], r["b_port"])})
+               for r in csv.DictReader((cluster.outdir / "cabling.csv").open()) if r["kind"] == "inter-switch"}
+    assert now != planned and apply_fixes(now, doc["fixes"]) == planned
+    assert all(first["cable"] in fix and second["cable"] in fix for fix in doc["fixes"]), doc["fixes"]
+
+
 def test_push_refuses_before_any_change_on_a_swapped_eos_cable(farm, tmp_path, monkeypatch, capsys):
     from vlanroute.model.platforms import PLATFORMS
 

@@ -170,16 +170,13 @@ Number of table age-outs : 0
 Port       Neighbor Device ID             Neighbor Port ID           TTL
 Et5        sw9                            Ethernet6                  120
 """
-# OS10 [MFD]: header, one long dashed line; a NIC without a name (`Not Advertised`, MAC as
-# Port ID, a chassis id cut at the line's end), a name cut to 17 characters and `...`, a
-# breakout lane as the local port, a management port.
-OS10_LLDP = """Loc PortID          Rem Host Name        Rem Port Id                    Rem Chassis Id
---------------------------------------------------------------------------------------
-ethernet1/1/3:1     Not Advertised       00:78:57:aa:bb:cc             39373638-3935-5A43-4A39-
-ethernet1/1/31      spine-row4-rack12... ethernet1/1/49                24:8a:07:bb:cc:aa
-ethernet1/1/47      sw2.lab.example      ethernet1/1/47                02:00:00:00:00:02
-mgmt1/1/1           oob-7103             19                            00:04:96:dd:ff:aa
-"""
+# OS10 `show lldp neighbors detail` (tests/fixtures/os10-lldp-neighbors-detail.txt), written
+# by us in the layout of the real S5248F-ON capture [ARC]: a NIC without a name (MAC Port ID,
+# `Not Advertised`), two OS10 switches whose names share their first 17 characters, an NX-OS
+# switch with a domain name and a management address line, multi-line system descriptions,
+# indented MAC/PHY and Dell lines, a breakout lane as the local port, blank lines between
+# blocks and no dashed line after the last one.
+OS10_LLDP = (FIXTURES / "os10-lldp-neighbors-detail.txt").read_text()
 
 
 def test_eos_lldp_neighbors():
@@ -197,20 +194,32 @@ def test_eos_lldp_neighbors():
     assert EOS.parse_lldp(EOS_LLDP.split("Port   ")[0]) == []     # counters only: no row
 
 
-def test_os10_lldp_neighbors():
-    assert OS10.lldp_command == "show lldp neighbors"
+def test_os10_lldp_neighbors_detail():
+    assert OS10.lldp_command == "show lldp neighbors detail"
     rows = OS10.parse_lldp(OS10_LLDP)
     assert [(n.local_port, n.system_name, n.port_id, n.chassis_id) for n in rows] == [
-        ("ethernet1/1/3:1", "", "00:78:57:aa:bb:cc", "39373638-3935-5A43-4A39-"),
-        ("ethernet1/1/31", "spine-row4-rack12...", "ethernet1/1/49", "24:8a:07:bb:cc:aa"),
-        ("ethernet1/1/47", "sw2.lab.example", "ethernet1/1/47", "02:00:00:00:00:02"),
-        ("mgmt1/1/1", "oob-7103", "19", "00:04:96:dd:ff:aa")]
-    assert [n.truncated for n in rows] == [False, True, False, False]
+        ("ethernet1/1/3:1", "", "02:00:0a:00:10:0c", "02:00:0a:00:10:0e"),
+        ("ethernet1/1/31", "spine-row4-rack12-a", "ethernet1/1/49", "24:8a:07:bb:cc:aa"),
+        ("ethernet1/1/32", "spine-row4-rack12-b", "ethernet1/1/50", "24:8a:07:bb:cc:bb"),
+        ("ethernet1/1/47:1", "core7-nexus-9336c-1b.rack2.example.net", "Ethernet1/16/1", "6c:41:0e:aa:91:78"),
+        ("ethernet1/1/48", "sw2", "ethernet1/1/47", "02:00:00:00:00:02")]
+    # Names longer than the summary's 17 characters come through whole.
+    assert not any(n.truncated for n in rows)
+    assert len({n.system_name[:17] for n in rows[1:3]}) == 1
+    # The last block has no dashed line after it; without the blank lines, or with Windows
+    # line ends, the same neighbours are read.
+    assert not OS10_LLDP.rstrip().endswith("-")
+    assert OS10.parse_lldp(OS10_LLDP.replace("\n\n", "\n").replace("\n", "\r\n")) == rows
+    # A block whose dashed line is missing: the repeated field starts the next neighbour.
+    blocks = OS10_LLDP.split("-" * 75 + "\n")
+    assert OS10.parse_lldp(blocks[1] + blocks[2]) == rows[1:3]
+    assert OS10.parse_lldp("") == [] and OS10.parse_lldp("% Error: LLDP is disabled.\n") == []
 
 
 def test_eos_os10_rows_resolve_against_the_plan():
     """The rows above, through the cabling check's comparison: a short local name, a domain
-    suffix, a cut name and a nameless NIC all land on the plan's cable ends."""
+    suffix, two names alike in their first 17 characters and a nameless NIC all land on the
+    plan's cable ends."""
     from vlanroute.bundle.reader import Cable
     from vlanroute.device.cabling import NO_LLDP, OK, check_cabling
     from vlanroute.device.lldp import LldpTable
@@ -219,12 +228,18 @@ def test_eos_os10_rows_resolve_against_the_plan():
               Cable(0, "os1", "ethernet1/1/31", "spine-row4-rack12-a", "ethernet1/1/49", None, None,
                     "inter-switch", "C2"),
               Cable(0, "os1", "ethernet1/1/3:1", "h1", "eth0", None, None, "host", "C3"),
-              Cable(0, "os1", "ethernet1/1/47", "sw2", "ethernet1/1/47", None, None, "inter-switch", "C4")]
+              Cable(0, "os1", "ethernet1/1/48", "sw2", "ethernet1/1/47", None, None, "inter-switch", "C4"),
+              Cable(0, "os1", "ethernet1/1/32", "spine-row4-rack12-b", "ethernet1/1/50", None, None,
+                    "inter-switch", "C5"),
+              Cable(0, "os1", "ethernet1/1/47:1", "core7-nexus-9336c-1b", "Ethernet1/16/1", None, None,
+                    "inter-switch", "C6")]
     eos = [n for n in EOS.parse_lldp(EOS_LLDP) if n.system_name == "sw2"]
     tables = {"sw1": LldpTable("sw1", tuple(eos)), "os1": LldpTable("os1", tuple(OS10.parse_lldp(OS10_LLDP)))}
-    report = check_cabling(cables, tables, ["sw1", "sw2", "os1", "spine-row4-rack12-a"],
-                           {"h1": "00:78:57:AA:BB:CC"})
-    assert {c.label: c.status for c in report.cables} == {"C1": OK, "C2": OK, "C3": OK, "C4": OK}
+    report = check_cabling(cables, tables, ["sw1", "sw2", "os1", "spine-row4-rack12-a", "spine-row4-rack12-b",
+                                            "core7-nexus-9336c-1b"],
+                           {"h1": "02:00:0A:00:10:0C"})
+    assert {c.label: c.status for c in report.cables} == {"C1": OK, "C2": OK, "C3": OK, "C4": OK, "C5": OK,
+                                                          "C6": OK}
     assert NO_LLDP not in {c.status for c in report.cables}
 
 

@@ -136,7 +136,9 @@ class _Resolver:
         for candidate in (name.lower(), name.split(".")[0].lower()):
             if candidate in self.lower:
                 return self.lower[candidate]
-        if name.endswith("..."):        # cut short by the summary, no detail read
+        # A summary cut the name short and no detail gave it whole (Dell OS6 when the
+        # per-port detail has no name; OS10 reads its detail, whose names are never cut).
+        if name.endswith("..."):
             hits = [s for s in self.switches if s.startswith(name[:-3])]
             if len(hits) == 1:
                 return hits[0]

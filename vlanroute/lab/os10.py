@@ -21,7 +21,12 @@ marks this emulator's own choice where no source shows the real switch:
 - errors start `% Error:` [UG]; `write memory` copies running to startup (no reply, assumed);
 - `show lldp neighbors`: header, dashed line, one row per neighbour of the wired cables
   (vlanroute.lab.wiring), a host name longer than 20 characters cut to 17 and `...`, MACs
-  lower case with colons [MFD].
+  lower case with colons [MFD];
+- `show lldp neighbors detail` (what vlanroute reads): one block per neighbour in the
+  layout of a real S5248F-ON capture [ARC], names in full, `Not Advertised` for a host
+  without a name, blocks separated by a dashed line and a blank line, none after the last;
+  the TTL, timers, `Remote Port Description` and `Remote System Desc` values are the
+  emulator's own (assumed).
 """
 
 from __future__ import annotations
@@ -136,6 +141,10 @@ class Os10SwitchData(TrunkSwitchData):
     locked_by: int | None = None            # the session holding `lock`
 
 
+def _lldp_mac(text: str) -> str:
+    return text.lower() if text.count(":") == 5 else text
+
+
 # The host name column is 20 wide; a longer name is cut to 17 characters and `...` [MFD].
 LLDP_NAME_WIDTH, LLDP_NAME_CUT = 20, 17
 
@@ -149,9 +158,37 @@ def lldp_neighbors(entries: list[LldpEntry]) -> str:
         name = e.system_name or "Not Advertised"
         if len(name) > LLDP_NAME_WIDTH:
             name = name[:LLDP_NAME_CUT] + "..."
-        port_id = e.port_id.lower() if e.port_id.count(":") == 5 else e.port_id
-        lines.append(f"{e.port:<19} {name:<20} {port_id:<29} {e.chassis.lower()}")
+        lines.append(f"{e.port:<19} {name:<20} {_lldp_mac(e.port_id):<29} {e.chassis.lower()}")
     return "\n".join(lines) + "\n"
+
+
+def lldp_neighbors_detail(entries: list[LldpEntry]) -> str:
+    """`show lldp neighbors detail` in the layout of the real S5248F-ON capture [ARC]: per
+    neighbour the chassis and port subtypes and ids, the local port, timers, the system
+    name (`Not Advertised` when none), the MAC/PHY lines; a host's Port ID is its MAC
+    (subtype `Mac address (3)`), a switch's its interface name (`Interface name (5)`)."""
+    blocks = []
+    for index, e in enumerate(entries, start=1):
+        host = e.port_id.count(":") == 5
+        blocks.append("\n".join([
+            "Remote Chassis ID Subtype: Mac address (4)",
+            f"Remote Chassis ID: {e.chassis.lower()}",
+            f"Remote Port Subtype: {'Mac address (3)' if host else 'Interface name (5)'}",
+            f"Remote Port ID: {_lldp_mac(e.port_id)}",
+            f"Remote Port Description: {'Not Advertised' if host else e.port_id}",
+            f"Local Port ID: {e.port}",
+            f"Locally assigned remote Neighbor Index: {index}",
+            f"Remote TTL: {48 if host else 120}",
+            f"Information valid for next {40 if host else 110} seconds",
+            "Time since last information change of this neighbor: 2 weeks 4 days 05:51:53",
+            f"Remote System Name: {e.system_name or 'Not Advertised'}",
+            "Remote System Desc: Not Advertised",
+            f"Remote Max Frame Size: {0 if host else 9216}",
+            "Remote Aggregation Status: false",
+            "MAC PHY Configuration:",
+            "    Auto-neg supported: 0",
+            "    Auto-neg enabled: 0"]))
+    return ("\n" + "-" * 75 + "\n\n").join(blocks) + ("\n" if blocks else "")
 
 
 _SESSIONS = iter(range(1, 1 << 30))
@@ -271,6 +308,8 @@ class Os10Interpreter(TrunkInterpreter):
             return "\n".join(rows) + "\n"
         if args == ["lldp", "neighbors"]:
             return lldp_neighbors(sw.lldp)
+        if args == ["lldp", "neighbors", "detail"]:
+            return lldp_neighbors_detail(sw.lldp)
         raise Rejected(INVALID)
 
     # -- configuration ------------------------------------------------------------------

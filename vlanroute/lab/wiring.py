@@ -1,8 +1,8 @@
 """The cables between emulated switches, as their LLDP neighbour tables show them.
 
 A fake switch has no real cables: its LLDP table (`show lldp remote-device all` on the
-Dell CLIs, `show lldp neighbors` on EOS and OS10) lists what a cabling
-file says is plugged into each port (a file in the layout of OUTDIR/cabling.csv,
+Dell CLIs, `show lldp neighbors` on EOS and OS10, `show lldp neighbors detail` on OS10)
+lists what a cabling file says is plugged into each port (a file in the layout of OUTDIR/cabling.csv,
 bundle.cables). An inter-switch cable a:pa - b:pb makes a hear b (chassis b's MAC, Port ID
 pb, system name b) on pa, and b hear a on pb, as switches send their interface name as
 Port ID. A host cable makes the switch hear the host as lldpd sends it by default: the

@@ -134,10 +134,13 @@ class DellOS10(TrunkFamily):
     )
     flow_per_port = True
     address_table_command = "show mac address-table"
-    lldp_command = "show lldp neighbors"
+    # The detail, not the summary `show lldp neighbors`: the summary cuts a neighbour's name
+    # to 17 characters and `...` [MFD], so two switches alike in their first 17 could not be
+    # told apart; the detail prints every name in full [ARC].
+    lldp_command = "show lldp neighbors detail"
     dialect = OS10
     syntax = SYNTAX
-    readers = ShowReaders(show.facts, show.parse_address_table, show.parse_lldp_neighbors)
+    readers = ShowReaders(show.facts, show.parse_address_table, show.parse_lldp_neighbors_detail)
     vlan_line = r"interface vlan ?\d+"
     config_enter = "configure terminal"
 

@@ -1,11 +1,11 @@
 """Dell OS10 show output as vlanroute reads it: the learned-MAC table (`show mac
-address-table`), LLDP neighbours (`show lldp neighbors`), pre-flight facts (`show
+address-table`), LLDP neighbours (`show lldp neighbors detail`), pre-flight facts (`show
 version`, `show interface status`). Layouts: docs/platforms/dell-os10.md.
 
 `show mac address-table` rows: `VlanId  Mac Address  Type  Interface`, e.g. `54
 00:50:56:af:12:f5   dynamic     port-channel1` or `... ethernet1/1/12:1`, after an optional
 `Codes:` or `Legend:` line; columns are split on white space (widths differ between
-sources). `show lldp neighbors`: see parse_lldp_neighbors.
+sources). `show lldp neighbors detail`: see parse_lldp_neighbors_detail.
 """
 
 from __future__ import annotations
@@ -39,33 +39,47 @@ def parse_address_table(text: str) -> dict[tuple[int, str], PortRef]:
 
 
 NOT_ADVERTISED = "Not Advertised"
+# The lines of a `show lldp neighbors detail` block vlanroute reads; `Remote Chassis ID:`
+# does not match `Remote Chassis ID Subtype:`. Other lines (the subtypes, TTL, capabilities,
+# the indented MAC/PHY and Dell lines, the continuation lines of a multi-line `Remote System
+# Desc:`) are skipped.
+_DETAIL_FIELD = re.compile(r"^(Remote Chassis ID|Remote Port ID|Local Port ID|Remote System Name):\s*(.*?)\s*$")
+_DASHES = re.compile(r"^-{10,}\s*$")
 
 
-def parse_lldp_neighbors(text: str) -> list[LldpNeighbor]:
-    """The rows of `show lldp neighbors` [MFD]: the header `Loc PortID  Rem Host Name  Rem
-    Port Id  Rem Chassis Id`, a dashed line, then one row per neighbour, e.g.
-    `ethernet1/1/31  B-R03-U23-Mellano...  Eth1/32  24:8a:07:bb:cc:aa`. The local port is
-    the switch's own name (`ethernet1/1/3:1` for a breakout lane); a host name longer than
-    its column is cut to 17 characters and `...` (the cabling check matches it by a unique
-    prefix of a switch name); a neighbour that sends no name prints `Not Advertised` (read
-    as no name). The Port ID is as sent: a MAC from a server NIC, an interface name from a
-    switch. The chassis id is the last cell (itself cut at the line's end); cells are split
-    on white space, the host name being everything between the local port and the last two.
-    """
+def parse_lldp_neighbors_detail(text: str) -> list[LldpNeighbor]:
+    """The neighbours of `show lldp neighbors detail`, as a real S5248F-ON (10.5.6.1) prints
+    them [ARC]: one block per neighbour, blocks separated by a dashed line and a blank line,
+    the last block without a dashed line after it. A block's lines vlanroute reads:
+    `Remote Chassis ID: 0c:29:ef:c3:0b:20`, `Remote Port ID: ethernet1/1/39` (an interface
+    name from a switch, a MAC from a server NIC), `Local Port ID: ethernet1/1/47:1` (this
+    switch's port as the plan names it) and `Remote System Name: s46r23b-Rack01-TOR-2`,
+    printed in full (the summary `show lldp neighbors` cuts it to 17 characters and `...`
+    [MFD]); `Not Advertised` is read as no name. The Port ID is kept as sent (the cabling
+    check turns it into a plan name with Family.lldp_port_name). A field seen twice in one
+    block also starts a new block, in case a separator line is missing; a block without
+    `Local Port ID` is not a neighbour and is skipped."""
     out: list[LldpNeighbor] = []
-    started = False
+    block: dict[str, str] = {}
+
+    def close() -> None:
+        if local := block.get("Local Port ID"):
+            ref = port_ref(local)
+            name = block.get("Remote System Name", "")
+            out.append(LldpNeighbor(local_port=ref if isinstance(ref, str) else local,
+                                    chassis_id=block.get("Remote Chassis ID", ""),
+                                    port_id=block.get("Remote Port ID", ""),
+                                    system_name="" if name == NOT_ADVERTISED else name))
+        block.clear()
+
     for line in text.splitlines():
-        if line.startswith("---"):
-            started = True
-            continue
-        cells = line.split()
-        if not started or len(cells) < 4:
-            continue
-        local = port_ref(cells[0])
-        system = " ".join(cells[1:-2])
-        out.append(LldpNeighbor(local_port=local if isinstance(local, str) else cells[0],
-                                chassis_id=cells[-1], port_id=cells[-2],
-                                system_name="" if system == NOT_ADVERTISED else system))
+        if _DASHES.match(line):
+            close()
+        elif m := _DETAIL_FIELD.match(line):
+            if m.group(1) in block:
+                close()
+            block[m.group(1)] = m.group(2)
+    close()
     return out
 
 
