@@ -242,26 +242,40 @@ def test_a_state_dir_inside_outdir_is_refused_before_any_login(farm, tmp_path, m
     assert all(sw.logins == 0 for sw in farm.switches.values())
 
 
+def _push_in_a_process(cluster, tmp_path: Path) -> subprocess.Popen[str]:  # type: ignore[no-untyped-def]
+    """`vlanroute push --yes --workers 1` in its own process, so that a test can signal it.
+    Output goes to files, not pipes: the diffs fill a pipe's buffer long before anyone reads it."""
+    env = dict(os.environ, VLANROUTE_SSH_USER=USER, VLANROUTE_SSH_PASSWORD=PASSWORD,
+               VLANROUTE_LOOPBACK_ONLY="1", COLUMNS="400", PYTHONPATH=str(REPO))
+    env.pop("VLANROUTE_SSH_KEY", None)
+    out_file, err_file = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
+    return subprocess.Popen([sys.executable, "-m", "vlanroute.cli", "push", str(cluster.outdir),
+                             "--known-hosts", str(cluster.known_hosts), "--yes", "--workers", "1"],
+                            env=env, cwd=REPO, stdout=out_file, stderr=err_file, text=True)
+
+
+def _journal_shows_applying(cluster) -> bool:  # type: ignore[no-untyped-def]
+    pushes = cluster.state / "pushes"
+    return pushes.is_dir() and any('"applying"' in p.read_text() for p in pushes.glob("*.jsonl"))
+
+
+def _wait_until(proc: subprocess.Popen[str], condition, deadline: float) -> None:  # type: ignore[no-untyped-def]
+    """Poll `condition` while the push runs; fail if it ends first or the deadline passes."""
+    while not condition():
+        assert proc.poll() is None and time.monotonic() < deadline, "the push ended or stalled first"
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_sigint_mid_push_starts_no_further_switch_and_prints_the_table(farm, tmp_path):
     """A real SIGINT to a `vlanroute push` process while its first switch is being changed."""
     slow = Faults(delay_s=0.02)               # sw1 takes seconds: the signal lands mid-switch
     cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", {"sw1": slow})
     before = running(cluster)
-    env = dict(os.environ, VLANROUTE_SSH_USER=USER, VLANROUTE_SSH_PASSWORD=PASSWORD,
-               VLANROUTE_LOOPBACK_ONLY="1", COLUMNS="400", PYTHONPATH=str(REPO))
-    env.pop("VLANROUTE_SSH_KEY", None)
-    # Files, not pipes: the diffs fill a pipe's buffer long before anyone reads it.
-    out_file, err_file = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "vlanroute.cli", "push", str(cluster.outdir),
-                             "--known-hosts", str(cluster.known_hosts), "--yes", "--workers", "1"],
-                            env=env, cwd=REPO, stdout=out_file, stderr=err_file, text=True)
+    proc = _push_in_a_process(cluster, tmp_path)
     try:
         deadline = time.monotonic() + 120
-        pushes = cluster.state / "pushes"
-        while not (pushes.is_dir() and any('"applying"' in p.read_text() for p in pushes.glob("*.jsonl"))):
-            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
-            time.sleep(0.05)
+        _wait_until(proc, lambda: _journal_shows_applying(cluster), deadline)
         assert cluster.switch("sw1").config_commands < 50          # still in the middle of sw1
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=120)
@@ -293,23 +307,12 @@ def test_a_second_sigint_ends_the_push_at_once_and_rollback_restores_the_half_ap
     cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", {"sw1": slow})
     seed_old_config(cluster.switch("sw1"))
     before = running(cluster)
-    env = dict(os.environ, VLANROUTE_SSH_USER=USER, VLANROUTE_SSH_PASSWORD=PASSWORD,
-               VLANROUTE_LOOPBACK_ONLY="1", COLUMNS="400", PYTHONPATH=str(REPO))
-    env.pop("VLANROUTE_SSH_KEY", None)
-    out_file, err_file = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "vlanroute.cli", "push", str(cluster.outdir),
-                             "--known-hosts", str(cluster.known_hosts), "--yes", "--workers", "1"],
-                            env=env, cwd=REPO, stdout=out_file, stderr=err_file, text=True)
+    proc = _push_in_a_process(cluster, tmp_path)
     try:
         deadline = time.monotonic() + 120
-        pushes = cluster.state / "pushes"
-        while not (pushes.is_dir() and any('"applying"' in p.read_text() for p in pushes.glob("*.jsonl"))):
-            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
-            time.sleep(0.05)
+        _wait_until(proc, lambda: _journal_shows_applying(cluster), deadline)
         proc.send_signal(signal.SIGINT)
-        while "interrupted" not in (tmp_path / "err.txt").read_text():
-            assert proc.poll() is None and time.monotonic() < deadline, err_file.name
-            time.sleep(0.05)
+        _wait_until(proc, lambda: "interrupted" in (tmp_path / "err.txt").read_text(), deadline)
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     finally:
