@@ -43,6 +43,7 @@ def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
         counts = {s: q + (1 if i < r else 0) for i, s in enumerate(topo.switches)}
 
     hosts: list[Host] = []
+    csv_lines: list[int] | None = None        # the line of each hosts CSV row, for messages
     if counts is not None and sum(counts.values()) > MAX_HOSTS:
         field = "hosts.per_switch" if spec.per_switch is not None else "hosts.count"
         raise UserError(f"{sum(counts.values()):,} hosts; vlanroute plans at most {MAX_HOSTS:,}",
@@ -65,28 +66,24 @@ def build_hosts(inv: LoadedInventory, topo: Topology) -> list[Host]:
     else:
         entries = inv.hosts_csv if spec.csv else spec.entries
         assert entries is not None
-        where_base = f"{spec.csv}" if spec.csv else "hosts.list"
+        where = f"{spec.csv}" if spec.csv else "hosts.list"
         csv_lines = inv.hosts_csv_lines if spec.csv else None
-
-        def row(k: int) -> str:
-            """A CSV row by its line number, as the CSV's own errors name it."""
-            return f"{spec.csv} line {csv_lines[k]}" if csv_lines else f"{where_base}.{k}"
         for k, e in enumerate(entries):
             sw = _resolve_switch(e.switch, topo)
             if sw is None:
+                # A CSV row by its line number, as the CSV's own errors name it.
                 raise UserError(f"host '{e.name}' is on unknown switch '{e.switch}'", file=file,
-                                field=f"{row(k)}: switch" if csv_lines else f"{row(k)}.switch",
+                                field=f"{spec.csv} line {csv_lines[k]}: switch" if csv_lines
+                                else f"{where}.{k}.switch",
                                 fix="use a switch name of the topology")
             hosts.append(Host(e.name, sw, e.port, e.mac, e.interface or spec.interface, len(hosts),
                               attributes=dict(e.attributes)))
-        where = where_base
 
     seen: dict[str, int] = {}
     macs: dict[str, str] = {}
-    lines = inv.hosts_csv_lines if spec.csv and counts is None else None
     for h in hosts:
         # In a hosts CSV: the line of the second row (h.index is the row's position).
-        here = f"{spec.csv} line {lines[h.index]}" if lines else where
+        here = f"{spec.csv} line {csv_lines[h.index]}" if csv_lines else where
         if h.name in seen:
             raise UserError(f"host name '{h.name}' is used twice", file=file, field=here,
                             fix="give every host a different name")
