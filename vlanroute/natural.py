@@ -6,10 +6,12 @@ lab's addresses, error messages) is in this order; digit runs compare as numbers
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 import re
 
 _DIGITS = re.compile(r"(\d+)")
+V = TypeVar("V")
 
 
 def natural_key(name: str) -> tuple[str | int, ...]:
@@ -20,3 +22,8 @@ def natural_key(name: str) -> tuple[str | int, ...]:
 
 def natsorted(names: Iterable[str]) -> list[str]:
     return sorted(names, key=natural_key)
+
+
+def natsorted_items(by_name: Mapping[str, V]) -> list[tuple[str, V]]:
+    """A mapping keyed by switch or host name, as (name, value) pairs in natural order."""
+    return sorted(by_name.items(), key=lambda kv: natural_key(kv[0]))

@@ -14,7 +14,7 @@ from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
-from vlanroute.natural import natural_key
+from vlanroute.natural import natsorted_items
 
 
 @click.command("audit")
@@ -56,7 +56,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             found = "missing" if f.found_port is None else f"on {label(f.found_port)}"
             table.add_row(e.switch, str(e.vlan), e.host, e.mac, label(e.port), found)
         out.print(table)
-    for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
+    for switch, why in natsorted_items(report.errors):
         out.print(f"[red]{switch}: not read: {why}[/]", highlight=False)
     if report.no_mac:
         out.print(f"{len(report.no_mac)} host(s) have no MAC in the inventory and were not "

@@ -23,7 +23,7 @@ from vlanroute.device.cablecheck import readable, run_check
 from vlanroute.device.cabling import FAILED, OK, CablingReport, CableStatus
 from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
-from vlanroute.natural import natural_key
+from vlanroute.natural import natsorted_items
 
 SCHEMA = "vlanroute-cabling-check/1"
 
@@ -93,7 +93,7 @@ def print_report(out: Console, report: CablingReport, show_all: bool) -> None:
         out.print("[bold]fix:[/]")
         for i, fix in enumerate(fixes, start=1):
             out.print(f"  {i}. {fix}", highlight=False, markup=False)
-    for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
+    for switch, why in natsorted_items(report.errors):
         out.print(f"[red]{switch}: LLDP table not read: {why}[/]", highlight=False)
     by_kind = {kind: Counter(c.status for c in report.cables if c.kind == kind) for kind in (INTER_SWITCH, HOST)}
     isl = by_kind[INTER_SWITCH]
@@ -131,7 +131,7 @@ def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], tar
         err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv"
                   + (f"; {len(unchecked)} NOT checked (neither end's LLDP table was read)" if unchecked else ""),
                   highlight=False)
-        for switch, why in sorted(report.errors.items(), key=lambda kv: natural_key(kv[0])):
+        for switch, why in natsorted_items(report.errors):
             # Push itself reports a switch it cannot reach; its cables were judged from the far end.
             err.print(f"cabling: {switch}: LLDP table not read: {why}", highlight=False)
         return True, unchecked

@@ -21,7 +21,7 @@ from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.names import NAME_PATTERN
-from vlanroute.natural import natural_key
+from vlanroute.natural import natsorted_items
 
 SCHEMA = "vlanroute-discover/1"
 
@@ -117,7 +117,7 @@ def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platfo
                 click.echo(f"{output}: {len(found.switches)} switches, {len(found.links)} links, "
                            f"{len(found.hosts)} hosts", err=True)
         if quiet:               # errors: the fragment's header names them only as comments
-            for switch, table in sorted(tables.items(), key=lambda kv: natural_key(kv[0])):
+            for switch, table in natsorted_items(tables):
                 if table.error:
                     click.echo(f"discover: {switch}: LLDP table not read: {table.error}", err=True)
     # A switch not read leaves its cables out: the fragment is written, the exit code says so.

@@ -23,7 +23,7 @@ from vlanroute.device.session import HostKeyPolicy, SessionError, SwitchSession
 from vlanroute.device.targets import Target
 from vlanroute.drivers.common import normalize_mac
 from vlanroute.model.bridge import PortRef
-from vlanroute.natural import natsorted
+from vlanroute.natural import natsorted, natsorted_items
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class AuditReport:
                      "found_port": None if f.found_port is None else label(f.expected.switch, f.found_port)}
                     for f in self.findings]
         return {"ok": self.ok, "checked": self.checked, "present": self.checked - len(self.findings),
-                "findings": findings, "errors": {s: self.errors[s] for s in natsorted(self.errors)}, "no_mac": self.no_mac}
+                "findings": findings, "errors": dict(natsorted_items(self.errors)), "no_mac": self.no_mac}
 
 
 def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:

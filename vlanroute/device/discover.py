@@ -38,9 +38,10 @@ class Discovery:
     notes: list[str] = field(default_factory=list)   # what was seen and not used, and why
 
 
-def _end_order(end: tuple[str, str]) -> tuple[tuple[str | int, ...], tuple[str | int, ...]]:
-    """A (switch, port) end in natural order: sw2 before sw10, 1/g9 before 1/g10."""
-    return natural_key(end[0]), natural_key(end[1])
+def _natural_pair(pair: tuple[str, str]) -> tuple[tuple[str | int, ...], tuple[str | int, ...]]:
+    """Two names, a (switch, port) end or a (switch, switch) link, in natural order: sw2
+    before sw10, 1/g9 before 1/g10."""
+    return natural_key(pair[0]), natural_key(pair[1])
 
 
 def discover(tables: Mapping[str, LldpTable]) -> Discovery:
@@ -70,7 +71,7 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
                         break
                 else:
                     seen_ports[here], seen_ports[there] = there, here
-                    cables.add((min(here, there, key=_end_order), max(here, there, key=_end_order)))
+                    cables.add((min(here, there, key=_natural_pair), max(here, there, key=_natural_pair)))
                 continue
             host = far_name.split(".")[0] if far_name else ""
             mac = row.port_id if _MAC.match(row.port_id) else row.chassis_id if _MAC.match(row.chassis_id) else ""
@@ -88,10 +89,10 @@ def discover(tables: Mapping[str, LldpTable]) -> Discovery:
                 notes.append(f"{s} {row.local_port}: a neighbour with {what}, chassis {row.chassis_id}, "
                              f"port {row.port_id} (not a switch read, not a host name); not used")
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for (a, pa), (b, pb) in sorted(cables, key=lambda c: (_end_order(c[0]), _end_order(c[1]))):
+    for (a, pa), (b, pb) in sorted(cables, key=lambda c: (_natural_pair(c[0]), _natural_pair(c[1]))):
         pairs[(a, b)].append((pa, pb))
     links: list[dict[str, object]] = []
-    for (a, b), ports in sorted(pairs.items(), key=lambda kv: (natural_key(kv[0][0]), natural_key(kv[0][1]))):
+    for (a, b), ports in sorted(pairs.items(), key=lambda kv: _natural_pair(kv[0])):
         link: dict[str, object] = {"a": a, "b": b}
         if len(ports) > 1:
             link["count"] = len(ports)
