@@ -64,10 +64,3 @@ def human_console(as_json: bool, quiet: bool = False) -> Console:
     nowhere under --quiet."""
     return Console(stderr=as_json, quiet=quiet)
 
-
-def report_failures(results: list[FabricResult], good: tuple[str, ...]) -> None:
-    """Under --quiet the table is not printed: each switch that did not end well is an
-    error, one line on stderr (as push --quiet does)."""
-    for r in results:
-        if r.result not in good:
-            click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)

@@ -10,9 +10,9 @@ vlanroute/schemas/ (loaded by `vlanroute.schemas.load`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 import json
-from typing import Any
+from typing import Any, Protocol
 
 import click
 
@@ -99,3 +99,18 @@ class Say:
 
     def warn(self, text: str) -> None:
         click.echo(f"warning: {text}", err=True)
+
+
+class SwitchOutcome(Protocol):
+    """How one switch ended (push's SwitchResult, save's and rollback's FabricResult)."""
+    switch: str
+    result: str
+    message: str
+
+
+def report_failures(results: Iterable[SwitchOutcome], good: Collection[str]) -> None:
+    """When the results table is not printed (--quiet, or --json for push): each switch that
+    did not end well is still an error, one line on stderr."""
+    for r in results:
+        if r.result not in good:
+            click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)

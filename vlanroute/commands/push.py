@@ -16,7 +16,7 @@ from rich.table import Table
 
 from vlanroute.api import PushRun, push_exit_code
 from vlanroute.commands import output
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit, json_option, quiet_option, report_failures
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
@@ -321,7 +321,5 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         out.print("interrupted: the switches above marked skipped were not started")
     code = exit_code(final, pusher.interrupted)
     if not say.human:
-        for r in final:
-            if r.result not in SUCCESS:
-                click.echo(f"{r.switch}: {r.result}: {r.message}", err=True)
+        report_failures(final, SUCCESS)
     return report(final, code, journal=str(journal.path))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, report_failures, results_table
-from vlanroute.commands.output import json_option, quiet_option
+from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, results_table
+from vlanroute.commands.output import json_option, quiet_option, report_failures
 from vlanroute.commands.sshopts import host_key_policy, known_hosts_option, targets_option
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.credentials import load_credentials
