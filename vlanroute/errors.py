@@ -42,22 +42,22 @@ class VerificationError(Exception):
         super().__init__(f"verification failed ({len(violations)} violations):\n  {shown}{more}")
 
 
-_DISK_PROBLEMS = {errno.ENOSPC: "no space left on the device", errno.EROFS: "the file system is read-only",
-                  errno.EDQUOT: "the disk quota is exceeded", errno.EACCES: "permission denied",
-                  errno.EPERM: "operation not permitted"}
-
-
-_DISK_FIXES = {errno.ENOSPC: "free some space there, or choose a directory on another file system",
-               errno.EDQUOT: "free some of your files there, or choose a directory outside the quota",
-               errno.EROFS: "choose a directory on a writable file system (or remount this one read-write)",
-               errno.EACCES: "choose a directory you may write to, or fix its permissions",
-               errno.EPERM: "choose a directory you may write to, or fix its permissions"}
+_NOT_PERMITTED = "choose a directory you may write to, or fix its permissions"
+# errno -> (what went wrong, the fix for it)
+_DISK_PROBLEMS = {
+    errno.ENOSPC: ("no space left on the device", "free some space there, or choose a directory on another file system"),
+    errno.EROFS: ("the file system is read-only",
+                  "choose a directory on a writable file system (or remount this one read-write)"),
+    errno.EDQUOT: ("the disk quota is exceeded", "free some of your files there, or choose a directory outside the quota"),
+    errno.EACCES: ("permission denied", _NOT_PERMITTED),
+    errno.EPERM: ("operation not permitted", _NOT_PERMITTED),
+}
 
 
 def disk_error(exc: OSError, where: object) -> UserError:
     """A full or read-only file system is the user's to fix: a UserError saying which and
     where (the path the system call named, else `where`), never a traceback."""
-    what = _DISK_PROBLEMS.get(exc.errno or 0, exc.strerror or str(exc))
-    fix = _DISK_FIXES.get(exc.errno or 0, "free some space, or choose a writable directory")
+    what, fix = _DISK_PROBLEMS.get(exc.errno or 0, (exc.strerror or str(exc),
+                                                    "free some space, or choose a writable directory"))
     return UserError(f"cannot write: {what}", file=str(exc.filename or where),
                      fix=f"{fix}; nothing was replaced")
