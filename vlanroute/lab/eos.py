@@ -178,7 +178,7 @@ class EosInterpreter(TrunkInterpreter):
         if self.mode == "priv":
             return f"{h}#"
         if self.mode == "heredoc":
-            return ""          # the banner's text lines: no prompt until the line `EOF`
+            return ""          # the banner's text lines: no prompt until `EOF` (assumed: no source shows it)
         base = "config" if self.session is None else f"config-s-{self.session[:6]}"
         sub = {"config": "", "block": "", "vlan": f"-vlan-{','.join(map(str, self.vlan_ids))}",
                "if": "-if-" + (short(self.targets[0]) if self.targets else "")}[self.mode]
