@@ -109,6 +109,8 @@ def test_seed_torus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "QEMU TCG" in str(data["kernel"])
     # 16 hosts x 4 VLANs x 8 switches, every one on the planned port.
     assert "512/512 (switch, VLAN, host MAC)" in text
+    # The VM's kernel runs with the deeper input backlog (vm.VM_NETDEV_MAX_BACKLOG).
+    assert "(net.core.netdev_max_backlog 10000)" in text
 
 
 def test_custom_house(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
