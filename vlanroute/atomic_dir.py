@@ -6,10 +6,14 @@ publish it here only once everything succeeded.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+import contextlib
 import ctypes
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 _RENAME_EXCHANGE = 2
@@ -43,3 +47,30 @@ def publish_dir(tmp: Path, outdir: Path) -> None:
         os.rename(old, outdir)
         raise
     shutil.rmtree(old)
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived while a temporary directory existed (see `cleanup_on_sigterm`)."""
+
+
+@contextlib.contextmanager
+def cleanup_on_sigterm() -> Iterator[None]:
+    """Within: SIGTERM unwinds the stack like Ctrl-C, so the callers' `except BaseException`
+    remove their temporary directory; then the process ends by SIGTERM as it would have
+    (a service manager sees the same end). Only in the main thread (signals go there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, frame: object) -> None:
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+        raise                       # not reached: the default action ends the process
+    finally:
+        signal.signal(signal.SIGTERM, previous)

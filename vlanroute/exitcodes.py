@@ -15,3 +15,4 @@ class ExitCode(IntEnum):
     PARTIAL = 3           # some switches changed and some did not (or their state is uncertain)
     ROLLBACK_FAILED = 4   # a rollback was needed and did not complete: the fabric needs a human
     INTERRUPTED = 130     # Ctrl-C (128 + SIGINT), as shells report it
+    BROKEN_PIPE = 141     # the reader of stdout went away (128 + SIGPIPE), e.g. `| head -1`

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import BUNDLE_LIMIT, load_json, read_text_file
 
 MANIFEST_FILE = "manifest.json"
 FORMAT = "vlanroute-manifest/1"
@@ -59,18 +60,22 @@ def build_manifest(root: Path) -> dict[str, object]:
 
 def write_manifest(root: Path) -> Path:
     path = root / MANIFEST_FILE
-    path.write_text(json.dumps(build_manifest(root), indent=1, sort_keys=True) + "\n")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as fh:
+        os.fchmod(fh.fileno(), 0o644)       # whatever the umask (render's other files, write.py)
+        fh.write(json.dumps(build_manifest(root), indent=1, sort_keys=True) + "\n")
     return path
 
 
 def read_manifest(outdir: Path) -> dict[str, dict[str, object]] | None:
     """The files table, or None when OUTDIR has no manifest (rendered by an older version)."""
     path = outdir / MANIFEST_FILE
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except (OSError, ValueError) as exc:
+    try:
+        data = load_json(read_text_file(path, limit=BUNDLE_LIMIT, what="manifest", fix="render OUTDIR again"),
+                         str(path))
+    except ValueError as exc:
         raise UserError(f"cannot read the manifest: {exc}", file=str(path),
                         fix="render OUTDIR again") from None
     files = data.get("files") if isinstance(data, dict) else None

@@ -17,6 +17,7 @@ from pathlib import Path
 from vlanroute.bundle.cables import HEADER, HOST, INTER_SWITCH, LEGACY_HEADER
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.errors import UserError
+from vlanroute.inputfile import BUNDLE_LIMIT, load_json, read_text_file
 from vlanroute.model.platforms import Platform
 
 PLAN_FILE = "plan.json"
@@ -42,11 +43,9 @@ class Cable:
 
 
 def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read: {exc}", file=str(path),
-                        fix="render again; the file must be the UTF-8 text `vlanroute render` wrote") from None
+    """A file of OUTDIR: a regular UTF-8 file within BUNDLE_LIMIT (vlanroute.inputfile)."""
+    return read_text_file(path, limit=BUNDLE_LIMIT, what="bundle file",
+                          fix="render again; the file must be the UTF-8 text `vlanroute render` wrote")
 
 
 def check_outdir(outdir: Path) -> None:
@@ -62,7 +61,7 @@ def read_plan(outdir: Path | str) -> PlanDocument:
     if not path.is_file():
         raise UserError(f"no {PLAN_FILE} here", file=str(outdir), fix=OUTDIR_FIX)
     try:
-        data = json.loads(read_text(path))
+        data = load_json(read_text(path), str(path))
     except json.JSONDecodeError as exc:
         raise UserError(f"not valid JSON: {exc}", file=str(path),
                         fix="render again; plan.json must be the JSON that `vlanroute render` wrote") from None

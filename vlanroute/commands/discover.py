@@ -22,6 +22,7 @@ from vlanroute.exitcodes import ExitCode
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.names import NAME_PATTERN
 from vlanroute.natural import natsorted_items
+from vlanroute.outputfile import write_output
 
 SCHEMA = "vlanroute-discover/1"
 
@@ -112,7 +113,7 @@ def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platfo
         if output is None:
             click.echo(text, nl=False)
         else:
-            output.write_text(text)
+            write_output(output, text)
             if not quiet:
                 click.echo(f"{output}: {len(found.switches)} switches, {len(found.links)} links, "
                            f"{len(found.hosts)} hosts", err=True)

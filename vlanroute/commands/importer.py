@@ -13,6 +13,7 @@ from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.ansible_inventory import VarNames, read_ansible_inventory, to_vlanroute
+from vlanroute.outputfile import write_output
 
 SHOWN_ERRORS = 20
 
@@ -69,7 +70,7 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
     text = (f"# from the Ansible inventory {inventory} (groups: {', '.join(host_groups + switch_groups)})\n"
             + yaml.safe_dump(section, sort_keys=False, default_flow_style=None, width=120))
     if output is not None:
-        output.write_text(text)
+        write_output(output, text)
         if not quiet:
             click.echo(f"{output}: {len(result.hosts)} hosts, {len(result.switches)} switches", err=True)
     else:

@@ -36,6 +36,7 @@ from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
 from vlanroute.device.targets import TARGETS_ENV
 from vlanroute.errors import UserError
+from vlanroute.privatedir import open_private
 
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
@@ -112,8 +113,8 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
     user = os.environ.get(ENV_USER) or "admin"
     given = os.environ.get(ENV_PASSWORD)
     password = given or secrets.token_urlsafe(12)
-    state.path.mkdir(parents=True, exist_ok=True)
-    log = open(state.path / "lab.log", "ab")  # noqa: SIM115 - handed to the child process
+    state.ensure()
+    log = os.fdopen(open_private(state.path / "lab.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, "lab log"), "ab")
     cmd = [sys.executable, "-m", "vlanroute.lab.daemon", "--state-dir", str(state.path),
            "--outdir", str(outdir.resolve()), "--user", user]
     if seed is not None:

@@ -8,12 +8,14 @@ way `vlanroute.cli.main` reports them, with the exit codes of vlanroute.exitcode
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
 import click
 
 from vlanroute.commands import output
-from vlanroute.errors import UserError, VerificationError
+from vlanroute.errors import UserError, VerificationError, disk_error
 from vlanroute.exitcodes import ExitCode
 
 
@@ -29,12 +31,48 @@ def _asks_for_json(argv: list[str]) -> bool:
     return "--json" in options
 
 
+def _stdout_failed(exc: OSError) -> int:
+    """stdout cannot take what the command printed: a reader that went away (`| head -0`)
+    or a full device (`> /dev/full`). Said on stderr, never a traceback; stdout is pointed at
+    /dev/null so that the interpreter's last flush at exit does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    if isinstance(exc, BrokenPipeError):
+        # The reader closed the pipe: it wanted no more, as `head` does. Nothing to say on
+        # stderr (as with other tools); 141 = 128 + SIGPIPE, as shells report such an end.
+        return int(ExitCode.BROKEN_PIPE)
+    problem = disk_error(exc, "standard output")
+    where = "standard output" if exc.filename is None else str(exc.filename)
+    try:
+        click.echo(f"error: {where}: {problem.message}\n  fix: {problem.fix}", err=True)
+    except OSError:
+        pass
+    return int(ExitCode.USAGE)
+
+
 def run_command(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run a click command or group; user errors become a message and an exit code, never a traceback."""
+    try:
+        return _run(click_command, argv, prog_name)
+    except OSError as exc:
+        # Only stdout's own errors get here: every command turns its files' errors into a
+        # UserError (errors.disk_error); a failed stdout is also met by the error reporting.
+        if isinstance(exc, BrokenPipeError) or exc.errno in _STDOUT_ERRNOS:
+            return _stdout_failed(exc)
+        raise
+
+
+_STDOUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT)
+
+
+def _run(click_command: click.Command, argv: list[str] | None, prog_name: str | None) -> int:
     output.reset()
     try:
         rv = click_command.main(args=argv, prog_name=prog_name or f"vlanroute {click_command.name}",
                                 standalone_mode=False)
+        sys.stdout.flush()              # a full stdout fails here, inside the handlers below
     except UserError as exc:
         return _fail(exc.render(), exc.exit_code)
     except VerificationError as exc:

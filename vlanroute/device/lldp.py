@@ -48,7 +48,7 @@ def read_one(source: LldpSource, creds: Credentials, host_keys: HostKeyPolicy,
     try:
         session = connect(source.cli, source.host, source.port, creds, host_keys)
     except SessionError as exc:
-        return LldpTable(source.name, error=str(exc))
+        return LldpTable(source.name, error=escape_controls(str(exc)))
     try:
         session.run("end", check=False)
         rows = family.parse_lldp(session.run(family.lldp_command))
@@ -59,12 +59,28 @@ def read_one(source: LldpSource, creds: Credentials, host_keys: HostKeyPolicy,
                 name = family.parse_lldp_detail(session.run(command))
                 if name:
                     row = replace(row, system_name=name)
-            full.append(row)
+            full.append(shown_neighbor(row))
         return LldpTable(source.name, tuple(full))
     except SessionError as exc:
-        return LldpTable(source.name, error=str(exc))
+        return LldpTable(source.name, error=escape_controls(str(exc)))
     finally:
         session.close()
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every character that is not printable written as an escape (\x1b, \u2028):
+    an LLDP system name or port id is whatever the far end sends, and a terminal would obey
+    the escape sequences in it (move the cursor, rewrite the line above, change the title)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+                   for c in text)
+
+
+def shown_neighbor(row: LldpNeighbor) -> LldpNeighbor:
+    """The row with its far-end fields escaped (escape_controls), as every command shows it."""
+    return replace(row, chassis_id=escape_controls(row.chassis_id), port_id=escape_controls(row.port_id),
+                   system_name=escape_controls(row.system_name), local_port=escape_controls(row.local_port))
 
 
 def read_tables(sources: list[LldpSource], creds: Credentials, host_keys: HostKeyPolicy,

@@ -23,6 +23,7 @@ import re
 import threading
 
 from vlanroute.errors import UserError
+from vlanroute.privatedir import ensure_private_dir, ensure_private_subdir, open_private
 
 STATE_DIR_ENV = "XDG_STATE_HOME"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -73,15 +74,13 @@ class FabricState:
         return self.path / "pushes"
 
     def ensure(self) -> None:
-        """Create the folders (owner only: backups hold password hashes), or a clear error."""
-        try:
-            for folder in (self.path, self.backups, self.pushes):
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot create the state directory: {exc.strerror}",
-                            file=str(exc.filename or self.path), field="--state-dir",
-                            fix="choose a writable directory with --state-dir, or set "
-                                f"{STATE_DIR_ENV}") from None
+        """Create the folders (owner only: backups hold password hashes), or a clear error:
+        a looser existing one, or a symbolic link at backups/ or pushes/, is refused
+        (vlanroute.privatedir)."""
+        ensure_private_dir(self.path, fix="choose a writable directory of your own with --state-dir, "
+                                          f"or set {STATE_DIR_ENV}")
+        ensure_private_subdir(self.path, "backups", "backups folder")
+        ensure_private_subdir(self.path, "pushes", "push journals folder")
 
     def write_backup(self, switch: str, text: str) -> Path:
         """backups/<switch>-<UTC time>.cfg, mode 0600 (running configs hold password hashes
@@ -89,7 +88,7 @@ class FabricState:
         leading dot), so the file stays in backups/."""
         self.ensure()
         path = self.backups / f"{switch}-{now_stamp()}.cfg"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, "backup file")
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
             fh.flush()
@@ -139,18 +138,13 @@ _HELD_GUARD = threading.Lock()
 def lock_fabric(state: FabricState, command: str) -> FabricLock:
     """Take the state directory's lock for `command`, or a UserError naming who holds it."""
     state.ensure()
-    path = (state.path / "lock").resolve()
+    path = Path(os.path.realpath(state.path)) / "lock"     # the lock itself is never followed
     with _HELD_GUARD:
         if path in _HELD:
             fd, users = _HELD[path]
             _HELD[path] = (fd, users + 1)
             return FabricLock(path)
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise UserError(f"cannot open the fabric's lock file: {exc.strerror}", file=str(path),
-                            field="--state-dir", fix="make the state directory writable for this user, "
-                            f"or choose another with --state-dir (or {STATE_DIR_ENV})") from None
+        fd = open_private(path, os.O_RDWR | os.O_CREAT, "fabric's lock file")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -32,6 +32,7 @@ from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import CliDialog, Family
 from vlanroute.errors import UserError
+from vlanroute.inputfile import load_json, read_text_file
 from vlanroute.natural import natsorted
 from vlanroute.model.platforms import PLATFORMS, Platform
 
@@ -68,13 +69,14 @@ class TargetMap:
 def read_target_map(path: Path) -> TargetMap:
     """A target map file (module docstring), validated: addresses are IP literals."""
     where = str(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise UserError("no such target map", file=where,
+                        fix=f"start the lab again (`vlanroute lab up OUTDIR`), or unset {TARGETS_ENV}")
+    try:
+        data = load_json(read_text_file(path, what="target map"), where)
+    except ValueError as exc:
+        raise UserError(f"cannot read the target map: {exc}", file=where,
                         fix=f"start the lab again (`vlanroute lab up OUTDIR`), or unset {TARGETS_ENV}") from None
-    except (OSError, ValueError) as exc:
-        raise UserError(f"cannot read the target map: {exc}", file=where) from None
     if not isinstance(data, dict) or data.get("format") != TARGETS_FORMAT:
         raise UserError(f"not a {TARGETS_FORMAT} file", file=where, field="format")
     switches: dict[str, tuple[str, int]] = {}

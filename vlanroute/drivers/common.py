@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import shown_line
 
 
 class ConfigParseError(UserError):
@@ -17,7 +18,8 @@ class ConfigParseError(UserError):
 
 def parse_error(source: str, lineno: int, line: str, message: str,
                 fix: str | None = None) -> ConfigParseError:
-    return ConfigParseError(f"{message}: {line.strip()!r}", file=source or "<config>",
+    # shown_line: a file given by mistake (even /etc/shadow) is not quoted in the message
+    return ConfigParseError(f"{message}: {shown_line(line)}", file=source or "<config>",
                             field=f"line {lineno}", fix=fix)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import BUNDLE_LIMIT, read_text_file
 
 HOSTS_FILE = "hosts.tsv"
 VLANS_FILE = "vlans.tsv"
@@ -34,6 +35,7 @@ VLANS_COLUMNS = ("vlan", "learning_subnet")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
 _IFACE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,14}")
 _MAC = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
+_DECIMAL = re.compile(r"0|[1-9][0-9]{0,8}")      # no leading zero: the host program's sh would read 08 as octal
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,8 @@ def vlans_tsv(plan: str, rows: list[VlanRow]) -> str:
 
 
 def _rows(path: Path, columns: int) -> list[tuple[int, list[str]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("not found", file=str(path),
-                        fix="render again: `vlanroute render` writes hosts/hosts.tsv and hosts/vlans.tsv") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read: {exc}", file=str(path), fix="render again") from None
+    text = read_text_file(path, limit=BUNDLE_LIMIT, what="host table",
+                          fix="render again: `vlanroute render` writes hosts/hosts.tsv and hosts/vlans.tsv")
     out = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line or line.startswith("#"):
@@ -95,7 +92,7 @@ def read_hosts(path: Path) -> dict[str, HostRow]:
     rows: dict[str, HostRow] = {}
     for lineno, (host, iface, mac, vlan, index, attachment) in _rows(path, len(HOSTS_COLUMNS)):
         if not (_NAME.fullmatch(host) and _IFACE.fullmatch(iface) and (mac == NO_MAC or _MAC.fullmatch(mac))
-                and vlan.isdigit() and index.isdigit() and attachment in ATTACHMENTS):
+                and _DECIMAL.fullmatch(vlan) and _DECIMAL.fullmatch(index) and attachment in ATTACHMENTS):
             raise UserError("malformed row", file=str(path), field=f"line {lineno}",
                             fix="render again; do not edit the table by hand")
         if host in rows:
@@ -112,7 +109,7 @@ def read_vlans(path: Path) -> list[VlanRow]:
             net = ipaddress.IPv4Network(subnet)
         except ValueError:
             net = None
-        if not vlan.isdigit() or not 1 <= int(vlan) <= 4094 or net is None:
+        if not _DECIMAL.fullmatch(vlan) or not 1 <= int(vlan) <= 4094 or net is None:
             raise UserError("malformed row", file=str(path), field=f"line {lineno}",
                             fix="render again; do not edit the table by hand")
         rows.append(VlanRow(int(vlan), net))

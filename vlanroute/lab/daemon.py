@@ -26,6 +26,7 @@ from vlanroute.errors import UserError
 from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
 from vlanroute.lab.statedir import PASSWORD_ENV, StateDir
 from vlanroute.natural import natsorted
+from vlanroute.inputfile import read_text_file
 
 FIRST_HOST = 11     # 127.0.0.11, .12, ...: the tests use their own addresses and ports
 
@@ -41,8 +42,10 @@ def seed_texts(seed: Path | None, switches: list[str]) -> dict[str, str]:
     if seed is None:
         return {}
     if seed.is_dir():
-        return {sw: (seed / f"{sw}.cfg").read_text() for sw in switches if (seed / f"{sw}.cfg").is_file()}
-    text = seed.read_text()
+        return {sw: read_text_file(seed / f"{sw}.cfg", what="seed config", field="--seed")
+                for sw in switches if (seed / f"{sw}.cfg").is_file()}
+    text = read_text_file(seed, what="seed config", field="--seed",
+                          fix="give a running config file, or a folder of <switch>.cfg files")
     return {sw: text for sw in switches}
 
 
@@ -101,10 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stop.wait()
     finally:
-        running = state.path / "running"
-        running.mkdir(exist_ok=True)
         for name, sw in farm.switches.items():
-            (running / f"{name}.cfg").write_text(sw.running_config())
+            state.write_running(name, sw.running_config())
         farm.close()
         state.remove("ready", "targets.json", "known_hosts", "lab.json")
     return 0

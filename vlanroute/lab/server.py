@@ -31,6 +31,8 @@ from vlanroute.lab.cli import Interpreter, Os6Interpreter
 from vlanroute.lab import eos, os10
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
+from vlanroute.inputfile import shown_line
+from vlanroute.privatedir import write_private
 
 if TYPE_CHECKING:
     from vlanroute.bundle.reader import Cable
@@ -153,11 +155,11 @@ class FakeSwitch:
                 continue                      # the closing `exit` of a running config
             reply = cli.execute(line)
             if cli.mode == "priv" and line.strip() not in ("configure", "exit", "end"):
-                raise SeedError(f"{source}: line {lineno}: {line.strip()!r} is not a configuration "
+                raise SeedError(f"{source}: line {lineno}: {shown_line(line)} is not a configuration "
                                 "line (outside `configure`)")
             if _refused(reply.output):
                 raise SeedError(f"{source}: line {lineno}: the emulated {self.platform.name} refuses "
-                                f"{line.strip()!r}: {reply.output.strip().splitlines()[-1]}")
+                                f"{shown_line(line)}: {reply.output.strip().splitlines()[-1]}")
         for placeholder in ("<vlans>", "<globals>", "<interfaces>"):
             self.state.place(placeholder)
 
@@ -367,7 +369,7 @@ class FakeSwitchFarm:
         wire(self.switches, cables, host_macs)
 
     def write_known_hosts(self, path: Path) -> Path:
-        path.write_text("".join(sw.known_hosts_line() + "\n" for sw in self.switches.values()))
+        write_private(path, "".join(sw.known_hosts_line() + "\n" for sw in self.switches.values()), "known_hosts")
         return path
 
     def close(self) -> None:

@@ -10,6 +10,8 @@ import json
 import os
 from pathlib import Path
 
+from vlanroute.privatedir import ensure_private_dir, ensure_private_subdir, write_private
+
 PASSWORD_ENV = "VLANROUTE_LAB_PASSWORD"     # parent -> daemon only, never stored
 DAEMON_MODULE = "vlanroute.lab.daemon"
 
@@ -24,15 +26,20 @@ class StateDir:
         self.path = path
 
     def write(self, name: str, text: str) -> Path:
-        """Write a file whole (a reader never sees half of it), readable by the owner only."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        target = self.path / name
-        tmp = self.path / f".{name}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        tmp.replace(target)
-        return target
+        """Write a file whole (a reader never sees half of it), readable by the owner only,
+        never through a symbolic link (vlanroute.privatedir)."""
+        self.ensure()
+        return write_private(self.path / name, text, f"lab file {name}")
+
+    def ensure(self) -> None:
+        """The directory, mode 0700: it holds the switches' running configs (password hashes
+        in a real switch's backup used as a seed); a looser existing one is refused."""
+        ensure_private_dir(self.path, "lab state directory")
+
+    def write_running(self, switch: str, text: str) -> Path:
+        """running/<switch>.cfg, the config a switch had when the lab stopped (mode 0600)."""
+        folder = ensure_private_subdir(self.path, "running", "lab's running configs folder")
+        return write_private(folder / f"{switch}.cfg", text, "running config")
 
     def read(self, name: str) -> str | None:
         try:

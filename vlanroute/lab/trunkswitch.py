@@ -18,6 +18,7 @@ from vlanroute.lab.cli import CommandRejected as Rejected
 from vlanroute.lab.cli import Reply
 from vlanroute.lab.state import LldpEntry, MacEntry
 from vlanroute.vlanlist import parse_vlan_list
+from vlanroute.inputfile import shown_line
 
 __all__ = ["CliSpec", "Rejected", "Reply", "TrunkInterpreter", "TrunkPort", "TrunkState",
            "TrunkSwitchData", "load_lines"]
@@ -280,6 +281,6 @@ def load_lines(cli: TrunkInterpreter, text: str, *, source: str, switch_name: st
         reply = cli.execute(raw)
         if reply.output.startswith("%"):
             raise ValueError(f"{source}: line {lineno}: the emulated {switch_name} switch refuses "
-                             f"{stripped!r}: {reply.output.strip()}")
+                             f"{shown_line(stripped)}: {reply.output.strip()}")
         if cli.mode == "priv":
             cli.mode = "config"

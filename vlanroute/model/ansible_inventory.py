@@ -21,6 +21,8 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import parse_limited, read_text_file
+from vlanroute.model.yamlerrors import RefusedYaml, yaml_error
 
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
 
@@ -215,26 +217,41 @@ def _vars_file(folder: Path, name: str) -> dict[str, Any]:
     for suffix in ("", ".yml", ".yaml"):
         p = folder / f"{name}{suffix}"
         if p.is_file():
-            data = yaml.safe_load(p.read_text()) or {}
+            data = _load_yaml(read_text_file(p, what="Ansible variables file"), str(p)) or {}
             if not isinstance(data, dict):
                 raise UserError("a variables file must be a mapping", file=str(p))
             return data
     return {}
 
 
-def read_ansible_inventory(path: Path) -> AnsibleInventory:
+class _AnsibleLoader(yaml.SafeLoader):
+    """SafeLoader (merge keys included, as Ansible reads them) that names a !vault value."""
+
+
+def _refuse_vault(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    raise RefusedYaml("an Ansible Vault value ('!vault') cannot be read: vlanroute has no vault password",
+                      "give vlanroute a copy of the inventory without the encrypted values (it needs no "
+                      "secret from it), or keep them in vars files that vlanroute does not read",
+                      node.start_mark)
+
+
+_AnsibleLoader.add_constructor("!vault", _refuse_vault)
+
+
+def _load_yaml(text: str, file: str) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot read the Ansible inventory: {exc.strerror}", file=str(path)) from None
+        return parse_limited(lambda: yaml.load(text, Loader=_AnsibleLoader), file)   # a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc, file) from None
+
+
+def read_ansible_inventory(path: Path) -> AnsibleInventory:
+    text = read_text_file(path, what="Ansible inventory")
     data: Any = None
     first = next((l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith(("#", ";"))), "")
     if not first.startswith("[") and (path.suffix in (".yml", ".yaml", ".json") or first.endswith(":")
                                       or first.startswith(("{", "---"))):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise UserError(f"YAML error: {exc}", file=str(path)) from None
+        data = _load_yaml(text, str(path))
     inv = read_yaml_inventory(path, data) if data is not None else read_ini(path, text)
     # group_vars/ and host_vars/ beside the inventory, as Ansible reads them.
     for g in inv.groups.values():

@@ -15,12 +15,14 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import safe_quote
 
 MAX_ERRORS = 20
 E = TypeVar("E", bound=BaseModel)
@@ -47,6 +49,41 @@ def _delimiter(first_line: str) -> str:
     return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
 
 
+def _csv_error(exc: csv.Error, line: int, file: str) -> UserError:
+    text = str(exc)
+    if "field limit" in text:
+        return UserError(f"a field is longer than {csv.field_size_limit() // 1024} KiB", file=file,
+                         field=f"line {line}", fix="give the hosts CSV itself; no host field is that long")
+    if "end of data" in text:
+        return UserError("a quoted field is never closed (a '\"' without its partner)", file=file,
+                         field=f"line {line}", fix="close the quote, or remove it")
+    return UserError(f"not CSV: {text}", file=file, field=f"line {line}",
+                     fix="quote a field that holds the separator, and close every quote")
+
+
+def _rows(reader: Iterator[list[str]], file: str) -> Iterator[list[str]]:
+    """The rows of `reader` (a csv.reader), its csv.Error as a UserError with the line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise _csv_error(exc, getattr(reader, "line_num", 0), file) from None
+        yield row
+
+
+def _shown_header(header: list[str]) -> str:
+    """The header's columns for a message; a line that is no header (a file given by mistake,
+    even /etc/shadow) is described, never quoted."""
+    quoted = [safe_quote(h.strip()) for h in header]
+    if not header:
+        return "nothing"
+    if all(quoted):
+        return ", ".join(q.strip("'") for q in quoted if q)
+    return f"{len(header)} column(s) that are not column names; is this a hosts CSV?"
+
+
 def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> tuple[list[E], list[int]]:
     """The rows of the hosts CSV `text`, each validated as `entry` (the inventory's
     HostEntry, passed in: inventory.py imports this module, so this one cannot import it),
@@ -54,18 +91,21 @@ def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> tuple[list[E], 
 
     text = text.removeprefix("\ufeff")
     first = text.split("\n", 1)[0]
-    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(first))
+    # strict: a quote left open would otherwise swallow the rest of the file into one field.
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(first), strict=True)
     file = str(csv_path)
     try:
         header = next(reader)
     except StopIteration:
         header = []
+    except csv.Error as exc:
+        raise _csv_error(exc, reader.line_num, file) from None
     columns = [_column(h) for h in header]
     fields = [ALIASES.get(c, "") for c in columns]
     missing = [f for f in REQUIRED if f not in fields]
     if missing:
         raise UserError(f"the header line names no {' and no '.join(missing)} column (it has: "
-                        f"{', '.join(header) or 'nothing'})", file=file, field="line 1",
+                        f"{_shown_header(header)})", file=file, field="line 1",
                         fix="start the file with a header line such as: hostname,mac,switch,port "
                             "(any order; other columns are kept as host attributes)")
     for i, c in enumerate(columns):
@@ -76,12 +116,13 @@ def read_hosts_csv(csv_path: Path, text: str, entry: type[E]) -> tuple[list[E], 
             raise UserError(f"column '{header[i].strip()}' repeats column {fields.index(fields[i]) + 1 if fields[i] else columns.index(c) + 1}",
                             file=file, field="line 1", fix="name each column once")
         if not fields[i] and not re.match(ATTRIBUTE_PATTERN, c):
-            raise UserError(f"column name '{header[i].strip()}' is not allowed", file=file, field="line 1",
+            raise UserError(f"the name of column {i + 1} {safe_quote(header[i].strip()) or ''} is not allowed",
+                            file=file, field="line 1",
                             fix="column names: letters, digits, '_', '.', '-', starting with a letter")
     entries: list[E] = []
     lines: list[int] = []
     errors: list[str] = []
-    for row in reader:
+    for row in _rows(reader, file):
         lineno = reader.line_num
         if not row or all(not c.strip() for c in row):
             continue

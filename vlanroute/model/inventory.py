@@ -8,7 +8,9 @@ the file and the field.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -18,6 +20,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import parse_limited, read_text_file
+from vlanroute.model.yamlerrors import refuse_merge_key, refuse_vault, yaml_error
 from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
@@ -55,7 +59,7 @@ def _subif_prefix(value: str) -> str:
 
 InterfaceName = Annotated[str, AfterValidator(_interface_name)]
 PortName = Annotated[str, Field(pattern=PORT_PATTERN)]
-VlanId = Annotated[int, Field(ge=2, le=4094)]
+VlanId = Annotated[int, Field(strict=True, ge=2, le=4094)]
 
 
 def _port_spec(value: object) -> tuple[str, ...]:
@@ -74,7 +78,7 @@ def _port_spec(value: object) -> tuple[str, ...]:
 
 # Ports given as a pattern or a list, parsed into names in their order.
 PortSpec = Annotated[tuple[str, ...], BeforeValidator(_port_spec)]
-Units = Annotated[int, Field(ge=1, le=64)]
+Units = Annotated[int, Field(strict=True, ge=1, le=64)]
 
 
 class Strict(BaseModel):
@@ -84,7 +88,7 @@ class Strict(BaseModel):
 class CustomLink(Strict):
     a: Name
     b: Name
-    count: Annotated[int, Field(ge=1, le=64)] | None = None
+    count: Annotated[int, Field(strict=True, ge=1, le=64)] | None = None
     # Exact ports, one [a_port, b_port] per cable; omitted: assigned by the planner.
     ports: list[tuple[PortName, PortName]] | None = None
 
@@ -115,10 +119,10 @@ def _sized_pattern(v: str) -> str:
 
 class TopologySpec(Strict):
     kind: TopologyKind
-    dims: list[Annotated[int, Field(ge=1, le=4096)]] | None = None
-    size: Annotated[int, Field(ge=1, le=65536)] | None = None
-    fanout: Annotated[int, Field(ge=1, le=256)] = 2
-    links_per_pair: Annotated[int, Field(ge=1, le=64)] = 1
+    dims: list[Annotated[int, Field(strict=True, ge=1, le=4096)]] | None = None
+    size: Annotated[int, Field(strict=True, ge=1, le=65536)] | None = None
+    fanout: Annotated[int, Field(strict=True, ge=1, le=256)] = 2
+    links_per_pair: Annotated[int, Field(strict=True, ge=1, le=64)] = 1
     switch_name: str = "sw{index}"
     switches: list[Name] | None = None
     links: list[CustomLink] | None = None
@@ -185,8 +189,8 @@ class HostEntry(Strict):
 
 
 class HostsSpec(Strict):
-    per_switch: Annotated[int, Field(ge=0, le=4096)] | dict[Name, Annotated[int, Field(ge=0, le=4096)]] | None = None
-    count: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
+    per_switch: Annotated[int, Field(strict=True, ge=0, le=4096)] | dict[Name, Annotated[int, Field(strict=True, ge=0, le=4096)]] | None = None
+    count: Annotated[int, Field(strict=True, ge=0, le=1_000_000)] | None = None
     entries: list[HostEntry] | None = Field(default=None, alias="list")
     csv: str | None = None
     name: str = "node{n:03d}"
@@ -209,12 +213,12 @@ class HostsSpec(Strict):
 class RoutingSpec(Strict):
     # A routing engine's name (routing/registry.py, `vlanroute algorithms`); default: by topology.
     algorithm: str | None = None
-    dimension_order: Literal["auto"] | list[Annotated[int, Field(ge=0)]] = "auto"
+    dimension_order: Literal["auto"] | list[Annotated[int, Field(strict=True, ge=0)]] = "auto"
     first_vlan: VlanId = 101
     vlan_ids: list[VlanId] | None = None
     root: Name | None = None
     # At most this many routing VLANs; default: the tightest hardware limit (plan/limits.py).
-    max_vlans: Annotated[int, Field(ge=1, le=4094)] | None = None
+    max_vlans: Annotated[int, Field(strict=True, ge=1, le=4094)] | None = None
 
     @field_validator("algorithm")
     @classmethod
@@ -241,7 +245,7 @@ class RoutingSpec(Strict):
 class SwitchOverride(Strict):
     name: Name | None = None
     mgmt: ipaddress.IPv4Address | ipaddress.IPv6Address | None = None
-    ssh_port: Annotated[int, Field(ge=1, le=65535)] = 22
+    ssh_port: Annotated[int, Field(strict=True, ge=1, le=65535)] = 22
     platform: Name | None = None
     reserved_ports: list[PortName] = []
     # This switch's own ports (a pattern or list, panel order), default pool and stack
@@ -259,12 +263,12 @@ class LearningSpec(Strict):
     method: Literal["system", "ip-link", "vconfig", "raw"] = "system"
     # Learning sub-interfaces are PREFIX + VLAN id, e.g. vr101 (whatever the NIC is called).
     interface_prefix: Annotated[str, AfterValidator(_subif_prefix)] = "vr"
-    interval: Annotated[int, Field(ge=60)] | None = None
-    splay: Annotated[int, Field(ge=0)] | None = None
+    interval: Annotated[int, Field(strict=True, ge=60)] | None = None
+    splay: Annotated[int, Field(strict=True, ge=0)] | None = None
 
 
 class SettingsSpec(Strict):
-    aging_time: Annotated[int, Field(ge=1)] | None = None
+    aging_time: Annotated[int, Field(strict=True, ge=1)] | None = None
     flow_control: bool = True
     eee: bool = False
     lag_hash: Literal["src-dst-ip-port", "src-dst-mac", "enhanced"] = "src-dst-ip-port"
@@ -287,15 +291,15 @@ class PlatformDef(Strict):
     units: Units | None = None
     # Free text, but one line of harmless characters: it may end up in a config comment.
     description: Annotated[str, Field(pattern=r"^[A-Za-z0-9 _.,()/+:-]{0,80}$")] | None = None
-    max_vlans: Annotated[int, Field(ge=2, le=4094)] | None = None
+    max_vlans: Annotated[int, Field(strict=True, ge=2, le=4094)] | None = None
     vid_min: VlanId | None = None
     vid_max: VlanId | None = None
-    mac_capacity: Annotated[int, Field(ge=1)] | None = None
-    aging_min: Annotated[int, Field(ge=1)] | None = None
-    aging_max: Annotated[int, Field(ge=1)] | None = None
-    aging_default: Annotated[int, Field(ge=1)] | None = None
-    max_lags: Annotated[int, Field(ge=1)] | None = None
-    max_lag_members: Annotated[int, Field(ge=1)] | None = None
+    mac_capacity: Annotated[int, Field(strict=True, ge=1)] | None = None
+    aging_min: Annotated[int, Field(strict=True, ge=1)] | None = None
+    aging_max: Annotated[int, Field(strict=True, ge=1)] | None = None
+    aging_default: Annotated[int, Field(strict=True, ge=1)] | None = None
+    max_lags: Annotated[int, Field(strict=True, ge=1)] | None = None
+    max_lag_members: Annotated[int, Field(strict=True, ge=1)] | None = None
     # Capabilities no public source confirms for the base's family, confirmed by the user
     # for this switch (docs/platforms/<family>.md says what each means and how to check it).
     confirm: list[Literal["host-untagged-in-many-vlans"]] = []
@@ -347,6 +351,15 @@ def normalise_mac(value: str) -> str:
     digits = re.sub(r"[:.-]", "", v)
     v = ":".join(digits[i:i + 2] for i in range(0, 12, 2))
     assert re.fullmatch(MAC_PATTERN, v)
+    # A host's own address is a unicast one: switches never learn a group address (IEEE
+    # 802: the first octet's lowest bit set, broadcast among them) nor 00:00:00:00:00:00.
+    if int(digits[:2], 16) & 1:
+        kind = "the broadcast address" if digits == "f" * 12 else "a multicast (group) address"
+        raise ValueError(f"'{value}' is {kind}, not a host's own MAC (the first octet must be even); "
+                         "give the MAC of the host's interface (ip link show)")
+    if digits == "0" * 12:
+        raise ValueError(f"'{value}' is all zeros, not a host's MAC; give the MAC of the host's "
+                         "interface (ip link show), or leave the field out")
     return v
 
 
@@ -358,6 +371,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    refuse_merge_key(node)
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
@@ -369,23 +383,16 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_UniqueKeyLoader.add_constructor("!vault", refuse_vault)
 
 
 def read_yaml(path: Path) -> Any:
+    text = read_text_file(path, what="inventory", fix="check the path of the inventory")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("no such file", file=str(path), fix="check the path of the inventory") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+        return parse_limited(lambda: yaml.load(text, Loader=_UniqueKeyLoader),  # noqa: S506 - SafeLoader subclass
+                             str(path))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise UserError(f"YAML error: {problem}", file=str(path), field=where,
-                        fix="correct the YAML syntax at that place") from None
+        raise yaml_error(exc, str(path)) from None
 
 
 _FIXES = {
@@ -456,10 +463,17 @@ def _refuse_plan_document(path: Path) -> None:
     hundreds of unknown keys (and a 30 MB plan would take minutes to parse as YAML)."""
     import re
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)      # a FIFO must not block here
     except OSError:
         return                                   # read_yaml reports it
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return                               # read_yaml refuses it
+        head = os.read(fd, 4096).decode("utf-8", "replace")
+    except OSError:
+        return
+    finally:
+        os.close(fd)
     found = re.match(r'\s*\{\s*"format"\s*:\s*"(vlanroute-plan/\d+)"', head)
     if found:
         raise UserError(f"this is a rendered plan ({found.group(1)}, the plan.json that `vlanroute render` "
@@ -487,11 +501,8 @@ class LoadedInventory:
 def _read_hosts_csv(inv_path: Path, rel: str) -> tuple[list[HostEntry], list[int]]:
     csv_path = (inv_path.parent / rel) if not Path(rel).is_absolute() else Path(rel)
     try:
-        text = csv_path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot read the hosts CSV '{csv_path}': {exc.strerror}", file=str(inv_path),
-                        field="hosts.csv", fix="give a path relative to the inventory file") from None
-    except UnicodeDecodeError:
-        raise UserError(f"the hosts CSV '{csv_path}' is not UTF-8 text", file=str(inv_path), field="hosts.csv",
-                        fix="save it as UTF-8 (CSV UTF-8 in a spreadsheet's save dialog)") from None
+        text = read_text_file(csv_path, what="hosts CSV", fix="give a path relative to the inventory file, "
+                                                              "of a CSV saved as UTF-8")
+    except UserError as exc:
+        raise UserError(exc.message, file=f"{inv_path}: hosts.csv {csv_path}", fix=exc.fix) from None
     return read_hosts_csv(csv_path, text, HostEntry)

@@ -13,6 +13,9 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
+from vlanroute.inputfile import parse_limited
+
+MAX_SET_VALUE = 64 * 1024       # a value typed on a command line; larger ones belong in the file
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$|^\d+$")
 
@@ -30,10 +33,14 @@ def apply_sets(raw: dict[str, Any], sets: list[str]) -> tuple[dict[str, Any], li
         if not path.strip() or not all(_KEY.match(k) for k in keys):
             raise UserError(f"'{path}' is not a key path", field="--set",
                             fix="use dotted keys, e.g. topology.dims or switches.sw1.mgmt")
+        if len(text) > MAX_SET_VALUE:
+            raise UserError(f"the value is {len(text):,} characters long, more than {MAX_SET_VALUE:,}",
+                            field=f"--set {path}", fix="set such a value in the inventory file instead")
         try:
-            value = yaml.safe_load(text) if text.strip() else None
+            value = parse_limited(lambda: yaml.safe_load(text) if text.strip() else None, "--set", path)
         except yaml.YAMLError as exc:
-            raise UserError(f"the value '{text}' is not valid YAML: {exc}", field=f"--set {path}") from None
+            raise UserError(f"the value is not valid YAML: {exc}", field=f"--set {path}",
+                            fix="quote the value, or correct its YAML syntax") from None
         node: Any = out
         for depth, key in enumerate(keys[:-1]):
             node = _step(node, key, create=True, where=".".join(keys[:depth + 1]))

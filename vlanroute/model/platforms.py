@@ -100,7 +100,8 @@ POWERCONNECT_6248 = Platform(
     max_lag_members=8,
     facts={
         "max_vlans": "C: 'The Dell 62xx Series switch supports up to 1024 VLANs' (cloudstack-documentation network_setup.rst)",
-        "vid_range": "C: configurable VLAN ids 2-4093 (PowerConnect 7000/M-series user guide, 'Default VLAN Behavior')",
+        "vid_range": "C: configurable VLAN ids 2-4093, 4094 and 4095 reserved (PowerConnect 7000 User's Guide p.580 "
+                     "and M6220/M6348 Owner's Manual p.577, 'Default VLAN Behavior'; docs/platforms/powerconnect-62xx.md)",
         "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
         "aging": "P: 'bridge aging-time' 10-1,000,000 s in FASTPATH CLI (Netgear M4300 manual); seed 001 quotes 11.6 days",
         "max_lags": "U: 48 LAGs x 8 members believed",

@@ -148,10 +148,25 @@ def choose_attachment(inv: LoadedInventory, platform: Platform) -> tuple[HostAtt
                     file=inv.file, field="settings.host_attachment", fix=fix)
 
 
+def _check_vid_range(inv: LoadedInventory, base: Platform, where: str, limits: dict[str, object]) -> None:
+    """A derived platform may narrow its base's VLAN id range, never widen it: the range is
+    what the switch's CLI accepts (a PowerConnect 62xx refuses 4094, which it reserves),
+    and a switch refusing `vlan 4094` half-way through a push is worse than a plan refused."""
+    model = base.base or base.name
+    source = base.facts.get("vid_range", "its platform record, vlanroute/model/platforms.py")
+    for key, beyond in (("vid_max", lambda v: v > base.vid_max), ("vid_min", lambda v: v < base.vid_min)):
+        value = limits.get(key)
+        if isinstance(value, int) and beyond(value):
+            raise UserError(f"{key} {value} is outside the VLAN ids a {model} accepts, {base.vid_min}-{base.vid_max} "
+                            f"({source})", file=inv.file, field=f"{where}.{key}",
+                            fix=f"use a {key} within {base.vid_min}-{base.vid_max}, or leave it out")
+
+
 def _derived(inv: LoadedInventory, name: str, base: Platform, where: str, *, count: int | None,
              ports: tuple[str, ...] | None, auto: tuple[str, ...] | None, units: int | None,
              limits: dict[str, object], confirmed: tuple[str, ...] = ()) -> Platform:
     """derive_platform step by step, so that a problem names the field that caused it."""
+    _check_vid_range(inv, base, where, limits)
     try:
         platform = derive_platform(name, base, count, limits, ports=ports, confirmed=confirmed)
     except PortListError as exc:

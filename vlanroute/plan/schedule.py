@@ -61,6 +61,14 @@ def schedule_for(aging_s: int, interval_s: int | None = None, splay_s: int | Non
         splay_s = min(step // 4, HOUR)
     if splay_s < 0:
         raise UserError(f"negative splay {splay_s}", field="settings.learning.splay", fix="use 0 or more seconds")
+    if interval_s > step and 2 * (interval_s + splay_s) > aging_s:
+        # Checked on the interval asked for, not the step it rounds down to: an interval
+        # longer than the aging time is a mistake to name, not one to cap silently.
+        raise UserError(f"a refresh interval of {interval_s:,} s (plus up to {splay_s} s splay) is longer than "
+                        f"half the aging time ({aging_s:,} s): MAC entries would age out between refreshes",
+                        field="settings.learning.interval",
+                        fix=f"make interval + splay at most {aging_s // 2:,} s (or leave the interval out: "
+                            "it then follows the aging time)")
     if 2 * (step + splay_s) > aging_s:
         raise UserError(f"refresh every {step} s plus up to {splay_s} s splay can leave a gap longer than "
                         f"half the aging time ({aging_s} s): MAC entries could age out",

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import jinja2
 
-from vlanroute.atomic_dir import publish_dir
+from vlanroute.atomic_dir import cleanup_on_sigterm, publish_dir
 from vlanroute.bundle.cables import cabling_csv_text as cables_csv, planned_cables
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
@@ -154,16 +154,34 @@ def render_host_side(side: HostSide, env: jinja2.Environment, per_host_scripts: 
     return files
 
 
+# Modes set explicitly, whatever the umask: the host program and the refresh units run as
+# root on every node, so nobody but the owner may change them; everything may be read.
+FILE_MODE, PROGRAM_MODE, DIR_MODE = 0o644, 0o755, 0o755
+
+
+def _make_dirs(root: Path, rel_dir: Path) -> None:
+    path = root
+    for part in rel_dir.parts:
+        path = path / part
+        try:
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(path, DIR_MODE)        # mkdir's mode is masked by the umask
+
+
 def _write_tree(root: Path, files: Mapping[str, str]) -> int:
     total = 0
     for rel, text in files.items():
         path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_dirs(root, Path(rel).parent)
         data = text.encode("utf-8")
-        with open(path, "wb") as fh:
+        # scripts: switches/*.cfg of linux-bridge, hosts/ programs
+        mode = PROGRAM_MODE if text.startswith("#!") else FILE_MODE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
             fh.write(data)
-        if text.startswith("#!"):       # scripts: switches/*.cfg of linux-bridge, hosts/ programs
-            path.chmod(0o755)
         total += len(data)
     return total
 
@@ -221,6 +239,11 @@ def _check_outdir(outdir: Path, force: bool) -> None:
 
 
 def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
+    with cleanup_on_sigterm():
+        return _render_to_dir(doc, outdir, options)
+
+
+def _render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions) -> RenderResult:
     outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
     _check_outdir(outdir, options.force)
     files = render_files(doc, options)
