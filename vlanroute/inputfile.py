@@ -13,8 +13,10 @@ recurse once per level and raise RecursionError; `parse_limited` catches that to
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +51,7 @@ def read_bytes_file(path: Path | str, *, limit: int = INPUT_LIMIT, what: str = "
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise UserError(f"no such {what}", file=where, field=field, fix=fix or "check the path") from None
+        raise UserError(f"no such file (the {what})", file=where, field=field, fix=fix or "check the path") from None
     except OSError as exc:
         raise UserError(f"cannot read the {what}: {exc.strerror}", file=where, field=field,
                         fix=fix or "check the path and its permissions") from None
@@ -153,3 +155,26 @@ def shown_line(line: str, limit: int = 120) -> str:
             and first.replace("-", "").replace("_", "").isalnum()):
         return repr(text)
     return "a line that is not shown (it does not look like a configuration line; is this the right file?)"
+
+
+_OPEN_CLOSE = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def flow_depth(text: str) -> int:
+    """How deep `[` and `{` nest in `text`, counted on the characters alone (quotes and
+    comments are not told apart, so this is an upper bound for YAML flow collections).
+    PyYAML's scanner takes time quadratic in that depth (10 s for 20,000 levels), so YAML
+    is checked with this before it is parsed."""
+    brackets = _NOT_BRACKET.sub("", text)
+    if not brackets:
+        return 0
+    return max(0, max(itertools.accumulate(_OPEN_CLOSE[ord(c)] for c in brackets)))
+
+
+def load_yaml_limited(load: Callable[[str], Any], text: str, where: str, field: str | None = None) -> Any:
+    """`load(text)` (a yaml.load) within MAX_DEPTH: flow brackets counted first (flow_depth),
+    then the RecursionError and the depth of the result as `parse_limited` does."""
+    if flow_depth(text) > MAX_DEPTH:
+        raise too_deep(where, field)
+    return parse_limited(lambda: load(text), where, field)

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import parse_limited, read_text_file
+from vlanroute.inputfile import load_yaml_limited, read_text_file
 from vlanroute.model.yamlerrors import RefusedYaml, yaml_error
 
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
@@ -240,7 +240,7 @@ _AnsibleLoader.add_constructor("!vault", _refuse_vault)
 
 def _load_yaml(text: str, file: str) -> Any:
     try:
-        return parse_limited(lambda: yaml.load(text, Loader=_AnsibleLoader), file)   # a SafeLoader subclass
+        return load_yaml_limited(lambda t: yaml.load(t, Loader=_AnsibleLoader), text, file)   # a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise yaml_error(exc, file) from None
 

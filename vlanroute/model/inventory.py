@@ -20,7 +20,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import parse_limited, read_text_file
+from vlanroute.inputfile import load_yaml_limited, read_text_file
 from vlanroute.model.yamlerrors import refuse_merge_key, refuse_vault, yaml_error
 from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
@@ -389,8 +389,8 @@ _UniqueKeyLoader.add_constructor("!vault", refuse_vault)
 def read_yaml(path: Path) -> Any:
     text = read_text_file(path, what="inventory", fix="check the path of the inventory")
     try:
-        return parse_limited(lambda: yaml.load(text, Loader=_UniqueKeyLoader),  # noqa: S506 - SafeLoader subclass
-                             str(path))
+        return load_yaml_limited(lambda t: yaml.load(t, Loader=_UniqueKeyLoader),  # noqa: S506 - SafeLoader subclass
+                                 text, str(path))
     except yaml.YAMLError as exc:
         raise yaml_error(exc, str(path)) from None
 

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import parse_limited
+from vlanroute.inputfile import load_yaml_limited
 
 MAX_SET_VALUE = 64 * 1024       # a value typed on a command line; larger ones belong in the file
 
@@ -37,7 +37,7 @@ def apply_sets(raw: dict[str, Any], sets: list[str]) -> tuple[dict[str, Any], li
             raise UserError(f"the value is {len(text):,} characters long, more than {MAX_SET_VALUE:,}",
                             field=f"--set {path}", fix="set such a value in the inventory file instead")
         try:
-            value = parse_limited(lambda: yaml.safe_load(text) if text.strip() else None, "--set", path)
+            value = load_yaml_limited(yaml.safe_load, text, "--set", path) if text.strip() else None
         except yaml.YAMLError as exc:
             raise UserError(f"the value is not valid YAML: {exc}", field=f"--set {path}",
                             fix="quote the value, or correct its YAML syntax") from None
