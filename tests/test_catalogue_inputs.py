@@ -246,6 +246,16 @@ def test_catalogue_private_hosts_csv_not_quoted(tmp_path: Path, capsys: pytest.C
     assert "hosts CSV" in err or "column" in err
 
 
+@pytest.mark.parametrize("command", ["plan", "import"])
+def test_catalogue_private_shadow_as_inventory_not_quoted(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          command: str) -> None:
+    (tmp_path / "shadow").write_text(SECRET)
+    args = ["plan", str(tmp_path / "shadow")] if command == "plan" else \
+        ["import", "ansible", str(tmp_path / "shadow"), "--hosts-group", "compute"]
+    rc, out, err = cli(capsys, *args)
+    assert rc == ExitCode.USAGE and "secrethash" not in out + err
+
+
 def test_catalogue_private_lab_seed_not_quoted(tmp_path: Path) -> None:
     from vlanroute.lab.server import FakeSwitch, SeedError
     from vlanroute.model.platforms import POWERCONNECT_6248

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import load_yaml_limited, read_text_file
+from vlanroute.inputfile import load_yaml_limited, read_text_file, safe_quote
 from vlanroute.model.yamlerrors import RefusedYaml, yaml_error
 
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
@@ -291,7 +291,8 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
             return inv.members(group)
         except KeyError:
             raise UserError(f"no group '{group}' in the Ansible inventory", file=inv.source,
-                            fix="groups there: " + ", ".join(sorted(inv.groups))) from None
+                            fix="groups there: " + ", ".join(
+                                (safe_quote(g, 63) or "(a name not shown)").strip("'") for g in sorted(inv.groups))) from None
 
     errors: list[str] = []
     hosts: list[dict[str, str]] = []

@@ -20,7 +20,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import load_yaml_limited, read_text_file
+from vlanroute.inputfile import load_yaml_limited, read_text_file, safe_quote
 from vlanroute.model.yamlerrors import refuse_merge_key, refuse_vault, yaml_error
 from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
@@ -413,7 +413,10 @@ _PORT_FIELDS = ("ports", "auto_ports", "inter_switch_ports")
 def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) -> UserError:
     lines = []
     for err in exc.errors()[:8]:
-        loc = ".".join("list" if p == "entries" else str(p) for p in err["loc"]
+        # A key that is no inventory key is shown only if it is harmless: the file might be
+        # /etc/shadow, whose lines YAML reads as keys.
+        loc = ".".join("list" if p == "entries" else (str(p) if safe_quote(str(p), 63) else "(a key not shown)")
+                       for p in err["loc"]
                        if not (isinstance(p, str) and ("[" in p or p in ("function-after",))))
         source = file
         for set_path in set_paths:
