@@ -27,7 +27,7 @@ from vlanroute.cli import main
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
-from vlanroute.inputfile import MAX_DEPTH, nesting_depth
+from vlanroute.safeio.reading import MAX_DEPTH, nesting_depth
 
 SECRET = "root:$6$Zx9secrethash0123456789$abcdefghijklmnop:19000:0:99999:7:::\n"
 SMALL = {
@@ -230,7 +230,7 @@ def test_catalogue_private_import_output_symlink_not_followed(tmp_path: Path,
 
 
 def test_catalogue_private_write_output_replaces_whole(tmp_path: Path) -> None:
-    from vlanroute.outputfile import write_output
+    from vlanroute.safeio.output import write_output
     target = tmp_path / "inv.yaml"
     target.write_text("old\n")
     write_output(target, "new\n")
@@ -384,7 +384,7 @@ def test_catalogue_traceback_fifo_does_not_hang(tmp_path: Path, capsys: pytest.C
 
 
 def test_catalogue_traceback_file_over_size_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vlanroute.inputfile import INPUT_LIMIT
+    from vlanroute.safeio.reading import INPUT_LIMIT
     big = tmp_path / "big.yaml"
     with open(big, "wb") as fh:
         fh.truncate(INPUT_LIMIT + 1)                         # sparse: no disk used

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import BUNDLE_LIMIT, load_json, read_text_file
+from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
 
 MANIFEST_FILE = "manifest.json"
 FORMAT = "vlanroute-manifest/1"

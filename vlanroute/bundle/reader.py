@@ -17,7 +17,7 @@ from pathlib import Path
 from vlanroute.bundle.cables import HEADER, HOST, INTER_SWITCH, LEGACY_HEADER
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.errors import UserError
-from vlanroute.inputfile import BUNDLE_LIMIT, load_json, read_text_file
+from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
 from vlanroute.model.platforms import Platform
 
 PLAN_FILE = "plan.json"
@@ -43,7 +43,7 @@ class Cable:
 
 
 def read_text(path: Path) -> str:
-    """A file of OUTDIR: a regular UTF-8 file within BUNDLE_LIMIT (vlanroute.inputfile)."""
+    """A file of OUTDIR: a regular UTF-8 file within BUNDLE_LIMIT (vlanroute.safeio.reading)."""
     return read_text_file(path, limit=BUNDLE_LIMIT, what="bundle file",
                           fix="render again; the file must be the UTF-8 text `vlanroute render` wrote")
 

@@ -22,7 +22,7 @@ from vlanroute.exitcodes import ExitCode
 from vlanroute.model.platforms import PLATFORMS
 from vlanroute.names import NAME_PATTERN
 from vlanroute.natural import natsorted_items
-from vlanroute.outputfile import write_output
+from vlanroute.safeio.output import write_output
 
 SCHEMA = "vlanroute-discover/1"
 

@@ -13,7 +13,7 @@ from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.ansible_inventory import VarNames, read_ansible_inventory, to_vlanroute
-from vlanroute.outputfile import write_output
+from vlanroute.safeio.output import write_output
 
 SHOWN_ERRORS = 20
 

@@ -36,7 +36,7 @@ from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
 from vlanroute.device.targets import TARGETS_ENV
 from vlanroute.errors import UserError
-from vlanroute.privatedir import open_private
+from vlanroute.safeio.private import open_private
 
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0

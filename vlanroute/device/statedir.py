@@ -23,7 +23,7 @@ import re
 import threading
 
 from vlanroute.errors import UserError
-from vlanroute.privatedir import ensure_private_dir, ensure_private_subdir, open_private
+from vlanroute.safeio.private import ensure_private_dir, ensure_private_subdir, open_private
 
 STATE_DIR_ENV = "XDG_STATE_HOME"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -76,7 +76,7 @@ class FabricState:
     def ensure(self) -> None:
         """Create the folders (owner only: backups hold password hashes), or a clear error:
         a looser existing one, or a symbolic link at backups/ or pushes/, is refused
-        (vlanroute.privatedir)."""
+        (vlanroute.safeio.private)."""
         ensure_private_dir(self.path, fix="choose a writable directory of your own with --state-dir, "
                                           f"or set {STATE_DIR_ENV}")
         ensure_private_subdir(self.path, "backups", "backups folder")

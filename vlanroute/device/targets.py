@@ -32,7 +32,7 @@ from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import CliDialog, Family
 from vlanroute.errors import UserError
-from vlanroute.inputfile import load_json, read_text_file
+from vlanroute.safeio.reading import load_json, read_text_file
 from vlanroute.natural import natsorted
 from vlanroute.model.platforms import PLATFORMS, Platform
 

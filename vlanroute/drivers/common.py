@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import shown_line
+from vlanroute.safeio.reading import shown_line
 
 
 class ConfigParseError(UserError):

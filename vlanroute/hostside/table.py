@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import BUNDLE_LIMIT, read_text_file
+from vlanroute.safeio.reading import BUNDLE_LIMIT, read_text_file
 
 HOSTS_FILE = "hosts.tsv"
 VLANS_FILE = "vlans.tsv"

@@ -26,7 +26,7 @@ from vlanroute.errors import UserError
 from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
 from vlanroute.lab.statedir import PASSWORD_ENV, StateDir
 from vlanroute.natural import natsorted
-from vlanroute.inputfile import read_text_file
+from vlanroute.safeio.reading import read_text_file
 
 FIRST_HOST = 11     # 127.0.0.11, .12, ...: the tests use their own addresses and ports
 

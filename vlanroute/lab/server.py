@@ -31,8 +31,8 @@ from vlanroute.lab.cli import Interpreter, Os6Interpreter
 from vlanroute.lab import eos, os10
 from vlanroute.lab.state import MacEntry, SwitchState
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
-from vlanroute.inputfile import shown_line
-from vlanroute.privatedir import write_private
+from vlanroute.safeio.reading import shown_line
+from vlanroute.safeio.private import write_private
 
 if TYPE_CHECKING:
     from vlanroute.bundle.reader import Cable

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from vlanroute.privatedir import ensure_private_dir, ensure_private_subdir, write_private
+from vlanroute.safeio.private import ensure_private_dir, ensure_private_subdir, write_private
 
 PASSWORD_ENV = "VLANROUTE_LAB_PASSWORD"     # parent -> daemon only, never stored
 DAEMON_MODULE = "vlanroute.lab.daemon"
@@ -27,7 +27,7 @@ class StateDir:
 
     def write(self, name: str, text: str) -> Path:
         """Write a file whole (a reader never sees half of it), readable by the owner only,
-        never through a symbolic link (vlanroute.privatedir)."""
+        never through a symbolic link (vlanroute.safeio.private)."""
         self.ensure()
         return write_private(self.path / name, text, f"lab file {name}")
 

@@ -18,7 +18,7 @@ from vlanroute.lab.cli import CommandRejected as Rejected
 from vlanroute.lab.cli import Reply
 from vlanroute.lab.state import LldpEntry, MacEntry
 from vlanroute.vlanlist import parse_vlan_list
-from vlanroute.inputfile import shown_line
+from vlanroute.safeio.reading import shown_line
 
 __all__ = ["CliSpec", "Rejected", "Reply", "TrunkInterpreter", "TrunkPort", "TrunkState",
            "TrunkSwitchData", "load_lines"]

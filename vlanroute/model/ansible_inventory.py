@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import load_yaml_limited, read_text_file, safe_quote
+from vlanroute.safeio.reading import load_yaml_limited, read_text_file, safe_quote
 from vlanroute.model.yamlerrors import RefusedYaml, yaml_error
 
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")

@@ -22,7 +22,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import safe_quote
+from vlanroute.safeio.reading import safe_quote
 
 MAX_ERRORS = 20
 E = TypeVar("E", bound=BaseModel)

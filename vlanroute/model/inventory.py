@@ -20,7 +20,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import load_yaml_limited, read_text_file, safe_quote
+from vlanroute.safeio.reading import load_yaml_limited, read_text_file, safe_quote
 from vlanroute.model.yamlerrors import refuse_merge_key, refuse_vault, yaml_error
 from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
-from vlanroute.inputfile import load_yaml_limited
+from vlanroute.safeio.reading import load_yaml_limited
 
 MAX_SET_VALUE = 64 * 1024       # a value typed on a command line; larger ones belong in the file
 
