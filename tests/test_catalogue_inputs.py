@@ -287,6 +287,31 @@ def test_catalogue_private_lldp_escape_sequences_shown_escaped() -> None:
     assert escape_controls("sw-1.example") == "sw-1.example"
 
 
+def test_catalogue_private_lldp_read_from_a_switch_is_escaped() -> None:
+    """read_one, as discover and cabling check call it, on a FASTPATH table whose names hold
+    escape sequences (a clear-screen and a window-title change)."""
+    from vlanroute.device.lldp import LldpSource, read_one
+    from vlanroute.drivers import FAMILIES
+    table = ("LLDP Remote Device Summary\n\nLocal\n"
+             "Interface RemID   Chassis ID          Port ID           System Name\n"
+             "--------- ------- ------------------- ----------------- -----------------\n"
+             "1/g2      3       02:00:00:00:00:01   1/g9\x1b[2J          sw2\x1b]0;owned\x07\n")
+
+    class Session:
+        def run(self, command: str, check: bool = True) -> str:
+            return table if command.startswith("show lldp") else ""
+
+        def close(self) -> None:
+            pass
+
+    family = FAMILIES["powerconnect-62xx"]
+    source = LldpSource("sw1", "127.0.0.1", 22, family, family.cli)
+    result = read_one(source, None, None, connect=lambda *args: Session())   # type: ignore[arg-type]
+    assert result.error is None and len(result.neighbors) == 1
+    row = result.neighbors[0]
+    assert row.port_id == "1/g9\\x1b[2J" and row.system_name == "sw2\\x1b]0;owned\\x07"
+
+
 @given(st.text())
 @SETTINGS
 def test_catalogue_private_lldp_escape_always_printable(text: str) -> None:
