@@ -471,8 +471,44 @@ def test_catalogue_traceback_stdout_full(tmp_path: Path) -> None:
 
 
 def test_catalogue_traceback_stdout_closed_pipe(tmp_path: Path) -> None:
-    r = _run_cli_shell("$VR algorithms --json | head -c 1 >/dev/null")
+    # The reader closes the pipe at once (long before Python has started), as `head -0` does.
+    r = subprocess.run(["bash", "-c", '$VR algorithms | (exec 0<&-; sleep 2); echo "rc=${PIPESTATUS[0]}" >&2'],
+                       capture_output=True, text=True, timeout=120, check=False,
+                       env={**os.environ, "VR": f"{sys.executable} -m vlanroute.cli"})
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+    assert r.stderr.strip() == f"rc={ExitCode.BROKEN_PIPE}"
+
+
+class _BrokenStdout:
+    """A stdout whose reader went away (write: EPIPE) or whose device is full (ENOSPC)."""
+
+    def __init__(self, error: OSError, fd: int) -> None:
+        self.error, self.fd = error, fd
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        return self.fd          # a file of the test's own: rich and the runner point it at /dev/null
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_catalogue_traceback_stdout_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str], as_json: bool) -> None:
+    import errno
+    json_flag = ["--json"] if as_json else []
+    fd = os.open(tmp_path / "stdout", os.O_WRONLY | os.O_CREAT)
+    monkeypatch.setattr(sys, "stdout", _BrokenStdout(BrokenPipeError(errno.EPIPE, "Broken pipe"), fd))
+    assert main(["algorithms", *json_flag]) == ExitCode.BROKEN_PIPE == 141
+    assert capsys.readouterr().err == ""                     # a closed pipe is not an error to report
+    fd = os.open(tmp_path / "stdout2", os.O_WRONLY | os.O_CREAT)
+    monkeypatch.setattr(sys, "stdout", _BrokenStdout(OSError(errno.ENOSPC, "No space left on device"), fd))
+    assert main(["algorithms", *json_flag]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "standard output" in err and "no space left" in err and "Traceback" not in err
 
 
 def test_catalogue_traceback_sigterm_during_render_leaves_nothing(tmp_path: Path) -> None:

@@ -52,6 +52,13 @@ def _stdout_failed(exc: OSError) -> int:
     return int(ExitCode.USAGE)
 
 
+def _stdout_is_devnull() -> bool:
+    try:
+        return os.path.samestat(os.fstat(sys.stdout.fileno()), os.stat(os.devnull))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def run_command(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run a click command or group; user errors become a message and an exit code, never a traceback."""
     try:
@@ -70,8 +77,18 @@ _STDOUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT)
 def _run(click_command: click.Command, argv: list[str] | None, prog_name: str | None) -> int:
     output.reset()
     try:
-        rv = click_command.main(args=argv, prog_name=prog_name or f"vlanroute {click_command.name}",
-                                standalone_mode=False)
+        was_null = _stdout_is_devnull()
+        try:
+            rv = click_command.main(args=argv, prog_name=prog_name or f"vlanroute {click_command.name}",
+                                    standalone_mode=False)
+        except SystemExit as exc:
+            # click and rich meet EPIPE themselves and exit 1: click wraps stdout in a
+            # _PacifyFlushWrapper (click/core.py, Command.main), rich points stdout at
+            # /dev/null (Console.on_broken_pipe). Report it with the code of one met here.
+            if exc.code == 1 and (type(sys.stdout).__name__ == "_PacifyFlushWrapper"
+                                  or (not was_null and _stdout_is_devnull())):
+                raise BrokenPipeError(errno.EPIPE, "Broken pipe") from None
+            raise
         sys.stdout.flush()              # a full stdout fails here, inside the handlers below
     except UserError as exc:
         return _fail(exc.render(), exc.exit_code)
