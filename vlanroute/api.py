@@ -29,7 +29,7 @@ from vlanroute.device.cabling import CablingReport, CableStatus, unchecked_refus
 from vlanroute.device.credentials import Credentials, load_credentials
 from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.bundle.manifest import require_intact
-from vlanroute.device.bundlegate import check_bundle
+from vlanroute.device.bundlegate import check_bundle, read_bundle
 from vlanroute.device.journal import Journal, sha256_text
 from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
@@ -229,7 +229,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     if check_manifest:
         require_intact(out, "push", "check_manifest=False")
     # Read once, exactly what render writes, verified (device.bundlegate); sent from memory.
-    bundle = check_bundle(out, "push", exact=check_manifest, override="check_manifest=False")
+    bundle = read_bundle(out)
+    check_bundle(bundle, "push", exact=check_manifest, override="check_manifest=False")
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
     configs = bundle.configs([t.name for t in sel.targets])
     unchecked: list[CableStatus] = []

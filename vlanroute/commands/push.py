@@ -23,7 +23,7 @@ from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.bundle.manifest import require_intact
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.commands.stateopts import state_dir_option
-from vlanroute.device.bundlegate import check_bundle
+from vlanroute.device.bundlegate import check_bundle, read_bundle
 from vlanroute.device.journal import Journal, JournalWriteError, require_last_journal, sha256_text
 from vlanroute.device import journal as J
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
@@ -245,19 +245,20 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         why = "--json" if as_json else "not at a terminal (stdin is not a TTY)"
         raise UserError(f"push would ask for confirmation, but it runs {why}",
                         field="--yes", fix="add --yes to push without asking, or --dry-run to only show the changes")
+    # Read once: everything below checks, shows and sends this snapshot (device.bundlegate).
+    bundle = read_bundle(outdir)
+    doc = bundle.doc                            # validated: no name in it becomes a path unchecked
+    selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
+                               target_map=target_map(targets_file, quiet))   # refuses non-push families
+    targets = selection.targets
+    check_loopback(targets)                     # before credentials, before any connection
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
                     "manifest, nor against a new render of plan.json, nor verified",
                     fg="red", bold=True, err=True)
     else:
         require_intact(outdir, "push", "--skip-manifest-check")
-    # Read once: everything below checks, shows and sends this snapshot (device.bundlegate).
-    bundle = check_bundle(outdir, "push", exact=not skip_manifest_check)
-    doc = bundle.doc                            # validated: no name in it becomes a path unchecked
-    selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
-                               target_map=target_map(targets_file, quiet))   # refuses non-push families
-    targets = selection.targets
-    check_loopback(targets)                     # before credentials, before any connection
+    check_bundle(bundle, "push", exact=not skip_manifest_check)
     configs = bundle.configs([t.name for t in targets])
     for note in selection.notes:
         say.note(f"note: {note}")

@@ -48,20 +48,23 @@ def _refuse(outdir: Path, command: str, what: str, problems: list[str], override
     return UserError(f"{command} refuses this bundle: {what}:\n  {shown}", file=str(outdir), fix=fix)
 
 
-def check_bundle(outdir: Path, command: str = "push", exact: bool = True,
-                 override: str | None = "--skip-manifest-check") -> CheckedBundle:
-    """Read OUTDIR once and check it; UserError (exit 2) naming each foreign or missing line,
-    or each verify violation. `exact` False (the override): the lines are not compared."""
+def read_bundle(outdir: Path) -> CheckedBundle:
+    """Read OUTDIR once (plan.json validated); check_bundle checks it."""
     snap = BundleSnapshot.take(outdir)
-    doc = snap.plan()
+    return CheckedBundle(snap, snap.plan(), snap.digest())
+
+
+def check_bundle(bundle: CheckedBundle, command: str = "push", exact: bool = True,
+                 override: str | None = "--skip-manifest-check") -> None:
+    """UserError (exit 2) naming each foreign or missing line, or each verify violation.
+    `exact` False (the override): the lines are not compared, nor verified."""
+    outdir = bundle.snapshot.outdir
     if exact:
-        report = check_snapshot(snap, doc)
+        report = check_snapshot(bundle.snapshot, bundle.doc)
         if not report.ok:
             raise _refuse(outdir, command, "it is not exactly what render writes for its plan.json",
                           report.problems, override)
-        verified = verify_outdir(outdir, None, doc)
+        verified = verify_outdir(outdir, None, bundle.doc)
         if not verified.ok:
             raise _refuse(outdir, command, "it does not verify", verified.violations, None)
-    checked = CheckedBundle(snap, doc, snap.digest())
-    checked.require_unchanged(command)       # what was checked on disk is what was read
-    return checked
+        bundle.require_unchanged(command)      # what verify read on disk is what was read
