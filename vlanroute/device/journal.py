@@ -106,7 +106,8 @@ class Journal:
 
 def _write_error(exc: OSError, path: Path) -> JournalWriteError:
     problem = disk_error(exc, path)
-    return JournalWriteError(f"cannot write the push journal: {problem.message}", file=str(path),
+    what = problem.message.removeprefix("cannot write: ")
+    return JournalWriteError(f"cannot write the push journal: {what}", file=str(path),
                              fix=f"{problem.fix.split(';')[0] if problem.fix else 'free some space'}; "
                                  "then `vlanroute push OUTDIR --resume` continues where it stopped")
 
