@@ -126,10 +126,10 @@ def verify(outdir: str | Path) -> VerifyReport:
     try:
         report = verify_outdir(Path(outdir))
     except UserError as exc:
-        if exact.ok:
-            raise
-        # A file the parsers refuse: the foreign lines above say why; name both.
-        report = VerifyReport(False, [f"parse: {exc.render()}"], [], counts={"parse": 1})
+        if not exact.ok:        # a file the parsers refuse: the lines that differ say why
+            exc.message += ("\n  the bundle also differs from what render writes for plan.json:\n    "
+                            + "\n    ".join(exact.problems[:10]))
+        raise
     if exact.problems:
         report.ok = False
         report.counts["bundle"] = len(exact.problems)
