@@ -133,7 +133,9 @@ def verify(outdir: str | Path) -> VerifyReport:
     if exact.problems:
         report.ok = False
         report.counts["bundle"] = len(exact.problems)
-        report.violations = exact.problems + report.violations
+        # The first few differing lines lead, then what they break (shown first by the CLI),
+        # then the other differing lines: neither kind hides the other.
+        report.violations = exact.problems[:4] + report.violations + exact.problems[4:]
     report.summary.append(f"{exact.files_checked} files rendered again from plan.json and compared line by line"
                           + ("" if exact.ok else f": {len(exact.problems)} differences"))
     return report
