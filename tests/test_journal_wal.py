@@ -15,11 +15,10 @@ import os
 from pathlib import Path
 
 import pytest
+from push_support import Cluster, build_cluster, run, set_ssh_env
 
 from vlanroute.device import journal as J
 from vlanroute.device.journal import read_journal
-
-from push_support import Cluster, build_cluster, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -11,11 +11,10 @@ import signal
 from pathlib import Path
 
 import pytest
+from push_support import REPO, Cluster, build_cluster, run, set_ssh_env
 
 from vlanroute.plan.build import plan_from_file
 from vlanroute.render.write import RenderOptions, render_to_dir
-
-from push_support import REPO, Cluster, build_cluster, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -14,13 +14,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from push_support import build_cluster, run, set_ssh_env
 
 from vlanroute.device.credentials import Credentials
 from vlanroute.device.session import ConnectFailed, HostKeyPolicy, SwitchSession
 from vlanroute.drivers import family_of
 from vlanroute.model.platforms import POWERCONNECT_6248
-
-from push_support import build_cluster, run, set_ssh_env
 
 pytestmark = pytest.mark.timeout(300)
 

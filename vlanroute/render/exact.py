@@ -167,6 +167,7 @@ def check_snapshot(snap: BundleSnapshot, doc: PlanDocument | None = None,
     if best is None:
         # Not provable, so not exact: e.g. an older plan.json without the record of a
         # derived platform. A violation, not a pass: deleting a record must not skip this.
-        return ExactReport(outdir, [f"plan.json: cannot be rendered again to compare the files line by line "
-                                    f"({why}); render OUTDIR again with this version"])
+        problem = (f"plan.json: cannot be rendered again to compare the files line by line "
+                   f"({why}); render OUTDIR again with this version")
+        return ExactReport(outdir, [problem])
     return best
