@@ -66,6 +66,8 @@ def _shown(line: str, width: int = 160) -> str:
 def line_differences(rel: str, want: str, got: str, limit: int = LINES_PER_FILE) -> list[str]:
     """Each foreign line of `got` (not in `want`) and each missing one, with its line number
     in `got` (a missing line: where it belongs). At most `limit`, then a count."""
+    if want == got:
+        return []
     a, b = want.splitlines(), got.splitlines()
     found: list[str] = []
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
