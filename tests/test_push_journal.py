@@ -58,7 +58,7 @@ def test_a_damaged_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
     lines = journal.path.read_text().splitlines()
     lines[2] = "garbage"
     journal.path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(UserError, match="line 3 is not JSON"):
+    with pytest.raises(UserError, match="line 3 is not a journal record"):
         read_journal(journal.path)
 
 

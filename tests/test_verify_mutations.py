@@ -413,9 +413,14 @@ def test_inventory_derived_platform_verifies_from_the_outdir_alone(tmp_path: Pat
     del doc["platforms"]
     plan_path.write_text(json.dumps(doc, indent=1))
     write_manifest(out)                     # as that older render would have listed it
-    assert main(["verify", str(out)]) == 0
-    text = capsys.readouterr().out
+    # The parse-back and simulation still run on it; but such a plan.json cannot be
+    # rendered again to prove the files are exactly render's (issue 24): a violation.
+    assert main(["verify", str(out)]) == 1
+    captured = capsys.readouterr()
+    text = captured.out
     assert "platform pc-big is not built in: checked as powerconnect-6248 with 48 ports and a MAC capacity of 20000" in text
+    assert "plan.json: cannot be rendered again to compare the files line by line" in captured.err
+    assert "1 bundle violations" in captured.err
 
 
 # --- any planned fabric verifies ------------------------------------------------------------------

@@ -29,6 +29,7 @@ from vlanroute.device.cabling import CablingReport, CableStatus, unchecked_refus
 from vlanroute.device.credentials import Credentials, load_credentials
 from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.bundle.manifest import require_intact
+from vlanroute.device.bundlegate import check_bundle, read_bundle
 from vlanroute.device.journal import Journal, sha256_text
 from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
@@ -39,6 +40,7 @@ from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.inventory import LoadedInventory, load_inventory
 from vlanroute.plan.build import Plan, build_plan
+from vlanroute.render.exact import check_exact
 from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
@@ -117,8 +119,26 @@ def render(source: str | Path | LoadedInventory | Plan | PlanDocument, outdir: s
 
 
 def verify(outdir: str | Path) -> VerifyReport:
-    """Parse OUTDIR's configs back and simulate them (`vlanroute verify`); `.ok`, `.violations`."""
-    return verify_outdir(Path(outdir))
+    """Parse OUTDIR's configs back and simulate them (`vlanroute verify`); `.ok`, `.violations`.
+    Every file must also be exactly what render writes for OUTDIR/plan.json (violations of
+    kind "bundle": each foreign or missing line, vlanroute.render.exact)."""
+    exact = check_exact(Path(outdir))
+    try:
+        report = verify_outdir(Path(outdir))
+    except UserError as exc:
+        if not exact.ok:        # a file the parsers refuse: the lines that differ say why
+            exc.message += ("\n  the bundle also differs from what render writes for plan.json:\n    "
+                            + "\n    ".join(exact.problems[:10]))
+        raise
+    if exact.problems:
+        report.ok = False
+        report.counts["bundle"] = len(exact.problems)
+        # The first few differing lines lead, then what they break (shown first by the CLI),
+        # then the other differing lines: neither kind hides the other.
+        report.violations = exact.problems[:4] + report.violations + exact.problems[4:]
+    report.summary.append(f"{exact.files_checked} files rendered again from plan.json and compared line by line"
+                          + ("" if exact.ok else f": {len(exact.problems)} differences"))
+    return report
 
 
 def credentials_from_env() -> Credentials:
@@ -210,7 +230,11 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     out = Path(outdir)
     if check_manifest:
         require_intact(out, "push", "check_manifest=False")
+    # Read once, exactly what render writes, verified (device.bundlegate); sent from memory.
+    bundle = read_bundle(out)
+    check_bundle(bundle, "push", exact=check_manifest, override="check_manifest=False")
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
+    configs = bundle.configs([t.name for t in sel.targets])
     unchecked: list[CableStatus] = []
     if check_cabling:
         report = cabling(out, credentials, switches=switches, known_hosts=known_hosts,
@@ -226,7 +250,7 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     with contextlib.nullcontext() if dry_run else lock_fabric(state, "push"):
         preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
         chosen = [t for t in sel.targets if expected is None or t.name in expected]
-        preview = Pusher(out, state, credentials, preview_options, ui or PushUI()).run(chosen)
+        preview = Pusher(out, state, credentials, preview_options, ui or PushUI(), configs=configs).run(chosen)
         for r in preview:
             if expected is not None and r.result in SUCCESS and r.running_canonical != expected[r.switch]:
                 r.result = NOT_STARTED
@@ -238,11 +262,12 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
         if unchecked:       # every switch logged in, yet these cables were never seen
             raise UserError(unchecked_refusal(unchecked), exit_code=int(ExitCode.FAILED_CHECK))
         chosen = [t for t in chosen if t.name in changing]
+        bundle.require_unchanged("push")
         journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
-                                 plan_sha256=sha256_text((out / PLAN_FILE).read_text()), save=save,
+                                 plan_sha256=sha256_text(bundle.snapshot.text(PLAN_FILE)), save=save,
                                  switches=[t.name for t in chosen])
         options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save)
-        pusher = Pusher(out, state, credentials, options, ui or PushUI(), journal=journal)
+        pusher = Pusher(out, state, credentials, options, ui or PushUI(), journal=journal, configs=configs)
         applied = {r.switch: r for r in pusher.run(chosen, changing)}
         journal.append("end", interrupted=pusher.interrupted)
         return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)

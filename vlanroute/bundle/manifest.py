@@ -3,7 +3,11 @@ remove or add a file in a bundle unnoticed (a host script runs as root on every 
 refresh job from cron, a switch config on the fabric).
 
     {"format": "vlanroute-manifest/1",
-     "files": {"plan.json": {"sha256": "...", "executable": false}, ...}}
+     "files": {"plan.json": {"sha256": "...", "executable": false}, ...},
+     "render": {"learning_method": "system", "host_network": "script", "per_host_scripts": false}}
+
+"render" holds the render options that plan.json does not: with them `verify` renders the
+bundle again from plan.json and compares it line by line (vlanroute.render.exact).
 
 Written by render over whatever it put in the temporary tree (so any new kind of file is
 covered without changing this module); checked by `verify`, and by `push` and `emulate`
@@ -50,20 +54,23 @@ def tree_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def build_manifest(root: Path) -> dict[str, object]:
+def build_manifest(root: Path, render: dict[str, object] | None = None) -> dict[str, object]:
     files = {}
     for rel in tree_files(root):
         path = root / rel
         files[rel] = {"sha256": file_sha256(path), "executable": bool(path.stat().st_mode & 0o111)}
-    return {"format": FORMAT, "files": files}
+    out: dict[str, object] = {"format": FORMAT, "files": files}
+    if render is not None:
+        out["render"] = render
+    return out
 
 
-def write_manifest(root: Path) -> Path:
+def write_manifest(root: Path, render: dict[str, object] | None = None) -> Path:
     path = root / MANIFEST_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     with os.fdopen(fd, "w") as fh:
         os.fchmod(fh.fileno(), 0o644)       # whatever the umask (render's other files, write.py)
-        fh.write(json.dumps(build_manifest(root), indent=1, sort_keys=True) + "\n")
+        fh.write(json.dumps(build_manifest(root, render), indent=1, sort_keys=True) + "\n")
     return path
 
 

@@ -27,14 +27,14 @@ class FabricRun:
 
 
 def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
-                command: str, quiet: bool = False) -> FabricRun:
+                command: str, quiet: bool = False, tolerant: bool = False) -> FabricRun:
     """The last push journal of OUTDIR's fabric and every switch of its plan, checked
     against the loopback guard before anything connects."""
     doc = read_plan(outdir)
     state = FabricState.choose(state_dir, doc.name, outdir)
     # Before the journal is read: a push still writing it must finish first.
     click.get_current_context().call_on_close(lock_fabric(state, command).release)
-    journal, view = require_last_journal(state, outdir, doc.name, command)
+    journal, view = require_last_journal(state, outdir, doc.name, command, tolerant)
     selection = select_targets(outdir, doc, (), action="push", target_map=target_map(targets_file, quiet))
     check_loopback(selection.targets)
     return FabricRun(journal, view, {t.name: t for t in selection.targets})

@@ -20,11 +20,11 @@ from vlanroute.commands.output import Say, emit, json_option, quiet_option, repo
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
-from vlanroute.bundle.reader import read_plan
 from vlanroute.bundle.manifest import require_intact
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.commands.stateopts import state_dir_option
-from vlanroute.device.journal import Journal, require_last_journal, sha256_text
+from vlanroute.device.bundlegate import check_bundle, read_bundle
+from vlanroute.device.journal import Journal, JournalWriteError, require_last_journal, sha256_text
 from vlanroute.device import journal as J
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
                                    PushUI, Pusher, SwitchResult)
@@ -55,6 +55,9 @@ class AggregateUI(PushUI):
 
 
 def print_diff(out: Console, result: SwitchResult) -> None:
+    """The change on the parsed model, then every command line that will be sent: the model
+    diff alone hides lines it does not model (a `username` line, say), so nothing that
+    reaches the switch is left out of what the person confirms."""
     if not result.diff:
         return
     out.print(f"[bold]{result.switch}[/]: changes (backup {result.backup})", highlight=False,
@@ -62,13 +65,15 @@ def print_diff(out: Console, result: SwitchResult) -> None:
     for line in result.diff:
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         out.print(line, style=style, highlight=False, markup=False)
+    print_commands(out, result)
 
 
 def print_commands(out: Console, result: SwitchResult) -> None:
     """The exact lines sent (or that would be sent) to the switch, in send order."""
     if not result.commands:
         return
-    out.print(f"[bold]{result.switch}[/]: {len(result.commands)} commands in send order", highlight=False)
+    out.print(f"[bold]{result.switch}[/]: {len(result.commands)} commands in send order, "
+              "every one that is sent", highlight=False)
     for line in result.commands:
         out.print(line, highlight=False, markup=False, soft_wrap=True)
 
@@ -107,6 +112,21 @@ exit_code = push_exit_code          # the documented mapping lives in vlanroute.
 def _interactive() -> bool:
     """Can the push ask for confirmation? Only with a person at a terminal."""
     return sys.stdin.isatty()
+
+
+def confirm(question: str) -> bool:
+    """Ask on the terminal; Ctrl-C there ends the command (exit 130), whatever SIGINT handler
+    the process inherited or a library left installed: the default handler is put back for
+    the question (the race of issue 24: a Ctrl-C typed the instant the question appeared
+    could reach a handler that only asked the preview pass to stop)."""
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if previous is not None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return click.confirm(question, err=True)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _abort_at_once(pusher: Pusher, err: Console) -> None:
@@ -158,9 +178,9 @@ def _run(pusher: Pusher, targets: list[Target], previous: dict[str, SwitchResult
         pusher.ui = AggregateUI(counts)
         results = pusher.run(targets, previous)      # in the targets' (natural) order
     for result in results:
-        if show_diff:
-            print_diff(out, result)
-        if show_commands:
+        if show_diff and result.diff:
+            print_diff(out, result)             # lists the commands too
+        elif show_commands:
             print_commands(out, result)
     return results
 
@@ -225,23 +245,28 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         why = "--json" if as_json else "not at a terminal (stdin is not a TTY)"
         raise UserError(f"push would ask for confirmation, but it runs {why}",
                         field="--yes", fix="add --yes to push without asking, or --dry-run to only show the changes")
-    doc = read_plan(outdir)                     # validated: no name in it becomes a path unchecked
+    # Read once: everything below checks, shows and sends this snapshot (device.bundlegate).
+    bundle = read_bundle(outdir)
+    doc = bundle.doc                            # validated: no name in it becomes a path unchecked
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
                                target_map=target_map(targets_file, quiet))   # refuses non-push families
     targets = selection.targets
     check_loopback(targets)                     # before credentials, before any connection
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
-                    "manifest", fg="red", bold=True, err=True)
+                    "manifest, nor against a new render of plan.json, nor verified",
+                    fg="red", bold=True, err=True)
     else:
         require_intact(outdir, "push", "--skip-manifest-check")
+    check_bundle(bundle, "push", exact=not skip_manifest_check)
+    configs = bundle.configs([t.name for t in targets])
     for note in selection.notes:
         say.note(f"note: {note}")
     state = FabricState.choose(state_dir, doc.name, outdir)
     state.ensure()
     if not dry_run:     # held until the command ends: one push, save or rollback per fabric
         click.get_current_context().call_on_close(lock_fabric(state, "push").release)
-    plan_sha = sha256_text((outdir / PLAN_FILE).read_text())
+    plan_sha = sha256_text(bundle.snapshot.text(PLAN_FILE))
     journal: Journal | None = None
     if resume:
         journal, targets = _resume_selection(state, outdir, doc.name, targets, plan_sha)
@@ -271,7 +296,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     # pre-flight, compute and show the changes. Nothing is changed unless all of them pass.
     preview = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy,
                           strict=strict)
-    pusher = Pusher(outdir, state, creds, preview, PushUI())
+    pusher = Pusher(outdir, state, creds, preview, PushUI(), configs=configs)
     results = _run(pusher, targets, None, err, out, True, show_commands, bar)
     failed = [r for r in results if r.result not in SUCCESS]
     if pusher.interrupted or dry_run or failed:
@@ -296,9 +321,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         return report(results, ExitCode.FAILED_CHECK, refused=why)
     if not yes:
         names = ", ".join(r.switch for r in changing)
-        if not click.confirm(f"Change {len(changing)} switch(es): {names}?", err=True):
+        if not confirm(f"Change {len(changing)} switch(es): {names}?"):
             click.echo("not confirmed: nothing changed", err=True)
             return ExitCode.FAILED_CHECK
+    bundle.require_unchanged("push")            # what was shown is what is sent
     previous = {r.switch: r for r in changing}
     chosen = [t for t in targets if t.name in previous]
     if journal is None:
@@ -309,9 +335,12 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         journal.append("resume", switches=[t.name for t in chosen], save=not no_save)
     options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy,
                           strict=strict, save=not no_save)
-    pusher = Pusher(outdir, state, creds, options, PushUI(), journal=journal)
+    pusher = Pusher(outdir, state, creds, options, PushUI(), journal=journal, configs=configs)
     applied = {r.switch: r for r in _run(pusher, chosen, previous, err, out, False, False, bar)}
-    journal.append("end", interrupted=pusher.interrupted)
+    try:
+        journal.append("end", interrupted=pusher.interrupted)
+    except JournalWriteError as exc:
+        pusher.journal_problems.append(f"end not recorded: {exc.message}")
     final = [applied.get(r.switch, r) for r in results]
     out.print(results_table(final))
     for line in fabric_summary(final):
@@ -319,6 +348,9 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     out.print(f"journal: {journal.path}", highlight=False, soft_wrap=True)
     if pusher.interrupted:
         out.print("interrupted: the switches above marked skipped were not started")
+    for problem in pusher.journal_problems:
+        err.print(f"[bold red]journal[/]: {problem}; the switch's state is as the table says",
+                  highlight=False)
     code = exit_code(final, pusher.interrupted)
     if not say.human:
         report_failures(final, SUCCESS)

@@ -21,7 +21,7 @@ change of a switch that may change it is written to the push journal first
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 import difflib
@@ -33,7 +33,7 @@ from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
 from vlanroute.device.conflicts import find_conflicts
 from vlanroute.device.credentials import Credentials
 from vlanroute.device import journal as J
-from vlanroute.device.journal import Journal, sha256_lines, sha256_text
+from vlanroute.device.journal import Journal, JournalWriteError, sha256_lines, sha256_text
 from vlanroute.device.statedir import FabricState
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
@@ -124,15 +124,18 @@ def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
     return [line.text for line in target.family.canonical_lines(cfg)]
 
 
-def prepare(target: Target, running_text: str, strict: bool = False) -> Prepared:
+def prepare(target: Target, running_text: str, strict: bool = False,
+            rendered_text: str | None = None) -> Prepared:
     """Commands to send and the config they will leave, computed on parsed models.
 
     The prediction parses the running config followed by the commands, which is what the
     switch does with them. Removals that the rendered file cannot know about (old VLANs on
     managed ports) are added from the difference to the rendered model. PushRefused if the
-    running config touches what the plan manages."""
+    running config touches what the plan manages. `rendered_text`: the switch's config as
+    read once for the whole push (bundle snapshot); else read from OUTDIR now."""
     family = target.family
-    rendered_text = target.config_path.read_text()
+    if rendered_text is None:
+        rendered_text = target.config_path.read_text()
     roles = PortRoles.from_plan(target.switch)
     rendered = _parse(target, rendered_text, str(target.config_path))
     running = _parse(target, running_text, f"{target.name} running-config", strict)
@@ -190,9 +193,13 @@ class Pusher:
 
     def __init__(self, outdir: Path, state: FabricState, creds: Credentials, options: PushOptions,
                  ui: PushUI, connect: Callable[..., SwitchSession] = SwitchSession,
-                 journal: Journal | None = None) -> None:
+                 journal: Journal | None = None, configs: Mapping[str, str] | None = None) -> None:
         self.outdir, self.state, self.creds, self.options, self.ui = outdir, state, creds, options, ui
         self.journal = journal
+        # switch -> its rendered config as read once (vlanroute.device.snapshot): what the
+        # person confirmed is what is sent, whatever happens to OUTDIR meanwhile.
+        self.configs = configs
+        self.journal_problems: list[str] = []     # records that could not be written
         self._connect = connect
         self._stop = threading.Event()
         self._why = STOPPED_BY_FAILURE
@@ -231,7 +238,7 @@ class Pusher:
             if res.result not in SUCCESS and not self.options.keep_going:
                 self._stop.set()
         if self.journal is not None and res.result in (SKIPPED, NOT_STARTED, UNCHANGED):
-            self.journal.append(res.result, res.switch, message=res.message)
+            self._log(res.result, res.switch, message=res.message)
         self.ui.done(res)
         return res
 
@@ -263,7 +270,8 @@ class Pusher:
             try:
                 self.ui.status(name, "pre-flight")
                 check_facts(target, gather_facts(target, session, running_text))
-                prep = prepare(target, running_text, self.options.strict)
+                prep = prepare(target, running_text, self.options.strict,
+                               None if self.configs is None else self.configs[name])
             except (UserError, UnsafeOrder, PushRefused, PreflightMismatch) as exc:
                 text = exc.render() if isinstance(exc, UserError) else str(exc)
                 what = "pre-flight: " if isinstance(exc, PreflightMismatch) else ""
@@ -300,8 +308,24 @@ class Pusher:
             session.close()
 
     def _log(self, event: str, switch: str, **fields: object) -> None:
-        if self.journal is not None:
+        """Record what already happened. A record that cannot be written does not undo it:
+        it is kept for the message and the run stops starting new switches."""
+        if self.journal is None:
+            return
+        try:
             self.journal.append(event, switch, **fields)
+        except JournalWriteError as exc:
+            self.journal_problems.append(f"{switch}: {event} not recorded: {exc.message}")
+            self._stop.set()
+
+    def _log_ahead(self, event: str, switch: str, **fields: object) -> None:
+        """Record what is about to happen; JournalWriteError: it must not happen."""
+        if self.journal is not None:
+            try:
+                self.journal.append(event, switch, **fields)
+            except JournalWriteError:
+                self._stop.set()        # the next switch could not be recorded either
+                raise
 
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
                res: SwitchResult) -> SwitchResult:
@@ -309,10 +333,14 @@ class Pusher:
         if target.family.transaction is not None:
             def canonical(text: str) -> list[str]:
                 return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
-            self._log(J.APPLYING, name, backup=str(res.backup),
-                      backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+            try:
+                self._log_ahead(J.APPLYING, name, backup=str(res.backup),
+                                backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+            except JournalWriteError as exc:
+                return _unrecorded(res, exc)
             res = apply_in_transaction(target, session, prep, res, self.ui, canonical,
-                                       lambda: self._session(target), save=self.options.save)
+                                       lambda: self._session(target), save=self.options.save,
+                                       before_save=lambda: self._log_ahead(J.SAVING, name))
             if res.result == APPLIED_UNSAVED:
                 # A commit writes the running config only (EOS, OS10 alike): as on the other
                 # families, `vlanroute save` checks this sha256 and then saves.
@@ -327,8 +355,11 @@ class Pusher:
         self.ui.status(name, "applying")
         assert res.backup is not None
         # Journal first: after a crash from here on, this switch may have changed.
-        self._log(J.APPLYING, name, backup=str(res.backup),
-                  backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+        try:
+            self._log_ahead(J.APPLYING, name, backup=str(res.backup),
+                            backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+        except JournalWriteError as exc:
+            return _unrecorded(res, exc)
         problem = ""
         sent = 0
         try:
@@ -346,14 +377,18 @@ class Pusher:
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
             else:
-                self._log(J.APPLIED, name, saved=False, commands_sent=sent,
-                          running_sha256=sha256_lines(_canonical(target, after)))
+                # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
+                self._log_ahead(J.APPLIED, name, saved=False, commands_sent=sent,
+                                running_sha256=sha256_lines(_canonical(target, after)))
                 res.commands_sent = sent
                 if not self.options.save:
                     res.result = APPLIED_UNSAVED
                     res.message = "applied, NOT saved: `vlanroute save OUTDIR` commits it"
                     return res
+                self._log_ahead(J.SAVING, name)
                 return save_switch(session, res, self._log)
+        except JournalWriteError as exc:
+            problem = f"not saved: {exc.message} (the running config is rolled back)"
         except SaveFailed as exc:
             problem = f"the save was refused before it began ({exc})"
         except CommandRejected as exc:
@@ -406,6 +441,13 @@ class Pusher:
         finally:
             if owned is not None:
                 owned.close()
+
+
+def _unrecorded(res: SwitchResult, exc: JournalWriteError) -> SwitchResult:
+    """The journal could not announce the first command: the switch is left as it was."""
+    res.result = NOT_STARTED
+    res.message = f"not changed: {exc.message}" + (f"; fix: {exc.fix}" if exc.fix else "")
+    return res
 
 
 class RestoreMismatch(Exception):

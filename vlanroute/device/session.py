@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+import logging
 import re
 import time
 
@@ -24,6 +25,11 @@ from netmiko.exceptions import (NetmikoAuthenticationException, NetmikoTimeoutEx
 
 from vlanroute.device.credentials import Credentials
 from vlanroute.drivers.family import CliDialog
+
+# paramiko logs a failed handshake from its transport thread, traceback included (a server
+# that accepts TCP and never sends an SSH banner); with no handler of its own that reaches
+# stderr through logging's last resort. The failure is reported once, as ConnectFailed.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 CONNECT_TIMEOUT_S = 15.0
 COMMAND_TIMEOUT_S = 60.0       # `vlan` commands may take long on a real 62xx
@@ -111,12 +117,12 @@ class SwitchSession:
         return bool(transport is not None and transport.is_active() and not chan.closed)
 
     def _read_until(self, pattern: re.Pattern[str], what: str, *, anchor: bool = True,
-                    timeout: float = COMMAND_TIMEOUT_S) -> str:
+                    timeout: float | None = None) -> str:
         """Read until `pattern` matches the end of the output. A dead session is noticed at
         once (netmiko would wait for its read timeout); a silent one after the timeout.
         `anchor`: only output after the echo of `what` counts."""
         out = ""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (COMMAND_TIMEOUT_S if timeout is None else timeout)
         pause = 0.002
         pager_at: int | None = None     # where a removed pager prompt stood
         while True:
@@ -265,6 +271,11 @@ def _connect_problem(text: str, host: str, port: int) -> str | None:
                 "switch, or a man-in-the-middle); check it before connecting again")
     if "Authentication" in text:
         return "authentication refused"
+    if "banner" in text or "No existing session" in text or "Error reading SSH protocol" in text:
+        # TCP was accepted, but no SSH handshake came within the timeout.
+        return (f"{host}:{port} accepted the TCP connection but did not speak SSH within "
+                f"{CONNECT_TIMEOUT_S:.0f} s (not an SSH server, or a hung one: check the address, "
+                "the port and the switch's SSH service)")
     if "TCP connection to device failed" in text:     # netmiko's text for a refused or lost TCP connect
         return (f"cannot reach {host}:{port} (TCP connection failed: the switch is down, the "
                 "address or port is wrong, or a firewall is in the way)")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
                                       SAVE_UNCERTAIN)
+from vlanroute.device.journal import JournalWriteError
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
 from vlanroute.drivers.family import Transaction
 from vlanroute.errors import UserError
@@ -47,7 +48,8 @@ def body(tx: Transaction, commands: list[str]) -> list[str]:
 
 def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepared", res: "SwitchResult",
                          ui: "PushUI", canonical: Callable[[str], list[str]],
-                         reconnect: Callable[[], SwitchSession], save: bool = True) -> "SwitchResult":
+                         reconnect: Callable[[], SwitchSession], save: bool = True,
+                         before_save: Callable[[], None] = lambda: None) -> "SwitchResult":
     """Push `prep.commands` inside the family's transaction; `canonical(text)` parses a
     running config into push's canonical view; `reconnect()` opens a new session.
     `save` False (push --no-save): committed and verified, the startup config left alone."""
@@ -112,6 +114,11 @@ def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepar
         res.message = "applied in one transaction and verified, NOT saved: `vlanroute save OUTDIR` commits it"
         return res
     ui.status(target.name, "saving")
+    try:
+        before_save()                # the journal's `saving` record; JournalWriteError: no save
+    except JournalWriteError as exc:
+        return _restore(target, session, tx, fmt, prep, res, f"not saved: {exc.message}",
+                        want_before, canonical, reconnect)
     try:
         session.save()
     except SaveFailed as exc:

@@ -132,6 +132,14 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
     return files
 
 
+def options_record(doc: PlanDocument, options: RenderOptions) -> dict[str, object]:
+    """The render options plan.json does not hold, as resolved (manifest.json's "render"),
+    so that `verify` can render the same bundle again (vlanroute.render.exact)."""
+    method = learning_method(doc, options.learning_method)
+    return {"learning_method": method, "host_network": host_network(method, options.host_network),
+            "per_host_scripts": options.per_host_scripts}
+
+
 def render_host_side(side: HostSide, env: jinja2.Environment, per_host_scripts: bool = False) -> dict[str, str]:
     """hosts/: one program for every host, its two tables, install.sh and an Ansible playbook
     (and, if asked, one program per host with that host's row inside)."""
@@ -257,7 +265,7 @@ def _render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions) -> R
     try:
         total = _write_tree(tmp, files)
         verified = _run_verifier(tmp, platforms, doc) if options.verify else False
-        total += write_manifest(tmp).stat().st_size
+        total += write_manifest(tmp, options_record(doc, options)).stat().st_size
         os.chmod(tmp, 0o755)        # mkdtemp makes it 0700
         publish_dir(tmp, outdir)
     except OSError as exc:

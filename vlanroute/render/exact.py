@@ -1,0 +1,175 @@
+"""The bundle is exactly what vlanroute writes: render OUTDIR again from its plan.json (in
+memory) and compare every file, line by line, with what is on disk.
+
+manifest.json only proves that nobody changed a file without also recomputing the manifest;
+this check needs no trust in it. Every line of a switch config, host table, refresh unit,
+the host program, install.sh or cabling.csv that render would not write for this plan is
+named (file, line number, the line), and so is every line render writes that is missing,
+and every file render would not write at all. The render options that plan.json does not
+hold (learning method, host network, per-host scripts) come from manifest.json's "render"
+record; any value there yields a bundle render itself could have written, so a recomputed
+manifest cannot smuggle in anything else. Bundles from before that record: the options are
+inferred (the candidate with the fewest differences).
+
+verify's own parsers (vlanroute.drivers) and simulation stay: they check what the renderer
+writes against the plan, independently of the templates; this checks the bundle against
+the renderer.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.manifest import MANIFEST_FILE
+from vlanroute.bundle.snapshot import BundleSnapshot, Entry
+from vlanroute.errors import UserError
+from vlanroute.render.context import HOST_NETWORKS, LEARNING_METHODS
+from vlanroute.render.write import RenderOptions, environment, render_files
+
+LINES_PER_FILE = 10          # named per file; the rest are counted
+
+
+@dataclass
+class ExactReport:
+    """Differences between OUTDIR and a fresh render of its plan.json."""
+    outdir: Path
+    problems: list[str] = field(default_factory=list)
+    files_checked: int = 0
+    options: RenderOptions = field(default_factory=RenderOptions)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _text(entry: Entry) -> str | None:
+    """The file's text, or None when it is not a regular UTF-8 file."""
+    if entry.data is None:
+        return None
+    try:
+        return entry.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _shown(line: str, width: int = 160) -> str:
+    return repr(line if len(line) <= width else line[:width] + "...")
+
+
+def line_differences(rel: str, want: str, got: str, limit: int = LINES_PER_FILE) -> list[str]:
+    """Each foreign line of `got` (not in `want`) and each missing one, with its line number
+    in `got` (a missing line: where it belongs). At most `limit`, then a count."""
+    if want == got:
+        return []
+    a, b = want.splitlines(), got.splitlines()
+    found: list[str] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        for j in range(j1, j2):
+            found.append(f"{rel}:{j + 1}: foreign line (render does not write it for this plan): {_shown(b[j])}")
+        for i in range(i1, i2):
+            found.append(f"{rel}:{j1 + 1}: missing line (render writes it here): {_shown(a[i])}")
+    if not found and want != got:           # same lines, other line endings or final newline
+        found.append(f"{rel}: line endings or the final newline differ from what render writes")
+    if len(found) > limit:
+        found = found[:limit] + [f"{rel}: ... and {len(found) - limit} more differing lines"]
+    return found
+
+
+def _compare(files: Mapping[str, str], present: Mapping[str, Entry]) -> list[str]:
+    problems: list[str] = []
+    for rel in sorted(files):
+        if rel not in present:
+            problems.append(f"{rel}: missing (render writes it for this plan)")
+            continue
+        got = _text(present[rel])
+        if got is None:
+            problems.append(f"{rel}: not a regular UTF-8 text file as render writes it")
+            continue
+        problems.extend(line_differences(rel, files[rel], got))
+        executable = present[rel].executable
+        if executable != files[rel].startswith("#!"):
+            problems.append(f"{rel}: {'executable' if executable else 'not executable'}, "
+                            f"render writes it {'executable' if not executable else 'not executable'}")
+    for rel in sorted(present):
+        if rel not in files:
+            problems.append(f"{rel}: foreign file (render does not write it for this plan)")
+    return problems
+
+
+def _render_record(snap: BundleSnapshot) -> dict[str, object] | None:
+    """manifest.json's "render" record, or None (no manifest, or one from before it)."""
+    if MANIFEST_FILE not in snap.entries:
+        return None
+    try:
+        data = json.loads(snap.text(MANIFEST_FILE))
+    except (ValueError, RecursionError) as exc:
+        raise UserError(f"cannot read the manifest: {exc}", file=str(snap.outdir / MANIFEST_FILE),
+                        fix="render OUTDIR again") from None
+    record = data.get("render") if isinstance(data, dict) else None
+    return record if isinstance(record, dict) else None
+
+
+def _candidates(doc: PlanDocument, snap: BundleSnapshot) -> list[RenderOptions]:
+    """The render options to try: the manifest's record, else every valid combination."""
+    outdir = snap.outdir
+    per_host = any(rel.startswith("hosts/per-host/") for rel in snap.entries)
+    record = _render_record(snap)
+    if record is not None:
+        method, network, per = (record.get("learning_method"), record.get("host_network"),
+                                record.get("per_host_scripts"))
+        if method not in LEARNING_METHODS or network not in HOST_NETWORKS or not isinstance(per, bool):
+            raise UserError(f'the "render" record is not one render writes: {record}',
+                            file=str(outdir / MANIFEST_FILE), fix="render OUTDIR again")
+        return [RenderOptions(learning_method=str(method), host_network=str(network), per_host_scripts=per)]
+    ordered = [doc.settings.learning.method or "system"] + [m for m in LEARNING_METHODS]
+    seen: list[RenderOptions] = []
+    for method in dict.fromkeys(ordered):
+        for network in HOST_NETWORKS:
+            if network != "script" and method not in ("system", "ip-link"):
+                continue
+            seen.append(RenderOptions(learning_method=method, host_network=network, per_host_scripts=per_host))
+    return seen
+
+
+def check_exact(outdir: Path) -> ExactReport:
+    """Render OUTDIR's plan.json again and compare every file (ExactReport.problems)."""
+    return check_snapshot(BundleSnapshot.take(outdir))
+
+
+def check_snapshot(snap: BundleSnapshot, doc: PlanDocument | None = None,
+                   env: jinja2.Environment | None = None) -> ExactReport:
+    """check_exact on a bundle already read (push checks exactly what it sends)."""
+    outdir = snap.outdir
+    doc = doc or snap.plan()
+    env = env or environment()
+    present = {rel: e for rel, e in snap.entries.items() if rel != MANIFEST_FILE}
+    best: ExactReport | None = None
+    why = ""
+    for options in _candidates(doc, snap):
+        try:
+            files = render_files(doc, options, env)
+        except UserError as exc:
+            why = why or exc.message
+            continue                       # an option this plan does not allow
+        report = ExactReport(outdir, _compare(files, present), len(files), options)
+        if report.ok:
+            return report
+        if best is None or len(report.problems) < len(best.problems):
+            best = report
+    if best is None:
+        # Not provable, so not exact: e.g. an older plan.json without the record of a
+        # derived platform. A violation, not a pass: deleting a record must not skip this.
+        problem = (f"plan.json: cannot be rendered again to compare the files line by line "
+                   f"({why}); render OUTDIR again with this version")
+        return ExactReport(outdir, [problem])
+    return best
