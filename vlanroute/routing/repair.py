@@ -517,38 +517,52 @@ class MembershipModel:
 
 
 def push_order(old: Mapping[int, frozenset[Link]], new: Mapping[int, frozenset[Link]],
-               switches: list[str]) -> tuple[list[str], bool]:
+               switches: list[str], budget: int = 20_000) -> tuple[list[str], bool]:
     """The switches to push, one at a time, so that no VLAN ever holds a loop; each
     switch applies its additions before its removals, as a push does (device/order.py:
-    memberships in phase 1, removals in phase 3), the worst case. Greedy: the first switch
-    of `switches` whose push keeps every VLAN a forest; a switch that only loses
-    memberships (an end of a dead or exchanged link) is always safe, so every removal end
-    goes first and the additions follow. A push that stops at a failed switch and
-    rolls it back leaves the state before that switch: one this order went through.
-    (order, True), or (natural order, False) if
-    there is no such order (never seen: the test checks every single failure)."""
+    memberships in phase 1, removals in phase 3), the worst case.
+
+    The state after a set of switches is pushed does not depend on their order, so this
+    is a depth-first search over sets (a set that led nowhere is not tried again), trying
+    first the switches whose additions make no link active yet (their partner is not
+    pushed: always safe) and that remove something, then the natural order. A push that
+    stops at a failed switch and rolls it back leaves the state before that switch: one
+    this order went through. (order, True), or (natural order, False) when no order
+    exists or `budget` steps did not find one."""
     changes = membership_changes(old, new)
     todo = [s for s in switches if s in changes]
+    position = {s: i for i, s in enumerate(switches)}
     model = MembershipModel(old)
+    dead_ends: set[frozenset[str]] = set()
     order: list[str] = []
-    while todo:
-        # Switches that only lose memberships first: if a later switch fails and is rolled
-        # back, the fabric is back at a state this order already went through.
-        for x in sorted(todo, key=lambda s: (bool(changes[s][0]), switches.index(s))):
+    steps = [0]
+
+    def activates(x: str) -> bool:
+        return any((v, y, x) in model.members for v, _, y in changes[x][0])
+
+    def search(left: list[str]) -> bool:
+        if not left:
+            return True
+        if frozenset(order) in dead_ends or steps[0] > budget:
+            return False
+        for x in sorted(left, key=lambda s: (activates(s), not changes[s][1], position[s])):
+            steps[0] += 1
             gained, lost = changes[x]
             vids = {m[0] for m in gained + lost}
-            trial = MembershipModel({})
-            trial.members = set(model.members)
+            saved = set(model.members)
             for m in gained:
-                trial.apply(m, True)
-            if not trial.loop_free(vids):
-                continue
-            for m in lost:
-                trial.apply(m, False)
-            model = trial
-            order.append(x)
-            todo.remove(x)
-            break
-        else:
-            return [s for s in switches if s in changes], False
-    return order, True
+                model.apply(m, True)
+            if model.loop_free(vids):
+                for m in lost:
+                    model.apply(m, False)
+                order.append(x)
+                if search([s for s in left if s != x]):
+                    return True
+                order.pop()
+            model.members = saved
+        dead_ends.add(frozenset(order))
+        return False
+
+    if search(todo):
+        return order, True
+    return todo, False
