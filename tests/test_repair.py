@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import networkx as nx
 import pytest
 
-from vlanroute import api
+from vlanroute import api, schemas
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures, check, parse_failures, read_failures_file
 from vlanroute.bundle.manifest import read_manifest
@@ -205,6 +206,7 @@ def test_cli_writes_a_verified_bundle_with_the_same_host_tables(torus: Path, tmp
     new = tmp_path / "repaired"
     assert main(["repair", str(torus), "--failed-pair", "sw1:sw2", "-o", str(new), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    jsonschema.validate(out, schemas.load("repair"))
     assert out["schema"] == "vlanroute-repair/1" and out["verified"] and out["host_tables_unchanged"]
     for rel in ("hosts/hosts.tsv", "hosts/vlans.tsv", "hosts/vlanroute-host"):
         assert (new / rel).read_bytes() == (torus / rel).read_bytes(), rel
