@@ -370,10 +370,28 @@ def trial_peak(book: LoadBook, delta: Mapping[Arc, float]) -> tuple[float, float
 
 
 def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(links)
-    return [set(c) for c in nx.connected_components(g)]
+    """The connected parts of `nodes` joined by `links` (plain search: networkx's graph
+    building cost most of a what-if)."""
+    adj: dict[str, list[str]] = {n: [] for n in nodes}
+    for a, b in links:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    seen: set[str] = set()
+    out = []
+    for n in adj:
+        if n in seen:
+            continue
+        part = {n}
+        todo = [n]
+        while todo:
+            u = todo.pop()
+            for v in adj[u]:
+                if v not in part:
+                    part.add(v)
+                    todo.append(v)
+        seen |= part
+        out.append(part)
+    return out
 
 
 def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> tuple[frozenset[Link], str]:
@@ -506,7 +524,8 @@ def broken_vlans(trees: Iterable[Tree], fabric: Degraded) -> list[int]:
 
 
 def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
-           extra_changes: int = 0, base: LoadBook | None = None, check_deadlock: bool = True) -> RepairResult:
+           extra_changes: int = 0, base: LoadBook | None = None, check_deadlock: bool = True,
+           broken: list[int] | None = None) -> RepairResult:
     """The repaired trees of every VLAN; see the module docstring. `keep_deadlock_free`:
     the plan was deadlock-free (plan.json metrics.deadlock_free), so prefer replacement
     links that keep it so."""
@@ -514,7 +533,8 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     by_vid = {t.vid: t for t in trees}
     senders = {t.vid: {s: fabric.hosts.get(s, 0) for s in t.sources if s not in fabric.dead_switches}
                for t in trees}
-    broken = broken_vlans(trees, fabric)
+    if broken is None:                  # the what-if knows them from its index
+        broken = broken_vlans(trees, fabric)
     new: dict[int, frozenset[Link]] = {t.vid: t.links for t in trees}
     unrepairable: dict[int, str] = {}
     for vid in broken:
