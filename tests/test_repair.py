@@ -17,7 +17,12 @@ import pytest
 
 from vlanroute import api, schemas
 from vlanroute.bundle.document import PlanDocument
-from vlanroute.bundle.failures import Failures, check, parse_failures, read_failures_file
+from vlanroute.bundle.failures import (
+    Failures,
+    check,
+    parse_failures,
+    read_failures_file,
+)
 from vlanroute.bundle.manifest import read_manifest
 from vlanroute.bundle.reader import read_plan
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
@@ -151,7 +156,7 @@ def test_each_dead_switch_of_the_seed_torus(doc: PlanDocument, switch: str) -> N
             parts = nx.number_connected_components(g)
             assert len(_links(new_v) - _links(old_v)) == parts - 1
     # The neighbours' ports to the dead switch carry nothing any more.
-    for sw, spec in new.switches.items():
+    for spec in new.switches.values():
         for p in spec.ports.values():
             if p.neighbor == switch:
                 assert p.tagged == []

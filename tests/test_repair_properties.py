@@ -6,10 +6,12 @@ networkx, loads and channel dependencies by walking every host pair's path.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import networkx as nx
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vlanroute.routing.repair import Degraded, Tree, link, push_order, repair
 
@@ -61,7 +63,7 @@ def _loads(trees: dict[int, frozenset[tuple[str, str]]], sources: dict[int, tupl
                 if d == s:
                     continue
                 p = nx.shortest_path(t, s, d)
-                for a, b in zip(p, p[1:]):
+                for a, b in itertools.pairwise(p):
                     load[(a, b)] = load.get((a, b), 0.0) + alive_hosts[s] * m
     return max((x / fabric.cables[link(*arc)] for arc, x in load.items()), default=0.0)
 
