@@ -113,18 +113,12 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     distance_sum = sum(hosts.get(s, 0) * rows[s] for s in switches)
     total_cables = sum(cables.values())
     position = {s: i for i, s in enumerate(switches)}
+    cuts = pair_cuts(trees, hosts)
     out = []
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
-        cut = 0
-        for vid in broken:
-            t = tree_of[vid]
-            # Rooted at a, the part across the dead link is b's side.
-            sides = dict(zip(_neighbours(t.links, a), _sides(t.links, a, senders[vid], hosts)))
-            s2, h2 = sides[b]
-            s_all, h_all = sum(senders[vid].values()), sum(hosts.values())
-            cut += s2 * (h_all - h2) + (s_all - s2) * h2
+        cut = cuts.get(pair, 0)
         fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
         result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
                         check_deadlock=False)
@@ -154,10 +148,35 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     return out
 
 
-def _neighbours(links: frozenset[Link], root: str) -> list[str]:
-    """The order `_sides` walks the root's neighbours in."""
-    adj: dict[str, list[str]] = {}
-    for a, b in links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
-    return adj.get(root, [])
+def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:
+    """Ordered host pairs each neighbour pair's failure cuts before any repair: per tree, one
+    pass (a tree link with senders S' and hosts H' below it cuts S'(H - H') + (S - S')H')."""
+    out: dict[Link, int] = {}
+    h_all = sum(hosts.values())
+    for t in trees:
+        if not t.links:
+            continue
+        senders = {s: hosts.get(s, 0) for s in t.sources}
+        s_all = sum(senders.values())
+        adj: dict[str, list[str]] = {}
+        for a, b in t.links:
+            adj.setdefault(a, []).append(b)
+            adj.setdefault(b, []).append(a)
+        root = min(adj)
+        parent: dict[str, str | None] = {root: None}
+        order = [root]
+        for u in order:
+            for v in adj[u]:
+                if v not in parent:
+                    parent[v] = u
+                    order.append(v)
+        s_below = {v: senders.get(v, 0) for v in order}
+        h_below = {v: hosts.get(v, 0) for v in order}
+        for v in reversed(order[1:]):
+            p = parent[v]
+            assert p is not None
+            s_below[p] += s_below[v]
+            h_below[p] += h_below[v]
+            key = link(p, v)
+            out[key] = out.get(key, 0) + s_below[v] * (h_all - h_below[v]) + (s_all - s_below[v]) * h_below[v]
+    return out
