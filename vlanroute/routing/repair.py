@@ -537,7 +537,23 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         broken = broken_vlans(trees, fabric)
     new: dict[int, frozenset[Link]] = {t.vid: t.links for t in trees}
     unrepairable: dict[int, str] = {}
-    for vid in broken:
+    # One dead link in a tree whose two parts have a live link between them (every pair
+    # failure, mostly): its exchanges are tried straight from the old tree's loads. Not
+    # under the deadlock guard, which compares each VLAN with the others' repaired trees.
+    fast: dict[int, tuple[Exchanges, list[Link], Link]] = {}
+    if not keep_deadlock_free and not fabric.dead_switches:
+        wanted = fabric.host_switches()
+        for vid in broken:
+            t = by_vid[vid]
+            dead = [l for l in t.links if not fabric.alive(*l)]
+            if len(dead) != 1 or not wanted <= {s for l in t.links for s in l}:
+                continue
+            ex = Exchanges(t.links, dead[0], senders[vid], fabric.hosts)
+            options = ex.candidates(adj)
+            if options:
+                fast[vid] = (ex, options, dead[0])
+    slow = [vid for vid in broken if vid not in fast]
+    for vid in slow:
         links, why = repair_tree(by_vid[vid], fabric, adj)
         if why:
             unrepairable[vid] = why
@@ -546,14 +562,23 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     if base is not None:
         # Per-VLAN loads of the intact trees with these very hosts: only the broken ones change.
         total = dict(base.total)
-        for vid in broken:
+        for vid in slow:
             for arc, x in base.loads(vid).items():
                 total[arc] -= x
-        book = LoadBook(fabric, senders, {vid: {} for vid in broken}, total, fallback=base.per_vlan)
-        for vid in broken:
+        book = LoadBook(fabric, senders, {vid: {} for vid in slow}, total, fallback=base.per_vlan)
+        for vid in slow:
             book.set(vid, new[vid])
     else:
         book = LoadBook.of(new, senders, fabric)
+    for vid, (ex, options, dead_link) in fast.items():
+        tried = []
+        for c in options:
+            d = ex.delta(c)
+            peak, local = trial_peak(book, d)
+            tried.append((round(peak, 9), round(local, 9), c, d))
+        best = min(tried, key=lambda t: t[:3])
+        book.add(vid, best[3])
+        new[vid] = by_vid[vid].links - {dead_link} | {best[2]}
 
     def deps_except(vid: int | None) -> set[tuple[str, str, str]]:
         out: set[tuple[str, str, str]] = set()
@@ -563,7 +588,7 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         return out
 
     guard = keep_deadlock_free           # the plan was deadlock-free: keep it so if possible
-    for vid in broken:
+    for vid in slow:
         if vid in unrepairable:
             continue
         added = new[vid] - by_vid[vid].links
