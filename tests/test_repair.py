@@ -274,3 +274,14 @@ def test_failures_file(tmp_path: Path, doc: PlanDocument) -> None:
 def test_push_order_puts_targets_in_the_repair_order() -> None:
     names = ["sw3", "sw1"]
     assert ordered(["sw1", "sw2", "sw3", "sw4"], names, lambda t: t) == ["sw3", "sw1", "sw2", "sw4"]
+
+
+def test_an_inventory_with_failures_plans_the_intact_fabric_and_feeds_repair(tmp_path: Path, doc: PlanDocument) -> None:
+    inv = tmp_path / "inv.yaml"
+    inv.write_text(SEED_TORUS.read_text() + "failures:\n  pairs: [sw1:sw2]\n")
+    plan = api.plan(inv)
+    assert any("lists failures" in w for w in plan.warnings)
+    assert [sorted(map(tuple, v.links)) for v in plan.to_document().vlans] == \
+           [sorted(map(tuple, v.links)) for v in doc.vlans]
+    got = read_failures_file(inv)
+    assert got.pairs == (("sw1", "sw2"),)
