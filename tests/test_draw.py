@@ -209,6 +209,6 @@ def test_refuses_to_replace_a_foreign_directory(tmp_path: Path, capsys: pytest.C
 def test_degenerate_fabrics_still_draw(tmp_path: Path, sets: list[str]) -> None:
     plan = plan_from_file(TORUS, sets)
     result = D.draw_to_dir(plan, tmp_path / "pics", "png")
-    assert len(result.files) == 3 + len(plan.vlans)
+    assert len(result.files) == 4 + len(plan.vlans)   # topology, link load, failure cut, overview
     for rel in result.files:
         assert (tmp_path / "pics" / rel).read_bytes()[:8] == PNG_MAGIC
