@@ -42,7 +42,7 @@ def torus_png(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_seed_torus_every_picture_is_a_valid_png_of_sensible_size(torus_png: Path) -> None:
     files = sorted(p.relative_to(torus_png).as_posix() for p in torus_png.rglob("*.png"))
-    assert files == ["link-load.png", "topology.png", "vlans-overview.png",
+    assert files == ["failure-cut.png", "link-load.png", "topology.png", "vlans-overview.png",
                      "vlans/vlan-101.png", "vlans/vlan-102.png", "vlans/vlan-103.png", "vlans/vlan-104.png"]
     for rel in files:
         path = torus_png / rel
@@ -65,6 +65,9 @@ def test_seed_torus_vlan_pictures_highlight_their_tree_and_sources(torus_png: Pa
     load = _rgb(torus_png / "link-load.png")
     colourful = (load.max(axis=2) - load.min(axis=2)) > 60
     assert colourful.sum() > 3000
+    # So does the failure-cut one (on the seed torus every pair's failure cuts host pairs).
+    cut = _rgb(torus_png / "failure-cut.png")
+    assert ((cut.max(axis=2) - cut.min(axis=2)) > 60).sum() > 3000
 
 
 def test_index_lists_every_file_and_nothing_left_out_for_the_seed_torus(torus_png: Path) -> None:
@@ -79,7 +82,7 @@ def test_svg_format_writes_parseable_svg(tmp_path: Path) -> None:
     out = tmp_path / "svg"
     assert main(["draw", TORUS, "-o", str(out), "--format", "svg", "--vlans", "102"]) == 0
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.svg"))
-    assert files == ["link-load.svg", "topology.svg", "vlans-overview.svg", "vlans/vlan-102.svg"]
+    assert files == ["failure-cut.svg", "link-load.svg", "topology.svg", "vlans-overview.svg", "vlans/vlan-102.svg"]
     for f in files:
         root = ET.parse(out / f).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -206,6 +209,6 @@ def test_refuses_to_replace_a_foreign_directory(tmp_path: Path, capsys: pytest.C
 def test_degenerate_fabrics_still_draw(tmp_path: Path, sets: list[str]) -> None:
     plan = plan_from_file(TORUS, sets)
     result = D.draw_to_dir(plan, tmp_path / "pics", "png")
-    assert len(result.files) == 3 + len(plan.vlans)
+    assert len(result.files) == 4 + len(plan.vlans)   # topology, link load, failure cut, overview
     for rel in result.files:
         assert (tmp_path / "pics" / rel).read_bytes()[:8] == PNG_MAGIC

@@ -61,7 +61,7 @@ def test_report_is_self_contained_and_complete(torus_report: Path) -> None:
     page.feed(html)
     # Nothing to fetch: every picture is a data: URI, no scripts, stylesheets or links out.
     imgs = [v for tag, k, v in page.urls if tag == "img"]
-    assert len(imgs) == 7                                    # topology, link load, overview, 4 VLANs
+    assert len(imgs) == 8                     # topology, link load, failure cut, overview, 4 VLANs
     assert all(v.startswith("data:image/svg+xml;base64,") for v in imgs)
     assert [u for u in page.urls if not u[2].startswith(("data:", "#"))] == []     # "#": links within the page
     assert "script" not in page.tags and "link" not in page.tags and "@import" not in html
@@ -91,7 +91,7 @@ def test_large_fabric_report_uses_png_and_says_what_is_left_out() -> None:
     plan = plan_from_file(TORUS, ["topology.dims=[9,8]", "topology.links_per_pair=1", "platform=linux-bridge",
                                   "switches={}", "hosts={per_switch: 1}"])
     html = report_html(plan, max_vlans=2)
-    assert html.count('src="data:image/png;base64,') == 5
+    assert html.count('src="data:image/png;base64,') == 6
     assert f"Left out: per-VLAN pictures of {len(plan.vlans) - 2} of {len(plan.vlans)} VLANs" in html
 
 
@@ -106,7 +106,7 @@ def test_refuses_to_overwrite_a_file_it_did_not_write(tmp_path: Path, capsys: py
     plan = plan_from_file(TORUS)
     write_report(plan, mine, max_vlans=0)
     write_report(plan, mine, max_vlans=1)
-    assert mine.read_text().count("<img ") == 4
+    assert mine.read_text().count("<img ") == 5
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.html", "report.html"]
     assert main(["report", TORUS, "-o", str(tmp_path / "missing" / "r.html")]) == 2
     assert "the directory" in capsys.readouterr().err

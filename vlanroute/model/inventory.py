@@ -323,6 +323,15 @@ class PlatformDef(Strict):
         return {k: getattr(self, k) for k in OVERRIDABLE_LIMITS if getattr(self, k) is not None}
 
 
+class FailuresSpec(Strict):
+    """What is down (docs/failures.md): read by `vlanroute repair --failures INVENTORY`,
+    which checks every name against the published plan; `plan` and `render` plan the
+    intact fabric and warn."""
+    cables: list[str] = []        # switch:port
+    pairs: list[str] = []         # a:b
+    switches: list[str] = []
+
+
 class Inventory(Strict):
     name: Name
     platform: Name = "powerconnect-6248"
@@ -332,6 +341,7 @@ class Inventory(Strict):
     switches: dict[Name, SwitchOverride] = {}
     settings: SettingsSpec = SettingsSpec()
     platforms: dict[Name, PlatformDef] = {}
+    failures: FailuresSpec | None = None
 
 
 # The ways sites write a MAC: colons or dashes between bytes (IEEE 802 / Windows), dots

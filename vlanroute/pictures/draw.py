@@ -92,6 +92,8 @@ def select_pictures(plan: Plan, max_vlans: int = DEFAULT_MAX_VLANS, vlan_ids: st
                 lambda: topology_figure(plan, layout)),
         Picture("link-load", "All-to-all load per cable relative to the lower bound",
                 lambda: link_load_figure(plan, layout)),
+        Picture("failure-cut", "Host pairs each neighbour pair's failure would cut before a repair (vlanroute whatif)",
+                lambda: failure_cut_figure(plan, layout)),
         Picture("vlans-overview", f"All {min(len(plan.vlans), OVERVIEW_LIMIT)} VLAN trees side by side",
                 lambda: overview_figure(plan, layout)),
     ]
@@ -198,6 +200,46 @@ def link_load_figure(plan: Plan, layout: Layout) -> Figure:
     _title(fig, ax, f"{plan.name}: all-to-all link load (one unit per ordered host pair)",
            f"max {m.max_link_load:g} per cable = x{ratio:.3f} the lower bound {m.link_load_lower_bound:g}; "
            "each half of a cable: the direction leaving the switch at that end", legend=True)
+    return fig
+
+
+def failure_cut_figure(plan: Plan, layout: Layout) -> Figure:
+    """Each neighbour pair coloured by the ordered host pairs its failure (every cable of
+    it) would cut before a repair (routing/whatif.py pair_cuts; docs/failures.md)."""
+    from vlanroute.routing.repair import Tree, link
+    from vlanroute.routing.whatif import pair_cuts
+
+    hosts = {s: 0 for s in plan.topology.switches}
+    for h in plan.hosts:
+        hosts[h.switch] += 1
+    trees = [Tree(v.id, tuple(v.sources), frozenset(link(a, b) for a, b in v.links)) for v in plan.vlans]
+    cuts = pair_cuts(trees, hosts)
+    total = sum(hosts.values())
+    top = max(max(cuts.values(), default=0), 1)
+    norm = Normalize(0.0, top)
+    cmap = matplotlib.colormaps["plasma"]
+    fig, ax = _canvas(layout, colorbar=True)
+    cut_lines, values, spare = [], [], []
+    for (a, b), line in layout.edges.items():
+        n = cuts.get(link(a, b), 0)
+        if n:
+            cut_lines.append(line)
+            values.append(n)
+        else:
+            spare.append(line)
+    w = _edge_width(layout) * 1.8
+    ax.add_collection(LineCollection(spare, colors=GREY, linewidths=w * 0.5, linestyles="dotted", zorder=1))
+    ax.add_collection(LineCollection(cut_lines, array=np.array(values, dtype=float), cmap=cmap, norm=norm,
+                                     linewidths=w, zorder=2))
+    _nodes(ax, plan, layout, face={s: "white" for s in plan.topology.switches})
+    bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8, pad=0.02)
+    bar.set_label("ordered host pairs cut if every cable of the pair fails")
+    handles = [Line2D([], [], color=GREY, lw=1.5, ls=":", label="in no VLAN tree: its failure cuts nothing")]
+    fig.legend(handles=handles, loc="lower center", fontsize=8, frameon=False)
+    worst = max(cuts.items(), key=lambda kv: kv[1], default=None)
+    note = (f"worst: {worst[0][0]}-{worst[0][1]} cuts {worst[1]} of {total * (total - 1)} ordered host pairs; "
+            "vlanroute repair joins the trees again, vlanroute whatif gives every figure") if worst else "no pair cuts anything"
+    _title(fig, ax, f"{plan.name}: what one dead neighbour pair would cut", note, legend=True)
     return fig
 
 

@@ -182,6 +182,9 @@ def build_plan(inv: LoadedInventory) -> Plan:
         warnings.append("the routes' channel dependency graph has a cycle: with IEEE 802.3x flow control (PAUSE) "
                         f"the network can deadlock under heavy load; routing.algorithm: {advice.name} is deadlock-free"
                         + _advice_cost(advice, topo, host_count, budget, metrics))
+    if inv.spec.failures is not None:
+        warnings.append("the inventory lists failures: this plan is of the intact fabric; to repair a published "
+                        "plan around them: vlanroute repair OUTDIR --failures INVENTORY -o NEWDIR (docs/failures.md)")
     return Plan(inv, topo, routes, budget, vlans, hosts, switches, cables, metrics, settings, warnings)
 
 
