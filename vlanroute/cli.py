@@ -31,6 +31,7 @@ COMMAND_MODULES: list[str] = [
     "import",
     "cabling",
     "discover",
+    "repair",
 ]
 # A command whose name is a Python keyword lives in a module of another name.
 MODULE_OF = {"import": "importer"}

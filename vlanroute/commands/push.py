@@ -29,6 +29,7 @@ from vlanroute.device import journal as J
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
                                    PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
+from vlanroute.device.repairpush import ordered, repair_order
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.errors import UserError
 from vlanroute.commands.cabling import cabling_gate
@@ -229,6 +230,12 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
                                target_map=target_map(targets_file, quiet))   # refuses non-push families
     targets = selection.targets
+    repair = repair_order(outdir)
+    if repair is not None:      # a repaired bundle: its loop-free order, one switch at a time
+        if keep_going:
+            raise UserError("a repair is pushed in its loop-free order and stops at the first failure",
+                            field="--keep-going", fix="leave out --keep-going")
+        targets, workers = ordered(targets, repair, lambda t: t.name), 1
     check_loopback(targets)                     # before credentials, before any connection
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "

@@ -275,7 +275,9 @@ def switch_context(doc: PlanDocument, name: str, platform: Platform,
     uplinks = [(f"port {p}", neighbor, t) for p, neighbor, t in singles] + \
               [(f"port-channel {i}", neighbor, t) for i, neighbor, _, t in lag_defs]
     for label, neighbor, tagged in uplinks:
-        if neighbor not in doc.switches or neighbor == name:
+        # A port to a switch no longer in the plan (dead, repaired around: bundle/repaired.py)
+        # may stay, carrying no VLAN, so that it carries none when the switch comes back.
+        if (neighbor not in doc.switches and tagged) or neighbor == name:
             errors.append(f"{where}: {label} goes to unknown neighbour {neighbor!r}")
         if neighbor in seen_neighbors:
             errors.append(f"{where}: {label} and {seen_neighbors[neighbor]} both go to {neighbor} "

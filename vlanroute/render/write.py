@@ -49,6 +49,9 @@ class RenderOptions:
     per_host_scripts: bool = False       # also hosts/per-host/<host>.sh, each with its own row inside
     verify: bool = True                  # run verify_outdir on the temp dir before publishing
     force: bool = False                  # replace OUTDIR even if it holds files render did not write
+    # Files written beside the rendered ones and listed in the manifest: (path, text), e.g.
+    # repair.json of `vlanroute repair`.
+    extra_files: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,7 @@ def render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions = Rend
     outdir = Path(os.path.abspath(outdir))      # normalises "." and "..", keeps symlinks visible
     _check_outdir(outdir, options.force)
     files = render_files(doc, options)
+    files.update(options.extra_files)
     by_switch = platforms_of(doc)
     platforms = {p.name: p for p in by_switch.values()}
     try:

@@ -1,0 +1,187 @@
+"""`vlanroute repair OUTDIR --failed-... -o NEWDIR`: the published plan, repaired around
+failed cables, neighbour pairs and switches with the fewest link changes (docs/failures.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.failures import (
+    Failures,
+    check,
+    parse_failures,
+    read_failures_file,
+)
+from vlanroute.bundle.reader import read_plan
+from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
+from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
+from vlanroute.errors import UserError
+from vlanroute.exitcodes import ExitCode
+from vlanroute.render.write import RenderOptions, render_to_dir
+
+HOST_TABLES = ("hosts/hosts.tsv", "hosts/vlans.tsv")
+
+
+def failure_options(f: Any) -> Any:
+    """--failed-cable, --failed-pair, --failed-switch and --failures FILE."""
+    f = click.option("--failures", "failures_file", type=click.Path(dir_okay=False, path_type=Path),
+                     help="A YAML file with a `failures:` section (an inventory may hold it): "
+                          "cables [sw:port], pairs [a:b], switches [name].")(f)
+    f = click.option("--failed-switch", "failed_switches", multiple=True, metavar="SWITCH",
+                     help="A dead switch (repeatable): its hosts are lost, every tree through it is repaired.")(f)
+    f = click.option("--failed-pair", "failed_pairs", multiple=True, metavar="A:B",
+                     help="Every cable between two neighbour switches is down, e.g. sw1:sw2 (repeatable).")(f)
+    f = click.option("--failed-cable", "failed_cables", multiple=True, metavar="SWITCH:PORT",
+                     help="One inter-switch cable is down, named by one end, e.g. sw1:1/g47 (repeatable). "
+                          "A LAG that keeps a cable is no failed pair: only its capacity drops.")(f)
+    return f
+
+
+def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: tuple[str, ...],
+                    file: Path | None) -> Failures:
+    failures = parse_failures(cables, pairs, switches)
+    if file is not None:
+        failures = failures.merged(read_failures_file(file))
+    return failures
+
+
+@click.command("repair")
+@click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("-o", "--outdir", "newdir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The repaired bundle (written, verified and published as `render` does).")
+@failure_options
+@click.option("--from-cabling-check", is_flag=True,
+              help="Also read the failures from the live fabric: the inter-switch cables the LLDP "
+                   "cabling check finds missing (needs the switches; the SSH options below).")
+@click.option("--extra-changes", type=click.IntRange(0, 10_000), default=0, show_default=True,
+              help="Allow up to N more link exchanges (in any tree) that lower the max link load (greedy).")
+@click.option("--no-compare", is_flag=True, help="Skip the full re-plan of the degraded fabric (the comparison).")
+@click.option("--force", is_flag=True, help="Replace NEWDIR even if it holds files no render wrote.")
+@ssh_options
+@json_option(doc="docs/failures.md")
+@quiet_option
+def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_pairs: tuple[str, ...],
+            failed_switches: tuple[str, ...], failures_file: Path | None, from_cabling_check: bool,
+            extra_changes: int, no_compare: bool, force: bool, switches: tuple[str, ...],
+            known_hosts: Path | None, insecure: bool, workers: int, targets_file: Path | None,
+            as_json: bool, quiet: bool) -> int:
+    """Repair the published plan in OUTDIR around failed cables, pairs or switches and write
+    the new bundle to NEWDIR: no host's PVID or table row changes, surviving VLANs are
+    untouched, each broken tree is joined again with the fewest links (then the lowest
+    max load), and repair.json says what changed and the loop-free push order.
+    `vlanroute push NEWDIR` then sends only the changes, in that order."""
+    say = Say(as_json, quiet)
+    doc = read_plan(outdir)
+    failures = gather_failures(failed_cables, failed_pairs, failed_switches, failures_file)
+    if from_cabling_check:
+        found, notes = _live_failures(outdir, doc, switches, known_hosts, insecure, workers, targets_file, quiet)
+        failures = failures.merged(found)
+        for note in notes:
+            say.warn(note)
+    if not failures:
+        raise UserError("no failure given", field="--failed-cable/--failed-pair/--failed-switch",
+                        fix="name what is down, e.g. --failed-pair sw1:sw2, or use --from-cabling-check")
+    if newdir.resolve() == outdir.resolve():
+        raise UserError(f"{newdir} is the bundle being repaired", field="-o/--outdir",
+                        fix="write the repair to a new directory, e.g. -o out-repaired")
+    check(failures, doc)
+    rep = repair_document(doc, failures, extra_changes, compare=not no_compare)
+    record_text = json.dumps(rep.record, indent=1) + "\n"
+    options = RenderOptions(per_host_scripts=(outdir / "hosts" / "per-host").is_dir(), force=force,
+                            extra_files=((REPAIR_FILE, record_text),))
+    result = render_to_dir(rep.doc, newdir, options)
+    same = _host_tables_same(outdir, newdir, set(rep.hosts_lost))
+    for w in rep.warnings:
+        say.warn(w)
+    if say.human:
+        _print(Console(), doc, rep, same)
+        state = "verified" if result.verified else "NOT verified"
+        say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
+        say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
+    if as_json:
+        emit("repair", {"outdir": str(outdir), "newdir": str(newdir), "files": result.files,
+                        "verified": result.verified, "host_tables_unchanged": same,
+                        "warnings": rep.warnings, "repair": rep.record})
+    return ExitCode.OK
+
+
+def _live_failures(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], known_hosts: Path | None,
+                   insecure: bool, workers: int, targets_file: Path | None, quiet: bool) -> tuple[Failures, list[str]]:
+    from vlanroute.device.cablecheck import readable, run_check
+    from vlanroute.device.credentials import load_credentials
+    from vlanroute.device.failedlinks import from_cabling
+
+    targets, skipped = readable(outdir, doc, switches, target_map(targets_file, quiet=quiet))
+    report = run_check(outdir, doc, targets, skipped, load_credentials(),
+                       host_key_policy(insecure, known_hosts), workers)
+    return from_cabling(report)
+
+
+def _host_tables_same(outdir: Path, newdir: Path, lost: set[str]) -> bool:
+    """The host tables of NEWDIR are those of OUTDIR less the rows of lost hosts."""
+    for rel in HOST_TABLES:
+        old, new = outdir / rel, newdir / rel
+        if not old.is_file() and not new.is_file():
+            continue
+        try:
+            rows = [r for r in old.read_text().splitlines(keepends=True) if r.split("\t", 1)[0] not in lost]
+            if "".join(rows) != new.read_text():
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _links(links: list[tuple[str, str]]) -> str:
+    return " ".join(f"{a}-{b}" for a, b in links) or "-"
+
+
+def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool) -> None:
+    r = rep.record
+    f = r["failures"]
+    what = [f"cable {c}" for c in f["cables"]] + [f"pair {p.replace(':', '-')}" for p in f["pairs"]] + \
+           [f"switch {s}" for s in f["switches"]]
+    console.print(f"[bold]{doc.name}[/bold]: repair around {', '.join(what)}", highlight=False)
+    for lc in r["lost_capacity"]:
+        console.print(f"pair {lc['pair'].replace(':', '-')} keeps {lc['live']} of {lc['cables']} cables: "
+                      "not a failed pair, its load is spread over the cables left", highlight=False)
+    untouched = [v.id for v in doc.vlans if v.id not in r["affected_vlans"]]
+    table = Table(title=f"{len(r['broken_vlans'])} of {len(doc.vlans)} VLAN trees broken; "
+                        f"untouched: {' '.join(map(str, untouched)) or 'none'}")
+    table.add_column("VLAN", justify="right")
+    table.add_column("why")
+    table.add_column("links removed")
+    table.add_column("links added")
+    for c in r["changes"]:
+        table.add_row(str(c["vlan"]), "broken" if c["forced"] else "extra (load)",
+                      _links([tuple(l) for l in c["removed"]]), _links([tuple(l) for l in c["added"]]))
+    if r["changes"]:
+        console.print(table)
+    lost = r["hosts_lost"]
+    console.print(f"links added: {r['links_added']}" + (f" (of which {r['extra_changes']} extra)" if r["extra_changes"] else "")
+                  + f"; switches touched: {len(r['switches_touched'])} of {len(doc.switches)} "
+                  f"({' '.join(r['switches_touched']) or 'none'}); hosts lost: {len(lost)}"
+                  + (f" (on {', '.join(f['switches'])})" if lost else ""), highlight=False)
+    bound = r["link_load_lower_bound"]
+    load = r["max_link_load"]
+    ratio = f", x{load / bound:.3f}" if bound else ""
+    console.print(f"max link load {load:g} (lower bound of the degraded fabric {bound:g}{ratio}); "
+                  f"deadlock-free under 802.3x PAUSE: {'yes' if r['deadlock_free'] else 'no'}", highlight=False)
+    full = r["full_replan"]
+    if full:
+        console.print(f"a full re-plan ({full['algorithm']}) instead: {full['vlan_count']} VLANs, max link load "
+                      f"{full['max_link_load']:g}, {full['hosts_new_pvid']} hosts with a new PVID, "
+                      f"{full['trees_changed']} trees changed", highlight=False)
+    console.print(f"VLANs the hosts re-learn in: {' '.join(map(str, r['affected_vlans'])) or 'none'}; "
+                  f"host tables {'unchanged (the compute nodes need no new files)' if same else 'CHANGED'}",
+                  highlight=False)
+    safe = "loop-free" if r["push_order_loop_free"] else "NO loop-free order found"
+    console.print(f"push order ({safe}, one switch at a time): {' '.join(r['push_order']) or 'nothing to push'}",
+                  highlight=False)

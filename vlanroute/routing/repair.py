@@ -1,0 +1,554 @@
+"""Repair a plan's VLAN trees around failed links and switches with the fewest link changes.
+
+Every routing VLAN is one tree over the switches with hosts. A dead neighbour pair (every
+cable of it, or the whole LAG) cuts each tree that uses it in two; a dead switch cuts each
+tree through it into as many parts as it had tree neighbours. A tree that loses nothing is
+left exactly as it is, and so are the hosts' PVIDs (a host's VLAN is its switch's source
+tree): only the broken trees change, and only by links added to join their parts again.
+
+The repair of one broken tree (`repair_tree`):
+1. drop the dead links and switches: the tree falls into parts (a forest);
+2. join the parts that hold hosts, always by the shortest way from the part already joined
+   to another (a breadth-first search over live links, through switches outside the tree
+   and hostless parts, which then join too); one live link between two parts is the
+   fewest possible, so for one dead pair the repair is exactly one link where the parts
+   have a live link between them;
+3. parts left without hosts are no longer needed: their links leave the VLAN;
+4. each added link is then exchanged for the best other live link across the same cut
+   (`improve_tree`): the link that gives the lowest maximum load per cable over the whole
+   fabric, among those that keep a deadlock-free plan deadlock-free. For one cut this
+   tries every candidate, so the choice is exact; for several it is a local search.
+
+Loads are the plan's (plan/metrics.py): all-to-all host traffic, one unit per ordered pair
+of distinct hosts, per cable and direction; a neighbour pair that lost some of its cables
+keeps its links but its load is divided by the cables left.
+
+Deadlock freedom is the plan's too: the channel dependency graph (Dally and Seitz 1987)
+has a dependency p->q => q->r wherever a route crosses p, q, r; in a VLAN's tree a route
+from a source host crosses q from p to r exactly when a sender lies on p's side of q and a
+host on r's side (`tree_dependencies`).
+
+`extra_changes` allows that many more link exchanges in any tree (broken or not), each
+chosen greedily: an exchange in a tree that crosses the most loaded arc, the one that
+lowers the maximum load the most; it stops early when no exchange lowers it.
+
+Pure: no I/O; networkx only for the cycle test.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+Link = tuple[str, str]            # a neighbour pair, (a, b) with a < b
+Arc = tuple[str, str]             # a direction of a neighbour pair
+
+
+def link(a: str, b: str) -> Link:
+    return (a, b) if a < b else (b, a)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A routing VLAN as the repair sees it: its id, the switches whose hosts send in it
+    (their PVID), and its links."""
+    vid: int
+    sources: tuple[str, ...]
+    links: frozenset[Link]
+
+
+@dataclass(frozen=True)
+class Degraded:
+    """The fabric after the failures: live cables per neighbour pair (a pair absent or 0
+    is dead), dead switches, and the hosts per live switch."""
+    cables: Mapping[Link, int]
+    dead_switches: frozenset[str]
+    hosts: Mapping[str, int]
+
+    def alive(self, a: str, b: str) -> bool:
+        return (self.cables.get(link(a, b), 0) > 0 and a not in self.dead_switches
+                and b not in self.dead_switches)
+
+    def adjacency(self) -> dict[str, list[str]]:
+        adj: dict[str, list[str]] = {}
+        for (a, b), n in sorted(self.cables.items()):
+            if n > 0 and a not in self.dead_switches and b not in self.dead_switches:
+                adj.setdefault(a, []).append(b)
+                adj.setdefault(b, []).append(a)
+        return adj
+
+    def host_switches(self) -> set[str]:
+        return {s for s, n in self.hosts.items() if n > 0 and s not in self.dead_switches}
+
+
+@dataclass
+class TreeChange:
+    vid: int
+    removed: list[Link]             # dead links, links of parts no longer needed, exchanged links
+    added: list[Link]
+    forced: bool                    # broken by the failures (else: an extra change for load)
+
+
+@dataclass
+class RepairResult:
+    trees: dict[int, frozenset[Link]]        # every VLAN's links after the repair
+    changes: dict[int, TreeChange]           # the VLANs that changed
+    unrepairable: dict[int, str]             # VLAN -> why its hosts cannot all be joined again
+    max_load: float                          # per cable, after the repair
+    deadlock_free: bool
+    deadlock_note: str = ""
+    extra_used: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def links_added(self) -> int:
+        return sum(len(c.added) for c in self.changes.values())
+
+    def switches_touched(self) -> list[str]:
+        """Switches whose VLAN memberships change: both ends of every removed or added link."""
+        touched = {s for c in self.changes.values() for l in (*c.removed, *c.added) for s in l}
+        return sorted(touched)
+
+
+# ------------------------------------------------------------------ loads and dependencies
+
+
+def _rooted(links: Iterable[Link]) -> tuple[list[str], dict[str, str | None], dict[str, list[str]]]:
+    """A BFS order, parents and adjacency of a tree (one component: the first link's)."""
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    if not adj:
+        return [], {}, adj
+    root = min(adj)
+    parent: dict[str, str | None] = {root: None}
+    order = [root]
+    for u in order:
+        for v in adj[u]:
+            if v not in parent:
+                parent[v] = u
+                order.append(v)
+    return order, parent, adj
+
+
+def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
+    """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
+    senders on one side times the hosts on the other."""
+    order, parent, _ = _rooted(links)
+    below_h = {v: hosts.get(v, 0) for v in order}
+    below_s = {v: senders.get(v, 0) for v in order}
+    for v in reversed(order[1:]):
+        p = parent[v]
+        assert p is not None
+        below_h[p] += below_h[v]
+        below_s[p] += below_s[v]
+    total_h = sum(hosts.values())
+    total_s = sum(senders.values())
+    out: dict[Arc, float] = {}
+    for v in order[1:]:
+        p = parent[v]
+        assert p is not None
+        out[(v, p)] = float(below_s[v] * (total_h - below_h[v]))
+        out[(p, v)] = float((total_s - below_s[v]) * below_h[v])
+    return out
+
+
+def tree_dependencies(links: Iterable[Link], senders: Mapping[str, int],
+                      hosts: Mapping[str, int]) -> set[tuple[str, str, str]]:
+    """(p, q, r): some route of this VLAN crosses q from p to r, so channel p->q waits for q->r."""
+    order, parent, adj = _rooted(links)
+    below_h = {v: hosts.get(v, 0) for v in order}
+    below_s = {v: senders.get(v, 0) for v in order}
+    for v in reversed(order[1:]):
+        p = parent[v]
+        assert p is not None
+        below_h[p] += below_h[v]
+        below_s[p] += below_s[v]
+    total_h = sum(hosts.values())
+    total_s = sum(senders.values())
+
+    def side(q: str, n: str) -> tuple[int, int]:
+        """(senders, hosts) on n's side of q."""
+        if parent[n] == q:
+            return below_s[n], below_h[n]
+        return total_s - below_s[q], total_h - below_h[q]
+
+    deps: set[tuple[str, str, str]] = set()
+    for q in order:
+        sides = {n: side(q, n) for n in adj[q]}
+        for p, (s, _) in sides.items():
+            if not s:
+                continue
+            for r, (_, h) in sides.items():
+                if r != p and h:
+                    deps.add((p, q, r))
+    return deps
+
+
+def acyclic(deps: Iterable[tuple[str, str, str]]) -> bool:
+    cdg = nx.DiGraph()
+    cdg.add_edges_from(((a, b), (b, c)) for a, b, c in deps)
+    return nx.is_directed_acyclic_graph(cdg)
+
+
+class LoadBook:
+    """The raw load of every VLAN on every arc, and their sum, to try a tree in one VLAN
+    against the others quickly."""
+
+    def __init__(self, trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
+                 fabric: Degraded) -> None:
+        self.fabric = fabric
+        self.senders = senders
+        self.per_vlan = {vid: tree_arc_loads(links, senders[vid], fabric.hosts) for vid, links in trees.items()}
+        self.total: dict[Arc, float] = {}
+        for loads in self.per_vlan.values():
+            for arc, x in loads.items():
+                self.total[arc] = self.total.get(arc, 0.0) + x
+
+    def per_cable(self, arc: Arc, raw: float) -> float:
+        n = self.fabric.cables.get(link(*arc), 0)
+        return raw / n if n else (float("inf") if raw else 0.0)
+
+    def max_load(self) -> float:
+        return max((self.per_cable(a, x) for a, x in self.total.items()), default=0.0)
+
+    def hottest(self) -> Arc | None:
+        return max(self.total, key=lambda a: (self.per_cable(a, self.total[a]), a), default=None)
+
+    def trial(self, vid: int, links: frozenset[Link]) -> tuple[float, float]:
+        """(max load, sum of squared loads) over the fabric if VLAN vid had these links."""
+        new = tree_arc_loads(links, self.senders[vid], self.fabric.hosts)
+        old = self.per_vlan[vid]
+        peak, squares = 0.0, 0.0
+        for arc in set(self.total) | set(new):
+            x = self.per_cable(arc, self.total.get(arc, 0.0) - old.get(arc, 0.0) + new.get(arc, 0.0))
+            peak = max(peak, x)
+            squares += x * x
+        return peak, squares
+
+    def set(self, vid: int, links: frozenset[Link]) -> None:
+        for arc, x in self.per_vlan[vid].items():
+            self.total[arc] -= x
+        new = tree_arc_loads(links, self.senders[vid], self.fabric.hosts)
+        for arc, x in new.items():
+            self.total[arc] = self.total.get(arc, 0.0) + x
+        self.per_vlan[vid] = new
+
+
+# ------------------------------------------------------------------ one tree
+
+
+def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
+    g = nx.Graph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from(links)
+    return [set(c) for c in nx.connected_components(g)]
+
+
+def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> tuple[frozenset[Link], str]:
+    """The tree's links after the fewest link additions that join its parts with hosts
+    again; (links, "") or (the original links, why not) when the live fabric cannot."""
+    nodes = {s for l in tree.links for s in l} | set(tree.sources)
+    nodes = {s for s in nodes if s not in fabric.dead_switches}
+    kept = {l for l in tree.links if fabric.alive(*l)}
+    wanted = fabric.host_switches()
+    missing = wanted - nodes
+    nodes |= missing                       # a host switch outside the tree: a part of its own
+    parts = _components(kept, nodes)
+    part_of = {s: i for i, part in enumerate(parts) for s in part}
+    terminal = [i for i, part in enumerate(parts) if part & wanted]
+    if len(terminal) <= 1:
+        joined = set(terminal)
+    else:
+        joined = {min(terminal, key=lambda i: (-len(parts[i] & wanted), min(parts[i])))}
+    links = set(kept)
+    todo = set(terminal) - joined
+    inside = {s for i in joined for s in parts[i]}     # every switch of the tree so far
+    while todo:
+        # Breadth-first from every switch already joined; the first switch reached that
+        # belongs to a part still to join ends the shortest way there.
+        prev: dict[str, str | None] = {s: None for s in inside}
+        queue = deque(sorted(inside))
+        found = None
+        while queue and found is None:
+            here = queue.popleft()
+            for v in adj.get(here, ()):
+                if v in prev:
+                    continue
+                prev[v] = here
+                i = part_of.get(v)
+                if i in todo:
+                    found = v
+                    break
+                queue.append(v)
+                if i is not None and i not in joined:
+                    # A hostless part on the way is reached whole, along its own links,
+                    # so that no way re-enters it (which would close a loop).
+                    for a in _walk_part(v, parts[i], kept, prev):
+                        queue.append(a)
+        if found is None:
+            cut = sorted(s for i in todo for s in parts[i] & wanted)
+            return tree.links, (f"the live fabric has no path from the rest of VLAN {tree.vid} to "
+                                f"{', '.join(cut[:5])}{' ...' if len(cut) > 5 else ''}")
+        w: str | None = found
+        while w is not None and prev[w] is not None:
+            u = prev[w]
+            assert u is not None
+            links.add(link(u, w))
+            inside.add(u)
+            j = part_of.get(u)
+            if j is not None and j not in joined:
+                joined.add(j)
+                inside |= parts[j]
+            w = u
+        joined.add(part_of[found])
+        todo.discard(part_of[found])
+        inside |= parts[part_of[found]]
+    # Keep only the component that holds the hosts: parts without hosts leave the VLAN.
+    if wanted:
+        keep_nodes = next(c for c in _components(links, {s for l in links for s in l} | wanted)
+                          if c & wanted)
+        links = {l for l in links if l[0] in keep_nodes}
+    return frozenset(links), ""
+
+
+def _walk_part(start: str, part: set[str], kept: set[Link], prev: dict[str, str | None]) -> list[str]:
+    """Every switch of `part` reached from `start` along the part's links, with prev set."""
+    out, todo = [], [start]
+    while todo:
+        u = todo.pop()
+        for a, b in kept:
+            if u in (a, b):
+                w = b if u == a else a
+                if w in part and w not in prev:
+                    prev[w] = u
+                    out.append(w)
+                    todo.append(w)
+    return out
+
+
+def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabric: Degraded,
+                 adj: Mapping[str, list[str]], book: LoadBook, other_deps: set[tuple[str, str, str]] | None
+                 ) -> frozenset[Link]:
+    """Exchange each link of `movable` for the live link across the same cut of the tree
+    that gives the lowest (max load, sum of squares); with `other_deps` (the other VLANs'
+    channel dependencies: keep the plan deadlock-free), only among links that keep it so
+    when any does."""
+    current = links
+    for l in sorted(movable):
+        if l not in current:
+            continue
+        rest = current - {l}
+        side = next(c for c in _components(rest, {s for x in current for s in x}) if l[0] in c)
+        others = {s for x in current for s in x} - side
+        candidates = sorted({link(a, b) for a in side for b in adj.get(a, ()) if b in others})
+        best, best_key = current, None
+        for c in candidates:
+            trial = rest | {c}
+            peak, squares = book.trial(vid, trial)
+            free = True
+            if other_deps is not None:
+                free = acyclic(other_deps | tree_dependencies(trial, book.senders[vid], fabric.hosts))
+            key = (not free, round(peak, 9), round(squares, 6), c != l, c)
+            if best_key is None or key < best_key:
+                best, best_key = trial, key
+        current = best
+        book.set(vid, current)
+    return current
+
+
+# ------------------------------------------------------------------ the whole plan
+
+
+def broken_vlans(trees: Iterable[Tree], fabric: Degraded) -> list[int]:
+    """The VLANs whose tree lost a link or a switch, or misses a live host switch."""
+    wanted = fabric.host_switches()
+    out = []
+    for t in trees:
+        nodes = {s for l in t.links for s in l} | set(t.sources)
+        if (any(not fabric.alive(*l) for l in t.links) or nodes & fabric.dead_switches
+                or (t.links and not wanted <= nodes) or (not t.links and len(wanted) > 1)):
+            out.append(t.vid)
+    return out
+
+
+def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
+           extra_changes: int = 0) -> RepairResult:
+    """The repaired trees of every VLAN; see the module docstring. `keep_deadlock_free`:
+    the plan was deadlock-free (plan.json metrics.deadlock_free), so prefer replacement
+    links that keep it so."""
+    adj = fabric.adjacency()
+    by_vid = {t.vid: t for t in trees}
+    senders = {t.vid: {s: fabric.hosts.get(s, 0) for s in t.sources if s not in fabric.dead_switches}
+               for t in trees}
+    broken = broken_vlans(trees, fabric)
+    new: dict[int, frozenset[Link]] = {t.vid: t.links for t in trees}
+    unrepairable: dict[int, str] = {}
+    for vid in broken:
+        links, why = repair_tree(by_vid[vid], fabric, adj)
+        if why:
+            unrepairable[vid] = why
+            links = frozenset(l for l in by_vid[vid].links if fabric.alive(*l))
+        new[vid] = links
+    book = LoadBook(new, senders, fabric)
+
+    def deps_except(vid: int | None) -> set[tuple[str, str, str]]:
+        out: set[tuple[str, str, str]] = set()
+        for v, links in new.items():
+            if v != vid:
+                out |= tree_dependencies(links, senders[v], fabric.hosts)
+        return out
+
+    guard = keep_deadlock_free           # the plan was deadlock-free: keep it so if possible
+    for vid in broken:
+        if vid in unrepairable:
+            continue
+        added = new[vid] - by_vid[vid].links
+        if not added:
+            continue
+        new[vid] = improve_tree(vid, new[vid], added, fabric, adj, book, deps_except(vid) if guard else None)
+    extra_used = 0
+    for _ in range(extra_changes):
+        step = _best_exchange(new, fabric, adj, book)
+        if step is None:
+            break
+        vid, links = step
+        new[vid] = links
+        book.set(vid, links)
+        extra_used += 1
+    changes: dict[int, TreeChange] = {}
+    for t in trees:
+        if new[t.vid] != t.links:
+            changes[t.vid] = TreeChange(t.vid, sorted(t.links - new[t.vid]), sorted(new[t.vid] - t.links),
+                                        forced=t.vid in broken)
+    deps = deps_except(None)
+    free = acyclic(deps)
+    note = ""
+    if keep_deadlock_free and not free:
+        note = ("the degraded fabric leaves no deadlock-free choice of replacement links for every broken "
+                "tree: the repaired routes' channel dependency graph has a cycle (a deadlock is possible "
+                "under heavy load with 802.3x PAUSE); a full re-plan with a deadlock-free engine avoids it")
+    return RepairResult(new, changes, unrepairable, book.max_load(), free, note, extra_used)
+
+
+def _best_exchange(trees: Mapping[int, frozenset[Link]], fabric: Degraded, adj: Mapping[str, list[str]],
+                   book: LoadBook) -> tuple[int, frozenset[Link]] | None:
+    """The one link exchange, in a tree that crosses the most loaded arc, that lowers the
+    maximum load the most (greedy); None when none lowers it."""
+    hot = book.hottest()
+    if hot is None:
+        return None
+    base = book.max_load()
+    best: tuple[float, float, int, frozenset[Link]] | None = None
+    hot_link = link(*hot)
+    for vid, links in sorted(trees.items()):
+        if hot_link not in links or book.per_vlan[vid].get(hot, 0.0) == 0.0:
+            continue
+        rest = links - {hot_link}
+        nodes = {s for x in links for s in x}
+        side = next(c for c in _components(rest, nodes) if hot_link[0] in c)
+        others = nodes - side
+        for c in sorted({link(a, b) for a in side for b in adj.get(a, ()) if b in others} - {hot_link}):
+            trial = rest | {c}
+            peak, squares = book.trial(vid, trial)
+            if peak < base - 1e-9 and (best is None or (peak, squares) < (best[0], best[1])):
+                best = (peak, squares, vid, trial)
+    if best is None:
+        return None
+    return best[2], best[3]
+
+
+# ------------------------------------------------------------------ the push order
+
+
+Member = tuple[int, str, str]          # (VLAN, switch, neighbour): the switch's port to the neighbour carries it
+
+
+def membership_changes(old: Mapping[int, frozenset[Link]], new: Mapping[int, frozenset[Link]]
+                       ) -> dict[str, tuple[list[Member], list[Member]]]:
+    """Per switch: the (VLAN, switch, neighbour) memberships it gains and loses."""
+    out: dict[str, tuple[list[Member], list[Member]]] = {}
+    for vid in sorted(old):
+        for links, which in ((new[vid] - old[vid], 0), (old[vid] - new[vid], 1)):
+            for a, b in sorted(links):
+                for x, y in ((a, b), (b, a)):
+                    out.setdefault(x, ([], []))[which].append((vid, x, y))
+    return out
+
+
+def forest(links: Iterable[Link]) -> bool:
+    """No loop: union-find over the links."""
+    root: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while root.get(x, x) != x:
+            root[x] = root.get(root[x], root[x])
+            x = root[x]
+        return x
+    for a, b in links:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return False
+        root[ra] = rb
+    return True
+
+
+class MembershipModel:
+    """Which ports carry which VLAN while a push goes on: a link is active in a VLAN when
+    the ports at both its ends carry it, whether the cable is up or not (a dead cable may
+    be plugged back at any moment, and a dead switch keeps its config)."""
+
+    def __init__(self, old: Mapping[int, frozenset[Link]]) -> None:
+        self.members: set[Member] = {(vid, x, y) for vid, links in old.items() for a, b in links
+                                     for x, y in ((a, b), (b, a))}
+
+    def active(self, vid: int) -> set[Link]:
+        return {link(x, y) for v, x, y in self.members if v == vid and (v, y, x) in self.members}
+
+    def apply(self, member: Member, add: bool) -> None:
+        (self.members.add if add else self.members.discard)(member)
+
+    def loop_free(self, vids: Iterable[int]) -> bool:
+        return all(forest(self.active(v)) for v in vids)
+
+
+def push_order(old: Mapping[int, frozenset[Link]], new: Mapping[int, frozenset[Link]],
+               switches: list[str]) -> tuple[list[str], bool]:
+    """The switches to push, one at a time, so that no VLAN ever holds a loop; each
+    switch applies its additions before its removals, as a push does (device/order.py:
+    memberships in phase 1, removals in phase 3), the worst case. Greedy: the first switch
+    of `switches` whose push keeps every VLAN a forest; a switch that only loses
+    memberships (an end of a dead or exchanged link) is always safe, so every removal end
+    goes first and the additions follow. A push that stops at a failed switch and
+    rolls it back leaves the state before that switch: one this order went through.
+    (order, True), or (natural order, False) if
+    there is no such order (never seen: the test checks every single failure)."""
+    changes = membership_changes(old, new)
+    todo = [s for s in switches if s in changes]
+    model = MembershipModel(old)
+    order: list[str] = []
+    while todo:
+        # Switches that only lose memberships first: if a later switch fails and is rolled
+        # back, the fabric is back at a state this order already went through.
+        for x in sorted(todo, key=lambda s: (bool(changes[s][0]), switches.index(s))):
+            gained, lost = changes[x]
+            vids = {m[0] for m in gained + lost}
+            trial = MembershipModel({})
+            trial.members = set(model.members)
+            for m in gained:
+                trial.apply(m, True)
+            if not trial.loop_free(vids):
+                continue
+            for m in lost:
+                trial.apply(m, False)
+            model = trial
+            order.append(x)
+            todo.remove(x)
+            break
+        else:
+            return [s for s in switches if s in changes], False
+    return order, True
