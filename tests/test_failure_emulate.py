@@ -19,7 +19,7 @@ from emulate_support import render
 from failure_support import hand_repair
 from vlanroute.cli import main
 from vlanroute.emulate import vm
-from vlanroute.emulate.failplan import BridgeStep, broken_vlans, cut_pairs, repair_delta
+from vlanroute.emulate.failplan import BridgeStep, broken_vlans, cut_pairs, repair_delta, repair_record
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
 
@@ -34,6 +34,14 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     out = render(SEED, tmp / "lb", "platform=linux-bridge")
     hand_repair(out, tmp / "lbnew", ("sw1", "sw2"))
     return out, tmp / "lbnew"
+
+
+@pytest.fixture(scope="module")
+def repaired(bundles: tuple[Path, Path]) -> Path:
+    """What `vlanroute repair` writes for the dead pair sw1-sw2 (with repair.json)."""
+    new = bundles[0].parent / "repaired"
+    assert main(["repair", str(bundles[0]), "--failed-pair", "sw1:sw2", "-o", str(new), "-q"]) == 0
+    return new
 
 
 def _components(spec, dead: tuple[str, str]) -> dict[int, dict[str, int]]:
@@ -81,10 +89,18 @@ def _active_links(spec, members: dict[tuple[str, str], set[int]], vlan: int,
     return out
 
 
-def test_every_state_of_the_delta_is_loop_free_and_ends_at_the_repair(bundles) -> None:
-    old, new = load(bundles[0]), load(bundles[1])
+@pytest.mark.parametrize("which", ["by hand, per VLAN", "vlanroute repair, its push order"])
+def test_every_state_of_the_delta_is_loop_free_and_ends_at_the_repair(bundles, repaired, which) -> None:
     dead = ("sw1", "sw2")
-    steps = repair_delta(old, new)
+    if which.startswith("by hand"):
+        old, new = load(bundles[0]), load(bundles[1])
+        steps = repair_delta(old, new)
+    else:
+        old, new = load(bundles[0]), load(repaired)
+        record = repair_record(repaired)
+        assert record is not None and record["affected_vlans"] == [101]
+        steps = repair_delta(old, new, record["push_order"])
+    # Both move VLAN 101 from sw1-sw2 to sw3-sw4 (vlanroute repair chose the same link).
     assert steps == [BridgeStep("sw1", "del", "bond1", 101), BridgeStep("sw2", "del", "bond1", 101),
                      BridgeStep("sw3", "add", "bond2", 101), BridgeStep("sw4", "add", "bond2", 101)]
     # Start from the running bundle's memberships; apply the steps one by one.
@@ -125,14 +141,15 @@ def test_wrong_failure_arguments_are_user_errors(bundles, capsys, args, message)
 @pytest.mark.vm
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
-def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, tmp_path, capsys) -> None:
+def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, repaired, tmp_path, capsys) -> None:
     """Seed 001's cluster in full (225 hosts, 50,400 ordered pairs) in the emulation VM: the
     pair sw1-sw2 dies while it runs, exactly the 6,412 predicted pairs are cut, the repair
-    (VLAN 101 moved from sw1-sw2 to sw3-sw4) and the re-learning in VLAN 101 bring every
-    pair back, each delivered once over exactly the repaired routes."""
+    `vlanroute repair` wrote (VLAN 101 moved from sw1-sw2 to sw3-sw4, in repair.json's push
+    order) and the re-learning in VLAN 101 bring every pair back, each delivered once over
+    exactly the repaired routes."""
     if vm.missing_tools():
         pytest.skip("emulation tools missing: " + ", ".join(vm.missing_tools()))
-    out, new = bundles
+    out, new = bundles[0], repaired
     report = tmp_path / "report.json"
     status = main(["emulate", "--kernel", "vm", "--timeout", "2300", "--json-report", str(report),
                    "--fail-pair", "sw1:sw2", "--repair", str(new), str(out)])

@@ -72,3 +72,34 @@ def test_vlans_only_with_the_frames(tmp_path, other: list[str]) -> None:
     host = Host(tmp_path)
     rc, calls, _, _ = host.run("--host", "node004", "--vlans", "101", *other)
     assert rc == 2 and calls == []
+
+
+def test_a_repaired_bundle_says_which_vlans_and_runs_the_program(tmp_path) -> None:
+    """`vlanroute repair` writes hosts/relearn.sh: the repaired VLANs (repair.json's
+    affected_vlans), and run from a copy of hosts/ it sends the frames in those only."""
+    import json
+
+    from emulate_support import render
+    from test_render_hostscript import ROOT
+    from vlanroute.cli import main
+
+    out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "out", "hosts.count=null",
+                 "hosts.per_switch=1")
+    new = tmp_path / "new"
+    assert main(["repair", str(out), "--failed-pair", "sw1:sw2", "-o", str(new), "-q"]) == 0
+    record = json.loads((new / "repair.json").read_text())
+    assert record["affected_vlans"] == [101]
+    script = (new / "hosts" / "relearn.sh").read_text()
+    assert "\nVLANS=101\n" in script and "vlanroute-host --vlans" in script
+    manifest = json.loads((new / "manifest.json").read_text())
+    assert "hosts/relearn.sh" in json.dumps(manifest)
+    files = {f"hosts/{p.name}": p.read_text() for p in (new / "hosts").iterdir() if p.is_file()}
+    host = Host(tmp_path / "node", files)
+    rc, calls, out_text, err = host.run(program=host.dir / "relearn.sh", *("--host", "node001"))
+    assert rc == 0, err
+    assert [c for c in calls if "neigh replace" in c] == [
+        "ip neigh replace 10.240.0.1 dev vr101 lladdr ff:ff:ff:ff:ff:ff nud probe"]
+    assert "node001: 1 learning frames sent (arp) from vr101..vr101" in out_text
+    # The host tables are the running bundle's: nothing new to install on the hosts.
+    for table in ("hosts.tsv", "vlans.tsv", "vlanroute-host"):
+        assert (new / "hosts" / table).read_bytes() == (out / "hosts" / table).read_bytes()

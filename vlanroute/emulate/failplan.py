@@ -12,9 +12,11 @@ touch them is refused.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from vlanroute.emulate.spec import EmulationSpec
 from vlanroute.errors import UserError
@@ -81,11 +83,13 @@ def _tree_links(spec: EmulationSpec, vlan: int) -> set[tuple[str, str]]:
     return {(s, n) for s, ns in spec.tree.get(vlan, {}).items() for n in ns}
 
 
-def repair_delta(old: EmulationSpec, new: EmulationSpec) -> list[BridgeStep]:
+def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None = None) -> list[BridgeStep]:
     """The linux-bridge commands from `old` to `new`: per VLAN, first the VLAN taken off both
     ends of every link its tree no longer uses, then put on both ends of every new link.
     Within a VLAN the removals leave a forest and each addition joins two of its trees, so
-    no state in between has a loop (a link carries the VLAN once both ends have it)."""
+    no state in between has a loop (a link carries the VLAN once both ends have it).
+    With `order` (repair.json's push_order): switch by switch in that order, each switch's
+    additions before its removals, as `vlanroute push` sends a repair (device/repairpush.py)."""
     if set(old.hosts) != set(new.hosts) or any(
             (old.hosts[h].switch, old.hosts[h].port, old.hosts[h].vlan, old.hosts[h].mac)
             != (new.hosts[h].switch, new.hosts[h].port, new.hosts[h].vlan, new.hosts[h].mac) for h in old.hosts):
@@ -102,4 +106,24 @@ def repair_delta(old: EmulationSpec, new: EmulationSpec) -> list[BridgeStep]:
             for s, n in sorted(links):
                 spec = old if verb == "del" else new
                 steps.append(BridgeStep(s, verb, _bridge_port(spec, s, n), vlan))   # type: ignore[arg-type]
+    if order is not None:
+        rank = {s: i for i, s in enumerate(order)}
+        steps.sort(key=lambda st: (rank.get(st.switch, len(rank)), st.verb != "add"))
     return steps
+
+
+def repair_record(newdir: Path) -> dict[str, Any] | None:
+    """NEWDIR/repair.json (`vlanroute repair`), or None for a bundle made otherwise."""
+    path = newdir / "repair.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"unreadable: {exc}", file=str(path), fix="write it again with `vlanroute repair`") from None
+    order, vlans = data.get("push_order"), data.get("affected_vlans")
+    if not (isinstance(order, list) and all(isinstance(s, str) for s in order)
+            and isinstance(vlans, list) and all(isinstance(v, int) for v in vlans)):
+        raise UserError("push_order or affected_vlans missing or malformed", file=str(path),
+                        fix="write it again with `vlanroute repair`")
+    return data

@@ -33,6 +33,7 @@ from vlanroute.emulate.failplan import (
     check_pair,
     cut_pairs,
     repair_delta,
+    repair_record,
 )
 from vlanroute.emulate.run import (
     Abort,
@@ -129,7 +130,7 @@ def predicted_loss_check(emu: Emulation, predicted: set[tuple[str, str]], frames
                  f"exactly {frames} UDP datagrams", problems)
 
 
-def apply_delta(emu: Emulation, steps: list[BridgeStep]) -> Check:
+def apply_delta(emu: Emulation, steps: list[BridgeStep], order: str) -> Check:
     """One `bridge vlan` per step, in order (one process each: the order is the point)."""
     problems: list[str] = []
     for step in steps:
@@ -139,7 +140,7 @@ def apply_delta(emu: Emulation, steps: list[BridgeStep]) -> Check:
     switches = sorted({s.switch for s in steps})
     return Check("repair delta (linux-bridge)", not problems,
                  f"{len(steps)} `bridge vlan` commands on {len(switches)} switches ({', '.join(switches)}), "
-                 "per VLAN: removals, then additions", problems)
+                 f"{order}", problems)
 
 
 def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options, kernel: str,
@@ -148,8 +149,9 @@ def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options
     spec, repaired = load(outdir), load(newdir)
     check_pair(spec, pair)
     predicted = cut_pairs(spec, pair)
-    steps = repair_delta(spec, repaired)
-    relearn = broken_vlans(spec, pair)
+    record = repair_record(newdir)       # vlanroute repair's push order and VLANs to re-learn in
+    steps = repair_delta(spec, repaired, None if record is None else record["push_order"])
+    relearn = broken_vlans(spec, pair) if record is None else sorted(record["affected_vlans"])
     remove_stale_namespaces(log)
     emu = Emulation(spec, options, log)
     lags = sum(1 for c in spec.cables if c.a_lag is not None)
@@ -183,7 +185,8 @@ def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options
 
     def repair() -> list[Check]:
         start = time.monotonic()
-        delta = apply_delta(emu, steps)
+        delta = apply_delta(emu, steps, "in repair.json's push order, each switch adding before removing"
+                            if record is not None else "per VLAN: removals, then additions")
         emu.plan = repaired          # same switches, hosts and cables: NEWDIR's trees and host program
         learned = emu.learn(("--vlans", ",".join(map(str, relearn))))
         learned.name = f"re-learning in VLANs {','.join(map(str, relearn))} (hosts/vlanroute-host --vlans)"
