@@ -5,7 +5,7 @@ commands that turn the running bundle into its repair, in a loop-free order.
 A pair (a, b) is cut when the tree path of VLAN(a) (the PVID of a's port: the VLAN a's
 frames travel in) from a's switch to b's switch crosses the dead pair. The repair delta is
 read from the two bundles' plan.json (the VLANs each inter-switch bridge port carries);
-host ports and hosts never change in a repair (docs/failures.md), and a delta that would
+host ports and hosts never change in a repair (`vlanroute repair`), and a delta that would
 touch them is refused.
 """
 
