@@ -220,7 +220,7 @@ CABLE_WAIT_S = 10.0
 
 
 def _set_cables(state_dir: Path | None, ends: tuple[str, ...], pairs: tuple[str, ...], down: bool,
-                quiet: bool) -> int:
+                as_json: bool, quiet: bool) -> int:
     """Add the named cables' ends to the lab's list of ends that are down (or take them off
     it), then wait until the daemon's switches show it (vlanroute.lab.linkdown)."""
     from vlanroute.bundle.reader import read_all_cables
@@ -253,7 +253,11 @@ def _set_cables(state_dir: Path | None, ends: tuple[str, ...], pairs: tuple[str,
             raise UserError(f"the lab did not take the change within {CABLE_WAIT_S:.0f} s",
                             file=str(state.path / "lab.log"))
         time.sleep(0.05)
-    if not quiet:
+    if as_json:
+        emit("lab", {"action": "cable-down" if down else "cable-up", "state_dir": str(state.path),
+                     "cables": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port} for c in chosen],
+                     "ends_down": len(linkdown.load(wanted))})
+    elif not quiet:
         for c in chosen:
             click.echo(f"lab: cable {c.a} {c.a_port} - {c.b} {c.b_port} {'down' if down else 'up'} "
                        f"(LLDP {'lost' if down else 'heard'} at both ends, link {'down' if down else 'up'})",
@@ -270,18 +274,22 @@ PAIR_OPTION = click.option("--pair", "pairs", multiple=True, metavar="SW1:SW2",
 @CABLE_ARGS
 @PAIR_OPTION
 @STATE_OPTION
+@json_option
 @quiet_option
-def cable_down(ends: tuple[str, ...], pairs: tuple[str, ...], state_dir: Path | None, quiet: bool) -> int:
+def cable_down(ends: tuple[str, ...], pairs: tuple[str, ...], state_dir: Path | None, as_json: bool,
+               quiet: bool) -> int:
     """Take inter-switch cables down, named by either end (SWITCH:PORT) or by --pair: their
     switches stop hearing each other over LLDP and report the ports' link down."""
-    return _set_cables(state_dir, ends, pairs, True, quiet)
+    return _set_cables(state_dir, ends, pairs, True, as_json, quiet)
 
 
 @command.command("cable-up")
 @CABLE_ARGS
 @PAIR_OPTION
 @STATE_OPTION
+@json_option
 @quiet_option
-def cable_up(ends: tuple[str, ...], pairs: tuple[str, ...], state_dir: Path | None, quiet: bool) -> int:
+def cable_up(ends: tuple[str, ...], pairs: tuple[str, ...], state_dir: Path | None, as_json: bool,
+               quiet: bool) -> int:
     """Plug cables taken down by `lab cable-down` back in."""
-    return _set_cables(state_dir, ends, pairs, False, quiet)
+    return _set_cables(state_dir, ends, pairs, False, as_json, quiet)
