@@ -14,12 +14,18 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-
 from emulate_support import render
 from failure_support import hand_repair
+
 from vlanroute.cli import main
 from vlanroute.emulate import vm
-from vlanroute.emulate.failplan import BridgeStep, broken_vlans, cut_pairs, repair_delta, repair_record
+from vlanroute.emulate.failplan import (
+    BridgeStep,
+    broken_vlans,
+    cut_pairs,
+    repair_delta,
+    repair_record,
+)
 from vlanroute.emulate.spec import load
 from vlanroute.errors import UserError
 

@@ -8,7 +8,6 @@ tests/test_render_hostscript.py (this kernel has no 8021q)."""
 from __future__ import annotations
 
 import pytest
-
 from test_render_hostscript import SHELLS, Host, _arp_frames, _mutations, _pings, bundle
 
 
@@ -40,7 +39,7 @@ def test_listed_twice_sends_once(tmp_path) -> None:
 
 def test_ping_frames_in_the_listed_vlans(tmp_path) -> None:
     host = Host(tmp_path)
-    rc, calls, out, err = host.run("--host", "node004", "--frame", "ping", "--vlans", "102")
+    rc, calls, _, err = host.run("--host", "node004", "--frame", "ping", "--vlans", "102")
     assert rc == 0, err
     assert _pings(calls) == ["ping -q -n -c 1 -b -W 1 -I vr102 10.250.1.255"]
 
@@ -81,6 +80,7 @@ def test_a_repaired_bundle_says_which_vlans_and_runs_the_program(tmp_path) -> No
 
     from emulate_support import render
     from test_render_hostscript import ROOT
+
     from vlanroute.cli import main
 
     out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "out", "hosts.count=null",
@@ -95,7 +95,7 @@ def test_a_repaired_bundle_says_which_vlans_and_runs_the_program(tmp_path) -> No
     assert "hosts/relearn.sh" in json.dumps(manifest)
     files = {f"hosts/{p.name}": p.read_text() for p in (new / "hosts").iterdir() if p.is_file()}
     host = Host(tmp_path / "node", files)
-    rc, calls, out_text, err = host.run(program=host.dir / "relearn.sh", *("--host", "node001"))
+    rc, calls, out_text, err = host.run("--host", "node001", program=host.dir / "relearn.sh")
     assert rc == 0, err
     assert [c for c in calls if "neigh replace" in c] == [
         "ip neigh replace 10.240.0.1 dev vr101 lladdr ff:ff:ff:ff:ff:ff nud probe"]
