@@ -188,10 +188,16 @@ def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options
         delta = apply_delta(emu, steps, "in repair.json's push order, each switch adding before removing"
                             if record is not None else "per VLAN: removals, then additions")
         emu.plan = repaired          # same switches, hosts and cables: NEWDIR's trees and host program
+        applied = time.monotonic()
         learned = emu.learn(("--vlans", ",".join(map(str, relearn))))
         learned.name = f"re-learning in VLANs {','.join(map(str, relearn))} (hosts/vlanroute-host --vlans)"
+        relearned = time.monotonic()
         delivery, cables = traffic_again(emu)
-        report.phases[RECOVERY] = time.monotonic() - start
+        end = time.monotonic()
+        report.phases[RECOVERY] = end - start
+        report.phases["recovery: delta"] = applied - start
+        report.phases["recovery: re-learning"] = relearned - applied
+        report.phases["recovery: every pair once"] = end - relearned
         return [delta, learned, delivery, cables]
 
     try:
