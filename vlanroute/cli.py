@@ -32,6 +32,7 @@ COMMAND_MODULES: list[str] = [
     "cabling",
     "discover",
     "repair",
+    "whatif",
 ]
 # A command whose name is a Python keyword lives in a module of another name.
 MODULE_OF = {"import": "importer"}

@@ -37,6 +37,7 @@ Pure: no I/O; networkx only for the cycle test.
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -196,57 +197,201 @@ def acyclic(deps: Iterable[tuple[str, str, str]]) -> bool:
 
 
 class LoadBook:
-    """The raw load of every VLAN on every arc, and their sum, to try a tree in one VLAN
-    against the others quickly."""
+    """The raw load of every VLAN on every arc, their sum, and the arcs by load per cable
+    (a heap with stale entries skipped), to try an exchange of one link in one tree
+    against the others in the time of the paths it changes."""
 
-    def __init__(self, trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
-                 fabric: Degraded) -> None:
+    def __init__(self, fabric: Degraded, senders: Mapping[int, Mapping[str, int]],
+                 per_vlan: dict[int, dict[Arc, float]], total: dict[Arc, float],
+                 fallback: Mapping[int, dict[Arc, float]] | None = None) -> None:
         self.fabric = fabric
         self.senders = senders
-        self.per_vlan = {vid: tree_arc_loads(links, senders[vid], fabric.hosts) for vid, links in trees.items()}
-        self.total: dict[Arc, float] = {}
-        for loads in self.per_vlan.values():
+        self.per_vlan = per_vlan
+        self.fallback = fallback or {}        # read-only loads of the VLANs not in per_vlan
+        self.total = total
+        self._heap: list[tuple[float, Arc]] = [(-self.per_cable(a, x), a) for a, x in total.items()]
+        heapq.heapify(self._heap)
+
+    @classmethod
+    def of(cls, trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
+           fabric: Degraded) -> LoadBook:
+        per_vlan = {vid: tree_arc_loads(links, senders[vid], fabric.hosts) for vid, links in trees.items()}
+        total: dict[Arc, float] = {}
+        for loads in per_vlan.values():
             for arc, x in loads.items():
-                self.total[arc] = self.total.get(arc, 0.0) + x
+                total[arc] = total.get(arc, 0.0) + x
+        return cls(fabric, senders, per_vlan, total)
 
     def per_cable(self, arc: Arc, raw: float) -> float:
         n = self.fabric.cables.get(link(*arc), 0)
-        return raw / n if n else (float("inf") if raw else 0.0)
+        return raw / n if n else (float("inf") if raw > 1e-9 else 0.0)
 
     def max_load(self) -> float:
-        return max((self.per_cable(a, x) for a, x in self.total.items()), default=0.0)
+        return self.peak_except(set())
 
     def hottest(self) -> Arc | None:
-        return max(self.total, key=lambda a: (self.per_cable(a, self.total[a]), a), default=None)
+        while self._heap:
+            load, arc = self._heap[0]
+            if abs(-load - self.per_cable(arc, self.total.get(arc, 0.0))) < 1e-9:
+                return arc
+            heapq.heappop(self._heap)
+        return None
 
-    def trial(self, vid: int, links: frozenset[Link]) -> tuple[float, float]:
-        """(max load, sum of squared loads) over the fabric if VLAN vid had these links."""
-        new = tree_arc_loads(links, self.senders[vid], self.fabric.hosts)
-        old = self.per_vlan[vid]
-        peak, squares = 0.0, 0.0
-        for arc in set(self.total) | set(new):
-            x = self.per_cable(arc, self.total.get(arc, 0.0) - old.get(arc, 0.0) + new.get(arc, 0.0))
-            peak = max(peak, x)
-            squares += x * x
-        return peak, squares
+    def peak_except(self, arcs: set[Arc]) -> float:
+        """The highest load per cable over the arcs not in `arcs`."""
+        aside = []
+        found = 0.0
+        while self._heap:
+            load, arc = self._heap[0]
+            if abs(-load - self.per_cable(arc, self.total.get(arc, 0.0))) > 1e-9:
+                heapq.heappop(self._heap)           # stale
+                continue
+            if arc in arcs:
+                aside.append(heapq.heappop(self._heap))
+                continue
+            found = -load
+            break
+        for item in aside:
+            heapq.heappush(self._heap, item)
+        return found
+
+    def loads(self, vid: int) -> dict[Arc, float]:
+        got = self.per_vlan.get(vid)
+        return got if got is not None else self.fallback.get(vid, {})
+
+    def add(self, vid: int, delta: Mapping[Arc, float]) -> None:
+        if vid not in self.per_vlan:
+            self.per_vlan[vid] = dict(self.fallback.get(vid, {}))
+        loads = self.per_vlan[vid]
+        for arc, d in delta.items():
+            x = self.total.get(arc, 0.0) + d
+            self.total[arc] = x
+            loads[arc] = loads.get(arc, 0.0) + d
+            heapq.heappush(self._heap, (-self.per_cable(arc, x), arc))
 
     def set(self, vid: int, links: frozenset[Link]) -> None:
-        for arc, x in self.per_vlan[vid].items():
-            self.total[arc] -= x
+        """VLAN vid's loads are now those of `links`."""
         new = tree_arc_loads(links, self.senders[vid], self.fabric.hosts)
-        for arc, x in new.items():
-            self.total[arc] = self.total.get(arc, 0.0) + x
+        old = self.loads(vid)
+        delta = {a: new.get(a, 0.0) - old.get(a, 0.0) for a in set(new) | set(old)}
+        self.add(vid, {a: d for a, d in delta.items() if d})
         self.per_vlan[vid] = new
+
+
+class Exchanges:
+    """The exchanges of one link (x, y) of a tree for another across the same cut, each
+    tried in the time of the two paths it changes: the part of y moves from x to the new
+    link's end in x's part, so only the arcs on the way from x to that end (and likewise
+    in y's part) carry other loads (module docstring: the senders on one side times the
+    hosts on the other)."""
+
+    def __init__(self, links: frozenset[Link], cut: Link, senders: Mapping[str, int],
+                 hosts: Mapping[str, int]) -> None:
+        x, y = cut
+        adj: dict[str, list[str]] = {}
+        for a, b in links:
+            adj.setdefault(a, []).append(b)
+            adj.setdefault(b, []).append(a)
+        self.parent: dict[str, str | None] = {x: None}
+        order = [x]
+        for u in order:
+            for v in adj[u]:
+                if v not in self.parent:
+                    self.parent[v] = u
+                    order.append(v)
+        self.s = {v: senders.get(v, 0) for v in order}
+        self.h = {v: hosts.get(v, 0) for v in order}
+        for v in reversed(order[1:]):
+            p = self.parent[v]
+            assert p is not None
+            self.s[p] += self.s[v]
+            self.h[p] += self.h[v]
+        # y's part: y and its descendants, when rooted at x.
+        self.far = {y}
+        for v in order:
+            if self.parent[v] in self.far:
+                self.far.add(v)
+        self.x, self.y = x, y
+        self.s2, self.h2 = self.s[y], self.h[y]
+        self.s1, self.h1 = self.s[x] - self.s2, self.h[x] - self.h2
+
+    def candidates(self, adj: Mapping[str, list[str]]) -> list[Link]:
+        near = [v for v in self.parent if v not in self.far]
+        small, other_far = (self.far, False) if len(self.far) <= len(near) else (set(near), True)
+        out = set()
+        for a in small:
+            for b in adj.get(a, ()):
+                if b in self.parent and (b in self.far) == other_far:
+                    out.add(link(a, b))
+        return sorted(out)
+
+    def delta(self, new: Link) -> dict[Arc, float]:
+        """Raw load changes of this tree when `new` replaces the cut link."""
+        a, b = new
+        if a in self.far:
+            a, b = b, a                            # a in x's part, b in y's part
+        x, y = self.x, self.y
+        s1, h1, s2, h2 = self.s1, self.h1, self.s2, self.h2
+        out: dict[Arc, float] = {}
+
+        def put(arc: Arc, d: float) -> None:
+            if d:
+                out[arc] = out.get(arc, 0.0) + d
+        put((x, y), -s1 * h2)
+        put((y, x), -s2 * h1)
+        put((a, b), s1 * h2)
+        put((b, a), s2 * h1)
+        q = a                                      # x's part: y's part moves from x to a
+        while q != x:
+            p = self.parent[q]
+            assert p is not None
+            sq, hq = self.s[q], self.h[q]
+            put((p, q), (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq)
+            put((q, p), (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2))
+            q = p
+        q = b                                      # y's part: x's part moves from y to b
+        while q != y:
+            p = self.parent[q]
+            assert p is not None
+            sq, hq = self.s[q], self.h[q]
+            put((p, q), (s2 - sq) * (hq + h1) - (s2 - sq + s1) * hq)
+            put((q, p), (sq + s1) * (h2 - hq) - sq * (h2 - hq + h1))
+            q = p
+        return out
+
+
+def trial_peak(book: LoadBook, delta: Mapping[Arc, float]) -> tuple[float, float]:
+    """(max load per cable over the fabric, max over the arcs changed) after `delta`."""
+    local = max((book.per_cable(a, book.total.get(a, 0.0) + d) for a, d in delta.items()), default=0.0)
+    return max(local, book.peak_except(set(delta))), local
 
 
 # ------------------------------------------------------------------ one tree
 
 
 def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(links)
-    return [set(c) for c in nx.connected_components(g)]
+    """The connected parts of `nodes` joined by `links` (plain search: networkx's graph
+    building cost most of a what-if)."""
+    adj: dict[str, list[str]] = {n: [] for n in nodes}
+    for a, b in links:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    seen: set[str] = set()
+    out = []
+    for n in adj:
+        if n in seen:
+            continue
+        part = {n}
+        todo = [n]
+        while todo:
+            u = todo.pop()
+            for v in adj[u]:
+                if v not in part:
+                    part.add(v)
+                    todo.append(v)
+        seen |= part
+        out.append(part)
+    return out
 
 
 def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> tuple[frozenset[Link], str]:
@@ -335,29 +480,31 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
                  adj: Mapping[str, list[str]], book: LoadBook, other_deps: set[tuple[str, str, str]] | None
                  ) -> frozenset[Link]:
     """Exchange each link of `movable` for the live link across the same cut of the tree
-    that gives the lowest (max load, sum of squares); with `other_deps` (the other VLANs'
-    channel dependencies: keep the plan deadlock-free), only among links that keep it so
-    when any does."""
+    that gives the lowest max load over the fabric (then the lowest over the arcs it
+    changes); with `other_deps` (the other VLANs' channel dependencies: keep the plan
+    deadlock-free), the best that keeps it so when any does. `book` holds this tree's
+    loads on entry and the chosen tree's on return."""
     current = links
-    for l in sorted(movable):
-        if l not in current:
+    for cut in sorted(movable):
+        if cut not in current:
             continue
-        rest = current - {l}
-        side = next(c for c in _components(rest, {s for x in current for s in x}) if l[0] in c)
-        others = {s for x in current for s in x} - side
-        candidates = sorted({link(a, b) for a in side for b in adj.get(a, ()) if b in others})
-        best, best_key = current, None
-        for c in candidates:
-            trial = rest | {c}
-            peak, squares = book.trial(vid, trial)
-            free = True
-            if other_deps is not None:
-                free = acyclic(other_deps | tree_dependencies(trial, book.senders[vid], fabric.hosts))
-            key = (not free, round(peak, 9), round(squares, 6), c != l, c)
-            if best_key is None or key < best_key:
-                best, best_key = trial, key
-        current = best
-        book.set(vid, current)
+        ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
+        tried = []
+        for c in ex.candidates(adj):
+            d = ex.delta(c) if c != cut else {}
+            peak, local = trial_peak(book, d)
+            tried.append((round(peak, 9), round(local, 9), c != cut, c, d))
+        tried.sort(key=lambda t: t[:4])
+        chosen = tried[0]
+        if other_deps is not None:
+            for t in tried:
+                trial = current - {cut} | {t[3]}
+                if acyclic(other_deps | tree_dependencies(trial, book.senders[vid], fabric.hosts)):
+                    chosen = t
+                    break
+        if chosen[3] != cut:
+            current = current - {cut} | {chosen[3]}
+            book.add(vid, chosen[4])
     return current
 
 
@@ -377,7 +524,8 @@ def broken_vlans(trees: Iterable[Tree], fabric: Degraded) -> list[int]:
 
 
 def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
-           extra_changes: int = 0) -> RepairResult:
+           extra_changes: int = 0, base: LoadBook | None = None, check_deadlock: bool = True,
+           broken: list[int] | None = None) -> RepairResult:
     """The repaired trees of every VLAN; see the module docstring. `keep_deadlock_free`:
     the plan was deadlock-free (plan.json metrics.deadlock_free), so prefer replacement
     links that keep it so."""
@@ -385,7 +533,8 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     by_vid = {t.vid: t for t in trees}
     senders = {t.vid: {s: fabric.hosts.get(s, 0) for s in t.sources if s not in fabric.dead_switches}
                for t in trees}
-    broken = broken_vlans(trees, fabric)
+    if broken is None:                  # the what-if knows them from its index
+        broken = broken_vlans(trees, fabric)
     new: dict[int, frozenset[Link]] = {t.vid: t.links for t in trees}
     unrepairable: dict[int, str] = {}
     for vid in broken:
@@ -394,7 +543,17 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
             unrepairable[vid] = why
             links = frozenset(l for l in by_vid[vid].links if fabric.alive(*l))
         new[vid] = links
-    book = LoadBook(new, senders, fabric)
+    if base is not None:
+        # Per-VLAN loads of the intact trees with these very hosts: only the broken ones change.
+        total = dict(base.total)
+        for vid in broken:
+            for arc, x in base.loads(vid).items():
+                total[arc] -= x
+        book = LoadBook(fabric, senders, {vid: {} for vid in broken}, total, fallback=base.per_vlan)
+        for vid in broken:
+            book.set(vid, new[vid])
+    else:
+        book = LoadBook.of(new, senders, fabric)
 
     def deps_except(vid: int | None) -> set[tuple[str, str, str]]:
         out: set[tuple[str, str, str]] = set()
@@ -416,17 +575,17 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         step = _best_exchange(new, fabric, adj, book)
         if step is None:
             break
-        vid, links = step
+        vid, links, delta = step
         new[vid] = links
-        book.set(vid, links)
+        book.add(vid, delta)
         extra_used += 1
     changes: dict[int, TreeChange] = {}
     for t in trees:
         if new[t.vid] != t.links:
             changes[t.vid] = TreeChange(t.vid, sorted(t.links - new[t.vid]), sorted(new[t.vid] - t.links),
                                         forced=t.vid in broken)
-    deps = deps_except(None)
-    free = acyclic(deps)
+    # `check_deadlock` False (what-if on a plan that was not deadlock-free): not computed.
+    free = acyclic(deps_except(None)) if (check_deadlock or guard) else False
     note = ""
     if keep_deadlock_free and not free:
         note = ("the degraded fabric leaves no deadlock-free choice of replacement links for every broken "
@@ -436,30 +595,29 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
 
 
 def _best_exchange(trees: Mapping[int, frozenset[Link]], fabric: Degraded, adj: Mapping[str, list[str]],
-                   book: LoadBook) -> tuple[int, frozenset[Link]] | None:
+                   book: LoadBook) -> tuple[int, frozenset[Link], dict[Arc, float]] | None:
     """The one link exchange, in a tree that crosses the most loaded arc, that lowers the
     maximum load the most (greedy); None when none lowers it."""
     hot = book.hottest()
     if hot is None:
         return None
     base = book.max_load()
-    best: tuple[float, float, int, frozenset[Link]] | None = None
+    best: tuple[float, float, int, frozenset[Link], dict[Arc, float]] | None = None
     hot_link = link(*hot)
     for vid, links in sorted(trees.items()):
-        if hot_link not in links or book.per_vlan[vid].get(hot, 0.0) == 0.0:
+        if hot_link not in links or not book.loads(vid).get(hot, 0.0):
             continue
-        rest = links - {hot_link}
-        nodes = {s for x in links for s in x}
-        side = next(c for c in _components(rest, nodes) if hot_link[0] in c)
-        others = nodes - side
-        for c in sorted({link(a, b) for a in side for b in adj.get(a, ()) if b in others} - {hot_link}):
-            trial = rest | {c}
-            peak, squares = book.trial(vid, trial)
-            if peak < base - 1e-9 and (best is None or (peak, squares) < (best[0], best[1])):
-                best = (peak, squares, vid, trial)
+        ex = Exchanges(links, hot_link, book.senders[vid], fabric.hosts)
+        for c in ex.candidates(adj):
+            if c == hot_link:
+                continue
+            d = ex.delta(c)
+            peak, local = trial_peak(book, d)
+            if peak < base - 1e-9 and (best is None or (peak, local) < (best[0], best[1])):
+                best = (peak, local, vid, links - {hot_link} | {c}, d)
     if best is None:
         return None
-    return best[2], best[3]
+    return best[2], best[3], best[4]
 
 
 # ------------------------------------------------------------------ the push order
@@ -517,38 +675,52 @@ class MembershipModel:
 
 
 def push_order(old: Mapping[int, frozenset[Link]], new: Mapping[int, frozenset[Link]],
-               switches: list[str]) -> tuple[list[str], bool]:
+               switches: list[str], budget: int = 20_000) -> tuple[list[str], bool]:
     """The switches to push, one at a time, so that no VLAN ever holds a loop; each
     switch applies its additions before its removals, as a push does (device/order.py:
-    memberships in phase 1, removals in phase 3), the worst case. Greedy: the first switch
-    of `switches` whose push keeps every VLAN a forest; a switch that only loses
-    memberships (an end of a dead or exchanged link) is always safe, so every removal end
-    goes first and the additions follow. A push that stops at a failed switch and
-    rolls it back leaves the state before that switch: one this order went through.
-    (order, True), or (natural order, False) if
-    there is no such order (never seen: the test checks every single failure)."""
+    memberships in phase 1, removals in phase 3), the worst case.
+
+    The state after a set of switches is pushed does not depend on their order, so this
+    is a depth-first search over sets (a set that led nowhere is not tried again), trying
+    first the switches whose additions make no link active yet (their partner is not
+    pushed: always safe) and that remove something, then the natural order. A push that
+    stops at a failed switch and rolls it back leaves the state before that switch: one
+    this order went through. (order, True), or (natural order, False) when no order
+    exists or `budget` steps did not find one."""
     changes = membership_changes(old, new)
     todo = [s for s in switches if s in changes]
+    position = {s: i for i, s in enumerate(switches)}
     model = MembershipModel(old)
+    dead_ends: set[frozenset[str]] = set()
     order: list[str] = []
-    while todo:
-        # Switches that only lose memberships first: if a later switch fails and is rolled
-        # back, the fabric is back at a state this order already went through.
-        for x in sorted(todo, key=lambda s: (bool(changes[s][0]), switches.index(s))):
+    steps = [0]
+
+    def activates(x: str) -> bool:
+        return any((v, y, x) in model.members for v, _, y in changes[x][0])
+
+    def search(left: list[str]) -> bool:
+        if not left:
+            return True
+        if frozenset(order) in dead_ends or steps[0] > budget:
+            return False
+        for x in sorted(left, key=lambda s: (activates(s), not changes[s][1], position[s])):
+            steps[0] += 1
             gained, lost = changes[x]
             vids = {m[0] for m in gained + lost}
-            trial = MembershipModel({})
-            trial.members = set(model.members)
+            saved = set(model.members)
             for m in gained:
-                trial.apply(m, True)
-            if not trial.loop_free(vids):
-                continue
-            for m in lost:
-                trial.apply(m, False)
-            model = trial
-            order.append(x)
-            todo.remove(x)
-            break
-        else:
-            return [s for s in switches if s in changes], False
-    return order, True
+                model.apply(m, True)
+            if model.loop_free(vids):
+                for m in lost:
+                    model.apply(m, False)
+                order.append(x)
+                if search([s for s in left if s != x]):
+                    return True
+                order.pop()
+            model.members = saved
+        dead_ends.add(frozenset(order))
+        return False
+
+    if search(todo):
+        return order, True
+    return todo, False

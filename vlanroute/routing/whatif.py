@@ -1,0 +1,163 @@
+"""What if: every single failure of a neighbour pair and of a switch, repaired in turn.
+
+For each failure: the ordered host pairs it cuts before any repair (a pair is cut when the
+tree of the source's VLAN no longer joins the two hosts' switches; pairs with a host on a
+dead switch are lost, not cut), the trees to repair, the links the minimal repair adds
+(routing/repair.py, the same algorithm as `vlanroute repair`), the max load per cable after
+it, and a lower bound of the degraded fabric's max load.
+
+Speed (a 16x16 torus has 512 pairs and 256 switches, 128 VLANs of 255 links each): only the
+broken trees are looked at, found by an index of the VLANs per link and per switch; the
+loads of the intact plan are computed once and each pair failure starts from them
+(`repair(base=...)`: only its broken trees' loads change); a dead switch removes hosts,
+which changes every load, so its repair starts from scratch. The bound is the distance
+bound D / 2C (routing/bounds.py) with the intact fabric's distances: links that die only
+make distances longer, so it stays a lower bound of the degraded fabric (the exact degraded
+bound, which `repair` reports, needs a search from every switch per failure).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair
+
+
+@dataclass
+class FailureRow:
+    kind: str                 # "pair" | "switch"
+    name: str                 # "sw1:sw2" | "sw3"
+    pairs_cut: int            # ordered host pairs cut before the repair
+    hosts_lost: int
+    trees: int                # VLAN trees to repair
+    links_added: int
+    unrepairable: int         # trees whose hosts the live fabric cannot join again
+    max_load: float | None    # per cable after the minimal repair (None: not repairable)
+    bound: float              # a lower bound of the degraded fabric's max load
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "failure": self.name, "pairs_cut": self.pairs_cut,
+                "hosts_lost": self.hosts_lost, "trees": self.trees, "links_added": self.links_added,
+                "unrepairable": self.unrepairable,
+                "max_link_load": round(self.max_load, 4) if self.max_load is not None else None,
+                "link_load_lower_bound": round(self.bound, 4)}
+
+
+def _sides(links: frozenset[Link], root: str, senders: Mapping[str, int],
+           hosts: Mapping[str, int]) -> list[tuple[int, int]]:
+    """(senders, hosts) of each part the tree falls into without `root`."""
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    out = []
+    for start in adj.get(root, ()):
+        seen = {root, start}
+        todo = [start]
+        s = h = 0
+        while todo:
+            u = todo.pop()
+            s += senders.get(u, 0)
+            h += hosts.get(u, 0)
+            for v in adj[u]:
+                if v not in seen:
+                    seen.add(v)
+                    todo.append(v)
+        out.append((s, h))
+    return out
+
+
+Link = tuple[str, str]
+
+
+def _row_sums(cables: Mapping[Link, int], hosts: Mapping[str, int], switches: list[str]) -> dict[str, int]:
+    """R_s = sum over switches t of hosts(t) x hop distance(s, t), in the intact fabric."""
+    adj: dict[str, list[str]] = {s: [] for s in switches}
+    for a, b in cables:
+        adj[a].append(b)
+        adj[b].append(a)
+    out = {}
+    for s in switches:
+        dist = {s: 0}
+        q = deque([s])
+        total = 0
+        while q:
+            u = q.popleft()
+            total += hosts.get(u, 0) * dist[u]
+            for v in adj[u]:
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    q.append(v)
+        out[s] = total
+    return out
+
+
+def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int], switches: list[str],
+            deadlock_free: bool = False) -> list[FailureRow]:
+    """One row per neighbour pair, then one per switch, in `switches` order."""
+    cables = {link(*l): n for l, n in cables.items()}
+    by_link: dict[Link, list[int]] = {}
+    by_switch: dict[str, list[int]] = {}
+    for t in trees:
+        for l in t.links:
+            by_link.setdefault(l, []).append(t.vid)
+        for s in {s for l in t.links for s in l} | set(t.sources):
+            by_switch.setdefault(s, []).append(t.vid)
+    tree_of = {t.vid: t for t in trees}
+    senders = {t.vid: {s: hosts.get(s, 0) for s in t.sources} for t in trees}
+    intact = Degraded(cables, frozenset(), hosts)
+    base = LoadBook.of({t.vid: t.links for t in trees}, senders, intact)
+    rows = _row_sums(cables, hosts, switches)
+    distance_sum = sum(hosts.get(s, 0) * rows[s] for s in switches)
+    total_cables = sum(cables.values())
+    position = {s: i for i, s in enumerate(switches)}
+    out = []
+    for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
+        a, b = sorted(pair, key=position.__getitem__)
+        broken = by_link.get(pair, [])
+        cut = 0
+        for vid in broken:
+            t = tree_of[vid]
+            # Rooted at a, the part across the dead link is b's side.
+            sides = dict(zip(_neighbours(t.links, a), _sides(t.links, a, senders[vid], hosts)))
+            s2, h2 = sides[b]
+            s_all, h_all = sum(senders[vid].values()), sum(hosts.values())
+            cut += s2 * (h_all - h2) + (s_all - s2) * h2
+        fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
+        result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
+                        check_deadlock=False)
+        live = total_cables - cables[pair]
+        out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), result.links_added,
+                              len(result.unrepairable),
+                              None if result.unrepairable else result.max_load,
+                              distance_sum / (2 * live) if live else 0.0))
+    for w in switches:
+        broken = by_switch.get(w, [])
+        alive_hosts = {s: n for s, n in hosts.items() if s != w}
+        h_alive = sum(alive_hosts.values())
+        cut = 0
+        for vid in broken:
+            t = tree_of[vid]
+            for s_part, h_part in _sides(t.links, w, {s: n for s, n in senders[vid].items() if s != w},
+                                         alive_hosts):
+                cut += s_part * (h_alive - h_part)
+        fabric = Degraded(cables, frozenset({w}), alive_hosts)
+        result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
+        live = total_cables - sum(n for l, n in cables.items() if w in l)
+        d_w = distance_sum - 2 * hosts.get(w, 0) * rows[w]
+        out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), result.links_added,
+                              len(result.unrepairable),
+                              None if result.unrepairable else result.max_load,
+                              d_w / (2 * live) if live else 0.0))
+    return out
+
+
+def _neighbours(links: frozenset[Link], root: str) -> list[str]:
+    """The order `_sides` walks the root's neighbours in."""
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    return adj.get(root, [])
