@@ -44,13 +44,19 @@ from vlanroute.exitcodes import ExitCode
 @click.option("--skip-manifest-check", is_flag=True,
               help="Run a bundle that differs from what render wrote (manifest.json): its host "
                    "scripts run as root in the namespaces.")
+@click.option("--fail-pair", default=None, metavar="SW1:SW2",
+              help="Failure scenario: after the healthy checks, cut every cable of this neighbour pair, "
+                   "check that exactly the predicted host pairs are cut, apply --repair and check again "
+                   "(docs/emulate.md).")
+@click.option("--repair", "repair_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --fail-pair: the bundle `vlanroute repair` wrote for that failure.")
 @json_option
 @quiet_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
-            skip_manifest_check: bool, as_json: bool, quiet: bool,
-            vm_kernel_label: str | None) -> int:
+            skip_manifest_check: bool, fail_pair: str | None, repair_dir: Path | None, as_json: bool,
+            quiet: bool, vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
     One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/vlanroute-host,
@@ -62,6 +68,7 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     (docs/exit-codes.md).
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
+    pair = _failure_args(outdir, fail_pair, repair_dir, skip_manifest_check)
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
                     "manifest", fg="red", bold=True, err=True)
@@ -78,8 +85,12 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         if not quiet:
             click.echo(f"kernel: {'this host' if capable else 'a VM'} ({'host kernel: ' + why})", err=True)
     if where == "host":
-        report = run_here(outdir, options, vm_kernel_label or "this host's kernel",
-                          log=_drop if quiet else lambda line: click.echo(line, err=True))
+        label, say = vm_kernel_label or "this host's kernel", _drop if quiet else lambda line: click.echo(line, err=True)
+        if pair is not None and repair_dir is not None:
+            from vlanroute.emulate import failure
+            report = failure.run_here(outdir, repair_dir, pair, options, label, log=say)
+        else:
+            report = run_here(outdir, options, label, log=say)
         if as_json:
             emit("emulate", report.to_json())
         elif not quiet:
@@ -104,8 +115,12 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     try:
         try:
             # Under --quiet the console log is dropped; a VmError carries its last lines.
-            status, boot_s = run_in_vm(outdir, options, timeout_s, report_file,
-                                       log=_drop if quiet else lambda line: click.echo(line, err=as_json))
+            say = _drop if quiet else lambda line: click.echo(line, err=as_json)
+            if pair is not None and repair_dir is not None:
+                from vlanroute.emulate import failure
+                status, boot_s = failure.run_in_vm(outdir, repair_dir, pair, options, timeout_s, report_file, log=say)
+            else:
+                status, boot_s = run_in_vm(outdir, options, timeout_s, report_file, log=say)
         except vm.VmError as exc:
             raise UserError(f"the emulation VM could not run: {exc}",
                             fix="see the VM's log above; --kernel host runs in this kernel") from None
@@ -125,6 +140,24 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         if scratch is not None:
             scratch.cleanup()
     return status
+
+
+def _failure_args(outdir: Path, fail_pair: str | None, repair_dir: Path | None,
+                  skip_manifest_check: bool) -> tuple[str, str] | None:
+    """--fail-pair and --repair go together; both bundles are checked before anything runs."""
+    if fail_pair is None and repair_dir is None:
+        return None
+    if fail_pair is None or repair_dir is None:
+        raise UserError("--fail-pair and --repair go together", field="--fail-pair" if fail_pair is None else "--repair",
+                        fix="give the dead neighbour pair and the bundle `vlanroute repair` wrote for it")
+    from vlanroute.emulate.failplan import check_pair, parse_pair, repair_delta
+    pair = parse_pair(fail_pair)
+    spec = load(outdir)
+    check_pair(spec, pair)
+    repair_delta(spec, load(repair_dir))
+    if not skip_manifest_check:
+        require_intact(repair_dir, "emulate", "--skip-manifest-check")
+    return pair
 
 
 def _drop(line: str) -> None:

@@ -109,7 +109,9 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
         raise UserError(f"a lab is already running (process {running}, for {lab.get('outdir')})",
                         file=str(state.path), fix="stop it first: vlanroute lab down"
                         + (f" --state-dir {state.path}" if state_dir else ""))
-    state.remove("ready", "error", "lab.json", "targets.json", "known_hosts")
+    # A new lab starts with every cable plugged in (vlanroute.lab.linkdown).
+    state.remove("ready", "error", "lab.json", "targets.json", "known_hosts", "cables-down.json",
+                 "cables-down.applied")
     user = os.environ.get(ENV_USER) or "admin"
     given = os.environ.get(ENV_PASSWORD)
     password = given or secrets.token_urlsafe(12)
@@ -213,3 +215,82 @@ def down(state_dir: Path | None, as_json: bool, quiet: bool) -> int:
     if as_json:
         emit("lab", {"action": "down", "stopped": count, "state_dir": str(state.path)})
     return ExitCode.OK
+
+
+CABLE_WAIT_S = 10.0
+
+
+def _set_cables(state_dir: Path | None, ends: tuple[str, ...], pairs: tuple[str, ...], down: bool,
+                as_json: bool, quiet: bool) -> int:
+    """Add the named cables' ends to the lab's list of ends that are down (or take them off
+    it), then wait until the daemon's switches show it (vlanroute.lab.linkdown)."""
+    from vlanroute.bundle.reader import read_all_cables
+    from vlanroute.lab import linkdown
+    state = _state(state_dir)
+    lab = state.lab()
+    if state.running_pid() is None or lab is None:
+        raise UserError("no lab is running", file=str(state.path), fix="vlanroute lab up OUTDIR")
+    if not ends and not pairs:
+        raise UserError("no cable named", field="CABLE", fix="name SWITCH:PORT (either end) or --pair SW1:SW2")
+    outdir = Path(str(lab["outdir"]))
+    doc = read_plan(outdir)
+    cabling = lab.get("cabling")
+    cables = read_all_cables(outdir, doc.switches, hosts=doc.hosts,
+                             path=Path(str(cabling)) if cabling else None)
+    pair_list = []
+    for text in pairs:
+        a, _, b = text.partition(":")
+        if not a or not b:
+            raise UserError(f"'{text}' is not a neighbour pair", field="--pair", fix="write SW1:SW2")
+        pair_list.append((a, b))
+    chosen = linkdown.cables_of(cables, [linkdown.parse_end(e) for e in ends], pair_list)
+    now = linkdown.load(state.read(linkdown.DOWN_FILE))
+    touched = {end for c in chosen for end in c.ends()}
+    wanted = linkdown.dump(now | touched if down else now - touched)
+    state.write(linkdown.DOWN_FILE, wanted)
+    deadline = time.monotonic() + CABLE_WAIT_S
+    while state.read(linkdown.APPLIED_FILE) != wanted:
+        if time.monotonic() > deadline:
+            raise UserError(f"the lab did not take the change within {CABLE_WAIT_S:.0f} s",
+                            file=str(state.path / "lab.log"))
+        time.sleep(0.05)
+    if as_json:
+        emit("lab", {"action": "cable-down" if down else "cable-up", "state_dir": str(state.path),
+                     "cables": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port} for c in chosen],
+                     "ends_down": len(linkdown.load(wanted))})
+    elif not quiet:
+        for c in chosen:
+            click.echo(f"lab: cable {c.a} {c.a_port} - {c.b} {c.b_port} {'down' if down else 'up'} "
+                       f"(LLDP {'lost' if down else 'heard'} at both ends, link {'down' if down else 'up'})",
+                       err=True)
+    return ExitCode.OK
+
+
+CABLE_ARGS = click.argument("ends", nargs=-1, metavar="[SWITCH:PORT]...")
+PAIR_OPTION = click.option("--pair", "pairs", multiple=True, metavar="SW1:SW2",
+                           help="Every cable between these two switches (a whole neighbour pair or LAG).")
+
+
+@command.command("cable-down")
+@CABLE_ARGS
+@PAIR_OPTION
+@STATE_OPTION
+@json_option
+@quiet_option
+def cable_down(ends: tuple[str, ...], pairs: tuple[str, ...], state_dir: Path | None, as_json: bool,
+               quiet: bool) -> int:
+    """Take inter-switch cables down, named by either end (SWITCH:PORT) or by --pair: their
+    switches stop hearing each other over LLDP and report the ports' link down."""
+    return _set_cables(state_dir, ends, pairs, True, as_json, quiet)
+
+
+@command.command("cable-up")
+@CABLE_ARGS
+@PAIR_OPTION
+@STATE_OPTION
+@json_option
+@quiet_option
+def cable_up(ends: tuple[str, ...], pairs: tuple[str, ...], state_dir: Path | None, as_json: bool,
+               quiet: bool) -> int:
+    """Plug cables taken down by `lab cable-down` back in."""
+    return _set_cables(state_dir, ends, pairs, False, as_json, quiet)

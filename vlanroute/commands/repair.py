@@ -94,8 +94,12 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     check(failures, doc)
     rep = repair_document(doc, failures, extra_changes, compare=not no_compare)
     record_text = json.dumps(rep.record, indent=1) + "\n"
+    extra: tuple[tuple[str, str], ...] = ((REPAIR_FILE, record_text),)
+    if rep.record["affected_vlans"] and doc.hosts:      # the hosts re-learn in them (hosts/relearn.sh)
+        from vlanroute.render.relearn import RELEARN_FILE, relearn_script
+        extra += ((RELEARN_FILE, relearn_script(rep.doc.name or newdir.name, rep.record["affected_vlans"])),)
     options = RenderOptions(per_host_scripts=(outdir / "hosts" / "per-host").is_dir(), force=force,
-                            extra_files=((REPAIR_FILE, record_text),))
+                            extra_files=extra)
     result = render_to_dir(rep.doc, newdir, options)
     same = _host_tables_same(outdir, newdir, set(rep.hosts_lost))
     for w in rep.warnings:

@@ -78,6 +78,7 @@ class Options:
     # host_rp_filter, as on a host whose program did not set it (shows why it must)
     host_sysctls: str = "apply"
     tcp_timeout_s: float = 60.0       # the whole TCP check
+    traffic_wait_s: float = 60.0      # UDP: how long to wait for datagrams still missing (fewer when some must be)
     script_timeout_s: float = 300.0
 
     @property
@@ -178,6 +179,7 @@ class Emulation:
         self.outputs: dict[str, str] = {}     # and what it printed
         self.learn_drops: dict[tuple[str, str], int] = {}    # rate-limit drops by the end of learning
         self.backlog_drops = 0                # input-backlog drops while the hosts learned
+        self.received: Counter[tuple[str, str]] = Counter()   # the last traffic(): (receiver, sender) -> datagrams
 
     # -- names ---------------------------------------------------------------------------
     def sw_ns(self, switch: str) -> str:
@@ -377,7 +379,7 @@ class Emulation:
                         failures.append(f"{job.name}: exit {job.proc.returncode}: {last}")
 
     # -- learning ------------------------------------------------------------------------
-    def learn(self) -> Check:
+    def learn(self, extra_args: tuple[str, ...] = ()) -> Check:
         """The real host program on every host, as the refresh job runs it; --host names the
         row, since all namespaces share one hostname. busybox tools by default: a busybox
         applet starts in about a tenth of iputils ping's time under TCG (measured)."""
@@ -405,7 +407,8 @@ class Emulation:
             frame = [] if opt.host_frame == "auto" else ["--frame", opt.host_frame]
             self.durations, self.outputs = [], {}
             backlog_before = netns.backlog_drops()
-            failures = self.run_scripts({h: [*shell, program, "--host", h, *frame] for h in self.plan.hosts},
+            failures = self.run_scripts({h: [*shell, program, "--host", h, *frame, *extra_args]
+                                         for h in self.plan.hosts},
                                         env, jobs=opt.host_jobs,
                                         netns_of={h: self.host_ns(h) for h in self.plan.hosts})
         if self.durations:
@@ -567,7 +570,8 @@ class Emulation:
         owner = {s.fileno(): h for h, s in socks.items()}
         by_addr = {plan.hosts[h].address: h for h in hosts}
         pairs = [(a, b) for a in hosts for b in hosts if a != b]
-        received: Counter[tuple[str, str]] = Counter()
+        received: Counter[tuple[str, str]] = Counter()    # (receiver, sender)
+        self.received = received
         unsent: Counter[tuple[str, str]] = Counter()
         with self.step("schedule"):
             steps = [[(hosts[i], hosts[(i + k) % n]) for i in range(n)] for k in range(1, n)]
@@ -608,7 +612,7 @@ class Emulation:
                         rest = gap - (time.monotonic() - start)
                         if rest > 0:
                             time.sleep(rest)
-                drain(opt.frames_per_pair * len(pairs), 60)
+                drain(opt.frames_per_pair * len(pairs), opt.traffic_wait_s)
                 # Stragglers (duplicates from a loop) arrive a little later: collect them too.
                 time.sleep(0.3)
                 drain(0, 0)

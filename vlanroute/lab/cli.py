@@ -237,15 +237,18 @@ class Interpreter:
         lines = ["", "Port   Type                            Duplex  Speed    Neg  Link  Flow Control",
                  "                                                             State Status",
                  "-----  ------------------------------  ------  -------  ---- ----- ------------"]
+        up = self.state.links_up()          # a cable of the lab plugged in (vlanroute.lab.linkdown)
         for name in self.state.ports:
             kind = "10G - Level" if "xg" in name else "Gigabit - Level"
+            link = "Up" if name in up else "Down"
             lines.append(f"{name:<6} {kind:<31} {'N/A':<7} {'Unknown':<8} {'Auto':<4} "
-                         f"{'Down':<6} Inactive")
+                         f"{link:<6} {'Active' if name in up else 'Inactive'}")
         lines += ["", "", "Oob  Type                            Link", "                                     State",
                   "---  ------------------------------  -----", "oob  Out-Of-Band                     Down",
                   "", "", "Ch   Type                            Link", "                                     State",
                   "---  ------------------------------  -----"]
-        lines += [f"ch{n:<2} {'Link Aggregate':<31} Down" for n in sorted(self.state.lags)]
+        lags_up = self.state.lags_up()
+        lines += [f"ch{n:<2} {'Link Aggregate':<31} {'Up' if n in lags_up else 'Down'}" for n in sorted(self.state.lags)]
         on = self.state.flowcontrol if self.state.flowcontrol is not None else self.state.flow_default
         lines += ["", f"Flow Control:{'Enabled' if on else 'Disabled'}", ""]
         return "\n".join(lines)
@@ -604,16 +607,19 @@ class Os6Interpreter(Interpreter):
         lines = ["", "Port      Description     Duplex Speed   Neg  Link   Flow  M  VLAN",
                  "                                              State  Ctrl",
                  "--------- --------------- ------ ------- ---- ------ ----- -- -------------------"]
+        up = self.state.links_up()
         for name, p in self.state.ports.items():
             m = {"access": "A", "trunk": "T", "general": "G"}[p.mode]
             vlan = str(p.access_vlan or 1) if p.mode == "access" else f"({p.pvid})"
-            lines.append(f"{name:<9} {'':<15} {'Full':<6} {'10000':<7} {'Off':<4} {'Down':<6} "
+            lines.append(f"{name:<9} {'':<15} {'Full':<6} {'10000':<7} {'Off':<4} {'Up' if name in up else 'Down':<6} "
                          f"{'Off':<5} {m}  {vlan}")
         lines += ["", "Oob  Type                            Link", "                                     State",
                   "---  ------------------------------  -----", "oob  Out-Of-Band                     Up",
                   "", "", "Port    Description                    Link    M  VLAN",
                   "Channel                                State", "------- ------------------------------ ------- -- -------------------"]
-        lines += [f"Po{n:<5} {'Port-channel' + str(n):<30} {'Down':<7} A  1" for n in sorted(self.state.lags)]
+        lags_up = self.state.lags_up()
+        lines += [f"Po{n:<5} {'Port-channel' + str(n):<30} {'Up' if n in lags_up else 'Down':<7} A  1"
+                  for n in sorted(self.state.lags)]
         return "\n".join(lines) + "\n"
 
     def _vlan_global(self, words: list[str]) -> Reply:

@@ -23,6 +23,7 @@ from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import host_macs, read_all_cables, read_plan
 from vlanroute.device.targets import TARGETS_FORMAT
 from vlanroute.errors import UserError
+from vlanroute.lab import linkdown
 from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
 from vlanroute.lab.statedir import PASSWORD_ENV, StateDir
 from vlanroute.natural import natsorted
@@ -77,9 +78,26 @@ def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | 
     farm.write_known_hosts(state.path / "known_hosts")
     state.write("lab.json", json.dumps({
         "pid": os.getpid(), "outdir": str(outdir.resolve()), "plan": doc.name, "user": user,
+        "cabling": None if cabling is None else str(cabling.resolve()),
         "switches": {n: {"host": sw.host, "port": sw.port, "platform": sw.platform.name}
                      for n, sw in farm.switches.items()}}, indent=1) + "\n")
     return farm
+
+
+def follow_cables_down(farm: FakeSwitchFarm, state: StateDir, outdir: Path, cabling: Path | None,
+                       stop: threading.Event, poll_s: float = 0.1) -> None:
+    """Until stopped: when `vlanroute lab cable-down` / `cable-up` rewrites the list of cable
+    ends that are down, wire the switches with the other cables only, then acknowledge."""
+    doc = read_plan(outdir)
+    cables = read_all_cables(outdir, doc.switches, hosts=doc.hosts, path=cabling)
+    macs = host_macs(doc)
+    applied: str | None = None
+    while not stop.wait(poll_s):
+        text = state.read(linkdown.DOWN_FILE) or ""
+        if text != applied:
+            farm.wire(linkdown.plugged(cables, linkdown.load(text)), macs)
+            applied = text
+            state.write(linkdown.APPLIED_FILE, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     state.write("ready", "")
     try:
-        stop.wait()
+        follow_cables_down(farm, state, args.outdir, args.cabling, stop)
     finally:
         for name, sw in farm.switches.items():
             state.write_running(name, sw.running_config())

@@ -233,9 +233,11 @@ class EosInterpreter(TrunkInterpreter):
                     "Architecture: i686\n\nUptime: 1 day, 2 hours and 3 minutes\n")
         if args[:2] == ["interfaces", "status"]:
             out = ["Port       Name   Status       Vlan     Duplex Speed  Type         Flags Encapsulation"]
+            up = {e.port for e in sw.lldp}      # a cable of the lab plugged in (vlanroute.lab.linkdown)
             for name, p in sw.state.ports.items():
                 vlan = "trunk" if p.mode == "trunk" else ("routed" if p.mode == "routed" else str(p.access_vlan))
-                out.append(f"{short(name):<10} {'':<6} notconnect   {vlan:<8} auto   auto   10GBASE-SR")
+                status = "connected" if name in up else "notconnect"
+                out.append(f"{short(name):<10} {'':<6} {status:<12} {vlan:<8} auto   auto   10GBASE-SR")
             return "\n".join(out) + "\n"
         if args == ["session-config", "diffs"] and self.session is not None:
             return self._diff(self.session)

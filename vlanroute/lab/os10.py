@@ -294,10 +294,12 @@ class Os10Interpreter(TrunkInterpreter):
                     "Architecture: x86_64\nUp Time: 1 day 02:03:04\n")
         if args[:2] == ["interface", "status"]:
             out = ["-" * 98, "Port            Description     Status   Speed    Duplex   Mode Vlan Tagged-Vlans", "-" * 98]
+            up = {e.port for e in sw.lldp}      # a cable of the lab plugged in (vlanroute.lab.linkdown)
             for name, p in sw.state.ports.items():
                 mode = "T" if p.mode == "trunk" else ("A" if p.mode == "access" else "")
                 vlan = str(p.access_vlan or "")
-                out.append(f"Eth {name.removeprefix('ethernet'):<11} {'':<15} down     --       --       "
+                status, speed = ("up", "10G") if name in up else ("down", "--")
+                out.append(f"Eth {name.removeprefix('ethernet'):<11} {'':<15} {status:<8} {speed:<8} --       "
                            f"{mode:<4} {vlan:<4} {format_vlan_list(sorted(p.allowed))}")
             return "\n".join(out) + "\n"
         if args == ["mac", "address-table"]:

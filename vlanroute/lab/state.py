@@ -87,6 +87,17 @@ class SwitchState:
                    aging=aging_default, aging_default=aging_default,
                    flowcontrol=flow_default, flow_default=flow_default)
 
+    def links_up(self) -> set[str]:
+        """Ports whose link is up: a cable of the lab is plugged in and not down
+        (vlanroute.lab.linkdown); LLDP hears whatever is at its other end."""
+        return {e.port for e in self.lldp}
+
+    def lags_up(self) -> set[int]:
+        """LAGs with at least one member port up."""
+        up = self.links_up()
+        return {p.channel_group for name, p in self.ports.items()
+                if p.channel_group is not None and name in up}
+
     def clone(self) -> "SwitchState":
         return copy.deepcopy(self)
 

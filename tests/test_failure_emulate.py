@@ -1,0 +1,178 @@
+"""The failure scenario of `vlanroute emulate` (--fail-pair, --repair): what it predicts and
+the linux-bridge delta it applies (fast, no kernel), and the whole scenario on the seed
+cluster in the emulation VM (slow).
+
+The prediction is checked against a second computation that shares nothing with it: the
+VLAN's tree as a networkx graph without the dead link, asked whether the two switches are
+still connected. The repaired bundle is made by hand (tests/failure_support.py), not by
+`vlanroute repair`, so the scenario tests the data plane, not the planner."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from emulate_support import render
+from failure_support import hand_repair
+
+from vlanroute.cli import main
+from vlanroute.emulate import vm
+from vlanroute.emulate.failplan import (
+    BridgeStep,
+    broken_vlans,
+    cut_pairs,
+    repair_delta,
+    repair_record,
+)
+from vlanroute.emulate.spec import load
+from vlanroute.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "inventories" / "seed-torus.yaml"
+SMALL = ("hosts.count=null", "hosts.per_switch=2", "platform=linux-bridge")
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("failure")
+    out = render(SEED, tmp / "lb", "platform=linux-bridge")
+    hand_repair(out, tmp / "lbnew", ("sw1", "sw2"))
+    return out, tmp / "lbnew"
+
+
+@pytest.fixture(scope="module")
+def repaired(bundles: tuple[Path, Path]) -> Path:
+    """What `vlanroute repair` writes for the dead pair sw1-sw2 (with repair.json)."""
+    new = bundles[0].parent / "repaired"
+    assert main(["repair", str(bundles[0]), "--failed-pair", "sw1:sw2", "-o", str(new), "-q"]) == 0
+    return new
+
+
+def _components(spec, dead: tuple[str, str]) -> dict[int, dict[str, int]]:
+    """VLAN -> switch -> the number of its part of the VLAN's tree without the dead link."""
+    out = {}
+    for vlan, adj in spec.tree.items():
+        g = nx.Graph()
+        g.add_nodes_from(adj)
+        g.add_edges_from((s, n) for s, ns in adj.items() for n in ns if {s, n} != set(dead))
+        out[vlan] = {s: i for i, part in enumerate(nx.connected_components(g)) for s in part}
+    return out
+
+
+@pytest.mark.parametrize("dead", [("sw1", "sw2"), ("sw2", "sw1"), ("sw5", "sw6"), ("sw3", "sw7")])
+def test_cut_pairs_are_those_whose_vlan_tree_falls_apart(bundles, dead) -> None:
+    spec = load(bundles[0])
+    predicted = cut_pairs(spec, dead)
+    part = _components(spec, dead)
+    independent = {(a, b) for a, ha in spec.hosts.items() for b, hb in spec.hosts.items()
+                   if a != b and part[ha.vlan][ha.switch] != part[ha.vlan][hb.switch]}
+    assert predicted == independent
+    assert predicted                   # on the torus every used pair cuts something
+    # Only the hosts of a broken VLAN lose anything.
+    assert {spec.hosts[a].vlan for a, _ in predicted} <= set(broken_vlans(spec, dead))
+
+
+def test_seed_figures_for_the_dead_pair_sw1_sw2(bundles) -> None:
+    spec = load(bundles[0])
+    assert broken_vlans(spec, ("sw1", "sw2")) == [101]
+    # VLAN 101 carries the 57 hosts of sw1 and sw2 (29 + 28); 6,412 of their ordered pairs
+    # cross sw1-sw2 (computed above by two independent means).
+    assert sum(1 for h in spec.hosts.values() if h.vlan == 101) == 57
+    assert len(cut_pairs(spec, ("sw1", "sw2"))) == 6412
+
+
+def _active_links(spec, members: dict[tuple[str, str], set[int]], vlan: int,
+                  dead: tuple[str, str]) -> list[tuple[str, str]]:
+    """Links that carry `vlan`: both ends' bridge ports are members, the link is alive."""
+    out = []
+    for (s, n), up in spec.uplinks.items():
+        port, back = up.lag_name or up.members[0], spec.uplinks[(n, s)]
+        other = back.lag_name or back.members[0]
+        if s < n and {s, n} != set(dead) and vlan in members[(s, port)] and vlan in members[(n, other)]:
+            out.append((s, n))
+    return out
+
+
+@pytest.mark.parametrize("which", ["by hand, per VLAN", "vlanroute repair, its push order"])
+def test_every_state_of_the_delta_is_loop_free_and_ends_at_the_repair(bundles, repaired, which) -> None:
+    dead = ("sw1", "sw2")
+    if which.startswith("by hand"):
+        old, new = load(bundles[0]), load(bundles[1])
+        steps = repair_delta(old, new)
+    else:
+        old, new = load(bundles[0]), load(repaired)
+        record = repair_record(repaired)
+        assert record is not None and record["affected_vlans"] == [101]
+        steps = repair_delta(old, new, record["push_order"])
+    # Both move VLAN 101 from sw1-sw2 to sw3-sw4 (vlanroute repair chose the same link).
+    assert steps == [BridgeStep("sw1", "del", "bond1", 101), BridgeStep("sw2", "del", "bond1", 101),
+                     BridgeStep("sw3", "add", "bond2", 101), BridgeStep("sw4", "add", "bond2", 101)]
+    # Start from the running bundle's memberships; apply the steps one by one.
+    members: dict[tuple[str, str], set[int]] = {}
+    for (s, n), up in old.uplinks.items():
+        members[(s, up.lag_name or up.members[0])] = {v for v, adj in old.tree.items() if n in adj.get(s, ())}
+    for i in range(len(steps) + 1):
+        for vlan in old.vlan_ids:
+            g = nx.Graph(_active_links(old, members, vlan, dead))
+            assert nx.is_forest(g), (i, vlan, list(g.edges))
+        if i < len(steps):
+            st = steps[i]
+            (members[(st.switch, st.port)].discard if st.verb == "del" else members[(st.switch, st.port)].add)(st.vlan)
+    for vlan in new.vlan_ids:
+        want = {tuple(sorted((s, n))) for s, ns in new.tree[vlan].items() for n in ns}
+        assert set(_active_links(old, members, vlan, dead)) == want
+
+
+def test_a_bundle_with_other_hosts_is_not_a_repair(bundles, tmp_path) -> None:
+    other = render(SEED, tmp_path / "other", *SMALL)
+    with pytest.raises(UserError, match="changes hosts"):
+        repair_delta(load(bundles[0]), load(other))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fail-pair", "sw1:sw2"], "--fail-pair and --repair go together"),
+    (["--fail-pair", "sw1", "--repair", "{new}"], "'sw1' is not a neighbour pair"),
+    (["--fail-pair", "sw1:sw1", "--repair", "{new}"], "is not a neighbour pair"),
+    (["--fail-pair", "sw1:sw7", "--repair", "{new}"], "sw1 and sw7 are not neighbours"),
+])
+def test_wrong_failure_arguments_are_user_errors(bundles, capsys, args, message) -> None:
+    out, new = bundles
+    status = main(["emulate", "--kernel", "vm", *[a.replace("{new}", str(new)) for a in args], str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.vm
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, repaired, tmp_path, capsys) -> None:
+    """Seed 001's cluster in full (225 hosts, 50,400 ordered pairs) in the emulation VM: the
+    pair sw1-sw2 dies while it runs, exactly the 6,412 predicted pairs are cut, the repair
+    `vlanroute repair` wrote (VLAN 101 moved from sw1-sw2 to sw3-sw4, in repair.json's push
+    order) and the re-learning in VLAN 101 bring every pair back, each delivered once over
+    exactly the repaired routes."""
+    if vm.missing_tools():
+        pytest.skip("emulation tools missing: " + ", ".join(vm.missing_tools()))
+    out, new = bundles[0], repaired
+    report = tmp_path / "report.json"
+    status = main(["emulate", "--kernel", "vm", "--timeout", "2300", "--json-report", str(report),
+                   "--fail-pair", "sw1:sw2", "--repair", str(new), str(out)])
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert status == 0, text
+    data = json.loads(report.read_text())
+    assert data["ok"] is True and data["teardown_clean"] is True, text
+    assert "8 switches, 225 hosts, 24 cables (24 in LAGs), 4 VLANs; fail sw1-sw2" in text
+    assert "50400/50400 ordered pairs got exactly 1 UDP datagrams" in text          # before and after
+    assert "2 cables down (sw1 p511, sw2 p511, sw1 p512, sw2 p512)" in text
+    assert "6412/6412 predicted pairs cut, 43988/43988 other pairs got exactly 1 UDP datagrams" in text
+    assert "4 `bridge vlan` commands on 4 switches (sw1, sw2, sw3, sw4)" in text
+    assert "re-learning in VLANs 101 (hosts/vlanroute-host --vlans): 225/225 hosts" in text
+    assert text.count("7200/7200 (switch, VLAN, host MAC) entries on the planned port") == 2
+    # The bridges forgot what they had learned on the dead ports (docs/method.md).
+    assert re.search(r"learned host MAC entries on them: [1-9][0-9]* before, 0 after", text), text
+    assert "in repair.json's push order" in text
+    assert float(data["phases"]["repair to all pairs delivered"]) > 0

@@ -1,0 +1,129 @@
+"""What the failure scenario of `vlanroute emulate` must observe, computed from the bundles
+alone (no kernel): which ordered host pairs a dead neighbour pair cuts, and the linux-bridge
+commands that turn the running bundle into its repair, in a loop-free order.
+
+A pair (a, b) is cut when the tree path of VLAN(a) (the PVID of a's port: the VLAN a's
+frames travel in) from a's switch to b's switch crosses the dead pair. The repair delta is
+read from the two bundles' plan.json (the VLANs each inter-switch bridge port carries);
+host ports and hosts never change in a repair (`vlanroute repair`), and a delta that would
+touch them is refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from vlanroute.emulate.spec import EmulationSpec
+from vlanroute.errors import UserError
+from vlanroute.names import NAME_PATTERN
+
+_NAME = re.compile(NAME_PATTERN)
+
+
+@dataclass(frozen=True)
+class BridgeStep:
+    """One `bridge vlan {del|add} dev PORT vid VLAN` in one switch's namespace."""
+    switch: str
+    verb: Literal["del", "add"]
+    port: str               # the bridge port: the bond of a LAG, or the cable's port
+    vlan: int
+
+    def command(self) -> str:
+        return f"vlan {self.verb} dev {self.port} vid {self.vlan}"
+
+
+def parse_pair(text: str) -> tuple[str, str]:
+    """`sw1:sw2` -> ("sw1", "sw2"), both strict switch names."""
+    parts = text.split(":")
+    if len(parts) != 2 or not all(_NAME.match(p) for p in parts) or parts[0] == parts[1]:
+        raise UserError(f"'{text}' is not a neighbour pair", field="--fail-pair",
+                        fix="write two different switch names separated by a colon: sw1:sw2")
+    return parts[0], parts[1]
+
+
+def check_pair(spec: EmulationSpec, pair: tuple[str, str]) -> None:
+    a, b = pair
+    if (a, b) not in spec.uplinks:
+        raise UserError(f"{a} and {b} are not neighbours in {spec.outdir / 'cabling.csv'}", field="--fail-pair",
+                        fix="name two switches that a cable joins (cabling.csv)")
+
+
+def crosses(path: list[str], pair: tuple[str, str]) -> bool:
+    return any({s, n} == set(pair) for s, n in itertools.pairwise(path))
+
+
+def cut_pairs(spec: EmulationSpec, pair: tuple[str, str]) -> set[tuple[str, str]]:
+    """Ordered host pairs (a, b) whose frames cross the dead pair before the repair."""
+    out: set[tuple[str, str]] = set()
+    hosts = spec.hosts
+    for a, ha in hosts.items():
+        for b, hb in hosts.items():
+            if a != b and crosses(spec.path(ha.vlan, ha.switch, hb.switch), pair):
+                out.add((a, b))
+    return out
+
+
+def broken_vlans(spec: EmulationSpec, pair: tuple[str, str]) -> list[int]:
+    """VLANs whose tree uses the dead pair."""
+    a, b = pair
+    return sorted(v for v, adj in spec.tree.items() if b in adj.get(a, ()))
+
+
+def _bridge_port(spec: EmulationSpec, switch: str, neighbor: str) -> str:
+    up = spec.uplinks[(switch, neighbor)]
+    return up.lag_name or up.members[0]
+
+
+def _tree_links(spec: EmulationSpec, vlan: int) -> set[tuple[str, str]]:
+    return {(s, n) for s, ns in spec.tree.get(vlan, {}).items() for n in ns}
+
+
+def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None = None) -> list[BridgeStep]:
+    """The linux-bridge commands from `old` to `new`: per VLAN, first the VLAN taken off both
+    ends of every link its tree no longer uses, then put on both ends of every new link.
+    Within a VLAN the removals leave a forest and each addition joins two of its trees, so
+    no state in between has a loop (a link carries the VLAN once both ends have it).
+    With `order` (repair.json's push_order): switch by switch in that order, each switch's
+    additions before its removals, as `vlanroute push` sends a repair (device/repairpush.py)."""
+    if set(old.hosts) != set(new.hosts) or any(
+            (old.hosts[h].switch, old.hosts[h].port, old.hosts[h].vlan, old.hosts[h].mac)
+            != (new.hosts[h].switch, new.hosts[h].port, new.hosts[h].vlan, new.hosts[h].mac) for h in old.hosts):
+        raise UserError("the repaired bundle changes hosts (their switch, port, VLAN or MAC)",
+                        file=str(new.outdir / "plan.json"),
+                        fix="give the bundle `vlanroute repair` wrote from this one")
+    if set(old.vlan_ids) != set(new.vlan_ids):
+        raise UserError("the repaired bundle has other VLANs than the running one",
+                        file=str(new.outdir / "plan.json"), fix="give the bundle `vlanroute repair` wrote")
+    steps: list[BridgeStep] = []
+    for vlan in sorted(old.vlan_ids):
+        before, after = _tree_links(old, vlan), _tree_links(new, vlan)
+        for verb, links in (("del", before - after), ("add", after - before)):
+            for s, n in sorted(links):
+                spec = old if verb == "del" else new
+                steps.append(BridgeStep(s, verb, _bridge_port(spec, s, n), vlan))   # type: ignore[arg-type]
+    if order is not None:
+        rank = {s: i for i, s in enumerate(order)}
+        steps.sort(key=lambda st: (rank.get(st.switch, len(rank)), st.verb != "add"))
+    return steps
+
+
+def repair_record(newdir: Path) -> dict[str, Any] | None:
+    """NEWDIR/repair.json (`vlanroute repair`), or None for a bundle made otherwise."""
+    path = newdir / "repair.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"unreadable: {exc}", file=str(path), fix="write it again with `vlanroute repair`") from None
+    order, vlans = data.get("push_order"), data.get("affected_vlans")
+    if not (isinstance(order, list) and all(isinstance(s, str) for s in order)
+            and isinstance(vlans, list) and all(isinstance(v, int) for v in vlans)):
+        raise UserError("push_order or affected_vlans missing or malformed", file=str(path),
+                        fix="write it again with `vlanroute repair`")
+    return data

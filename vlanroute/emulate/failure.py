@@ -1,0 +1,256 @@
+"""`vlanroute emulate OUTDIR --fail-pair sw1:sw2 --repair NEWDIR`: a dead neighbour pair and
+its repair on the kernel's own bridges (docs/emulate.md, "A failure and its repair").
+
+The same namespaces, scripts and checks as the healthy run (vlanroute.emulate.run), then:
+1. healthy: learning, storm check, MAC tables, UDP between every ordered host pair;
+2. cut: every cable of the pair is taken down at both ends (a carrier loss, as a pulled
+   cable or a dead LAG); the bridges must forget what they learned on those ports, and the
+   UDP traffic must lose exactly the pairs the plan predicts (vlanroute.emulate.failplan)
+   and deliver every other pair exactly once;
+3. repair: the linux-bridge delta from OUTDIR to NEWDIR (`bridge vlan del|add`, in the
+   order failplan computes), then NEWDIR's host program on every host with
+   `--vlans` = the repaired VLANs (what NEWDIR's relearn.sh runs);
+4. recovered: MAC tables of NEWDIR's plan, storm check, UDP between every ordered host pair
+   delivered exactly once over exactly NEWDIR's routes (the per-cable counters: no flooding).
+The time from the first repair command to the end of that delivery check is the recovery time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from vlanroute.emulate import netns
+from vlanroute.emulate.failplan import (
+    BridgeStep,
+    broken_vlans,
+    check_pair,
+    cut_pairs,
+    repair_delta,
+    repair_record,
+)
+from vlanroute.emulate.run import (
+    Abort,
+    Check,
+    Emulation,
+    Options,
+    Report,
+    _check_interrupted,
+    _Interrupted,
+    _signals_raise,
+    lean_python,
+    remove_stale_namespaces,
+)
+from vlanroute.emulate.spec import EmulationSpec, load
+
+RECOVERY = "repair to all pairs delivered"
+
+
+def cut(emu: Emulation, pair: tuple[str, str]) -> list[str]:
+    """Take every cable of the pair down at both ends: `ip link set down` on a veth end
+    turns the carrier off on its peer too, and a bond without a member up loses its own."""
+    a, b = pair
+    ports: list[str] = []
+    for c in emu.plan.cables:
+        if {c.a, c.b} == {a, b}:
+            netns.batch("ip", [f"link set dev {c.a_port} down"], netns=emu.sw_ns(c.a))
+            netns.batch("ip", [f"link set dev {c.b_port} down"], netns=emu.sw_ns(c.b))
+            ports += [f"{c.a} {c.a_port}", f"{c.b} {c.b_port}"]
+    return ports
+
+
+def _bridge_ports_state(emu: Emulation, switch: str) -> dict[str, str]:
+    out = netns.run(["bridge", "-n", emu.sw_ns(switch), "-j", "link", "show"]).stdout
+    return {str(link.get("ifname")): str(link.get("state")) for link in json.loads(out or "[]")
+            if link.get("master") == "br0"}
+
+
+def _fdb_on(emu: Emulation, switch: str, ports: set[str]) -> int:
+    """Host MACs the switch has learned on these bridge ports, in any VLAN."""
+    macs = {h.mac for h in emu.plan.hosts.values()}
+    out = netns.run(["bridge", "-n", emu.sw_ns(switch), "-j", "fdb", "show", "br", "br0"]).stdout
+    return sum(1 for e in json.loads(out or "[]")
+               if str(e.get("mac", "")).lower() in macs and e.get("ifname") in ports and "vlan" in e)
+
+
+def dead_bridge_ports(spec: EmulationSpec, pair: tuple[str, str]) -> dict[str, set[str]]:
+    a, b = pair
+    return {s: set(spec.uplinks[(s, n)].bridge_ports()) for s, n in ((a, b), (b, a))}
+
+
+def cut_check(emu: Emulation, pair: tuple[str, str], timeout_s: float = 10.0) -> Check:
+    """Cut the pair; the bridge ports towards it must go to `disabled` and lose their entries."""
+    dead = dead_bridge_ports(emu.plan, pair)
+    before = sum(_fdb_on(emu, s, ports) for s, ports in dead.items())
+    cables = cut(emu, pair)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        states = {(s, p): st for s, ports in dead.items() for p, st in _bridge_ports_state(emu, s).items()
+                  if p in ports}
+        if all(st == "disabled" for st in states.values()) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    after = sum(_fdb_on(emu, s, ports) for s, ports in dead.items())
+    problems = [f"{s} {p} is {st}, not disabled {timeout_s:g} s after the cut"
+                for (s, p), st in sorted(states.items()) if st != "disabled"]
+    if after:
+        problems.append(f"{after} learned host MAC entries are still on the dead bridge ports")
+    return Check(f"cable pair {pair[0]}-{pair[1]} cut", not problems,
+                 f"{len(cables) // 2} cables down ({', '.join(cables)}); bridge ports towards it disabled; "
+                 f"learned host MAC entries on them: {before} before, {after} after (flushed on link down)",
+                 problems)
+
+
+def traffic_again(emu: Emulation) -> list[Check]:
+    """emu.traffic() once more: the sockets of the last run are closed first (same ports)."""
+    for s in emu.sockets:
+        s.close()
+    emu.sockets.clear()
+    return emu.traffic()
+
+
+def predicted_loss_check(emu: Emulation, predicted: set[tuple[str, str]], frames: int) -> Check:
+    """After traffic(): exactly the predicted pairs got nothing, every other pair its frames once."""
+    pairs = [(a, b) for a in emu.plan.hosts for b in emu.plan.hosts if a != b]
+    lost = {(a, b) for a, b in pairs if emu.received[(b, a)] == 0}
+    wrong = sorted(f"{a} -> {b}: {emu.received[(b, a)]} of {frames} datagrams" for a, b in pairs
+                   if (a, b) not in predicted and emu.received[(b, a)] != frames)
+    delivered_anyway = sorted(f"{a} -> {b}: delivered, but its path crosses the dead pair"
+                              for a, b in predicted - lost)
+    problems = wrong + delivered_anyway
+    return Check("pairs cut as the plan predicts", not problems,
+                 f"{len(lost & predicted)}/{len(predicted)} predicted pairs cut, "
+                 f"{len(pairs) - len(predicted) - len(wrong)}/{len(pairs) - len(predicted)} other pairs got "
+                 f"exactly {frames} UDP datagrams", problems)
+
+
+def apply_delta(emu: Emulation, steps: list[BridgeStep], order: str) -> Check:
+    """One `bridge vlan` per step, in order (one process each: the order is the point)."""
+    problems: list[str] = []
+    for step in steps:
+        r = netns.run(["bridge", "-n", emu.sw_ns(step.switch), *step.command().split()])
+        if r.returncode != 0:
+            problems.append(f"{step.switch}: bridge {step.command()}: {r.stderr.strip()}")
+    switches = sorted({s.switch for s in steps})
+    return Check("repair delta (linux-bridge)", not problems,
+                 f"{len(steps)} `bridge vlan` commands on {len(switches)} switches ({', '.join(switches)}), "
+                 f"{order}", problems)
+
+
+def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options, kernel: str,
+             log: Callable[[str], None] = print) -> Report:
+    """The whole failure scenario in this kernel (needs root). Always tears down."""
+    spec, repaired = load(outdir), load(newdir)
+    check_pair(spec, pair)
+    predicted = cut_pairs(spec, pair)
+    record = repair_record(newdir)       # vlanroute repair's push order and VLANs to re-learn in
+    steps = repair_delta(spec, repaired, None if record is None else record["push_order"])
+    relearn = broken_vlans(spec, pair) if record is None else sorted(record["affected_vlans"])
+    remove_stale_namespaces(log)
+    emu = Emulation(spec, options, log)
+    lags = sum(1 for c in spec.cables if c.a_lag is not None)
+    report = Report(outdir=str(outdir), plan=spec.name, kernel=kernel,
+                    size=f"{len(spec.switches)} switches, {len(spec.hosts)} hosts, {len(spec.cables)} cables "
+                         f"({lags} in LAGs), {len(spec.vlan_ids)} VLANs; fail {pair[0]}-{pair[1]}, "
+                         f"repair {newdir}")
+    cut_options = dataclasses.replace(options, traffic_wait_s=5.0)   # the lost datagrams never come
+
+    def phase(name: str, fn: Callable[[], list[Check]]) -> None:
+        start = time.monotonic()
+        _check_interrupted()
+        log(f"[{name}] ...")
+        checks = fn()
+        _check_interrupted()
+        report.phases[name] = report.phases.get(name, 0.0) + time.monotonic() - start
+        for c in checks:
+            report.checks.append(c)
+            log(f"[{name}] {'ok' if c.ok else 'FAIL'}: {c.name}: {c.detail}")
+        failed = [c.name for c in checks if not c.ok]
+        if failed:
+            raise Abort(f"{' and '.join(failed)} failed")
+
+    def during_cut() -> list[Check]:
+        emu.options = cut_options
+        try:
+            traffic_again(emu)
+        finally:
+            emu.options = options
+        return [predicted_loss_check(emu, predicted, options.frames_per_pair)]
+
+    def repair() -> list[Check]:
+        start = time.monotonic()
+        delta = apply_delta(emu, steps, "in repair.json's push order, each switch adding before removing"
+                            if record is not None else "per VLAN: removals, then additions")
+        emu.plan = repaired          # same switches, hosts and cables: NEWDIR's trees and host program
+        applied = time.monotonic()
+        learned = emu.learn(("--vlans", ",".join(map(str, relearn))))
+        learned.name = f"re-learning in VLANs {','.join(map(str, relearn))} (hosts/vlanroute-host --vlans)"
+        relearned = time.monotonic()
+        delivery, cables = traffic_again(emu)
+        end = time.monotonic()
+        report.phases[RECOVERY] = end - start
+        report.phases["recovery: delta"] = applied - start
+        report.phases["recovery: re-learning"] = relearned - applied
+        report.phases["recovery: every pair once"] = end - relearned
+        return [delta, learned, delivery, cables]
+
+    try:
+        with _signals_raise():
+            try:
+                phase("build", lambda: [emu.build()])
+                phase("learn", lambda: [emu.learn()])
+                phase("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes",
+                                                         probe=True), emu.fdb_check()])
+                phase("traffic", lambda: emu.traffic())
+                phase("cut", lambda: [cut_check(emu, pair)])
+                phase("traffic while cut", during_cut)
+                phase("repair", repair)
+                phase("after the repair", lambda: [emu.fdb_check(),
+                                                   emu.storm_check("after the repair", probe=True)])
+            except Abort as exc:
+                report.aborted = f"{exc}; later checks skipped"
+            except (netns.NetnsError, OSError) as exc:
+                report.aborted = f"kernel or iproute2 refused: {exc}"
+            except (KeyboardInterrupt, _Interrupted) as exc:
+                report.aborted = f"interrupted ({exc or 'SIGINT'})"
+    finally:
+        start = time.monotonic()
+        report.teardown_clean, report.teardown = emu.teardown()
+        report.phases["teardown"] = time.monotonic() - start
+        report.storm_frames = emu.storm_frames
+    return report
+
+
+def run_in_vm(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options, timeout_s: float,
+              json_report: Path | None, log: Callable[[str], None]) -> tuple[int, float]:
+    """The scenario inside the emulation VM (vlanroute.emulate.run.run_in_vm, with NEWDIR too)."""
+    from vlanroute.emulate import vm
+    with tempfile.TemporaryDirectory(prefix="vlanroute-emulate-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(outdir, work / "outdir")
+        shutil.copytree(newdir, work / "newdir")
+        python, py_env = lean_python()
+        args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host",
+                "--json-report", str(work / "report.json"),
+                "--frames-per-pair", str(options.frames_per_pair),
+                "--host-tools", options.host_tools, "--host-frame", options.host_frame,
+                "--fail-pair", f"{pair[0]}:{pair[1]}", "--repair", str(work / "newdir"),
+                "--vm-kernel-label",
+                f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} under QEMU TCG)",
+                str(work / "outdir")]
+        script = " ".join(shlex.quote(a) for a in args)
+        result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
+                              on_line=lambda line: log(line.rstrip("\n")))
+        if json_report is not None and (work / "report.json").exists():
+            data = json.loads((work / "report.json").read_text())
+            data["outdir"] = str(outdir)
+            data["phases"] = {"vm boot": round(result.boot_seconds, 2), **data["phases"],
+                              "vm total": round(result.total_seconds, 2)}
+            json_report.write_text(json.dumps(data, indent=1) + "\n")
+        return result.returncode, result.boot_seconds
