@@ -223,6 +223,16 @@ class CableDoc(Record):
     b_lag: LagId | None = None
 
 
+class AcknowledgedSyntax(Record):
+    """The inventory's `site.acknowledged_syntax` (model/site.py): unconfirmed items of a
+    family that the site checked on its switches; render does not warn about them."""
+    family: Name
+    commands: list[Annotated[str, Field(min_length=1, max_length=200)]]
+    note: Annotated[str, Field(max_length=300)]
+    by: Annotated[str, Field(max_length=80)]
+    date: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+
+
 class PlanDocument(Record):
     format: Literal["vlanroute-plan/2"]
     name: Name | None = None
@@ -237,6 +247,15 @@ class PlanDocument(Record):
     cabling: list[CableDoc]
     metrics: dict[str, Any] = {}
     warnings: list[str] = []
+    # Written only when the inventory has any (a plan without stays byte-identical).
+    acknowledged_syntax: list[AcknowledgedSyntax] = []
+
+    @model_serializer(mode="wrap")
+    def _json(self, handler: Any, info: SerializationInfo) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not out.get("acknowledged_syntax"):
+            out.pop("acknowledged_syntax", None)
+        return out
 
     @model_validator(mode="after")
     def _port_rule(self) -> "PlanDocument":

@@ -22,6 +22,7 @@ from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
+from vlanroute.model.site import SiteSpec
 # Strict patterns for every name that may reach a switch CLI, a shell script or a file
 # name (vlanroute/names.py); the plan document uses the same ones.
 from vlanroute.names import (IFACE_PATTERN, IFNAME_MAX, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN,
@@ -328,6 +329,8 @@ class Inventory(Strict):
     switches: dict[Name, SwitchOverride] = {}
     settings: SettingsSpec = SettingsSpec()
     platforms: dict[Name, PlatformDef] = {}
+    # What the site states about its own switches (model/site.py).
+    site: SiteSpec = SiteSpec()
 
 
 # The ways sites write a MAC: colons or dashes between bytes (IEEE 802 / Windows), dots
