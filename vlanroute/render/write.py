@@ -271,6 +271,7 @@ def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> lis
                  if syntax_key(item) not in acknowledged]
         if items:
             found.append(f"{f.title} syntax that no public source confirms (docs/platforms/{f.name}.md), "
-                         f"check it in switches/*.cfg on one switch before pushing: {'; '.join(items)}"
-                         f" (checked: list it in the inventory's site.acknowledged_syntax, family {f.name})")
+                         f"check it in switches/*.cfg on one switch before pushing: {'; '.join(items)}. "
+                         f"Once checked, acknowledge it in the inventory: site.acknowledged_syntax, "
+                         f"family {f.name} (docs/render.md)")
     return found
