@@ -43,12 +43,13 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     for note in selected.notes:
         say.note(f"note: {note}")
     creds = load_credentials()
-    host_key_policy(insecure, known_hosts)          # says loudly when host keys are not checked
+    policy = host_key_policy(insecure, known_hosts)     # says loudly when host keys are not checked
     err = Console(stderr=True)
     with CountsBar("audit", err, wanted(err, as_json, quiet)) as bar:
         for t in targets:
             bar.state(t.name, "waiting")
         report = api.audit(outdir, creds, known_hosts=known_hosts, insecure_no_host_key_check=insecure,
+                           ssh_config=policy.ssh_config_file, ssh_agent=policy.allow_agent,
                            workers=workers, selected=selected,
                            on_done=lambda name, ok: bar.state(name, "read" if ok else "not read", done=True))
     code = ExitCode.OK if report.ok else ExitCode.FAILED_CHECK

@@ -65,8 +65,16 @@ PROBE_GUARD = "vlanroute-probe-guard"
 
 @dataclass(frozen=True)
 class HostKeyPolicy:
+    """How push, audit and the other SSH commands open a connection: host keys, and the
+    site's own SSH conventions (commands/sshopts.py)."""
     check: bool = True                   # False only with --insecure-no-host-key-check
     known_hosts: Path | None = None      # extra known_hosts file besides ~/.ssh/known_hosts
+    # The user's ssh-agent (netmiko's allow_agent); off unless asked for.
+    allow_agent: bool = False
+    # An OpenSSH config file (netmiko's ssh_config_file, read by paramiko): per Host alias its
+    # HostName, Port (when the target's is 22), User (when no user is given), ProxyCommand and
+    # a single-hop ProxyJump (netmiko runs `ssh -F FILE -W host:port JUMP`).
+    ssh_config_file: Path | None = None
 
 
 _LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
@@ -82,13 +90,15 @@ class SwitchSession:
         params: dict[str, object] = dict(
             device_type=cli.netmiko_device_type, host=host, port=port,
             username=creds.username, password=creds.password or "",
-            use_keys=creds.key_file is not None, allow_agent=False,
+            use_keys=creds.key_file is not None, allow_agent=host_keys.allow_agent,
             key_file=str(creds.key_file) if creds.key_file else None,
             conn_timeout=CONNECT_TIMEOUT_S, auth_timeout=CONNECT_TIMEOUT_S,
             banner_timeout=CONNECT_TIMEOUT_S, ssh_strict=host_keys.check,
             system_host_keys=host_keys.check,
             alt_host_keys=host_keys.known_hosts is not None,
             alt_key_file=str(host_keys.known_hosts or ""), fast_cli=True)
+        if host_keys.ssh_config_file is not None:
+            params["ssh_config_file"] = str(host_keys.ssh_config_file)
         try:
             self._conn = ConnectHandler(**params)
         except NetmikoAuthenticationException:
