@@ -53,7 +53,7 @@ def test_ssh_config_and_agent_reach_netmiko_from_the_command_line(farm, tmp_path
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
     config = tmp_path / "ssh_config"
     config.write_text("Host *\n    ProxyJump bastion.example.org\n")
-    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts),
+    rc, out, _err = run(capsys, "audit", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts),
                        "--switch", "leaf1", "--ssh-config", str(config), "--ssh-agent")
     assert rc == 1 and "leaf1: not read: authentication refused" in out
     assert [(c["allow_agent"], c["ssh_config_file"]) for c in connect_args] == [(True, str(config))]
@@ -79,5 +79,5 @@ def test_the_ssh_config_may_come_from_the_environment(farm, tmp_path, monkeypatc
 
 
 def test_a_missing_ssh_config_is_a_usage_error(tmp_path, capsys):
-    rc, out, err = run(capsys, "audit", str(tmp_path), "--ssh-config", str(tmp_path / "nope"))
+    rc, _out, err = run(capsys, "audit", str(tmp_path), "--ssh-config", str(tmp_path / "nope"))
     assert rc == 2 and "--ssh-config" in err
