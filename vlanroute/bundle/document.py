@@ -30,7 +30,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, Serializatio
 
 from vlanroute.errors import UserError
 from vlanroute.model.portlist import parse_port_list
-from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN
+from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN, management_address
 
 FORMAT = "vlanroute-plan/2"
 OLD_FORMATS = ("vlanroute-plan/1",)
@@ -146,7 +146,7 @@ class SwitchDoc(Record):
     family: Name | None = None
     # vlanroute.model.bridge HOST_ATTACHMENTS; absent (a plan of an earlier version): untagged
     host_attachment: Literal["untagged", "trunk"] = "untagged"
-    mgmt: IpAddress | None = None
+    mgmt: Annotated[str, AfterValidator(management_address)] | None = None   # IP address or DNS name
     ssh_port: Annotated[int, Field(ge=1, le=65535)] | None = None
     coord: list[int] | None = None
     reserved_ports: list[PortName] = []

@@ -267,6 +267,9 @@ class SwitchSession:
 
 
 def _connect_problem(text: str, host: str, port: int) -> str | None:
+    if "DNS failure" in text or "Name or service not known" in text:   # netmiko's text for a gaierror
+        return (f"cannot resolve the host name {host} (DNS): check switches.<name>.mgmt in the inventory, "
+                "the resolver of this machine, or give the address")
     if "not found in known_hosts" in text:
         return (f"host key of [{host}]:{port} is not in known_hosts; add it (ssh-keyscan, "
                 "then compare the fingerprint with the switch console) or pass --known-hosts FILE")

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from vlanroute.names import management_address
 from vlanroute.errors import UserError
 
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
@@ -265,7 +266,6 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
                  names: VarNames = VarNames()) -> Imported:
     """The hosts section (and switches' management addresses) of a vlanroute inventory.
     Every value is checked as the inventory checks it (names, MACs, addresses)."""
-    import ipaddress
     from pydantic import ValidationError
     from vlanroute.model.inventory import HostEntry
 
@@ -304,9 +304,11 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
     switches: dict[str, dict[str, str]] = {}
     for group in switch_groups:
         for sw in members(group):
+            # Without the variable, the inventory host name is the switch's DNS name (as
+            # Ansible itself connects to it); resolved when push and audit connect.
             address = str(inv.variables(sw).get(names.mgmt) or sw)
             try:
-                switches[sw] = {"mgmt": str(ipaddress.ip_address(address))}
-            except ValueError:
-                errors.append(f"switch {sw}: '{address}' is not an IP address (variable '{names.mgmt}')")
+                switches[sw] = {"mgmt": management_address(address)}
+            except ValueError as exc:
+                errors.append(f"switch {sw}: {exc} (variable '{names.mgmt}')")
     return Imported(hosts, switches, errors)
