@@ -30,6 +30,7 @@ import threading
 import time
 
 from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.device.backups import prune_backups
 from vlanroute.device.conflicts import find_conflicts
 from vlanroute.device.credentials import Credentials
 from vlanroute.device import journal as J
@@ -246,7 +247,12 @@ class Pusher:
                     return previous.backup
             except OSError:
                 pass
-        return self.state.write_backup(name, running_text)
+        path = self.state.write_backup(name, running_text)
+        try:
+            prune_backups(self.state, name)         # the stated rule: device/backups.py
+        except OSError:
+            pass                                    # old files left: never a reason to stop a push
+        return path
 
     def _push(self, target: Target, previous: SwitchResult | None) -> SwitchResult:
         name = target.name
