@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+import logging
+import os
 import re
 import time
 
@@ -63,6 +65,9 @@ class SaveFailed(SessionError):
 PROBE_GUARD = "vlanroute-probe-guard"
 
 
+_log = logging.getLogger(__name__)
+
+
 @dataclass(frozen=True)
 class HostKeyPolicy:
     """How push, audit and the other SSH commands open a connection: host keys, and the
@@ -75,6 +80,10 @@ class HostKeyPolicy:
     # HostName, Port (when the target's is 22), User (when no user is given), ProxyCommand and
     # a single-hop ProxyJump (netmiko runs `ssh -F FILE -W host:port JUMP`).
     ssh_config_file: Path | None = None
+    # netmiko's session log of this connection (what the switch printed; netmiko replaces
+    # the password by ******** [NETMIKO session_log.py]); created 0600 before netmiko
+    # appends to it. Push sets one per switch under the state directory.
+    session_log: Path | None = None
 
 
 _LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
@@ -99,11 +108,17 @@ class SwitchSession:
             alt_key_file=str(host_keys.known_hosts or ""), fast_cli=True)
         if host_keys.ssh_config_file is not None:
             params["ssh_config_file"] = str(host_keys.ssh_config_file)
+        if host_keys.session_log is not None:
+            _create_private(host_keys.session_log)
+            params.update(session_log=str(host_keys.session_log), session_log_file_mode="append")
+        _log.info("connecting to %s:%s as %s (%s)", host, port, creds.username, cli.netmiko_device_type)
         try:
             self._conn = ConnectHandler(**params)
         except NetmikoAuthenticationException:
+            _log.warning("%s:%s: authentication refused", host, port)
             raise ConnectFailed("authentication refused") from None
         except (NetmikoTimeoutException, paramiko.SSHException, OSError, EOFError) as exc:
+            _log.warning("%s:%s: connection failed: %s", host, port, _short(exc))
             # netmiko wraps paramiko's host key errors; recognise them by their text.
             raise ConnectFailed(_connect_problem(str(exc), host, port) or _short(exc)) from None
         base = re.escape(self._conn.base_prompt)
@@ -169,7 +184,9 @@ class SwitchSession:
         out = self._prompt_re.sub("", raw)
         first, _, rest = out.partition("\n")
         out = rest if first.strip() == command.strip() else out
+        _log.debug("%s: sent %r, %d reply lines", self.cli.netmiko_device_type, command, out.count("\n"))
         if check and any(p.search(out) for p in self._errors):
+            _log.warning("rejected %r: %s", command, out.strip()[:200])
             raise CommandRejected(command, out)
         return out
 
@@ -264,6 +281,14 @@ class SwitchSession:
             conn.disconnect()
         except Exception:  # noqa: BLE001 - the session may already be dead; nothing to do
             pass
+
+
+def _create_private(path: Path) -> None:
+    """An empty file only its owner can read (a session log holds the running config, with
+    its password hashes), so that netmiko's append keeps the mode."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    os.chmod(path, 0o600)
 
 
 def _connect_problem(text: str, host: str, port: int) -> str | None:
