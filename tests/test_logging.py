@@ -59,7 +59,7 @@ def test_a_message_holding_the_password_is_masked(tmp_path, monkeypatch):
     try:
         raise RuntimeError(f"password {PASSWORD} refused")
     except RuntimeError:
-        logging.getLogger("paramiko.transport").error("oops", exc_info=True)
+        logging.getLogger("paramiko.transport").exception("oops")
     for handler in logging.getLogger().handlers:
         handler.flush()
     text = log.read_text()
