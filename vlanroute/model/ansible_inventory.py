@@ -6,8 +6,9 @@ docs.ansible.com): groups with `hosts`, `vars` and `children` (YAML), or `[group
 ranges such as `node[01:16]` and `sw[a:d]`; `group_vars/<group>.yml` and
 `host_vars/<host>.yml` beside the file. Variables merge as Ansible merges them: group `all`
 first, then parent groups before their children (by depth, then name), host variables last.
-Dynamic inventory scripts and plugins are not run: export them first with
-`ansible-inventory -i SOURCE --list -y > inventory.yml`.
+The fallback when ansible-core is not installed: `vlanroute import ansible` otherwise
+reads `ansible-inventory --list` (model/ansible_list.py), plugins and dynamic inventories
+included.
 """
 
 from __future__ import annotations
