@@ -35,6 +35,14 @@ def test_audit_reports_exactly_the_missing_and_misplaced_entries(farm, tmp_path,
     rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts))
     assert rc == 1, out + err
+    # By default a summary per switch, no rows (a large fabric has tens of thousands).
+    assert not [line for line in out.splitlines() if "00:1e:c9" in line]
+    assert "leaf3: 1 MAC entries missing, 0 on the wrong port" in out
+    assert "core2: 0 MAC entries missing, 1 on the wrong port" in out
+    assert f"{total - 2} of {total} expected MAC entries" in out
+    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "-v")
+    assert rc == 1, out + err
     rows = [line for line in out.splitlines() if "00:1e:c9" in line]
     assert len(rows) == 2
     assert any("leaf3" in r and "102" in r and "gpu03" in r and "missing" in r for r in rows)
@@ -102,3 +110,21 @@ Vlan     Mac Address           Type        Port
     assert FAMILIES["dell-os6"].port_label(LagPort(12)) == "Po12"
     # The same row read as 62xx output is not a LAG.
     assert FAMILIES["powerconnect-62xx"].parse_address_table(os6)[(101, "00:1e:c9:00:00:01")] == "Po1"
+
+
+def test_audit_refuses_when_there_is_nothing_to_check(tmp_path, capsys):
+    """No host has a MAC: "0 of 0 present" was a success; now a usage error, before any
+    switch is contacted (the plan's management addresses are TEST-NET, never reached)."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parent.parent
+    assert run(capsys, "render", str(repo / "inventories" / "seed-torus.yaml"), "-o", str(tmp_path / "o"))[0] == 0
+    import json
+
+    from vlanroute.device.targets import TARGETS_FORMAT
+    targets = tmp_path / "targets.json"       # loopback, as the guard wants; never contacted
+    targets.write_text(json.dumps({"format": TARGETS_FORMAT, "switches": {
+        f"sw{i}": {"host": "127.0.0.1", "port": 9} for i in range(1, 9)}}))
+    rc, out, err = run(capsys, "audit", str(tmp_path / "o"), "--targets", str(targets))
+    assert rc == 2
+    assert "nothing to audit: none of the 225 hosts of the selected switches has a MAC" in err
+    assert "fix: give the hosts' MACs" in err and "of 0 expected" not in out

@@ -82,7 +82,7 @@ def test_os10_running_config_line_kinds():
     (EOS, ARISTA, "vlan 5000\n", "outside"),
     (EOS, ARISTA, "interface Ethernet1\n   switchport trunk allowed vlan 10 20\n", "unsupported"),
     (EOS, ARISTA, "router bgp 1\n", "unsupported"),
-    (OS10, S5248, "interface ethernet1/1/50\n", "does not exist"),
+    (OS10, S5248, "interface ethernet1/1/57\n", "does not exist"),   # 1/1/50 exists [ARC]
     (OS10, S5248, "interface ethernet1/1/1\n switchport trunk allowed vlan 4-2\n", "VLAN range"),
 ])
 def test_strict_parse_refuses_with_file_and_line(family, platform, text, message):
@@ -333,7 +333,7 @@ def test_delta_takes_factory_to_rendered_and_back(rendered):
 
 def test_plan_chooses_trunk_and_render_warns_about_unconfirmed_commands(capsys, tmp_path):
     from vlanroute.cli import main
-    for kind, title, word in (("arista", "Arista EOS", "bpdufilter"), ("os10", "Dell OS10", "no switchport access vlan")):
+    for kind, title, word in (("arista", "Arista EOS", "bpdufilter"), ("os10", "Dell OS10", "flowcontrol transmit")):
         inv = str(REPO / "inventories" / f"seed-torus-{kind}.yaml")
         assert main(["plan", inv]) == 0
         out = capsys.readouterr()

@@ -250,7 +250,7 @@ def test_audit_reads_the_learned_mac_table(kind, farm, tmp_path, monkeypatch, ca
                 continue                                  # never learned
             lag = re.fullmatch(r"ch(\d+)", port)
             farm.switches[name].seed_mac(vlan, mac, spell.format(lag.group(1)) if lag else port)
-    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts))
+    rc, out, err = run(capsys, "audit", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts), "-v")
     assert rc == 1, out + err
     rows = [l for l in out.splitlines() if "02:00:00:00:00:0" in l]
     assert len(rows) == 1 and "sw3" in rows[0] and "missing" in rows[0], out

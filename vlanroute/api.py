@@ -206,7 +206,8 @@ def select(outdir: str | Path, action: Literal["push", "audit"] = "push", *, swi
 
 def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
          switches: tuple[str, ...] | list[str] = (), known_hosts: str | Path | None = None,
-         insecure_no_host_key_check: bool = False, targets: str | Path | TargetMap | None = None,
+         insecure_no_host_key_check: bool = False, ssh_config: str | Path | None = None,
+         ssh_agent: bool = False, targets: str | Path | TargetMap | None = None,
          workers: int = 4, keep_going: bool = False, strict: bool = False, save: bool = True,
          state_dir: str | Path | None = None, expected: dict[str, list[str]] | None = None,
          check_cabling: bool = True, ui: PushUI | None = None, selected: Targets | None = None,
@@ -238,12 +239,12 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     unchecked: list[CableStatus] = []
     if check_cabling:
         report = cabling(out, credentials, switches=switches, known_hosts=known_hosts,
-                         insecure_no_host_key_check=insecure_no_host_key_check, targets=targets, workers=workers)
+                         insecure_no_host_key_check=insecure_no_host_key_check, ssh_config=ssh_config,
+                         ssh_agent=ssh_agent, targets=targets, workers=workers)
         if (report.inter_switch_problems() or report.unexpected_inter_switch()) and not dry_run:
             raise CablingRefused(report)
         unchecked = report.unchecked_inter_switch({t.name for t in sel.targets})
-    policy = HostKeyPolicy(check=not insecure_no_host_key_check,
-                           known_hosts=Path(known_hosts) if known_hosts else None)
+    policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
     state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
     state.ensure()
     # One push, save or rollback per fabric at a time (statedir.lock_fabric); a dry run changes nothing.
@@ -273,8 +274,16 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
         return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)
 
 
+def _ssh_policy(insecure: bool, known_hosts: str | Path | None, ssh_config: str | Path | None,
+                ssh_agent: bool) -> HostKeyPolicy:
+    """How to connect: host keys, and the site's ssh_config and ssh-agent (netmiko's)."""
+    return HostKeyPolicy(check=not insecure, known_hosts=Path(known_hosts) if known_hosts else None,
+                         allow_agent=ssh_agent, ssh_config_file=Path(ssh_config) if ssh_config else None)
+
+
 def cabling(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, ...] | list[str] = (),
             known_hosts: str | Path | None = None, insecure_no_host_key_check: bool = False,
+            ssh_config: str | Path | None = None, ssh_agent: bool = False,
             targets: str | Path | TargetMap | None = None, workers: int = 4) -> CablingReport:
     """Read the switches' LLDP tables and compare them with OUTDIR/cabling.csv (`vlanroute
     cabling check`); `report.ok`, each cable's `status` and the technician's `fixes`."""
@@ -282,18 +291,17 @@ def cabling(outdir: str | Path, credentials: Credentials, *, switches: tuple[str
     doc = read_plan(out)
     tm = targets if isinstance(targets, TargetMap) else read_target_map(Path(targets)) if targets else None
     chosen, skipped = readable(out, doc, tuple(switches), tm)
-    policy = HostKeyPolicy(check=not insecure_no_host_key_check,
-                           known_hosts=Path(known_hosts) if known_hosts else None)
+    policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
     return run_check(out, doc, chosen, skipped, credentials, policy, workers)
 
 
 def audit(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, ...] | list[str] = (),
           known_hosts: str | Path | None = None, insecure_no_host_key_check: bool = False,
+          ssh_config: str | Path | None = None, ssh_agent: bool = False,
           targets: str | Path | TargetMap | None = None, workers: int = 4,
           on_done: Callable[[str, bool], None] | None = None, selected: Targets | None = None) -> AuditReport:
     """Compare the switches' learned-MAC tables with the plan (`vlanroute audit`); the
     report's `findings` and `errors` are empty when everything is where the plan says."""
     sel = selected or select(outdir, "audit", switches=switches, targets=targets)
-    policy = HostKeyPolicy(check=not insecure_no_host_key_check,
-                           known_hosts=Path(known_hosts) if known_hosts else None)
+    policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
     return run_audit(sel.doc, sel.targets, credentials, policy, workers, on_done=on_done)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 
 import click
 
@@ -58,8 +59,18 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vlanroute")
-def group() -> None:
+@click.option("-v", "--verbose", "verbosity", count=True,
+              help="Log progress to stderr: -v info, -vv debug, -vvv also netmiko's and paramiko's.")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), envvar="VLANROUTE_LOG_FILE",
+              show_envvar=True, help="Append vlanroute's debug log to FILE (created 0600; secrets masked).")
+def group(verbosity: int, log_file: Path | None) -> None:
     """VLAN routing for Ethernet HPC clusters with loops."""
+    if verbosity or log_file is not None:
+        from vlanroute.device.logsecrets import configure
+        try:
+            configure(verbosity, log_file)
+        except OSError as exc:
+            raise click.BadParameter(f"cannot write {log_file}: {exc.strerror}", param_hint="--log-file") from None
 
 
 def main(argv: list[str] | None = None) -> int:

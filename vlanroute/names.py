@@ -29,6 +29,29 @@ IFACE_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,14}$"
 PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9/:.-]{0,31}$"
 MAC_PATTERN = r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"
 
+# A switch's management address when it is a DNS name: an RFC 1123 host name (labels of
+# letters, digits and '-', not starting or ending with '-', at most 63 characters, 253 in
+# all), whose last label starts with a letter so that it can never look like an IPv4
+# address (RFC 1123 section 2.1). Resolved when push or audit connect.
+HOSTNAME_PATTERN = (r"^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
+                    r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+_HOSTNAME = re.compile(HOSTNAME_PATTERN)
+
+
+def management_address(value: str) -> str:
+    """An IP address (as Python writes it) or an RFC 1123 host name (as given); ValueError
+    with the rule otherwise. Used by the inventory and the plan document alike."""
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        pass
+    if _HOSTNAME.fullmatch(value):
+        return value
+    raise ValueError(f"'{value[:80]}' is neither an IP address nor a host name (RFC 1123: letters, "
+                     "digits and '-' in labels separated by dots, the last label starting with a letter, "
+                     "e.g. sw1.mgmt.example.org)")
+
+
 _NAME = re.compile(NAME_PATTERN)
 _IFACE = re.compile(IFACE_PATTERN)
 _PORT = re.compile(PORT_PATTERN)

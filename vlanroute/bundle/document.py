@@ -30,7 +30,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, Serializatio
 
 from vlanroute.errors import UserError
 from vlanroute.model.portlist import parse_port_list
-from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN
+from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN, management_address
 
 FORMAT = "vlanroute-plan/2"
 OLD_FORMATS = ("vlanroute-plan/1",)
@@ -146,7 +146,7 @@ class SwitchDoc(Record):
     family: Name | None = None
     # vlanroute.model.bridge HOST_ATTACHMENTS; absent (a plan of an earlier version): untagged
     host_attachment: Literal["untagged", "trunk"] = "untagged"
-    mgmt: IpAddress | None = None
+    mgmt: Annotated[str, AfterValidator(management_address)] | None = None   # IP address or DNS name
     ssh_port: Annotated[int, Field(ge=1, le=65535)] | None = None
     coord: list[int] | None = None
     reserved_ports: list[PortName] = []
@@ -223,6 +223,16 @@ class CableDoc(Record):
     b_lag: LagId | None = None
 
 
+class AcknowledgedSyntax(Record):
+    """The inventory's `site.acknowledged_syntax` (model/site.py): unconfirmed items of a
+    family that the site checked on its switches; render does not warn about them."""
+    family: Name
+    commands: list[Annotated[str, Field(min_length=1, max_length=200)]]
+    note: Annotated[str, Field(max_length=300)]
+    by: Annotated[str, Field(max_length=80)]
+    date: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+
+
 class PlanDocument(Record):
     format: Literal["vlanroute-plan/2"]
     name: Name | None = None
@@ -237,6 +247,15 @@ class PlanDocument(Record):
     cabling: list[CableDoc]
     metrics: dict[str, Any] = {}
     warnings: list[str] = []
+    # Written only when the inventory has any (a plan without stays byte-identical).
+    acknowledged_syntax: list[AcknowledgedSyntax] = []
+
+    @model_serializer(mode="wrap")
+    def _json(self, handler: Any, info: SerializationInfo) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not out.get("acknowledged_syntax"):
+            out.pop("acknowledged_syntax", None)
+        return out
 
     @model_validator(mode="after")
     def _port_rule(self) -> "PlanDocument":

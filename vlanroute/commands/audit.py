@@ -12,7 +12,9 @@ from vlanroute import api
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
+from vlanroute.device.audit import findings_by_switch, nothing_to_check
 from vlanroute.device.credentials import load_credentials
+from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natsorted_items
 
@@ -22,22 +24,32 @@ from vlanroute.natural import natsorted_items
 @ssh_options
 @json_option
 @quiet_option
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every missing or misplaced MAC entry (default: a summary per switch).")
 def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, insecure: bool,
-            workers: int, targets_file: Path | None, as_json: bool, quiet: bool) -> int:
+            workers: int, targets_file: Path | None, as_json: bool, quiet: bool, verbose: bool) -> int:
     """Report every (VLAN, host MAC) the plan needs that a switch has not learned, or has
-    learned on the wrong port. Exit code 1 if anything is missing or a switch is unreadable."""
+    learned on the wrong port. Exit code 1 if anything is missing or a switch is unreadable;
+    2 (before connecting) if there is nothing to check: no host of the selected switches has
+    a MAC in the inventory."""
     say = Say(as_json, quiet)
     selected = api.select(outdir, "audit", switches=switches, targets=target_map(targets_file, quiet))
     targets = selected.targets
+    why = nothing_to_check(selected.doc, targets)
+    if why:
+        raise UserError(f"nothing to audit: {why}", file=str(outdir / "plan.json"),
+                        fix="give the hosts' MACs in the inventory (hosts.list[].mac, or a mac column in "
+                            "hosts.csv), render OUTDIR again, then audit")
     for note in selected.notes:
         say.note(f"note: {note}")
     creds = load_credentials()
-    host_key_policy(insecure, known_hosts)          # says loudly when host keys are not checked
+    policy = host_key_policy(insecure, known_hosts)     # says loudly when host keys are not checked
     err = Console(stderr=True)
     with CountsBar("audit", err, wanted(err, as_json, quiet)) as bar:
         for t in targets:
             bar.state(t.name, "waiting")
         report = api.audit(outdir, creds, known_hosts=known_hosts, insecure_no_host_key_check=insecure,
+                           ssh_config=policy.ssh_config_file, ssh_agent=policy.allow_agent,
                            workers=workers, selected=selected,
                            on_done=lambda name, ok: bar.state(name, "read" if ok else "not read", done=True))
     code = ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
@@ -45,7 +57,12 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         emit("audit", {"outdir": str(outdir), **report.to_json()})
         return code
     out = Console(quiet=quiet)
-    if report.findings:
+    if report.findings and not verbose:
+        # A summary: on a large fabric the rows run to tens of thousands (-v or --json lists them).
+        for switch, (missing, wrong) in findings_by_switch(report.findings).items():
+            out.print(f"{switch}: {missing} MAC entries missing, {wrong} on the wrong port", highlight=False)
+        out.print("(every entry: audit -v, or --json)", highlight=False)
+    if report.findings and verbose:
         family = {t.name: t.family for t in targets}
         table = Table(title="MAC entries missing or on the wrong port")
         for col in ("switch", "vlan", "host", "mac", "expected port", "found"):

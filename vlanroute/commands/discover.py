@@ -16,7 +16,7 @@ from vlanroute.device.lldp import LldpSource, has_lldp_reader, read_tables
 from vlanroute.device.targets import GUARD_ENV, TARGETS_ENV, loopback_guard_active, read_target_map
 from vlanroute.drivers import family_of
 from vlanroute.commands.output import json_option, quiet_option
-from vlanroute.commands.sshopts import INSECURE_FLAG, host_key_policy
+from vlanroute.commands.sshopts import INSECURE_FLAG, connection_options, host_key_policy
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.platforms import PLATFORMS
@@ -45,6 +45,7 @@ def _switch_spec(text: str) -> tuple[str, tuple[str, int]]:
 
 
 @click.command("discover")
+@connection_options
 @click.option("--targets", "targets_file", type=click.Path(dir_okay=False, path_type=Path),
               envvar=TARGETS_ENV, show_envvar=True,
               help="A target map (vlanroute-targets/1, as `vlanroute lab up` writes): the switches to read.")

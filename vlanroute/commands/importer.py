@@ -13,6 +13,7 @@ from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.ansible_inventory import VarNames, read_ansible_inventory, to_vlanroute
+from vlanroute.model.ansible_list import ansible_inventory_command, run_ansible_inventory
 from vlanroute.safeio.output import write_output
 
 SHOWN_ERRORS = 20
@@ -48,7 +49,15 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
             port_var: str, mac_var: str, interface_var: str, mgmt_var: str, output: Path | None,
             as_json: bool, quiet: bool) -> int:
     """Print the hosts (hosts.list) and switches (mgmt) sections for INVENTORY's groups."""
-    inv = read_ansible_inventory(inventory)
+    command = ansible_inventory_command()
+    if command is not None:
+        inv = run_ansible_inventory(inventory, command)       # Ansible's own reading, plugins included
+    else:
+        if not quiet:
+            click.echo("note: ansible-inventory (ansible-core) not found: reading the file as a static "
+                       "YAML/INI inventory; install the `ansible` extra for plugins and dynamic inventories",
+                       err=True)
+        inv = read_ansible_inventory(inventory)
     result = to_vlanroute(inv, list(host_groups), list(switch_groups),
                           VarNames(switch_var, port_var, mac_var, interface_var, mgmt_var))
     if result.errors:

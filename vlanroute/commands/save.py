@@ -9,7 +9,7 @@ import click
 
 from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, results_table
 from vlanroute.commands.output import json_option, quiet_option, report_failures
-from vlanroute.commands.sshopts import host_key_policy, known_hosts_option, targets_option
+from vlanroute.commands.sshopts import connection_options, host_key_policy, known_hosts_option, targets_option
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.credentials import load_credentials
 from vlanroute.device.fabric import SAVE_UNCERTAIN, SAVED, save_fabric, unsaved
@@ -19,6 +19,7 @@ from vlanroute.exitcodes import ExitCode
 @click.command("save")
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @known_hosts_option
+@connection_options
 @targets_option
 @state_dir_option
 @click.option("--strict", is_flag=True, help="Read running configs as push --strict does.")

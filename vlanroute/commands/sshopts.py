@@ -26,7 +26,30 @@ def targets_option(f: Callable[..., Any]) -> Callable[..., Any]:
                              "instead of plan.json's (written by `vlanroute lab up`).")(f)
 
 
+_CONNECTION_KEY = "vlanroute.ssh"          # click context meta: the two options below
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    ctx.meta.setdefault(_CONNECTION_KEY, {})[param.name] = value
+    return value
+
+
+def connection_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--ssh-config and --ssh-agent: the site's SSH conventions. Not passed to the command
+    function (expose_value=False): host_key_policy() reads them, so every command that
+    connects gets them without a parameter of its own."""
+    f = click.option("--ssh-config", "ssh_config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     envvar="VLANROUTE_SSH_CONFIG", show_envvar=True, expose_value=False, callback=_remember,
+                     help="OpenSSH config file: Host aliases (HostName, Port, User), ProxyCommand and "
+                          "one-hop ProxyJump, as netmiko reads them.")(f)
+    f = click.option("--ssh-agent", "ssh_agent", is_flag=True, envvar="VLANROUTE_SSH_AGENT", show_envvar=True,
+                     expose_value=False, callback=_remember,
+                     help="Also offer the keys of the running ssh-agent (SSH_AUTH_SOCK).")(f)
+    return f
+
+
 def ssh_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = connection_options(f)
     f = click.option("--switch", "switches", multiple=True, metavar="NAME",
                      help="Only this switch (repeatable). Default: every switch in plan.json.")(f)
     f = known_hosts_option(f)
@@ -54,4 +77,7 @@ def host_key_policy(insecure: bool, known_hosts: Path | None) -> HostKeyPolicy:
         click.secho(f"WARNING: {INSECURE_FLAG}: SSH host keys are NOT checked; anyone on the "
                     "path can impersonate the switches and capture the credentials.",
                     fg="red", bold=True, err=True)
-    return HostKeyPolicy(check=not insecure, known_hosts=known_hosts)
+    ctx = click.get_current_context(silent=True)
+    chosen = ctx.meta.get(_CONNECTION_KEY, {}) if ctx is not None else {}
+    return HostKeyPolicy(check=not insecure, known_hosts=known_hosts,
+                         allow_agent=bool(chosen.get("ssh_agent")), ssh_config_file=chosen.get("ssh_config"))

@@ -77,6 +77,28 @@ def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
     return out, no_mac
 
 
+def nothing_to_check(doc: PlanDocument, targets: list[Target]) -> str | None:
+    """Why an audit of `targets` would check no MAC entry, or None: audit refuses then
+    instead of reporting "0 of 0" as a success."""
+    names = {t.name for t in targets}
+    hosts = [h for h, d in doc.hosts.items() if d.switch in names]
+    if not hosts:
+        return "the selected switches have no hosts in the plan"
+    if not any(doc.hosts[h].mac for h in hosts):
+        return (f"none of the {len(hosts)} hosts of the selected switches has a MAC in the inventory, "
+                "so there is no MAC entry to look for")
+    return None
+
+
+def findings_by_switch(findings: list[Finding]) -> dict[str, tuple[int, int]]:
+    """switch -> (entries missing, entries on the wrong port): the summary audit prints."""
+    out: dict[str, tuple[int, int]] = {}
+    for f in findings:
+        missing, wrong = out.get(f.expected.switch, (0, 0))
+        out[f.expected.switch] = (missing + 1, wrong) if f.found_port is None else (missing, wrong + 1)
+    return dict(natsorted_items(out))
+
+
 def run_audit(doc: PlanDocument, targets: list[Target], creds: Credentials,
               host_keys: HostKeyPolicy, workers: int,
               connect: Any = SwitchSession,

@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from vlanroute.device.logsecrets import register_secret
 from vlanroute.errors import UserError
 
 ENV_USER = "VLANROUTE_SSH_USER"
@@ -57,4 +58,5 @@ def load_credentials(*, interactive: bool | None = None) -> Credentials:
                             fix=f"export {ENV_PASSWORD}=... or {ENV_KEY}=<path to private key>, "
                                 "or run on a terminal to be asked")
         password = click.prompt(f"SSH password for {username}", hide_input=True, err=True)
+    register_secret(password)              # masked in every log (device/logsecrets.py)
     return Credentials(username=username, password=password, key_file=key_file)

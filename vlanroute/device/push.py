@@ -23,18 +23,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import difflib
 from pathlib import Path
 import threading
+import logging
 import time
 
 from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
+from vlanroute.device.backups import prune_backups
 from vlanroute.device.conflicts import find_conflicts
 from vlanroute.device.credentials import Credentials
 from vlanroute.device import journal as J
 from vlanroute.device.journal import Journal, JournalWriteError, sha256_lines, sha256_text
-from vlanroute.device.statedir import FabricState
+from vlanroute.device.statedir import FabricState, now_stamp
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
@@ -47,6 +49,8 @@ from vlanroute.device.session import (CommandRejected, ConnectFailed, Connection
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
 from vlanroute.device.transaction import apply_in_transaction
+
+_log = logging.getLogger(__name__)
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
@@ -232,9 +236,12 @@ class Pusher:
             try:
                 res = self._push(target, previous)
             except Exception as exc:  # noqa: BLE001 - report it in the table, not as a traceback
+                _log.exception("%s: unexpected error", target.name)
                 res = SwitchResult(target.name, NOT_STARTED,
                                    message=f"not changed: {type(exc).__name__}: {exc}")
             res.seconds = time.monotonic() - start
+            _log.info("%s: %s in %.1f s%s", res.switch, res.result, res.seconds,
+                      f": {res.message}" if res.message else "")
             if res.result not in SUCCESS and not self.options.keep_going:
                 self._stop.set()
         if self.journal is not None and res.result in (SKIPPED, NOT_STARTED, UNCHANGED):
@@ -243,8 +250,11 @@ class Pusher:
         return res
 
     def _session(self, target: Target) -> SwitchSession:
+        # One SSH session log per switch and connection under the state directory
+        # (sessions/<switch>-<UTC time>.log, 0600): what a failed push saw, for the operator.
+        log = self.state.path / "sessions" / f"{target.name}-{now_stamp()}.log"
         return self._connect(target.cli, target.host, target.port, self.creds,
-                             self.options.host_keys)
+                             replace(self.options.host_keys, session_log=log))
 
     def _backup(self, name: str, running_text: str, previous: SwitchResult | None) -> Path:
         if previous is not None and previous.backup is not None:
@@ -253,7 +263,12 @@ class Pusher:
                     return previous.backup
             except OSError:
                 pass
-        return self.state.write_backup(name, running_text)
+        path = self.state.write_backup(name, running_text)
+        try:
+            prune_backups(self.state, name)         # the stated rule: device/backups.py
+        except OSError:
+            pass                                    # old files left: never a reason to stop a push
+        return path
 
     def _push(self, target: Target, previous: SwitchResult | None) -> SwitchResult:
         name = target.name

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 import logging
+import os
 import re
 import time
 
@@ -69,10 +70,25 @@ class SaveFailed(SessionError):
 PROBE_GUARD = "vlanroute-probe-guard"
 
 
+_log = logging.getLogger(__name__)
+
+
 @dataclass(frozen=True)
 class HostKeyPolicy:
+    """How push, audit and the other SSH commands open a connection: host keys, and the
+    site's own SSH conventions (commands/sshopts.py)."""
     check: bool = True                   # False only with --insecure-no-host-key-check
     known_hosts: Path | None = None      # extra known_hosts file besides ~/.ssh/known_hosts
+    # The user's ssh-agent (netmiko's allow_agent); off unless asked for.
+    allow_agent: bool = False
+    # An OpenSSH config file (netmiko's ssh_config_file, read by paramiko): per Host alias its
+    # HostName, Port (when the target's is 22), User (when no user is given), ProxyCommand and
+    # a single-hop ProxyJump (netmiko runs `ssh -F FILE -W host:port JUMP`).
+    ssh_config_file: Path | None = None
+    # netmiko's session log of this connection (what the switch printed; netmiko replaces
+    # the password by ******** [NETMIKO session_log.py]); created 0600 before netmiko
+    # appends to it. Push sets one per switch under the state directory.
+    session_log: Path | None = None
 
 
 _LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
@@ -88,18 +104,26 @@ class SwitchSession:
         params: dict[str, object] = dict(
             device_type=cli.netmiko_device_type, host=host, port=port,
             username=creds.username, password=creds.password or "",
-            use_keys=creds.key_file is not None, allow_agent=False,
+            use_keys=creds.key_file is not None, allow_agent=host_keys.allow_agent,
             key_file=str(creds.key_file) if creds.key_file else None,
             conn_timeout=CONNECT_TIMEOUT_S, auth_timeout=CONNECT_TIMEOUT_S,
             banner_timeout=CONNECT_TIMEOUT_S, ssh_strict=host_keys.check,
             system_host_keys=host_keys.check,
             alt_host_keys=host_keys.known_hosts is not None,
             alt_key_file=str(host_keys.known_hosts or ""), fast_cli=True)
+        if host_keys.ssh_config_file is not None:
+            params["ssh_config_file"] = str(host_keys.ssh_config_file)
+        if host_keys.session_log is not None:
+            _create_private(host_keys.session_log)
+            params.update(session_log=str(host_keys.session_log), session_log_file_mode="append")
+        _log.info("connecting to %s:%s as %s (%s)", host, port, creds.username, cli.netmiko_device_type)
         try:
             self._conn = ConnectHandler(**params)
         except NetmikoAuthenticationException:
+            _log.warning("%s:%s: authentication refused", host, port)
             raise ConnectFailed("authentication refused") from None
         except (NetmikoTimeoutException, paramiko.SSHException, OSError, EOFError) as exc:
+            _log.warning("%s:%s: connection failed: %s", host, port, _short(exc))
             # netmiko wraps paramiko's host key errors; recognise them by their text.
             raise ConnectFailed(_connect_problem(str(exc), host, port) or _short(exc)) from None
         base = re.escape(self._conn.base_prompt)
@@ -165,7 +189,9 @@ class SwitchSession:
         out = self._prompt_re.sub("", raw)
         first, _, rest = out.partition("\n")
         out = rest if first.strip() == command.strip() else out
+        _log.debug("%s: sent %r, %d reply lines", self.cli.netmiko_device_type, command, out.count("\n"))
         if check and any(p.search(out) for p in self._errors):
+            _log.warning("rejected %r: %s", command, out.strip()[:200])
             raise CommandRejected(command, out)
         return out
 
@@ -262,7 +288,18 @@ class SwitchSession:
             pass
 
 
+def _create_private(path: Path) -> None:
+    """An empty file only its owner can read (a session log holds the running config, with
+    its password hashes), so that netmiko's append keeps the mode."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    os.chmod(path, 0o600)
+
+
 def _connect_problem(text: str, host: str, port: int) -> str | None:
+    if "DNS failure" in text or "Name or service not known" in text:   # netmiko's text for a gaierror
+        return (f"cannot resolve the host name {host} (DNS): check switches.<name>.mgmt in the inventory, "
+                "the resolver of this machine, or give the address")
     if "not found in known_hosts" in text:
         return (f"host key of [{host}]:{port} is not in known_hosts; add it (ssh-keyscan, "
                 "then compare the fingerprint with the switch console) or pass --known-hosts FILE")

@@ -8,6 +8,7 @@ between restarts", https://specifications.freedesktop.org/basedir-spec/latest/).
 
     <state dir>/backups/<switch>-<UTC time>.cfg   running config before a push (0600)
     <state dir>/pushes/<UTC time>.jsonl            one journal per push (vlanroute.device.journal)
+    <state dir>/sessions/<switch>-<UTC time>.log   push's SSH session log per connection (0600)
     <state dir>/lock                               held by the push, save or rollback at work
 """
 

@@ -178,6 +178,13 @@ class UnsupportedLine(Exception):
     """A command line the family's push classifier does not know (push refuses the file)."""
 
 
+def syntax_key(item: str) -> str:
+    """The name of an unconfirmed-syntax item (`Family.unconfirmed`), as an inventory's
+    `site.acknowledged_syntax` names it: the text before its first " (", which explains
+    it (`hashing-mode 6 (LAG hash ...)` -> `hashing-mode 6`). The whole item gives the same."""
+    return item.split(" (", 1)[0].strip()
+
+
 class Family:
     """Base class of a switch family. Subclasses set the class attributes and implement
     `parse` and `lag_label`; a family whose capabilities allow push or audit implements

@@ -165,14 +165,18 @@ def _trunk_commands(was: PortConfig, tgt: PortConfig, syn: TrunkSyntax) -> list[
         cur_native = was.pvid if was.mode in ("access", "trunk") else 1
         cur_tagged = (cur.tagged - {cur.pvid}) if cur is not None else set()
         want = tgt.tagged - {tgt.pvid}
+        # OS10 refuses a VLAN in the allowed list while it is the access VLAN, and the other
+        # way round ("% Error: Interface cannot be an access and trunk member of the same
+        # VLAN", ipspace/netlab PR #1838): drop first (the new native leaves the list), then
+        # the native (the old one stops being the access VLAN), then add (the old may join).
         drop = cur_tagged - want
         if drop:
             out.append(f"no switchport trunk allowed vlan {vl(drop)}")
+        if cur_native != tgt.pvid:
+            out.append(f"switchport access vlan {tgt.pvid}" if tgt.pvid else "no switchport access vlan")
         add = want - cur_tagged
         if add:
             out.append(f"switchport trunk allowed vlan {vl(add)}")
-        if cur_native != tgt.pvid:
-            out.append(f"switchport access vlan {tgt.pvid}" if tgt.pvid else "no switchport access vlan")
         return out
     cur_native = cur.pvid if cur is not None else 1
     cur_allowed = _allowed(cur) if cur is not None else set(ALL_VLANS)

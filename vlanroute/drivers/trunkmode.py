@@ -62,6 +62,9 @@ class TrunkDialect:
     harmless_if: str                             # interface lines without forwarding effect
     harmless_global: str                         # global lines accepted by strict (management plane)
     heredoc: str = r"$^"                         # global lines whose text runs until `EOF`
+    # The port-channel numbers the CLI takes: a number is a name, not a count, so this is
+    # the CLI's range, not the platform's max_lags (how many LAGs a plan may use).
+    lag_id_max: int = 128
 
 
 # VLAN ids an unmodelled line names (a trunk to the site, a VLAN interface, a spanning-tree
@@ -301,8 +304,8 @@ def _open_interface(d: TrunkDialect, cfg: SwitchConfig, platform: Platform, stat
         return _Block("opaque", line, vlan=int(m.group(1)))
     if m := re.fullmatch(d.lag_if, line, re.IGNORECASE):
         lag_id = int(m.group(1))
-        if not 1 <= lag_id <= platform.max_lags:
-            raise err(f"port-channel {lag_id} outside 1-{platform.max_lags} of {platform.name}")
+        if not 1 <= lag_id <= d.lag_id_max:
+            raise err(f"port-channel {lag_id} outside {d.title}'s 1-{d.lag_id_max}")
         lag = cfg.add_lag(lag_id, d.lag_label(lag_id))
         st = states.setdefault(lag.name, _PortState())
         return _Block("if", line, targets=[(LagPort(lag_id), lag, st)], port=LagPort(lag_id))
@@ -364,8 +367,8 @@ def _interface_line(d: TrunkDialect, cfg: SwitchConfig, platform: Platform, port
         if port.is_lag:
             raise err("channel-group is a command for a physical port, not a port-channel")
         lag_id = int(m.group(1))
-        if not 1 <= lag_id <= platform.max_lags:
-            raise err(f"port-channel {lag_id} outside 1-{platform.max_lags} of {platform.name}")
+        if not 1 <= lag_id <= d.lag_id_max:
+            raise err(f"port-channel {lag_id} outside {d.title}'s 1-{d.lag_id_max}")
         cfg.add_lag(lag_id, d.lag_label(lag_id))
         port.lag = lag_id
         cfg.origin[(port.name, "lag")] = line
@@ -398,6 +401,10 @@ def _finish(d: TrunkDialect, cfg: SwitchConfig, states: dict[str, _PortState], p
     ports = {**{p.name: p for p in cfg.ports.values()}, **{l.name: l for l in cfg.lags.values()}}
     for name, st in states.items():
         port = ports[name]
+        if st.mode == "routed" and name in cfg.ports and cfg.ports[name].lag is not None:
+            # OS10 prints `no switchport` on every static LAG member [GC]: the member's own
+            # L2 state has no effect (the LAG forwards), so it reads as the default.
+            st.mode, st.access_vlan = "access", DEFAULT_VLAN
         port.mode = st.mode
         if st.mode in ("access", "routed") and st.access_vlan is None:
             st.access_vlan = DEFAULT_VLAN        # an access port is always in a VLAN

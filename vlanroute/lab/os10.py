@@ -13,12 +13,15 @@ marks this emulator's own choice where no source shows the real switch:
   allowed list [UG]; `switchport access vlan N` on a trunk is its untagged VLAN [GC];
   `switchport trunk allowed vlan LIST` adds, `no switchport trunk allowed vlan LIST` removes
   [UG]; a VLAN that does not exist is refused (assumed text `% Error: vlan N does not exist`);
-- a static member prints ` channel-group N` without `mode on` [GC];
+  a VLAN cannot be a trunk's access VLAN and in its allowed list at once [NETLAB1838];
+- a static member prints ` channel-group N` without `mode on`, then ` no switchport` [GC];
+  `no channel-group` gives back an access port in VLAN 1 (assumed);
+- the IP + L4 `load-balancing` line is the default: not printed [GC];
 - show running-configuration: `! Version`, `! Last configuration change` header, VLAN
   interfaces, port-channels, mgmt, ethernet ports in that order, one-space indent, ` no
   shutdown` and ` switchport access vlan 1` printed on access ports, `flowcontrol receive on`
   printed on every port (the default on an S4112F-ON) [GC], [DELLOS10NAPALM];
-- errors start `% Error:` [UG]; `write memory` copies running to startup (no reply, assumed);
+- errors start `% Error:` [UG]; `write memory` copies running to startup, no reply [CSM];
 - `show lldp neighbors`: header, dashed line, one row per neighbour of the wired cables
   (vlanroute.lab.wiring), a host name longer than 20 characters cut to 17 and `...`, MACs
   lower case with colons [MFD];
@@ -42,6 +45,14 @@ from vlanroute.lab.trunkswitch import (CliSpec, Rejected, Reply, TrunkInterprete
 from vlanroute.vlanlist import format_vlan_list
 
 INVALID = "% Error: Unrecognized command."            # (assumed wording; `% Error` is confirmed [UG])
+# A VLAN added to a trunk's allowed list while it is the port's access VLAN [NETLAB1838];
+# the reverse (the access VLAN set to one in the list) is refused alike (assumed text).
+ACCESS_AND_TRUNK = ("% Error: Interface cannot be an access and trunk member of the same VLAN. "
+                    "One of the vlan in the range provided is already an access vlan.")
+ACCESS_AND_TRUNK_REVERSE = "% Error: Interface cannot be an access and trunk member of the same VLAN."
+# The LAG hash an S4112F-ON takes and then prints no line for [GC].
+HASH_DEFAULT = ("load-balancing ip-selection destination-ip source-ip protocol l4-destination-port "
+                "l4-source-port")
 VERSION = "10.5.2.0"
 
 _KEPT_GLOBAL = re.compile(
@@ -91,16 +102,18 @@ class Os10State(TrunkState):
 def _port_block(header: str, p: Os10Port, *, is_lag: bool) -> list[str]:
     body = [" shutdown" if p.shutdown else " no shutdown"]
     body += [f" {x}" for x in p.extra if x.startswith("description")]
-    if p.mode == "routed":
-        body.append(" no switchport")
-    if p.mode == "trunk":
-        body.append(" switchport mode trunk")
-    if p.mode != "routed" and p.access_vlan is not None:
-        body.append(f" switchport access vlan {p.access_vlan}")
-    if p.mode == "trunk" and p.allowed:
-        body.append(f" switchport trunk allowed vlan {format_vlan_list(sorted(p.allowed))}")
     if p.channel_group is not None:
+        # A static member prints `channel-group N` (no `mode on`), then `no switchport` [GC].
         body.append(f" channel-group {p.channel_group}" + ("" if p.channel_mode == "on" else f" mode {p.channel_mode}"))
+        body.append(" no switchport")
+    elif p.mode == "routed":
+        body.append(" no switchport")
+    if p.mode == "trunk" and p.channel_group is None:
+        body.append(" switchport mode trunk")
+    if p.mode != "routed" and p.channel_group is None and p.access_vlan is not None:
+        body.append(f" switchport access vlan {p.access_vlan}")
+    if p.mode == "trunk" and p.channel_group is None and p.allowed:
+        body.append(f" switchport trunk allowed vlan {format_vlan_list(sorted(p.allowed))}")
     if not is_lag:
         body.append(f" flowcontrol receive {'on' if p.flow_receive else 'off'}")
         if p.flow_transmit:
@@ -353,7 +366,8 @@ class Os10Interpreter(TrunkInterpreter):
             st.stp_disabled = False
             return Reply()
         if words[0] == "load-balancing":
-            st.lag_hash = [text]
+            # The IP + L4 hash is the default: a real S4112F-ON prints no line for it [GC].
+            st.lag_hash = [] if text == HASH_DEFAULT else [text]
             return Reply()
         return None
 
@@ -386,6 +400,13 @@ class Os10Interpreter(TrunkInterpreter):
         if missing and not self.seeding:
             raise Rejected(f"% Error: vlan {missing[0]} does not exist")   # (assumed text)
 
+    def _if_command(self, target: str, p: Os10Port, text: str) -> None:
+        if text == "no channel-group" and not target.startswith("Po") and p.channel_group is not None:
+            # Back to the factory port, access in VLAN 1 (assumed: no source shows it).
+            p.channel_group, p.mode, p.access_vlan = None, "access", 1
+            return
+        super()._if_command(target, p, text)
+
     def _if_family(self, target: str, p: Os10Port, text: str) -> None:
         is_lag = target.startswith("Po")
         if m := re.fullmatch(r"switchport mode (access|trunk)", text):
@@ -396,6 +417,8 @@ class Os10Interpreter(TrunkInterpreter):
         elif m := re.fullmatch(r"switchport access vlan (\S+)", text):
             vid = self._int(m.group(1), 1, 4093)
             self._need_vlans([vid])
+            if p.mode == "trunk" and vid in p.allowed and not self.seeding:
+                raise Rejected(ACCESS_AND_TRUNK_REVERSE)
             p.access_vlan = vid
         elif text == "no switchport access vlan":
             p.access_vlan = None if p.mode == "trunk" else 1
@@ -407,13 +430,17 @@ class Os10Interpreter(TrunkInterpreter):
                 p.allowed -= set(ids)
             else:
                 self._need_vlans(ids)
+                if p.access_vlan in ids and not self.seeding:
+                    raise Rejected(ACCESS_AND_TRUNK)
                 p.allowed |= set(ids)               # additive [UG]
         elif m := re.fullmatch(r"channel-group (\S+)( mode (on|active|passive))?", text):
             if is_lag:
                 raise Rejected(INVALID)
             lag_id = self._int(m.group(1), 1, self.spec.lag_max)
             p.channel_group, p.channel_mode = lag_id, m.group(3) or "on"
+            p.mode, p.allowed = "routed", set()      # printed `no switchport` [GC]
             self.state.lags.setdefault(lag_id, self._new_lag())
+
         elif text == "spanning-tree disable":
             p.stp_disabled = True
         elif text == "no spanning-tree disable":

@@ -6,8 +6,9 @@ docs.ansible.com): groups with `hosts`, `vars` and `children` (YAML), or `[group
 ranges such as `node[01:16]` and `sw[a:d]`; `group_vars/<group>.yml` and
 `host_vars/<host>.yml` beside the file. Variables merge as Ansible merges them: group `all`
 first, then parent groups before their children (by depth, then name), host variables last.
-Dynamic inventory scripts and plugins are not run: export them first with
-`ansible-inventory -i SOURCE --list -y > inventory.yml`.
+The fallback when ansible-core is not installed: `vlanroute import ansible` otherwise
+reads `ansible-inventory --list` (model/ansible_list.py), plugins and dynamic inventories
+included.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from vlanroute.names import management_address
 from vlanroute.errors import UserError
 from vlanroute.safeio.reading import load_yaml_limited, read_text_file, safe_quote
 from vlanroute.model.yamlerrors import RefusedYaml, yaml_error
@@ -282,7 +284,6 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
                  names: VarNames = VarNames()) -> Imported:
     """The hosts section (and switches' management addresses) of a vlanroute inventory.
     Every value is checked as the inventory checks it (names, MACs, addresses)."""
-    import ipaddress
     from pydantic import ValidationError
     from vlanroute.model.inventory import HostEntry
 
@@ -322,9 +323,11 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
     switches: dict[str, dict[str, str]] = {}
     for group in switch_groups:
         for sw in members(group):
+            # Without the variable, the inventory host name is the switch's DNS name (as
+            # Ansible itself connects to it); resolved when push and audit connect.
             address = str(inv.variables(sw).get(names.mgmt) or sw)
             try:
-                switches[sw] = {"mgmt": str(ipaddress.ip_address(address))}
-            except ValueError:
-                errors.append(f"switch {sw}: '{address}' is not an IP address (variable '{names.mgmt}')")
+                switches[sw] = {"mgmt": management_address(address)}
+            except ValueError as exc:
+                errors.append(f"switch {sw}: {exc} (variable '{names.mgmt}')")
     return Imported(hosts, switches, errors)

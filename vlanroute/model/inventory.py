@@ -26,10 +26,11 @@ from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
+from vlanroute.model.site import SiteSpec
 # Strict patterns for every name that may reach a switch CLI, a shell script or a file
 # name (vlanroute/names.py); the plan document uses the same ones.
 from vlanroute.names import (IFACE_PATTERN, IFNAME_MAX, MAC_PATTERN, NAME_PATTERN, PORT_PATTERN,
-                             pattern_size_problem)
+                             management_address, pattern_size_problem)
 from vlanroute.model.generators import neighbour_pairs, product
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
@@ -244,7 +245,8 @@ class RoutingSpec(Strict):
 
 class SwitchOverride(Strict):
     name: Name | None = None
-    mgmt: ipaddress.IPv4Address | ipaddress.IPv6Address | None = None
+    # An IP address or a DNS name (resolved when push and audit connect).
+    mgmt: Annotated[str, AfterValidator(management_address)] | None = None
     ssh_port: Annotated[int, Field(strict=True, ge=1, le=65535)] = 22
     platform: Name | None = None
     reserved_ports: list[PortName] = []
@@ -342,6 +344,8 @@ class Inventory(Strict):
     settings: SettingsSpec = SettingsSpec()
     platforms: dict[Name, PlatformDef] = {}
     failures: FailuresSpec | None = None
+    # What the site states about its own switches (model/site.py).
+    site: SiteSpec = SiteSpec()
 
 
 # The ways sites write a MAC: colons or dashes between bytes (IEEE 802 / Windows), dots
@@ -437,6 +441,8 @@ def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) ->
             msg = "unknown key"
         line = f"{source}: {loc or '(top level)'}: {msg}"
         fix = _FIXES.get(err["type"])
+        if err["type"] == "value_error" and loc.rsplit(".", 1)[-1] == "mgmt":
+            fix = "give the switch's management IPv4 or IPv6 address, or its DNS name (sw1.mgmt.example.org)"
         if err["type"] == "value_error" and loc.rsplit(".", 1)[-1] in _PORT_FIELDS:
             fix = ("write port names and ranges FIRST-LAST separated by commas, e.g. "
                    "'1/g1-1/g48,1/xg1-1/xg4', or a list of them (see the inventory reference in README.md)")

@@ -217,9 +217,9 @@ DELL_S5248F_ON = Platform(
     name="dell-s5248f-on",
     family="dell-os10",
     description="Dell EMC S5248F-ON (48 x 25G SFP28, 2 x 200G QSFP28-DD, 4 x 100G QSFP28, OS10)",
-    # The SFP28 ports, then the uplinks (1/1/49 and 1/1/51 are the QSFP28-DD cages, 1/1/53-56
-    # the QSFP28 ports), which carry a cable only where the inventory names them.
-    ports=parse_port_list("ethernet1/1/1-ethernet1/1/48,ethernet1/1/49,ethernet1/1/51,"
+    # The SFP28 ports, then the uplinks (1/1/49-52: the two QSFP28-DD cages, two ports each;
+    # 1/1/53-56 the QSFP28 ports), which carry a cable only where the inventory names them.
+    ports=parse_port_list("ethernet1/1/1-ethernet1/1/48,ethernet1/1/49-ethernet1/1/52,"
                           "ethernet1/1/53-ethernet1/1/56"),
     auto_ports=parse_port_list("ethernet1/1/1-ethernet1/1/48"),
     port_shape=r"ethernet\d+/\d+/\d+(:\d+)?",
@@ -227,19 +227,21 @@ DELL_S5248F_ON = Platform(
     vid_min=2,
     vid_max=4093,
     mac_capacity=131072,
-    aging_min=10,
+    aging_min=0,
     aging_max=1_000_000,
     aging_default=1800,
     max_lags=128,
     max_lag_members=16,
     facts={
-        "ports": "C: 1/1/1-48 SFP28, 1/1/49 and 1/1/51 QSFP28-DD, 1/1/53-56 QSFP28 (netbox devicetype-library "
-                 "Dell/Networking_s5248f-on-os10.yaml); printed ethernet1/1/N (OS10 running-configs)",
+        "ports": "C: 1/1/1-48 SFP28, 1/1/49-52 in the two QSFP28-DD cages, 1/1/53-56 QSFP28 (netbox "
+                 "devicetype-library Dell/Networking_s5248f-on-os10.yaml lists 1/1/49 and 1/1/51 only; "
+                 "a real S5248F-ON's LLDP neighbours on ethernet1/1/50 and ethernet1/1/52, microsoft/arc-switch "
+                 "testdata); printed ethernet1/1/N (OS10 running-configs)",
         "model": "C: 'System Type: S5248F-ON' in show version (microsoft/arc-switch testdata)",
         "vid_range": "U: 4093 assumed as the highest VLAN id",
         "mac_capacity": "U: 128K believed",
-        "aging": "U: mac address-table aging-time range and default not in any source read; 10-1,000,000 s "
-                 "and 1800 s assumed",
+        "aging": "C: mac address-table aging-time 0-1,000,000 s, default 1800 s (Dell SmartFabric OS10 "
+                 "User Guide)",
         "max_lags": "U: 128 port-channels x 16 members assumed",
     },
     model_pattern=r"S5248F-ON",

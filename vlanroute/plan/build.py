@@ -17,6 +17,7 @@ from vlanroute.routing.budget import BudgetChoices
 from vlanroute.routing.engine import Engine, Options, Routes, packing_of
 from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES, default_engine
 from vlanroute.routing.trees import arc_loads
+from vlanroute.plan.acknowledged import check_acknowledgments
 from vlanroute.plan.invariants import verify_plan
 from vlanroute.plan.limits import Budget, check_limits, over_budget, vlan_budget
 from vlanroute.errors import PlanError, UserError
@@ -103,6 +104,8 @@ class Plan:
                         for c in self.cabling],
             "metrics": self.metrics.to_json(),
             "warnings": self.warnings,
+            "acknowledged_syntax": [{**ack.model_dump(), "date": ack.date.isoformat()}
+                                    for ack in self.inventory.spec.site.acknowledged_syntax],
         }
 
 
@@ -144,6 +147,7 @@ def build_plan(inv: LoadedInventory) -> Plan:
     (plan/invariants.py) and the engine's deadlock-freedom promise. A user's mistake is a
     UserError or PlanError naming the inventory field; a broken invariant is a bug."""
     file = inv.file
+    check_acknowledgments(inv)
     topo = build_topology(inv)
     hosts = build_hosts(inv, topo)
     platforms = resolve_platforms(inv, topo)

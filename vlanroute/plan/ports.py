@@ -208,10 +208,11 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
             raise UserError("a reserved port is listed twice", file=file, field=f"switches.{key}.reserved_ports")
         mgmt = str(ov.mgmt) if ov and ov.mgmt else None
         if mgmt:
-            if mgmt in mgmt_seen:
-                raise UserError(f"management address {mgmt} is also given to '{mgmt_seen[mgmt]}'", file=file,
-                                field=f"switches.{key}.mgmt", fix="every switch needs its own management address")
-            mgmt_seen[mgmt] = s
+            if mgmt.lower() in mgmt_seen:       # DNS names are case-insensitive
+                raise UserError(f"management address {mgmt} is also given to '{mgmt_seen[mgmt.lower()]}'",
+                                file=file, field=f"switches.{key}.mgmt",
+                                fix="every switch needs its own management address")
+            mgmt_seen[mgmt.lower()] = s
         attachment, why = choose_attachment(inv, plat)
         switches[s] = SwitchPlan(s, plat, mgmt, ov.ssh_port if ov else 22, topo.coords[s], reserved,
                                  host_attachment=attachment, attachment_reason=why)
@@ -446,4 +447,10 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
 
 def mgmt_addresses(switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
     """The switches' management addresses (the learning pool must not contain any)."""
-    return [ipaddress.ip_address(switch.mgmt) for switch in switches.values() if switch.mgmt]
+    out = []
+    for switch in switches.values():
+        try:
+            out.append(ipaddress.ip_address(switch.mgmt or ""))
+        except ValueError:
+            pass            # a DNS name: not resolved when planning (push resolves it)
+    return out

@@ -26,7 +26,7 @@ from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.drivers import FAMILIES, family_of
-from vlanroute.drivers.family import Family
+from vlanroute.drivers.family import Family, syntax_key
 from vlanroute.errors import UserError, VerificationError, disk_error
 from vlanroute.model.platforms import Platform
 from vlanroute.hostside import table
@@ -289,7 +289,9 @@ def _render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions) -> R
 def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> list[str]:
     """One warning per family in use whose rendered commands are not all confirmed: its
     unconfirmed commands, and those for untagged host ports where a switch of the family
-    has host_attachment untagged. `by_switch`: each switch's platform (`platforms_of`)."""
+    has host_attachment untagged, less those the inventory acknowledges
+    (site.acknowledged_syntax, checked when planning). `by_switch`: each switch's platform
+    (`platforms_of`)."""
     families = {}
     untagged: set[str] = set()
     for name, platform in by_switch.items():
@@ -299,8 +301,12 @@ def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> lis
             untagged.add(family.name)
     found = []
     for key, f in sorted(families.items()):
-        items = f.unconfirmed + (f.unconfirmed_untagged_hosts if key in untagged else ())
+        acknowledged = {syntax_key(c) for ack in doc.acknowledged_syntax if ack.family == key for c in ack.commands}
+        items = [item for item in f.unconfirmed + (f.unconfirmed_untagged_hosts if key in untagged else ())
+                 if syntax_key(item) not in acknowledged]
         if items:
             found.append(f"{f.title} syntax that no public source confirms (docs/platforms/{f.name}.md), "
-                         f"check it in switches/*.cfg on one switch before pushing: {'; '.join(items)}")
+                         f"check it in switches/*.cfg on one switch before pushing: {'; '.join(items)}. "
+                         f"Once checked, acknowledge it in the inventory: site.acknowledged_syntax, "
+                         f"family {f.name} (docs/render.md)")
     return found

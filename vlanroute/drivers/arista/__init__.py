@@ -72,7 +72,10 @@ EOS = TrunkDialect(
     harmless_global=r"(hostname|username|aaa|no aaa|ip domain-name|ip name-server|dns|ntp|logging|"
                     r"service|transceiver|clock|snmp-server|lldp|management|spanning-tree mst|"
                     r"ip routing|no ip routing)\b",
-    heredoc=r"banner (login|motd)")
+    heredoc=r"banner (login|motd)",
+    # Real EOS configs name Port-Channel251 (Cray-HPE/docs-csm) and Port-Channel2000
+    # (aristanetworks/avd); 2000 is the highest seen [CSM], [AVD].
+    lag_id_max=2000)
 
 
 def _create(ids: list[int]) -> list[str]:

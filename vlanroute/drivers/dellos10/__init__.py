@@ -23,20 +23,22 @@ from vlanroute.drivers.trunkmode import TrunkDialect
 from vlanroute.model.bridge import LagPort, PortRef
 
 # The LAG hash on source/destination IP and L4 ports, as typed on a real S4112F-ON
-# (OS10 10.5.0.2) [GC]; how show running-configuration prints it is not in a source.
+# (OS10 10.5.0.2) [GC]. Its show running-configuration printed no load-balancing line
+# afterwards [GC]: the OS10 default (an IP 4-tuple hash [S4112REF]), never printed.
 HASH_IP_L4 = "load-balancing ip-selection destination-ip source-ip protocol l4-destination-port l4-source-port"
 STP_OFF = "spanning-tree disable"
 
 OS10_DEFAULTS = FirmwareDefaults(
     flow_control=None,
-    lag_hash=None,
+    lag_hash="ip-l4",
     sources={
         "flow_control": "receive on: every port of real S4112F-ON configs prints `flowcontrol receive "
                         "on` [GC]; transmit: unknown (never printed; off assumed)",
-        "aging_time": "unknown: 1800 s assumed",
+        "aging_time": "confirmed 1800 s, range 0-1,000,000 s (Dell SmartFabric OS10 User Guide [UG])",
         "spanning_tree": "on (a fixture prints `spanning-tree mode rstp` [ANS-OS10]); the default mode is unknown",
         "port_mode": "confirmed access in VLAN 1, printed `switchport access vlan 1` [GC], [DELLOS10NAPALM]",
-        "lag_hash": "unknown",
+        "lag_hash": "confirmed not printed: the IP + L4 hash typed on a real S4112F-ON is absent from its "
+                    "show running-configuration [GC]",
     })
 
 
@@ -106,9 +108,6 @@ class DellOS10(TrunkFamily):
                           "enhanced": "OS10 has no such hash mode"},
         push=True, preview=True, audit=True)
     unconfirmed = (
-        "no switchport access vlan on a trunk leaves it without an untagged VLAN (syntax confirmed only)",
-        "load-balancing ip-selection ... l4-source-port as show running-configuration prints it",
-        "mac address-table aging-time 1000000 (range and maximum unknown)",
         "flowcontrol transmit on|off (default and printed form unknown)",
         "interface vlanN / exit to create a VLAN in a transaction",
     )

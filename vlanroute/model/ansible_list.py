@@ -1,0 +1,78 @@
+"""An Ansible inventory as ansible-core itself reads it: `ansible-inventory -i SOURCE --list`.
+
+That is Ansible's own parser, with every inventory plugin and dynamic inventory script the
+site uses, its variable precedence, group_vars/ and host_vars/. Its JSON (documented with
+`ansible-inventory --list`): one object per group with `hosts` and `children`, `all` at the
+top, and `_meta.hostvars` with each host's variables already merged. When ansible-core is
+not installed, vlanroute reads static YAML and INI files itself (model/ansible_inventory.py)
+and says so; a dynamic source then needs ansible-core (the `ansible` extra).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from vlanroute.errors import UserError
+from vlanroute.model.ansible_inventory import AnsibleInventory, Group
+
+TIMEOUT_S = 300
+
+
+def ansible_inventory_command() -> str | None:
+    """`ansible-inventory` on PATH, else beside this Python (a venv's bin/), else None."""
+    found = shutil.which("ansible-inventory")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "ansible-inventory"
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+def run_ansible_inventory(source: Path, command: str) -> AnsibleInventory:
+    """The inventory `ansible-inventory -i SOURCE --list` prints; UserError with Ansible's own
+    message if it fails or finds nothing."""
+    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0",
+           "ANSIBLE_INVENTORY_UNPARSED_FAILED": "1", "ANSIBLE_DEPRECATION_WARNINGS": "0"}
+    try:
+        done = subprocess.run([command, "-i", str(source), "--list"], capture_output=True, text=True,
+                              timeout=TIMEOUT_S, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"ansible-inventory did not answer within {TIMEOUT_S} s", file=str(source),
+                        fix="check the dynamic inventory (its API or script) with "
+                            f"`ansible-inventory -i {source} --list`") from None
+    except OSError as exc:
+        raise UserError(f"cannot run {command}: {exc.strerror}", file=str(source)) from None
+    if done.returncode != 0:
+        why = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        raise UserError(f"ansible-inventory failed: {why[-1] if why else f'exit code {done.returncode}'}",
+                        file=str(source), fix=f"run `ansible-inventory -i {source} --list` to see Ansible's "
+                                              "own messages, and correct the inventory")
+    try:
+        data = json.loads(done.stdout)
+    except ValueError:
+        raise UserError("ansible-inventory printed no JSON", file=str(source)) from None
+    return from_list(str(source), data)
+
+
+def from_list(source: str, data: Any) -> AnsibleInventory:
+    """`ansible-inventory --list` JSON -> groups and each host's (already merged) variables."""
+    if not isinstance(data, dict):
+        raise UserError("ansible-inventory printed no inventory object", file=source)
+    inv = AnsibleInventory(source)
+    hostvars = data.get("_meta", {}).get("hostvars", {}) if isinstance(data.get("_meta"), dict) else {}
+    for name, body in data.items():
+        if name == "_meta" or not isinstance(body, dict):
+            continue
+        group = inv.groups.setdefault(name, Group(name))
+        group.children = [str(c) for c in body.get("children", [])]
+        group.vars = dict(body.get("vars", {})) if isinstance(body.get("vars"), dict) else {}
+        for host in body.get("hosts", []):
+            inv.add_host(name, str(host), dict(hostvars.get(host, {})))
+    for child in [c for g in list(inv.groups.values()) for c in g.children]:
+        inv.groups.setdefault(child, Group(child))
+    return inv
