@@ -55,6 +55,6 @@ def evaluate(fabric: Fabric, demand: Demand, exchange_bytes: float = 1e6) -> Res
     slowest = float(alloc.rate.min()) if len(alloc.rate) else 0.0
     first = arc_level[full[0]] if full else np.inf
     return Result(fabric.label, demand.name, demand.flows, float(alloc.rate @ demand.weight), slowest,
-                  maxmin.exchange_time(problem, exchange_bytes * 8 / 1e9),
+                  maxmin.exchange_time(alloc, exchange_bytes * 8 / 1e9),
                   [arcs[i] for i in full if arc_level[i] <= first * (1 + 1e-9)],
                   host_bound=not full or first > slowest * (1 + 1e-9))

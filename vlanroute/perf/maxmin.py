@@ -78,16 +78,12 @@ def solve(problem: Problem, active: BoolArray | None = None) -> Allocation:
     return Allocation(rate, saturated_at)
 
 
-def exchange_time(problem: Problem, bits: float) -> float:
-    """Seconds until every flow has sent `bits`, the rates re-shared by max-min whenever
-    a group finishes (a fluid model: no slow start, no losses)."""
-    remaining = np.full(problem.incidence.shape[1], float(bits))
-    live = remaining > 0
-    elapsed = 0.0
-    while live.any():
-        rate = solve(problem, live).rate
-        dt = float(np.min(remaining[live] / rate[live]))
-        elapsed += dt
-        remaining[live] -= rate[live] * dt
-        live &= remaining > bits * REL_EPS
-    return elapsed
+def exchange_time(allocation: Allocation, bits: float) -> float:
+    """Seconds until every flow has sent `bits` (a fluid model: no slow start, no losses).
+
+    With equal sizes this is bits / the slowest rate even when rates are re-shared as flows
+    finish: the slowest flow's full resource carries only flows at its rate (it has the
+    largest rate there), they all finish together, and until then that resource stays full.
+    """
+    slowest = float(allocation.rate.min()) if len(allocation.rate) else 0.0
+    return bits / slowest if slowest > 0 else (0.0 if not len(allocation.rate) else float("inf"))
