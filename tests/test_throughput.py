@@ -8,15 +8,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import sparse
 
+from vlanroute.errors import UserError
 from vlanroute.perf import maxmin
 from vlanroute.perf.evaluate import evaluate
 from vlanroute.perf.fabric import big_switch, from_links, from_trees
-from vlanroute.perf.patterns import all_to_all, bisection, flows_file, grid_shape, host_pairs, neighbour, permutation
+from vlanroute.perf.patterns import (
+    all_to_all,
+    bisection,
+    flows_file,
+    grid_shape,
+    host_pairs,
+    neighbour,
+    permutation,
+)
 from vlanroute.perf.stp import path_cost, spanning_tree
-from vlanroute.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -216,3 +225,29 @@ def test_the_seed_comparison_orders_the_topologies_as_the_paper(seed_fabrics: di
     assert eff["tree6"] == pytest.approx(6 * eff["tree1"])
     assert effective(got["tree1"].stp, 1e6) == pytest.approx(eff["tree1"])
     assert effective(got["compl2"].stp, 1e6) < eff["compl2"] / 3
+
+
+def test_analyze_patterns_json_follows_its_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import jsonschema
+
+    from vlanroute import schemas
+    from vlanroute.cli import main
+    inv = ROOT / "inventories"
+    assert main(["analyze", "--json", "--patterns", "permutation,bisection", "--seeds", "2",
+                 str(inv / "seed-tree-1link.yaml"), str(inv / "seed-torus.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    jsonschema.Draft202012Validator(schemas.load("analyze")).validate(data)
+    tables = data["throughput"]
+    assert [t["pattern"] for t in tables] == ["permutation (2 seeds)", "bisection"]
+    rows = tables[0]["rows"]
+    assert [r["label"] for r in rows] == ["seed-tree-1link", "seed-torus", "seed-tree-1link: spanning tree (LAGs)",
+                                          "one non-blocking switch"]
+    assert rows[0]["vs_first"] == 1.0 and rows[0]["vs_stp"] == 1.0 and rows[1]["vs_first"] > 3
+
+
+def test_analyze_refuses_an_unknown_pattern(capsys: pytest.CaptureFixture[str]) -> None:
+    from vlanroute.cli import main
+    code = main(["analyze", "--patterns", "everything", str(ROOT / "inventories" / "seed-ring.yaml")])
+    assert code == 2 and "'everything' is neither a pattern" in capsys.readouterr().err

@@ -54,8 +54,8 @@ def all_to_all(fabric: Fabric) -> Demand:
     count = Counter(fabric.host_switch)
     ends = [s for s in fabric.switches if count[s]]
     n = np.array([count[s] for s in ends], dtype=np.int64)
-    src, dst = np.meshgrid(np.arange(len(ends)), np.arange(len(ends)), indexing="ij")
-    src, dst = src.ravel(), dst.ravel()
+    src = np.repeat(np.arange(len(ends), dtype=np.int64), len(ends))
+    dst = np.tile(np.arange(len(ends), dtype=np.int64), len(ends))
     weight = (n[src] * (n[dst] - (src == dst))).astype(float)
     keep = weight > 0
     return Demand("all-to-all", ends, n, src[keep], dst[keep], weight[keep])
