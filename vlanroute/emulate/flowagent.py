@@ -1,7 +1,9 @@
 """One host's TCP traffic for `vlanroute emulate --traffic`: stdlib only, run by path in the
 host's network namespace (`ip netns exec NS python3 -S flowagent.py ...`).
 
-It listens on PORT, connects to every address of --to at START (an epoch time), sends
+It listens on PORT, prints `ready`, reads START (an epoch time) from its standard input
+(so that a slow start of one agent delays them all alike), connects to every address of
+--to at START, sends
 zeros on every connection until the end, and counts the bytes each peer delivered to it
 between START + WARMUP and START + WARMUP + SECONDS (the steady state: after slow start and
 the first queue build-up). It prints one JSON object: peer address -> bytes in the window.
@@ -24,11 +26,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--listen", required=True)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--to", default="")
-    ap.add_argument("--start", type=float, required=True)
     ap.add_argument("--warmup", type=float, required=True)
     ap.add_argument("--seconds", type=float, required=True)
     a = ap.parse_args(argv)
-    begin, end = a.start + a.warmup, a.start + a.warmup + a.seconds
     sel = selectors.DefaultSelector()
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -38,9 +38,13 @@ def main(argv: list[str]) -> int:
     sel.register(server, selectors.EVENT_READ, "accept")
     got: dict[str, int] = {}
     targets = [t for t in a.to.split(",") if t]
-    time.sleep(max(0.0, a.start - time.time()))
+    print("ready", flush=True)
+    start = float(sys.stdin.readline())
+    begin, end = start + a.warmup, start + a.warmup + a.seconds
+    time.sleep(max(0.0, start - time.time()))
     for t in targets:
         c = socket.socket()
+        c.bind((a.listen, 0))           # the receiver tells its peers apart by source address
         c.setblocking(False)
         c.connect_ex((t, a.port))
         sel.register(c, selectors.EVENT_WRITE, "send")

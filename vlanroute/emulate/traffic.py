@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vlanroute.emulate import netns
 from vlanroute.emulate.run import (
@@ -142,13 +143,21 @@ def measure(emu: Emulation, flows: Sequence[tuple[str, str]], opt: TrafficOption
     to: dict[str, list[str]] = {h: [] for h in spec.hosts}
     for a, b in flows:
         to[a].append(spec.hosts[b].address)
-    start = time.time() + 1.5 + 0.02 * len(spec.hosts)      # every agent listening first
     procs = {h: subprocess.Popen(["ip", "netns", "exec", emu.host_ns(h), sys.executable, "-S", str(AGENT),
                                   "--listen", spec.hosts[h].address, "--port", str(FLOW_PORT),
-                                  "--to", ",".join(to[h]), "--start", f"{start:.3f}",
+                                  "--to", ",".join(to[h]),
                                   "--warmup", str(opt.warmup_s), "--seconds", str(opt.seconds)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for h in spec.hosts}
+    for h, p in procs.items():          # every agent listening before any connects
+        assert p.stdout is not None
+        if p.stdout.readline().strip() != "ready":
+            raise netns.NetnsError(f"the flow agent of {h} did not start: {p.stderr.read() if p.stderr else ''}")
+    start = time.time() + 0.5
+    for p in procs.values():
+        assert p.stdin is not None
+        p.stdin.write(f"{start:.3f}\n")
+        p.stdin.flush()
     by_address = {h.address: h.name for h in spec.hosts.values()}
     got: dict[tuple[str, str], float] = {f: 0.0 for f in flows}
     deadline = start + opt.warmup_s + opt.seconds + 30
@@ -236,10 +245,10 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
     try:
         check = emu.build()
         if not check.ok:
-            raise netns.NetnsError(f"{check.name}: {check.detail}")
+            raise netns.NetnsError(f"{check.name}: {check.detail}: " + "; ".join(check.problems[:3]))
         check = emu.learn()
         if not check.ok:
-            raise netns.NetnsError(f"{check.name}: {check.detail}")
+            raise netns.NetnsError(f"{check.name}: {check.detail}: " + "; ".join(check.problems[:3]))
         shape(emu, opt, "change")
         run_patterns(emu, vlan_fabric(spec, gbps), "VLAN routing", opt, report, log)
     except (netns.NetnsError, OSError) as exc:
@@ -264,3 +273,42 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
     finally:
         stp.teardown()
     return report
+
+
+def report_from_json(data: dict[str, Any]) -> TrafficReport:
+    report = TrafficReport(str(data["outdir"]), float(data["rate_mbit"]), notes=list(data["notes"]),
+                           aborted=str(data["aborted"]))
+    for r in data["rows"]:
+        report.rows.append(Measured(**{k: v for k, v in r.items() if k != "ratio"}))
+    return report
+
+
+def traffic_args(opt: TrafficOptions) -> list[str]:
+    """The command-line options that give `opt` (to run the same inside the VM)."""
+    return ["--traffic", ",".join(opt.patterns), "--traffic-rate", f"{opt.rate_mbit:g}",
+            "--traffic-seconds", f"{opt.seconds:g}", "--traffic-warmup", f"{opt.warmup_s:g}",
+            "--traffic-seed", str(opt.seed), *([] if opt.stp else ["--traffic-no-stp"])]
+
+
+def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
+                      log: Callable[[str], None]) -> TrafficReport:
+    """The same inside the QEMU VM (a kernel with bridges, 802.1Q and tbf)."""
+    import shlex
+    import shutil
+    import tempfile
+
+    from vlanroute.emulate import vm
+    from vlanroute.emulate.run import lean_python
+    with tempfile.TemporaryDirectory(prefix="vlanroute-traffic-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(outdir, work / "outdir")
+        python, py_env = lean_python()
+        args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host", "--skip-manifest-check",
+                "--json-report", str(work / "report.json"), *traffic_args(opt), str(work / "outdir")]
+        vm.run_in_vm(" ".join(shlex.quote(a) for a in args), work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
+                     on_line=lambda line: log(line.rstrip("\n")))
+        if not (work / "report.json").exists():
+            return TrafficReport(str(outdir), opt.rate_mbit, aborted="the VM wrote no traffic report")
+        report = report_from_json(json.loads((work / "report.json").read_text()))
+        report.outdir = str(outdir)
+        return report
