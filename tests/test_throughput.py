@@ -251,3 +251,31 @@ def test_analyze_refuses_an_unknown_pattern(capsys: pytest.CaptureFixture[str]) 
     from vlanroute.cli import main
     code = main(["analyze", "--patterns", "everything", str(ROOT / "inventories" / "seed-ring.yaml")])
     assert code == 2 and "'everything' is neither a pattern" in capsys.readouterr().err
+
+
+@st.composite
+def cabled_graphs(draw: st.DrawFn) -> tuple[list[str], dict[tuple[str, str], int]]:
+    n = draw(st.integers(2, 7))
+    sw = [f"sw{i + 1}" for i in range(n)]
+    cables = {(sw[draw(st.integers(0, i - 1))], sw[i]): draw(st.integers(1, 3)) for i in range(1, n)}  # connected
+    for a, b in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=6)):
+        if a < b and (sw[a], sw[b]) not in cables and (sw[b], sw[a]) not in cables:
+            cables[(sw[a], sw[b])] = draw(st.integers(1, 3))
+    return sw, cables
+
+
+@settings(max_examples=60, deadline=None)
+@given(cabled_graphs(), st.booleans())
+def test_stp_forwards_a_spanning_tree_of_least_cost_and_blocks_the_rest(
+        graph: tuple[list[str], dict[tuple[str, str], int]], lag: bool) -> None:
+    import networkx as nx
+    sw, cables = graph
+    t = spanning_tree(sw, cables, lag=lag)
+    tree = nx.Graph(list(t.forwarding))
+    assert t.root == "sw1" and len(t.forwarding) == len(sw) - 1 and nx.is_tree(tree) and set(tree) == set(sw)
+    assert sum(t.forwarding.values()) + len(t.blocked) == sum(cables.values())
+    g = nx.Graph()
+    for (a, b), k in cables.items():
+        g.add_edge(a, b, cost=path_cost(k if lag else 1))
+    best = nx.single_source_dijkstra_path_length(g, "sw1", weight="cost")
+    assert t.root_cost == best             # every bridge reaches the root at least cost
