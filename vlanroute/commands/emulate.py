@@ -56,6 +56,8 @@ from vlanroute.exitcodes import ExitCode
               help="Seconds each pattern runs before the measurement.")
 @click.option("--traffic-seed", type=click.IntRange(0), default=1, show_default=True,
               help="The random permutation's seed.")
+@click.option("--traffic-queue", type=click.Choice(["sfq", "fifo"]), default="sfq", show_default=True,
+              help="The queue inside each link's tbf: sfq (per-flow fair queueing) or fifo.")
 @click.option("--traffic-no-stp", is_flag=True, help="Measure the plan only, not the spanning-tree network.")
 @json_option
 @quiet_option
@@ -63,7 +65,7 @@ from vlanroute.exitcodes import ExitCode
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
             skip_manifest_check: bool, traffic: str | None, traffic_rate: float, traffic_seconds: float,
-            traffic_warmup: float, traffic_seed: int, traffic_no_stp: bool, as_json: bool, quiet: bool,
+            traffic_warmup: float, traffic_seed: int, traffic_queue: str, traffic_no_stp: bool, as_json: bool, quiet: bool,
             vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
@@ -94,7 +96,7 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     if traffic is not None:
         from vlanroute.commands.emulate_traffic import run
         return run(outdir, where, traffic, traffic_rate, traffic_seconds, traffic_warmup, traffic_seed,
-                   not traffic_no_stp, timeout_s, json_report, as_json, quiet)
+                   traffic_queue, not traffic_no_stp, timeout_s, json_report, as_json, quiet)
     if where == "host":
         report = run_here(outdir, options, vm_kernel_label or "this host's kernel",
                           log=_drop if quiet else lambda line: click.echo(line, err=True))

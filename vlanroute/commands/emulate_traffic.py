@@ -14,14 +14,16 @@ from vlanroute.exitcodes import ExitCode
 from vlanroute.perf.patterns import PATTERNS
 
 
-def run(outdir: Path, where: str, traffic: str, rate: float, seconds: float, warmup: float, seed: int, stp: bool,
+def run(outdir: Path, where: str, traffic: str, rate: float, seconds: float, warmup: float, seed: int, queue: str,
+        stp: bool,
         timeout_s: float, json_report: Path | None, as_json: bool, quiet: bool) -> int:
     patterns = tuple(p.strip() for p in traffic.split(",") if p.strip())
     for p in patterns:
         if p not in PATTERNS and not Path(p).is_file():
             raise click.BadParameter(f"{p!r} is neither a pattern ({', '.join(PATTERNS)}) nor a flows file",
                                      param_hint="--traffic")
-    opt = TrafficOptions(patterns=patterns, rate_mbit=rate, warmup_s=warmup, seconds=seconds, seed=seed, stp=stp)
+    opt = TrafficOptions(patterns=patterns, rate_mbit=rate, warmup_s=warmup, seconds=seconds, seed=seed, stp=stp,
+                         queue=queue)
 
     def log(line: str) -> None:
         if not quiet:

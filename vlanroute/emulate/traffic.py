@@ -59,6 +59,7 @@ class TrafficOptions:
     seed: int = 1
     stp: bool = True
     burst_bytes: int = 16384
+    queue: str = "sfq"              # or fifo: tbf's own byte FIFO
 
 
 @dataclass
@@ -80,13 +81,14 @@ class Measured:
 class TrafficReport:
     outdir: str
     rate_mbit: float
+    queue: str = "sfq"
     rows: list[Measured] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     aborted: str = ""
 
     def text(self) -> str:
         lines = [(f"traffic on {self.outdir}: every cable and host link shaped to {self.rate_mbit:g} Mbit/s (tbf); "
-                  f"predicted = max-min x TCP goodput {GOODPUT:.3f}"), *self.notes]
+                  f"{self.queue} queues; predicted = max-min x TCP goodput {GOODPUT:.3f}"), *self.notes]
         head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>10} {'measured':>10} {'meas/pred':>9} " \
                f"{'x STP pred':>10} {'x STP meas':>10}"
         lines += [head, "-" * len(head)]
@@ -102,7 +104,7 @@ class TrafficReport:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
-        return {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "goodput": GOODPUT, "notes": self.notes,
+        return {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "queue": self.queue, "goodput": GOODPUT, "notes": self.notes,
                 "aborted": self.aborted,
                 "rows": [{**r.__dict__, "ratio": round(r.ratio, 4)} for r in self.rows]}
 
@@ -176,13 +178,22 @@ def measure(emu: Emulation, flows: Sequence[tuple[str, str]], opt: TrafficOption
     return got
 
 
-def shape(emu: Emulation, opt: TrafficOptions, verb: str) -> None:
-    """tbf at the traffic rate on every switch port (`verb` add or change) and host interface."""
+def shape(emu: Emulation, opt: TrafficOptions) -> None:
+    """tbf at the traffic rate on every switch port and host interface, with a fair queue
+    (sfq: one queue per flow, served round robin) inside unless `queue` is fifo. Per-flow
+    fair queueing on every link is what makes greedy TCP flows approach the max-min
+    allocation the model computes; a FIFO with many flows on a slow link instead shares by
+    window and loses flows to retransmission timeouts."""
     kbit = int(opt.rate_mbit * 1000)
-    emu.rate_limit(verb, kbit)
-    emu.parallel_batches("tc", {emu.host_ns(h.name): [
-        f"qdisc replace dev {h.interface} root tbf rate {kbit}kbit burst {opt.burst_bytes} latency 400ms"]
-        for h in emu.plan.hosts.values()})
+
+    def lines(dev: str) -> list[str]:
+        out = [f"qdisc replace dev {dev} root handle 1: tbf rate {kbit}kbit burst {opt.burst_bytes} latency 1000ms"]
+        if opt.queue == "sfq":
+            out.append(f"qdisc add dev {dev} parent 1:1 handle 10: sfq perturb 0 limit 1000")
+        return out
+    emu.parallel_batches("tc", {emu.sw_ns(s): [x for p in emu.switch_ports(s) for x in lines(p)]
+                                for s in emu.plan.switches})
+    emu.parallel_batches("tc", {emu.host_ns(h.name): lines(h.interface) for h in emu.plan.hosts.values()})
 
 
 def run_patterns(emu: Emulation, fabric: Fabric, label: str, opt: TrafficOptions,
@@ -239,7 +250,7 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
     spec = load(outdir)
     remove_stale_namespaces(log)
     load_modules()
-    report = TrafficReport(str(outdir), opt.rate_mbit)
+    report = TrafficReport(str(outdir), opt.rate_mbit, opt.queue)
     gbps = opt.rate_mbit / 1000
     emu = Emulation(spec, Options(), log, prefix=f"vt{os.getpid()}-")
     try:
@@ -249,7 +260,7 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
         check = emu.learn()
         if not check.ok:
             raise netns.NetnsError(f"{check.name}: {check.detail}: " + "; ".join(check.problems[:3]))
-        shape(emu, opt, "change")
+        shape(emu, opt)
         run_patterns(emu, vlan_fabric(spec, gbps), "VLAN routing", opt, report, log)
     except (netns.NetnsError, OSError) as exc:
         report.aborted = f"VLAN routing: {exc}"
@@ -265,7 +276,7 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
         same = Counter(tuple(sorted(b)) for b in blocked) == Counter(tuple(sorted(b)) for b in model.blocked)
         report.notes.append(f"spanning tree: root {model.root}; the kernel blocked {len(blocked)} cables, the model "
                             f"{len(model.blocked)}" + (" (the same ones)" if same else " (different ones!)"))
-        shape(stp, opt, "add")
+        shape(stp, opt)
         run_patterns(stp, stp_fabric(switch_order(spec), hosts, cable_pairs(spec), speed=gbps, lag=False),
                      "spanning tree", opt, report, log)
     except (netns.NetnsError, OSError) as exc:
@@ -276,7 +287,7 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
 
 
 def report_from_json(data: dict[str, Any]) -> TrafficReport:
-    report = TrafficReport(str(data["outdir"]), float(data["rate_mbit"]), notes=list(data["notes"]),
+    report = TrafficReport(str(data["outdir"]), float(data["rate_mbit"]), str(data["queue"]), notes=list(data["notes"]),
                            aborted=str(data["aborted"]))
     for r in data["rows"]:
         report.rows.append(Measured(**{k: v for k, v in r.items() if k != "ratio"}))
@@ -287,7 +298,7 @@ def traffic_args(opt: TrafficOptions) -> list[str]:
     """The command-line options that give `opt` (to run the same inside the VM)."""
     return ["--traffic", ",".join(opt.patterns), "--traffic-rate", f"{opt.rate_mbit:g}",
             "--traffic-seconds", f"{opt.seconds:g}", "--traffic-warmup", f"{opt.warmup_s:g}",
-            "--traffic-seed", str(opt.seed), *([] if opt.stp else ["--traffic-no-stp"])]
+            "--traffic-seed", str(opt.seed), "--traffic-queue", opt.queue, *([] if opt.stp else ["--traffic-no-stp"])]
 
 
 def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
