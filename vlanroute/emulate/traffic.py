@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -250,6 +251,10 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
     spec = load(outdir)
     remove_stale_namespaces(log)
     load_modules()
+    # The VM's kernel cannot autoload modules (emulate/run.py load_modules): sfq explicitly.
+    modprobe = shutil.which("modprobe") or "/usr/sbin/modprobe"
+    if opt.queue == "sfq" and Path(modprobe).exists():
+        subprocess.run([modprobe, "sch_sfq"], capture_output=True)
     report = TrafficReport(str(outdir), opt.rate_mbit, opt.queue)
     gbps = opt.rate_mbit / 1000
     emu = Emulation(spec, Options(), log, prefix=f"vt{os.getpid()}-")
@@ -305,7 +310,6 @@ def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
                       log: Callable[[str], None]) -> TrafficReport:
     """The same inside the QEMU VM (a kernel with bridges, 802.1Q and tbf)."""
     import shlex
-    import shutil
     import tempfile
 
     from vlanroute.emulate import vm
