@@ -56,8 +56,8 @@ from vlanroute.exitcodes import ExitCode
               help="Seconds each pattern runs before the measurement.")
 @click.option("--traffic-seed", type=click.IntRange(0), default=1, show_default=True,
               help="The random permutation's seed.")
-@click.option("--traffic-queue", type=click.Choice(["sfq", "fifo"]), default="sfq", show_default=True,
-              help="The queue inside each link's tbf: sfq (per-flow fair queueing) or fifo.")
+@click.option("--traffic-queue", type=click.Choice(["fifo", "sfq"]), default="fifo", show_default=True,
+              help="The queue inside each link's tbf: fifo (as a switch port) or sfq (per-flow fair queueing).")
 @click.option("--traffic-no-stp", is_flag=True, help="Measure the plan only, not the spanning-tree network.")
 @json_option
 @quiet_option

@@ -60,7 +60,7 @@ class TrafficOptions:
     seed: int = 1
     stp: bool = True
     burst_bytes: int = 16384
-    queue: str = "sfq"              # or fifo: tbf's own byte FIFO
+    queue: str = "fifo"             # tbf's own byte FIFO, as a switch port; or sfq (per-flow fair queues)
 
 
 @dataclass
@@ -82,7 +82,7 @@ class Measured:
 class TrafficReport:
     outdir: str
     rate_mbit: float
-    queue: str = "sfq"
+    queue: str = "fifo"
     rows: list[Measured] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     aborted: str = ""
@@ -180,11 +180,10 @@ def measure(emu: Emulation, flows: Sequence[tuple[str, str]], opt: TrafficOption
 
 
 def shape(emu: Emulation, opt: TrafficOptions) -> None:
-    """tbf at the traffic rate on every switch port and host interface, with a fair queue
-    (sfq: one queue per flow, served round robin) inside unless `queue` is fifo. Per-flow
-    fair queueing on every link is what makes greedy TCP flows approach the max-min
-    allocation the model computes; a FIFO with many flows on a slow link instead shares by
-    window and loses flows to retransmission timeouts."""
+    """tbf at the traffic rate on every switch port and host interface; its FIFO (as on a
+    switch port), or with `queue` sfq a per-flow fair queue inside (one queue per flow,
+    served round robin: fair queueing on every link is what drives greedy TCP flows to the
+    max-min allocation the model computes)."""
     kbit = int(opt.rate_mbit * 1000)
 
     def lines(dev: str) -> list[str]:
