@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -61,7 +62,7 @@ def test_report_is_self_contained_and_complete(torus_report: Path) -> None:
     page.feed(html)
     # Nothing to fetch: every picture is a data: URI, no scripts, stylesheets or links out.
     imgs = [v for tag, k, v in page.urls if tag == "img"]
-    assert len(imgs) == 8                     # topology, link load, failure cut, overview, 4 VLANs
+    assert len(imgs) == 9                     # topology, link load, failure cut, overview, 4 VLANs, throughput chart
     assert all(v.startswith("data:image/svg+xml;base64,") for v in imgs)
     assert [u for u in page.urls if not u[2].startswith(("data:", "#"))] == []     # "#": links within the page
     assert "script" not in page.tags and "link" not in page.tags and "@import" not in html
@@ -106,7 +107,7 @@ def test_refuses_to_overwrite_a_file_it_did_not_write(tmp_path: Path, capsys: py
     plan = plan_from_file(TORUS)
     write_report(plan, mine, max_vlans=0)
     write_report(plan, mine, max_vlans=1)
-    assert mine.read_text().count("<img ") == 5
+    assert mine.read_text().count("<img ") == 6     # 4 pictures, 1 VLAN, the throughput chart
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.html", "report.html"]
     assert main(["report", TORUS, "-o", str(tmp_path / "missing" / "r.html")]) == 2
     assert "the directory" in capsys.readouterr().err
@@ -144,3 +145,15 @@ def test_report_displays_in_headless_chromium_without_network(torus_report: Path
     # and the VLAN pictures lie within the first 4000 pixels of the page).
     orange = (np.abs(img - (0xF2, 0x8E, 0x2B)).max(axis=2) <= 30).sum()
     assert orange > 200, orange
+
+
+def test_report_charts_the_throughput_against_other_cablings(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    inv = Path(TORUS).parent
+    assert main(["report", str(inv / "seed-tree-1link.yaml"), "-o", str(out),
+                 "--compare", str(inv / "seed-complete.yaml")]) == 0
+    html = out.read_text()
+    assert 'id="throughput-chart"' in html and "relative to seed-tree-1link" in html
+    # The table under the chart: the complete graph's permutation row, x first and x STP as analyze prints them.
+    assert re.search(r"<td>permutation \(3 seeds\)</td><td>seed-complete</td><td class=\"num\">64.29</td>\s*"
+                     r"<td class=\"num\">18.00</td><td class=\"num\">3.86</td>", html)

@@ -50,13 +50,29 @@ from vlanroute.exitcodes import ExitCode
                    "(docs/emulate.md).")
 @click.option("--repair", "repair_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="With --fail-pair: the bundle `vlanroute repair` wrote for that failure.")
+@click.option("--traffic", default=None, metavar="PATTERNS",
+              help="Instead of the checks: measure TCP throughput of these patterns (comma-separated: all-to-all, "
+                   "permutation, neighbour, bisection, a flows file) against the flow model, on the plan and on "
+                   "802.1D spanning-tree bridges over the same cables (docs/emulate.md).")
+@click.option("--traffic-rate", type=click.FloatRange(0.1, 1000), default=2.0, show_default=True,
+              help="Mbit/s every cable and host link is shaped to (tc tbf).")
+@click.option("--traffic-seconds", type=click.FloatRange(1, 600), default=4.0, show_default=True,
+              help="Seconds each pattern is measured, after the warm-up.")
+@click.option("--traffic-warmup", type=click.FloatRange(0, 60), default=2.0, show_default=True,
+              help="Seconds each pattern runs before the measurement.")
+@click.option("--traffic-seed", type=click.IntRange(0), default=1, show_default=True,
+              help="The random permutation's seed.")
+@click.option("--traffic-queue", type=click.Choice(["fifo", "sfq"]), default="fifo", show_default=True,
+              help="The queue inside each link's tbf: fifo (as a switch port) or sfq (per-flow fair queueing).")
+@click.option("--traffic-no-stp", is_flag=True, help="Measure the plan only, not the spanning-tree network.")
 @json_option
 @quiet_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
-            skip_manifest_check: bool, fail_pair: str | None, repair_dir: Path | None, as_json: bool,
-            quiet: bool, vm_kernel_label: str | None) -> int:
+            skip_manifest_check: bool, fail_pair: str | None, repair_dir: Path | None, traffic: str | None,
+            traffic_rate: float, traffic_seconds: float, traffic_warmup: float, traffic_seed: int, traffic_queue: str,
+            traffic_no_stp: bool, as_json: bool, quiet: bool, vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
     One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/vlanroute-host,
@@ -68,6 +84,9 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     (docs/exit-codes.md).
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
+    if traffic is not None and fail_pair is not None:
+        raise UserError("--traffic and --fail-pair are two different runs",
+                        fix="measure the traffic and rehearse the failure in two emulate runs")
     pair = _failure_args(outdir, fail_pair, repair_dir, skip_manifest_check)
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
@@ -84,6 +103,10 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         where = "host" if capable else "vm"
         if not quiet:
             click.echo(f"kernel: {'this host' if capable else 'a VM'} ({'host kernel: ' + why})", err=True)
+    if traffic is not None:
+        from vlanroute.commands.emulate_traffic import run
+        return run(outdir, where, traffic, traffic_rate, traffic_seconds, traffic_warmup, traffic_seed,
+                   traffic_queue, not traffic_no_stp, timeout_s, json_report, as_json, quiet)
     if where == "host":
         label, say = vm_kernel_label or "this host's kernel", _drop if quiet else lambda line: click.echo(line, err=True)
         if pair is not None and repair_dir is not None:
