@@ -285,3 +285,35 @@ def test_an_inventory_with_failures_plans_the_intact_fabric_and_feeds_repair(tmp
            [sorted(map(tuple, v.links)) for v in doc.vlans]
     got = read_failures_file(inv)
     assert got.pairs == (("sw1", "sw2"),)
+
+
+def _rehash(outdir: Path, rel: str) -> None:
+    """Recompute one file's manifest entry, as a tamperer would."""
+    import hashlib
+    path = outdir / "manifest.json"
+    data = json.loads(path.read_text())
+    data["files"][rel]["sha256"] = hashlib.sha256((outdir / rel).read_bytes()).hexdigest()
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("rel, edit, named", [
+    ("hosts/relearn.sh", lambda t: t.replace("VLANS=101", "VLANS=101; reboot"), "hosts/relearn.sh:"),
+    ("repair.json", lambda t: t.replace('"push_order": [', '"push_order": ["evil", '), "'evil'"),
+    ("repair.json", lambda t: t.replace('"affected_vlans": [', '"affected_vlans": [4000, '), "4000"),
+    ("repair.json", lambda t: t.replace('"format": "vlanroute-repair/1"', '"format": "x"'), "vlanroute-repair/1"),
+])
+def test_a_repaired_bundle_is_checked_line_by_line_too(torus: Path, tmp_path: Path, rel: str,
+                                                        edit: object, named: str) -> None:
+    """verify renders a repaired bundle again as any other: relearn.sh from repair.json, and
+    repair.json only as far as it agrees with plan.json (its switches, VLANs and links)."""
+    new = tmp_path / "repaired"
+    assert main(["repair", str(torus), "--failed-pair", "sw1:sw2", "-o", str(new), "-q"]) == 0
+    assert api.verify(new).ok
+    path = new / rel
+    changed = edit(path.read_text())  # type: ignore[operator]
+    assert changed != path.read_text()
+    path.write_text(changed)
+    _rehash(new, rel)
+    report = api.verify(new)
+    assert not report.ok
+    assert any(named in v for v in report.violations), report.violations

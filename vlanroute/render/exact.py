@@ -141,6 +141,61 @@ def _candidates(doc: PlanDocument, snap: BundleSnapshot) -> list[RenderOptions]:
     return seen
 
 
+REPAIR_FILE = "repair.json"            # bundle/repaired.py: only in a bundle `vlanroute repair` wrote
+
+
+def _repair_files(doc: PlanDocument, snap: BundleSnapshot) -> tuple[dict[str, str], list[str]]:
+    """repair.json and hosts/relearn.sh of a repaired bundle. repair.json cannot be derived
+    from plan.json alone (it describes the change from the plan before), so it is accepted
+    only when it is consistent with plan.json: its format, its switches and VLANs those of
+    the plan, every added link in its VLAN's tree and no removed one. It reaches no switch
+    and no shell; what does, hosts/relearn.sh, is rendered again from it and compared."""
+    if REPAIR_FILE not in snap.entries:
+        return {}, []
+    got = _text(snap.entries[REPAIR_FILE])
+    try:
+        record = json.loads(got) if got is not None else None
+    except (ValueError, RecursionError):
+        record = None
+    if not isinstance(record, dict) or record.get("format") != "vlanroute-repair/1":
+        return {}, [f"{REPAIR_FILE}: not a repair record vlanroute writes (format vlanroute-repair/1)"]
+    assert got is not None
+    problems: list[str] = []
+    trees = {v.id: {frozenset(link) for link in v.links} for v in doc.vlans}
+    switches = set(doc.switches)
+
+    def names(key: str) -> list[object]:
+        value = record.get(key, [])
+        return value if isinstance(value, list) else [value]
+    for key in ("push_order", "switches_touched"):
+        for name in names(key):
+            if name not in switches:
+                problems.append(f"{REPAIR_FILE}: {key} names {name!r}, which is not a switch of plan.json")
+    vlans = names("affected_vlans")
+    for vid in vlans:
+        if not isinstance(vid, int) or isinstance(vid, bool) or vid not in trees:
+            problems.append(f"{REPAIR_FILE}: affected_vlans holds {vid!r}, which is not a VLAN of plan.json")
+    for change in names("changes"):
+        vid = change.get("vlan") if isinstance(change, dict) else None
+        if not isinstance(change, dict) or vid not in trees:
+            problems.append(f"{REPAIR_FILE}: a change of a VLAN plan.json does not have: {_shown(str(change))}")
+            continue
+        for key, inside in (("added", True), ("removed", False)):
+            for link in change.get(key, []) if isinstance(change.get(key), list) else [change.get(key)]:
+                ok = isinstance(link, list) and len(link) == 2 and all(isinstance(x, str) for x in link)
+                if not ok or (frozenset(link) in trees[vid]) != inside:
+                    problems.append(f"{REPAIR_FILE}: VLAN {vid} {key} link {_shown(str(link))} "
+                                    f"is {'not ' if inside else ''}in the VLAN's tree in plan.json")
+    files = {REPAIR_FILE: got}
+    if problems:
+        return files, problems
+    good = [int(str(v)) for v in vlans]
+    if good and doc.hosts:
+        from vlanroute.render.relearn import RELEARN_FILE, relearn_script
+        files[RELEARN_FILE] = relearn_script(doc.name or snap.outdir.name, good)
+    return files, problems
+
+
 def check_exact(outdir: Path) -> ExactReport:
     """Render OUTDIR's plan.json again and compare every file (ExactReport.problems)."""
     return check_snapshot(BundleSnapshot.take(outdir))
@@ -153,6 +208,7 @@ def check_snapshot(snap: BundleSnapshot, doc: PlanDocument | None = None,
     doc = doc or snap.plan()
     env = env or environment()
     present = {rel: e for rel, e in snap.entries.items() if rel != MANIFEST_FILE}
+    repair_files, repair_problems = _repair_files(doc, snap)
     best: ExactReport | None = None
     why = ""
     for options in _candidates(doc, snap):
@@ -161,7 +217,8 @@ def check_snapshot(snap: BundleSnapshot, doc: PlanDocument | None = None,
         except UserError as exc:
             why = why or exc.message
             continue                       # an option this plan does not allow
-        report = ExactReport(outdir, _compare(files, present), len(files), options)
+        files.update(repair_files)
+        report = ExactReport(outdir, repair_problems + _compare(files, present), len(files), options)
         if report.ok:
             return report
         if best is None or len(report.problems) < len(best.problems):
