@@ -26,7 +26,7 @@ from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.journal import Journal, require_last_journal, sha256_text
 from vlanroute.device import journal as J
-from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
+from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
                                    PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets

@@ -18,7 +18,7 @@ A last line cut short by a crash is ignored when reading.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 import hashlib
 import json
 import os
@@ -54,7 +54,7 @@ class Journal:
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, state: FabricState, **header: Any) -> "Journal":
+    def create(cls, state: FabricState, **header: Any) -> Journal:
         state.ensure()
         push_id = now_stamp()
         journal = cls(state.pushes / f"{push_id}.jsonl")
@@ -82,7 +82,7 @@ class Journal:
 
 
 def _time() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass

@@ -336,7 +336,7 @@ class Emulation:
                 _kill_group(job.proc)
         return failures
 
-    def _run_all(self, todo: list[tuple[str, list[str], str | None]], running: dict[int, "_Job"],
+    def _run_all(self, todo: list[tuple[str, list[str], str | None]], running: dict[int, _Job],
                  failures: list[str], full_env: dict[str, str], jobs: int) -> None:
         """Start up to `jobs`; whichever closes its output (it exits) is collected next."""
         limit = self.options.script_timeout_s
@@ -631,12 +631,12 @@ class Emulation:
         uplink_tx, host_tx, host_rx = plan.expected_tx(pairs, opt.frames_per_pair)
         delta = {k: (after[k][0] - before[k][0], after[k][1] - before[k][1]) for k in after}
         problems = []
-        for (s, nb), expected in sorted(uplink_tx.items()):
-            up = plan.uplinks[(s, nb)]
-            got = sum(delta[(s, p)][1] for p in up.members)
+        for (sw, nb), expected in sorted(uplink_tx.items()):
+            up = plan.uplinks[(sw, nb)]
+            got = sum(delta[(sw, p)][1] for p in up.members)
             if got != expected:
                 where = "an unplanned cable" if expected == 0 else "a planned cable"
-                problems.append(f"{s} -> {nb} ({'+'.join(up.members)}): {got} frames, plan {expected} "
+                problems.append(f"{sw} -> {nb} ({'+'.join(up.members)}): {got} frames, plan {expected} "
                                 f"({where})")
         for h, expected in sorted(host_tx.items()):
             hh = plan.hosts[h]

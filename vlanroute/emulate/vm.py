@@ -27,7 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from vlanroute.errors import UserError
 
@@ -352,12 +352,16 @@ class VmTimeout(VmError):
         super().__init__(f"the VM did not finish within {timeout_s:.0f} s and was killed", output)
 
 
+def _echo(line: str) -> None:
+    sys.stdout.write(line)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m vlanroute.emulate.vm 'shell command'`: a debugging aid."""
     args = sys.argv[1:] if argv is None else argv
     with tempfile.TemporaryDirectory(prefix="vlanroute-vm-") as tmp:
         result = run_in_vm(" ".join(args) or "uname -a", Path(tmp),
-                           on_line=lambda line: sys.stdout.write(line))
+                           on_line=_echo)
     print(f"[vm] status {result.returncode}, boot {result.boot_seconds:.1f} s, "
           f"total {result.total_seconds:.1f} s", file=sys.stderr)
     return result.returncode
