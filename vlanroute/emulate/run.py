@@ -973,7 +973,7 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
                 "--host-tools", options.host_tools, "--host-frame", options.host_frame,
                 "--host-rp-filter", str(options.host_rp_filter), "--host-sysctls", options.host_sysctls,
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
-                                     "under QEMU TCG)",
+                                     f"under QEMU {vm.ACCEL_TOKEN})",
                 str(work / "outdir")]
         script = " ".join(shlex.quote(a) for a in args)
         result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
