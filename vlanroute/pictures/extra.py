@@ -12,7 +12,14 @@ DRAW_MODULES = ("matplotlib", "numpy", "PIL")
 
 
 def require_draw_extra(command: str) -> None:
-    missing = [m for m in DRAW_MODULES if importlib.util.find_spec(m) is None]
+    missing = [m for m in DRAW_MODULES if not _installed(m)]
     if missing:
         raise UserError(f"vlanroute {command} needs the 'draw' extra ({', '.join(missing)} not installed)",
                         fix="pip install 'vlanroute[draw]'")
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:           # a finder that refuses the name counts as not installed
+        return False
