@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from vlanroute.commands.tables import table_console
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
@@ -61,5 +61,5 @@ def command(inventories: tuple[str, ...], as_json: bool, quiet: bool, sets: tupl
     if as_json:
         emit("analyze", {"sets": list(sets), "inventories": rows})
     elif not quiet:             # an inventory without a plan was named on stderr above
-        Console(width=240).print(table)
+        table_console(pipe_width=240).print(table)
     return ExitCode.USAGE if failures else ExitCode.OK
