@@ -263,7 +263,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
 
     cabling_ok, unchecked = cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
                                          skip=skip_cabling, dry_run=dry_run,
-                                         pushed=[t.name for t in targets])
+                                         pushed=[t.name for t in targets], quiet=quiet)
     if not cabling_ok:
         return report([], ExitCode.FAILED_CHECK,
                       refused="the inter-switch cables disagree with cabling.csv (vlanroute cabling check)")
