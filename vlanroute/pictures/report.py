@@ -21,6 +21,7 @@ from vlanroute.errors import UserError, disk_error
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.natural import natural_key
 from vlanroute.plan.build import Plan
+from vlanroute.render.write import family_syntax_warnings
 from vlanroute.vlanlist import format_vlan_list
 
 GENERATOR = "vlanroute report"   # in a <meta> tag: marks a file this command may replace
@@ -57,7 +58,7 @@ every route is the one chosen, every port and limit checked.</p>
 <p><a href="#summary">Summary</a> · <a href="#vlans">VLANs</a> · <a href="#pictures">Pictures</a> ·
 <a href="#ports">Port plan</a> · <a href="#cabling">Cabling</a></p>
 
-{% for w in plan.warnings %}<div class="warn">warning: {{ w }}</div>
+{% for w in plan.warnings + syntax_warnings %}<div class="warn">warning: {{ w }}</div>
 {% endfor %}
 
 <h2 id="summary">Summary</h2>
@@ -193,7 +194,9 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
         generator=GENERATOR, plan=plan, inventory=str(plan.inventory.path), inventory_sha=sha, sets=list(sets),
         tool_version=tool_version, summary=summary, vlans=vlans, pictures=pictures,
         left_out=selection.left_out, switches=switches, open_switches=len(switches) <= 8,
-        cabling=plan.cabling)
+        cabling=plan.cabling,
+        # What render warns about the syntax no public source confirms, as render says it.
+        syntax_warnings=family_syntax_warnings((sw.platform, sw.host_attachment) for sw in plan.switches.values()))
 
 
 def write_report(plan: Plan, output: Path, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, ...] = ()) -> int:

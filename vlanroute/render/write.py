@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -255,12 +255,18 @@ def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> lis
     """One warning per family in use whose rendered commands are not all confirmed: its
     unconfirmed commands, and those for untagged host ports where a switch of the family
     has host_attachment untagged. `by_switch`: each switch's platform (`platforms_of`)."""
+    return family_syntax_warnings((p, doc.switches[name].host_attachment) for name, p in by_switch.items())
+
+
+def family_syntax_warnings(switches: Iterable[tuple[Platform, str]]) -> list[str]:
+    """syntax_warnings from (platform, host_attachment) per switch: render prints them, the
+    report (vlanroute report) shows them."""
     families = {}
     untagged: set[str] = set()
-    for name, platform in by_switch.items():
+    for platform, attachment in switches:
         family = family_of(platform)
         families[family.name] = family
-        if doc.switches[name].host_attachment == "untagged":
+        if attachment == "untagged":
             untagged.add(family.name)
     found = []
     for key, f in sorted(families.items()):
