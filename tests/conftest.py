@@ -1,7 +1,7 @@
 """Shared fixtures and the test tiers.
 
 Helper modules beside this file (plancheck, topologies, render_fixtures, push_support,
-emulate_support) hold shared functions; no test module imports another test module.
+emulate_support, import_blocker) hold shared functions; no test module imports another test module.
 
 Markers, registered in pyproject.toml and enforced with --strict-markers:
 - `vm`: boots the Debian kernel under QEMU (tens of seconds per test);

@@ -6,31 +6,18 @@ refuses matplotlib, as if it were not installed."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from import_blocker import run_without
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED = str(ROOT / "inventories" / "seed-ring.yaml")
 
-BLOCK_MATPLOTLIB = """\
-import sys
-
-class _NoMatplotlib:
-    def find_spec(self, name, path=None, target=None):
-        if name == "matplotlib" or name.startswith("matplotlib."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-sys.meta_path.insert(0, _NoMatplotlib())
-"""
-
-
 def run_without_matplotlib(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", BLOCK_MATPLOTLIB + code], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return run_without("matplotlib", code, cwd)
 
 
 @pytest.mark.parametrize("argv", [["draw", SEED, "-o", "pics"], ["report", SEED, "-o", "report.html"]])
