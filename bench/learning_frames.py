@@ -150,7 +150,7 @@ class Capture:
         self.sock.setblocking(False)
         self.mac = bytes.fromhex(mac.replace(":", ""))
 
-    def __enter__(self) -> "Capture":
+    def __enter__(self) -> Capture:
         while self._read() is not None:           # what was queued before
             pass
         return self

@@ -1,7 +1,7 @@
 """Shared fixtures and the test tiers.
 
 Helper modules beside this file (plancheck, topologies, render_fixtures, push_support,
-emulate_support) hold shared functions; no test module imports another test module.
+emulate_support, import_blocker) hold shared functions; no test module imports another test module.
 
 Markers, registered in pyproject.toml and enforced with --strict-markers:
 - `vm`: boots the Debian kernel under QEMU (tens of seconds per test);
@@ -16,6 +16,7 @@ Markers, registered in pyproject.toml and enforced with --strict-markers:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -24,12 +25,20 @@ if TYPE_CHECKING:
     from vlanroute.lab import FakeSwitchFarm
 
 SLOW_KINDS = ("vm", "browser", "pip_install")
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def slow_node_ids() -> set[str]:
+    """The node ids tests/slow_tests.txt marks slow (profiled; comments after #)."""
+    ids = (line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text().splitlines())
+    return {i for i in ids if i}
 
 
 @pytest.hookimpl(tryfirst=True)   # before `-m` deselects anything
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    listed = slow_node_ids()
     for item in items:
-        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS):
+        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS) or item.nodeid in listed:
             item.add_marker(pytest.mark.slow)
 
 

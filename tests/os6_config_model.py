@@ -33,7 +33,7 @@ COMMENT_TOKENS = ("#", "!", "/*", "*/", "echo")
 @dataclass
 class Item:
     text: str
-    parents: list["Item"] = field(default_factory=list)
+    parents: list[Item] = field(default_factory=list)
 
     @property
     def key(self) -> str:

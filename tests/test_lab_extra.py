@@ -8,28 +8,16 @@ were not installed (it is installed here: the `test` extra includes `lab`)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
+from import_blocker import run_without
+
 ROOT = Path(__file__).resolve().parent.parent
-
-BLOCK_ASYNCSSH = """\
-import sys
-
-class _NoAsyncssh:
-    def find_spec(self, name, path=None, target=None):
-        if name == "asyncssh" or name.startswith("asyncssh."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-sys.meta_path.insert(0, _NoAsyncssh())
-"""
 
 
 def run_without_asyncssh(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", BLOCK_ASYNCSSH + code], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return run_without("asyncssh", code, cwd)
 
 
 def core_modules() -> list[str]:

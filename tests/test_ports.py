@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vlanroute.cli import main
-from vlanroute.errors import PlanError, UserError
+from vlanroute.errors import PlanError
 from vlanroute.model.platforms import (PLATFORMS, POWERCONNECT_6248, derive_platform, platform_from_json,
                                        platform_json)
 from vlanroute.model.portlist import PortListError, format_port_list, parse_port_list, stack_units, unit_of

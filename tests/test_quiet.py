@@ -153,6 +153,7 @@ def test_switch_commands_on_fake_switches(farm, tmp_path: Path, monkeypatch: pyt
     before = {n: sw.running_config() for n, sw in farm.switches.items()}
     rc, out, err = run(capsys, "push", outdir, *known, "--yes", "--no-save", "-q")
     assert rc == 0 and out == "", err
+    assert "cabling:" not in err, err                    # the all-good cabling line is not for -q
     rc, out, err, qout, qerr = both(capsys, "rollback", outdir, *known, "--dry-run")
     assert rc == 0 and "would-restore" in out and qout == "" and qerr == ""
 

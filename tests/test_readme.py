@@ -1,9 +1,9 @@
 """The README's commands, run exactly as written, and the output it shows, checked.
 
-In a copy of the repository and a fresh virtual environment (system site-packages for
-the dependencies, so the editable development install is left alone):
-- the ```sh blocks are run verbatim with bash, in order: `pip install . && vlanroute render
-  ...` and `pip install ".[test]" && python -m pytest -q`. The second one would run this
+In a copy of the repository, with nothing of the development environment visible:
+- the ```sh blocks are run verbatim with bash, in order: both make the virtual environment
+  `.venv` in the checkout (without the system's site-packages) and install into it
+  (`pip install .`, then `pip install ".[test]"`). The second one would run this
   very test again, so here pytest only collects (PYTEST_ADDOPTS=--collect-only); CI runs it
   in full, from .ci/run, which must contain it verbatim;
 - every `$ ` line of the ```console blocks is run verbatim, and the lines shown after it
@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,8 +103,8 @@ def test_readme_starts_with_the_two_setup_commands_and_ci_runs_the_second_verbat
     text = README.read_text()
     assert text.startswith(SETUP_INTRO)
     cmds = sh_commands(text)
-    assert cmds[:2] == ["pip install . && vlanroute render inventories/seed-torus.yaml -o out",
-                        'pip install ".[test]" && python -m pytest -q']
+    assert cmds[:2] == ['python3 -m venv .venv && . .venv/bin/activate && pip install . && vlanroute render inventories/seed-torus.yaml -o out',
+                        'python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" && python -m pytest -q']
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert cmds[1] in ci, "the README's second set-up command must be a line of .ci/run"
 
@@ -152,24 +151,27 @@ def test_session_keeps_exports_between_commands(tmp_path: Path) -> None:
 
 
 @pytest.mark.pip_install
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(2400)
 def test_readme_commands_run_as_written(tmp_path: Path) -> None:
     text = README.read_text()
     repo = tmp_path / "repo"
     _copy_repo(repo)
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    venv = repo / ".venv"                 # made by the README's own commands
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith(("VLANROUTE_", "XDG_"))}
-    env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", VIRTUAL_ENV=str(venv), HOME=str(home),
-               COLUMNS="100", PYTEST_ADDOPTS="--collect-only -p no:cacheprovider",
+    env.update(HOME=str(home), COLUMNS="100", PYTEST_ADDOPTS="--collect-only -p no:cacheprovider",
                VLANROUTE_LOOPBACK_ONLY="1")
 
     for cmd in sh_commands(text):
-        r = _run(cmd, repo, env)
+        # A fresh venv installs every dependency (scipy, netmiko, ansible...): minutes.
+        r = _run(cmd, repo, env, timeout=1200)
         assert r.returncode == 0, f"{cmd}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    # The reader's shell has .venv activated from here on.
+    env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", VIRTUAL_ENV=str(venv))
+    cfg = (venv / "pyvenv.cfg").read_text()
+    assert "include-system-site-packages = false" in cfg, cfg
     # The README's install is the one in use (outside the source tree, which python -c would see first).
     where = _run("command -v vlanroute && python -c 'import vlanroute; print(vlanroute.__file__)'", tmp_path, env)
     assert all(line.startswith(str(venv)) for line in where.stdout.split()), where.stdout

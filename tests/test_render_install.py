@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -33,12 +34,18 @@ def test_non_editable_install_renders_seed_torus(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "vlanroute", src / "vlanroute", ignore=ignore)
     shutil.copytree(ROOT / "templates", src / "templates", ignore=ignore)
     venv = tmp_path / "venv"
-    # System site-packages supply the runtime dependencies (--no-deps); the build backend comes
-    # from the local index, in pip's usual isolated build environment. vlanroute itself comes
-    # from the venv's own, non-editable install, which is searched first.
+    # A venv without the system's site-packages. The runtime dependencies come from the
+    # environment running this test (its site-packages as a plain path entry in a .pth file:
+    # its own .pth files, e.g. an editable vlanroute's finder, are not processed), so no
+    # download and --no-deps; tests/test_readme.py installs them for real. The build backend
+    # comes from the local index, in pip's usual isolated build environment. vlanroute itself
+    # comes from the venv's own, non-editable install, which is searched first.
     # --without-pip + `pip --python` saves the ensurepip step (about 9 s).
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    (Path(site) / "test-deps.pth").write_text("".join(f"{d}\n" for d in deps))
     pip = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
                           "install", "--no-deps",
                           "-q", "--index-url", f"file://{LOCAL_INDEXES[0]}",

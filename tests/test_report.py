@@ -80,6 +80,18 @@ def test_report_is_self_contained_and_complete(torus_report: Path) -> None:
     assert "at most 900 per switch (capacity 8192)" in html
 
 
+def test_report_shows_the_unconfirmed_syntax_render_warns_about(torus_report: Path) -> None:
+    from html import escape
+
+    from vlanroute.drivers import FAMILIES
+    html = torus_report.read_text()
+    family = FAMILIES["powerconnect-62xx"]
+    assert family.unconfirmed                              # else this test checks nothing
+    assert 'warning: PowerConnect 62xx syntax that no public source confirms' in html
+    for item in family.unconfirmed:
+        assert escape(item, quote=False) in html or escape(item) in html, item
+
+
 def test_everything_from_the_plan_is_escaped() -> None:
     plan = plan_from_file(TORUS)
     plan.warnings.append('<script>alert("x")</script> & <img src=x>')

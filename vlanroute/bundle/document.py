@@ -108,7 +108,7 @@ class PortDoc(Record):
     tagged: list[VlanId] = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
-    def _fields_of_role(self) -> "PortDoc":
+    def _fields_of_role(self) -> PortDoc:
         if self.role == "host" and self.host is None:
             raise ValueError("a host port names its host")
         if self.role != "host" and self.neighbor is None:
@@ -258,7 +258,7 @@ class PlanDocument(Record):
         return out
 
     @model_validator(mode="after")
-    def _port_rule(self) -> "PlanDocument":
+    def _port_rule(self) -> PlanDocument:
         """Fill in what format 2 leaves out: a host port without lists is an untagged member
         of every routing VLAN (one list shared by all such ports: the records are frozen)
         and tagged in none; any other port without lists is a member of nothing."""

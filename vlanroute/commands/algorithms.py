@@ -6,8 +6,8 @@ from typing import get_args
 
 import click
 
+from vlanroute.commands.tables import table_console
 from vlanroute.exitcodes import ExitCode
-from rich.console import Console
 from rich.table import Table
 
 from vlanroute.commands.output import emit, json_option, quiet_option
@@ -45,7 +45,7 @@ def command(as_json: bool, quiet: bool) -> int:
         refused = [k for k in kinds if k in engine.refused]
         table.add_row(engine.name, "yes" if engine.minimal else "no", "yes" if engine.deadlock_free else "no",
                       topologies(refused), engine.summary)
-    console = Console(width=120)   # fixed: the same table in a terminal, a pipe and the README
+    console = table_console(pipe_width=120)
     console.print(table)
     console.print("minimal: every route is a shortest path.\n"
                   "deadlock-free: acyclic channel dependencies on every topology it accepts, so 802.3x PAUSE cannot\n"

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from vlanroute.commands.tables import table_console
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
@@ -79,9 +79,9 @@ def command(inventories: tuple[str, ...], patterns: str | None, seeds: int, link
     if as_json:
         emit("analyze", {"sets": list(sets), "inventories": rows, **({"throughput": tables} if tables else {})})
     elif not quiet:             # an inventory without a plan was named on stderr above
-        Console(width=240).print(table)
+        table_console(pipe_width=240).print(table)
         for t in tables or []:
-            Console(width=240).print(_throughput_table(t, exchange_bytes))
+            table_console(pipe_width=240).print(_throughput_table(t, exchange_bytes))
     return ExitCode.USAGE if failures else ExitCode.OK
 
 

@@ -107,13 +107,14 @@ def print_report(out: Console, report: CablingReport, show_all: bool) -> None:
 
 def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], targets_file: Path | None,
                  creds: Credentials, policy: HostKeyPolicy, workers: int, *, skip: bool,
-                 dry_run: bool, pushed: Collection[str]) -> tuple[bool, list[CableStatus]]:
+                 dry_run: bool, pushed: Collection[str], quiet: bool = False) -> tuple[bool, list[CableStatus]]:
     """Push's first step. Returns (go on, the unchecked cables): go on is False (push refuses,
     nothing changed) if an inter-switch cable disagrees with cabling.csv; with --dry-run the
     problems are only shown. The unchecked cables are the inter-switch cables of the `pushed`
     switches that neither end's LLDP table showed: push's pre-flight names a switch it cannot
     log in to, and refuses (device.cabling.unchecked_refusal) if it could log in to all of them, since then
-    those cables would go without any check. `skip`: say loudly that nothing was checked."""
+    those cables would go without any check. `skip`: say loudly that nothing was checked.
+    `quiet` (push -q): the all-good line is left out; warnings and problems stay."""
     err = Console(stderr=True)
     if skip:
         err.print("WARNING: --skip-cabling-check: the inter-switch cables were NOT checked against "
@@ -128,9 +129,10 @@ def cabling_gate(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], tar
     unchecked = report.unchecked_inter_switch(pushed)
     if not bad and not extra:
         isl = sum(1 for c in report.cables if c.kind == INTER_SWITCH and c.status == OK)
-        err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv"
-                  + (f"; {len(unchecked)} NOT checked (neither end's LLDP table was read)" if unchecked else ""),
-                  highlight=False)
+        if not quiet or unchecked:
+            err.print(f"cabling: {isl} inter-switch cables checked over LLDP: as in cabling.csv"
+                      + (f"; {len(unchecked)} NOT checked (neither end's LLDP table was read)" if unchecked else ""),
+                      highlight=False)
         for switch, why in natsorted_items(report.errors):
             # Push itself reports a switch it cannot reach; its cables were judged from the far end.
             err.print(f"cabling: {switch}: LLDP table not read: {why}", highlight=False)

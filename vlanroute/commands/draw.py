@@ -10,6 +10,7 @@ from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
 from vlanroute.plan.build import plan_from_file
 
@@ -31,6 +32,7 @@ from vlanroute.plan.build import plan_from_file
 def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: str | None,
             as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
     """Draw the physical topology, one picture per VLAN and the link load of INVENTORY's plan."""
+    require_draw_extra("draw")
     from vlanroute.pictures.draw import draw_to_dir   # matplotlib: imported only when drawing
 
     plan = plan_from_file(inventory, sets)

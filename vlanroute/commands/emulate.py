@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -189,7 +190,8 @@ def _drop(line: str) -> None:
 
 def _say_failures(report: dict[str, object]) -> None:
     """--quiet: what failed, on stderr (the report's text form is not printed)."""
-    for check in report.get("checks") or []:        # type: ignore[union-attr]
+    checks = cast(list[dict[str, object]], report.get("checks") or [])
+    for check in checks:
         if not check["ok"]:
             click.echo(f"emulate: FAIL: {check['name']}: {check['detail']}", err=True)
     if report.get("aborted"):

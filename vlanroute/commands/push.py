@@ -26,7 +26,7 @@ from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.bundlegate import check_bundle, read_bundle
 from vlanroute.device.journal import Journal, JournalWriteError, require_last_journal, sha256_text
 from vlanroute.device import journal as J
-from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, CHANGED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
+from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
                                    PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.repairpush import ordered, repair_order
@@ -295,7 +295,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
 
     cabling_ok, unchecked = cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,
                                          skip=skip_cabling, dry_run=dry_run,
-                                         pushed=[t.name for t in targets])
+                                         pushed=[t.name for t in targets], quiet=quiet)
     if not cabling_ok:
         return report([], ExitCode.FAILED_CHECK,
                       refused="the inter-switch cables disagree with cabling.csv (vlanroute cabling check)")

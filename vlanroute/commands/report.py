@@ -10,6 +10,7 @@ from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.plan.build import plan_from_file
 
@@ -30,6 +31,7 @@ from vlanroute.plan.build import plan_from_file
 def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ...], as_json: bool, quiet: bool,
             sets: tuple[str, ...]) -> int:
     """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan."""
+    require_draw_extra("report")
     from vlanroute.pictures.report import write_report   # matplotlib: imported only when drawing
 
     plan = plan_from_file(inventory, sets)

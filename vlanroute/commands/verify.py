@@ -46,11 +46,14 @@ def command(outdir: Path, tables: bool, as_json: bool, quiet: bool) -> int:
     if not report.ok or problems:
         for kind, n in sorted(report.counts.items()):
             click.echo(f"{n} {kind} violations", err=True)
-        violations = problems + report.violations
+        # The manifest's problems were printed above: listed once, counted here.
+        violations = report.violations
         shown = violations[:SHOWN_VIOLATIONS]
         more = len(violations) - len(shown)
-        click.echo(f"error: verification failed ({len(violations)} violations):\n  "
-                   + "\n  ".join(shown) + (f"\n  ... and {more} more" if more > 0 else ""), err=True)
+        total = len(problems) + len(violations)
+        click.echo(f"error: verification failed ({total} violations"
+                   + (f", {len(problems)} of them the manifest's, above" if problems else "") + ")"
+                   + "".join(f"\n  {v}" for v in shown) + (f"\n  ... and {more} more" if more > 0 else ""), err=True)
         return ExitCode.FAILED_CHECK
     say.line(f"{outdir}: OK")
     return ExitCode.OK

@@ -257,7 +257,7 @@ def _lag_members_interchanged(cables: list[Cable], label_of: Mapping[frozenset[E
         if u in group and v in group:
             between[frozenset((group[u], group[v]))].add(key)
     ok: set[frozenset[End]] = set()
-    for pair, planned in between.items():
+    for planned in between.values():
         ports = {x for e in planned for x in e}
         seen = {e for e in observed if e & ports}
         if seen != planned and all(e <= ports and len({group[x] for x in e}) == 2 for e in seen) \

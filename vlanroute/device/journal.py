@@ -22,7 +22,7 @@ knows less than the switch has done.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 import errno
 import hashlib
 import json
@@ -64,7 +64,7 @@ class Journal:
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, state: FabricState, **header: Any) -> "Journal":
+    def create(cls, state: FabricState, **header: Any) -> Journal:
         state.ensure()
         push_id = now_stamp()
         journal = cls(state.pushes / f"{push_id}.jsonl")
@@ -113,7 +113,7 @@ def _write_error(exc: OSError, path: Path) -> JournalWriteError:
 
 
 def _time() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass

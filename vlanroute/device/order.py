@@ -36,7 +36,7 @@ class PortRoles:
     host: frozenset[PortRef]
 
     @classmethod
-    def from_plan(cls, switch: SwitchDoc) -> "PortRoles":
+    def from_plan(cls, switch: SwitchDoc) -> PortRoles:
         inter: set[PortRef] = {LagPort(lag_id) for lag_id in switch.lag_ids()}
         host: set[PortRef] = set()
         for name, port in switch.ports.items():

@@ -137,7 +137,9 @@ class SwitchSession:
 
     def _alive(self) -> bool:
         chan = self._conn.remote_conn
-        transport = chan.get_transport() if chan is not None else None
+        if not isinstance(chan, paramiko.Channel):     # never telnet here: netmiko's type allows it
+            return False
+        transport = chan.get_transport()
         return bool(transport is not None and transport.is_active() and not chan.closed)
 
     def _read_until(self, pattern: re.Pattern[str], what: str, *, anchor: bool = True,

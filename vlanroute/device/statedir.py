@@ -15,7 +15,7 @@ between restarts", https://specifications.freedesktop.org/basedir-spec/latest/).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 import fcntl
 import json
 import os
@@ -32,7 +32,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 def now_stamp() -> str:
     """A UTC time stamp that sorts as text: 20261123T190512.123456Z."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
 def default_state_dir(name: str) -> Path:
@@ -54,7 +54,7 @@ class FabricState:
     path: Path
 
     @classmethod
-    def choose(cls, state_dir: Path | None, plan_name: str | None, outdir: Path) -> "FabricState":
+    def choose(cls, state_dir: Path | None, plan_name: str | None, outdir: Path) -> FabricState:
         """The state directory; refused inside OUTDIR, which every render replaces as a whole
         (the backups and journals there would go with it)."""
         chosen = state_dir if state_dir is not None else default_state_dir(fabric_name(plan_name, outdir))
@@ -125,7 +125,7 @@ class FabricLock:
             del _HELD[self.path]
             os.close(fd)                # closing the descriptor releases the flock
 
-    def __enter__(self) -> "FabricLock":
+    def __enter__(self) -> FabricLock:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -16,7 +16,7 @@ inverse commands are committed in a new transaction. Only then is the config sav
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:                      # push imports this module
 
 def transaction_name() -> str:
     """A name unique to this push: letters, digits and `-` only (every CLI takes that)."""
-    return "vlanroute-" + datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+    return "vlanroute-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
 
 
 def body(tx: Transaction, commands: list[str]) -> list[str]:
@@ -46,10 +46,10 @@ def body(tx: Transaction, commands: list[str]) -> list[str]:
     return out
 
 
-def apply_in_transaction(target: "Target", session: SwitchSession, prep: "Prepared", res: "SwitchResult",
-                         ui: "PushUI", canonical: Callable[[str], list[str]],
+def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared, res: SwitchResult,
+                         ui: PushUI, canonical: Callable[[str], list[str]],
                          reconnect: Callable[[], SwitchSession], save: bool = True,
-                         before_save: Callable[[], None] = lambda: None) -> "SwitchResult":
+                         before_save: Callable[[], None] = lambda: None) -> SwitchResult:
     """Push `prep.commands` inside the family's transaction; `canonical(text)` parses a
     running config into push's canonical view; `reconnect()` opens a new session.
     `save` False (push --no-save): committed and verified, the startup config left alone."""

@@ -263,9 +263,9 @@ def parse_with(dialect: Dialect, text: str, *, switch: str, platform: Platform,
                     raise err(f"unsupported {dialect.title} interface command",
                               fix="check the line; the supported subset is in docs/outdir-layout.md "
                                   "and the family's template")
-                effect: Effect = "none" if harmless_if.match(line) or _IGNORED_IF.match(line) \
+                if_effect: Effect = "none" if harmless_if.match(line) or _IGNORED_IF.match(line) \
                     else "forwarding"
-                state.keep(lineno, raw, if_header, ref, effect, _vlans_named(line, dialect))
+                state.keep(lineno, raw, if_header, ref, if_effect, _vlans_named(line, dialect))
             continue
 
         # Global mode.

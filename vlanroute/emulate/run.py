@@ -338,7 +338,7 @@ class Emulation:
                 _kill_group(job.proc)
         return failures
 
-    def _run_all(self, todo: list[tuple[str, list[str], str | None]], running: dict[int, "_Job"],
+    def _run_all(self, todo: list[tuple[str, list[str], str | None]], running: dict[int, _Job],
                  failures: list[str], full_env: dict[str, str], jobs: int) -> None:
         """Start up to `jobs`; whichever closes its output (it exits) is collected next."""
         limit = self.options.script_timeout_s
@@ -635,12 +635,12 @@ class Emulation:
         uplink_tx, host_tx, host_rx = plan.expected_tx(pairs, opt.frames_per_pair)
         delta = {k: (after[k][0] - before[k][0], after[k][1] - before[k][1]) for k in after}
         problems = []
-        for (s, nb), expected in sorted(uplink_tx.items()):
-            up = plan.uplinks[(s, nb)]
-            got = sum(delta[(s, p)][1] for p in up.members)
+        for (sw, nb), expected in sorted(uplink_tx.items()):
+            up = plan.uplinks[(sw, nb)]
+            got = sum(delta[(sw, p)][1] for p in up.members)
             if got != expected:
                 where = "an unplanned cable" if expected == 0 else "a planned cable"
-                problems.append(f"{s} -> {nb} ({'+'.join(up.members)}): {got} frames, plan {expected} "
+                problems.append(f"{sw} -> {nb} ({'+'.join(up.members)}): {got} frames, plan {expected} "
                                 f"({where})")
         for h, expected in sorted(host_tx.items()):
             hh = plan.hosts[h]
@@ -977,7 +977,7 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
                 "--host-tools", options.host_tools, "--host-frame", options.host_frame,
                 "--host-rp-filter", str(options.host_rp_filter), "--host-sysctls", options.host_sysctls,
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
-                                     "under QEMU TCG)",
+                                     f"under QEMU {vm.ACCEL_TOKEN})",
                 str(work / "outdir")]
         script = " ".join(shlex.quote(a) for a in args)
         result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),

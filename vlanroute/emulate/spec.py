@@ -216,10 +216,10 @@ def load(outdir: Path) -> EmulationSpec:
             mac=macs[name], address=str(PLAIN_NET.network_address + i + 1),
             attachment=doc.switches[h.switch].host_attachment)
     ports_seen: set[tuple[str, str]] = set()
-    for h in hosts.values():
-        key = (h.switch, h.port)
+    for emu in hosts.values():
+        key = (emu.switch, emu.port)
         if key in ports_seen:
-            raise UserError(f"two hosts on {h.switch} {h.port}", file=plan_file)
+            raise UserError(f"two hosts on {emu.switch} {emu.port}", file=plan_file)
         ports_seen.add(key)
     return EmulationSpec(
         name=doc.name or outdir.name, outdir=outdir, doc=doc, switches=switches, hosts=hosts,

@@ -27,7 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from vlanroute.errors import UserError
 
@@ -55,6 +55,7 @@ class VmResult:
     output: str              # everything the guest printed on its console
     boot_seconds: float      # QEMU start until the guest command started
     total_seconds: float
+    accel: str = "tcg"       # the QEMU accelerator it ran under: kvm or tcg
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,58 @@ class VmConfig:
     kernel: Path | None = None           # default: newest /boot/vmlinuz-*
     qemu: str = "qemu-system-x86_64"
     extra_env: dict[str, str] = field(default_factory=dict)
+    accel: str = ""                      # "kvm" or "tcg"; empty: choose_accel()
+
+
+KVM_DEVICE = Path("/dev/kvm")
+ACCEL_ENV = "VLANROUTE_VM_ACCEL"        # kvm or tcg: overrides the choice (e.g. to compare them)
+# QEMU's -cpu per accelerator. Under KVM the host's CPU without arch-capabilities: nested
+# KVM hosts (a CI runner in a VM) refuse to set that MSR and QEMU aborts at start
+# ("failed to set MSR 0x10a"); the guest does not need it. Under TCG every feature QEMU
+# emulates.
+CPU_MODEL = {"kvm": "host,-arch-capabilities", "tcg": "max"}
+
+
+def kvm_usable(device: Path = KVM_DEVICE) -> bool:
+    """Can this process open the KVM device read-write (exists, and our user may)?"""
+    try:
+        fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+# Under KVM the guest reaches its command in seconds. Some hosts offer a /dev/kvm that
+# cannot boot a stock kernel (e.g. a sandbox's nested PVM, which runs only PVM guests): the
+# guest then hangs silently. After this long without the start mark the VM is killed, TCG
+# runs instead, and a marker file under the user's cache directory keeps later runs on TCG.
+KVM_BOOT_LIMIT_S = 30.0
+
+
+def _kvm_failed_marker() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "vlanroute" / "kvm-cannot-boot"
+
+
+def choose_accel(device: Path = KVM_DEVICE) -> str:
+    """kvm where /dev/kvm is usable (and has not failed to boot the guest before), else tcg
+    (QEMU's emulation, 5-20x slower); the VLANROUTE_VM_ACCEL environment variable overrides."""
+    forced = os.environ.get(ACCEL_ENV, "").strip().lower()
+    if forced:
+        if forced not in CPU_MODEL:
+            raise UserError(f"{ACCEL_ENV}={forced!r} is not an accelerator", fix="set it to kvm or tcg, or unset it")
+        return forced
+    return "kvm" if kvm_usable(device) and not _kvm_failed_marker().exists() else "tcg"
+
+
+# In the script, replaced by the accelerator the VM runs under (KVM or TCG), so what the
+# guest prints names it even after a fallback from KVM.
+ACCEL_TOKEN = "@VM_ACCEL@"
+
+
+class _KvmStalled(Exception):
+    """The guest did not start its command within KVM_BOOT_LIMIT_S under KVM."""
 
 
 def find_kernel() -> Path:
@@ -248,9 +301,27 @@ def run_in_vm(script: str, workdir: Path, config: VmConfig | None = None,
 
     `workdir` is shared read-write; everything else of the host is read-only. The VM is
     killed when the timeout passes or the caller is interrupted, which also tears down
-    everything the command built inside it.
+    everything the command built inside it. Under KVM where it can (VmResult.accel says).
     """
     config = config or VmConfig()
+    accel = config.accel or choose_accel()
+    if accel != "kvm" or config.accel:
+        return _run_once(script, workdir, config, on_line, accel)
+    try:
+        return _run_once(script, workdir, config, on_line, "kvm")
+    except _KvmStalled:
+        marker = _kvm_failed_marker()
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(f"the guest did not boot under KVM within {KVM_BOOT_LIMIT_S:.0f} s; "
+                              "delete this file to try KVM again\n")
+        except OSError:
+            pass                  # no cache directory: the next run tries KVM again
+        return _run_once(script, workdir, config, on_line, "tcg")
+
+
+def _run_once(script: str, workdir: Path, config: VmConfig, on_line: Callable[[str], None] | None,
+              accel: str) -> VmResult:
     missing = missing_tools(config)
     if missing:
         raise UserError("cannot boot the emulation VM, missing: " + ", ".join(missing),
@@ -259,6 +330,7 @@ def run_in_vm(script: str, workdir: Path, config: VmConfig | None = None,
     if re.search(r"\s", str(workdir)):
         raise UserError(f"VM work directory must not contain white space: {workdir}")
     kernel = config.kernel or find_kernel()
+    script = script.replace(ACCEL_TOKEN, accel.upper())
     initrd = build_initramfs(kernel)
     env_lines = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in {
         # The host's own interpreter first, so `python3` in the guest has vlanroute installed.
@@ -275,7 +347,7 @@ def run_in_vm(script: str, workdir: Path, config: VmConfig | None = None,
     cmdline = (f"console=ttyS0 quiet loglevel=1 panic=-1 mitigations=off nokaslr norandmaps "
                f"rdinit=/init vr_work={workdir}")
     argv = [
-        config.qemu, "-machine", "pc,accel=tcg", "-cpu", "max",
+        config.qemu, "-machine", f"pc,accel={accel}", "-cpu", CPU_MODEL[accel],
         "-m", str(config.memory_mb), "-smp", str(config.cpus),
         "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
         "-serial", "stdio", "-monitor", "none", "-nic", "none",
@@ -299,6 +371,8 @@ def run_in_vm(script: str, workdir: Path, config: VmConfig | None = None,
             remaining = start + config.timeout_s - time.monotonic()
             if remaining <= 0:
                 raise VmTimeout(config.timeout_s, "".join(lines))
+            if accel == "kvm" and started_at is None and time.monotonic() - start > KVM_BOOT_LIMIT_S:
+                raise _KvmStalled()
             ready, _, _ = select.select([proc.stdout], [], [], min(remaining, 1.0))
             if not ready:
                 continue
@@ -335,7 +409,7 @@ def run_in_vm(script: str, workdir: Path, config: VmConfig | None = None,
                       output)
     boot = (started_at or end) - start
     return VmResult(returncode=status, output=output, boot_seconds=boot,
-                    total_seconds=end - start)
+                    total_seconds=end - start, accel=accel)
 
 
 class VmError(Exception):
@@ -352,13 +426,17 @@ class VmTimeout(VmError):
         super().__init__(f"the VM did not finish within {timeout_s:.0f} s and was killed", output)
 
 
+def _echo(line: str) -> None:
+    sys.stdout.write(line)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m vlanroute.emulate.vm 'shell command'`: a debugging aid."""
     args = sys.argv[1:] if argv is None else argv
     with tempfile.TemporaryDirectory(prefix="vlanroute-vm-") as tmp:
         result = run_in_vm(" ".join(args) or "uname -a", Path(tmp),
-                           on_line=lambda line: sys.stdout.write(line))
-    print(f"[vm] status {result.returncode}, boot {result.boot_seconds:.1f} s, "
+                           on_line=_echo)
+    print(f"[vm] status {result.returncode} ({result.accel}), boot {result.boot_seconds:.1f} s, "
           f"total {result.total_seconds:.1f} s", file=sys.stderr)
     return result.returncode
 

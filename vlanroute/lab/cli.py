@@ -97,7 +97,7 @@ class Interpreter:
     reject: re.Pattern[str] | None = None       # fault knob: reject matching commands
     reject_reply: str | None = None             # ... with this reply (default: invalid input)
     lacks: re.Pattern[str] | None = None        # fault knob: commands this firmware does not have
-    on_save: "list[str]" = field(default_factory=list)   # startup-config texts saved
+    on_save: list[str] = field(default_factory=list)   # startup-config texts saved
     ignore_paging_off: bool = False              # fault knob: `terminal length 0` has no effect
     paging: bool = True                          # long output stops at the pager
     mode: str = "user"                           # user | priv | config | vlan | vlanid | if | block | yesno | more

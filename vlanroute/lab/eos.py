@@ -154,7 +154,7 @@ class EosInterpreter(TrunkInterpreter):
 
     spec: ClassVar[CliSpec] = SPEC
 
-    switch: "EosSwitchData"
+    switch: EosSwitchData
     model: str = "DCS-7050SX-64"
     session: str | None = None              # the configure session being edited
     vlan_ids: list[int] = field(default_factory=list)

@@ -206,7 +206,7 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
     def data_received(self, data: str, datatype: Any) -> None:
         # Echo is collected and written once per packet: one SSH message per keystroke
         # would make the emulator, not the client, the bottleneck of every benchmark.
-        self._pending: list[str] = []
+        self._pending = []
         for ch in data:
             if self._chan is None:
                 return
@@ -362,7 +362,7 @@ class FakeSwitchFarm:
         switch.host_key_line = key.export_public_key("openssh").decode().strip()
         self._servers.append(server)
 
-    def wire(self, cables: "Iterable[Cable]", host_macs: "Mapping[str, str]") -> None:
+    def wire(self, cables: Iterable[Cable], host_macs: Mapping[str, str]) -> None:
         """Serve LLDP neighbour tables as if `cables` (bundle.reader.Cable rows of a cabling
         file) were plugged in (vlanroute.lab.wiring); called again, it replaces them."""
         from vlanroute.lab.wiring import wire
@@ -381,7 +381,7 @@ class FakeSwitchFarm:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
 
-    def __enter__(self) -> "FakeSwitchFarm":
+    def __enter__(self) -> FakeSwitchFarm:
         return self
 
     def __exit__(self, *exc: object) -> None:

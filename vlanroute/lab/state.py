@@ -81,7 +81,7 @@ class SwitchState:
 
     @classmethod
     def factory_default(cls, ports: tuple[str, ...], lag_count: int, *, aging_default: int = 300,
-                        flow_default: bool | None = True) -> "SwitchState":
+                        flow_default: bool | None = True) -> SwitchState:
         return cls(ports={p: PortState() for p in ports},
                    lags={n: PortState() for n in range(1, lag_count + 1)},
                    aging=aging_default, aging_default=aging_default,
@@ -98,7 +98,7 @@ class SwitchState:
         return {p.channel_group for name, p in self.ports.items()
                 if p.channel_group is not None and name in up}
 
-    def clone(self) -> "SwitchState":
+    def clone(self) -> SwitchState:
         return copy.deepcopy(self)
 
     def delete_vlan(self, vid: int) -> None:

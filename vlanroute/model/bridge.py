@@ -120,7 +120,7 @@ class SwitchConfig:
     @classmethod
     def with_defaults(cls, *, name: str, family: str, platform: str, ports: tuple[str, ...],
                       aging_time: int, source: str = "",
-                      flow_control: bool | None = None) -> "SwitchConfig":
+                      flow_control: bool | None = None) -> SwitchConfig:
         """The factory state: every port an untagged member of VLAN 1 with PVID 1; the
         firmware's flow-control default if the family knows it (None: unknown)."""
         return cls(name=name, family=family, platform=platform, aging_time=aging_time,

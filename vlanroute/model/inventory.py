@@ -94,7 +94,7 @@ class CustomLink(Strict):
     ports: list[tuple[PortName, PortName]] | None = None
 
     @model_validator(mode="after")
-    def _ports_match_count(self) -> "CustomLink":
+    def _ports_match_count(self) -> CustomLink:
         if self.a == self.b:
             raise ValueError(f"a link from switch '{self.a}' to itself is not allowed")
         if self.ports is not None and self.count is not None and len(self.ports) != self.count:
@@ -137,7 +137,7 @@ class TopologySpec(Strict):
         return _sized_pattern(v)
 
     @model_validator(mode="after")
-    def _shape(self) -> "TopologySpec":
+    def _shape(self) -> TopologySpec:
         self._check_size()
         k = self.kind
         if k in ("mesh", "torus", "hyper-crossbar"):
@@ -203,7 +203,7 @@ class HostsSpec(Strict):
         return _sized_pattern(v)
 
     @model_validator(mode="after")
-    def _one_source(self) -> "HostsSpec":
+    def _one_source(self) -> HostsSpec:
         given = [k for k in ("per_switch", "count", "entries", "csv") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of per_switch, count, list or csv"
@@ -454,7 +454,7 @@ def _format_validation(exc: ValidationError, file: str, set_paths: list[str]) ->
     return UserError(text)
 
 
-def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> "LoadedInventory":
+def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> LoadedInventory:
     """Read, override (--set) and validate one inventory file."""
     p = Path(path)
     _refuse_plan_document(p)

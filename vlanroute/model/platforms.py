@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 import re
+from typing import Any
 
 from vlanroute.model.portlist import (MAX_PORTS, PortListError, format_port_list, parse_port_list,
                                       stack_units, unit_of)
@@ -283,7 +284,7 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
 
 
 def derive_platform(name: str, base: Platform, port_count: int | None,
-                    limits: dict[str, object], *, ports: tuple[str, ...] | None = None,
+                    limits: dict[str, Any], *, ports: tuple[str, ...] | None = None,
                     auto_ports: tuple[str, ...] | None = None,
                     units: int | None = None, confirmed: tuple[str, ...] = ()) -> Platform:
     """A platform defined on top of another (e.g. a bigger MAC table, its own ports).
@@ -333,7 +334,7 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         raise PortListError(f"{len(new_ports)} ports, more than {MAX_PORTS}")
     if new_auto is not None and set(new_auto) == set(new_ports):
         new_auto = None
-    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,  # type: ignore[arg-type]
+    return replace(base, name=name, ports=new_ports, auto_ports=new_auto,
                    synthetic=True, base=base.base or base.name,
                    confirmed=tuple(sorted(set(base.confirmed) | set(confirmed))), **limits)
 

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import matplotlib
@@ -29,6 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.cm import ScalarMappable  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.colors import Normalize  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
@@ -99,7 +101,7 @@ def select_pictures(plan: Plan, max_vlans: int = DEFAULT_MAX_VLANS, vlan_ids: st
     ]
     for v in chosen:
         pics.append(Picture(f"vlans/vlan-{v.id}", f"VLAN {v.id}: sources {_names(v.sources, 6)}",
-                            lambda v=v: vlan_figure(plan, layout, v)))
+                            partial(vlan_figure, plan, layout, v)))
 
     left_out = []
     chosen_ids = {v.id for v in chosen}
@@ -267,7 +269,9 @@ def overview_figure(plan: Plan, layout: Layout) -> Figure:
     labels = len(plan.topology.switches) <= 16
     names = plan.topology.switches
     xy = np.array([layout.pos[s] for s in names])
-    lines, src_pts, all_pts = [], [], []
+    lines: list[np.ndarray] = []
+    src_pts: list[np.ndarray] = []
+    all_pts: list[np.ndarray] = []
     small = len(names) > LABEL_LIMIT
     for k, v in enumerate(vlans):
         ox, oy = (k % cols) * pitch_x, -(k // cols) * pitch_y
@@ -298,7 +302,7 @@ def overview_figure(plan: Plan, layout: Layout) -> Figure:
 
 # --- shared drawing helpers ------------------------------------------------------------------
 
-def _canvas(layout: Layout, colorbar: bool = False) -> tuple[Figure, object]:
+def _canvas(layout: Layout, colorbar: bool = False) -> tuple[Figure, Axes]:
     xmin, xmax, ymin, ymax = layout.extent
     w, h = max(xmax - xmin, 1.0), max(ymax - ymin, 1.0)
     per_unit = min(1.8, max(0.4, 10.0 / max(w, h)))

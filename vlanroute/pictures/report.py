@@ -21,6 +21,7 @@ from vlanroute.errors import UserError, disk_error
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.natural import natural_key
 from vlanroute.plan.build import Plan
+from vlanroute.render.write import family_syntax_warnings
 from vlanroute.vlanlist import format_vlan_list
 
 GENERATOR = "vlanroute report"   # in a <meta> tag: marks a file this command may replace
@@ -58,7 +59,7 @@ every route is the one chosen, every port and limit checked.</p>
 <a href="#throughput">Throughput</a> · <a href="#ports">Port plan</a> · <a href="#cabling">Cabling</a>{% if acknowledged %} ·
 <a href="#acknowledged">Acknowledged syntax</a>{% endif %}</p>
 
-{% for w in plan.warnings %}<div class="warn">warning: {{ w }}</div>
+{% for w in plan.warnings + syntax_warnings %}<div class="warn">warning: {{ w }}</div>
 {% endfor %}
 
 <h2 id="summary">Summary</h2>
@@ -218,7 +219,10 @@ def report_html(plan: Plan, max_vlans: int = REPORT_MAX_VLANS, sets: tuple[str, 
         tool_version=tool_version, summary=summary, vlans=vlans, pictures=pictures,
         left_out=selection.left_out, switches=switches, open_switches=len(switches) <= 8,
         cabling=plan.cabling, acknowledged=plan.inventory.spec.site.acknowledged_syntax,
-        throughput=_throughput(plan, compare))
+        throughput=_throughput(plan, compare),
+        # What render warns about the syntax no public source confirms, as render says it.
+        syntax_warnings=family_syntax_warnings(((sw.platform, sw.host_attachment) for sw in plan.switches.values()),
+                                               plan.inventory.spec.site.acknowledged_syntax))
 
 
 def _throughput(plan: Plan, compare: tuple[Plan, ...]) -> dict[str, object] | None:

@@ -235,7 +235,7 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
         used[s][port] = what
 
     # Explicit ports.
-    for k, (a, b, key, data) in enumerate(edges):
+    for a, b, _key, data in edges:
         if "ports" in data:
             take(a, data["ports"][a], f"the cable {a}-{b}", "topology.links")
             take(b, data["ports"][b], f"the cable {a}-{b}", "topology.links")
@@ -253,7 +253,7 @@ def build_port_plan(inv: LoadedInventory, topo: Topology, hosts: list[Host],
         return port
 
     cable_ports: list[tuple[str, str, str, str]] = []
-    for a, b, key, data in edges:
+    for a, b, _key, data in edges:
         if "ports" in data:
             port_a, port_b = data["ports"][a], data["ports"][b]
         else:
@@ -350,7 +350,7 @@ def _check_capacity(inv: LoadedInventory, topo: Topology, hosts: list[Host],
     file = inv.file
     explicit: dict[str, list[str]] = {s: [] for s in switches}      # ports named for cables/hosts
     auto_cables = {s: 0 for s in switches}
-    for a, b, key, data in edges:
+    for a, b, _key, data in edges:
         for s in (a, b):
             if "ports" in data:
                 explicit[s].append(data["ports"][s])

@@ -174,7 +174,7 @@ class DocIndex:
         return got
 
     @classmethod
-    def of(cls, doc: PlanDocument) -> "DocIndex":
+    def of(cls, doc: PlanDocument) -> DocIndex:
         subnets = {}
         for v in sorted(doc.vlans, key=lambda v: v.id):
             net = safe.ipv4_network(v.learning_subnet, f"plan.vlans[{v.id}].learning_subnet")

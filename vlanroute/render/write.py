@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -292,16 +293,33 @@ def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> lis
     has host_attachment untagged, less those the inventory acknowledges
     (site.acknowledged_syntax, checked when planning). `by_switch`: each switch's platform
     (`platforms_of`)."""
+    return family_syntax_warnings(((p, doc.switches[name].host_attachment) for name, p in by_switch.items()),
+                                  doc.acknowledged_syntax)
+
+
+class Acknowledged(Protocol):
+    """An acknowledgment: plan.json's record or the inventory's (model/site.py)."""
+    @property
+    def family(self) -> str: ...
+    @property
+    def commands(self) -> Sequence[str]: ...
+
+
+def family_syntax_warnings(switches: Iterable[tuple[Platform, str]],
+                           acknowledgments: Iterable[Acknowledged] = ()) -> list[str]:
+    """syntax_warnings from (platform, host_attachment) per switch, less the site's
+    acknowledgments: render prints them, the report (vlanroute report) shows them."""
+    acks = list(acknowledgments)
     families = {}
     untagged: set[str] = set()
-    for name, platform in by_switch.items():
+    for platform, attachment in switches:
         family = family_of(platform)
         families[family.name] = family
-        if doc.switches[name].host_attachment == "untagged":
+        if attachment == "untagged":
             untagged.add(family.name)
     found = []
     for key, f in sorted(families.items()):
-        acknowledged = {syntax_key(c) for ack in doc.acknowledged_syntax if ack.family == key for c in ack.commands}
+        acknowledged = {syntax_key(c) for ack in acks if ack.family == key for c in ack.commands}
         items = [item for item in f.unconfirmed + (f.unconfirmed_untagged_hosts if key in untagged else ())
                  if syntax_key(item) not in acknowledged]
         if items:

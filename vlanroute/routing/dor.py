@@ -256,7 +256,7 @@ def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_w
             for s, (par, c) in new.items():
                 parents[s], contrib[s] = par, c
             return True
-        for s, (par, c) in new.items():
+        for s, (_par, c) in new.items():
             add_loads(load, c, cables, -1.0)
             add_loads(load, contrib[s], cables, 1.0)
         for key in flip:

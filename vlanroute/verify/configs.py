@@ -22,7 +22,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from vlanroute.bundle.document import HostDoc, PlanDocument
 from vlanroute.bundle.platforms import resolve_platforms
@@ -165,21 +165,21 @@ def _check_against_plan(doc: PlanDocument, configs: dict[str, SwitchConfig], pla
                 _check_stp(cfg, where, eff, out)
         for lag_id in spec.lag_ids():
             lp = spec.lags[str(lag_id)]
-            lag = cfg.lags.get(lag_id)
+            lag_cfg = cfg.lags.get(lag_id)
             where = f"{sw} {family.lag_label(lag_id)} (LAG {lag_id} to {lp.neighbor})"
-            if lag is None:
+            if lag_cfg is None:
                 out.add("config", f"{where}: LAG not configured")
                 continue
-            _compare_port(where, lag, None, set(), set(lp.tagged), out)
-            _check_stp(cfg, where, lag, out)
-            if sorted(lag.members) != sorted(lp.members):
-                out.add("config", f"{where}: members {' '.join(lag.members) or 'none'}, plan says "
+            _compare_port(where, lag_cfg, None, set(), set(lp.tagged), out)
+            _check_stp(cfg, where, lag_cfg, out)
+            if sorted(lag_cfg.members) != sorted(lp.members):
+                out.add("config", f"{where}: members {' '.join(lag_cfg.members) or 'none'}, plan says "
                                   f"{' '.join(lp.members)}")
         want_hash = family.capabilities.lag_hash_modes.get(settings.lag_hash)
         for lag_id in spec.lag_ids():
-            lag = cfg.lags.get(lag_id)
-            if lag is not None and want_hash and lag.hash_mode != want_hash:
-                out.add("config", f"{sw} {family.lag_label(lag_id)}: LAG hash {lag.hash_mode or 'default'}, "
+            lag_cfg = cfg.lags.get(lag_id)
+            if lag_cfg is not None and want_hash and lag_cfg.hash_mode != want_hash:
+                out.add("config", f"{sw} {family.lag_label(lag_id)}: LAG hash {lag_cfg.hash_mode or 'default'}, "
                                   f"plan says {want_hash} ({settings.lag_hash})")
         planned_ports = set(spec.ports) | {m for lp in spec.lags.values() for m in lp.members}
         for port in sorted(cfg.touched - planned_ports - set(spec.reserved_ports), key=plats[sw].port_index):

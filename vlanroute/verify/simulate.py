@@ -273,7 +273,7 @@ class Broadcast:
     why: str                             # why it was dropped
     children: tuple[tuple[str, str, int | None], ...]   # copies leaving the own bridge
     below: FloodResult | None            # what those copies did (shared between hosts)
-    forest: "_Forest | None"             # set when the flood is exactly a forest traversal
+    forest: _Forest | None             # set when the flood is exactly a forest traversal
 
 
 class _Forest:
@@ -390,7 +390,7 @@ class MemoisedSimulator:
         self.sig_forests: list[dict[int, int]] = []
         self.sig_tables: list[dict[tuple[str, int], tuple[int, str]]] = []
         self._sig_index: dict[tuple, int] = {}
-        self._paths: dict[tuple[str, str, int | None, int], PathResult] = {}
+        self._paths: dict[tuple[str, int, int], PathResult] = {}
 
     # -- broadcasts --------------------------------------------------------------------
     def node(self, bridge: str, port: str, tag: int | None) -> FloodNode:
@@ -695,12 +695,13 @@ class MemoisedSimulator:
         signature): beyond dst's own bridge, hosts with one signature are learned on the
         same ports, and a bridge forwards a known unicast the same way whatever port it
         came in on, except that it filters it if it would go back out of that port."""
-        vid, why = self.net.bridges[bridge].ingress(port, tag)
-        if vid is None:
+        first_vid, why = self.net.bridges[bridge].ingress(port, tag)
+        if first_vid is None:
             return PathResult(False, (bridge,), None, None, f"dropped at {bridge} port {port}: {why}")
+        vid = first_vid
         target = self.net.hosts[dst].bridge
         sig = self.signature[dst]
-        walked: list[tuple[tuple[str, int, int], str, str]] = []   # (memo key, bridge, out)
+        walked: list[tuple[tuple[str, int, int], str, str | None]] = []   # (memo key, bridge, out)
         seen: set[str] = set()
         memoise = True
         b, p = bridge, port
@@ -726,44 +727,47 @@ class MemoisedSimulator:
                     result = hit
                 break
             seen.add(b)
-            bridge_obj = self.net.bridges[b]
             out = self._remote(b, vid, dst)
             if out == p:
                 result = PathResult(False, (b,), None, vid,
                                     f"filtered at {b}: destination learned on ingress port {p}")
                 break
-            problem = ""
-            if out is None:
-                problem = f"flooded at {b} in VLAN {vid}: destination not learned"
-            elif not bridge_obj.is_member(out, vid):
-                problem = f"dropped at {b}: egress port {out} not a member of VLAN {vid}"
-            else:
-                ends = self.net.peers(b, out)
-                if len(ends) != 1 or ends[0][0] != "bridge":
-                    what = ("no cable" if not ends else f"{len(ends)} far ends" if len(ends) > 1
-                            else f"host {ends[0][1]}")
-                    problem = f"at {b} port {out} (learned for the destination) has {what}"
-            if not problem:
-                _, far, far_port = self.net.peers(b, out)[0]
-                far_vid, why = self.net.bridges[far].ingress(far_port, bridge_obj.egress_tag(out, vid))
-                if far_vid is None:
-                    problem = f"sent from {b} port {out}, dropped at {far} port {far_port}: {why}"
-            if problem:
-                result = PathResult(False, (b,), None, vid, problem, out)
+            hop = self._next_hop(b, vid, out)
+            if isinstance(hop, str):
+                result = PathResult(False, (b,), None, vid, hop, out)
                 self._paths[key] = result
                 break
-            walked.append((key, b, out))  # type: ignore[arg-type]
-            b, p, vid = far, far_port, far_vid  # type: ignore[assignment]
+            walked.append((key, b, out))
+            b, p, vid = hop
         if memoise:
             for key, wb, out in reversed(walked):
                 result = PathResult(result.ok, (wb,) + result.bridges, result.arrival, result.vid,
                                     result.problem, out)
                 self._paths[key] = result
         else:
-            for key, wb, out in reversed(walked):
+            for _key, wb, out in reversed(walked):
                 result = PathResult(result.ok, (wb,) + result.bridges, result.arrival, result.vid,
                                     result.problem, out)
         return result
+
+    def _next_hop(self, b: str, vid: int, out: str | None) -> tuple[str, str, int] | str:
+        """Where a known unicast sent from bridge `b` out of port `out` in VLAN `vid`
+        arrives (bridge, port, VLAN), or why it does not (a problem line)."""
+        if out is None:
+            return f"flooded at {b} in VLAN {vid}: destination not learned"
+        bridge_obj = self.net.bridges[b]
+        if not bridge_obj.is_member(out, vid):
+            return f"dropped at {b}: egress port {out} not a member of VLAN {vid}"
+        ends = self.net.peers(b, out)
+        if len(ends) != 1 or ends[0][0] != "bridge":
+            what = ("no cable" if not ends else f"{len(ends)} far ends" if len(ends) > 1
+                    else f"host {ends[0][1]}")
+            return f"at {b} port {out} (learned for the destination) has {what}"
+        _, far, far_port = ends[0]
+        far_vid, why = self.net.bridges[far].ingress(far_port, bridge_obj.egress_tag(out, vid))
+        if far_vid is None:
+            return f"sent from {b} port {out}, dropped at {far} port {far_port}: {why}"
+        return far, far_port, far_vid
 
     def deliver_local(self, arrival: tuple[str, str, int], dst: str) -> tuple[list[Delivery], str]:
         """Last bridge: forward the unicast to dst's port; returns deliveries or a problem."""

@@ -70,7 +70,7 @@ def target_config(cfg: SwitchConfig, syn: Syntax) -> str:
         for port in inter:
             block(port, [x for x in body[port] if x == line])
     if cfg.eee is not None:
-        for port, p, lag in ports:
+        for port, _p, lag in ports:
             if not lag and port in cfg.touched:
                 block(port, ["green-mode eee" if cfg.eee else "no green-mode eee"])
 

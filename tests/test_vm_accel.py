@@ -1,0 +1,65 @@
+"""The emulation VM runs under KVM where /dev/kvm can boot the guest, else under TCG; a
+KVM that hangs the guest is tried once, then remembered (vlanroute/emulate/vm.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vlanroute.emulate import vm
+from vlanroute.errors import UserError
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(vm.ACCEL_ENV, raising=False)
+    return tmp_path / "cache"
+
+
+def test_kvm_usable_needs_a_device_it_can_open(tmp_path: Path) -> None:
+    assert not vm.kvm_usable(tmp_path / "no-such-device")
+    assert vm.kvm_usable(Path("/dev/null"))          # any device opened read-write counts
+
+
+def test_choice_follows_the_device_and_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert vm.choose_accel(tmp_path / "absent") == "tcg"
+    assert vm.choose_accel(Path("/dev/null")) == "kvm"
+    monkeypatch.setenv(vm.ACCEL_ENV, "TCG")
+    assert vm.choose_accel(Path("/dev/null")) == "tcg"
+    monkeypatch.setenv(vm.ACCEL_ENV, "kvm")
+    assert vm.choose_accel(tmp_path / "absent") == "kvm"
+    monkeypatch.setenv(vm.ACCEL_ENV, "hvf")
+    with pytest.raises(UserError, match="VLANROUTE_VM_ACCEL='hvf' is not an accelerator"):
+        vm.choose_accel()
+
+
+def test_a_kvm_that_cannot_boot_the_guest_falls_back_to_tcg_and_is_remembered(
+        tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tried: list[str] = []
+
+    def once(script: str, workdir: Path, config: vm.VmConfig, on_line: object, accel: str) -> vm.VmResult:
+        tried.append(accel)
+        if accel == "kvm":
+            raise vm._KvmStalled()
+        return vm.VmResult(0, "", 1.0, 2.0, accel=accel)
+
+    monkeypatch.setattr(vm, "_run_once", once)
+    monkeypatch.setattr(vm, "kvm_usable", lambda device=vm.KVM_DEVICE: True)
+    result = vm.run_in_vm("true", tmp_path)
+    assert tried == ["kvm", "tcg"] and result.accel == "tcg"
+    assert (private_cache / "vlanroute" / "kvm-cannot-boot").is_file()
+    assert vm.choose_accel() == "tcg"                # the next run goes straight to TCG
+    vm.run_in_vm("true", tmp_path)
+    assert tried == ["kvm", "tcg", "tcg"]
+
+
+def test_an_explicit_accelerator_is_not_second_guessed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def once(script: str, workdir: Path, config: vm.VmConfig, on_line: object, accel: str) -> vm.VmResult:
+        raise vm._KvmStalled()
+
+    monkeypatch.setattr(vm, "_run_once", once)
+    with pytest.raises(vm._KvmStalled):
+        vm.run_in_vm("true", tmp_path, vm.VmConfig(accel="kvm"))
+
