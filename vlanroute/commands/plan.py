@@ -67,8 +67,10 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     r = plan.routing_record()
     console.print(f"[bold]{plan.name}[/bold]: {plan.topology.kind} of {m.switches} switches, {m.hosts} hosts, "
                   f"{m.inter_switch_links} inter-switch cables")
-    detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting"))
+    detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting", "chosen"))
     console.print(f"routing: {r['algorithm']}" + (f" ({detail})" if detail else ""))
+    if plan.choice is not None:
+        console.print(f"chosen (no routing.algorithm): {plan.choice}", highlight=False)
     for line in attachment_lines(plan):
         console.print(line, highlight=False)
     table = Table(title=f"{m.vlan_count} routing VLANs", show_lines=False)
