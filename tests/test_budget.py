@@ -201,3 +201,22 @@ def test_analyze_shows_the_limits(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for words in ("VLANs / budget", "4 / 36", "load / bound", "stretch", "MAC / capacity", "900 / 8192"):
         assert words in out
+
+
+@settings(max_examples=15, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=8))
+def test_a_larger_budget_never_plans_worse(g: nx.Graph, small: int, extra: int) -> None:
+    from vlanroute.model.topology import Topology
+    from vlanroute.routing.engine import Options
+    from vlanroute.routing.registry import ENGINES
+    from vlanroute.routing.trees import max_load
+
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    hosts = {s: 1 + (i % 3) for i, s in enumerate(topo.switches)}
+    budget = ENGINES["budget"]
+
+    def load(k: int) -> float:
+        return max_load(budget.route(topo, hosts, budget.params(topo, Options(max_vlans=k))).parents, hosts,
+                        topo.arc_cables())
+
+    assert load(small + extra) <= load(small) * (1 + 1e-9)
