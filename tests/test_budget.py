@@ -61,14 +61,14 @@ def test_default_budget_is_the_mac_table_on_the_seed_cluster() -> None:
 def test_default_budget_is_the_id_range_when_that_is_tighter(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     # 4x4 torus, one host each: 8 trees; from first_vlan 4090 only 4090..4094 remain.
-    err = cli_error(tmp_path, capsys, torus_doc([4, 4], first_vlan=4090))
+    err = cli_error(tmp_path, capsys, torus_doc([4, 4], first_vlan=4090, algorithm="dor"))
     assert "needs 8 VLANs but only 5 fit" in err
     assert "routing.first_vlan" in err and "algorithm: budget" in err
 
 
 def test_explicit_max_vlans_too_small_names_count_field_and_fix(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    err = cli_error(tmp_path, capsys, torus_doc([8, 8], max_vlans=8))
+    err = cli_error(tmp_path, capsys, torus_doc([8, 8], max_vlans=8, algorithm="dor"))
     assert "inv.yaml" in err and "routing.max_vlans" in err
     assert "needs 32 VLANs but only 8 fit" in err
     assert "routing.algorithm: budget" in err
@@ -78,7 +78,7 @@ def test_mac_capacity_binds_the_hyper_crossbar(tmp_path: Path, capsys: pytest.Ca
     # 8x8 hyper-crossbar, 10 hosts each: DOR needs one VLAN per switch (64); a table of
     # 16384 entries holds 16384 // 640 = 25 VLANs.
     doc = {"name": "t", "platform": "small", "topology": {"kind": "hyper-crossbar", "dims": [8, 8]},
-           "hosts": {"per_switch": 10},
+           "hosts": {"per_switch": 10}, "routing": {"algorithm": "dor"},
            "platforms": {"small": {"base": "linux-bridge", "mac_capacity": 16384}},
            "settings": {"learning": {"pool": "10.0.0.0/8"}}}
     err = cli_error(tmp_path, capsys, doc)

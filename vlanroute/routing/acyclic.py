@@ -102,7 +102,7 @@ class _Router:
         self.used: dict[str, list[tuple[int, int]]] = {}
         self.escaped: set[str] = set()
         # The distance bound D / (2 C), the scale of a "hot" link.
-        self.bound = max(distance_sum(topo, host_count) / sum(self.cap), 1e-9)
+        self.bound = max(distance_sum(topo, host_count) / sum(self.cap), 1e-9) if self.cap else 1.0
 
     # -- one source
 
