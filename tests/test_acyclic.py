@@ -4,13 +4,14 @@ load targets of issue 23 on the irregular fabrics."""
 
 from __future__ import annotations
 
+import fabrics
 import networkx as nx
 import pytest
-from hypothesis import given, settings, strategies as st
-
-import fabrics
 from fabrics import channel_dependencies_acyclic, max_load
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from topologies import connected_graphs
+
 from vlanroute.model.topology import Topology
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Options
@@ -29,8 +30,8 @@ def spans(topo: Topology, src: str, tree: dict[str, str]) -> bool:
     if set(tree) != set(topo.switches) - {src}:
         return False
     # every parent link is a cable, and walking up always ends at the source
-    for v in tree:
-        seen = {v}
+    for start in tree:
+        v, seen = start, {start}
         while v != src:
             if not g.has_edge(v, tree[v]):
                 return False
@@ -72,7 +73,7 @@ def test_dependency_graph_refuses_exactly_the_cycles(n: int, edges: list[tuple[i
     pytest.param(fabrics.random_regular, id="random 3-regular 24", marks=pytest.mark.slow),
     pytest.param(fabrics.dragonfly, id="dragonfly 6x4", marks=pytest.mark.slow),
 ])
-def test_targets_of_issue_23(fabric) -> None:  # noqa: ANN001
+def test_targets_of_issue_23(fabric) -> None:
     topo, hosts = fabric()
     parents = route(topo, hosts)
     assert channel_dependencies_acyclic(parents, hosts)

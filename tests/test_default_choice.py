@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import fabrics
 import pytest
 import yaml
-
-import fabrics
 from fabrics import channel_dependencies_acyclic, greedy_shortest_trees, max_load
+
 from vlanroute.model.topology import Topology
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.choose import DEADLOCK_FREE_COST, choose_routes
@@ -38,7 +38,7 @@ def every_plan(topo: Topology, hosts: dict[str, int]) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("fabric", FABRICS)
-def test_default_is_the_best_plan(fabric) -> None:  # noqa: ANN001
+def test_default_is_the_best_plan(fabric) -> None:
     topo, hosts = fabric()
     opt = optimum_bound(topo, hosts).value
     choice = choose_routes(topo, hosts, list(ENGINES.values()), Options(), False, opt)
@@ -51,7 +51,7 @@ def test_default_is_the_best_plan(fabric) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("fabric", FABRICS[:2] + [FABRICS[5]])
-def test_flow_control_prefers_deadlock_free(fabric) -> None:  # noqa: ANN001
+def test_flow_control_prefers_deadlock_free(fabric) -> None:
     topo, hosts = fabric()
     opt = optimum_bound(topo, hosts).value
     choice = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt)

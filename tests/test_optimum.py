@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from fabrics import max_load, torus
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from topologies import connected_graphs
+
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import lp_bound, optimum_bound, symmetric_lp_bound

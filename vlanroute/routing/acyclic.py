@@ -33,8 +33,8 @@ from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.trees import ParentMap, bfs_order, reroot
+from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 
 ROUNDS = 4          # rip-up-and-re-route passes after the first
@@ -176,7 +176,7 @@ class _Router:
             cost[w] = now
             parent[w] = v
             into[w] = a
-            demand = hs * self.hosts.get(w, 0)
+            demand = float(hs * self.hosts.get(w, 0))
             if demand:
                 # w's traffic now loads its path: later destinations see it.
                 x = w

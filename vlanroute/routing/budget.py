@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.budget_search import BudgetChoices
 from vlanroute.routing.dor import DOR, DorParams
 from vlanroute.routing.engine import Choices, Engine, Options, Routes, packing_of
 from vlanroute.routing.select import peak_and_mean
 from vlanroute.routing.shortest import SHORTEST, ShortestParams
-from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.within_budget import route_within_budget, score
 
 __all__ = ["BUDGET", "BudgetChoices", "BudgetEngine", "BudgetParams", "MinimalFits"]

@@ -95,11 +95,11 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
     if not flow_control:
         return Choice(best.routes, f"{best.engine}: the least max link load of {len(tried)} engines tried "
                       f"({ratio})", tuple(tried))
-    free = [c for c in tried if c.deadlock_free]
+    free_ones = [c for c in tried if c.deadlock_free]
     if best.deadlock_free:
         return Choice(best.routes, f"{best.engine}: the least max link load of {len(tried)} engines tried "
                       f"({ratio}), and deadlock-free under 802.3x PAUSE", tuple(tried))
-    safe = min(free, key=lambda c: (round(c.peak, 6), c.vlans)) if free else None
+    safe = min(free_ones, key=lambda c: (round(c.peak, 6), c.vlans)) if free_ones else None
     if safe is not None and safe.peak <= best.peak * DEADLOCK_FREE_COST * (1 + 1e-9):
         return Choice(safe.routes, f"{safe.engine}: deadlock-free under 802.3x PAUSE, its max link load "
                       f"x{safe.peak / best.peak:.3f} that of {best.engine} (at most x{DEADLOCK_FREE_COST} "

@@ -95,12 +95,13 @@ def symmetric_lp_bound(topo: Topology, host_count: dict[str, int]) -> float | No
     if len(at) != len(topo.switches):
         return None
     arcs = topo.arc_cables()
+    def shift(s: str, d: int) -> str:
+        c = topo.coords[s]
+        assert c is not None
+        return at[c[:d] + ((c[d] + 1) % dims[d],) + c[d + 1:]]
+
     for d in range(len(dims)):
-        def shift(s: str) -> str:
-            c = topo.coords[s]
-            assert c is not None
-            return at[c[:d] + ((c[d] + 1) % dims[d],) + c[d + 1:]]
-        if any(arcs.get((shift(a), shift(b))) != n for (a, b), n in arcs.items()):
+        if any(arcs.get((shift(a, d), shift(b, d))) != n for (a, b), n in arcs.items()):
             return None
 
     def displacement(arc: tuple[str, str]) -> tuple[int, ...]:
