@@ -1,6 +1,14 @@
-"""Benchmark: routing quality under a VLAN budget, and of the deadlock-free engines.
+"""Benchmark: routing quality against the exact optimum, under a VLAN budget, and of the
+deadlock-free engines.
 
-Run: python bench/quality.py [--quick] [--markdown] [--budget-only | --deadlock-only]
+Run: python bench/quality.py [--quick] [--markdown] [--optimum-only | --budget-only | --deadlock-only]
+
+Optimum table (first), for a fixed set of regular and irregular fabrics (tests/fabrics.py,
+the fabrics of issue 23 and more of their kinds): every engine's all-to-all max link load
+over the exact optimum (the LP of routing/optimum.py; `lp s` its solve time), its VLANs,
+whether its channel dependency graph is acyclic (`df`), its CPU seconds; the greedy
+baseline of issue 23 (each source's shortest-path tree keeping the current max load
+lowest); and the default's choice with 802.3x flow control off and on (routing/choose.py).
 
 Budget table, for every topology and budget: VLANs used; the all-to-all max link load
 divided by the lower bound of any routing (`load/lb`, the distance bound) and by the lower
@@ -64,7 +72,7 @@ CASES = [
 ]
 BUDGETS: list[int | None] = [1, 2, 4, 8, 16, 64, None]
 MONOTONE = [1, 4, 16, 64, None]
-DEADLOCK_FREE = ["updown", "turns"]
+DEADLOCK_FREE = ["updown", "turns", "acyclic"]
 BIGGEST = "torus 32x32, 16 h/sw"   # only its unlimited and 16-VLAN budgets: the scale check
 
 
@@ -100,9 +108,67 @@ def plan_row(inv: str, sets: list[str]) -> tuple[dict[str, float] | None, str, s
             took, "")
 
 
+def optimum_table(markdown: bool, quick: bool) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import fabrics as F
+    from vlanroute.routing.choose import choose_routes
+    from vlanroute.routing.engine import Options, packing_of
+    from vlanroute.routing.optimum import optimum_bound
+    from vlanroute.routing.registry import ENGINES
+
+    cases = [
+        ("leaf-spine 8x4, hosts on leaves", F.leaf_spine),
+        ("leaf-spine 16x4, hosts on leaves", lambda: F.leaf_spine(16, 4)),
+        ("random 3-regular 24", F.random_regular),
+        ("random 3-regular 48 (seed 2)", lambda: F.random_regular(48, 3, seed=2)),
+        ("random 4-regular 64 (seed 3)", lambda: F.random_regular(64, 4, seed=3)),
+        ("6x6 torus, 3 cables gone", F.degraded_torus),
+        ("8x8 torus, 6 cables gone", lambda: F.degraded_torus(8, 6, seed=1)),
+        ("dragonfly 6 groups x 4", F.dragonfly),
+        ("dragonfly 9 groups x 4", lambda: F.dragonfly(9, 4)),
+        ("6x6 torus", lambda: F.torus([6, 6])),
+        ("8x8 torus", lambda: F.torus([8, 8])),
+        ("16x16 torus", lambda: F.torus([16, 16])),
+    ]
+    if quick:
+        cases = cases[:3]
+    names = list(ENGINES)
+    out = Printer(["fabric", "lp s", *names, "greedy", "default", "default 802.3x"],
+                  [34, 5, *[16 for _ in names], 7, 18, 18], markdown)
+    for title, make in cases:
+        topo, hosts = make()
+        c0 = time.process_time()
+        opt = optimum_bound(topo, hosts)
+        lp_s = time.process_time() - c0
+        cells = [title + ("" if opt.exact else f" ({opt.kind} bound)"), f"{lp_s:.1f}"]
+        big = len(topo.switches) > 100
+        for name in names:
+            engine = ENGINES[name]
+            if engine.refuses(topo) is not None or (big and name in ("acyclic", "budget")):
+                cells.append("-")
+                continue
+            c0 = time.process_time()
+            routes = engine.route(topo, hosts, engine.params(topo, Options()))
+            took = time.process_time() - c0
+            vlans = len(packing_of(routes, topo, hosts))
+            df = F.channel_dependencies_acyclic(routes.parents, hosts) if not big else engine.deadlock_free
+            cells.append(f"{F.max_load(topo, hosts, routes.parents) / opt.value:.3f} {vlans}v "
+                         f"{'df' if df else '--'} {took:.1f}s")
+        cells.append(f"{F.max_load(topo, hosts, F.greedy_shortest_trees(topo, hosts)) / opt.value:.3f}")
+        for flow in (False, True):
+            choice = choose_routes(topo, hosts, list(ENGINES.values()), Options(), flow, opt.value)
+            cells.append(f"{choice.routes.algorithm} {F.max_load(topo, hosts, choice.routes.parents) / opt.value:.3f}")
+        out.row(cells)
+    print()
+
+
 def main() -> int:
     quick = "--quick" in sys.argv
     markdown = "--markdown" in sys.argv
+    if "--budget-only" not in sys.argv and "--deadlock-only" not in sys.argv:
+        optimum_table(markdown, quick)
+        if "--optimum-only" in sys.argv:
+            return 0
     rr24 = random_regular_inventory()
     cases = [(t, rr24 if inv == "@rr24" else inv, s) for t, inv, s in CASES]
     if quick:

@@ -61,14 +61,14 @@ def test_default_budget_is_the_mac_table_on_the_seed_cluster() -> None:
 def test_default_budget_is_the_id_range_when_that_is_tighter(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     # 4x4 torus, one host each: 8 trees; from first_vlan 4090 only 4090..4094 remain.
-    err = cli_error(tmp_path, capsys, torus_doc([4, 4], first_vlan=4090))
+    err = cli_error(tmp_path, capsys, torus_doc([4, 4], first_vlan=4090, algorithm="dor"))
     assert "needs 8 VLANs but only 5 fit" in err
     assert "routing.first_vlan" in err and "algorithm: budget" in err
 
 
 def test_explicit_max_vlans_too_small_names_count_field_and_fix(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    err = cli_error(tmp_path, capsys, torus_doc([8, 8], max_vlans=8))
+    err = cli_error(tmp_path, capsys, torus_doc([8, 8], max_vlans=8, algorithm="dor"))
     assert "inv.yaml" in err and "routing.max_vlans" in err
     assert "needs 32 VLANs but only 8 fit" in err
     assert "routing.algorithm: budget" in err
@@ -78,7 +78,7 @@ def test_mac_capacity_binds_the_hyper_crossbar(tmp_path: Path, capsys: pytest.Ca
     # 8x8 hyper-crossbar, 10 hosts each: DOR needs one VLAN per switch (64); a table of
     # 16384 entries holds 16384 // 640 = 25 VLANs.
     doc = {"name": "t", "platform": "small", "topology": {"kind": "hyper-crossbar", "dims": [8, 8]},
-           "hosts": {"per_switch": 10},
+           "hosts": {"per_switch": 10}, "routing": {"algorithm": "dor"},
            "platforms": {"small": {"base": "linux-bridge", "mac_capacity": 16384}},
            "settings": {"learning": {"pool": "10.0.0.0/8"}}}
     err = cli_error(tmp_path, capsys, doc)
@@ -201,3 +201,22 @@ def test_analyze_shows_the_limits(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for words in ("VLANs / budget", "4 / 36", "load / bound", "stretch", "MAC / capacity", "900 / 8192"):
         assert words in out
+
+
+@settings(max_examples=15, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=8))
+def test_a_larger_budget_never_plans_worse(g: nx.Graph, small: int, extra: int) -> None:
+    from vlanroute.model.topology import Topology
+    from vlanroute.routing.engine import Options
+    from vlanroute.routing.registry import ENGINES
+    from vlanroute.routing.trees import max_load
+
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    hosts = {s: 1 + (i % 3) for i, s in enumerate(topo.switches)}
+    budget = ENGINES["budget"]
+
+    def load(k: int) -> float:
+        return max_load(budget.route(topo, hosts, budget.params(topo, Options(max_vlans=k))).parents, hosts,
+                        topo.arc_cables())
+
+    assert load(small + extra) <= load(small) * (1 + 1e-9)

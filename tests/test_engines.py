@@ -292,7 +292,7 @@ def test_an_unregistered_engine_is_refused_by_the_inventory(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(write(tmp_path, toy_doc()))]) == 2
     err = capsys.readouterr().err
-    assert "routing.algorithm: Input should be 'dor', 'shortest', 'updown', 'turns' or 'budget'" in err
+    assert "routing.algorithm: Input should be 'dor', 'shortest', 'updown', 'turns', 'acyclic' or 'budget'" in err
 
 
 def test_a_registered_engine_plans_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

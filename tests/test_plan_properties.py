@@ -96,7 +96,8 @@ def test_custom_graph_plans_are_valid(tmp_path: Path, g: nx.Graph, data: st.Data
 def test_torus_parity_ties_share_trees_in_pairs(tmp_path: Path, dims: list[int]) -> None:
     """Source-parity tie-breaking lets sources 2k and 2k+1 of a row share a tree."""
     doc = {"name": "t", "platform": "linux-bridge", "topology": {"kind": "torus", "dims": dims},
-           "hosts": {"per_switch": 1}, "settings": {"learning": {"pool": "10.0.0.0/8"}}}
+           "hosts": {"per_switch": 1}, "routing": {"algorithm": "dor"},
+           "settings": {"learning": {"pool": "10.0.0.0/8"}}}
     plan = plan_from_file(write(tmp_path, doc)).to_json()
     n = 1
     for d in dims:

@@ -50,5 +50,6 @@ def command(as_json: bool, quiet: bool) -> int:
     console.print("minimal: every route is a shortest path.\n"
                   "deadlock-free: acyclic channel dependencies on every topology it accepts, so 802.3x PAUSE cannot\n"
                   "  deadlock; every plan also reports its own routes' verdict (metrics.deadlock_free).\n"
-                  "default: the first minimal engine that accepts the topology (dor; shortest for custom).")
+                  "default (no routing.algorithm): every engine plans, the least max link load wins; with 802.3x\n"
+                  "  flow control the best deadlock-free plan wins unless it carries more than 1.25x that load.")
     return ExitCode.OK

@@ -67,8 +67,10 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     r = plan.routing_record()
     console.print(f"[bold]{plan.name}[/bold]: {plan.topology.kind} of {m.switches} switches, {m.hosts} hosts, "
                   f"{m.inter_switch_links} inter-switch cables")
-    detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting"))
+    detail = ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("algorithm", "dimension_order_setting", "chosen"))
     console.print(f"routing: {r['algorithm']}" + (f" ({detail})" if detail else ""))
+    if plan.choice is not None:
+        console.print(f"chosen (no routing.algorithm): {plan.choice}", highlight=False)
     for line in attachment_lines(plan):
         console.print(line, highlight=False)
     table = Table(title=f"{m.vlan_count} routing VLANs", show_lines=False)
@@ -85,10 +87,10 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
         console.print(f"{m.vlan_count} routing VLANs: {plan.vlans[0].id}..{plan.vlans[-1].id} (table omitted; use --json)")
     else:
         console.print(table)
-    ratio = m.max_link_load / m.link_load_lower_bound if m.link_load_lower_bound else 1.0
+    label = "the optimum" if m.link_load_optimum_kind == "optimum" else f"the {m.link_load_optimum_kind} bound"
+    console.print(f"diameter {m.diameter}, mean hops {m.mean_hops:.3f}, max link load {m.max_link_load:g}, "
+                  f"x{m.load_over_optimum:.3f} of {label} ({m.link_load_optimum:.6g})")
     within = m.max_link_load / m.link_load_lower_bound_budget if m.link_load_lower_bound_budget else 1.0
-    console.print(f"diameter {m.diameter}, mean hops {m.mean_hops:.3f}, max link load {m.max_link_load:g} "
-                  f"(lower bound {m.link_load_lower_bound:g}, x{ratio:.3f})")
     console.print(f"any routing within {r['max_vlans']} VLANs has a max link load of at least "
                   f"{m.link_load_lower_bound_budget:.6g} (this plan: x{within:.3f})")
     console.print(f"MAC entries: at most {m.max_mac_entries} per switch (capacity {m.mac_capacity}); "

@@ -15,7 +15,9 @@ from vlanroute.bundle.document import FORMAT, PlanDocument, plan_document
 from vlanroute.drivers import family_of
 from vlanroute.routing.budget import BudgetChoices
 from vlanroute.routing.engine import Engine, Options, Routes, packing_of
-from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES, default_engine
+from vlanroute.routing.choose import choose_routes
+from vlanroute.routing.optimum import optimum_bound
+from vlanroute.routing.registry import DEADLOCK_FREE_ADVICE, ENGINES
 from vlanroute.routing.trees import arc_loads
 from vlanroute.plan.acknowledged import check_acknowledgments
 from vlanroute.plan.invariants import verify_plan
@@ -48,15 +50,20 @@ class Plan:
     metrics: Metrics
     settings: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    choice: str | None = None     # without routing.algorithm: which engine won, and why (routing/choose.py)
 
     @property
     def name(self) -> str:
         return self.inventory.spec.name
 
     def routing_record(self) -> dict[str, Any]:
-        """plan.json's routing section: the engine, its choices, the VLAN budget and its limit."""
-        return {"algorithm": self.routes.algorithm, **self.routes.choices.record(),
-                "max_vlans": self.budget.max_vlans, "max_vlans_limit": self.budget.binding}
+        """plan.json's routing section: the engine, its choices, the VLAN budget and its limit;
+        without routing.algorithm, `chosen`: why this engine's plan won (routing/choose.py)."""
+        record = {"algorithm": self.routes.algorithm, **self.routes.choices.record(),
+                  "max_vlans": self.budget.max_vlans, "max_vlans_limit": self.budget.binding}
+        if self.choice is not None:
+            record["chosen"] = self.choice
+        return record
 
     def to_document(self) -> PlanDocument:
         """The plan as the typed `vlanroute-plan/2` document render writes to plan.json."""
@@ -159,14 +166,16 @@ def build_plan(inv: LoadedInventory) -> Plan:
         host_count[h.switch] += 1
 
     budget = vlan_budget(inv, platforms, len(hosts))
-    routes = _route(inv, topo, host_count, budget)
+    optimum = optimum_bound(topo, host_count)
+    routes, choice = _route(inv, topo, host_count, budget, settings["flow_control"], optimum.value)
     vlans = pack_vlans(routes, topo, host_count)
     if len(vlans) > budget.max_vlans:
         raise over_budget(inv, len(vlans), budget, routes.algorithm)
     _assign_ids(inv, vlans)
     apply_vlans(switches, hosts, vlans)
     metrics = compute_metrics(topo, routes, vlans, host_count,
-                              {s: switch.platform.mac_capacity for s, switch in switches.items()}, budget.max_vlans)
+                              {s: switch.platform.mac_capacity for s, switch in switches.items()}, budget.max_vlans,
+                              optimum)
     check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
                                                                   mgmt_addresses(switches))
@@ -189,7 +198,7 @@ def build_plan(inv: LoadedInventory) -> Plan:
     if inv.spec.failures is not None:
         warnings.append("the inventory lists failures: this plan is of the intact fabric; to repair a published "
                         "plan around them: vlanroute repair OUTDIR --failures INVENTORY -o NEWDIR (docs/failures.md)")
-    return Plan(inv, topo, routes, budget, vlans, hosts, switches, cables, metrics, settings, warnings)
+    return Plan(inv, topo, routes, budget, vlans, hosts, switches, cables, metrics, settings, warnings, choice)
 
 
 def _advice_cost(advice: Engine[Any], topo: Topology, host_count: dict[str, int], budget: Budget,
@@ -202,18 +211,38 @@ def _advice_cost(advice: Engine[Any], topo: Topology, host_count: dict[str, int]
     routes = advice.route(topo, host_count, advice.params(topo, Options(max_vlans=budget.max_vlans)))
     vlans = packing_of(routes, topo, host_count)
     peak = max(arc_loads(routes.parents, host_count, topo.arc_cables()).values(), default=0.0)
-    bound = metrics.link_load_lower_bound
+    bound = metrics.link_load_optimum
     fit = "" if len(vlans) <= budget.max_vlans else f", more than the {budget.max_vlans} that fit"
     return (f" and needs {len(vlans)} VLANs here{fit}, with a max link load of {peak:g}"
-            + (f" (x{peak / bound:.3f} the lower bound; this plan x{metrics.max_link_load / bound:.3f})" if bound else ""))
+            + (f" (x{peak / bound:.3f} of {_bound_label(metrics)}; this plan x{metrics.max_link_load / bound:.3f})"
+               if bound else ""))
 
 
-def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], budget: Budget) -> Routes:
-    """The routes of the engine routing.algorithm names (routing/registry.py), or of the
-    default engine for the topology. The engine may refuse the topology or a setting;
-    its messages name the inventory field, and this adds the file."""
+def _bound_label(metrics: Metrics) -> str:
+    kind = metrics.link_load_optimum_kind
+    return "the optimum" if kind == "optimum" else f"the {kind} bound"
+
+
+def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], budget: Budget,
+           flow_control: bool, optimum: float) -> tuple[Routes, str | None]:
+    """The routes of the engine routing.algorithm names (routing/registry.py), or without
+    one the best plan of every engine (routing/choose.py) and why it won. An engine may
+    refuse the topology or a setting; its messages name the inventory field, and this
+    adds the file."""
     spec = inv.spec.routing
-    engine = ENGINES[spec.algorithm] if spec.algorithm is not None else default_engine(topo)
+    options = Options(dimension_order=None if spec.dimension_order == "auto" else tuple(spec.dimension_order),
+                      root=spec.root, max_vlans=budget.max_vlans)
+    if spec.algorithm is None:
+        if spec.root is not None:
+            users = " or ".join(e.name for e in ENGINES.values() if "root" in e.reads)
+            raise UserError(f"routing.root is only used by algorithm: {users}", file=inv.file, field="routing.root",
+                            fix=f"set routing.algorithm: {users}, or remove routing.root")
+        try:
+            choice = choose_routes(topo, host_count, list(ENGINES.values()), options, flow_control, optimum)
+        except UserError as exc:
+            raise type(exc)(exc.message, file=inv.file, field=exc.field, fix=exc.fix) from None
+        return choice.routes, choice.reason
+    engine = ENGINES[spec.algorithm]
     if spec.root is not None and "root" not in engine.reads:
         users = " or ".join(e.name for e in ENGINES.values() if "root" in e.reads)
         raise UserError(f"routing.root is only used by algorithm: {users}", file=inv.file, field="routing.root",
@@ -221,10 +250,8 @@ def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], bud
     refusal = engine.refuses(topo)
     if refusal is not None:
         raise UserError(refusal.reason, file=inv.file, field="routing.algorithm", fix=refusal.fix)
-    options = Options(dimension_order=None if spec.dimension_order == "auto" else tuple(spec.dimension_order),
-                      root=spec.root, max_vlans=budget.max_vlans)
     try:
-        return engine.route(topo, host_count, engine.params(topo, options))
+        return engine.route(topo, host_count, engine.params(topo, options)), None
     except UserError as exc:
         if exc.file is not None:
             raise

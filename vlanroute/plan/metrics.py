@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from vlanroute.routing.bounds import budget_lower_bound
+from vlanroute.routing.optimum import Optimum, optimum_bound
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents, spans_exactly
 from vlanroute.model.topology import Topology
@@ -35,6 +36,13 @@ class Metrics:
     mac_entries: dict[str, int]
     link_loads: dict[tuple[str, str], float]   # directed neighbour pair -> load per cable
     link_load_lower_bound_budget: float = 0.0   # no routing within the VLAN budget does better
+    link_load_optimum: float = 0.0              # no routing at all does better (routing/optimum.py)
+    link_load_optimum_kind: str = "optimum"     # "optimum" (the LP), else the cheap bound it fell back to
+
+    @property
+    def load_over_optimum(self) -> float:
+        """max_link_load over the best bound the plan has (1.0 without traffic)."""
+        return self.max_link_load / self.link_load_optimum if self.link_load_optimum else 1.0
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -46,11 +54,15 @@ class Metrics:
             "deadlock_free": self.deadlock_free,
             "mean_stretch": round(self.mean_stretch, 4), "non_minimal_routes": self.non_minimal_routes,
             "link_load_lower_bound_budget": round(self.link_load_lower_bound_budget, 4),
+            "link_load_optimum": round(self.link_load_optimum, 4),
+            "link_load_optimum_kind": self.link_load_optimum_kind,
+            "load_over_optimum": round(self.load_over_optimum, 4),
         }
 
 
 def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], host_count: dict[str, int],
-                    mac_capacity: dict[str, int], max_vlans: int | None = None) -> Metrics:
+                    mac_capacity: dict[str, int], max_vlans: int | None = None,
+                    optimum: Optimum | None = None) -> Metrics:
     """The plan's figures; only routes between switches with hosts carry traffic.
 
     - max_link_load: the largest load of one cable in one direction.
@@ -74,6 +86,10 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
     - mac_entries: a switch learns every host once per VLAN it is in (per-VLAN learning,
       every host's learning broadcast reaches every switch of every VLAN): hosts x its
       VLANs; mac_capacity: the smallest MAC table of the plan's switches.
+    - link_load_optimum: the least maximum load of any routing at all, splittable flows
+      included (the multicommodity-flow LP of routing/optimum.py), where the LP fits its
+      size limit (link_load_optimum_kind "optimum"); beyond, the best of the distance,
+      switch and bridge bounds (routing/bounds.py), and the kind names which.
     - link_load_lower_bound_budget: a lower bound of max_link_load for every routing
       within `max_vlans` VLANs, the plan's VLAN budget (None: no limit; routing/bounds.py).
     """
@@ -137,6 +153,8 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
             in_vlans[s] += 1
     mac_entries = {s: total_hosts * n for s, n in in_vlans.items()}
 
+    if optimum is None:
+        optimum = optimum_bound(topo, host_count)
     cdg = nx.DiGraph()
     cdg.add_edges_from(((a, b), (b, c)) for a, b, c in deps)
     return Metrics(
@@ -151,4 +169,5 @@ def compute_metrics(topo: Topology, routes: Routes, vlans: list[RoutingVlan], ho
         mean_stretch=hop_sum / dist_sum if dist_sum else 1.0, non_minimal_routes=non_minimal,
         mac_entries=mac_entries, link_loads=per_cable,
         link_load_lower_bound_budget=max(lower, budget_lower_bound(topo, host_count, max_vlans, dist_sum)),
+        link_load_optimum=max(optimum.value, lower), link_load_optimum_kind=optimum.kind,
     )

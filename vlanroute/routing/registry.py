@@ -17,8 +17,9 @@ from vlanroute.routing.engine import Engine
 from vlanroute.routing.shortest import SHORTEST
 from vlanroute.routing.turns import TURNS
 from vlanroute.routing.updown import UPDOWN
+from vlanroute.routing.acyclic import ACYCLIC
 
-ENGINES: dict[str, Engine[Any]] = {e.name: e for e in (DOR, SHORTEST, UPDOWN, TURNS, BUDGET)}
+ENGINES: dict[str, Engine[Any]] = {e.name: e for e in (DOR, SHORTEST, UPDOWN, TURNS, ACYCLIC, BUDGET)}
 
 # The engine a plan whose routes can deadlock under 802.3x PAUSE recommends (plan/build.py):
 # deadlock-free on every topology, and of those the one that balances the load best

@@ -1,0 +1,109 @@
+"""The fabrics of issue 23 (and others of their kinds) as (Topology, hosts per switch),
+built from networkx graphs here, and the greedy baseline a default plan must match.
+Shared by tests/test_optimum.py, test_acyclic.py, test_default_choice.py and bench/quality.py."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import networkx as nx
+
+from vlanroute.model.topology import Topology
+from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
+
+
+def custom(edges: list[tuple[str, str]], hosted: set[str] | None = None, per: int = 4) -> tuple[Topology, dict[str, int]]:
+    names = sorted({x for e in edges for x in e}, key=lambda x: (len(x), x))
+    topo = Topology.from_links(names, edges)
+    return topo, {s: per if hosted is None or s in hosted else 0 for s in names}
+
+
+def leaf_spine(leaves: int = 8, spines: int = 4, per: int = 4) -> tuple[Topology, dict[str, int]]:
+    """Every leaf cabled to every spine; hosts on the leaves only."""
+    edges = [(f"l{i}", f"s{j}") for i in range(leaves) for j in range(spines)]
+    return custom(edges, {f"l{i}" for i in range(leaves)}, per)
+
+
+def random_regular(n: int = 24, degree: int = 3, seed: int = 1, per: int = 4) -> tuple[Topology, dict[str, int]]:
+    g = nx.random_regular_graph(degree, n, seed=seed)
+    return custom([(f"s{a}", f"s{b}") for a, b in sorted(g.edges)], None, per)
+
+
+def degraded_torus(k: int = 6, removed: int = 3, seed: int = 0, per: int = 4) -> tuple[Topology, dict[str, int]]:
+    """A k x k torus (networkx's grid) with `removed` random cables gone, still connected."""
+    g = nx.grid_2d_graph(k, k, periodic=True)
+    name = {(x, y): f"sw{y * k + x + 1}" for x, y in g.nodes}
+    edges = sorted((name[a], name[b]) for a, b in g.edges)
+    rnd = random.Random(seed)
+    while True:
+        gone = set(rnd.sample(range(len(edges)), removed))
+        kept = [e for i, e in enumerate(edges) if i not in gone]
+        if nx.is_connected(nx.Graph(kept)) and len(nx.Graph(kept)) == k * k:
+            break
+    topo = Topology.from_links([f"sw{i + 1}" for i in range(k * k)], kept)
+    return topo, {s: per for s in topo.switches}
+
+
+def dragonfly(groups: int = 6, routers: int = 4, per: int = 4) -> tuple[Topology, dict[str, int]]:
+    """Groups of fully connected routers, one global cable between every two groups,
+    spread over the routers of each group."""
+    edges = [(f"g{g}r{i}", f"g{g}r{j}") for g in range(groups) for i in range(routers) for j in range(i + 1, routers)]
+    edges += [(f"g{a}r{(b - 1) % routers}", f"g{b}r{a % routers}") for a in range(groups) for b in range(a + 1, groups)]
+    return custom(edges, None, per)
+
+
+def torus(dims: list[int], per: int = 4) -> tuple[Topology, dict[str, int]]:
+    topo = Topology.from_generator("torus", dims)
+    return topo, {s: per for s in topo.switches}
+
+
+def greedy_shortest_trees(topo: Topology, host_count: dict[str, int]) -> dict[str, ParentMap]:
+    """The baseline of issue 23: sources one by one (most hosts first), each taking the
+    shortest-path tree that keeps the current maximum load lowest, built switch by switch
+    in breadth-first order: every switch takes, of its neighbours one hop nearer the
+    source, the one whose link to it carries least so far (ties: switch order)."""
+    g = topo.simple()
+    cables = topo.arc_cables()
+    load: dict[Arc, float] = {a: 0.0 for a in cables}
+    order = {s: i for i, s in enumerate(topo.switches)}
+    parents: dict[str, ParentMap] = {}
+    for src in sorted(topo.switches, key=lambda s: (-host_count.get(s, 0), order[s])):
+        dist = {src: 0}
+        q = deque([src])
+        while q:
+            u = q.popleft()
+            for v in sorted(g.neighbors(u), key=order.__getitem__):
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    q.append(v)
+        tree: ParentMap = {}
+        for v in sorted(dist, key=lambda x: (dist[x], order[x])):
+            if v == src:
+                continue
+            near = [p for p in g.neighbors(v) if dist[p] == dist[v] - 1]
+            tree[v] = min(near, key=lambda p: (load[(p, v)] / cables[(p, v)], order[p]))
+        parents[src] = tree
+        for arc, x in source_arc_loads(tree, src, host_count):
+            load[arc] += x
+    return parents
+
+
+def max_load(topo: Topology, host_count: dict[str, int], parents: dict[str, ParentMap]) -> float:
+    return max(arc_loads(parents, host_count, topo.arc_cables()).values(), default=0.0)
+
+
+def channel_dependencies_acyclic(parents: dict[str, ParentMap], host_count: dict[str, int]) -> bool:
+    """Dally and Seitz's criterion, computed here from the trees: channel p->v waits for
+    v->w wherever a route between switches with hosts crosses p, v, w."""
+    cdg = nx.DiGraph()
+    hosted = {s for s, n in host_count.items() if n}
+    for src in hosted:
+        tree = parents[src]
+        for dst in hosted - {src}:
+            path = [dst]
+            while path[-1] != src:
+                path.append(tree[path[-1]])
+            path.reverse()
+            cdg.add_edges_from(((a, b), (b, c)) for a, b, c in zip(path, path[1:], path[2:]))
+    return nx.is_directed_acyclic_graph(cdg)

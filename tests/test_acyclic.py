@@ -1,0 +1,87 @@
+"""The acyclic engine: deadlock-free on any graph (its channel dependency graph, computed
+here from the routes, has no cycle), every switch reached by one tree per source, and the
+load targets of issue 23 on the irregular fabrics."""
+
+from __future__ import annotations
+
+import fabrics
+import networkx as nx
+import pytest
+from fabrics import channel_dependencies_acyclic, max_load
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from topologies import connected_graphs
+
+from vlanroute.model.topology import Topology
+from vlanroute.routing.depgraph import DependencyGraph
+from vlanroute.routing.engine import Options
+from vlanroute.routing.optimum import optimum_bound
+from vlanroute.routing.registry import ENGINES
+
+ACYCLIC = ENGINES["acyclic"]
+
+
+def route(topo: Topology, hosts: dict[str, int]) -> dict[str, dict[str, str]]:
+    return ACYCLIC.route(topo, hosts, ACYCLIC.params(topo, Options())).parents
+
+
+def spans(topo: Topology, src: str, tree: dict[str, str]) -> bool:
+    g = topo.simple()
+    if set(tree) != set(topo.switches) - {src}:
+        return False
+    # every parent link is a cable, and walking up always ends at the source
+    for start in tree:
+        v, seen = start, {start}
+        while v != src:
+            if not g.has_edge(v, tree[v]):
+                return False
+            v = tree[v]
+            if v in seen:
+                return False
+            seen.add(v)
+    return True
+
+
+@settings(max_examples=30, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=3))
+def test_deadlock_free_trees_on_random_graphs(g: nx.Graph, per: int) -> None:
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    hosts = {s: per + (i % 3 == 0) for i, s in enumerate(topo.switches)}
+    parents = route(topo, hosts)
+    assert all(spans(topo, s, parents[s]) for s in topo.switches)
+    assert channel_dependencies_acyclic(parents, hosts)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=2, max_value=12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)),
+                                                        max_size=60))
+def test_dependency_graph_refuses_exactly_the_cycles(n: int, edges: list[tuple[int, int]]) -> None:
+    deps = DependencyGraph(n)
+    kept = nx.DiGraph()
+    kept.add_nodes_from(range(n))
+    for a, b in edges:
+        a, b = a % n, b % n
+        closes = a == b or (kept.has_node(b) and nx.has_path(kept, b, a))
+        assert deps.try_add(a, b) == (not closes)
+        if not closes:
+            kept.add_edge(a, b)
+        assert deps.is_acyclic()
+
+
+@pytest.mark.parametrize("fabric", [
+    pytest.param(fabrics.leaf_spine, id="leaf-spine 8x4"),
+    pytest.param(fabrics.random_regular, id="random 3-regular 24", marks=pytest.mark.slow),
+    pytest.param(fabrics.dragonfly, id="dragonfly 6x4", marks=pytest.mark.slow),
+])
+def test_targets_of_issue_23(fabric) -> None:
+    topo, hosts = fabric()
+    parents = route(topo, hosts)
+    assert channel_dependencies_acyclic(parents, hosts)
+    assert max_load(topo, hosts, parents) <= 1.5 * optimum_bound(topo, hosts).value * (1 + 1e-9)
+
+
+def test_never_worse_than_turns() -> None:
+    # It starts from the turns engine's routes and keeps the best plan it sees.
+    topo, hosts = fabrics.torus([6, 6])
+    turns = ENGINES["turns"].route(topo, hosts, None).parents
+    assert max_load(topo, hosts, route(topo, hosts)) <= max_load(topo, hosts, turns)

@@ -1,0 +1,270 @@
+"""Load-balanced routes under an acyclic channel dependency graph (routing.algorithm: acyclic).
+
+Deadlock-free on any topology, built for the irregular ones (failed cables, leaf-spine,
+random and dragonfly-like fabrics) where up*/down* and the turn model route badly. The
+method is that of Nue routing (Domke, Hoefler, Matsuoka, "Routing on the dependency
+graph: a new approach to deadlock-free high-performance routing", HPDC 2016), without its
+virtual lanes (802.3x PAUSE has none): instead of prohibiting turns before routing
+(up*/down*, Schroeder et al. 1991; turn prohibition, Starobinski, Karpovsky, Zakrevski,
+IEEE/ACM ToN 2003), the channel dependency graph is grown with the routes and a turn is
+refused only when it would close a cycle (Dally and Seitz 1987: acyclic means deadlock-free).
+
+- Escape paths: the channel dependencies of one spanning tree's up*/down* routes (a
+  breadth-first tree from a central switch) are put in first. Every source can always use
+  the tree itself, so routing never gets stuck: a source whose search cannot reach every
+  switch takes the spanning tree (Nue's escape paths, there per virtual lane).
+- Per source, a Dijkstra search grows the source's tree (one parent per switch: VLAN
+  routing), each link weighted by its current load over the distance bound (the SSSP idea
+  of Hoefler, Schneider, Lumsdaine, HOTI 2009, sharpened so that hot links cost much
+  more); a switch is reached through a link only if the turn into it is already a
+  dependency or can be added without a cycle (routing/depgraph.py).
+- Rip-up and re-route: ROUNDS more passes route every source again against the others'
+  loads, its own dependencies removed first; the plan with the least maximum load is kept.
+  Several source orders and escape roots compete.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from vlanroute.model.topology import Topology
+from vlanroute.routing.bounds import distance_sum
+from vlanroute.routing.depgraph import DependencyGraph
+from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.select import forced_routes
+from vlanroute.routing.trees import ParentMap, bfs_order, reroot
+from vlanroute.routing.turns import turn_routes
+from vlanroute.routing.updown import central_switch
+
+ROUNDS = 4          # rip-up-and-re-route passes after the first
+ROOTS = 2           # escape-tree roots tried (the most central switches)
+SHARPNESS = 6.0     # link weight 1 + (load / distance bound) ** SHARPNESS (2, 4, 10 measured worse)
+
+
+@dataclass(frozen=True)
+class AcyclicChoices:
+    root: str           # the escape tree's root
+    escaped: int        # sources routed on the escape tree (their search got stuck)
+
+    def record(self) -> dict[str, object]:
+        return {"root": self.root, "escaped": self.escaped}
+
+
+class AcyclicEngine(Engine[None]):
+    name = "acyclic"
+    summary = "balanced routes, any turn that keeps channel dependencies acyclic (Nue-like)"
+    minimal = False
+    deadlock_free = True
+
+    def params(self, topo: Topology, options: Options) -> None:
+        return None
+
+    def route(self, topo: Topology, host_count: dict[str, int], params: None) -> Routes:
+        if topo.kind in ("tree", "complete"):
+            forced = forced_routes(topo, self.name)
+            assert forced is not None
+            return Routes(self.name, forced.parents, AcyclicChoices(topo.switches[0], 0))
+        return acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count))
+
+
+class _Router:
+    """One attempt: an escape root and the state of the routes and dependencies."""
+
+    def __init__(self, topo: Topology, host_count: dict[str, int], root: str | None) -> None:
+        self.topo = topo
+        self.hosts = host_count
+        cables = topo.arc_cables()
+        self.arcs = sorted(cables)
+        self.arc_id = {a: i for i, a in enumerate(self.arcs)}
+        self.cap = [float(cables[a]) for a in self.arcs]
+        self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
+        for a, b in self.arcs:
+            self.adj[a].append(b)
+        self.load = [0.0] * len(self.arcs)
+        self.deps = DependencyGraph(len(self.arcs))
+        self.root = root
+        # The escape tree: breadth-first from the root; its turns are fixed. No root: the
+        # routes start from another deadlock-free routing's (`add_tree`), no escape needed.
+        tree_parent = reroot(self.adj, root) if root is not None else {}
+        self.tree_adj: dict[str, list[str]] = {s: [] for s in topo.switches}
+        for v, p in tree_parent.items():
+            self.tree_adj[v].append(p)
+            self.tree_adj[p].append(v)
+        # Every turn of a tree route (no U-turn) is a tree walk, which cannot close a cycle.
+        for v in topo.switches:
+            for u in self.tree_adj[v]:
+                for w in self.tree_adj[v]:
+                    if u != w:
+                        ok = self.deps.try_add(self.arc_id[(u, v)], self.arc_id[(v, w)], fixed=True)
+                        assert ok
+        self.trees: dict[str, ParentMap] = {}
+        self.used: dict[str, list[tuple[int, int]]] = {}
+        self.escaped: set[str] = set()
+        # The distance bound D / (2 C), the scale of a "hot" link.
+        self.bound = max(distance_sum(topo, host_count) / sum(self.cap), 1e-9) if self.cap else 1.0
+
+    # -- one source
+
+    def unroute(self, src: str) -> None:
+        tree = self.trees.pop(src)
+        self._add_load(src, tree, -1.0)
+        for c, d in self.used.pop(src):
+            self.deps.remove(c, d)
+        self.escaped.discard(src)
+
+    def add_tree(self, src: str, tree: ParentMap) -> None:
+        """Take `tree` as src's routes (its dependencies must keep the graph acyclic)."""
+        used = []
+        for v, p in tree.items():
+            if p != src:
+                dep = (self.arc_id[(tree[p], p)], self.arc_id[(p, v)])
+                ok = self.deps.try_add(*dep)
+                assert ok, "a deadlock-free start is acyclic"
+                used.append(dep)
+        self.trees[src] = tree
+        self.used[src] = used
+        self._add_load(src, tree, 1.0)
+
+    def reroute(self, src: str) -> None:
+        """Route src again against the others' loads; keep its old tree if stuck."""
+        old = self.trees[src]
+        was_escaped = src in self.escaped
+        self.unroute(src)
+        if not self.route(src, fallback=False):
+            self.add_tree(src, old)
+            if was_escaped:
+                self.escaped.add(src)
+
+    def route(self, src: str, fallback: bool = True) -> bool:
+        """Grow src's tree greedily: the next switch is the one whose path costs least at
+        the current loads (its own earlier destinations included), through a turn the
+        dependency graph accepts. Stuck: the escape tree (`fallback`) or False."""
+        hs = self.hosts.get(src, 0)
+        cap, load, arc_id = self.cap, self.load, self.arc_id
+        scale = self.bound
+
+        def weight(a: int) -> float:
+            return 1.0 + (load[a] / cap[a] / scale) ** SHARPNESS
+
+        parent: ParentMap = {}
+        into: dict[str, int] = {}
+        cost = {src: 0.0}
+        used: list[tuple[int, int]] = []
+        heap: list[tuple[float, int, str, str]] = []
+        count = 0
+        for w in self.adj[src]:
+            heapq.heappush(heap, (weight(arc_id[(src, w)]), count, w, src))
+            count += 1
+        n = len(self.topo.switches)
+        added: list[tuple[int, float]] = []
+        while heap and len(cost) < n:
+            key, _, w, v = heapq.heappop(heap)
+            if w in cost:
+                continue
+            a = arc_id[(v, w)]
+            now = cost[v] + weight(a)
+            if now > key * (1 + 1e-9):          # loads rose since: re-queue at the true cost
+                heapq.heappush(heap, (now, count, w, v))
+                count += 1
+                continue
+            if v != src:
+                dep = (into[v], a)
+                if not self.deps.try_add(*dep):
+                    continue
+                used.append(dep)
+            cost[w] = now
+            parent[w] = v
+            into[w] = a
+            demand = float(hs * self.hosts.get(w, 0))
+            if demand:
+                # w's traffic now loads its path: later destinations see it.
+                x = w
+                while x != src:
+                    b = into[x]
+                    load[b] += demand
+                    added.append((b, demand))
+                    x = parent[x]
+                # the costs of settled switches on heavier links are stale; the re-queue
+                # above corrects every candidate as it is popped
+                self._refresh(src, parent, into, cost, weight)
+            for x in self.adj[w]:
+                if x not in cost:
+                    heapq.heappush(heap, (cost[w] + weight(arc_id[(w, x)]), count, x, w))
+                    count += 1
+        for b, demand in added:
+            load[b] -= demand
+        if len(cost) < n:
+            for c, d in used:
+                self.deps.remove(c, d)
+            if not fallback:
+                return False
+            parent = reroot(self.tree_adj, src)
+            used = []
+            self.escaped.add(src)
+        self.trees[src] = parent
+        self.used[src] = used
+        self._add_load(src, parent, 1.0)
+        return True
+
+    @staticmethod
+    def _refresh(src: str, parent: ParentMap, into: dict[str, int], cost: dict[str, float],
+                 weight: object) -> None:
+        """Recompute the path costs of the settled switches (parents before children)."""
+        assert callable(weight)
+        for v in list(cost):
+            if v != src:
+                cost[v] = cost[parent[v]] + weight(into[v])
+
+    def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
+        hs = self.hosts.get(src, 0)
+        if not hs:
+            return
+        below = {v: self.hosts.get(v, 0) for v in tree}
+        order = bfs_order(tree, src)
+        for v in reversed(order[1:]):
+            p = tree[v]
+            if p != src:
+                below[p] += below[v]
+        for v in order[1:]:
+            self.load[self.arc_id[(tree[v], v)]] += sign * hs * below[v]
+
+    def peak(self) -> float:
+        return max((x / c for x, c in zip(self.load, self.cap)), default=0.0)
+
+
+def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = "acyclic",
+                   start: Routes | None = None) -> Routes:
+    """The best plan over the starts and rounds (module docstring). `start`: a deadlock-
+    free routing to improve on (the turns engine's), besides the greedy escape starts."""
+    g = topo.simple()
+    first = central_switch(topo)
+    by_degree = sorted(topo.switches, key=lambda s: (-g.degree(s), topo.index(s)))
+    roots: list[str | None] = [first, *[s for s in by_degree if s != first][:ROOTS - 1]]
+    if start is not None:
+        roots.append(None)
+    best: tuple[float, int, dict[str, ParentMap], AcyclicChoices] | None = None
+    # Heavy sources first: they are routed while most turns are still free.
+    sources = sorted(topo.switches, key=lambda s: (-host_count.get(s, 0), topo.index(s)))
+    for root in roots:
+        r = _Router(topo, host_count, root)
+        for s in sources:
+            if root is None:
+                assert start is not None
+                r.add_tree(s, start.parents[s])
+            else:
+                r.route(s)
+        for rnd in range(ROUNDS + 1):
+            key = (round(r.peak(), 6), len(r.escaped))
+            if best is None or key < best[:2]:
+                best = (key[0], key[1], dict(r.trees), AcyclicChoices(root or start.algorithm if start else "",
+                                                                      len(r.escaped)))
+            if rnd == ROUNDS:
+                break
+            for s in sources:
+                r.reroute(s)
+    assert best is not None
+    return Routes(algorithm, best[2], best[3])
+
+
+ACYCLIC = AcyclicEngine()
