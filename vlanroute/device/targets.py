@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import ipaddress
-import json
 import os
 from pathlib import Path
 from typing import Literal

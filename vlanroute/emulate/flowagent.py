@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
         c.connect_ex((t, a.port))
         sel.register(c, selectors.EVENT_WRITE, "send")
     while time.time() < end + 0.3:
-        for key, events in sel.select(timeout=0.05):
+        for key, _events in sel.select(timeout=0.05):
             sock = key.fileobj
             assert isinstance(sock, socket.socket)
             if key.data == "accept":

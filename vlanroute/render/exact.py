@@ -183,7 +183,7 @@ def _repair_files(doc: PlanDocument, snap: BundleSnapshot) -> tuple[dict[str, st
         for key, inside in (("added", True), ("removed", False)):
             for link in change.get(key, []) if isinstance(change.get(key), list) else [change.get(key)]:
                 ok = isinstance(link, list) and len(link) == 2 and all(isinstance(x, str) for x in link)
-                if not ok or (frozenset(link) in trees[vid]) != inside:
+                if not ok or (frozenset(link or ()) in trees[vid]) != inside:
                     problems.append(f"{REPAIR_FILE}: VLAN {vid} {key} link {_shown(str(link))} "
                                     f"is {'not ' if inside else ''}in the VLAN's tree in plan.json")
     files = {REPAIR_FILE: got}
