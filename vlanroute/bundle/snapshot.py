@@ -19,6 +19,7 @@ from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.bundle.manifest import MANIFEST_FILE, tree_files
 from vlanroute.bundle.reader import OUTDIR_FIX, PLAN_FILE, check_outdir
 from vlanroute.errors import UserError
+from vlanroute.safeio.reading import load_json
 
 MAX_BUNDLE_BYTES = 1 << 30       # far above any real bundle (a 32x32 torus: tens of MB)
 
@@ -96,8 +97,8 @@ class BundleSnapshot:
         if PLAN_FILE not in self.entries:
             raise UserError(f"no {PLAN_FILE} here", file=str(self.outdir), fix=OUTDIR_FIX)
         try:
-            data = json.loads(self.text(PLAN_FILE))
-        except (ValueError, RecursionError) as exc:
+            data = load_json(self.text(PLAN_FILE), str(path))
+        except ValueError as exc:
             raise UserError(f"not valid JSON: {exc}", file=str(path),
                             fix="render again; plan.json must be the JSON that `vlanroute render` wrote") from None
         return plan_document(data, str(path))

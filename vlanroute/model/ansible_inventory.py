@@ -280,6 +280,11 @@ class Imported:
     errors: list[str]
 
 
+def is_vaulted(value: Any) -> bool:
+    """A value `ansible-inventory --list` prints for a '!vault' variable it cannot decrypt."""
+    return isinstance(value, dict) and "__ansible_vault" in value
+
+
 def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: list[str],
                  names: VarNames = VarNames()) -> Imported:
     """The hosts section (and switches' management addresses) of a vlanroute inventory.
@@ -305,10 +310,17 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
             seen.add(host)
             v = inv.variables(host)
             record = {"name": host}
+            vaulted = False
             for key, var in (("switch", names.switch), ("port", names.port), ("mac", names.mac),
                              ("interface", names.interface)):
-                if v.get(var) not in (None, ""):
+                if is_vaulted(v.get(var)):
+                    errors.append(f"host {host}: variable '{var}' is an Ansible Vault value: vlanroute has no "
+                                  "vault password (it is no secret: keep it in clear text)")
+                    vaulted = True
+                elif v.get(var) not in (None, ""):
                     record[key] = str(v[var])
+            if vaulted:
+                continue
             if "switch" not in record:
                 errors.append(f"host {host}: no variable '{names.switch}' (the switch it is cabled to)")
                 continue
@@ -325,6 +337,10 @@ def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: l
         for sw in members(group):
             # Without the variable, the inventory host name is the switch's DNS name (as
             # Ansible itself connects to it); resolved when push and audit connect.
+            if is_vaulted(inv.variables(sw).get(names.mgmt)):
+                errors.append(f"switch {sw}: variable '{names.mgmt}' is an Ansible Vault value: vlanroute has "
+                              "no vault password (it is no secret: keep it in clear text)")
+                continue
             address = str(inv.variables(sw).get(names.mgmt) or sw)
             try:
                 switches[sw] = {"mgmt": management_address(address)}

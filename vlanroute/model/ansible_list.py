@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from vlanroute.errors import UserError
 from vlanroute.model.ansible_inventory import AnsibleInventory, Group
+from vlanroute.safeio.reading import load_yaml_limited, read_text_file
 
 TIMEOUT_S = 300
 
@@ -33,9 +37,34 @@ def ansible_inventory_command() -> str | None:
     return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
 
 
+class _TolerantLoader(yaml.SafeLoader):
+    """Reads an inventory only to measure it: Ansible's tags (!vault, !unsafe) as plain text."""
+
+
+_TolerantLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def precheck_static(source: Path) -> None:
+    """A static inventory file within vlanroute's limits (a regular file, size, nesting
+    depth: docs/limits.md) before Ansible reads it; a dynamic source (a directory, an
+    executable script) is Ansible's to read. YAML errors are left to Ansible's message."""
+    if not source.is_file() or os.access(source, os.X_OK):
+        return
+    text = read_text_file(source, what="Ansible inventory")
+    first = next((line.strip() for line in text.splitlines()
+                  if line.strip() and not line.lstrip().startswith(("#", ";"))), "")
+    if re.fullmatch(r"\[[^\[\]]+\]", first):
+        return                                     # an INI section header: INI does not nest
+    try:
+        load_yaml_limited(lambda t: yaml.load(t, Loader=_TolerantLoader), text, str(source))  # noqa: S506
+    except yaml.YAMLError:
+        pass
+
+
 def run_ansible_inventory(source: Path, command: str) -> AnsibleInventory:
     """The inventory `ansible-inventory -i SOURCE --list` prints; UserError with Ansible's own
     message if it fails or finds nothing."""
+    precheck_static(source)
     env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0",
            "ANSIBLE_INVENTORY_UNPARSED_FAILED": "1", "ANSIBLE_DEPRECATION_WARNINGS": "0"}
     try:

@@ -32,6 +32,7 @@ from vlanroute.bundle.snapshot import BundleSnapshot, Entry
 from vlanroute.errors import UserError
 from vlanroute.render.context import HOST_NETWORKS, LEARNING_METHODS
 from vlanroute.render.write import RenderOptions, environment, render_files
+from vlanroute.safeio.reading import load_json
 
 LINES_PER_FILE = 10          # named per file; the rest are counted
 
@@ -111,8 +112,8 @@ def _render_record(snap: BundleSnapshot) -> dict[str, object] | None:
     if MANIFEST_FILE not in snap.entries:
         return None
     try:
-        data = json.loads(snap.text(MANIFEST_FILE))
-    except (ValueError, RecursionError) as exc:
+        data = load_json(snap.text(MANIFEST_FILE), str(snap.outdir / MANIFEST_FILE))
+    except ValueError as exc:
         raise UserError(f"cannot read the manifest: {exc}", file=str(snap.outdir / MANIFEST_FILE),
                         fix="render OUTDIR again") from None
     record = data.get("render") if isinstance(data, dict) else None
@@ -154,8 +155,8 @@ def _repair_files(doc: PlanDocument, snap: BundleSnapshot) -> tuple[dict[str, st
         return {}, []
     got = _text(snap.entries[REPAIR_FILE])
     try:
-        record = json.loads(got) if got is not None else None
-    except (ValueError, RecursionError):
+        record = load_json(got, REPAIR_FILE) if got is not None else None
+    except (ValueError, UserError):
         record = None
     if not isinstance(record, dict) or record.get("format") != "vlanroute-repair/1":
         return {}, [f"{REPAIR_FILE}: not a repair record vlanroute writes (format vlanroute-repair/1)"]
