@@ -108,3 +108,18 @@ def test_error_document_matches_its_schema() -> None:
         assert not V(schemas.load("error")).is_valid(bad)
     with pytest.raises(pydantic.ValidationError):
         ErrorDocument(error="bad", exit_code=-1)
+
+
+def test_algorithms_output_is_valid_and_the_schema_still_refuses(capsys: pytest.CaptureFixture[str]) -> None:
+    # What the hand-written algorithms.json refused: no engine, an engine key missing or extra.
+    assert main(["algorithms", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    schema = V(schemas.load("algorithms"))
+    schema.validate(data)
+    engine = data["engines"][0]
+    for bad in ({**data, "engines": []}, {**data, "schema": "vlanroute-algorithms/2"},
+                {"engines": data["engines"]},
+                {**data, "engines": [{k: v for k, v in engine.items() if k != "summary"}]},
+                {**data, "engines": [{**engine, "minimal": "yes"}]},
+                {**data, "engines": [{**engine, "extra": 1}]}):
+        assert not schema.is_valid(bad), bad

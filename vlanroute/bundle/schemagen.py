@@ -2,7 +2,8 @@
 the code that produces the documents: `python -m vlanroute.bundle.schemagen` rewrites them,
 `--check` only says which differ (tests/test_schemas_generated.py runs the same comparison).
 
-Generated: plan.json (bundle/document.py's PlanDocument) and error.json (ErrorDocument).
+Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument) and
+algorithms.json (AlgorithmsDocument).
 Every other schema file is hand-written: those commands build their output as plain dicts
 (docs/architecture.md says which and why).
 
@@ -68,7 +69,18 @@ def error_schema() -> dict[str, Any]:
                     "error"), **body}
 
 
-GENERATED: dict[str, Callable[[], dict[str, Any]]] = {"plan": plan_schema, "error": error_schema}
+def algorithms_schema() -> dict[str, Any]:
+    from vlanroute.schemas.documents import AlgorithmsDocument
+
+    body = AlgorithmsDocument.model_json_schema(mode="serialization", by_alias=True)
+    body.pop("title", None)
+    body.pop("description", None)
+    body["required"] = list(body["properties"])          # `schema` too, despite its default
+    return {**_head("algorithms", "vlanroute algorithms --json"), **body}
+
+
+GENERATED: dict[str, Callable[[], dict[str, Any]]] = {"plan": plan_schema, "error": error_schema,
+                                                      "algorithms": algorithms_schema}
 
 
 def text_of(name: str) -> str:
