@@ -2,6 +2,10 @@
 
 Shared by push (rollback commands), audit and the fake switch, so that all of them
 read and write exactly one syntax: ids and N-M ranges separated by commas, no spaces.
+
+Not netutils.vlan: its writer gives the same text (tests/test_netutils_crosscheck.py checks
+it) but refuses ids outside 1-4094, which messages name, and its reader takes malformed
+lists ("1-", "101 - 103") that a switch's config must not pass silently.
 """
 
 from __future__ import annotations

@@ -21,10 +21,15 @@ def topologies(refused: list[str]) -> str:
 
 
 def engines_json() -> list[dict[str, object]]:
+    # Through the model algorithms.json is generated from (vlanroute/bundle/schemagen.py).
+    from vlanroute.schemas.documents import AlgorithmsDocument, EngineInfo
+
     kinds = get_args(TopologyKind)
-    return [{"name": e.name, "minimal": e.minimal, "deadlock_free": e.deadlock_free,
-             "refused_topologies": [k for k in kinds if k in e.refused], "summary": e.summary}
-            for e in ENGINES.values()]
+    doc = AlgorithmsDocument(engines=[
+        EngineInfo(name=e.name, minimal=e.minimal, deadlock_free=e.deadlock_free,
+                   refused_topologies=[k for k in kinds if k in e.refused], summary=e.summary)
+        for e in ENGINES.values()])
+    return [e.model_dump() for e in doc.engines]
 
 
 @click.command("algorithms")

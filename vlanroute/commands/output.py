@@ -74,8 +74,12 @@ def emit(command: str, payload: Mapping[str, Any]) -> None:
 
 
 def emit_error(message: str, exit_code: int) -> None:
-    click.echo(json.dumps({"schema": ERROR_SCHEMA, "error": message, "exit_code": exit_code},
-                          indent=1))
+    # Built from the model its schema file is generated from (vlanroute/bundle/schemagen.py);
+    # imported here so that a command's happy path does not load pydantic for it.
+    from vlanroute.schemas.documents import ErrorDocument
+
+    doc = ErrorDocument(error=message, exit_code=exit_code)          # schema: ERROR_SCHEMA
+    click.echo(json.dumps(doc.to_json(), indent=1))
 
 
 class Say:

@@ -349,7 +349,9 @@ class Inventory(Strict):
 
 
 # The ways sites write a MAC: colons or dashes between bytes (IEEE 802 / Windows), dots
-# between groups of four hex digits (Cisco and Dell switch CLIs), or bare hex.
+# between groups of four hex digits (Cisco and Dell switch CLIs), or bare hex. Not
+# netutils.mac.is_valid_mac: it takes three more forms (dots or colons elsewhere) that the
+# inventory refuses; on these four both agree (tests/test_netutils_crosscheck.py).
 _MAC_FORMS = (r"[0-9a-f]{2}(:[0-9a-f]{2}){5}", r"[0-9a-f]{2}(-[0-9a-f]{2}){5}",
               r"[0-9a-f]{4}(\.[0-9a-f]{4}){2}", r"[0-9a-f]{12}")
 

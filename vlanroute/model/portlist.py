@@ -10,6 +10,9 @@ as a range). The order of the pattern is the panel order.
 Stack units: on a stackable switch the unit number is the first number of a port name,
 after its letters (`2/g5` is unit 2's `g5`, `Te2/0/5` unit 2's `Te…/0/5`); a stack of N
 units has unit 1's ports once per unit, unit after unit.
+
+Not netutils.interface: its range_compress sorts the ports and shortens the last end
+(`1/g1-3`), and its range_expansion does not read the full-ends form.
 """
 
 from __future__ import annotations

@@ -1,0 +1,112 @@
+"""Write the schema files that are generated from pydantic models, so they cannot drift from
+the code that produces the documents: `python -m vlanroute.bundle.schemagen` rewrites them,
+`--check` only says which differ (tests/test_schemas_generated.py runs the same comparison).
+
+Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument) and
+algorithms.json (AlgorithmsDocument).
+Every other schema file is hand-written: those commands build their output as plain dicts
+(docs/architecture.md says which and why).
+
+plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
+plan back, which every plan it writes satisfies (the serialiser writes the fields as read;
+its serialization-mode schema is an opaque object because of the wrap serializer). Two
+things the model cannot say are added here, by name: the keys every plan writes (pydantic
+counts a field with a default as optional) and the routing/metrics keys that docs/json.md
+promises inside their free-form objects, and the lists a VLAN record always has.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+import json
+from pathlib import Path
+import sys
+from typing import Any
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+# The schema files are data of the vlanroute.schemas package; this writer lives in bundle/
+# because it reads bundle/document.py's model (a data package imports no stage).
+HERE = Path(__file__).parent.parent / "schemas"
+
+
+def _head(name: str, title: str) -> dict[str, Any]:
+    return {"$schema": DRAFT, "$id": f"https://vlanroute.invalid/schemas/{name}.json", "title": title}
+
+
+def plan_schema() -> dict[str, Any]:
+    from vlanroute.bundle.document import PlanDocument
+
+    body = PlanDocument.model_json_schema(mode="validation")
+    body.pop("title", None)
+    props = body["properties"]
+    # Written only when the inventory has any (PlanDocument's serializer drops it otherwise).
+    body["required"] = [k for k in props if k != "acknowledged_syntax"]
+    # VlanDoc has no serializer of its own: a plan writes every VLAN's lists, empty or not.
+    body["$defs"]["VlanDoc"]["required"] = ["id", "links", "switches"]
+    props["routing"]["required"] = ["algorithm"]
+    props["metrics"]["required"] = ["switches", "hosts", "vlan_count", "deadlock_free"]
+    props["metrics"]["properties"] = {
+        "link_load_optimum": {"type": "number"},
+        "link_load_optimum_kind": {"enum": ["optimum", "distance", "switch", "bridge"]},
+        "load_over_optimum": {"type": "number"},
+    }
+    props["acknowledged_syntax"]["description"] = ("the inventory's site.acknowledged_syntax "
+                                                   "(docs/render.md); absent when it has none")
+    return {**_head("plan", "vlanroute plan --json: the plan document itself (plan.json, "
+                    "docs/plan-format.md)"), **body}
+
+
+def error_schema() -> dict[str, Any]:
+    from vlanroute.schemas.documents import ErrorDocument
+
+    body = ErrorDocument.model_json_schema(mode="serialization", by_alias=True)
+    body.pop("title", None)
+    body.pop("description", None)
+    # The model's default makes `schema` optional to read; every error object has it.
+    body["required"] = list(body["properties"])
+    return {**_head("error", "any command's --json output when it fails with a usage or input "
+                    "error"), **body}
+
+
+def algorithms_schema() -> dict[str, Any]:
+    from vlanroute.schemas.documents import AlgorithmsDocument
+
+    body = AlgorithmsDocument.model_json_schema(mode="serialization", by_alias=True)
+    body.pop("title", None)
+    body.pop("description", None)
+    body["required"] = list(body["properties"])          # `schema` too, despite its default
+    return {**_head("algorithms", "vlanroute algorithms --json"), **body}
+
+
+GENERATED: dict[str, Callable[[], dict[str, Any]]] = {"plan": plan_schema, "error": error_schema,
+                                                      "algorithms": algorithms_schema}
+
+
+def text_of(name: str) -> str:
+    """The file's exact text: the shipped schemas' layout (indent 1, final newline)."""
+    return json.dumps(GENERATED[name](), indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vlanroute.bundle.schemagen",
+                                     description="Rewrite the schema files generated from pydantic models.")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file differs")
+    args = parser.parse_args(argv)
+    stale = []
+    for name in GENERATED:
+        path = HERE / f"{name}.json"
+        new = text_of(name)
+        if path.read_text() != new:
+            stale.append(path.name)
+            if not args.check:
+                path.write_text(new)
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)} (run python -m vlanroute.bundle.schemagen)", file=sys.stderr)
+        return 1
+    print(("rewrote " if stale else "up to date: ") + ", ".join(stale or GENERATED))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
