@@ -47,8 +47,11 @@ def test_a_kvm_that_cannot_boot_the_guest_falls_back_to_tcg_and_is_remembered(
 
     monkeypatch.setattr(vm, "_run_once", once)
     monkeypatch.setattr(vm, "kvm_usable", lambda device=vm.KVM_DEVICE: True)
-    result = vm.run_in_vm("true", tmp_path)
+    said: list[str] = []
+    result = vm.run_in_vm("true", tmp_path, on_line=said.append)
     assert tried == ["kvm", "tcg"] and result.accel == "tcg"
+    # The user is told, not only the label of the report.
+    assert len(said) == 1 and "did not boot under KVM" in said[0] and "running under TCG" in said[0]
     assert (private_cache / "vlanroute" / "kvm-cannot-boot").is_file()
     assert vm.choose_accel() == "tcg"                # the next run goes straight to TCG
     vm.run_in_vm("true", tmp_path)

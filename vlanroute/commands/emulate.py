@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -17,6 +17,9 @@ from vlanroute.bundle.manifest import require_intact
 from vlanroute.commands.output import emit, json_option, quiet_option
 from vlanroute.commands.runner import run_command
 from vlanroute.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from vlanroute.emulate.failplan import Failure
 
 
 @click.command("emulate")
@@ -49,8 +52,11 @@ from vlanroute.exitcodes import ExitCode
               help="Failure scenario: after the healthy checks, cut every cable of this neighbour pair, "
                    "check that exactly the predicted host pairs are cut, apply --repair and check again "
                    "(docs/emulate.md).")
+@click.option("--fail-switch", default=None, metavar="SW",
+              help="Failure scenario: as --fail-pair, but the whole switch stops (every cable and host link "
+                   "of it down, its hosts lost).")
 @click.option("--repair", "repair_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="With --fail-pair: the bundle `vlanroute repair` wrote for that failure.")
+              help="With --fail-pair or --fail-switch: the bundle `vlanroute repair` wrote for that failure.")
 @click.option("--traffic", default=None, metavar="PATTERNS",
               help="Instead of the checks: measure TCP throughput of these patterns (comma-separated: all-to-all, "
                    "permutation, neighbour, bisection, a flows file) against the flow model, on the plan and on "
@@ -71,7 +77,8 @@ from vlanroute.exitcodes import ExitCode
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
-            skip_manifest_check: bool, fail_pair: str | None, repair_dir: Path | None, traffic: str | None,
+            skip_manifest_check: bool, fail_pair: str | None, fail_switch: str | None, repair_dir: Path | None,
+            traffic: str | None,
             traffic_rate: float, traffic_seconds: float, traffic_warmup: float, traffic_seed: int, traffic_queue: str,
             traffic_no_stp: bool, as_json: bool, quiet: bool, vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
@@ -85,10 +92,10 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     (docs/exit-codes.md).
     """
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
-    if traffic is not None and fail_pair is not None:
-        raise UserError("--traffic and --fail-pair are two different runs",
+    if traffic is not None and (fail_pair is not None or fail_switch is not None):
+        raise UserError(f"--traffic and {'--fail-pair' if fail_pair else '--fail-switch'} are two different runs",
                         fix="measure the traffic and rehearse the failure in two emulate runs")
-    pair = _failure_args(outdir, fail_pair, repair_dir, skip_manifest_check)
+    failure = _failure_args(outdir, fail_pair, fail_switch, repair_dir, skip_manifest_check)
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
                     "manifest", fg="red", bold=True, err=True)
@@ -110,9 +117,9 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
                    traffic_queue, not traffic_no_stp, timeout_s, json_report, as_json, quiet)
     if where == "host":
         label, say = vm_kernel_label or "this host's kernel", _drop if quiet else lambda line: click.echo(line, err=True)
-        if pair is not None and repair_dir is not None:
-            from vlanroute.emulate import failure
-            report = failure.run_here(outdir, repair_dir, pair, options, label, log=say)
+        if failure is not None and repair_dir is not None:
+            from vlanroute.emulate import failure as scenario
+            report = scenario.run_here(outdir, repair_dir, failure, options, label, log=say)
         else:
             report = run_here(outdir, options, label, log=say)
         if as_json:
@@ -140,9 +147,10 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         try:
             # Under --quiet the console log is dropped; a VmError carries its last lines.
             say = _drop if quiet else lambda line: click.echo(line, err=as_json)
-            if pair is not None and repair_dir is not None:
-                from vlanroute.emulate import failure
-                status, boot_s = failure.run_in_vm(outdir, repair_dir, pair, options, timeout_s, report_file, log=say)
+            if failure is not None and repair_dir is not None:
+                from vlanroute.emulate import failure as scenario
+                status, boot_s = scenario.run_in_vm(outdir, repair_dir, failure, options, timeout_s, report_file,
+                                                    log=say)
             else:
                 status, boot_s = run_in_vm(outdir, options, timeout_s, report_file, log=say)
         except vm.VmError as exc:
@@ -166,22 +174,26 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     return status
 
 
-def _failure_args(outdir: Path, fail_pair: str | None, repair_dir: Path | None,
-                  skip_manifest_check: bool) -> tuple[str, str] | None:
-    """--fail-pair and --repair go together; both bundles are checked before anything runs."""
-    if fail_pair is None and repair_dir is None:
+def _failure_args(outdir: Path, fail_pair: str | None, fail_switch: str | None, repair_dir: Path | None,
+                  skip_manifest_check: bool) -> Failure | None:
+    """--fail-pair or --fail-switch goes with --repair; both bundles are checked before anything runs."""
+    if fail_pair is None and fail_switch is None and repair_dir is None:
         return None
-    if fail_pair is None or repair_dir is None:
-        raise UserError("--fail-pair and --repair go together", field="--fail-pair" if fail_pair is None else "--repair",
-                        fix="give the dead neighbour pair and the bundle `vlanroute repair` wrote for it")
-    from vlanroute.emulate.failplan import check_pair, parse_pair, repair_delta
-    pair = parse_pair(fail_pair)
+    if fail_pair is not None and fail_switch is not None:
+        raise UserError("--fail-pair and --fail-switch are two different scenarios", field="--fail-switch",
+                        fix="rehearse one failure per emulate run")
+    if repair_dir is None or (fail_pair is None and fail_switch is None):
+        raise UserError(f"{'--fail-switch' if fail_switch else '--fail-pair'} and --repair go together",
+                        field="--fail-pair" if repair_dir is not None else "--repair",
+                        fix="give the dead neighbour pair (or switch) and the bundle `vlanroute repair` wrote for it")
+    from vlanroute.emulate.failplan import Failure, parse_pair, parse_switch, repair_delta
+    failure = Failure(pair=parse_pair(fail_pair)) if fail_pair else Failure(switch=parse_switch(str(fail_switch)))
     spec = load(outdir)
-    check_pair(spec, pair)
-    repair_delta(spec, load(repair_dir))
+    failure.check(spec)
+    repair_delta(spec, load(repair_dir), dead=failure.dead())
     if not skip_manifest_check:
         require_intact(repair_dir, "emulate", "--skip-manifest-check")
-    return pair
+    return failure
 
 
 def _drop(line: str) -> None:

@@ -1,16 +1,19 @@
 """What the failure scenario of `vlanroute emulate` must observe, computed from the bundles
-alone (no kernel): which ordered host pairs a dead neighbour pair cuts, and the linux-bridge
-commands that turn the running bundle into its repair, in a loop-free order.
+alone (no kernel): which ordered host pairs a dead neighbour pair or a dead switch cuts, and
+the linux-bridge commands that turn the running bundle into its repair, in a loop-free order.
 
 A pair (a, b) is cut when the tree path of VLAN(a) (the PVID of a's port: the VLAN a's
-frames travel in) from a's switch to b's switch crosses the dead pair. The repair delta is
-read from the two bundles' plan.json (the VLANs each inter-switch bridge port carries);
-host ports and hosts never change in a repair (`vlanroute repair`), and a delta that would
-touch them is refused.
+frames travel in) from a's switch to b's switch crosses the dead pair, or, for a dead
+switch, when that path passes through it (which includes every pair with a host on it).
+The repair delta is read from the two bundles' plan.json (the VLANs each inter-switch
+bridge port carries); host ports and hosts never change in a repair (`vlanroute repair`),
+except that the hosts of a dead switch are dropped, and a delta that would touch them
+otherwise is refused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -37,6 +40,32 @@ class BridgeStep:
         return f"vlan {self.verb} dev {self.port} vid {self.vlan}"
 
 
+@dataclass(frozen=True)
+class Failure:
+    """What dies in the scenario: every cable of one neighbour pair, or one whole switch."""
+    pair: tuple[str, str] | None = None
+    switch: str | None = None
+
+    def label(self) -> str:
+        return f"fail {self.pair[0]}-{self.pair[1]}" if self.pair else f"stop {self.switch}"
+
+    def dead(self) -> frozenset[str]:
+        return frozenset({self.switch}) if self.switch else frozenset()
+
+    def pairs(self, spec: EmulationSpec) -> list[tuple[str, str]]:
+        """The neighbour pairs whose cables go down."""
+        return [self.pair] if self.pair else switch_pairs(spec, str(self.switch))
+
+    def check(self, spec: EmulationSpec) -> None:
+        check_pair(spec, self.pair) if self.pair else check_switch(spec, str(self.switch))
+
+    def cut_pairs(self, spec: EmulationSpec) -> set[tuple[str, str]]:
+        return cut_pairs(spec, self.pair) if self.pair else cut_pairs_switch(spec, str(self.switch))
+
+    def broken_vlans(self, spec: EmulationSpec) -> list[int]:
+        return broken_vlans(spec, self.pair) if self.pair else broken_vlans_switch(spec, str(self.switch))
+
+
 def parse_pair(text: str) -> tuple[str, str]:
     """`sw1:sw2` -> ("sw1", "sw2"), both strict switch names."""
     parts = text.split(":")
@@ -44,6 +73,41 @@ def parse_pair(text: str) -> tuple[str, str]:
         raise UserError(f"'{text}' is not a neighbour pair", field="--fail-pair",
                         fix="write two different switch names separated by a colon: sw1:sw2")
     return parts[0], parts[1]
+
+
+def parse_switch(text: str) -> str:
+    """`sw1` -> "sw1", a strict switch name."""
+    if not _NAME.match(text):
+        raise UserError(f"'{text}' is not a switch name", field="--fail-switch",
+                        fix="name one switch of the plan, e.g. sw1")
+    return text
+
+
+def check_switch(spec: EmulationSpec, switch: str) -> None:
+    if switch not in spec.switches:
+        raise UserError(f"{switch} is not a switch of {spec.outdir / 'plan.json'}", field="--fail-switch",
+                        fix="name one of: " + " ".join(spec.switches))
+
+
+def switch_pairs(spec: EmulationSpec, switch: str) -> list[tuple[str, str]]:
+    """The neighbour pairs a dead switch takes down with it."""
+    return sorted((switch, n) for s, n in spec.uplinks if s == switch)
+
+
+def cut_pairs_switch(spec: EmulationSpec, switch: str) -> set[tuple[str, str]]:
+    """Ordered host pairs (a, b) whose frames pass through the dead switch before the
+    repair: every pair with a host on it, and every pair whose VLAN path crosses it."""
+    out: set[tuple[str, str]] = set()
+    for a, ha in spec.hosts.items():
+        for b, hb in spec.hosts.items():
+            if a != b and switch in spec.path(ha.vlan, ha.switch, hb.switch):
+                out.add((a, b))
+    return out
+
+
+def broken_vlans_switch(spec: EmulationSpec, switch: str) -> list[int]:
+    """VLANs whose tree uses a link of the dead switch."""
+    return sorted(v for v, adj in spec.tree.items() if adj.get(switch))
 
 
 def check_pair(spec: EmulationSpec, pair: tuple[str, str]) -> None:
@@ -83,16 +147,28 @@ def _tree_links(spec: EmulationSpec, vlan: int) -> set[tuple[str, str]]:
     return {(s, n) for s, ns in spec.tree.get(vlan, {}).items() for n in ns}
 
 
-def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None = None) -> list[BridgeStep]:
+def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None = None,
+                 dead: frozenset[str] = frozenset()) -> list[BridgeStep]:
     """The linux-bridge commands from `old` to `new`: per VLAN, first the VLAN taken off both
     ends of every link its tree no longer uses, then put on both ends of every new link.
     Within a VLAN the removals leave a forest and each addition joins two of its trees, so
     no state in between has a loop (a link carries the VLAN once both ends have it).
     With `order` (repair.json's push_order): switch by switch in that order, each switch's
-    additions before its removals, as `vlanroute push` sends a repair (device/repairpush.py)."""
-    if set(old.hosts) != set(new.hosts) or any(
-            (old.hosts[h].switch, old.hosts[h].port, old.hosts[h].vlan, old.hosts[h].mac)
-            != (new.hosts[h].switch, new.hosts[h].port, new.hosts[h].vlan, new.hosts[h].mac) for h in old.hosts):
+    additions before its removals, as `vlanroute push` sends a repair (device/repairpush.py).
+    `dead` switches get no command (nothing reaches them); `new` must have dropped exactly
+    them and their hosts."""
+    lost = {h for h, hh in old.hosts.items() if hh.switch in dead}
+    if set(new.switches) != set(old.switches) - dead:
+        raise UserError("the repaired bundle has other switches than the running one"
+                        + (f" without {', '.join(sorted(dead))}" if dead else ""),
+                        file=str(new.outdir / "plan.json"),
+                        fix="give the bundle `vlanroute repair` wrote for this failure")
+    # The plan's own MAC (doc), not the emulation's: a MAC the plan leaves open is numbered
+    # by the host's rank, which shifts when a dead switch's hosts are dropped.
+    if set(old.hosts) - lost != set(new.hosts) or any(
+            (old.hosts[h].switch, old.hosts[h].port, old.hosts[h].vlan, old.doc.hosts[h].mac)
+            != (new.hosts[h].switch, new.hosts[h].port, new.hosts[h].vlan, new.doc.hosts[h].mac)
+            for h in new.hosts):
         raise UserError("the repaired bundle changes hosts (their switch, port, VLAN or MAC)",
                         file=str(new.outdir / "plan.json"),
                         fix="give the bundle `vlanroute repair` wrote from this one")
@@ -104,6 +180,8 @@ def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None
         before, after = _tree_links(old, vlan), _tree_links(new, vlan)
         for verb, links in (("del", before - after), ("add", after - before)):
             for s, n in sorted(links):
+                if s in dead:
+                    continue
                 spec = old if verb == "del" else new
                 steps.append(BridgeStep(s, verb, _bridge_port(spec, s, n), vlan))   # type: ignore[arg-type]
     if order is not None:
@@ -127,3 +205,9 @@ def repair_record(newdir: Path) -> dict[str, Any] | None:
         raise UserError("push_order or affected_vlans missing or malformed", file=str(path),
                         fix="write it again with `vlanroute repair`")
     return data
+
+
+def keep_running_hosts(running: EmulationSpec, repaired: EmulationSpec) -> EmulationSpec:
+    """The repaired spec with the running one's hosts (same names, ports and VLANs, checked by
+    repair_delta): their emulated MACs and plain addresses must not change mid-run."""
+    return dataclasses.replace(repaired, hosts={h: running.hosts[h] for h in repaired.hosts}, _paths={})

@@ -1,10 +1,11 @@
-"""`vlanroute emulate OUTDIR --fail-pair sw1:sw2 --repair NEWDIR`: a dead neighbour pair and
-its repair on the kernel's own bridges (docs/emulate.md, "A failure and its repair").
+"""`vlanroute emulate OUTDIR --fail-pair sw1:sw2 --repair NEWDIR` (or `--fail-switch sw1`): a
+dead neighbour pair (or switch) and its repair on the kernel's own bridges (docs/emulate.md,
+"A failure and its repair").
 
 The same namespaces, scripts and checks as the healthy run (vlanroute.emulate.run), then:
 1. healthy: learning, storm check, MAC tables, UDP between every ordered host pair;
 2. cut: every cable of the pair is taken down at both ends (a carrier loss, as a pulled
-   cable or a dead LAG); the bridges must forget what they learned on those ports, and the
+   cable or a dead LAG), or, for a dead switch, every cable and host link of it; the bridges must forget what they learned on those ports, and the
    UDP traffic must lose exactly the pairs the plan predicts (vlanroute.emulate.failplan)
    and deliver every other pair exactly once;
 3. repair: the linux-bridge delta from OUTDIR to NEWDIR (`bridge vlan del|add`, in the
@@ -29,9 +30,8 @@ from pathlib import Path
 from vlanroute.emulate import netns
 from vlanroute.emulate.failplan import (
     BridgeStep,
-    broken_vlans,
-    check_pair,
-    cut_pairs,
+    Failure,
+    keep_running_hosts,
     repair_delta,
     repair_record,
 )
@@ -65,6 +65,13 @@ def cut(emu: Emulation, pair: tuple[str, str]) -> list[str]:
     return ports
 
 
+def stop_host_links(emu: Emulation, switch: str) -> list[str]:
+    """A dead switch's host ports, down in one batch: its hosts lose their carrier."""
+    ports = [h.port for h in emu.plan.hosts.values() if h.switch == switch]
+    netns.batch("ip", [f"link set dev {p} down" for p in ports], netns=emu.sw_ns(switch))
+    return ports
+
+
 def _bridge_ports_state(emu: Emulation, switch: str) -> dict[str, str]:
     out = netns.run(["bridge", "-n", emu.sw_ns(switch), "-j", "link", "show"]).stdout
     return {str(link.get("ifname")): str(link.get("state")) for link in json.loads(out or "[]")
@@ -79,16 +86,28 @@ def _fdb_on(emu: Emulation, switch: str, ports: set[str]) -> int:
                if str(e.get("mac", "")).lower() in macs and e.get("ifname") in ports and "vlan" in e)
 
 
-def dead_bridge_ports(spec: EmulationSpec, pair: tuple[str, str]) -> dict[str, set[str]]:
-    a, b = pair
-    return {s: set(spec.uplinks[(s, n)].bridge_ports()) for s, n in ((a, b), (b, a))}
+def dead_bridge_ports(spec: EmulationSpec, failure: Failure) -> dict[str, set[str]]:
+    """Switch -> its bridge ports the failure takes down (both ends of every dead pair, and
+    a dead switch's host ports)."""
+    out: dict[str, set[str]] = {}
+    for a, b in failure.pairs(spec):
+        for s, n in ((a, b), (b, a)):
+            out.setdefault(s, set()).update(spec.uplinks[(s, n)].bridge_ports())
+    if failure.switch:
+        out.setdefault(failure.switch, set()).update(
+            h.port for h in spec.hosts.values() if h.switch == failure.switch)
+    return out
 
 
-def cut_check(emu: Emulation, pair: tuple[str, str], timeout_s: float = 10.0) -> Check:
-    """Cut the pair; the bridge ports towards it must go to `disabled` and lose their entries."""
-    dead = dead_bridge_ports(emu.plan, pair)
+def cut_check(emu: Emulation, failure: Failure, timeout_s: float = 10.0) -> Check:
+    """Cut the pair (or every link of the switch); the bridge ports it takes down must go to
+    `disabled` and lose their entries."""
+    dead = dead_bridge_ports(emu.plan, failure)
     before = sum(_fdb_on(emu, s, ports) for s, ports in dead.items())
-    cables = cut(emu, pair)
+    cables: list[str] = []
+    for pair in failure.pairs(emu.plan):
+        cables += cut(emu, pair)
+    host_links = stop_host_links(emu, failure.switch) if failure.switch else []
     deadline = time.monotonic() + timeout_s
     while True:
         states = {(s, p): st for s, ports in dead.items() for p, st in _bridge_ports_state(emu, s).items()
@@ -101,10 +120,14 @@ def cut_check(emu: Emulation, pair: tuple[str, str], timeout_s: float = 10.0) ->
                 for (s, p), st in sorted(states.items()) if st != "disabled"]
     if after:
         problems.append(f"{after} learned host MAC entries are still on the dead bridge ports")
-    return Check(f"cable pair {pair[0]}-{pair[1]} cut", not problems,
-                 f"{len(cables) // 2} cables down ({', '.join(cables)}); bridge ports towards it disabled; "
-                 f"learned host MAC entries on them: {before} before, {after} after (flushed on link down)",
-                 problems)
+    entries = (f"learned host MAC entries on them: {before} before, {after} after (flushed on link down)")
+    if failure.pair:
+        return Check(f"cable pair {failure.pair[0]}-{failure.pair[1]} cut", not problems,
+                     f"{len(cables) // 2} cables down ({', '.join(cables)}); bridge ports towards it disabled; "
+                     + entries, problems)
+    return Check(f"switch {failure.switch} stopped", not problems,
+                 f"{len(cables) // 2} cables and {len(host_links)} host links down; "
+                 f"{len(states)} bridge ports disabled; " + entries, problems)
 
 
 def traffic_again(emu: Emulation) -> list[Check]:
@@ -121,7 +144,7 @@ def predicted_loss_check(emu: Emulation, predicted: set[tuple[str, str]], frames
     lost = {(a, b) for a, b in pairs if emu.received[(b, a)] == 0}
     wrong = sorted(f"{a} -> {b}: {emu.received[(b, a)]} of {frames} datagrams" for a, b in pairs
                    if (a, b) not in predicted and emu.received[(b, a)] != frames)
-    delivered_anyway = sorted(f"{a} -> {b}: delivered, but its path crosses the dead pair"
+    delivered_anyway = sorted(f"{a} -> {b}: delivered, but its path crosses the dead part"
                               for a, b in predicted - lost)
     problems = wrong + delivered_anyway
     return Check("pairs cut as the plan predicts", not problems,
@@ -143,21 +166,23 @@ def apply_delta(emu: Emulation, steps: list[BridgeStep], order: str) -> Check:
                  f"{order}", problems)
 
 
-def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options, kernel: str,
+def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, kernel: str,
              log: Callable[[str], None] = print) -> Report:
     """The whole failure scenario in this kernel (needs root). Always tears down."""
     spec, repaired = load(outdir), load(newdir)
-    check_pair(spec, pair)
-    predicted = cut_pairs(spec, pair)
+    failure.check(spec)
+    predicted = failure.cut_pairs(spec)
     record = repair_record(newdir)       # vlanroute repair's push order and VLANs to re-learn in
-    steps = repair_delta(spec, repaired, None if record is None else record["push_order"])
-    relearn = broken_vlans(spec, pair) if record is None else sorted(record["affected_vlans"])
+    steps = repair_delta(spec, repaired, None if record is None else record["push_order"], failure.dead())
+    # The running hosts keep their emulated MACs and addresses (a dead switch's are dropped).
+    repaired = keep_running_hosts(spec, repaired)
+    relearn = failure.broken_vlans(spec) if record is None else sorted(record["affected_vlans"])
     remove_stale_namespaces(log)
     emu = Emulation(spec, options, log)
     lags = sum(1 for c in spec.cables if c.a_lag is not None)
     report = Report(outdir=str(outdir), plan=spec.name, kernel=kernel,
                     size=f"{len(spec.switches)} switches, {len(spec.hosts)} hosts, {len(spec.cables)} cables "
-                         f"({lags} in LAGs), {len(spec.vlan_ids)} VLANs; fail {pair[0]}-{pair[1]}, "
+                         f"({lags} in LAGs), {len(spec.vlan_ids)} VLANs; {failure.label()}, "
                          f"repair {newdir}")
     cut_options = dataclasses.replace(options, traffic_wait_s=5.0)   # the lost datagrams never come
 
@@ -187,7 +212,8 @@ def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options
         start = time.monotonic()
         delta = apply_delta(emu, steps, "in repair.json's push order, each switch adding before removing"
                             if record is not None else "per VLAN: removals, then additions")
-        emu.plan = repaired          # same switches, hosts and cables: NEWDIR's trees and host program
+        # NEWDIR's trees and host program; a dead switch and its hosts are no longer in it.
+        emu.plan = repaired
         applied = time.monotonic()
         learned = emu.learn(("--vlans", ",".join(map(str, relearn))))
         learned.name = f"re-learning in VLANs {','.join(map(str, relearn))} (hosts/vlanroute-host --vlans)"
@@ -208,7 +234,7 @@ def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options
                 phase("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes",
                                                          probe=True), emu.fdb_check()])
                 phase("traffic", lambda: emu.traffic())
-                phase("cut", lambda: [cut_check(emu, pair)])
+                phase("cut", lambda: [cut_check(emu, failure)])
                 phase("traffic while cut", during_cut)
                 phase("repair", repair)
                 phase("after the repair", lambda: [emu.fdb_check(),
@@ -227,7 +253,7 @@ def run_here(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options
     return report
 
 
-def run_in_vm(outdir: Path, newdir: Path, pair: tuple[str, str], options: Options, timeout_s: float,
+def run_in_vm(outdir: Path, newdir: Path, failure: Failure, options: Options, timeout_s: float,
               json_report: Path | None, log: Callable[[str], None]) -> tuple[int, float]:
     """The scenario inside the emulation VM (vlanroute.emulate.run.run_in_vm, with NEWDIR too)."""
     from vlanroute.emulate import vm
@@ -240,9 +266,11 @@ def run_in_vm(outdir: Path, newdir: Path, pair: tuple[str, str], options: Option
                 "--json-report", str(work / "report.json"),
                 "--frames-per-pair", str(options.frames_per_pair),
                 "--host-tools", options.host_tools, "--host-frame", options.host_frame,
-                "--fail-pair", f"{pair[0]}:{pair[1]}", "--repair", str(work / "newdir"),
+                *(["--fail-pair", f"{failure.pair[0]}:{failure.pair[1]}"] if failure.pair
+                  else ["--fail-switch", str(failure.switch)]),
+                "--repair", str(work / "newdir"),
                 "--vm-kernel-label",
-                f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} under QEMU TCG)",
+                f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} under QEMU {vm.ACCEL_TOKEN})",
                 str(work / "outdir")]
         script = " ".join(shlex.quote(a) for a in args)
         result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),

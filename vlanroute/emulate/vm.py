@@ -317,6 +317,10 @@ def run_in_vm(script: str, workdir: Path, config: VmConfig | None = None,
                               "delete this file to try KVM again\n")
         except OSError:
             pass                  # no cache directory: the next run tries KVM again
+        if on_line is not None:
+            on_line(f"vm: the guest did not boot under KVM within {KVM_BOOT_LIMIT_S:.0f} s "
+                    f"(/dev/kvm cannot run a stock kernel here); running under TCG, 5-20x slower "
+                    f"(later runs go straight to TCG: {marker})\n")
         return _run_once(script, workdir, config, on_line, "tcg")
 
 
