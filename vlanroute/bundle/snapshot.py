@@ -9,7 +9,6 @@ added) while the person read the diff is refused, not pushed.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from dataclasses import dataclass

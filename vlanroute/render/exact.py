@@ -19,7 +19,6 @@ the renderer.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
