@@ -17,7 +17,6 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
                       model_validator)
-from pydantic_core import PydanticCustomError
 
 from vlanroute.errors import UserError
 from vlanroute.safeio.reading import load_yaml_limited, read_text_file, safe_quote
@@ -212,7 +211,9 @@ class HostsSpec(Strict):
 
 
 class RoutingSpec(Strict):
-    # A routing engine's name (routing/registry.py, `vlanroute algorithms`); default: by topology.
+    # A routing engine's name (routing/registry.py, `vlanroute algorithms`); default: the best
+    # plan of every engine (routing/choose.py). Checked against the registry when planning
+    # (plan/build.py), so this model does not import the routing stage.
     algorithm: str | None = None
     dimension_order: Literal["auto"] | list[Annotated[int, Field(strict=True, ge=0)]] = "auto"
     first_vlan: VlanId = 101
@@ -220,19 +221,6 @@ class RoutingSpec(Strict):
     root: Name | None = None
     # At most this many routing VLANs; default: the tightest hardware limit (plan/limits.py).
     max_vlans: Annotated[int, Field(strict=True, ge=1, le=4094)] | None = None
-
-    @field_validator("algorithm")
-    @classmethod
-    def _known_engine(cls, v: str | None) -> str | None:
-        # Imported here, not at the top: the registry loads every engine (and networkx),
-        # which only planning needs; anything that merely imports this module stays lean.
-        from vlanroute.routing.registry import ENGINES
-
-        if v is not None and v not in ENGINES:
-            *rest, last = [repr(n) for n in ENGINES]
-            expected = f"{', '.join(rest)} or {last}" if rest else last
-            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
-        return v
 
     @field_validator("vlan_ids")
     @classmethod

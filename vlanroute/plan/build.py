@@ -242,6 +242,11 @@ def _route(inv: LoadedInventory, topo: Topology, host_count: dict[str, int], bud
         except UserError as exc:
             raise type(exc)(exc.message, file=inv.file, field=exc.field, fix=exc.fix) from None
         return choice.routes, choice.reason
+    if spec.algorithm not in ENGINES:
+        *rest, last = [repr(n) for n in ENGINES]
+        raise UserError(f"Input should be {', '.join(rest)} or {last}" if rest else f"Input should be {last}",
+                        file=inv.file, field="routing.algorithm",
+                        fix="name one of the engines `vlanroute algorithms` lists, or leave it out for the best plan")
     engine = ENGINES[spec.algorithm]
     if spec.root is not None and "root" not in engine.reads:
         users = " or ".join(e.name for e in ENGINES.values() if "root" in e.reads)
