@@ -10,9 +10,8 @@ OS10 `interface vlanN`), how a trunk's native VLAN is written (EOS `switchport t
 native vlan N`, OS10 `switchport access vlan N`), whether the allowed list is replaced
 (EOS) or added to (OS10), and how spanning tree is turned off on a port.
 
-Order of a full delta, so that no step can open a loop even outside a transaction:
-spanning tree back on first, VLAN creation, port membership, spanning tree off where the
-target wants it, VLAN deletion last.
+The order of a full delta, so that no step can open a loop even outside a transaction,
+is every family's: drivers/deltaorder.py.
 """
 
 from __future__ import annotations
@@ -20,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vlanroute.drivers import deltaorder
+from vlanroute.drivers.deltaorder import DeltaSteps
 from vlanroute.drivers.family import CanonicalLine, FirmwareDefaults
 from vlanroute.drivers.trunkmode import ALL_VLANS
 from vlanroute.model.bridge import LagPort, PortConfig, PortRef, SwitchConfig
@@ -111,17 +112,6 @@ def canonical_lines(cfg: SwitchConfig, syn: TrunkSyntax) -> list[CanonicalLine]:
     return lines
 
 
-def all_ports(cur: SwitchConfig, tgt: SwitchConfig) -> list[tuple[PortRef, PortConfig, PortConfig, bool]]:
-    out: list[tuple[PortRef, PortConfig, PortConfig, bool]] = []
-    for lag_id in sorted(set(cur.lags) | set(tgt.lags)):
-        key = LagPort(lag_id)
-        out.append((key, cur.lags.get(lag_id, PortConfig(name=str(key), is_lag=True)),
-                    tgt.lags.get(lag_id, PortConfig(name=str(key), is_lag=True)), True))
-    for name in tgt.ports:
-        out.append((name, cur.ports.get(name, PortConfig(name=name)), tgt.ports[name], False))
-    return out
-
-
 def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool, syn: TrunkSyntax) -> list[str]:
     """Sub-mode commands (without `interface`/`exit`) for everything but spanning tree."""
     cmds: list[str] = []
@@ -190,47 +180,27 @@ def _trunk_commands(was: PortConfig, tgt: PortConfig, syn: TrunkSyntax) -> list[
     return out
 
 
-def _block(port: PortRef, body: list[str], syn: TrunkSyntax) -> list[str]:
-    return [syn.interface(port), *body, "exit"] if body else []
+def _steps(syn: TrunkSyntax) -> DeltaSteps:
+    return DeltaSteps(interface=syn.interface,
+                      membership=lambda c, t, is_lag: membership_commands(c, t, is_lag=is_lag, syn=syn),
+                      create=syn.create, delete=syn.delete, global_stp_on=syn.global_stp_on,
+                      global_stp_off=syn.global_stp_off, port_stp_on=syn.stp_on, port_stp_off=syn.stp_off)
 
 
 def port_fixups(cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef], syn: TrunkSyntax) -> list[str]:
-    out: list[str] = []
-    for name, c, t, is_lag in all_ports(cur, tgt):
-        if name in ports:
-            out += _block(name, membership_commands(c, t, is_lag=is_lag, syn=syn), syn)
-    return out
+    return deltaorder.port_fixups(cur, tgt, ports, _steps(syn))
 
 
 def delta_commands(cur: SwitchConfig, tgt: SwitchConfig, syn: TrunkSyntax,
                    enter: str = "configure") -> list[str]:
-    """Every command, in loop-safe order, that turns `cur` into `tgt` (rollback)."""
-    ports = all_ports(cur, tgt)
-    out = [enter]
-    if tgt.stp_global_enabled and not cur.stp_global_enabled:
-        out.append(syn.global_stp_on)
-    for name, c, t, _ in ports:
-        if t.stp_enabled and not c.stp_enabled:
-            out += _block(name, [syn.stp_on], syn)
-    create = tgt.vlans - cur.vlans
-    if create:
-        out += syn.create(sorted(create))
-    for name, c, t, is_lag in ports:
-        out += _block(name, membership_commands(c, t, is_lag=is_lag, syn=syn), syn)
-    for name, c, t, _ in ports:
-        if c.stp_enabled and not t.stp_enabled:
-            out += _block(name, [syn.stp_off], syn)
-    if cur.stp_global_enabled and not tgt.stp_global_enabled:
-        out.append(syn.global_stp_off)
+    """Every command, in loop-safe order (drivers/deltaorder.py), that turns `cur` into `tgt`
+    (rollback)."""
+    settings: list[str] = []
     if cur.aging_time != tgt.aging_time:
-        out.append(f"{syn.aging} {tgt.aging_time}")
+        settings.append(f"{syn.aging} {tgt.aging_time}")
     if tgt.lag_hash != cur.lag_hash:
-        out.append(syn.lag_hash(tgt.lag_hash) if tgt.lag_hash is not None
-                   else "no " + syn.lag_hash(cur.lag_hash or ""))
+        settings.append(syn.lag_hash(tgt.lag_hash) if tgt.lag_hash is not None
+                        else "no " + syn.lag_hash(cur.lag_hash or ""))
     for lag_id in sorted(set(cur.lags) - set(tgt.lags)):
-        out.append("no " + syn.interface(LagPort(lag_id)))     # members were taken out above
-    delete = cur.vlans - tgt.vlans - {1}
-    if delete:
-        out += syn.delete(sorted(delete))
-    out.append("end")
-    return out
+        settings.append("no " + syn.interface(LagPort(lag_id)))     # members were taken out above
+    return deltaorder.ordered_delta(cur, tgt, _steps(syn), enter=enter, settings=settings)

@@ -9,9 +9,8 @@ firmware defaults (FirmwareDefaults: flow control on on a 62xx, the aging defaul
 default LAG hash), because a real switch prints no line for a default. A line vlanroute does
 not model (SwitchConfig.context) is never part of it, and never touched.
 
-Order of a full delta, chosen so that no step can open a loop: spanning tree back ON
-first, then VLAN creation, then port membership, then spanning tree OFF where the target
-wants it, and VLAN deletion last.
+The order of a full delta, chosen so that no step can open a loop, is every family's:
+drivers/deltaorder.py.
 """
 
 from __future__ import annotations
@@ -19,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vlanroute.drivers import deltaorder
+from vlanroute.drivers.deltaorder import DeltaSteps
 from vlanroute.drivers.family import CanonicalLine, FirmwareDefaults
 from vlanroute.drivers.powerconnect.cli import format_vlan_ids, interface_command
 from vlanroute.model.bridge import LagPort, PortConfig, PortRef, SwitchConfig
@@ -92,18 +93,6 @@ def _port_lines(p: PortConfig, *, is_lag: bool, syn: Syntax) -> list[str]:
     return out
 
 
-def _all_ports(cur: SwitchConfig, tgt: SwitchConfig) -> list[tuple[PortRef, PortConfig, PortConfig, bool]]:
-    """(port, current, target, is_lag) for every LAG then every physical port."""
-    out: list[tuple[PortRef, PortConfig, PortConfig, bool]] = []
-    for lag_id in sorted(set(cur.lags) | set(tgt.lags)):
-        key = LagPort(lag_id)
-        out.append((key, cur.lags.get(lag_id, PortConfig(name=str(key), is_lag=True)),
-                    tgt.lags.get(lag_id, PortConfig(name=str(key), is_lag=True)), True))
-    for name in tgt.ports:
-        out.append((name, cur.ports.get(name, PortConfig(name=name)), tgt.ports[name], False))
-    return out
-
-
 def _hash(p: PortConfig, syn: Syntax) -> str | None:
     """A LAG's hash as the switch holds it: no line is the firmware default."""
     return p.hash_mode if p.hash_mode is not None else syn.defaults.lag_hash
@@ -150,47 +139,28 @@ def membership_commands(cur: PortConfig, tgt: PortConfig, *, is_lag: bool, syn: 
     return cmds
 
 
-def _block(port: PortRef, body: list[str], syn: Syntax) -> list[str]:
-    return [syn.interface(port), *body, "exit"] if body else []
+def _steps(syn: Syntax) -> DeltaSteps:
+    return DeltaSteps(interface=syn.interface,
+                      membership=lambda c, t, is_lag: membership_commands(c, t, is_lag=is_lag, syn=syn),
+                      create=syn.create, delete=syn.delete, global_stp_on="spanning-tree",
+                      global_stp_off="no spanning-tree", port_stp_on="no spanning-tree disable",
+                      port_stp_off="spanning-tree disable")
 
 
 def port_fixups(cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef], syn: Syntax) -> list[str]:
     """Membership commands for the named ports/LAGs only (no spanning tree, no VLANs)."""
-    out: list[str] = []
-    for name, c, t, is_lag in _all_ports(cur, tgt):
-        if name in ports:
-            out += _block(name, membership_commands(c, t, is_lag=is_lag, syn=syn), syn)
-    return out
+    return deltaorder.port_fixups(cur, tgt, ports, _steps(syn))
 
 
 def delta_commands(cur: SwitchConfig, tgt: SwitchConfig, syn: Syntax) -> list[str]:
-    """Every command, in loop-safe order, that turns `cur` into `tgt` (used for rollback)."""
-    ports = _all_ports(cur, tgt)
-    out = ["configure"]
-    if tgt.stp_global_enabled and not cur.stp_global_enabled:
-        out.append("spanning-tree")
-    for name, c, t, _ in ports:
-        if t.stp_enabled and not c.stp_enabled:
-            out += _block(name, ["no spanning-tree disable"], syn)
-    create = tgt.vlans - cur.vlans
-    if create:
-        out += syn.create(sorted(create))
-    for name, c, t, is_lag in ports:
-        out += _block(name, membership_commands(c, t, is_lag=is_lag, syn=syn), syn)
-    for name, c, t, _ in ports:
-        if c.stp_enabled and not t.stp_enabled:
-            out += _block(name, ["spanning-tree disable"], syn)
-    if cur.stp_global_enabled and not tgt.stp_global_enabled:
-        out.append("no spanning-tree")
+    """Every command, in loop-safe order (drivers/deltaorder.py), that turns `cur` into `tgt`
+    (used for rollback)."""
+    settings: list[str] = []
     if cur.aging_time != tgt.aging_time:
-        out.append(f"{syn.aging} {tgt.aging_time}")
+        settings.append(f"{syn.aging} {tgt.aging_time}")
     if tgt.flow_control is not None and cur.flow_control != tgt.flow_control:
-        out.append("flowcontrol" if tgt.flow_control else "no flowcontrol")
-    delete = cur.vlans - tgt.vlans - {1}
-    if delete:
-        out += syn.delete(sorted(delete))
-    out.append("end")
-    return out
+        settings.append("flowcontrol" if tgt.flow_control else "no flowcontrol")
+    return deltaorder.ordered_delta(cur, tgt, _steps(syn), enter="configure", settings=settings)
 
 
 def _pc62xx_create(ids: list[int]) -> list[str]:
