@@ -36,16 +36,13 @@ from vlanroute.emulate.failplan import (
     repair_record,
 )
 from vlanroute.emulate.run import (
-    Abort,
     Check,
     Emulation,
     Options,
     Report,
-    _check_interrupted,
-    _Interrupted,
-    _signals_raise,
     lean_python,
     remove_stale_namespaces,
+    run_phases,
 )
 from vlanroute.emulate.spec import EmulationSpec, load
 
@@ -186,20 +183,6 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
                          f"repair {newdir}")
     cut_options = dataclasses.replace(options, traffic_wait_s=5.0)   # the lost datagrams never come
 
-    def phase(name: str, fn: Callable[[], list[Check]]) -> None:
-        start = time.monotonic()
-        _check_interrupted()
-        log(f"[{name}] ...")
-        checks = fn()
-        _check_interrupted()
-        report.phases[name] = report.phases.get(name, 0.0) + time.monotonic() - start
-        for c in checks:
-            report.checks.append(c)
-            log(f"[{name}] {'ok' if c.ok else 'FAIL'}: {c.name}: {c.detail}")
-        failed = [c.name for c in checks if not c.ok]
-        if failed:
-            raise Abort(f"{' and '.join(failed)} failed")
-
     def during_cut() -> list[Check]:
         emu.options = cut_options
         try:
@@ -226,31 +209,17 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
         report.phases["recovery: every pair once"] = end - relearned
         return [delta, learned, delivery, cables]
 
-    try:
-        with _signals_raise():
-            try:
-                phase("build", lambda: [emu.build()])
-                phase("learn", lambda: [emu.learn()])
-                phase("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes",
-                                                         probe=True), emu.fdb_check()])
-                phase("traffic", lambda: emu.traffic())
-                phase("cut", lambda: [cut_check(emu, failure)])
-                phase("traffic while cut", during_cut)
-                phase("repair", repair)
-                phase("after the repair", lambda: [emu.fdb_check(),
-                                                   emu.storm_check("after the repair", probe=True)])
-            except Abort as exc:
-                report.aborted = f"{exc}; later checks skipped"
-            except (netns.NetnsError, OSError) as exc:
-                report.aborted = f"kernel or iproute2 refused: {exc}"
-            except (KeyboardInterrupt, _Interrupted) as exc:
-                report.aborted = f"interrupted ({exc or 'SIGINT'})"
-    finally:
-        start = time.monotonic()
-        report.teardown_clean, report.teardown = emu.teardown()
-        report.phases["teardown"] = time.monotonic() - start
-        report.storm_frames = emu.storm_frames
-    return report
+    return run_phases(emu, report, log, [
+        ("build", lambda: [emu.build()]),
+        ("learn", lambda: [emu.learn()]),
+        ("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes", probe=True),
+                            emu.fdb_check()]),
+        ("traffic", lambda: emu.traffic()),
+        ("cut", lambda: [cut_check(emu, failure)]),
+        ("traffic while cut", during_cut),
+        ("repair", repair),
+        ("after the repair", lambda: [emu.fdb_check(), emu.storm_check("after the repair", probe=True)]),
+    ])
 
 
 def run_in_vm(outdir: Path, newdir: Path, failure: Failure, options: Options, timeout_s: float,

@@ -898,6 +898,20 @@ def run_here(outdir: Path, options: Options, kernel: str,
                     size=f"{len(plan.switches)} switches, {len(plan.hosts)} hosts, "
                          f"{len(plan.cables)} cables ({lags} in LAGs), {len(plan.vlan_ids)} VLANs")
 
+    return run_phases(emu, report, log, [
+        ("build", lambda: [emu.build()]),
+        ("learn", lambda: [emu.learn()]),
+        ("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes", probe=True),
+                            emu.fdb_check()]),
+        ("traffic", lambda: [*emu.traffic(), emu.tcp_check(), emu.storm_check("after the traffic", probe=False)]),
+    ])
+
+
+def run_phases(emu: Emulation, report: Report, log: Callable[[str], None],
+               phases: list[tuple[str, Callable[[], list[Check]]]]) -> Report:
+    """Run the phases in order, each timed into report.phases and its checks logged; the
+    first phase with a failed check (or an interruption, or a refusal of the kernel) ends
+    the run, named in report.aborted. Always tears down."""
     def phase(name: str, fn: Callable[[], list[Check]]) -> None:
         start = time.monotonic()
         _check_interrupted()
@@ -915,12 +929,8 @@ def run_here(outdir: Path, options: Options, kernel: str,
     try:
         with _signals_raise():
             try:
-                phase("build", lambda: [emu.build()])
-                phase("learn", lambda: [emu.learn()])
-                phase("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes",
-                                                         probe=True), emu.fdb_check()])
-                phase("traffic", lambda: [*emu.traffic(), emu.tcp_check(),
-                                          emu.storm_check("after the traffic", probe=False)])
+                for name, fn in phases:
+                    phase(name, fn)
             except Abort as exc:
                 report.aborted = f"{exc}; later checks skipped"
             except (netns.NetnsError, OSError) as exc:
