@@ -52,6 +52,14 @@ def farm() -> Iterator[FakeSwitchFarm]:
 
 
 @pytest.fixture(autouse=True)
+def no_terminal_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables fit $COLUMNS when it is set (commands/tables.py); a test sees no terminal
+    width unless it sets one, whoever runs it (a terminal, CI, a pytest-xdist worker)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """push keeps backups and journals under $XDG_STATE_HOME/vlanroute/<plan>: never the
     user's own state directory during tests."""

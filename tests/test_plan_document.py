@@ -63,6 +63,7 @@ COMMANDS = {
     "rollback --dry-run": ["rollback", "--dry-run", "--state-dir", "{state}"],
     "cabling check": ["cabling", "check"],
     "emulate": ["emulate"],
+    "repair": ["repair", "--failed-switch", "sw1", "-o", "{state}/repaired"],
     "lab up": ["lab", "up", "--state-dir", "{state}"],
 }
 

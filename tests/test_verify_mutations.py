@@ -20,7 +20,7 @@ INVENTORIES = ROOT / "inventories"
 # Example inventories verified here; the others are too large for unit tests and are
 # measured by bench/verify.py instead. Every example must be in exactly one of the sets.
 SMALL = {"seed-torus", "seed-ring", "seed-tree", "seed-mesh", "seed-complete", "custom-lab",
-         "seed-torus-arista", "seed-torus-os10"}
+         "seed-torus-arista", "seed-torus-os10", "seed-tree-1link", "seed-tree-6link", "seed-complete-1link"}
 LARGE = {"hyper-crossbar-16x16"}
 
 

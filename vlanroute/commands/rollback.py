@@ -40,11 +40,12 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
     any VLAN membership changes. A switch the push had saved is saved again afterwards.
     Exit 0 when every switch equals its backup, 4 when one could not be restored.
     """
+    run = open_fabric(outdir, state_dir, targets_file, "rollback", quiet, tolerant=True)
+    # After OUTDIR and the journal are read (their errors first), before anything is shown.
     if not dry_run and not yes and (as_json or not sys.stdin.isatty()):
         why = "--json" if as_json else "not at a terminal (stdin is not a TTY)"
         raise UserError(f"rollback would ask for confirmation, but it runs {why}", field="--yes",
                         fix="add --yes to roll back without asking, or --dry-run to only show what it would do")
-    run = open_fabric(outdir, state_dir, targets_file, "rollback", quiet, tolerant=True)
     out = human_console(as_json, quiet)
     order = rollback_order(run.view)
     if not order:

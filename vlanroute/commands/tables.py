@@ -11,6 +11,7 @@ from rich.console import Console
 
 
 def table_console(pipe_width: int) -> Console:
-    if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit():
+    isatty = getattr(sys.stdout, "isatty", None)     # a replaced stdout may have none
+    if (isatty is not None and isatty()) or os.environ.get("COLUMNS", "").isdigit():
         return Console()              # rich reads the terminal's width, or $COLUMNS
     return Console(width=pipe_width)
