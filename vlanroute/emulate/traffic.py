@@ -48,6 +48,12 @@ FLOW_PORT = 7079
 # headers) in 1514 bytes (with the Ethernet header; tbf sees no preamble or FCS). The
 # 802.1Q tag on trunk ports adds 4 bytes more (0.3 %, left out).
 GOODPUT = 1448 / 1514
+# tbf's bucket holds at least this long at the rate: its timer that releases the next frame
+# fires late when the emulating CPU is not scheduled (a loaded VM), and tokens beyond the
+# bucket are lost for good, so a bucket of a few ms (16 KiB at 10 Mbit/s) turned every late
+# timer into lost capacity. A saturated link never refills its bucket, so in the steady
+# window a deeper one adds nothing above the rate.
+BURST_S = 0.25
 STP_TIMERS = "forward_delay 200 hello_time 100 max_age 600"   # the kernel's minimums (centiseconds)
 
 
@@ -185,9 +191,10 @@ def shape(emu: Emulation, opt: TrafficOptions) -> None:
     served round robin: fair queueing on every link is what drives greedy TCP flows to the
     max-min allocation the model computes)."""
     kbit = int(opt.rate_mbit * 1000)
+    burst = max(opt.burst_bytes, int(opt.rate_mbit * 1e6 / 8 * BURST_S))
 
     def lines(dev: str) -> list[str]:
-        out = [f"qdisc replace dev {dev} root handle 1: tbf rate {kbit}kbit burst {opt.burst_bytes} latency 1000ms"]
+        out = [f"qdisc replace dev {dev} root handle 1: tbf rate {kbit}kbit burst {burst} latency 1000ms"]
         if opt.queue == "sfq":
             out.append(f"qdisc add dev {dev} parent 1:1 handle 10: sfq perturb 0 limit 1000")
         return out
@@ -319,10 +326,15 @@ def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
         python, py_env = lean_python()
         args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host", "--skip-manifest-check",
                 "--json-report", str(work / "report.json"), *traffic_args(opt), str(work / "outdir")]
-        vm.run_in_vm(" ".join(shlex.quote(a) for a in args), work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
-                     on_line=lambda line: log(line.rstrip("\n")))
+        result = vm.run_in_vm(" ".join(shlex.quote(a) for a in args), work,
+                              vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
+                              on_line=lambda line: log(line.rstrip("\n")))
+        # Under TCG every frame is forwarded by an emulated CPU: the measurement then tells
+        # the host's load as much as the network, so the report names the accelerator.
+        where = f"measured in the QEMU VM under {result.accel.upper()}, {vm.VmConfig().cpus} vCPUs"
         if not (work / "report.json").exists():
-            return TrafficReport(str(outdir), opt.rate_mbit, aborted="the VM wrote no traffic report")
+            return TrafficReport(str(outdir), opt.rate_mbit, notes=[where], aborted="the VM wrote no traffic report")
         report = report_from_json(json.loads((work / "report.json").read_text()))
         report.outdir = str(outdir)
+        report.notes.insert(0, where)
         return report
