@@ -455,9 +455,9 @@ def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> t
         inside |= parts[part_of[found]]
     # Keep only the component that holds the hosts: parts without hosts leave the VLAN.
     if wanted:
-        keep_nodes = next(c for c in _components(links, {s for l in links for s in l} | wanted)
-                          if c & wanted)
-        links = {l for l in links if l[0] in keep_nodes}
+        # `inside` is that component: the joined parts and the ways between them (a part
+        # is a component of the kept links, and only the ways' links join parts).
+        links = {l for l in links if l[0] in inside}
     return frozenset(links), ""
 
 
