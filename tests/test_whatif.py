@@ -9,6 +9,8 @@ from pathlib import Path
 import jsonschema
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vlanroute import schemas
 from vlanroute.bundle.failures import parse_failures
@@ -78,3 +80,42 @@ def test_top_limits_the_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(got) == 3 and got[0]["pairs_cut"] >= got[1]["pairs_cut"] >= got[2]["pairs_cut"]
     assert main(["whatif", str(SEED_TORUS)]) == 0
     assert "pair sw1-sw2" in capsys.readouterr().out
+
+
+def _brute_switch_cuts(trees, hosts):  # type: ignore[no-untyped-def]
+    """Per dead switch w, by a search in each tree without w: a source's hosts lose every live
+    host outside its part."""
+    out: dict[str, int] = {}
+    for t in trees:
+        g = nx.Graph()
+        g.add_edges_from(t.links)
+        for w in g.nodes:
+            rest = g.subgraph(n for n in g.nodes if n != w)
+            for s in t.sources:
+                if s == w or s not in rest:
+                    continue
+                part = nx.node_connected_component(rest, s)
+                out[w] = out.get(w, 0) + hosts.get(s, 0) * sum(n for x, n in hosts.items() if x != w and x not in part)
+    return out
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12).flatmap(lambda n: st.tuples(
+    st.lists(st.tuples(st.lists(st.integers(0, 10_000), min_size=n - 1, max_size=n - 1),
+                       st.sets(st.integers(0, n - 1))), min_size=1, max_size=4),
+    st.lists(st.integers(0, 3), min_size=n + 2, max_size=n + 2))))
+def test_switch_cuts_in_one_pass_match_a_search(case) -> None:  # type: ignore[no-untyped-def]
+    """switch_cuts (one pass per tree) equals a search per switch and tree, on random trees
+    (a tree per VLAN over some of the switches; two switches outside every tree hold hosts too)."""
+    from vlanroute.routing.repair import Tree, link
+    from vlanroute.routing.whatif import switch_cuts
+    raw_trees, counts = case
+    n = len(counts) - 2
+    hosts = {f"s{i}": c for i, c in enumerate(counts)}
+    trees = []
+    for vid, (parents, sources) in enumerate(raw_trees):
+        links = frozenset(link(f"s{i}", f"s{parents[i - 1] % i}") for i in range(1, n))
+        trees.append(Tree(vid, tuple(f"s{i}" for i in sorted(sources)), links))
+    got = {w: c for w, c in switch_cuts(trees, hosts).items() if c}
+    assert got == {w: c for w, c in _brute_switch_cuts(trees, hosts).items() if c}

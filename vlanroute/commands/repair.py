@@ -60,6 +60,9 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
 @click.option("--from-cabling-check", is_flag=True,
               help="Also read the failures from the live fabric: the inter-switch cables the LLDP "
                    "cabling check finds missing (needs the switches; the SSH options below).")
+@click.option("--from-link-state", is_flag=True,
+              help="Also read the failures from the live fabric: the inter-switch ports the switches "
+                   "report down (show interface(s) status; needs the switches; the SSH options below).")
 @click.option("--extra-changes", type=click.IntRange(0, 10_000), default=0, show_default=True,
               help="Allow up to N more link exchanges (in any tree) that lower the max link load (greedy).")
 @click.option("--no-compare", is_flag=True, help="Skip the full re-plan of the degraded fabric (the comparison).")
@@ -69,6 +72,7 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
 @quiet_option
 def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_pairs: tuple[str, ...],
             failed_switches: tuple[str, ...], failures_file: Path | None, from_cabling_check: bool,
+            from_link_state: bool,
             extra_changes: int, no_compare: bool, force: bool, switches: tuple[str, ...],
             known_hosts: Path | None, insecure: bool, workers: int, targets_file: Path | None,
             as_json: bool, quiet: bool) -> int:
@@ -85,9 +89,15 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         failures = failures.merged(found)
         for note in notes:
             say.warn(note)
+    if from_link_state:
+        found, notes = _link_state_failures(outdir, doc, switches, known_hosts, insecure, workers, targets_file,
+                                            quiet)
+        failures = failures.merged(found)
+        for note in notes:
+            say.warn(note)
     if not failures:
         raise UserError("no failure given", field="--failed-cable/--failed-pair/--failed-switch",
-                        fix="name what is down, e.g. --failed-pair sw1:sw2, or use --from-cabling-check")
+                        fix="name what is down, e.g. --failed-pair sw1:sw2, or use --from-cabling-check / --from-link-state")
     if newdir.resolve() == outdir.resolve():
         raise UserError(f"{newdir} is the bundle being repaired", field="-o/--outdir",
                         fix="write the repair to a new directory, e.g. -o out-repaired")
@@ -126,6 +136,26 @@ def _live_failures(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], k
     report = run_check(outdir, doc, targets, skipped, load_credentials(),
                        host_key_policy(insecure, known_hosts), workers)
     return from_cabling(report)
+
+
+def _link_state_failures(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], known_hosts: Path | None,
+                         insecure: bool, workers: int, targets_file: Path | None,
+                         quiet: bool) -> tuple[Failures, list[str]]:
+    from vlanroute.device.credentials import load_credentials
+    from vlanroute.device.failedlinks import from_link_state
+    from vlanroute.device.linkstate import read_link_states
+    from vlanroute.device.targets import check_loopback, select_targets
+
+    names = switches or tuple(sorted(doc.switches))
+    targets = select_targets(outdir, doc, names, action="audit", target_map=target_map(targets_file, quiet=quiet)).targets
+    check_loopback(targets)
+    states, errors = read_link_states(targets, load_credentials(), host_key_policy(insecure, known_hosts), workers)
+    found, notes = from_link_state(doc, states)
+    # from_link_state names every switch it has no state of; say why where the read failed.
+    notes = [n for n in notes if not any(n.startswith(f"switch {sw} ") for sw in errors)]
+    notes += [f"switch {sw} could not be read ({why}); if it is dead, add --failed-switch {sw}"
+              for sw, why in sorted(errors.items())]
+    return found, notes
 
 
 def _host_tables_same(outdir: Path, newdir: Path, lost: set[str]) -> bool:

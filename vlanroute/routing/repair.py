@@ -41,6 +41,7 @@ import heapq
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import networkx as nx
 
@@ -59,6 +60,11 @@ class Tree:
     vid: int
     sources: tuple[str, ...]
     links: frozenset[Link]
+
+    @cached_property
+    def switches(self) -> frozenset[str]:
+        """The switches its links join (cached: a what-if asks once per failure)."""
+        return frozenset(s for l in self.links for s in l)
 
 
 @dataclass(frozen=True)
@@ -455,9 +461,9 @@ def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> t
         inside |= parts[part_of[found]]
     # Keep only the component that holds the hosts: parts without hosts leave the VLAN.
     if wanted:
-        keep_nodes = next(c for c in _components(links, {s for l in links for s in l} | wanted)
-                          if c & wanted)
-        links = {l for l in links if l[0] in keep_nodes}
+        # `inside` is that component: the joined parts and the ways between them (a part
+        # is a component of the kept links, and only the ways' links join parts).
+        links = {l for l in links if l[0] in inside}
     return frozenset(links), ""
 
 
@@ -543,10 +549,12 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     fast: dict[int, tuple[Exchanges, list[Link], Link]] = {}
     if not keep_deadlock_free and not fabric.dead_switches:
         wanted = fabric.host_switches()
+        # No dead switch here: a link is dead exactly when no cable of it is left.
+        live = frozenset(x for (a, b), n in fabric.cables.items() if n > 0 for x in ((a, b), (b, a)))
         for vid in broken:
             t = by_vid[vid]
-            dead = [l for l in t.links if not fabric.alive(*l)]
-            if len(dead) != 1 or not wanted <= {s for l in t.links for s in l}:
+            dead = sorted(t.links - live)
+            if len(dead) != 1 or not wanted <= t.switches:
                 continue
             ex = Exchanges(t.links, dead[0], senders[vid], fabric.hosts)
             options = ex.candidates(adj)

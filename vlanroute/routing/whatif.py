@@ -45,28 +45,56 @@ class FailureRow:
                 "link_load_lower_bound": round(self.bound, 4)}
 
 
-def _sides(links: frozenset[Link], root: str, senders: Mapping[str, int],
-           hosts: Mapping[str, int]) -> list[tuple[int, int]]:
-    """(senders, hosts) of each part the tree falls into without `root`."""
+def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
+    """Ordered host pairs each switch's death cuts before any repair, in one pass per tree:
+    without switch w its tree falls into the subtrees of w's children (senders s_c, hosts
+    h_c below c) and the part above w; a part with senders s and hosts h loses its senders'
+    traffic to the live hosts outside it, s x (H - hosts(w) - h). Hosts and senders count
+    on the tree's switches only, like a search in the tree."""
+    out: dict[str, int] = {}
+    h_all = sum(hosts.values())
+    for t in trees:
+        if not t.links:
+            continue
+        senders = {s: hosts.get(s, 0) for s in t.sources}
+        order, parent, adj = _rooted_tree(t.links)
+        s_below = {v: senders.get(v, 0) for v in order}
+        h_below = {v: hosts.get(v, 0) for v in order}
+        for v in reversed(order[1:]):
+            p = parent[v]
+            assert p is not None
+            s_below[p] += s_below[v]
+            h_below[p] += h_below[v]
+        root = order[0]
+        s_tree, h_tree = s_below[root], h_below[root]
+        for w in order:
+            h_alive = h_all - hosts.get(w, 0)
+            cut = 0
+            for c in adj[w]:
+                if parent.get(c) == w:
+                    s_part, h_part = s_below[c], h_below[c]
+                else:
+                    s_part, h_part = s_tree - s_below[w], h_tree - h_below[w]
+                cut += s_part * (h_alive - h_part)
+            out[w] = out.get(w, 0) + cut
+    return out
+
+
+def _rooted_tree(links: frozenset[Link]) -> tuple[list[str], dict[str, str | None], dict[str, list[str]]]:
+    """A BFS order from the smallest switch, the parents and the adjacency of a tree."""
     adj: dict[str, list[str]] = {}
     for a, b in links:
         adj.setdefault(a, []).append(b)
         adj.setdefault(b, []).append(a)
-    out = []
-    for start in adj.get(root, ()):
-        seen = {root, start}
-        todo = [start]
-        s = h = 0
-        while todo:
-            u = todo.pop()
-            s += senders.get(u, 0)
-            h += hosts.get(u, 0)
-            for v in adj[u]:
-                if v not in seen:
-                    seen.add(v)
-                    todo.append(v)
-        out.append((s, h))
-    return out
+    root = min(adj)
+    parent: dict[str, str | None] = {root: None}
+    order = [root]
+    for u in order:
+        for v in adj[u]:
+            if v not in parent:
+                parent[v] = u
+                order.append(v)
+    return order, parent, adj
 
 
 Link = tuple[str, str]
@@ -105,7 +133,6 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
             by_link.setdefault(l, []).append(t.vid)
         for s in {s for l in t.links for s in l} | set(t.sources):
             by_switch.setdefault(s, []).append(t.vid)
-    tree_of = {t.vid: t for t in trees}
     senders = {t.vid: {s: hosts.get(s, 0) for s in t.sources} for t in trees}
     intact = Degraded(cables, frozenset(), hosts)
     base = LoadBook.of({t.vid: t.links for t in trees}, senders, intact)
@@ -114,6 +141,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     total_cables = sum(cables.values())
     position = {s: i for i, s in enumerate(switches)}
     cuts = pair_cuts(trees, hosts)
+    switch_cut = switch_cuts(trees, hosts)
     out = []
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
@@ -130,13 +158,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     for w in switches:
         broken = by_switch.get(w, [])
         alive_hosts = {s: n for s, n in hosts.items() if s != w}
-        h_alive = sum(alive_hosts.values())
-        cut = 0
-        for vid in broken:
-            t = tree_of[vid]
-            for s_part, h_part in _sides(t.links, w, {s: n for s, n in senders[vid].items() if s != w},
-                                         alive_hosts):
-                cut += s_part * (h_alive - h_part)
+        cut = switch_cut.get(w, 0)
         fabric = Degraded(cables, frozenset({w}), alive_hosts)
         result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
         live = total_cables - sum(n for l, n in cables.items() if w in l)
