@@ -242,8 +242,8 @@ def test_hosts_that_never_send_the_learning_broadcasts_are_caught(
     # switches of the other VLANs where the hosts are.
     program = out / "hosts" / "vlanroute-host"
     text = program.read_text()
-    assert '        [ "$learn" = no ] || learn ;;' in text
-    program.write_text(text.replace('        [ "$learn" = no ] || learn ;;', '        : ;;'))
+    assert '        [ "$learn" = no ] || { only_vlans; learn; }' in text
+    program.write_text(text.replace('        [ "$learn" = no ] || { only_vlans; learn; }', '        :'))
     write_manifest(out)          # a bundle rendered that way, not one changed behind render's back
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert status == 1, text

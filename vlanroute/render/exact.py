@@ -162,7 +162,11 @@ def _repair_files(doc: PlanDocument, snap: BundleSnapshot) -> tuple[dict[str, st
     assert got is not None
     problems: list[str] = []
     trees = {v.id: {frozenset(link) for link in v.links} for v in doc.vlans}
-    switches = set(doc.switches)
+    failures = record.get("failures")
+    dead = failures.get("switches", []) if isinstance(failures, dict) else []
+    # A dead switch has left plan.json but is named among the failures and the touched.
+    switches = set(doc.switches) | {name for name in dead if isinstance(name, str)} if isinstance(dead, list) \
+        else set(doc.switches)
 
     def names(key: str) -> list[object]:
         value = record.get(key, [])
