@@ -123,7 +123,7 @@ class RepairResult:
 # ------------------------------------------------------------------ loads and dependencies
 
 
-def _rooted(links: Iterable[Link]) -> tuple[list[str], dict[str, str | None], dict[str, list[str]]]:
+def rooted_tree(links: Iterable[Link]) -> tuple[list[str], dict[str, str | None], dict[str, list[str]]]:
     """A BFS order, parents and adjacency of a tree (one component: the first link's)."""
     adj: dict[str, list[str]] = {}
     for a, b in links:
@@ -142,17 +142,24 @@ def _rooted(links: Iterable[Link]) -> tuple[list[str], dict[str, str | None], di
     return order, parent, adj
 
 
-def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
-    """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
-    senders on one side times the hosts on the other."""
-    order, parent, _ = _rooted(links)
-    below_h = {v: hosts.get(v, 0) for v in order}
+def _subtree_sums(order: list[str], parent: Mapping[str, str | None], senders: Mapping[str, int],
+                  hosts: Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """Senders and hosts in each switch's subtree (order: a BFS order from the root)."""
     below_s = {v: senders.get(v, 0) for v in order}
+    below_h = {v: hosts.get(v, 0) for v in order}
     for v in reversed(order[1:]):
         p = parent[v]
         assert p is not None
         below_h[p] += below_h[v]
         below_s[p] += below_s[v]
+    return below_s, below_h
+
+
+def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
+    """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
+    senders on one side times the hosts on the other."""
+    order, parent, _ = rooted_tree(links)
+    below_s, below_h = _subtree_sums(order, parent, senders, hosts)
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
     out: dict[Arc, float] = {}
@@ -167,14 +174,8 @@ def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Map
 def tree_dependencies(links: Iterable[Link], senders: Mapping[str, int],
                       hosts: Mapping[str, int]) -> set[tuple[str, str, str]]:
     """(p, q, r): some route of this VLAN crosses q from p to r, so channel p->q waits for q->r."""
-    order, parent, adj = _rooted(links)
-    below_h = {v: hosts.get(v, 0) for v in order}
-    below_s = {v: senders.get(v, 0) for v in order}
-    for v in reversed(order[1:]):
-        p = parent[v]
-        assert p is not None
-        below_h[p] += below_h[v]
-        below_s[p] += below_s[v]
+    order, parent, adj = rooted_tree(links)
+    below_s, below_h = _subtree_sums(order, parent, senders, hosts)
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
 

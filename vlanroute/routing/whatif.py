@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair
+from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree
 
 
 @dataclass
@@ -57,7 +57,7 @@ def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
         if not t.links:
             continue
         senders = {s: hosts.get(s, 0) for s in t.sources}
-        order, parent, adj = _rooted_tree(t.links)
+        order, parent, adj = rooted_tree(t.links)
         s_below = {v: senders.get(v, 0) for v in order}
         h_below = {v: hosts.get(v, 0) for v in order}
         for v in reversed(order[1:]):
@@ -78,23 +78,6 @@ def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
                 cut += s_part * (h_alive - h_part)
             out[w] = out.get(w, 0) + cut
     return out
-
-
-def _rooted_tree(links: frozenset[Link]) -> tuple[list[str], dict[str, str | None], dict[str, list[str]]]:
-    """A BFS order from the smallest switch, the parents and the adjacency of a tree."""
-    adj: dict[str, list[str]] = {}
-    for a, b in links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
-    root = min(adj)
-    parent: dict[str, str | None] = {root: None}
-    order = [root]
-    for u in order:
-        for v in adj[u]:
-            if v not in parent:
-                parent[v] = u
-                order.append(v)
-    return order, parent, adj
 
 
 Link = tuple[str, str]
@@ -180,18 +163,7 @@ def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:
             continue
         senders = {s: hosts.get(s, 0) for s in t.sources}
         s_all = sum(senders.values())
-        adj: dict[str, list[str]] = {}
-        for a, b in t.links:
-            adj.setdefault(a, []).append(b)
-            adj.setdefault(b, []).append(a)
-        root = min(adj)
-        parent: dict[str, str | None] = {root: None}
-        order = [root]
-        for u in order:
-            for v in adj[u]:
-                if v not in parent:
-                    parent[v] = u
-                    order.append(v)
+        order, parent, _ = rooted_tree(t.links)
         s_below = {v: senders.get(v, 0) for v in order}
         h_below = {v: hosts.get(v, 0) for v in order}
         for v in reversed(order[1:]):
