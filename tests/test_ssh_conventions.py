@@ -1,8 +1,7 @@
 """A site's SSH conventions: an OpenSSH config (Host aliases, HostName, ProxyJump) and the
 ssh-agent, as netmiko offers them (`--ssh-config`, `--ssh-agent`). The alias is tried on an
-emulated switch on loopback; ProxyJump is not (netmiko runs `ssh -W` through the jump host,
-which the emulated switches cannot be: they allow no port forwarding), so for it the test
-checks that the option reaches netmiko's ConnectHandler."""
+emulated switch on loopback; here the ProxyJump option is only followed to netmiko's
+ConnectHandler: tests/test_ssh_bastion.py goes through a real OpenSSH bastion."""
 
 from __future__ import annotations
 

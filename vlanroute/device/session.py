@@ -125,7 +125,13 @@ class SwitchSession:
         except (NetmikoTimeoutException, paramiko.SSHException, OSError, EOFError) as exc:
             _log.warning("%s:%s: connection failed: %s", host, port, _short(exc))
             # netmiko wraps paramiko's host key errors; recognise them by their text.
-            raise ConnectFailed(_connect_problem(str(exc), host, port) or _short(exc)) from None
+            problem = _connect_problem(str(exc), host, port) or _short(exc)
+            jump = _jump_host(host_keys.ssh_config_file, host)
+            if jump is not None:
+                problem = (f"{problem}; the connection goes through {jump} ({host_keys.ssh_config_file}): "
+                           f"check that hop by hand with `ssh -F {host_keys.ssh_config_file} -W <switch>:{port} "
+                           "<jump host>` (the jump host may refuse the login or be unable to reach the switch)")
+            raise ConnectFailed(problem) from None
         base = re.escape(self._conn.base_prompt)
         # Any mode: sw1>, sw1#, sw1(config)#, sw1(config-if-1/g1)#, sw1(config-vlan)#
         self._prompt_core = base + r"(?:\([^)\r\n]*\))?[#>]"
@@ -296,6 +302,22 @@ def _create_private(path: Path) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     os.chmod(path, 0o600)
+
+
+def _jump_host(config: Path | None, host: str) -> str | None:
+    """What the ssh_config puts between us and `host` ("ProxyJump bastion" or "ProxyCommand
+    ..."), read as netmiko reads it (paramiko.SSHConfig), or None."""
+    if config is None:
+        return None
+    try:
+        found = paramiko.SSHConfig.from_path(str(config)).lookup(host)
+    except (OSError, ValueError, paramiko.SSHException):
+        return None
+    if "proxycommand" in found:
+        return f"ProxyCommand {found['proxycommand']}"
+    if "proxyjump" in found:
+        return f"ProxyJump {found['proxyjump']}"
+    return None
 
 
 def _connect_problem(text: str, host: str, port: int) -> str | None:
