@@ -82,7 +82,30 @@ class _DellLldp:
         return lldp.parse_detail_name(text)
 
 
-class PowerConnect62xx(_DellLldp, Family):
+class _GeneralMode(_DellLldp, Family):
+    """What the 62xx and OS6 share beyond LLDP: the SSH dialog, the general-mode delta
+    (drivers/powerconnect/delta.py, given each family's syntax) and the learned-MAC table,
+    whose LAG ports differ only in their prefix (62xx `ch1`, OS6 `Po1`)."""
+
+    cli = DELL_DIALOG
+    _syntax: delta.Syntax
+    _lag_prefix: str
+
+    def config_commands(self, text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("!")]
+
+    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
+        return delta.canonical_lines(cfg, self._syntax)
+
+    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
+        return delta.port_fixups(cur, tgt, ports, self._syntax)
+
+    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
+        return address_table.parse_address_table(text, self._lag_prefix)
+
+
+class PowerConnect62xx(_GeneralMode):
     name = "powerconnect-62xx"
     title = "PowerConnect 62xx"
     capabilities = Capabilities(
@@ -109,8 +132,8 @@ class PowerConnect62xx(_DellLldp, Family):
         Probe("flowcontrol (global)", r"(no )?flowcontrol", "flowcontrol", mode="configure"),
     )
     defaults = PC62XX_DEFAULTS
-    cli = DELL_DIALOG
     address_table_command = "show bridge address-table"
+    _lag_prefix = "ch"
     _syntax = delta.syntax_62xx(PC62XX_DEFAULTS)
 
     def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
@@ -122,16 +145,6 @@ class PowerConnect62xx(_DellLldp, Family):
 
     def lag_label(self, lag_id: int) -> str:
         return lag_label_62xx(lag_id)
-
-    def config_commands(self, text: str) -> list[str]:
-        return [line.strip() for line in text.splitlines()
-                if line.strip() and not line.lstrip().startswith("!")]
-
-    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
-        return delta.canonical_lines(cfg, self._syntax)
-
-    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
-        return delta.port_fixups(cur, tgt, ports, self._syntax)
 
     def delta_commands(self, cur: SwitchConfig, tgt: SwitchConfig) -> list[str]:
         return delta.delta_commands(cur, tgt, self._syntax)
@@ -145,11 +158,9 @@ class PowerConnect62xx(_DellLldp, Family):
     def facts(self, running_config: str, show: ShowCommand) -> SwitchFacts:
         return facts.facts_62xx(running_config, show)
 
-    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
-        return address_table.parse_address_table(text, "ch")
 
 
-class DellOS6(_DellLldp, Family):
+class DellOS6(_GeneralMode):
     name = "dell-os6"
     title = "Dell OS6"
     capabilities = Capabilities(
@@ -178,8 +189,8 @@ class DellOS6(_DellLldp, Family):
         Probe("green-mode eee", r"(no )?green-mode (?P<value>eee)", "green-mode"),
     )
     defaults = OS6_DEFAULTS
-    cli = DELL_DIALOG
     address_table_command = "show mac address-table"
+    _lag_prefix = "Po"
     _syntax = delta.syntax_os6(OS6_DEFAULTS)
 
     def parse(self, text: str, *, switch: str, platform: Platform, source: str = "") -> SwitchConfig:
@@ -192,16 +203,6 @@ class DellOS6(_DellLldp, Family):
     def lag_label(self, lag_id: int) -> str:
         return lag_label_os6(lag_id)
 
-    def config_commands(self, text: str) -> list[str]:
-        return [line.strip() for line in text.splitlines()
-                if line.strip() and not line.lstrip().startswith("!")]
-
-    def canonical_lines(self, cfg: SwitchConfig) -> list[CanonicalLine]:
-        return delta.canonical_lines(cfg, self._syntax)
-
-    def port_fixups(self, cur: SwitchConfig, tgt: SwitchConfig, ports: set[PortRef]) -> list[str]:
-        return delta.port_fixups(cur, tgt, ports, self._syntax)
-
     def target_config(self, cfg: SwitchConfig) -> str | None:
         return target.target_config(cfg, self._syntax)
 
@@ -213,9 +214,6 @@ class DellOS6(_DellLldp, Family):
 
     def facts(self, running_config: str, show: ShowCommand) -> SwitchFacts:
         return facts.facts_os6(running_config, show)
-
-    def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
-        return address_table.parse_address_table(text, "Po")
 
 
 POWERCONNECT_62XX = PowerConnect62xx()
