@@ -423,3 +423,56 @@ def test_a_lock_file_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> N
     with pytest.raises(UserError, match="cannot open the fabric's lock file") as exc:
         lock_fabric(state, "push")
     assert exc.value.field == "--state-dir"
+
+
+def _drop_records(push_file: Path, switch: str, events: set[str]) -> None:
+    """The journal as a crash would have left it: the last records of `switch` never written."""
+    kept = [line for line in push_file.read_text().splitlines()
+            if not (json.loads(line).get("switch") == switch and json.loads(line)["event"] in events)]
+    push_file.write_text("\n".join(kept) + "\n")
+
+
+@pytest.mark.parametrize("cut", ["after-applied", "after-saving"])
+def test_resume_saves_a_switch_the_interrupted_push_applied_but_did_not_save(farm, tmp_path, monkeypatch,
+                                                                           capsys, cut):
+    """A crash between `applied` (or `saving`) and `saved` leaves the switch's running config
+    as rendered and its startup config old: --resume must save it, not call it unchanged."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    common = ["--known-hosts", str(cluster.known_hosts), "--workers", "1"]
+    old_startup = {name: sw.running_config() for name, sw in farm.switches.items()}
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--switch", "leaf2")
+    assert rc == 0, out + err
+    leaf2 = cluster.switch("leaf2")
+    pushed = leaf2.running_config()
+    assert pushed != old_startup["leaf2"] and leaf2.saved == [pushed]
+    leaf2.saved = [old_startup["leaf2"]]                       # the save never happened
+    push_file = sorted((cluster.state / "pushes").glob("*.jsonl"))[-1]
+    _drop_records(push_file, "leaf2", {"saved"} | ({"saving"} if cut == "after-applied" else set()))
+
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--dry-run", "--resume")
+    assert rc == 0, out + err
+    assert "the resumed push saves it" in out and leaf2.saved == [old_startup["leaf2"]]
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--resume")
+    assert rc == 0, out + err
+    assert "1 switch(es) left: leaf2" in err
+    assert "saved now" in out
+    assert leaf2.running_config() == pushed and leaf2.saved[-1] == pushed
+    events = [json.loads(line) for line in push_file.read_text().splitlines()]
+    assert [e["event"] for e in events if e.get("switch") == "leaf2"][-1] == "saved"
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--resume")
+    assert rc == 0 and "nothing to do" in err
+
+
+def test_resume_retries_a_save_that_did_not_confirm(farm, tmp_path, monkeypatch, capsys):
+    set_ssh_env(monkeypatch)
+    faults = Faults(save_lost=True)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", {"leaf1": faults})
+    common = ["--known-hosts", str(cluster.known_hosts), "--workers", "1"]
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--switch", "leaf1")
+    assert table(out)["leaf1"] == "SAVE-UNCERTAIN", out + err
+    saves = len(cluster.switch("leaf1").saved)
+    rc, out, err = run(capsys, "push", str(cluster.outdir), *common, "--yes", "--resume")
+    assert rc == 0, out + err
+    assert "saved now" in out and len(cluster.switch("leaf1").saved) == saves + 1
+    assert cluster.switch("leaf1").saved[-1] == cluster.switch("leaf1").running_config()

@@ -187,17 +187,23 @@ def _run(pusher: Pusher, targets: list[Target], previous: dict[str, SwitchResult
 
 
 def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
-                      targets: list[Target], plan_sha: str) -> tuple[Journal, list[Target]]:
+                      targets: list[Target], plan_sha: str) -> tuple[Journal, list[Target], frozenset[str]]:
     """The switches the last push did not finish: not applied (saved or, with --no-save,
-    left unsaved) and not unchanged. Refused when plan.json changed since that push."""
+    left unsaved) and not unchanged; and of those, the ones it had applied and verified but
+    whose save did not end (`applied`, `saving`, SAVE-UNCERTAIN: their startup config may
+    still be the old one), which the resumed push saves if their running config is still as
+    rendered. Refused when plan.json changed since that push."""
     journal, view = require_last_journal(state, outdir, plan_name, "push --resume")
     if view.header.get("plan_sha256") != plan_sha:
         raise UserError("plan.json changed since the push being resumed", file=str(outdir / PLAN_FILE),
                         fix="push the new plan with a plain `vlanroute push` (or roll back first)")
-    done = {J.SAVED, J.UNCHANGED} | ({J.APPLIED} if not view.header.get("save", True) else set())
+    saving = bool(view.header.get("save", True))
+    done = {J.SAVED, J.UNCHANGED} | ({J.APPLIED} if not saving else set())
     finished = {name for name, h in view.switches.items() if h.state in done}
     in_journal = set(view.switches)
-    return journal, [t for t in targets if t.name in in_journal and t.name not in finished]
+    resave = frozenset(name for name, h in view.switches.items()
+                       if saving and h.state in (J.APPLIED, J.SAVING, J.SAVE_UNCERTAIN))
+    return journal, [t for t in targets if t.name in in_journal and t.name not in finished], resave
 
 
 @click.command("push")
@@ -275,8 +281,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         click.get_current_context().call_on_close(lock_fabric(state, "push").release)
     plan_sha = sha256_text(bundle.snapshot.text(PLAN_FILE))
     journal: Journal | None = None
+    resave: frozenset[str] = frozenset()
     if resume:
-        journal, targets = _resume_selection(state, outdir, doc.name, targets, plan_sha)
+        journal, targets, resave = _resume_selection(state, outdir, doc.name, targets, plan_sha)
+        resave = resave if not no_save else frozenset()
         if not targets:
             click.echo("push --resume: the last push finished every switch; nothing to do", err=True)
             return ExitCode.OK
@@ -306,6 +314,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     pusher = Pusher(outdir, state, creds, preview, PushUI(), configs=configs)
     results = _run(pusher, targets, None, err, out, True, show_commands, bar)
     failed = [r for r in results if r.result not in SUCCESS]
+    # A resumed push also saves what the interrupted one applied but did not save.
+    to_save = [r for r in results if not r.diff and r.switch in resave and r.result == UNCHANGED]
+    for r in to_save:
+        r.message = "applied by the interrupted push, NOT saved: the resumed push saves it"
     if pusher.interrupted or dry_run or failed:
         out.print(results_table(results))
         if pusher.interrupted:
@@ -316,7 +328,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
                       f"({', '.join(r.switch for r in failed)}); every switch must pass it before "
                       "any switch is changed. Fix them, or leave them out with --switch.")
         return report(results, ExitCode.FAILED_CHECK if failed else ExitCode.OK)
-    changing = [r for r in results if r.diff]
+    changing = [r for r in results if r.diff] + to_save
     if not changing:
         out.print(results_table(results))
         out.print("nothing to change")
@@ -341,7 +353,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     else:
         journal.append("resume", switches=[t.name for t in chosen], save=not no_save)
     options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy,
-                          strict=strict, save=not no_save)
+                          strict=strict, save=not no_save, resave=resave)
     pusher = Pusher(outdir, state, creds, options, PushUI(), journal=journal, configs=configs)
     applied = {r.switch: r for r in _run(pusher, chosen, previous, err, out, False, False, bar)}
     try:

@@ -95,6 +95,9 @@ class PushOptions:
     host_keys: HostKeyPolicy = HostKeyPolicy()
     strict: bool = False             # refuse any running-config line the parser does not know
     save: bool = True                # False: push --no-save, `vlanroute save` commits later
+    # push --resume: switches the interrupted push applied and verified but did not finish
+    # saving; found already as rendered, they are saved (not left with the old startup config).
+    resave: frozenset[str] = frozenset()
 
 
 class PushRefused(Exception):
@@ -301,6 +304,8 @@ class Pusher:
                 return res
             if not prep.diff:           # also in a dry run: nothing would be sent
                 res.result, res.message, res.commands = UNCHANGED, "already as rendered; nothing sent", []
+                if name in self.options.resave and self.options.save and not self.options.dry_run:
+                    return self._save_as_rendered(session, res)
                 return res
             try:
                 self.ui.status(name, "asking the switch (context help)")
@@ -341,6 +346,22 @@ class Pusher:
             except JournalWriteError:
                 self._stop.set()        # the next switch could not be recorded either
                 raise
+
+    def _save_as_rendered(self, session: SwitchSession, res: SwitchResult) -> SwitchResult:
+        """push --resume: the running config is as rendered (checked just now, as after an
+        apply), the interrupted push's save did not end: save it."""
+        try:
+            self._log_ahead(J.SAVING, res.switch)
+            res = save_switch(session, res, self._log)
+        except JournalWriteError as exc:
+            res.result, res.message = NOT_STARTED, f"not saved: {exc.message}"
+            return res
+        except SaveFailed as exc:
+            res.result, res.message = NOT_STARTED, f"not saved: the save was refused before it began ({exc})"
+            return res
+        if res.result == APPLIED:
+            res.message = "applied by the interrupted push; saved now"
+        return res
 
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
                res: SwitchResult) -> SwitchResult:
