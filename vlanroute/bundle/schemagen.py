@@ -2,10 +2,10 @@
 the code that produces the documents: `python -m vlanroute.bundle.schemagen` rewrites them,
 `--check` only says which differ (tests/test_schemas_generated.py runs the same comparison).
 
-Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument) and
-algorithms.json (AlgorithmsDocument).
-Every other schema file is hand-written: those commands build their output as plain dicts
-(docs/architecture.md says which and why).
+Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
+algorithms.json (AlgorithmsDocument), render.json, verify.json, audit.json and push.json
+(schemas/outputs.py). Every other schema file is hand-written: those commands still build
+their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
 plan back, which every plan it writes satisfies (the serialiser writes the fields as read;
@@ -23,6 +23,8 @@ import json
 from pathlib import Path
 import sys
 from typing import Any
+
+from pydantic import BaseModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # The schema files are data of the vlanroute.schemas package; this writer lives in bundle/
@@ -57,30 +59,62 @@ def plan_schema() -> dict[str, Any]:
                     "docs/plan-format.md)"), **body}
 
 
+def _from_model(name: str, title: str, model: type[BaseModel], absent_when_none: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A command's --json object: the model's serialization schema, every key required
+    (`schema` too, despite its default: every object prints it) but those the object leaves
+    out when they are None, which are then never null."""
+    body = model.model_json_schema(mode="serialization", by_alias=True)
+    body.pop("title", None)
+    body.pop("description", None)
+    body["required"] = [k for k in body["properties"] if k not in absent_when_none]
+    for key in absent_when_none:
+        prop = body["properties"][key]
+        [kept] = [alt for alt in prop.pop("anyOf") if alt != {"type": "null"}]
+        prop.pop("default", None)
+        prop.update(kept)
+    return {**_head(name, title), **body}
+
+
 def error_schema() -> dict[str, Any]:
     from vlanroute.schemas.documents import ErrorDocument
 
-    body = ErrorDocument.model_json_schema(mode="serialization", by_alias=True)
-    body.pop("title", None)
-    body.pop("description", None)
-    # The model's default makes `schema` optional to read; every error object has it.
-    body["required"] = list(body["properties"])
-    return {**_head("error", "any command's --json output when it fails with a usage or input "
-                    "error"), **body}
+    return _from_model("error", "any command's --json output when it fails with a usage or input error",
+                       ErrorDocument)
 
 
 def algorithms_schema() -> dict[str, Any]:
     from vlanroute.schemas.documents import AlgorithmsDocument
 
-    body = AlgorithmsDocument.model_json_schema(mode="serialization", by_alias=True)
-    body.pop("title", None)
-    body.pop("description", None)
-    body["required"] = list(body["properties"])          # `schema` too, despite its default
-    return {**_head("algorithms", "vlanroute algorithms --json"), **body}
+    return _from_model("algorithms", "vlanroute algorithms --json", AlgorithmsDocument)
 
 
-GENERATED: dict[str, Callable[[], dict[str, Any]]] = {"plan": plan_schema, "error": error_schema,
-                                                      "algorithms": algorithms_schema}
+def render_schema() -> dict[str, Any]:
+    from vlanroute.schemas.outputs import RenderDocument
+
+    return _from_model("render", "vlanroute render --json", RenderDocument)
+
+
+def verify_schema() -> dict[str, Any]:
+    from vlanroute.schemas.outputs import VerifyDocument
+
+    return _from_model("verify", "vlanroute verify --json", VerifyDocument)
+
+
+def audit_schema() -> dict[str, Any]:
+    from vlanroute.schemas.outputs import AuditDocument
+
+    return _from_model("audit", "vlanroute audit --json", AuditDocument)
+
+
+def push_schema() -> dict[str, Any]:
+    from vlanroute.schemas.outputs import ABSENT_WHEN_NONE, PushDocument
+
+    return _from_model("push", "vlanroute push --json", PushDocument, ABSENT_WHEN_NONE["push"])
+
+
+GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
+    "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema,
+    "render": render_schema, "verify": verify_schema, "audit": audit_schema, "push": push_schema}
 
 
 def text_of(name: str) -> str:

@@ -1,0 +1,114 @@
+"""Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
+and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
+audit and push. The objects print the same keys, in the same order, with the same values
+as the plain dicts they replaced (written out here by hand, as docs/json.md describes
+them); and each generated schema still refuses what the hand-written one refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pydantic
+import pytest
+
+from vlanroute import schemas
+from vlanroute.api import PushRun
+from vlanroute.device import push as P
+from vlanroute.device.audit import AuditReport, Expected, Finding
+from vlanroute.schemas.outputs import AuditDocument, PushDocument, RenderDocument, TableSize, VerifyDocument
+
+V = jsonschema.Draft202012Validator
+
+RENDER = {"schema": "vlanroute-render/1", "outdir": "out", "written": True, "files": 12, "bytes": 3456,
+          "verified": True, "warnings": ["deadlock risk"]}
+VERIFY = {"schema": "vlanroute-verify/1", "outdir": "out", "ok": False, "summary": ["2 VLANs"],
+          "violation_counts": {"loop": 1}, "violations": ["VLAN 2: loop"],
+          "tables": {"sw1": {"learned": 4, "capacity": 8192}}}
+AUDIT = {"schema": "vlanroute-audit/1", "outdir": "out", "ok": False, "checked": 2, "present": 1,
+         "findings": [{"switch": "sw1", "vlan": 2, "host": "h1", "mac": "00:00:00:00:00:01",
+                       "expected_port": "1/g1", "found_port": None}],
+         "errors": {"sw2": "timed out"}, "no_mac": ["h9"]}
+
+
+def _printed(doc: Any) -> str:
+    return json.dumps(doc.to_json(), indent=1, default=str)
+
+
+def test_render_and_verify_print_what_the_dicts_printed() -> None:
+    render = RenderDocument(outdir="out", written=True, files=12, bytes=3456, verified=True,
+                            warnings=["deadlock risk"])
+    assert _printed(render) == json.dumps(RENDER, indent=1)
+    verify = VerifyDocument(outdir="out", ok=False, summary=["2 VLANs"], violation_counts={"loop": 1},
+                            violations=["VLAN 2: loop"], tables={"sw1": TableSize(learned=4, capacity=8192)})
+    assert _printed(verify) == json.dumps(VERIFY, indent=1)
+
+
+def test_audit_prints_what_the_report_gave() -> None:
+    report = AuditReport(findings=[Finding(Expected("sw1", 2, "h1", "00:00:00:00:00:01", "1/g1"), None)],
+                         checked=2, no_mac=["h9"], errors={"sw2": "timed out"})
+    doc = AuditDocument.model_validate({"outdir": "out", **report.to_json()})
+    assert _printed(doc) == json.dumps(AUDIT, indent=1)
+
+
+@pytest.mark.parametrize("extra", [{}, {"journal": "state/j.jsonl"}, {"refused": "the cables disagree"}])
+def test_push_prints_what_the_dict_printed(tmp_path: Path, extra: dict[str, str]) -> None:
+    run = PushRun(tmp_path, True, [P.SwitchResult("sw1", P.DRY_RUN, commands=["vlan 2"], seconds=0.1234)])
+    before = {"schema": "vlanroute-push/1", **run.to_json(), "exit_code": 0, **extra}
+    doc = PushDocument.model_validate({**run.to_json(), "exit_code": 0, **extra})
+    assert _printed(doc) == json.dumps(before, indent=1)
+    assert "null" not in _printed(doc).split('"not_pushed"')[1]      # an absent key is not null
+    V(schemas.load("push")).validate(doc.to_json())
+
+
+# What the hand-written schemas required (git history) and a wrong value each refused.
+REQUIRED = {
+    "render": (RENDER, ["schema", "outdir", "written", "files", "bytes", "verified", "warnings"]),
+    "verify": (VERIFY, ["schema", "outdir", "ok", "summary", "violation_counts", "violations", "tables"]),
+    "audit": (AUDIT, ["schema", "outdir", "ok", "checked", "present", "findings", "errors", "no_mac"]),
+}
+WRONG: dict[str, list[dict[str, Any]]] = {
+    "render": [{"schema": "vlanroute-render/2"}, {"files": "1"}, {"bytes": -1}, {"warnings": [1]}],
+    "verify": [{"ok": "yes"}, {"violation_counts": {"loop": -1}}, {"tables": {"sw1": {"learned": 1}}},
+               {"tables": {"sw1": {"learned": 1, "capacity": 2, "extra": 3}}}],
+    "audit": [{"checked": -1}, {"findings": [{**AUDIT["findings"][0], "vlan": 4095}]},   # type: ignore[index]
+              {"findings": [{**AUDIT["findings"][0], "found_port": 1}]},                # type: ignore[index]
+              {"findings": [{k: v for k, v in AUDIT["findings"][0].items() if k != "mac"}]},  # type: ignore[index]
+              {"errors": {"sw2": 1}}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED))
+def test_generated_schema_still_refuses(name: str) -> None:
+    good, required = REQUIRED[name]
+    schema = V(schemas.load(name))
+    schema.validate(good)
+    for key in required:
+        assert not schema.is_valid({k: v for k, v in good.items() if k != key}), key
+    for change in WRONG[name]:
+        assert not schema.is_valid({**good, **change}), change
+
+
+def test_push_schema_still_refuses(tmp_path: Path) -> None:
+    run = PushRun(tmp_path, False, [P.SwitchResult("sw1", P.APPLIED)])
+    good = {"schema": "vlanroute-push/1", **run.to_json(), "journal": "j.jsonl"}
+    schema = V(schemas.load("push"))
+    schema.validate(good)
+    for key in ["schema", "outdir", "dry_run", "exit_code", "counts", "switches", "not_pushed"]:
+        assert not schema.is_valid({k: v for k, v in good.items() if k != key}), key
+    record = good["switches"][0]      # type: ignore[index]
+    for change in ({"exit_code": 5}, {"journal": None}, {"refused": 1}, {"counts": {"applied": -1}},
+                   {"switches": [{**record, "result": "done"}]},
+                   {"switches": [{k: v for k, v in record.items() if k != "backup"}]},
+                   {"switches": [{**record, "commands_sent": -1}]}):
+        assert not schema.is_valid({**good, **change}), change
+
+
+def test_a_model_refuses_what_its_schema_refuses() -> None:
+    with pytest.raises(pydantic.ValidationError):
+        RenderDocument(outdir="o", written=True, files=-1, bytes=0, verified=True, warnings=[])
+    with pytest.raises(pydantic.ValidationError):
+        PushDocument.model_validate({"outdir": "o", "dry_run": False, "exit_code": 7, "counts": {},
+                                     "switches": [], "not_pushed": []})

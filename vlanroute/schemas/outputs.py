@@ -1,0 +1,126 @@
+"""pydantic models of commands' `--json` objects whose schema file is generated from them
+(vlanroute/bundle/schemagen.py): render, verify and audit. The command builds the model and
+prints its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
+order the objects print them (docs/json.md). A data package imports no stage: plain types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Count = Annotated[int, Field(ge=0)]
+
+
+class _Output(BaseModel):
+    """One command's --json object; `schema` (a BaseModel attribute) keeps its JSON name
+    through an alias."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True)
+
+
+class RenderDocument(_Output):
+    """`vlanroute render --json`."""
+
+    schema_: Literal["vlanroute-render/1"] = Field(default="vlanroute-render/1", alias="schema")
+    outdir: str
+    written: bool
+    files: Count
+    bytes: Count
+    verified: bool
+    warnings: list[str]
+
+
+class TableSize(BaseModel):
+    """One switch's MAC table in the simulation: entries learned, and its capacity."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    learned: Count
+    capacity: Count
+
+
+class VerifyDocument(_Output):
+    """`vlanroute verify --json`."""
+
+    schema_: Literal["vlanroute-verify/1"] = Field(default="vlanroute-verify/1", alias="schema")
+    outdir: str
+    ok: bool
+    summary: list[str]
+    violation_counts: dict[str, Count]
+    violations: list[str]
+    tables: dict[str, TableSize]
+
+
+class AuditFinding(BaseModel):
+    """One MAC entry a switch lacks, or has on another port."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    switch: str
+    vlan: Annotated[int, Field(ge=1, le=4094)]
+    host: str
+    mac: str
+    expected_port: str
+    found_port: str | None
+
+
+class AuditDocument(_Output):
+    """`vlanroute audit --json`."""
+
+    schema_: Literal["vlanroute-audit/1"] = Field(default="vlanroute-audit/1", alias="schema")
+    outdir: str
+    ok: bool
+    checked: Count
+    present: Count
+    findings: list[AuditFinding]
+    errors: dict[str, str]
+    no_mac: list[str]
+
+
+# Keys an object leaves out rather than print null (their schema: never null, not required).
+ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused")}
+
+
+# The values of device/results.py (tests/test_json_output.py checks the two agree).
+PushResult = Literal["applied", "applied-unsaved", "unchanged", "dry-run", "not-started", "skipped",
+                     "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN"]
+
+
+class SwitchRecord(BaseModel):
+    """How one switch ended (device/push.SwitchResult.to_json)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    switch: str
+    result: PushResult
+    commands_sent: Count
+    seconds: float
+    backup: str | None
+    message: str
+    diff: list[str]
+    commands: list[str]
+    switch_diff: list[str]
+
+
+class PushDocument(_Output):
+    """`vlanroute push --json`. `journal` (the run's journal) and `refused` (why nothing was
+    pushed) are printed only when there is one."""
+
+    schema_: Literal["vlanroute-push/1"] = Field(default="vlanroute-push/1", alias="schema")
+    outdir: str
+    dry_run: bool
+    exit_code: Literal[0, 1, 2, 3, 4, 130]      # docs/exit-codes.md, the codes push ends with
+    counts: dict[str, Count]
+    switches: list[SwitchRecord]
+    not_pushed: list[SwitchRecord]
+    journal: str | None = None
+    refused: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, exclude={k for k in ABSENT_WHEN_NONE["push"]
+                                                       if getattr(self, k) is None})
+
