@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit and push. The objects print the same keys, in the same order, with the same values
+audit, push and analyze. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -18,9 +18,12 @@ from vlanroute import schemas
 from vlanroute.api import PushRun
 from vlanroute.device import push as P
 from vlanroute.device.audit import AuditReport, Expected, Finding
-from vlanroute.schemas.outputs import AuditDocument, PushDocument, RenderDocument, TableSize, VerifyDocument
+from vlanroute.cli import main
+from vlanroute.schemas.outputs import (AnalyzeDocument, AuditDocument, PushDocument, RenderDocument, TableSize,
+                                       VerifyDocument)
 
 V = jsonschema.Draft202012Validator
+INV = Path(__file__).resolve().parent.parent / "inventories"
 
 RENDER = {"schema": "vlanroute-render/1", "outdir": "out", "written": True, "files": 12, "bytes": 3456,
           "verified": True, "warnings": ["deadlock risk"]}
@@ -112,3 +115,54 @@ def test_a_model_refuses_what_its_schema_refuses() -> None:
     with pytest.raises(pydantic.ValidationError):
         PushDocument.model_validate({"outdir": "o", "dry_run": False, "exit_code": 7, "counts": {},
                                      "switches": [], "not_pushed": []})
+
+
+ANALYZE = {"schema": "vlanroute-analyze/1", "sets": ["routing.algorithm=dor"], "inventories": [
+    {"inventory": "a.yaml", "ok": True, "name": "a", "max_vlans": 1023,
+     "metrics": {"switches": 8, "hosts": 0, "vlan_count": 2, "inter_switch_links": 8, "diameter": 4,
+                 "mean_hops": 2, "max_link_load": 0, "link_load_lower_bound": 0.5, "max_mac_entries": 0,
+                 "mac_capacity": 8192, "deadlock_free": True, "mean_stretch": 1.0, "link_load_optimum_kind": "optimum"},
+     "warnings": []},
+    {"inventory": "nope.yaml", "ok": False, "error": "nope.yaml: no such file"}],
+    "throughput": [{"pattern": "permutation", "rows": [
+        {"label": "a", "cables": 8, "flows": 0, "aggregate_gbps": 0, "slowest_mbps": 0.0, "exchange_s": 0.5,
+         "effective_gbps": 1.25, "vs_first": None, "vs_stp": 1.5, "bottlenecks": ["sw1->sw2"]}]}]}
+
+
+def test_analyze_prints_what_the_dict_printed() -> None:
+    # Ints stay ints (2, not 2.0), the plan's other figures pass as they are, a refused
+    # inventory prints only its error, and no --patterns prints no throughput key.
+    payload = {k: v for k, v in ANALYZE.items() if k != "schema"}
+    assert _printed(AnalyzeDocument.model_validate(payload)) == json.dumps(ANALYZE, indent=1)
+    without = {k: v for k, v in payload.items() if k != "throughput"}
+    assert "throughput" not in AnalyzeDocument.model_validate(without).to_json()
+
+
+def test_analyze_with_patterns_is_valid(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--json", "--patterns", "neighbour", "--seeds", "1", str(INV / "seed-ring.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    V(schemas.load("analyze")).validate(data)
+    assert [t["pattern"].split()[0] for t in data["throughput"]] == ["neighbour"]
+    assert data["throughput"][0]["rows"][0]["label"]
+
+
+def test_analyze_schema_still_refuses() -> None:
+    # What the hand-written analyze.json refused: a planned inventory without its figures, a
+    # refused one without its error, a figure missing, a throughput row missing a column.
+    schema = V(schemas.load("analyze"))
+    schema.validate(ANALYZE)
+    ok, refused = ANALYZE["inventories"]                               # type: ignore[misc]
+    table = ANALYZE["throughput"][0]                                   # type: ignore[index]
+    for key in ("schema", "sets", "inventories"):
+        assert not schema.is_valid({k: v for k, v in ANALYZE.items() if k != key}), key
+    bad_rows = [{k: v for k, v in ok.items() if k != key} for key in ("inventory", "name", "max_vlans", "metrics",
+                                                                     "warnings")]
+    bad_rows += [{"inventory": "x", "ok": False}, {k: v for k, v in refused.items() if k != "ok"},
+                 {**ok, "metrics": {k: v for k, v in ok["metrics"].items() if k != "deadlock_free"}}]
+    for row in bad_rows:
+        assert not schema.is_valid({**ANALYZE, "inventories": [row]}), row
+    for key in table["rows"][0]:
+        row = {k: v for k, v in table["rows"][0].items() if k != key}
+        assert not schema.is_valid({**ANALYZE, "throughput": [{**table, "rows": [row]}]}), key
+    assert not schema.is_valid({**ANALYZE, "throughput": [{"rows": []}]})
+    assert not schema.is_valid({**ANALYZE, "throughput": None})

@@ -3,9 +3,9 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 `--check` only says which differ (tests/test_schemas_generated.py runs the same comparison).
 
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
-algorithms.json (AlgorithmsDocument), render.json, verify.json, audit.json and push.json
-(schemas/outputs.py). Every other schema file is hand-written: those commands still build
-their output as plain dicts (docs/architecture.md says which).
+algorithms.json (AlgorithmsDocument), render.json, verify.json, audit.json, push.json and
+analyze.json (schemas/outputs.py). Every other schema file is hand-written: those commands
+still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
 plan back, which every plan it writes satisfies (the serialiser writes the fields as read;
@@ -112,9 +112,16 @@ def push_schema() -> dict[str, Any]:
     return _from_model("push", "vlanroute push --json", PushDocument, ABSENT_WHEN_NONE["push"])
 
 
+def analyze_schema() -> dict[str, Any]:
+    from vlanroute.schemas.outputs import ABSENT_WHEN_NONE, AnalyzeDocument
+
+    return _from_model("analyze", "vlanroute analyze --json", AnalyzeDocument, ABSENT_WHEN_NONE["analyze"])
+
+
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
     "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema,
-    "render": render_schema, "verify": verify_schema, "audit": audit_schema, "push": push_schema}
+    "render": render_schema, "verify": verify_schema, "audit": audit_schema, "push": push_schema,
+    "analyze": analyze_schema}
 
 
 def text_of(name: str) -> str:

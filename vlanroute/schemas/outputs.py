@@ -1,5 +1,5 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
-(vlanroute/bundle/schemagen.py): render, verify and audit. The command builds the model and
+(vlanroute/bundle/schemagen.py): render, verify, audit, push and analyze. The command builds the model and
 prints its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Count = Annotated[int, Field(ge=0)]
+# A figure printed as computed: an int stays an int (pydantic's float would print 2 as 2.0).
+Number = int | float
 
 
 class _Output(BaseModel):
@@ -82,7 +84,7 @@ class AuditDocument(_Output):
 
 
 # Keys an object leaves out rather than print null (their schema: never null, not required).
-ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused")}
+ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused"), "analyze": ("throughput",)}
 
 
 # The values of device/results.py (tests/test_json_output.py checks the two agree).
@@ -98,7 +100,7 @@ class SwitchRecord(BaseModel):
     switch: str
     result: PushResult
     commands_sent: Count
-    seconds: float
+    seconds: Number
     backup: str | None
     message: str
     diff: list[str]
@@ -124,3 +126,84 @@ class PushDocument(_Output):
         return self.model_dump(by_alias=True, exclude={k for k in ABSENT_WHEN_NONE["push"]
                                                        if getattr(self, k) is None})
 
+
+
+class PlanFigures(BaseModel):
+    """The figures of one plan (plan/metrics.Metrics.to_json): those named here always, the
+    others as the plan gives them."""
+
+    model_config = ConfigDict(extra="allow")
+
+    switches: Count
+    hosts: Count
+    vlan_count: Count
+    inter_switch_links: Count
+    diameter: int
+    mean_hops: Number
+    max_link_load: Number
+    link_load_lower_bound: Number
+    max_mac_entries: Count
+    mac_capacity: Count
+    deadlock_free: bool
+
+
+class AnalyzedInventory(BaseModel):
+    """An inventory analyze planned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    inventory: str
+    ok: Literal[True]
+    name: str
+    max_vlans: Count
+    metrics: PlanFigures
+    warnings: list[str]
+
+
+class RefusedInventory(BaseModel):
+    """An inventory analyze could not plan, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    inventory: str
+    ok: Literal[False]
+    error: str
+
+
+class ThroughputRow(BaseModel):
+    """One plan (or the spanning tree, or the big switch) under one traffic pattern
+    (perf/table.py); other keys as perf gives them."""
+
+    model_config = ConfigDict(extra="allow")
+
+    label: str
+    cables: Count
+    flows: Count
+    aggregate_gbps: Annotated[Number, Field(ge=0)]
+    slowest_mbps: Annotated[Number, Field(ge=0)]
+    exchange_s: Annotated[Number, Field(ge=0)]
+    effective_gbps: Annotated[Number, Field(ge=0)]
+    vs_first: Number | None
+    vs_stp: Number | None
+    bottlenecks: list[str]
+
+
+class ThroughputTable(BaseModel):
+    """Every plan's row under one traffic pattern."""
+
+    model_config = ConfigDict(extra="allow")
+
+    pattern: str
+    rows: list[ThroughputRow]
+
+
+class AnalyzeDocument(_Output):
+    """`vlanroute analyze --json`; `throughput` only with --patterns."""
+
+    schema_: Literal["vlanroute-analyze/1"] = Field(default="vlanroute-analyze/1", alias="schema")
+    sets: list[str]
+    inventories: list[AnalyzedInventory | RefusedInventory]
+    throughput: list[ThroughputTable] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, exclude={"throughput"} if self.throughput is None else None)
