@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit, push and analyze. The objects print the same keys, in the same order, with the same values
+audit, push, analyze, save, rollback, report and draw. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -36,6 +36,15 @@ AUDIT = {"schema": "vlanroute-audit/1", "outdir": "out", "ok": False, "checked":
          "errors": {"sw2": "timed out"}, "no_mac": ["h9"]}
 
 
+SWITCH = {"switch": "sw1", "result": "saved", "commands_sent": 1, "backup": None, "message": ""}
+SAVE = {"schema": "vlanroute-save/1", "journal": "state/j.jsonl", "exit_code": 0, "switches": [SWITCH]}
+ROLLBACK = {"schema": "vlanroute-rollback/1", "journal": "state/j.jsonl", "dry_run": True, "exit_code": 0,
+            "switches": [{**SWITCH, "backup": "state/sw1.cfg"}]}
+REPORT = {"schema": "vlanroute-report/1", "output": "r.html", "bytes": 100, "name": "ring"}
+DRAW = {"schema": "vlanroute-draw/1", "outdir": "out", "format": "svg", "files": ["out/pictures/a.svg"],
+        "left_out": [], "index": "pictures/index.txt"}
+
+
 def _printed(doc: Any) -> str:
     return json.dumps(doc.to_json(), indent=1, default=str)
 
@@ -66,13 +75,37 @@ def test_push_prints_what_the_dict_printed(tmp_path: Path, extra: dict[str, str]
     V(schemas.load("push")).validate(doc.to_json())
 
 
+@pytest.mark.parametrize("name", ["save", "rollback", "report", "draw"])
+def test_small_objects_print_what_the_dicts_printed(name: str) -> None:
+    from vlanroute.schemas import outputs
+    model = getattr(outputs, f"{name.capitalize()}Document")
+    before = {"save": SAVE, "rollback": ROLLBACK, "report": REPORT, "draw": DRAW}[name]
+    payload = {k: v for k, v in before.items() if k != "schema"}
+    assert _printed(model.model_validate(payload)) == json.dumps(before, indent=1)
+
+
+def test_save_and_rollback_print_the_fabric_results() -> None:
+    from vlanroute.device.fabric import FabricResult
+    record = FabricResult("sw1", "saved", commands_sent=1).to_json()
+    assert record == SWITCH
+
+
 # What the hand-written schemas required (git history) and a wrong value each refused.
 REQUIRED = {
+    "save": (SAVE, ["schema", "journal", "exit_code", "switches"]),
+    "rollback": (ROLLBACK, ["schema", "journal", "exit_code", "switches", "dry_run"]),
+    "report": (REPORT, ["schema", "output", "bytes", "name"]),
+    "draw": (DRAW, ["schema", "outdir", "format", "files", "left_out", "index"]),
     "render": (RENDER, ["schema", "outdir", "written", "files", "bytes", "verified", "warnings"]),
     "verify": (VERIFY, ["schema", "outdir", "ok", "summary", "violation_counts", "violations", "tables"]),
     "audit": (AUDIT, ["schema", "outdir", "ok", "checked", "present", "findings", "errors", "no_mac"]),
 }
 WRONG: dict[str, list[dict[str, Any]]] = {
+    "save": [{"exit_code": "0"}, {"switches": [{**SWITCH, "extra": 1}]}, {"switches": [{**SWITCH, "commands_sent": -1}]},
+             {"switches": [{k: v for k, v in SWITCH.items() if k != "backup"}]}],
+    "rollback": [{"dry_run": "no"}, {"switches": [{**SWITCH, "backup": 1}]}],
+    "report": [{"bytes": -1}, {"name": None}],
+    "draw": [{"files": "a.svg"}, {"left_out": [1]}],
     "render": [{"schema": "vlanroute-render/2"}, {"files": "1"}, {"bytes": -1}, {"warnings": [1]}],
     "verify": [{"ok": "yes"}, {"violation_counts": {"loop": -1}}, {"tables": {"sw1": {"learned": 1}}},
                {"tables": {"sw1": {"learned": 1, "capacity": 2, "extra": 3}}}],

@@ -3,8 +3,8 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 `--check` only says which differ (tests/test_schemas_generated.py runs the same comparison).
 
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
-algorithms.json (AlgorithmsDocument), render.json, verify.json, audit.json, push.json and
-analyze.json (schemas/outputs.py). Every other schema file is hand-written: those commands
+algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
+audit.json, push.json, analyze.json, save.json, rollback.json, report.json and draw.json. Every other schema file is hand-written: those commands
 still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
@@ -88,40 +88,25 @@ def algorithms_schema() -> dict[str, Any]:
     return _from_model("algorithms", "vlanroute algorithms --json", AlgorithmsDocument)
 
 
-def render_schema() -> dict[str, Any]:
-    from vlanroute.schemas.outputs import RenderDocument
+def _output(name: str, model: str) -> Callable[[], dict[str, Any]]:
+    """The schema of `vlanroute NAME --json` from schemas/outputs.py's `model` (imported
+    when called, as the others are)."""
+    def schema() -> dict[str, Any]:
+        from vlanroute.schemas import outputs
 
-    return _from_model("render", "vlanroute render --json", RenderDocument)
-
-
-def verify_schema() -> dict[str, Any]:
-    from vlanroute.schemas.outputs import VerifyDocument
-
-    return _from_model("verify", "vlanroute verify --json", VerifyDocument)
-
-
-def audit_schema() -> dict[str, Any]:
-    from vlanroute.schemas.outputs import AuditDocument
-
-    return _from_model("audit", "vlanroute audit --json", AuditDocument)
+        return _from_model(name, f"vlanroute {name} --json", getattr(outputs, model),
+                           outputs.ABSENT_WHEN_NONE.get(name, ()))
+    return schema
 
 
-def push_schema() -> dict[str, Any]:
-    from vlanroute.schemas.outputs import ABSENT_WHEN_NONE, PushDocument
-
-    return _from_model("push", "vlanroute push --json", PushDocument, ABSENT_WHEN_NONE["push"])
-
-
-def analyze_schema() -> dict[str, Any]:
-    from vlanroute.schemas.outputs import ABSENT_WHEN_NONE, AnalyzeDocument
-
-    return _from_model("analyze", "vlanroute analyze --json", AnalyzeDocument, ABSENT_WHEN_NONE["analyze"])
-
+# Command -> the model of schemas/outputs.py its --json object is built by.
+OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "AuditDocument",
+           "push": "PushDocument", "analyze": "AnalyzeDocument", "save": "SaveDocument",
+           "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument"}
 
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
     "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema,
-    "render": render_schema, "verify": verify_schema, "audit": audit_schema, "push": push_schema,
-    "analyze": analyze_schema}
+    **{name: _output(name, model) for name, model in OUTPUTS.items()}}
 
 
 def text_of(name: str) -> str:

@@ -1,5 +1,5 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
-(vlanroute/bundle/schemagen.py): render, verify, audit, push and analyze. The command builds the model and
+(vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback, report and draw. The command builds the model and
 prints its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
@@ -207,3 +207,54 @@ class AnalyzeDocument(_Output):
 
     def to_json(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, exclude={"throughput"} if self.throughput is None else None)
+
+
+class FabricRecord(BaseModel):
+    """How one switch ended a save or a rollback (device/fabric.FabricResult.to_json)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    switch: str
+    result: str
+    commands_sent: Count
+    backup: str | None
+    message: str
+
+
+class SaveDocument(_Output):
+    """`vlanroute save --json`."""
+
+    schema_: Literal["vlanroute-save/1"] = Field(default="vlanroute-save/1", alias="schema")
+    journal: str
+    exit_code: int
+    switches: list[FabricRecord]
+
+
+class RollbackDocument(_Output):
+    """`vlanroute rollback --json`."""
+
+    schema_: Literal["vlanroute-rollback/1"] = Field(default="vlanroute-rollback/1", alias="schema")
+    journal: str
+    dry_run: bool
+    exit_code: int
+    switches: list[FabricRecord]
+
+
+class ReportDocument(_Output):
+    """`vlanroute report --json`."""
+
+    schema_: Literal["vlanroute-report/1"] = Field(default="vlanroute-report/1", alias="schema")
+    output: str
+    bytes: Count
+    name: str
+
+
+class DrawDocument(_Output):
+    """`vlanroute draw --json`."""
+
+    schema_: Literal["vlanroute-draw/1"] = Field(default="vlanroute-draw/1", alias="schema")
+    outdir: str
+    format: str
+    files: list[str]
+    left_out: list[str]
+    index: str
