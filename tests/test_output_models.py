@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit, push, analyze, save, rollback, report and draw. The objects print the same keys, in the same order, with the same values
+audit, push, analyze, save, rollback, report, draw, whatif and repair. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -199,3 +199,52 @@ def test_analyze_schema_still_refuses() -> None:
         assert not schema.is_valid({**ANALYZE, "throughput": [{**table, "rows": [row]}]}), key
     assert not schema.is_valid({**ANALYZE, "throughput": [{"rows": []}]})
     assert not schema.is_valid({**ANALYZE, "throughput": None})
+
+
+FAILURE = {"kind": "pair", "failure": "sw1:sw2", "pairs_cut": 12, "hosts_lost": 0, "trees": 2, "links_added": 2,
+           "unrepairable": 0, "max_link_load": 3, "link_load_lower_bound": 1.5}
+WHATIF = {"schema": "vlanroute-whatif/1", "inventory": "inv.yaml", "sets": [], "name": "torus", "max_link_load": 2.5,
+          "failures": [FAILURE, {**FAILURE, "kind": "switch", "failure": "sw3", "max_link_load": None}]}
+RECORD = {"format": "vlanroute-repair/1", "plan": "torus",
+          "failures": {"cables": ["sw1:1/g45"], "pairs": ["sw1:sw2"], "switches": []},
+          "lost_capacity": [{"pair": "sw1:sw2", "cables": 2, "live": 0}], "broken_vlans": [2],
+          "changes": [{"vlan": 2, "forced": True, "removed": [["sw1", "sw2"]], "added": [["sw1", "sw4"]]}],
+          "affected_vlans": [2], "switches_touched": ["sw1", "sw4"], "hosts_lost": [], "links_added": 1,
+          "extra_changes": 0, "max_link_load": 2, "link_load_lower_bound": 1.25, "deadlock_free": True,
+          "deadlock_note": "", "full_replan": {"algorithm": "dor", "vlan_count": 7, "max_link_load": 2.5,
+                                               "deadlock_free": True, "hosts_new_pvid": 196, "trees_changed": 6},
+          "push_order": ["sw4", "sw1"], "push_order_loop_free": True}
+REPAIR = {"schema": "vlanroute-repair/1", "outdir": "out", "newdir": "out-repaired", "files": 30, "verified": True,
+          "host_tables_unchanged": True, "warnings": [], "repair": RECORD}
+
+
+@pytest.mark.parametrize("name", ["whatif", "repair"])
+def test_whatif_and_repair_print_what_the_dicts_printed(name: str) -> None:
+    from vlanroute.schemas.outputs import RepairDocument, WhatifDocument
+    model, before = {"whatif": (WhatifDocument, WHATIF), "repair": (RepairDocument, REPAIR)}[name]
+    payload = {k: v for k, v in before.items() if k != "schema"}
+    assert _printed(model.model_validate(payload)) == json.dumps(before, indent=1)
+    no_replan = {**payload, "repair": {**RECORD, "full_replan": None}} if name == "repair" else payload
+    assert model.model_validate(no_replan).to_json() == {"schema": before["schema"], **no_replan}
+
+
+def test_whatif_and_repair_schemas_still_refuse() -> None:
+    # What the hand-written whatif.json and repair.json required, and wrong values.
+    whatif, repair = V(schemas.load("whatif")), V(schemas.load("repair"))
+    whatif.validate(WHATIF)
+    repair.validate(REPAIR)
+    for key in ("schema", "inventory", "sets", "name", "max_link_load", "failures"):
+        assert not whatif.is_valid({k: v for k, v in WHATIF.items() if k != key}), key
+    for key in FAILURE:
+        assert not whatif.is_valid({**WHATIF, "failures": [{k: v for k, v in FAILURE.items() if k != key}]}), key
+    for change in ({"kind": "cable"}, {"pairs_cut": -1}, {"max_link_load": "3"}):
+        assert not whatif.is_valid({**WHATIF, "failures": [{**FAILURE, **change}]}), change
+    for key in ("schema", "outdir", "newdir", "files", "verified", "host_tables_unchanged", "warnings", "repair"):
+        assert not repair.is_valid({k: v for k, v in REPAIR.items() if k != key}), key
+    for key in RECORD:
+        assert not repair.is_valid({**REPAIR, "repair": {k: v for k, v in RECORD.items() if k != key}}), key
+    change = RECORD["changes"][0]                                        # type: ignore[index]
+    for bad in ({"format": "vlanroute-repair/2"}, {"links_added": -1}, {"failures": {"cables": [], "pairs": []}},
+                {"changes": [{**change, "added": [["sw1"]]}]}, {"changes": [{**change, "removed": [["a", "b", "c"]]}]},
+                {"full_replan": {"algorithm": "dor"}}, {"lost_capacity": [{"pair": "a:b", "cables": 1}]}):
+        assert not repair.is_valid({**REPAIR, "repair": {**RECORD, **bad}}), bad

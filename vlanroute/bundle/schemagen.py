@@ -4,7 +4,8 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
-audit.json, push.json, analyze.json, save.json, rollback.json, report.json and draw.json. Every other schema file is hand-written: those commands
+audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
+whatif.json and repair.json. Every other schema file is hand-written: those commands
 still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
@@ -102,7 +103,8 @@ def _output(name: str, model: str) -> Callable[[], dict[str, Any]]:
 # Command -> the model of schemas/outputs.py its --json object is built by.
 OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "AuditDocument",
            "push": "PushDocument", "analyze": "AnalyzeDocument", "save": "SaveDocument",
-           "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument"}
+           "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
+           "whatif": "WhatifDocument", "repair": "RepairDocument"}
 
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
     "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema,

@@ -1,5 +1,5 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
-(vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback, report and draw. The command builds the model and
+(vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback, report, draw, whatif and repair. The command builds the model and
 prints its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
@@ -258,3 +258,111 @@ class DrawDocument(_Output):
     files: list[str]
     left_out: list[str]
     index: str
+
+
+class WhatifFailure(BaseModel):
+    """One single failure and its minimal repair (routing/whatif.py's rows; other keys as
+    routing gives them)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["pair", "switch"]
+    failure: str
+    pairs_cut: Count
+    hosts_lost: Count
+    trees: Count
+    links_added: Count
+    unrepairable: Count
+    max_link_load: Number | None
+    link_load_lower_bound: Number
+
+
+class WhatifDocument(_Output):
+    """`vlanroute whatif --json`."""
+
+    schema_: Literal["vlanroute-whatif/1"] = Field(default="vlanroute-whatif/1", alias="schema")
+    inventory: str
+    sets: list[str]
+    name: str | None
+    max_link_load: Number | None
+    failures: list[WhatifFailure]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RepairFailures(_Record):
+    """What is down: cables `switch:port`, neighbour pairs `a:b`, switches."""
+
+    cables: list[str]
+    pairs: list[str]
+    switches: list[str]
+
+
+class LostCapacity(_Record):
+    """A neighbour pair's cables, and how many of them still work."""
+
+    pair: str
+    cables: Count
+    live: Count
+
+
+# A link `[a, b]`: a list as printed (a tuple would come back from model_dump as one).
+Link = Annotated[list[str], Field(min_length=2, max_length=2)]
+
+
+class TreeChange(_Record):
+    """One VLAN's tree: the links the repair took out and put in."""
+
+    vlan: int
+    forced: bool
+    removed: list[Link]
+    added: list[Link]
+
+
+class FullReplan(_Record):
+    """The plan of the degraded fabric from scratch, to compare with."""
+
+    algorithm: str
+    vlan_count: int
+    max_link_load: Number
+    deadlock_free: bool
+    hosts_new_pvid: int
+    trees_changed: int
+
+
+class RepairRecord(_Record):
+    """The repair (bundle/repaired.py's record, also the repaired bundle's repair.json)."""
+
+    format: Literal["vlanroute-repair/1"]
+    plan: str | None
+    failures: RepairFailures
+    lost_capacity: list[LostCapacity]
+    broken_vlans: list[int]
+    changes: list[TreeChange]
+    affected_vlans: list[int]
+    switches_touched: list[str]
+    hosts_lost: list[str]
+    links_added: Count
+    extra_changes: Count
+    max_link_load: Number | None
+    link_load_lower_bound: Number
+    deadlock_free: bool
+    deadlock_note: str
+    full_replan: FullReplan | None
+    push_order: list[str]
+    push_order_loop_free: bool
+
+
+class RepairDocument(_Output):
+    """`vlanroute repair --json`."""
+
+    schema_: Literal["vlanroute-repair/1"] = Field(default="vlanroute-repair/1", alias="schema")
+    outdir: str
+    newdir: str
+    files: Count
+    verified: bool
+    host_tables_unchanged: bool
+    warnings: list[str]
+    repair: RepairRecord
