@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit, push, analyze, save, rollback, report, draw, whatif and repair. The objects print the same keys, in the same order, with the same values
+audit, push, analyze, save, rollback, report, draw, whatif, repair and cabling check. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -248,3 +248,34 @@ def test_whatif_and_repair_schemas_still_refuse() -> None:
                 {"changes": [{**change, "added": [["sw1"]]}]}, {"changes": [{**change, "removed": [["a", "b", "c"]]}]},
                 {"full_replan": {"algorithm": "dor"}}, {"lost_capacity": [{"pair": "a:b", "cables": 1}]}):
         assert not repair.is_valid({**REPAIR, "repair": {**RECORD, **bad}}), bad
+
+
+CABLE = {"cable": "sw1:1/g45-sw2:1/g45", "kind": "inter-switch", "a": "sw1", "a_port": "1/g45", "b": "sw2",
+         "b_port": "1/g45", "status": "swapped", "seen_a": "sw2 1/g46", "seen_b": "sw1 1/g45",
+         "fixes": ["swap the cables at sw2 1/g45 and 1/g46"]}
+HOST_CABLE = {"cable": "h1", "kind": "host", "a": "sw1", "a_port": "1/g1", "b": "h1", "b_port": "eth0",
+              "status": "ok", "seen_a": "h1", "fixes": []}
+CABLING = {"schema": "vlanroute-cabling-check/1", "ok": False, "cables": [CABLE, HOST_CABLE],
+           "unexpected": [{"ends": ["sw1 1/g47", "sw3 1/g47"], "fix": "unplug sw1 1/g47"}],
+           "fixes": ["swap the cables at sw2 1/g45 and 1/g46", "unplug sw1 1/g47"], "not_read": {"sw4": "timed out"}}
+
+
+def test_cabling_check_prints_what_the_dict_printed() -> None:
+    # A host cable has no seen_b key at all (its far end is not read), not a null.
+    from vlanroute.schemas.outputs import CablingCheckDocument
+    payload = {k: v for k, v in CABLING.items() if k != "schema"}
+    assert _printed(CablingCheckDocument.model_validate(payload)) == json.dumps(CABLING, indent=1)
+
+
+def test_cabling_check_schema_still_refuses() -> None:
+    schema = V(schemas.load("cabling-check"))
+    schema.validate(CABLING)
+    for key in ("schema", "ok", "cables", "unexpected", "fixes", "not_read"):
+        assert not schema.is_valid({k: v for k, v in CABLING.items() if k != key}), key
+    for key in HOST_CABLE:
+        assert not schema.is_valid({**CABLING, "cables": [{k: v for k, v in HOST_CABLE.items() if k != key}]}), key
+    for bad in ({**CABLE, "status": "broken"}, {**CABLE, "kind": "lag"}, {**CABLE, "seen_b": None},
+                {**CABLE, "extra": 1}):
+        assert not schema.is_valid({**CABLING, "cables": [bad]}), bad
+    for bad_unexpected in ({"ends": ["sw1 1/g47"], "fix": "x"}, {"ends": ["a", "b"]}):
+        assert not schema.is_valid({**CABLING, "unexpected": [bad_unexpected]}), bad_unexpected

@@ -5,7 +5,7 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
 audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
-whatif.json and repair.json. Every other schema file is hand-written: those commands
+whatif.json, repair.json and cabling-check.json. Every other schema file is hand-written: those commands
 still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
@@ -67,9 +67,12 @@ def _from_model(name: str, title: str, model: type[BaseModel], absent_when_none:
     body = model.model_json_schema(mode="serialization", by_alias=True)
     body.pop("title", None)
     body.pop("description", None)
-    body["required"] = [k for k in body["properties"] if k not in absent_when_none]
-    for key in absent_when_none:
-        prop = body["properties"][key]
+    body["required"] = list(body["properties"])
+    for path in absent_when_none:          # "key" of the object, or "Model.key" of a record in it
+        where, _, key = path.rpartition(".")
+        record = body["$defs"][where] if where else body
+        record["required"] = [k for k in record["required"] if k != key]
+        prop = record["properties"][key]
         [kept] = [alt for alt in prop.pop("anyOf") if alt != {"type": "null"}]
         prop.pop("default", None)
         prop.update(kept)
@@ -104,7 +107,7 @@ def _output(name: str, model: str) -> Callable[[], dict[str, Any]]:
 OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "AuditDocument",
            "push": "PushDocument", "analyze": "AnalyzeDocument", "save": "SaveDocument",
            "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
-           "whatif": "WhatifDocument", "repair": "RepairDocument"}
+           "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument"}
 
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
     "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema,

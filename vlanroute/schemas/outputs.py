@@ -1,6 +1,7 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
-(vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback, report, draw, whatif and repair. The command builds the model and
-prints its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
+(vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback,
+report, draw, whatif, repair and `cabling check`. The command builds the model and prints
+its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ class AuditDocument(_Output):
     no_mac: list[str]
 
 
-# Keys an object leaves out rather than print null (their schema: never null, not required).
-ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused"), "analyze": ("throughput",)}
+# Keys an object leaves out rather than print null (their schema: never null, not required);
+# `Model.key` for a key of a record inside it.
+ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused"), "analyze": ("throughput",),
+                                                "cabling-check": ("CableRecord.seen_b",)}
 
 
 # The values of device/results.py (tests/test_json_output.py checks the two agree).
@@ -366,3 +369,42 @@ class RepairDocument(_Output):
     host_tables_unchanged: bool
     warnings: list[str]
     repair: RepairRecord
+
+
+class CableRecord(_Record):
+    """One cable of cabling.csv and what LLDP showed at its ends; `seen_b` only for an
+    inter-switch cable (a host's end is not read)."""
+
+    cable: str
+    kind: Literal["inter-switch", "host"]
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    status: Literal["ok", "missing", "swapped", "unknown", "no-lldp", "unexpected"]   # device/cabling.py
+    seen_a: str
+    seen_b: str | None = None
+    fixes: list[str]
+
+
+class UnexpectedCable(_Record):
+    """A cable LLDP shows that cabling.csv does not have: its two ends `switch port`."""
+
+    ends: Link
+    fix: str
+
+
+class CablingCheckDocument(_Output):
+    """`vlanroute cabling check --json`."""
+
+    schema_: Literal["vlanroute-cabling-check/1"] = Field(default="vlanroute-cabling-check/1", alias="schema")
+    ok: bool
+    cables: list[CableRecord]
+    unexpected: list[UnexpectedCable]
+    fixes: list[str]
+    not_read: dict[str, str]
+
+    def to_json(self) -> dict[str, object]:
+        doc = self.model_dump(by_alias=True)
+        doc["cables"] = [{k: v for k, v in c.items() if not (k == "seen_b" and v is None)} for c in doc["cables"]]
+        return doc
