@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit, push, analyze, save, rollback, report, draw, whatif, repair and cabling check. The objects print the same keys, in the same order, with the same values
+audit, push, analyze, save, rollback, report, draw, whatif, repair, cabling check and lab. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -279,3 +279,35 @@ def test_cabling_check_schema_still_refuses() -> None:
         assert not schema.is_valid({**CABLING, "cables": [bad]}), bad
     for bad_unexpected in ({"ends": ["sw1 1/g47"], "fix": "x"}, {"ends": ["a", "b"]}):
         assert not schema.is_valid({**CABLING, "unexpected": [bad_unexpected]}), bad_unexpected
+
+
+LAB_UP = {"schema": "vlanroute-lab/1", "action": "up", "plan": "ring", "pid": 123, "state_dir": "/tmp/lab",
+          "switches": {"sw1": {"host": "127.0.0.1", "port": 2201, "platform": "powerconnect-6248"}},
+          "environment": {"VLANROUTE_TARGETS": "/tmp/lab/targets.json"}}
+LAB_DOWN = {"schema": "vlanroute-lab/1", "action": "down", "stopped": 8, "state_dir": "/tmp/lab"}
+LAB_CABLE = {"schema": "vlanroute-lab/1", "action": "cable-down", "state_dir": "/tmp/lab",
+             "cables": [{"a": "sw1", "a_port": "1/g45", "b": "sw2", "b_port": "1/g45"}], "ends_down": 2}
+
+
+def test_lab_objects_print_what_the_dicts_printed() -> None:
+    from vlanroute.schemas.outputs import LabCableDocument, LabDownDocument, LabUpDocument
+    for model, before in ((LabUpDocument, LAB_UP), (LabDownDocument, LAB_DOWN), (LabCableDocument, LAB_CABLE)):
+        payload = {k: v for k, v in before.items() if k not in ("schema", "action")}
+        if before["action"] == "cable-down":
+            payload["action"] = "cable-down"
+        assert _printed(model.model_validate(payload)) == json.dumps(before, indent=1)
+
+
+def test_lab_schema_still_refuses() -> None:
+    # What the hand-written lab.json required of each action, and wrong values.
+    schema = V(schemas.load("lab"))
+    for good, required in ((LAB_UP, ["schema", "action", "state_dir", "plan", "pid", "switches", "environment"]),
+                           (LAB_DOWN, ["schema", "action", "state_dir", "stopped"]),
+                           (LAB_CABLE, ["schema", "action", "state_dir", "cables", "ends_down"])):
+        schema.validate(good)
+        for key in required:
+            assert not schema.is_valid({k: v for k, v in good.items() if k != key}), (good["action"], key)
+    for bad in ({**LAB_DOWN, "action": "sideways"}, {**LAB_DOWN, "stopped": -1},
+                {**LAB_UP, "switches": {"sw1": {"host": "h", "port": 1}}}, {**LAB_CABLE, "cables": [{"a": "sw1"}]},
+                {**LAB_CABLE, "action": "up"}):
+        assert not schema.is_valid(bad), bad

@@ -5,7 +5,7 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
 audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
-whatif.json, repair.json and cabling-check.json. Every other schema file is hand-written: those commands
+whatif.json, repair.json, cabling-check.json and lab.json. Every other schema file is hand-written: those commands
 still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
@@ -92,6 +92,22 @@ def algorithms_schema() -> dict[str, Any]:
     return _from_model("algorithms", "vlanroute algorithms --json", AlgorithmsDocument)
 
 
+def lab_schema() -> dict[str, Any]:
+    """`vlanroute lab --json`: one object a lab action (up, down, cable-down/up), every
+    key of each required."""
+    from pydantic import TypeAdapter
+
+    from vlanroute.schemas.outputs import LabCableDocument, LabDownDocument, LabUpDocument
+
+    adapter: TypeAdapter[LabUpDocument | LabDownDocument | LabCableDocument] = TypeAdapter(
+        LabUpDocument | LabDownDocument | LabCableDocument)
+    body = adapter.json_schema(mode="serialization", by_alias=True)
+    for model in (LabUpDocument, LabDownDocument, LabCableDocument):
+        record = body["$defs"][model.__name__]
+        record["required"] = list(record["properties"])
+    return {**_head("lab", "vlanroute lab up|down|cable-down|cable-up --json"), **body}
+
+
 def _output(name: str, model: str) -> Callable[[], dict[str, Any]]:
     """The schema of `vlanroute NAME --json` from schemas/outputs.py's `model` (imported
     when called, as the others are)."""
@@ -110,7 +126,7 @@ OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "Aud
            "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument"}
 
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
-    "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema,
+    "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema, "lab": lab_schema,
     **{name: _output(name, model) for name, model in OUTPUTS.items()}}
 
 

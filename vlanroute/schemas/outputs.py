@@ -1,6 +1,6 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
 (vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback,
-report, draw, whatif, repair and `cabling check`. The command builds the model and prints
+report, draw, whatif, repair, `cabling check` and lab. The command builds the model and prints
 its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
@@ -408,3 +408,51 @@ class CablingCheckDocument(_Output):
         doc = self.model_dump(by_alias=True)
         doc["cables"] = [{k: v for k, v in c.items() if not (k == "seen_b" and v is None)} for c in doc["cables"]]
         return doc
+
+
+class LabSwitch(_Record):
+    """Where an emulated switch listens."""
+
+    host: str
+    port: int | None
+    platform: str
+
+
+class LabCable(_Record):
+    """A cable of the lab's wiring, by its two ends."""
+
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+
+
+class LabUpDocument(_Output):
+    """`vlanroute lab up --json`."""
+
+    schema_: Literal["vlanroute-lab/1"] = Field(default="vlanroute-lab/1", alias="schema")
+    action: Literal["up"] = "up"
+    plan: str | None
+    pid: Count
+    state_dir: str
+    switches: dict[str, LabSwitch]
+    environment: dict[str, str]
+
+
+class LabDownDocument(_Output):
+    """`vlanroute lab down --json`."""
+
+    schema_: Literal["vlanroute-lab/1"] = Field(default="vlanroute-lab/1", alias="schema")
+    action: Literal["down"] = "down"
+    stopped: Count
+    state_dir: str
+
+
+class LabCableDocument(_Output):
+    """`vlanroute lab cable-down|cable-up --json`."""
+
+    schema_: Literal["vlanroute-lab/1"] = Field(default="vlanroute-lab/1", alias="schema")
+    action: Literal["cable-down", "cable-up"]
+    state_dir: str
+    cables: list[LabCable]
+    ends_down: Count
