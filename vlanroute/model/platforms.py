@@ -3,7 +3,10 @@
 A platform is the hardware: its port names and the limits a plan is checked against. Its
 `family` names the configuration language it speaks (vlanroute.drivers: template, parser,
 SSH dialog, push and audit support, capabilities such as EEE and LAG hash modes), shared
-by every model of that family. Each fact carries its confidence:
+by every model of that family. What the models of a family share (port names' shape, VLAN
+ids, aging, LAG limits, stacking, firmware, and their sources) is written once, in its
+`Family` record; a model states only its own ports, MAC table and name (`Family.model`).
+Each fact carries its confidence:
 C = confirmed in a source, P = partly confirmed, U = unconfirmed (see the evidence page of
 each family, docs/platforms/<family>.md, and the template headers).
 """
