@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit, push, analyze, save, rollback, report, draw, whatif, repair, cabling check and lab. The objects print the same keys, in the same order, with the same values
+audit, push, analyze, save, rollback, report, draw, whatif, repair, cabling check, lab and import. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -311,3 +311,31 @@ def test_lab_schema_still_refuses() -> None:
                 {**LAB_UP, "switches": {"sw1": {"host": "h", "port": 1}}}, {**LAB_CABLE, "cables": [{"a": "sw1"}]},
                 {**LAB_CABLE, "action": "up"}):
         assert not schema.is_valid(bad), bad
+
+
+IMPORT = {"schema": "vlanroute-import/1", "source": "hosts.ini", "groups": ["compute", "switches"],
+          "hosts": {"list": [{"name": "n1", "switch": "sw1", "port": "1/g1", "mac": "00:11:22:33:44:55"},
+                             {"name": "n2", "switch": "sw1", "interface": "eth1"}]},
+          "switches": {"sw1": {"mgmt": "10.0.0.1"}}}
+
+
+def test_import_prints_what_the_dict_printed() -> None:
+    # A host prints only the keys its variables gave; no switch group, no switches key.
+    from vlanroute.schemas.outputs import ImportDocument
+    payload = {k: v for k, v in IMPORT.items() if k != "schema"}
+    assert _printed(ImportDocument.model_validate(payload)) == json.dumps(IMPORT, indent=1)
+    without = {k: v for k, v in payload.items() if k != "switches"}
+    assert "switches" not in ImportDocument.model_validate(without).to_json()
+
+
+def test_import_schema_still_refuses() -> None:
+    schema = V(schemas.load("import"))
+    schema.validate(IMPORT)
+    for key in ("schema", "source", "groups", "hosts"):
+        assert not schema.is_valid({k: v for k, v in IMPORT.items() if k != key}), key
+    host = IMPORT["hosts"]["list"][0]                                      # type: ignore[index]
+    for bad in ({"list": []}, {}, {"list": [{"name": "n1"}]}, {"list": [{**host, "mac": "00-11-22-33-44-55"}]},
+                {"list": [{**host, "extra": "x"}]}, {"list": [{**host, "port": None}]}):
+        assert not schema.is_valid({**IMPORT, "hosts": bad}), bad
+    assert not schema.is_valid({**IMPORT, "switches": {"sw1": {}}})
+    assert not schema.is_valid({**IMPORT, "switches": None})

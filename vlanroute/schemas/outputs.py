@@ -1,6 +1,6 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
 (vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback,
-report, draw, whatif, repair, `cabling check` and lab. The command builds the model and prints
+report, draw, whatif, repair, `cabling check`, lab and import. The command builds the model and prints
 its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
@@ -87,7 +87,9 @@ class AuditDocument(_Output):
 # Keys an object leaves out rather than print null (their schema: never null, not required);
 # `Model.key` for a key of a record inside it.
 ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused"), "analyze": ("throughput",),
-                                                "cabling-check": ("CableRecord.seen_b",)}
+                                                "cabling-check": ("CableRecord.seen_b",),
+                                                "import": ("switches", "ImportedHost.port", "ImportedHost.mac",
+                                                           "ImportedHost.interface")}
 
 
 # The values of device/results.py (tests/test_json_output.py checks the two agree).
@@ -456,3 +458,43 @@ class LabCableDocument(_Output):
     state_dir: str
     cables: list[LabCable]
     ends_down: Count
+
+
+class ImportedHost(_Record):
+    """A host of the Ansible inventory as the inventory's hosts.list takes it (the keys an
+    inventory variable gave; model/inventory.py's HostEntry checked them)."""
+
+    name: str
+    switch: str
+    port: str | None = None
+    mac: str | None = Field(default=None, pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+    interface: str | None = None
+
+
+class ImportedHosts(_Record):
+    """The inventory's hosts section: `list`, every host."""
+
+    entries: list[ImportedHost] = Field(alias="list", min_length=1)   # `list` would hide the builtin
+
+
+class ImportedSwitch(BaseModel):
+    """A switch's management address (an address or a DNS name)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mgmt: str
+
+
+class ImportDocument(_Output):
+    """`vlanroute import ansible --json`: the inventory sections it wrote; `switches` only
+    when the inventory names switch groups."""
+
+    schema_: Literal["vlanroute-import/1"] = Field(default="vlanroute-import/1", alias="schema")
+    source: str
+    groups: list[str]
+    hosts: ImportedHosts
+    switches: dict[str, ImportedSwitch] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        # Nothing it prints is null: a key without a value is left out.
+        return self.model_dump(by_alias=True, exclude_none=True)
