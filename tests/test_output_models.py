@@ -1,6 +1,6 @@
 """Commands whose --json object is built by a pydantic model (vlanroute/schemas/outputs.py)
 and whose schema file is generated from it (vlanroute/bundle/schemagen.py): render, verify,
-audit, push, analyze, save, rollback, report, draw, whatif, repair, cabling check, lab and import. The objects print the same keys, in the same order, with the same values
+audit, push, analyze, save, rollback, report, draw, whatif, repair, cabling check, lab, import and discover. The objects print the same keys, in the same order, with the same values
 as the plain dicts they replaced (written out here by hand, as docs/json.md describes
 them); and each generated schema still refuses what the hand-written one refused."""
 
@@ -339,3 +339,36 @@ def test_import_schema_still_refuses() -> None:
         assert not schema.is_valid({**IMPORT, "hosts": bad}), bad
     assert not schema.is_valid({**IMPORT, "switches": {"sw1": {}}})
     assert not schema.is_valid({**IMPORT, "switches": None})
+
+
+DISCOVER = {"schema": "vlanroute-discover/1", "inventory": {
+    "name": "site", "platform": "powerconnect-6248",
+    "topology": {"kind": "custom", "switches": ["sw1", "sw2"],
+                 "links": [{"a": "sw1", "b": "sw2", "ports": [["1/g45", "1/g45"]]}]},
+    "hosts": {"list": [{"name": "n1", "switch": "sw1", "port": "1/g1"}]},
+    "switches": {"sw1": {"mgmt": "127.0.0.1"}, "sw2": {"mgmt": "127.0.0.1", "ssh_port": 2202}}},
+    "notes": [], "not_read": {}}
+
+
+def test_discover_prints_what_the_dict_printed() -> None:
+    # ssh_port only when not 22, hosts only when LLDP showed some: left out, not null.
+    from vlanroute.schemas.outputs import DiscoverDocument
+    payload = {k: v for k, v in DISCOVER.items() if k != "schema"}
+    assert _printed(DiscoverDocument.model_validate(payload)) == json.dumps(DISCOVER, indent=1)
+    inventory = {k: v for k, v in DISCOVER["inventory"].items() if k != "hosts"}     # type: ignore[attr-defined]
+    assert "hosts" not in DiscoverDocument.model_validate({**payload, "inventory": inventory}).to_json()["inventory"]
+
+
+def test_discover_schema_still_refuses() -> None:
+    schema = V(schemas.load("discover"))
+    schema.validate(DISCOVER)
+    inventory: dict[str, Any] = DISCOVER["inventory"]                                 # type: ignore[assignment]
+    for key in ("schema", "inventory", "notes", "not_read"):
+        assert not schema.is_valid({k: v for k, v in DISCOVER.items() if k != key}), key
+    for key in ("name", "topology", "switches"):
+        assert not schema.is_valid({**DISCOVER, "inventory": {k: v for k, v in inventory.items() if k != key}}), key
+    for bad in ({**inventory, "topology": {**inventory["topology"], "kind": "torus"}},
+                {**inventory, "topology": {"kind": "custom", "switches": []}},
+                {**inventory, "switches": {"sw1": {"ssh_port": 22}}},
+                {**inventory, "switches": {"sw1": {"mgmt": "h", "ssh_port": None}}}):
+        assert not schema.is_valid({**DISCOVER, "inventory": bad}), bad

@@ -5,7 +5,7 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
 audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
-whatif.json, repair.json, cabling-check.json, lab.json and import.json. Every other schema file is hand-written: those commands
+whatif.json, repair.json, cabling-check.json, lab.json, import.json and discover.json. Every other schema file is hand-written: those commands
 still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
@@ -124,7 +124,7 @@ OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "Aud
            "push": "PushDocument", "analyze": "AnalyzeDocument", "save": "SaveDocument",
            "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
            "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument",
-           "import": "ImportDocument"}
+           "import": "ImportDocument", "discover": "DiscoverDocument"}
 
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
     "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema, "lab": lab_schema,

@@ -1,12 +1,12 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
 (vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback,
-report, draw, whatif, repair, `cabling check`, lab and import. The command builds the model and prints
+report, draw, whatif, repair, `cabling check`, lab, import and discover. The command builds the model and prints
 its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -89,7 +89,8 @@ class AuditDocument(_Output):
 ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused"), "analyze": ("throughput",),
                                                 "cabling-check": ("CableRecord.seen_b",),
                                                 "import": ("switches", "ImportedHost.port", "ImportedHost.mac",
-                                                           "ImportedHost.interface")}
+                                                           "ImportedHost.interface"),
+                                                "discover": ("DiscoveredInventory.hosts", "DiscoveredSwitch.ssh_port")}
 
 
 # The values of device/results.py (tests/test_json_output.py checks the two agree).
@@ -498,3 +499,48 @@ class ImportDocument(_Output):
     def to_json(self) -> dict[str, object]:
         # Nothing it prints is null: a key without a value is left out.
         return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class DiscoveredTopology(_Record):
+    """The custom topology LLDP showed: its switches and links (device/discover.py's link
+    records, as an inventory's topology.links takes them)."""
+
+    kind: Literal["custom"]
+    switches: list[str]
+    links: list[dict[str, Any]]
+
+
+class DiscoveredSwitch(_Record):
+    """How to reach a switch: `ssh_port` only when not 22."""
+
+    mgmt: str
+    ssh_port: int | None = None
+
+
+class DiscoveredInventory(_Record):
+    """The inventory fragment discover writes; `hosts` only when LLDP showed hosts."""
+
+    name: str
+    platform: str
+    topology: DiscoveredTopology
+    hosts: dict[str, list[dict[str, str]]] | None = None
+    switches: dict[str, DiscoveredSwitch]
+
+
+class DiscoverDocument(_Output):
+    """`vlanroute discover --json`."""
+
+    schema_: Literal["vlanroute-discover/1"] = Field(default="vlanroute-discover/1", alias="schema")
+    inventory: DiscoveredInventory
+    notes: list[str]
+    not_read: dict[str, str]
+
+    def to_json(self) -> dict[str, object]:
+        doc = self.model_dump(by_alias=True)
+        inventory = doc["inventory"]
+        if inventory["hosts"] is None:
+            del inventory["hosts"]
+        for switch in inventory["switches"].values():
+            if switch["ssh_port"] is None:
+                del switch["ssh_port"]
+        return doc
