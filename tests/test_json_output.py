@@ -114,7 +114,9 @@ def test_push_schema_and_doc_name_every_result_push_returns(tmp_path: Path) -> N
                                              "journal": str(tmp_path / "j.jsonl")}))
         assert data["switches"][0]["result"] == result
         assert f"`{result}`" in section, result
-    assert set(schema["properties"]["switches"]["items"]["properties"]["result"]["enum"]) == set(every)
+    # The switch record is a $def of the schema generated from PushDocument (schemas/outputs.py).
+    record = schema["$defs"][schema["properties"]["switches"]["items"]["$ref"].rsplit("/", 1)[1]]
+    assert set(record["properties"]["result"]["enum"]) == set(every)
 
 
 def test_plan_algorithms_analyze_json(capsys: pytest.CaptureFixture[str]) -> None:

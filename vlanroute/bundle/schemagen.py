@@ -2,10 +2,11 @@
 the code that produces the documents: `python -m vlanroute.bundle.schemagen` rewrites them,
 `--check` only says which differ (tests/test_schemas_generated.py runs the same comparison).
 
-Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument) and
-algorithms.json (AlgorithmsDocument).
-Every other schema file is hand-written: those commands build their output as plain dicts
-(docs/architecture.md says which and why).
+Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
+algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
+audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
+whatif.json, repair.json, cabling-check.json, lab.json, import.json and discover.json. Every other schema file is hand-written: those commands
+still build their output as plain dicts (docs/architecture.md says which).
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
 plan back, which every plan it writes satisfies (the serialiser writes the fields as read;
@@ -23,6 +24,8 @@ import json
 from pathlib import Path
 import sys
 from typing import Any
+
+from pydantic import BaseModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # The schema files are data of the vlanroute.schemas package; this writer lives in bundle/
@@ -57,30 +60,75 @@ def plan_schema() -> dict[str, Any]:
                     "docs/plan-format.md)"), **body}
 
 
+def _from_model(name: str, title: str, model: type[BaseModel], absent_when_none: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A command's --json object: the model's serialization schema, every key required
+    (`schema` too, despite its default: every object prints it) but those the object leaves
+    out when they are None, which are then never null."""
+    body = model.model_json_schema(mode="serialization", by_alias=True)
+    body.pop("title", None)
+    body.pop("description", None)
+    body["required"] = list(body["properties"])
+    for path in absent_when_none:          # "key" of the object, or "Model.key" of a record in it
+        where, _, key = path.rpartition(".")
+        record = body["$defs"][where] if where else body
+        record["required"] = [k for k in record["required"] if k != key]
+        prop = record["properties"][key]
+        [kept] = [alt for alt in prop.pop("anyOf") if alt != {"type": "null"}]
+        prop.pop("default", None)
+        prop.update(kept)
+    return {**_head(name, title), **body}
+
+
 def error_schema() -> dict[str, Any]:
     from vlanroute.schemas.documents import ErrorDocument
 
-    body = ErrorDocument.model_json_schema(mode="serialization", by_alias=True)
-    body.pop("title", None)
-    body.pop("description", None)
-    # The model's default makes `schema` optional to read; every error object has it.
-    body["required"] = list(body["properties"])
-    return {**_head("error", "any command's --json output when it fails with a usage or input "
-                    "error"), **body}
+    return _from_model("error", "any command's --json output when it fails with a usage or input error",
+                       ErrorDocument)
 
 
 def algorithms_schema() -> dict[str, Any]:
     from vlanroute.schemas.documents import AlgorithmsDocument
 
-    body = AlgorithmsDocument.model_json_schema(mode="serialization", by_alias=True)
-    body.pop("title", None)
-    body.pop("description", None)
-    body["required"] = list(body["properties"])          # `schema` too, despite its default
-    return {**_head("algorithms", "vlanroute algorithms --json"), **body}
+    return _from_model("algorithms", "vlanroute algorithms --json", AlgorithmsDocument)
 
 
-GENERATED: dict[str, Callable[[], dict[str, Any]]] = {"plan": plan_schema, "error": error_schema,
-                                                      "algorithms": algorithms_schema}
+def lab_schema() -> dict[str, Any]:
+    """`vlanroute lab --json`: one object a lab action (up, down, cable-down/up), every
+    key of each required."""
+    from pydantic import TypeAdapter
+
+    from vlanroute.schemas.outputs import LabCableDocument, LabDownDocument, LabUpDocument
+
+    adapter: TypeAdapter[LabUpDocument | LabDownDocument | LabCableDocument] = TypeAdapter(
+        LabUpDocument | LabDownDocument | LabCableDocument)
+    body = adapter.json_schema(mode="serialization", by_alias=True)
+    for model in (LabUpDocument, LabDownDocument, LabCableDocument):
+        record = body["$defs"][model.__name__]
+        record["required"] = list(record["properties"])
+    return {**_head("lab", "vlanroute lab up|down|cable-down|cable-up --json"), **body}
+
+
+def _output(name: str, model: str) -> Callable[[], dict[str, Any]]:
+    """The schema of `vlanroute NAME --json` from schemas/outputs.py's `model` (imported
+    when called, as the others are)."""
+    def schema() -> dict[str, Any]:
+        from vlanroute.schemas import outputs
+
+        return _from_model(name, f"vlanroute {name} --json", getattr(outputs, model),
+                           outputs.ABSENT_WHEN_NONE.get(name, ()))
+    return schema
+
+
+# Command -> the model of schemas/outputs.py its --json object is built by.
+OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "AuditDocument",
+           "push": "PushDocument", "analyze": "AnalyzeDocument", "save": "SaveDocument",
+           "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
+           "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument",
+           "import": "ImportDocument", "discover": "DiscoverDocument"}
+
+GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
+    "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema, "lab": lab_schema,
+    **{name: _output(name, model) for name, model in OUTPUTS.items()}}
 
 
 def text_of(name: str) -> str:

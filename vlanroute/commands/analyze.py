@@ -10,7 +10,7 @@ from rich.table import Table
 
 from vlanroute.commands.tables import table_console
 from vlanroute.commands.common import set_option
-from vlanroute.commands.output import emit, json_option, quiet_option
+from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
 from vlanroute.errors import UserError
 from vlanroute.plan.build import Plan, plan_from_file
@@ -77,7 +77,9 @@ def command(inventories: tuple[str, ...], patterns: str | None, seeds: int, link
         plans.append(plan)
     tables = _throughput(plans, wanted, seeds, link_speed, exchange_bytes, stp_parallel) if wanted else None
     if as_json:
-        emit("analyze", {"sets": list(sets), "inventories": rows, **({"throughput": tables} if tables else {})})
+        from vlanroute.schemas.outputs import AnalyzeDocument
+        emit_document(AnalyzeDocument.model_validate({"sets": list(sets), "inventories": rows,
+                                                       **({"throughput": tables} if tables else {})}))
     elif not quiet:             # an inventory without a plan was named on stderr above
         table_console(pipe_width=240).print(table)
         for t in tables or []:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute import api
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.audit import findings_by_switch, nothing_to_check
@@ -54,7 +54,8 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
                            on_done=lambda name, ok: bar.state(name, "read" if ok else "not read", done=True))
     code = ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
     if as_json:
-        emit("audit", {"outdir": str(outdir), **report.to_json()})
+        from vlanroute.schemas.outputs import AuditDocument
+        emit_document(AuditDocument.model_validate({"outdir": str(outdir), **report.to_json()}))
         return code
     out = Console(quiet=quiet)
     if report.findings and not verbose:

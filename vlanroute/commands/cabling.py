@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -17,7 +17,7 @@ from vlanroute.bundle.reader import read_plan
 from vlanroute.device.credentials import Credentials
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.targets import read_target_map
-from vlanroute.commands.output import json_option, quiet_option
+from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.device.cablecheck import readable, run_check
 from vlanroute.device.cabling import FAILED, OK, CablingReport, CableStatus
@@ -25,7 +25,8 @@ from vlanroute.device.credentials import load_credentials
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natsorted_items
 
-SCHEMA = "vlanroute-cabling-check/1"
+if TYPE_CHECKING:
+    from vlanroute.schemas.outputs import CablingCheckDocument
 
 
 @click.group("cabling")
@@ -49,7 +50,7 @@ def check(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, ins
     creds = load_credentials()
     report = run_check(outdir, doc, targets, skipped, creds, host_key_policy(insecure, known_hosts), workers)
     if as_json:
-        click.echo(json.dumps(report_json(report), indent=1))
+        emit_document(report_json(report))
     elif not quiet:
         print_report(Console(), report, show_all)
     elif not report.ok:         # quiet: the failure is still an error, in one line (as audit's)
@@ -60,9 +61,10 @@ def check(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, ins
     return ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
 
 
-def report_json(report: CablingReport) -> dict[str, object]:
-    return {
-        "schema": SCHEMA,
+def report_json(report: CablingReport) -> CablingCheckDocument:
+    from vlanroute.schemas.outputs import CablingCheckDocument
+
+    return CablingCheckDocument.model_validate({
         "ok": report.ok,
         "cables": [{"cable": c.label, "kind": c.kind, "a": c.a, "a_port": c.a_port, "b": c.b,
                     "b_port": c.b_port, "status": c.status, "seen_a": c.seen_a,
@@ -71,7 +73,7 @@ def report_json(report: CablingReport) -> dict[str, object]:
         "unexpected": [{"ends": list(u.ends), "fix": u.fix} for u in report.unexpected],
         "fixes": report.fixes + [u.fix for u in report.unexpected],
         "not_read": report.errors,
-    }
+    })
 
 
 def print_report(out: Console, report: CablingReport, show_all: bool) -> None:

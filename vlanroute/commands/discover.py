@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 from pathlib import Path
 import re
 
@@ -15,7 +14,7 @@ from vlanroute.device.discover import discover, fragment
 from vlanroute.device.lldp import LldpSource, has_lldp_reader, read_tables
 from vlanroute.device.targets import GUARD_ENV, TARGETS_ENV, loopback_guard_active, read_target_map
 from vlanroute.drivers import family_of
-from vlanroute.commands.output import json_option, quiet_option
+from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.commands.sshopts import INSECURE_FLAG, connection_options, host_key_policy
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
@@ -23,8 +22,6 @@ from vlanroute.model.platforms import PLATFORMS
 from vlanroute.names import NAME_PATTERN
 from vlanroute.natural import natsorted_items
 from vlanroute.safeio.output import write_output
-
-SCHEMA = "vlanroute-discover/1"
 
 
 def _switch_spec(text: str) -> tuple[str, tuple[str, int]]:
@@ -102,8 +99,10 @@ def command(targets_file: Path | None, specs: tuple[str, ...], name: str, platfo
     found = discover(tables)
     frag = fragment(found, name, platform, addresses)
     if as_json:
-        click.echo(json.dumps({"schema": SCHEMA, "inventory": frag, "notes": found.notes,
-                               "not_read": {s: t.error for s, t in tables.items() if t.error}}, indent=1))
+        from vlanroute.schemas.outputs import DiscoverDocument
+        emit_document(DiscoverDocument.model_validate({
+            "inventory": frag, "notes": found.notes,
+            "not_read": {s: t.error for s, t in tables.items() if t.error}}))
     else:
         cables = sum(len(link["ports"]) for link in found.links)  # type: ignore[arg-type,misc]
         header = (f"# Discovered by `vlanroute discover` from the LLDP tables of {len(sources)} switches:\n"

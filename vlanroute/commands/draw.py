@@ -9,7 +9,7 @@ import click
 from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import set_option
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
 from vlanroute.plan.build import plan_from_file
@@ -44,6 +44,7 @@ def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: st
         say.line(f"left out: {s}")
     say.line(f"{outdir}: {len(result.files)} pictures (list in {outdir / INDEX_FILE})")
     if as_json:
-        emit("draw", {"outdir": str(outdir), "format": fmt, "files": [str(f) for f in result.files],
-                      "left_out": list(result.left_out), "index": INDEX_FILE})
+        from vlanroute.schemas.outputs import DrawDocument
+        emit_document(DrawDocument(outdir=str(outdir), format=fmt, files=[str(f) for f in result.files],
+                                   left_out=list(result.left_out), index=INDEX_FILE))
     return ExitCode.OK

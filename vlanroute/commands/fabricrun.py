@@ -4,7 +4,6 @@ switches to talk to, the results table and the JSON object."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-import json
 from pathlib import Path
 
 import click
@@ -12,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute.bundle.reader import read_plan
+from vlanroute.commands.output import emit_document
 from vlanroute.commands.sshopts import target_map
 from vlanroute.device.fabric import FabricResult
 from vlanroute.device.journal import Journal, JournalView, require_last_journal
@@ -54,9 +54,11 @@ def results_table(title: str, results: list[FabricResult], good: tuple[str, ...]
 def emit_json(command: str, run: FabricRun, results: list[FabricResult], code: int,
               **extra: object) -> None:
     """One JSON object on stdout, `schema` first (docs/push.md, "JSON output")."""
-    click.echo(json.dumps({"schema": f"vlanroute-{command}/1", "journal": str(run.journal.path),
-                           **extra, "exit_code": int(code),
-                           "switches": [r.to_json() for r in results]}, indent=1))
+    from vlanroute.schemas.outputs import RollbackDocument, SaveDocument
+
+    model: type[SaveDocument | RollbackDocument] = SaveDocument if command == "save" else RollbackDocument
+    emit_document(model.model_validate({"journal": str(run.journal.path), **extra, "exit_code": int(code),
+                                        "switches": [r.to_json() for r in results]}))
 
 
 def human_console(as_json: bool, quiet: bool = False) -> Console:

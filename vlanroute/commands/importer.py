@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import yaml
 
-from vlanroute.commands.output import emit, json_option, quiet_option
+from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.ansible_inventory import VarNames, read_ansible_inventory, to_vlanroute
@@ -74,7 +74,9 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
     if result.switches:
         section["switches"] = result.switches
     if as_json:
-        emit("import", {"source": str(inventory), "groups": list(host_groups) + list(switch_groups), **section})
+        from vlanroute.schemas.outputs import ImportDocument
+        emit_document(ImportDocument.model_validate(
+            {"source": str(inventory), "groups": list(host_groups) + list(switch_groups), **section}))
         return ExitCode.OK
     text = (f"# from the Ansible inventory {inventory} (groups: {', '.join(host_groups + switch_groups)})\n"
             + yaml.safe_dump(section, sort_keys=False, default_flow_style=None, width=120))

@@ -32,7 +32,7 @@ import click
 from vlanroute.exitcodes import ExitCode
 
 from vlanroute.bundle.reader import read_plan
-from vlanroute.commands.output import emit, json_option, quiet_option
+from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.device.credentials import ENV_PASSWORD, ENV_USER
 from vlanroute.device.targets import TARGETS_ENV
 from vlanroute.errors import UserError
@@ -160,10 +160,12 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
         for note in notes:
             click.echo(note, err=True)
     if as_json:
-        emit("lab", {"action": "up", "plan": doc.name, "pid": child.pid, "state_dir": str(state.path),
-                     "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}
-                                  for name, v in switches.items()},
-                     "environment": _variables(state, user, None if given else password)})
+        from vlanroute.schemas.outputs import LabUpDocument
+        emit_document(LabUpDocument.model_validate({
+            "plan": doc.name, "pid": child.pid, "state_dir": str(state.path),
+            "switches": {name: {"host": v["host"], "port": v.get("port"), "platform": v["platform"]}
+                         for name, v in switches.items()},
+            "environment": _variables(state, user, None if given else password)}))
         return ExitCode.OK
     for line in _environment(state, user, None if given else password):
         click.echo(line)
@@ -197,7 +199,8 @@ def down(state_dir: Path | None, as_json: bool, quiet: bool) -> int:
         if not quiet:
             click.echo("lab: no lab was running", err=True)
         if as_json:
-            emit("lab", {"action": "down", "stopped": 0, "state_dir": str(state.path)})
+            from vlanroute.schemas.outputs import LabDownDocument
+            emit_document(LabDownDocument(stopped=0, state_dir=str(state.path)))
         return ExitCode.OK
     lab = state.lab() or {}
     os.kill(pid, signal.SIGTERM)
@@ -213,7 +216,8 @@ def down(state_dir: Path | None, as_json: bool, quiet: bool) -> int:
         click.echo(f"lab: stopped {count} emulated switches; their last running configs are in "
                    f"{state.path / 'running'}", err=True)
     if as_json:
-        emit("lab", {"action": "down", "stopped": count, "state_dir": str(state.path)})
+        from vlanroute.schemas.outputs import LabDownDocument
+        emit_document(LabDownDocument(stopped=count, state_dir=str(state.path)))
     return ExitCode.OK
 
 
@@ -255,9 +259,11 @@ def _set_cables(state_dir: Path | None, ends: tuple[str, ...], pairs: tuple[str,
                             file=str(state.path / "lab.log"))
         time.sleep(0.05)
     if as_json:
-        emit("lab", {"action": "cable-down" if down else "cable-up", "state_dir": str(state.path),
-                     "cables": [{"a": c.a, "a_port": c.a_port, "b": c.b, "b_port": c.b_port} for c in chosen],
-                     "ends_down": len(linkdown.load(wanted))})
+        from vlanroute.schemas.outputs import LabCable, LabCableDocument
+        emit_document(LabCableDocument(
+            action="cable-down" if down else "cable-up", state_dir=str(state.path),
+            cables=[LabCable(a=c.a, a_port=c.a_port, b=c.b, b_port=c.b_port) for c in chosen],
+            ends_down=len(linkdown.load(wanted))))
     elif not quiet:
         for c in chosen:
             click.echo(f"lab: cable {c.a} {c.a_port} - {c.b} {c.b_port} {'down' if down else 'up'} "

@@ -73,13 +73,23 @@ def emit(command: str, payload: Mapping[str, Any]) -> None:
     click.echo(json.dumps(document(command, payload), indent=1, default=str))
 
 
+class JsonDocument(Protocol):
+    """A command's --json object built by a pydantic model (vlanroute/schemas/outputs.py)."""
+
+    def to_json(self) -> dict[str, object]: ...
+
+
+def emit_document(doc: JsonDocument) -> None:
+    """Print a model-built --json object: its schema file is generated from the model."""
+    click.echo(json.dumps(doc.to_json(), indent=1, default=str))
+
+
 def emit_error(message: str, exit_code: int) -> None:
     # Built from the model its schema file is generated from (vlanroute/bundle/schemagen.py);
     # imported here so that a command's happy path does not load pydantic for it.
     from vlanroute.schemas.documents import ErrorDocument
 
-    doc = ErrorDocument(error=message, exit_code=exit_code)          # schema: ERROR_SCHEMA
-    click.echo(json.dumps(doc.to_json(), indent=1))
+    emit_document(ErrorDocument(error=message, exit_code=exit_code))          # schema: ERROR_SCHEMA
 
 
 class Say:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from vlanroute.api import PushRun, push_exit_code
 from vlanroute.commands import output
-from vlanroute.commands.output import Say, emit, json_option, quiet_option, report_failures
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option, report_failures
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.device.credentials import load_credentials
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
@@ -298,7 +298,8 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     def report(results: list[SwitchResult], code: ExitCode, **extra: object) -> ExitCode:
         if as_json:
             run = PushRun(outdir, dry_run, results, selection.notes)
-            emit("push", {**run.to_json(), "exit_code": int(code), **extra})
+            from vlanroute.schemas.outputs import PushDocument
+            emit_document(PushDocument.model_validate({**run.to_json(), "exit_code": int(code), **extra}))
         return code
 
     cabling_ok, unchecked = cabling_gate(outdir, doc, switches, targets_file, creds, policy, workers,

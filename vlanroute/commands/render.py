@@ -10,7 +10,7 @@ from rich.console import Console
 
 from vlanroute import api
 from vlanroute.commands.common import set_option
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.progress import phases, wanted
 from vlanroute.exitcodes import ExitCode
 from vlanroute.render.context import HOST_NETWORKS, LEARNING_METHODS
@@ -66,14 +66,16 @@ def command(inventory: str, outdir: Path, learning_method: str | None, host_netw
             say.warn(w)
         click.echo(f"error: {exc.message}", err=True)
         if as_json:
-            emit("render", {"outdir": str(outdir), "written": False, "files": 0, "bytes": 0,
-                            "verified": False, "warnings": exc.warnings})
+            from vlanroute.schemas.outputs import RenderDocument
+            emit_document(RenderDocument(outdir=str(outdir), written=False, files=0, bytes=0,
+                                         verified=False, warnings=exc.warnings))
         return ExitCode.FAILED_CHECK
     for w in result.warnings:
         say.warn(w)
     state = "verified" if result.verified else "NOT verified"
     say.line(f"{outdir}: {result.files} files, {result.bytes} bytes, {state}")
     if as_json:
-        emit("render", {"outdir": str(outdir), "written": True, "files": result.files, "bytes": result.bytes,
-                        "verified": result.verified, "warnings": result.warnings})
+        from vlanroute.schemas.outputs import RenderDocument
+        emit_document(RenderDocument(outdir=str(outdir), written=True, files=result.files, bytes=result.bytes,
+                                     verified=result.verified, warnings=result.warnings))
     return ExitCode.OK

@@ -20,7 +20,7 @@ from vlanroute.bundle.failures import (
 )
 from vlanroute.bundle.reader import read_plan
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
@@ -120,9 +120,10 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
         say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
     if as_json:
-        emit("repair", {"outdir": str(outdir), "newdir": str(newdir), "files": result.files,
-                        "verified": result.verified, "host_tables_unchanged": same,
-                        "warnings": rep.warnings, "repair": rep.record})
+        from vlanroute.schemas.outputs import RepairDocument
+        emit_document(RepairDocument.model_validate({
+            "outdir": str(outdir), "newdir": str(newdir), "files": result.files, "verified": result.verified,
+            "host_tables_unchanged": same, "warnings": rep.warnings, "repair": rep.record}))
     return ExitCode.OK
 
 

@@ -9,7 +9,7 @@ import click
 from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import set_option
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.plan.build import plan_from_file
@@ -39,5 +39,6 @@ def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ..
     size = write_report(plan, output, max_vlans=max_vlans, sets=sets, compare=others)
     Say(as_json, quiet).line(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
     if as_json:
-        emit("report", {"output": str(output), "bytes": size, "name": plan.name})
+        from vlanroute.schemas.outputs import ReportDocument
+        emit_document(ReportDocument(output=str(output), bytes=size, name=plan.name))
     return ExitCode.OK

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from vlanroute.bundle.manifest import check_manifest
-from vlanroute.commands.output import Say, emit, json_option, quiet_option
+from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
 from vlanroute import api
 
@@ -38,11 +38,11 @@ def command(outdir: Path, tables: bool, as_json: bool, quiet: bool) -> int:
         for sw, (n, cap) in report.table_sizes.items():
             say.line(f"  {sw}: {n} learned MAC entries of {cap}")
     if as_json:
-        emit("verify", {"outdir": str(outdir), "ok": report.ok and not problems, "summary": report.summary,
-                        "violation_counts": dict(sorted(report.counts.items())),
-                        "violations": problems + report.violations,
-                        "tables": {sw: {"learned": n, "capacity": cap}
-                                   for sw, (n, cap) in report.table_sizes.items()}})
+        from vlanroute.schemas.outputs import TableSize, VerifyDocument
+        emit_document(VerifyDocument(
+            outdir=str(outdir), ok=report.ok and not problems, summary=report.summary,
+            violation_counts=dict(sorted(report.counts.items())), violations=problems + report.violations,
+            tables={sw: TableSize(learned=n, capacity=cap) for sw, (n, cap) in report.table_sizes.items()}))
     if not report.ok or problems:
         for kind, n in sorted(report.counts.items()):
             click.echo(f"{n} {kind} violations", err=True)

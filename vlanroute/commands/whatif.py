@@ -15,7 +15,7 @@ from rich.table import Table
 from vlanroute import api
 from vlanroute.bundle.repaired import trees_of
 from vlanroute.commands.common import set_option
-from vlanroute.commands.output import emit, json_option, quiet_option
+from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
 from vlanroute.routing.repair import link
 from vlanroute.routing.whatif import FailureRow, what_if
@@ -58,7 +58,8 @@ def command(inventory: str, top: int, as_json: bool, quiet: bool, sets: tuple[st
         payload: dict[str, Any] = {"inventory": inventory, "sets": list(sets), "name": doc.name,
                                    "max_link_load": doc.metrics.get("max_link_load"),
                                    "failures": [r.to_json() for r in shown]}
-        emit("whatif", payload)
+        from vlanroute.schemas.outputs import WhatifDocument
+        emit_document(WhatifDocument.model_validate(payload))
     elif not quiet:
         table = Table(title=f"vlanroute whatif {doc.name}: every single failure, repaired with the fewest links "
                             f"(intact max load {doc.metrics.get('max_link_load'):g})")

@@ -21,7 +21,8 @@ marked "(assumed)" is this emulator's own choice where no source shows the real 
   defaults print nothing (access VLAN 1, native 1, allowed all, flow control off) [BF];
 - errors `% Invalid input`, `% Incomplete command` [FAKESW], `% Cannot change mode; remove
   all members and try again.` [ANS-EOS];
-- `write memory` -> `Copy completed successfully.` (assumed);
+- `write memory` -> `Copy completed successfully.`, as the fake-switches emulator answers it
+  [FAKESW] (no real capture seen);
 - `show lldp neighbors`: counter lines, header, dashed line, one row per neighbour of the
   wired cables (vlanroute.lab.wiring), local port short (`Et1`), names whole [NTC]; a
   host's MAC Port ID printed dotted, as EOS prints MACs (assumed).

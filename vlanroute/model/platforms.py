@@ -3,7 +3,10 @@
 A platform is the hardware: its port names and the limits a plan is checked against. Its
 `family` names the configuration language it speaks (vlanroute.drivers: template, parser,
 SSH dialog, push and audit support, capabilities such as EEE and LAG hash modes), shared
-by every model of that family. Each fact carries its confidence:
+by every model of that family. What the models of a family share (port names' shape, VLAN
+ids, aging, LAG limits, stacking, firmware, and their sources) is written once, in its
+`Family` record; a model states only its own ports, MAC table and name (`Family.model`).
+Each fact carries its confidence:
 C = confirmed in a source, P = partly confirmed, U = unconfirmed (see the evidence page of
 each family, docs/platforms/<family>.md, and the template headers).
 """
@@ -80,46 +83,76 @@ class Platform:
     def _pool_set(self) -> frozenset[str]:
         return frozenset(self.pool)
 
-POWERCONNECT_6248 = Platform(
-    name="powerconnect-6248",
-    family="powerconnect-62xx",
-    description="Dell PowerConnect 6248 (48 x GbE, FW 3.x)",
-    # 48 GbE ports (g45-g48 are the combo RJ-45/SFP ports) and the 10G module ports
-    # xg1-xg4, which carry a cable only where the inventory names them.
-    ports=parse_port_list("1/g1-1/g48,1/xg1-1/xg4"),
-    auto_ports=parse_port_list("1/g1-1/g48"),
-    max_units=12,
-    port_shape=r"\d+/x?g\d+",
-    max_vlans=1024,
-    vid_min=2,
-    vid_max=4093,
-    mac_capacity=8192,
-    aging_min=10,
-    aging_max=1_000_000,
-    aging_default=300,
-    max_lags=48,
-    max_lag_members=8,
-    facts={
+@dataclass(frozen=True)
+class Family:
+    """What every model of a family shares, written once: its port names' shape, VLAN ids,
+    aging range, LAG limits, stacking and firmware, with their sources (`facts`). A model
+    (`model`) adds only its own: name, ports, MAC table, how it names itself. The defaults
+    are the values assumed where no source of the family says otherwise (802.1Q's ids
+    2..4094, an aging range of 10..1,000,000 s, 300 s by default); `facts` says which are."""
+
+    family: str
+    port_shape: str
+    max_vlans: int
+    max_lags: int
+    max_lag_members: int
+    vid_min: int = 2
+    vid_max: int = 4094
+    aging_min: int = 10
+    aging_max: int = 1_000_000
+    aging_default: int = 300
+    max_units: int = 1
+    firmware_pattern: str = ""
+    facts: dict[str, str] = field(default_factory=dict)
+
+    def model(self, name: str, description: str, ports: tuple[str, ...], *, mac_capacity: int,
+              facts: dict[str, str], auto_ports: tuple[str, ...] | None = None,
+              model_pattern: str = "") -> Platform:
+        """A model of this family: the family's facts and the model's own (which win)."""
+        return Platform(name=name, family=self.family, description=description, ports=ports,
+                        auto_ports=auto_ports, mac_capacity=mac_capacity, model_pattern=model_pattern,
+                        facts={**self.facts, **facts}, port_shape=self.port_shape,
+                        max_vlans=self.max_vlans, vid_min=self.vid_min, vid_max=self.vid_max,
+                        aging_min=self.aging_min, aging_max=self.aging_max,
+                        aging_default=self.aging_default, max_lags=self.max_lags,
+                        max_lag_members=self.max_lag_members, max_units=self.max_units,
+                        firmware_pattern=self.firmware_pattern)
+
+
+POWERCONNECT_62XX = Family(
+    "powerconnect-62xx", r"\d+/x?g\d+", firmware_pattern=r"3(\.\d+)+",
+    max_vlans=1024, vid_max=4093, max_lags=48, max_lag_members=8, max_units=12, facts={
         "max_vlans": "C: 'The Dell 62xx Series switch supports up to 1024 VLANs' (cloudstack-documentation network_setup.rst)",
         "vid_range": "C: configurable VLAN ids 2-4093, 4094 and 4095 reserved (PowerConnect 7000 User's Guide p.580 "
                      "and M6220/M6348 Owner's Manual p.577, 'Default VLAN Behavior'; docs/platforms/powerconnect-62xx.md)",
-        "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
         "aging": "P: 'bridge aging-time' 10-1,000,000 s in FASTPATH CLI (Netgear M4300 manual); seed 001 quotes 11.6 days",
         "max_lags": "U: 48 LAGs x 8 members believed",
-        "ports": "C: 'interface ethernet 1/xg3' in a real 6248 running-config (r2lab switch-data.conf); "
-                 "1/g1-1/g48 in the Crowbar guide's 6248 config; 48 GbE + 4 combo ports (PowerConnect "
-                 "6200 Series User's Guide, Introduction)",
         "units": "P: stack units 2/g1, 2/xg1 in the fake-switches 62xx emulator; '2/g1-2/g48' in the "
                  "Crowbar guide; 12 units believed (the PowerConnect 7000 guide's figure), unconfirmed "
                  "for the 62xx",
-        "model": "C: the running config's header names it: '!System Description \"PowerConnect 6248, 3.3.7.3, VxWorks 6.5\"' "
-                 "(r2lab 6248 capture; a 6248P prints 'PowerConnect 6248P')",
         "firmware": "C: 62xx firmware ends at 3.3.x (PowerConnect 7000 CLI reference p.626: release 4.0 is 7000-series)",
     },
-    model_pattern=r"power ?connect 6248p?",
-    firmware_pattern=r"3(\.\d+)+",
 )
 
+POWERCONNECT_6248 = POWERCONNECT_62XX.model(
+    "powerconnect-6248", "Dell PowerConnect 6248 (48 x GbE, FW 3.x)",
+    # 48 GbE ports (g45-g48 are the combo RJ-45/SFP ports) and the 10G module ports
+    # xg1-xg4, which carry a cable only where the inventory names them.
+    parse_port_list("1/g1-1/g48,1/xg1-1/xg4"),
+    auto_ports=parse_port_list("1/g1-1/g48"),
+    mac_capacity=8192,
+    facts={
+        "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
+        "ports": "C: 'interface ethernet 1/xg3' in a real 6248 running-config (r2lab switch-data.conf); "
+                 "1/g1-1/g48 in the Crowbar guide's 6248 config; 48 GbE + 4 combo ports (PowerConnect "
+                 "6200 Series User's Guide, Introduction)",
+        "model": "C: the running config's header names it: '!System Description \"PowerConnect 6248, 3.3.7.3, VxWorks 6.5\"' "
+                 "(r2lab 6248 capture; a 6248P prints 'PowerConnect 6248P')",
+    },
+    model_pattern=r"power ?connect 6248p?",
+)
+
+# The 6224 is the 6248 with half the GbE ports (its sources are the 6248's).
 POWERCONNECT_6224 = replace(
     POWERCONNECT_6248,
     name="powerconnect-6224",
@@ -129,141 +162,109 @@ POWERCONNECT_6224 = replace(
     model_pattern=r"power ?connect 6224[pf]?",
 )
 
-# The OS6 CLI (family dell-os6): same SSH dialogue as the 62xx, other limits.
-POWERCONNECT_8132 = replace(
-    POWERCONNECT_6248,
-    name="powerconnect-8132",
-    family="dell-os6",
-    description="Dell PowerConnect 8132 (24 x 10GBASE-T, DNOS/OS6 CLI)",
+# The OS6 CLI: same SSH dialogue as the 62xx, other limits. Its VLAN ids, aging range and
+# LAG size are the 62xx's (no OS6 source read gives them; the 8132 record was the 6248's
+# with its own limits).
+DELL_OS6 = Family(
+    "dell-os6", r"(Te|Gi|Fo|Tw)\d+/\d+/\d+", firmware_pattern=r"[56](\.\d+)+",
+    max_vlans=4093, vid_max=4093, max_lags=128, max_lag_members=8, max_units=6, facts={
+        "max_vlans": "U: 4K VLANs believed for OS6",
+        "lag": "C: port-channel 1-128, hashing-mode 1-7 (dellemc.os6 os6_lag README)",
+        "eee": "U: 'green-mode eee' per interface",
+    },
+)
+
+POWERCONNECT_8132 = DELL_OS6.model(
+    "powerconnect-8132", "Dell PowerConnect 8132 (24 x 10GBASE-T, DNOS/OS6 CLI)",
     # The 24 fixed ports. The optional module slot (OS6 names module ports by slot 1/1,
     # e.g. Te1/1/1) is not built in: no source shows an 8132's module ports.
-    ports=parse_port_list("Te1/0/1-Te1/0/24"),
-    auto_ports=None,
-    max_units=6,
-    port_shape=r"(Te|Gi|Fo|Tw)\d+/\d+/\d+",
-    max_vlans=4093,
+    parse_port_list("Te1/0/1-Te1/0/24"),
     mac_capacity=131072,
-    max_lags=128,
     facts={
         "ports": "C: Te1/0/N (OS6 running-configs and show output: dellemc.os6 N4064F fixture, napalm-dellos6 N4032 captures)",
         "units": "C: 'stack PowerConnect 8000-series and 8100-series switches up to six switches high' "
                  "(PowerConnect 8024/8100 User's Guide, Stacking Features); Te2/0/N on a 2-unit N4032 "
                  "stack (napalm-dellos6 captures)",
-        "max_vlans": "U: 4K VLANs believed for OS6",
         "mac_capacity": "U: 128K believed",
-        "lag": "C: port-channel 1-128, hashing-mode 1-7 (dellemc.os6 os6_lag README)",
-        "eee": "U: 'green-mode eee' per interface",
         "model": "U: how an 8132 names itself in 'show version' (System Model ID / Machine Type) is not in a source",
     },
     model_pattern=r"(power ?connect |dell networking |pct?)8132f?",
-    firmware_pattern=r"[56](\.\d+)+",
 )
 
-APRESIA_15000_64XL = Platform(
-    name="apresia-15000-64xl",
-    family="apresia-aeos",
-    description="APRESIA Apresia15000-64XL-PSR (AEOS 8) - CLI syntax largely UNCONFIRMED",
-    ports=parse_port_list("1/1-1/64"),
-    port_shape=r"\d+/\d+",
-    max_vlans=4094,
-    vid_min=2,
-    vid_max=4094,
-    mac_capacity=131072,
-    aging_min=10,
-    aging_max=1_000_000,
-    aging_default=300,
-    max_lags=64,
-    max_lag_members=8,
-    facts={
-        "ports": "P: 'interface port 1/1' seen in a field script for Apresia13200",
+APRESIA_AEOS = Family(
+    "apresia-aeos", r"\d+/\d+", max_vlans=4094, max_lags=64, max_lag_members=8, facts={
         "save": "P: 'write memory' (field automation script)",
         "everything_else": "U: no public AEOS command reference was readable",
     },
 )
 
-ARISTA_7050SX_64 = Platform(
-    name="arista-7050sx-64",
-    family="arista-eos",
-    description="Arista DCS-7050SX-64 (48 x 10G SFP+, 4 x 40G QSFP+, EOS)",
-    # 48 SFP+ ports, then the QSFP+ ports (one 40G lane each, `EthernetN/1`), which carry a
-    # cable only where the inventory names them.
-    ports=parse_port_list("Ethernet1-Ethernet48") + ("Ethernet49/1", "Ethernet50/1", "Ethernet51/1",
-                                                     "Ethernet52/1"),
-    auto_ports=parse_port_list("Ethernet1-Ethernet48"),
-    port_shape=r"Ethernet\d+(/\d+)?",
-    max_vlans=4094,
-    vid_min=2,
-    vid_max=4094,
+APRESIA_15000_64XL = APRESIA_AEOS.model(
+    "apresia-15000-64xl", "APRESIA Apresia15000-64XL-PSR (AEOS 8) - CLI syntax largely UNCONFIRMED",
+    parse_port_list("1/1-1/64"),
     mac_capacity=131072,
-    aging_min=10,
-    aging_max=1_000_000,
-    aging_default=300,
-    max_lags=128,
-    max_lag_members=16,
-    facts={
-        "ports": "C: Ethernet1-48 SFP+, Ethernet49/1-52/1 QSFP+, Management1 (netbox devicetype-library "
-                 "Arista/DCS-7050SX-64.yaml)",
+    facts={"ports": "P: 'interface port 1/1' seen in a field script for Apresia13200"},
+)
+
+ARISTA_EOS = Family(
+    "arista-eos", r"Ethernet\d+(/\d+)?", firmware_pattern=r"4\.\d+\.\S+",
+    max_vlans=4094, max_lags=128, max_lag_members=16, facts={
         "vid_range": "C: 'VLAN number (1-4094)', VLAN 1 exists by default (EOS User Manual, Virtual LANs)",
-        "mac_capacity": "U: 128K believed; no datasheet text retrieved",
         "aging": "U: mac address-table aging-time range not in any source read, 10-1,000,000 s assumed; "
                  "C: default 300 s (`show running-config all` of vEOS 4.13.7M, arista-eosplus/pyeapi fixture)",
         "max_lags": "U: 128 port-channels x 16 members assumed",
         "model": "C: 'show version' starts 'Arista <model>' (ntc-templates arista_eos show_version)",
     },
-    model_pattern=r"DCS-7050S?X-64(-\w+)?",
-    firmware_pattern=r"4\.\d+\.\S+",
 )
 
-DELL_S5248F_ON = Platform(
-    name="dell-s5248f-on",
-    family="dell-os10",
-    description="Dell EMC S5248F-ON (48 x 25G SFP28, 2 x 200G QSFP28-DD, 4 x 100G QSFP28, OS10)",
+ARISTA_7050SX_64 = ARISTA_EOS.model(
+    "arista-7050sx-64", "Arista DCS-7050SX-64 (48 x 10G SFP+, 4 x 40G QSFP+, EOS)",
+    # 48 SFP+ ports, then the QSFP+ ports (one 40G lane each, `EthernetN/1`), which carry a
+    # cable only where the inventory names them.
+    parse_port_list("Ethernet1-Ethernet48") + ("Ethernet49/1", "Ethernet50/1", "Ethernet51/1",
+                                               "Ethernet52/1"),
+    auto_ports=parse_port_list("Ethernet1-Ethernet48"),
+    mac_capacity=131072,
+    facts={
+        "ports": "C: Ethernet1-48 SFP+, Ethernet49/1-52/1 QSFP+, Management1 (netbox devicetype-library "
+                 "Arista/DCS-7050SX-64.yaml)",
+        "mac_capacity": "U: 128K believed; no datasheet text retrieved",
+    },
+    model_pattern=r"DCS-7050S?X-64(-\w+)?",
+)
+
+DELL_OS10 = Family(
+    "dell-os10", r"ethernet\d+/\d+/\d+(:\d+)?", firmware_pattern=r"10\.\d+(\.\d+)*\S*",
+    max_vlans=4093, vid_max=4093, aging_min=0, aging_default=1800, max_lags=128, max_lag_members=16, facts={
+        "vid_range": "U: 4093 assumed as the highest VLAN id",
+        "aging": "C: mac address-table aging-time 0-1,000,000 s, default 1800 s (Dell SmartFabric OS10 "
+                 "User Guide)",
+        "max_lags": "U: 128 port-channels x 16 members assumed",
+    },
+)
+
+DELL_S5248F_ON = DELL_OS10.model(
+    "dell-s5248f-on", "Dell EMC S5248F-ON (48 x 25G SFP28, 2 x 200G QSFP28-DD, 4 x 100G QSFP28, OS10)",
     # The SFP28 ports, then the uplinks (1/1/49-52: the two QSFP28-DD cages, two ports each;
     # 1/1/53-56 the QSFP28 ports), which carry a cable only where the inventory names them.
-    ports=parse_port_list("ethernet1/1/1-ethernet1/1/48,ethernet1/1/49-ethernet1/1/52,"
-                          "ethernet1/1/53-ethernet1/1/56"),
+    parse_port_list("ethernet1/1/1-ethernet1/1/48,ethernet1/1/49-ethernet1/1/52,"
+                    "ethernet1/1/53-ethernet1/1/56"),
     auto_ports=parse_port_list("ethernet1/1/1-ethernet1/1/48"),
-    port_shape=r"ethernet\d+/\d+/\d+(:\d+)?",
-    max_vlans=4093,
-    vid_min=2,
-    vid_max=4093,
     mac_capacity=131072,
-    aging_min=0,
-    aging_max=1_000_000,
-    aging_default=1800,
-    max_lags=128,
-    max_lag_members=16,
     facts={
         "ports": "C: 1/1/1-48 SFP28, 1/1/49-52 in the two QSFP28-DD cages, 1/1/53-56 QSFP28 (netbox "
                  "devicetype-library Dell/Networking_s5248f-on-os10.yaml lists 1/1/49 and 1/1/51 only; "
                  "a real S5248F-ON's LLDP neighbours on ethernet1/1/50 and ethernet1/1/52, microsoft/arc-switch "
                  "testdata); printed ethernet1/1/N (OS10 running-configs)",
         "model": "C: 'System Type: S5248F-ON' in show version (microsoft/arc-switch testdata)",
-        "vid_range": "U: 4093 assumed as the highest VLAN id",
         "mac_capacity": "U: 128K believed",
-        "aging": "C: mac address-table aging-time 0-1,000,000 s, default 1800 s (Dell SmartFabric OS10 "
-                 "User Guide)",
-        "max_lags": "U: 128 port-channels x 16 members assumed",
     },
     model_pattern=r"S5248F-ON",
-    firmware_pattern=r"10\.\d+(\.\d+)*\S*",
 )
 
-LINUX_BRIDGE = Platform(
-    name="linux-bridge",
-    family="linux-bridge",
-    description="Linux VLAN-aware bridge (iproute2); also the emulation target",
-    ports=parse_port_list("p1-p512"),
-    port_shape=r"p\d+",
-    max_vlans=4094,
-    vid_min=2,
-    vid_max=4094,
+LINUX_BRIDGE = Family("linux-bridge", r"p\d+", max_vlans=4094, max_lags=512, max_lag_members=16).model(
+    "linux-bridge", "Linux VLAN-aware bridge (iproute2); also the emulation target",
+    parse_port_list("p1-p512"),
     mac_capacity=2**31 - 1,          # no fixed limit unless fdb_max_learned is set
-    aging_min=10,
-    aging_max=1_000_000,
-    aging_default=300,
-    max_lags=512,
-    max_lag_members=16,
     facts={"ports": "synthetic port names p1..p512; real interface names are mapped at emulation time"},
 )
 
