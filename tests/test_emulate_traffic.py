@@ -26,9 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.vm]
 
 TOLERANCE = 0.15
-# The gain (the plan's throughput over the spanning tree's) measured within 15 % of the
-# predicted one too: tighter than what the two rows' 15 % imply (0.74 to 1.35).
-RATIO_TOLERANCE = 0.15
 
 
 @pytest.mark.timeout(900)
@@ -55,12 +52,23 @@ def test_measured_throughput_agrees_with_the_model(tmp_path: Path, capsys: pytes
     rows = {(r["pattern"].split(" (")[0], r["fabric"]): r for r in data["rows"]}
     assert set(rows) == {(p, f) for p in ("all-to-all", "permutation") for f in ("VLAN routing", "spanning tree")}
     for (pattern, fabric), r in rows.items():
-        assert abs(r["ratio"] - 1) <= TOLERANCE, (pattern, fabric, text)
-    # The plan as a multiple of the spanning tree, predicted next to measured, on each row.
+        # Where max-min is also the largest aggregate (every bottleneck full whatever the
+        # shares) the aggregate is fixed: within 15 %. Elsewhere TCP through FIFOs is not
+        # max-min fair (a flow crossing two full links gets less, the others more): between
+        # max-min and the largest aggregate, with the same 15 %.
+        if r["max_mbit"] <= r["predicted_mbit"] * 1.01:
+            assert abs(r["ratio"] - 1) <= TOLERANCE, (pattern, fabric, text)
+        else:
+            assert (1 - TOLERANCE) * r["predicted_mbit"] <= r["measured_mbit"] <= (1 + TOLERANCE) * r["max_mbit"], \
+                (pattern, fabric, text)
+    # The plan as a multiple of the spanning tree, predicted next to measured, on each row;
+    # the measured gain within 15 % of the model's range (of max-min and largest aggregates).
     for pattern in ("all-to-all", "permutation"):
         plan, stp = rows[(pattern, "VLAN routing")], rows[(pattern, "spanning tree")]
         predicted = plan["predicted_mbit"] / stp["predicted_mbit"]
         measured = plan["measured_mbit"] / stp["measured_mbit"]
         line = next(x for x in text.splitlines() if x.startswith(plan["pattern"]) and "VLAN routing" in x)
         assert line.split()[-2:] == [f"{predicted:.2f}", f"{measured:.2f}"], line
-        assert abs(measured / predicted - 1) <= RATIO_TOLERANCE, (pattern, predicted, measured, text)
+        low = min(plan["predicted_mbit"], plan["max_mbit"]) / max(stp["predicted_mbit"], stp["max_mbit"])
+        high = max(plan["predicted_mbit"], plan["max_mbit"]) / min(stp["predicted_mbit"], stp["max_mbit"])
+        assert (1 - TOLERANCE) * low <= measured <= (1 + TOLERANCE) * high, (pattern, low, high, measured, text)

@@ -92,3 +92,22 @@ def test_flows_run_in_one_process_and_the_kernel_counts_them() -> None:
     # payload plus headers in the direction of each flow (the readings are ms apart: 10 %).
     assert counts.host_bytes[a][1] >= 0.9 * (counts.received[0] + counts.received[2])
     assert counts.host_bytes[b][1] >= 0.9 * counts.received[1]
+
+
+def test_the_largest_aggregate_starves_the_long_flow_max_min_does_not() -> None:
+    # h0 -> h2 crosses both cables of the line, h0 -> h1 and h1 -> h2 one each: max-min gives
+    # every flow 1/2 (1.5 in all), the largest aggregate starves the long flow (2).
+    fabric = line(3)
+    got = tcpmodel.predict(fabric, host_pairs("long and short", fabric, [(0, 2), (0, 1), (1, 2)]), ack_bytes=0)
+    assert got.aggregate_mbit == pytest.approx(1.5 * 1448 / 1514)
+    assert got.slowest_mbit == pytest.approx(0.5 * 1448 / 1514)
+    assert got.max_mbit == pytest.approx(2 * 1448 / 1514)
+
+
+@given(st.integers(2, 6), st.integers(0, 50))
+@settings(max_examples=20, deadline=None)
+def test_max_min_never_beats_the_largest_aggregate(n: int, seed: int) -> None:
+    fabric = line(n)
+    for demand in (all_to_all(fabric), permutation(fabric, seed)):
+        got = tcpmodel.predict(fabric, demand)
+        assert got.aggregate_mbit <= got.max_mbit * (1 + 1e-6)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from vlanroute.emulate import netns
 
 CHUNK = bytes(65536)
+SNDBUF = 1 << 19
 # A full TCP segment's frame as tbf counts it (no preamble or FCS; a trunk's 802.1Q tag adds
 # 4 bytes, 0.3 %, left out): MSS 1448 (MTU 1500 less IP 20 and TCP with timestamps 32) +
 # 32 + 20 + Ethernet 14; a pure ACK is 32 + 20 + 14.
@@ -97,6 +98,9 @@ def run_flows(flows: Sequence[Flow], port: int, warmup_s: float, seconds: float,
             with netns.inside(f.src_ns):
                 c = socket.socket()
             c.bind((f.src_address, 0))     # the receiver tells its peers apart by source address
+            # Seconds of data queued in the kernel (not the autotuned ~2 congestion windows):
+            # a sender this process is too starved to refill would leave its link idle.
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SNDBUF)
             c.setblocking(False)
             c.connect_ex((f.dst_address, port))
             senders.append(c)

@@ -11,6 +11,12 @@ segment and the reverse path's with one pure ACK per segment (Linux ACKs every s
 when a flow's segments are further apart than its delayed-ACK timer, as they are at these
 rates), and the rates are max-min fair over that (progressive filling works the same with
 these weights). The payload is then 1448 bytes of every 1514-byte frame.
+
+TCP through FIFO queues is not max-min fair: a flow that crosses several loaded links gets
+less than its max-min share, and the flows it leaves room for get more, so the aggregate
+lies between the max-min one and the largest any allocation gives (`max_mbit`, a linear
+program on the same links). Where the two are equal (every bottleneck saturated whatever
+the shares: all-to-all here, most permutations on the plan) the aggregate is fixed.
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ from vlanroute.perf.patterns import Demand
 
 @dataclass(frozen=True)
 class Prediction:
-    aggregate_mbit: float     # TCP payload, every flow summed
+    aggregate_mbit: float     # TCP payload, every flow summed, max-min fair
     slowest_mbit: float
+    max_mbit: float           # the largest aggregate any allocation of these links gives
 
 
 def reverse_rows(fabric: Fabric, ends: int) -> np.ndarray:
@@ -63,4 +70,19 @@ def predict(fabric: Fabric, demand: Demand, ack_bytes: float = ACK) -> Predictio
     alloc = maxmin.solve(both)
     scale = 1000 * GOODPUT            # Gb/s of frames -> Mbit/s of payload
     slowest = float(alloc.rate.min()) if len(alloc.rate) else 0.0
-    return Prediction(float(alloc.rate @ demand.weight) * scale, slowest * scale)
+    return Prediction(float(alloc.rate @ demand.weight) * scale, slowest * scale, max_aggregate(both) * scale)
+
+
+def max_aggregate(problem: maxmin.Problem) -> float:
+    """max sum(weight x rate) with every resource within its capacity and every flow within
+    the cap: the throughput no allocation can beat."""
+    from scipy.optimize import linprog
+    w = problem.weight.astype(float)
+    if not len(w):
+        return 0.0
+    cap = None if not np.isfinite(problem.cap) else problem.cap
+    res = linprog(-w, A_ub=sparse.csr_matrix(problem.incidence.multiply(w[np.newaxis, :])), b_ub=problem.capacity,
+                  bounds=[(0, cap)] * len(w), method="highs")
+    if not res.success:
+        raise ValueError(f"the maximum throughput has no solution: {res.message}")
+    return float(-res.fun)

@@ -48,11 +48,12 @@ if TYPE_CHECKING:
 
 FLOW_PORT = 7079
 # tbf's bucket holds at least this long at the rate: its timer that releases the next frame
-# fires late when the emulating CPU is not scheduled (a loaded VM), and tokens beyond the
-# bucket are lost for good, so a bucket of a few ms (16 KiB at 10 Mbit/s) turned every late
-# timer into lost capacity. A saturated link never refills its bucket, so in the steady
-# window a deeper one adds nothing above the rate.
-BURST_S = 0.25
+# fires late when the emulating CPU is not scheduled (a loaded VM, TCG on a busy host), and
+# tokens beyond the bucket are lost for good. With 250 ms the links that carry one TCP flow
+# each (a permutation) were 0.86-0.92 busy at a host load of 11, with several flows 0.96-1.
+# A saturated link never refills its bucket, so in the steady window a deeper one adds
+# nothing above the rate; it gives back only the time the CPU took from the link.
+BURST_S = 1.0
 STP_TIMERS = "forward_delay 200 hello_time 100 max_age 600"   # the kernel's minimums (centiseconds)
 
 
@@ -77,6 +78,7 @@ class Measured:
     measured_mbit: float
     slowest_predicted_mbit: float
     slowest_measured_mbit: float
+    max_mbit: float = 0.0          # the largest aggregate any allocation gives (predicted is max-min)
 
     @property
     def ratio(self) -> float:
@@ -95,8 +97,9 @@ class TrafficReport:
     def text(self) -> str:
         lines = [(f"traffic on {self.outdir}: every cable and host link shaped to {self.rate_mbit:g} Mbit/s (tbf); "
                   f"{self.queue} queues; predicted = max-min over data frames and their ACKs ({ACK} B per segment, "
-                  f"reverse path), payload {GOODPUT:.3f} of a frame"), *self.notes]
-        head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>10} {'measured':>10} {'meas/pred':>9} " \
+                  f"reverse path), payload {GOODPUT:.3f} of a frame; max = the largest aggregate any allocation gives"),
+                 *self.notes]
+        head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>10} {'max':>6} {'measured':>10} {'meas/pred':>9} " \
                f"{'x STP pred':>10} {'x STP meas':>10}"
         lines += [head, "-" * len(head)]
         stp = {r.pattern: r for r in self.rows if r.fabric == "spanning tree"}
@@ -104,7 +107,8 @@ class TrafficReport:
             base = stp.get(r.pattern)
             vs = (f"{r.predicted_mbit / base.predicted_mbit:10.2f} {r.measured_mbit / base.measured_mbit:10.2f}"
                   if base is not None and r is not base and base.measured_mbit else f"{'-':>10} {'-':>10}")
-            lines.append(f"{r.pattern:28} {r.fabric:14} {r.flows:6d} {r.predicted_mbit:10.1f} {r.measured_mbit:10.1f} "
+            lines.append(f"{r.pattern:28} {r.fabric:14} {r.flows:6d} {r.predicted_mbit:10.1f} {r.max_mbit:6.1f} "
+                         f"{r.measured_mbit:10.1f} "
                          f"{r.ratio:9.3f} {vs}")
         if self.aborted:
             lines.append(f"aborted: {self.aborted}")
@@ -193,6 +197,7 @@ class Prepared:
     flows: list[tuple[str, str]]
     predicted_mbit: float
     slowest_predicted_mbit: float
+    max_mbit: float
 
 
 @dataclass(frozen=True)
@@ -208,7 +213,7 @@ class Prediction:
     @staticmethod
     def from_json(data: dict[str, Any]) -> Prediction:
         return Prediction([Prepared(p["fabric"], p["pattern"], [(a, b) for a, b in p["flows"]], p["predicted_mbit"],
-                                    p["slowest_predicted_mbit"]) for p in data["patterns"]],
+                                    p["slowest_predicted_mbit"], p["max_mbit"]) for p in data["patterns"]],
                           str(data["stp_root"]), [(a, b) for a, b in data["stp_blocked"]])
 
 
@@ -229,7 +234,7 @@ def prepare(spec: EmulationSpec, opt: TrafficOptions) -> Prediction:
             for demand in demands(fabric, pattern, (opt.seed,)):
                 p = predict(fabric, demand)
                 out.append(Prepared(fabric.label, demand.name, host_flows(spec, fabric, demand),
-                                    p.aggregate_mbit, p.slowest_mbit))
+                                    p.aggregate_mbit, p.slowest_mbit, p.max_mbit))
     if not opt.stp:
         return Prediction(out)
     model = spanning_tree(switch_order(spec), cable_pairs(spec), lag=False)
@@ -244,7 +249,7 @@ def run_patterns(emu: Emulation, label: str, prepared: Sequence[Prepared], opt: 
         log(f"[traffic] {label}: {p.pattern}, {len(p.flows)} TCP flows ...")
         got = measure(emu, p.flows, opt, log)
         row = Measured(p.pattern, label, len(p.flows), p.predicted_mbit, sum(got.values()),
-                       p.slowest_predicted_mbit, min(got.values()) if got else 0.0)
+                       p.slowest_predicted_mbit, min(got.values()) if got else 0.0, p.max_mbit)
         log(f"[traffic] {label}: {p.pattern}: predicted {row.predicted_mbit:.1f} Mbit/s, "
             f"measured {row.measured_mbit:.1f} ({row.ratio:.3f})")
         report.rows.append(row)
