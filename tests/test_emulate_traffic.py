@@ -26,6 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.vm]
 
 TOLERANCE = 0.15
+# The gain is a quotient of two measurements, each within 15 %: the rows alone allow 0.74
+# to 1.35 of the model's; 20 % is tighter and still clear of the spread measured (docs).
+GAIN_TOLERANCE = 0.20
 
 
 @pytest.mark.timeout(900)
@@ -39,7 +42,7 @@ def test_measured_throughput_agrees_with_the_model(tmp_path: Path, capsys: pytes
     out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "torus", "hosts.count=null",
                  "hosts.per_switch=1", "platform=linux-bridge", "topology.links_per_pair=1")
     report = tmp_path / "traffic.json"
-    status = main(["emulate", "--kernel", "host" if capable else "vm", "--timeout", "480", "--json-report", str(report),
+    status = main(["emulate", "--kernel", "host" if capable else "vm", "--timeout", "780", "--json-report", str(report),
                    "--traffic", "all-to-all,permutation", "--traffic-rate", "1", "--traffic-warmup", "3",
                    "--traffic-seconds", "6", str(out)])
     text = capsys.readouterr().out
@@ -62,7 +65,7 @@ def test_measured_throughput_agrees_with_the_model(tmp_path: Path, capsys: pytes
             assert (1 - TOLERANCE) * r["predicted_mbit"] <= r["measured_mbit"] <= (1 + TOLERANCE) * r["max_mbit"], \
                 (pattern, fabric, text)
     # The plan as a multiple of the spanning tree, predicted next to measured, on each row;
-    # the measured gain within 15 % of the model's range (of max-min and largest aggregates).
+    # the measured gain within 20 % of the model's range (of max-min and largest aggregates).
     for pattern in ("all-to-all", "permutation"):
         plan, stp = rows[(pattern, "VLAN routing")], rows[(pattern, "spanning tree")]
         predicted = plan["predicted_mbit"] / stp["predicted_mbit"]
@@ -71,4 +74,4 @@ def test_measured_throughput_agrees_with_the_model(tmp_path: Path, capsys: pytes
         assert line.split()[-2:] == [f"{predicted:.2f}", f"{measured:.2f}"], line
         low = min(plan["predicted_mbit"], plan["max_mbit"]) / max(stp["predicted_mbit"], stp["max_mbit"])
         high = max(plan["predicted_mbit"], plan["max_mbit"]) / min(stp["predicted_mbit"], stp["max_mbit"])
-        assert (1 - TOLERANCE) * low <= measured <= (1 + TOLERANCE) * high, (pattern, low, high, measured, text)
+        assert (1 - GAIN_TOLERANCE) * low <= measured <= (1 + GAIN_TOLERANCE) * high, (pattern, low, high, measured, text)
