@@ -1,13 +1,13 @@
 """`vlanroute emulate --traffic`: TCP throughput measured on the emulated data plane
 against the flow model's prediction, for the plan and for 802.1D bridges on the same
-cables (issue 26's Done-when). The seed's 8-switch ring, one host per switch and one cable
-per pair (a LAG's hash with few flows is not the model's many-flow limit).
+cables (issue 26's Done-when). The seed's 8-switch torus (the 3-cube), one host per switch
+and one cable per pair, 1 Mbit/s on every link: all-to-all (56 flows) and a permutation.
 
-It runs on this machine's kernel when that hosts the namespaces, else in the QEMU VM under
-KVM. Under TCG every frame is forwarded by an emulated CPU that shares the host's cores:
-on the busy 2-core development machine the measurement there came out at 0.36 to 1.01 of
-the prediction from run to run (docs/emulate.md, "Traffic"), so a 15 % check would test
-the machine's load, and the test skips, saying why."""
+It runs on this machine's kernel when that hosts the namespaces, else in the QEMU VM,
+under KVM or TCG. Under TCG every frame is forwarded by an emulated CPU sharing the host's
+cores: at 1 Mbit/s a link costs it little (docs/emulate.md, "Traffic", has the figures,
+measured on the busy 2-core development machine), and the measurement is the kernel's
+count of the bytes each receiving socket got (TCP_INFO), not a loop's timing."""
 
 from __future__ import annotations
 
@@ -23,38 +23,55 @@ from vlanroute.emulate import vm
 from vlanroute.emulate.run import host_kernel_capable
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.vm]
 
 TOLERANCE = 0.15
+# The gain is a quotient of two measurements, each within 15 %: the rows alone allow 0.74
+# to 1.35 of the model's; 20 % is tighter and still clear of the spread measured (docs).
+GAIN_TOLERANCE = 0.20
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(900)
 def test_measured_throughput_agrees_with_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root")
     capable, why = host_kernel_capable()
-    if not capable and vm.choose_accel() != "kvm":
-        kvm = ("KVM failed to boot the guest before (" + str(vm._kvm_failed_marker()) + ")"
-               if vm.kvm_usable() else f"{vm.KVM_DEVICE} is not usable")
-        pytest.skip(f"this kernel cannot host the namespaces ({why}) and {kvm}: "
-                    "under TCG the measurement tests the machine's load, not the model")
-    if not capable and vm.run_in_vm("true", tmp_path, vm.VmConfig(timeout_s=300)).accel != "kvm":
-        pytest.skip(f"this kernel cannot host the namespaces ({why}) and the guest did not boot under KVM "
-                    "(run_in_vm fell back to TCG): under TCG the measurement tests the machine's load")
-    out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring", "hosts.count=null", "hosts.per_switch=1",
-                 "platform=linux-bridge", "topology.links_per_pair=1")
+    if not capable and vm.missing_tools(vm.VmConfig()):
+        pytest.skip(f"this kernel cannot host the namespaces ({why}) and the VM's tools are missing: "
+                    + ", ".join(vm.missing_tools(vm.VmConfig())))
+    out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "torus", "hosts.count=null",
+                 "hosts.per_switch=1", "platform=linux-bridge", "topology.links_per_pair=1")
     report = tmp_path / "traffic.json"
-    status = main(["emulate", "--kernel", "host" if capable else "vm", "--json-report", str(report),
-                   "--traffic", "all-to-all,permutation", "--traffic-rate", "10", "--traffic-warmup", "2",
-                   "--traffic-seconds", "4", str(out)])
+    status = main(["emulate", "--kernel", "host" if capable else "vm", "--timeout", "780", "--json-report", str(report),
+                   "--traffic", "all-to-all,permutation", "--traffic-rate", "1", "--traffic-warmup", "3",
+                   "--traffic-seconds", "6", str(out)])
     text = capsys.readouterr().out
+    with capsys.disabled():             # the figures, in the test log of every run
+        print("\n" + text)
     data = json.loads(report.read_text())
     assert status == 0 and not data["aborted"], text
-    assert "the kernel blocked 1 cables, the model 1 (the same ones)" in text
-    if not capable:
-        assert "measured in the QEMU VM under KVM" in text, text
+    # The 3-cube's 12 cables: the kernel's 802.1D blocks the 5 the model blocks.
+    assert "the kernel blocked 5 cables, the model 5 (the same ones)" in text
     rows = {(r["pattern"].split(" (")[0], r["fabric"]): r for r in data["rows"]}
     assert set(rows) == {(p, f) for p in ("all-to-all", "permutation") for f in ("VLAN routing", "spanning tree")}
     for (pattern, fabric), r in rows.items():
-        assert abs(r["ratio"] - 1) <= TOLERANCE, (pattern, fabric, text)
-    assert "x STP meas" in text
+        # Where max-min is also the largest aggregate (every bottleneck full whatever the
+        # shares) the aggregate is fixed: within 15 %. Elsewhere TCP through FIFOs is not
+        # max-min fair (a flow crossing two full links gets less, the others more): between
+        # max-min and the largest aggregate, with the same 15 %.
+        if r["max_mbit"] <= r["predicted_mbit"] * 1.01:
+            assert abs(r["ratio"] - 1) <= TOLERANCE, (pattern, fabric, text)
+        else:
+            assert (1 - TOLERANCE) * r["predicted_mbit"] <= r["measured_mbit"] <= (1 + TOLERANCE) * r["max_mbit"], \
+                (pattern, fabric, text)
+    # The plan as a multiple of the spanning tree, predicted next to measured, on each row;
+    # the measured gain within 20 % of the model's range (of max-min and largest aggregates).
+    for pattern in ("all-to-all", "permutation"):
+        plan, stp = rows[(pattern, "VLAN routing")], rows[(pattern, "spanning tree")]
+        predicted = plan["predicted_mbit"] / stp["predicted_mbit"]
+        measured = plan["measured_mbit"] / stp["measured_mbit"]
+        line = next(x for x in text.splitlines() if x.startswith(plan["pattern"]) and "VLAN routing" in x)
+        assert line.split()[-2:] == [f"{predicted:.2f}", f"{measured:.2f}"], line
+        low = min(plan["predicted_mbit"], plan["max_mbit"]) / max(stp["predicted_mbit"], stp["max_mbit"])
+        high = max(plan["predicted_mbit"], plan["max_mbit"]) / min(stp["predicted_mbit"], stp["max_mbit"])
+        assert (1 - GAIN_TOLERANCE) * low <= measured <= (1 + GAIN_TOLERANCE) * high, (pattern, low, high, measured, text)

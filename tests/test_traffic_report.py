@@ -51,7 +51,7 @@ def _burst(rate_mbit: float) -> int:
     return int(words[words.index("burst") + 1])
 
 
-def test_tbf_bucket_holds_a_quarter_second_at_the_rate_and_at_least_16_kib() -> None:
-    assert _burst(10) == 312500          # 10 Mbit/s x 0.25 s / 8
-    assert _burst(2) == 62500
-    assert _burst(0.1) == 16384          # 3125 bytes would be below the floor
+def test_tbf_bucket_holds_a_second_at_the_rate_and_at_least_16_kib() -> None:
+    assert _burst(10) == 1250000         # 10 Mbit/s x 1 s / 8
+    assert _burst(1) == 125000
+    assert _burst(0.1) == 16384          # 12500 bytes would be below the floor

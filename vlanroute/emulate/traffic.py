@@ -8,9 +8,10 @@ Two networks on the same cables, one after the other, in this kernel's namespace
    all but one), waited on until every port is forwarding or blocking.
 Every switch port and every host interface is shaped to the same rate (tc tbf, egress:
 each direction of a cable and of a host link is one resource, as in the model). For each
-pattern, every host runs emulate/flowagent.py: TCP flows to its destinations, the bytes
-received counted over a steady window after a warm-up. Measured aggregate next to the
-max-min prediction (vlanroute.perf) times the TCP goodput per frame (GOODPUT).
+pattern, emulate/flowagent.py runs every flow in this process (sockets made in the hosts'
+namespaces), the payload bytes the kernel received counted over a steady window after a
+warm-up. Measured aggregate next to the max-min prediction over data frames and their
+ACKs (emulate/tcpmodel.py).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vlanroute.emulate import netns
+from vlanroute.emulate import flowagent, netns
+from vlanroute.emulate.flowagent import ACK, GOODPUT
 from vlanroute.emulate.run import (
     Emulation,
     Options,
@@ -36,24 +38,22 @@ from vlanroute.emulate.run import (
 )
 from vlanroute.emulate.spec import EmulationSpec, load
 from vlanroute.natural import natsorted
-from vlanroute.perf.evaluate import evaluate
-from vlanroute.perf.fabric import Fabric, from_trees
-from vlanroute.perf.patterns import Demand, demands
-from vlanroute.perf.stp import spanning_tree, stp_fabric
-from vlanroute.routing.trees import tree_parents
 
-AGENT = Path(__file__).with_name("flowagent.py")
+if TYPE_CHECKING:
+    from vlanroute.perf.fabric import Fabric
+    from vlanroute.perf.patterns import Demand
+
+# The model (emulate/tcpmodel.py) and vlanroute.perf are imported where they are used: the
+# VM, which only measures, never imports numpy and scipy (~20 s under TCG).
+
 FLOW_PORT = 7079
-# TCP payload per frame as tbf counts it: MSS 1448 (MTU 1500 less IP, TCP and timestamp
-# headers) in 1514 bytes (with the Ethernet header; tbf sees no preamble or FCS). The
-# 802.1Q tag on trunk ports adds 4 bytes more (0.3 %, left out).
-GOODPUT = 1448 / 1514
 # tbf's bucket holds at least this long at the rate: its timer that releases the next frame
-# fires late when the emulating CPU is not scheduled (a loaded VM), and tokens beyond the
-# bucket are lost for good, so a bucket of a few ms (16 KiB at 10 Mbit/s) turned every late
-# timer into lost capacity. A saturated link never refills its bucket, so in the steady
-# window a deeper one adds nothing above the rate.
-BURST_S = 0.25
+# fires late when the emulating CPU is not scheduled (a loaded VM, TCG on a busy host), and
+# tokens beyond the bucket are lost for good. With 250 ms the links that carry one TCP flow
+# each (a permutation) were 0.86-0.92 busy at a host load of 11, with several flows 0.96-1.
+# A saturated link never refills its bucket, so in the steady window a deeper one adds
+# nothing above the rate; it gives back only the time the CPU took from the link.
+BURST_S = 1.0
 STP_TIMERS = "forward_delay 200 hello_time 100 max_age 600"   # the kernel's minimums (centiseconds)
 
 
@@ -78,6 +78,7 @@ class Measured:
     measured_mbit: float
     slowest_predicted_mbit: float
     slowest_measured_mbit: float
+    max_mbit: float = 0.0          # the largest aggregate any allocation gives (predicted is max-min)
 
     @property
     def ratio(self) -> float:
@@ -95,8 +96,10 @@ class TrafficReport:
 
     def text(self) -> str:
         lines = [(f"traffic on {self.outdir}: every cable and host link shaped to {self.rate_mbit:g} Mbit/s (tbf); "
-                  f"{self.queue} queues; predicted = max-min x TCP goodput {GOODPUT:.3f}"), *self.notes]
-        head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>10} {'measured':>10} {'meas/pred':>9} " \
+                  f"{self.queue} queues; predicted = max-min over data frames and their ACKs ({ACK} B per segment, "
+                  f"reverse path), payload {GOODPUT:.3f} of a frame; max = the largest aggregate any allocation gives"),
+                 *self.notes]
+        head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>10} {'max':>6} {'measured':>10} {'meas/pred':>9} " \
                f"{'x STP pred':>10} {'x STP meas':>10}"
         lines += [head, "-" * len(head)]
         stp = {r.pattern: r for r in self.rows if r.fabric == "spanning tree"}
@@ -104,7 +107,8 @@ class TrafficReport:
             base = stp.get(r.pattern)
             vs = (f"{r.predicted_mbit / base.predicted_mbit:10.2f} {r.measured_mbit / base.measured_mbit:10.2f}"
                   if base is not None and r is not base and base.measured_mbit else f"{'-':>10} {'-':>10}")
-            lines.append(f"{r.pattern:28} {r.fabric:14} {r.flows:6d} {r.predicted_mbit:10.1f} {r.measured_mbit:10.1f} "
+            lines.append(f"{r.pattern:28} {r.fabric:14} {r.flows:6d} {r.predicted_mbit:10.1f} {r.max_mbit:6.1f} "
+                         f"{r.measured_mbit:10.1f} "
                          f"{r.ratio:9.3f} {vs}")
         if self.aborted:
             lines.append(f"aborted: {self.aborted}")
@@ -122,6 +126,8 @@ def switch_order(spec: EmulationSpec) -> list[str]:
 
 def vlan_fabric(spec: EmulationSpec, gbps: float) -> Fabric:
     """The plan as the model sees it: a source switch's tree is the tree of its hosts' VLAN."""
+    from vlanroute.perf.fabric import from_trees
+    from vlanroute.routing.trees import tree_parents
     hosts = [(h.name, h.switch) for h in spec.hosts.values()]
     vlan_of = {h.switch: h.vlan for h in spec.hosts.values()}
     trees = {}
@@ -146,42 +152,22 @@ def host_flows(spec: EmulationSpec, fabric: Fabric, demand: Demand) -> list[tupl
                                                                    demand.weight.tolist()) for _ in range(int(w))]
 
 
-def measure(emu: Emulation, flows: Sequence[tuple[str, str]], opt: TrafficOptions) -> dict[tuple[str, str], float]:
-    """Run the flows; Mbit/s each delivered in the window."""
+def measure(emu: Emulation, flows: Sequence[tuple[str, str]], opt: TrafficOptions,
+            log: Callable[[str], None] = print) -> dict[tuple[str, str], float]:
+    """Run the flows (emulate/flowagent.py, in this process); Mbit/s each delivered in the window."""
     spec = emu.plan
-    to: dict[str, list[str]] = {h: [] for h in spec.hosts}
-    for a, b in flows:
-        to[a].append(spec.hosts[b].address)
-    procs = {h: subprocess.Popen(["ip", "netns", "exec", emu.host_ns(h), sys.executable, "-S", str(AGENT),
-                                  "--listen", spec.hosts[h].address, "--port", str(FLOW_PORT),
-                                  "--to", ",".join(to[h]),
-                                  "--warmup", str(opt.warmup_s), "--seconds", str(opt.seconds)],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for h in spec.hosts}
-    for h, p in procs.items():          # every agent listening before any connects
-        assert p.stdout is not None
-        if p.stdout.readline().strip() != "ready":
-            raise netns.NetnsError(f"the flow agent of {h} did not start: {p.stderr.read() if p.stderr else ''}")
-    start = time.time() + 0.5
-    for p in procs.values():
-        assert p.stdin is not None
-        p.stdin.write(f"{start:.3f}\n")
-        p.stdin.flush()
-    by_address = {h.address: h.name for h in spec.hosts.values()}
+    counts = flowagent.run_flows(
+        [flowagent.Flow(emu.host_ns(a), spec.hosts[a].address, emu.host_ns(b), spec.hosts[b].address)
+         for a, b in flows], FLOW_PORT, opt.warmup_s, opt.seconds,
+        devices={emu.host_ns(h.name): h.interface for h in spec.hosts.values()})
     got: dict[tuple[str, str], float] = {f: 0.0 for f in flows}
-    deadline = start + opt.warmup_s + opt.seconds + 30
-    for h, p in procs.items():
-        try:
-            out, err = p.communicate(timeout=max(1.0, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            raise netns.NetnsError(f"the flow agent of {h} did not finish") from None
-        if p.returncode != 0:
-            raise netns.NetnsError(f"the flow agent of {h} failed: {err.strip()[-300:]}")
-        for address, count in json.loads(out).items():
-            key = (by_address[address], h)
-            if key in got:
-                got[key] = count * 8 / opt.seconds / 1e6
+    for f, n in zip(flows, counts.received):
+        got[f] += n * 8 / counts.window_s / 1e6
+    # Why a figure falls short: idle host links (starved CPU, TCP timeouts) or overhead.
+    line = opt.rate_mbit * 1e6 / 8 * counts.window_s
+    busy = sorted(tx / line for _rx, tx in counts.host_bytes.values())
+    log(f"[traffic]   window {counts.window_s:.2f} s; host links' sending side busy {busy[0]:.2f} to "
+        f"{busy[-1]:.2f} of the rate; {sum(counts.retransmitted)} segments retransmitted")
     return got
 
 
@@ -203,19 +189,70 @@ def shape(emu: Emulation, opt: TrafficOptions) -> None:
     emu.parallel_batches("tc", {emu.host_ns(h.name): lines(h.interface) for h in emu.plan.hosts.values()})
 
 
-def run_patterns(emu: Emulation, fabric: Fabric, label: str, opt: TrafficOptions,
+@dataclass(frozen=True)
+class Prepared:
+    """One pattern on one network, as the model sees it: its flows and their prediction."""
+    fabric: str
+    pattern: str
+    flows: list[tuple[str, str]]
+    predicted_mbit: float
+    slowest_predicted_mbit: float
+    max_mbit: float
+
+
+@dataclass(frozen=True)
+class Prediction:
+    patterns: list[Prepared]
+    stp_root: str = ""
+    stp_blocked: list[tuple[str, str]] = field(default_factory=list)   # the cables the model blocks
+
+    def to_json(self) -> dict[str, Any]:
+        return {"patterns": [p.__dict__ for p in self.patterns], "stp_root": self.stp_root,
+                "stp_blocked": self.stp_blocked}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Prediction:
+        return Prediction([Prepared(p["fabric"], p["pattern"], [(a, b) for a, b in p["flows"]], p["predicted_mbit"],
+                                    p["slowest_predicted_mbit"], p["max_mbit"]) for p in data["patterns"]],
+                          str(data["stp_root"]), [(a, b) for a, b in data["stp_blocked"]])
+
+
+def prepare(spec: EmulationSpec, opt: TrafficOptions) -> Prediction:
+    """Every pattern's flows and prediction on both networks, and the model's spanning tree
+    (on the caller's side: the VM then only measures)."""
+    from vlanroute.emulate.tcpmodel import predict
+    from vlanroute.perf.patterns import demands
+    from vlanroute.perf.stp import spanning_tree, stp_fabric
+    gbps = opt.rate_mbit / 1000
+    hosts = [(h.name, h.switch) for h in spec.hosts.values()]
+    fabrics = [vlan_fabric(spec, gbps)]
+    if opt.stp:
+        fabrics.append(stp_fabric(switch_order(spec), hosts, cable_pairs(spec), speed=gbps, lag=False))
+    out = []
+    for fabric in fabrics:
+        for pattern in opt.patterns:
+            for demand in demands(fabric, pattern, (opt.seed,)):
+                p = predict(fabric, demand)
+                out.append(Prepared(fabric.label, demand.name, host_flows(spec, fabric, demand),
+                                    p.aggregate_mbit, p.slowest_mbit, p.max_mbit))
+    if not opt.stp:
+        return Prediction(out)
+    model = spanning_tree(switch_order(spec), cable_pairs(spec), lag=False)
+    return Prediction(out, model.root, [(a, b) for a, b in model.blocked])
+
+
+def run_patterns(emu: Emulation, label: str, prepared: Sequence[Prepared], opt: TrafficOptions,
                  report: TrafficReport, log: Callable[[str], None]) -> None:
-    for pattern in opt.patterns:
-        for demand in demands(fabric, pattern, (opt.seed,)):
-            predicted = evaluate(fabric, demand)
-            flows = host_flows(emu.plan, fabric, demand)
-            log(f"[traffic] {label}: {demand.name}, {len(flows)} TCP flows ...")
-            got = measure(emu, flows, opt)
-            row = Measured(demand.name, label, len(flows), predicted.aggregate * 1000 * GOODPUT, sum(got.values()),
-                           predicted.slowest * 1000 * GOODPUT, min(got.values()) if got else 0.0)
-            log(f"[traffic] {label}: {demand.name}: predicted {row.predicted_mbit:.1f} Mbit/s, "
-                f"measured {row.measured_mbit:.1f} ({row.ratio:.3f})")
-            report.rows.append(row)
+    for p in prepared:
+        if p.fabric != label:
+            continue
+        log(f"[traffic] {label}: {p.pattern}, {len(p.flows)} TCP flows ...")
+        got = measure(emu, p.flows, opt, log)
+        row = Measured(p.pattern, label, len(p.flows), p.predicted_mbit, sum(got.values()),
+                       p.slowest_predicted_mbit, min(got.values()) if got else 0.0, p.max_mbit)
+        log(f"[traffic] {label}: {p.pattern}: predicted {row.predicted_mbit:.1f} Mbit/s, "
+            f"measured {row.measured_mbit:.1f} ({row.ratio:.3f})")
+        report.rows.append(row)
 
 
 def build_stp(emu: Emulation, log: Callable[[str], None], timeout_s: float = 60.0) -> list[tuple[str, str]]:
@@ -252,9 +289,12 @@ def build_stp(emu: Emulation, log: Callable[[str], None], timeout_s: float = 60.
     raise netns.NetnsError(f"the spanning tree did not settle in {timeout_s:g} s")
 
 
-def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = print) -> TrafficReport:
+def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = print,
+                prediction: Prediction | None = None) -> TrafficReport:
     """Both networks, one after the other; always torn down."""
     spec = load(outdir)
+    if prediction is None:
+        prediction = prepare(spec, opt)
     remove_stale_namespaces(log)
     load_modules()
     # The VM's kernel cannot autoload modules (emulate/run.py load_modules): sfq explicitly.
@@ -262,7 +302,6 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
     if opt.queue == "sfq" and Path(modprobe).exists():
         subprocess.run([modprobe, "sch_sfq"], check=False, capture_output=True)
     report = TrafficReport(str(outdir), opt.rate_mbit, opt.queue)
-    gbps = opt.rate_mbit / 1000
     emu = Emulation(spec, Options(), log, prefix=f"vt{os.getpid()}-")
     try:
         check = emu.build()
@@ -272,24 +311,22 @@ def run_traffic(outdir: Path, opt: TrafficOptions, log: Callable[[str], None] = 
         if not check.ok:
             raise netns.NetnsError(f"{check.name}: {check.detail}: " + "; ".join(check.problems[:3]))
         shape(emu, opt)
-        run_patterns(emu, vlan_fabric(spec, gbps), "VLAN routing", opt, report, log)
+        run_patterns(emu, "VLAN routing", prediction.patterns, opt, report, log)
     except (netns.NetnsError, OSError) as exc:
         report.aborted = f"VLAN routing: {exc}"
     finally:
         emu.teardown()
     if not opt.stp or report.aborted:
         return report
-    hosts = [(h.name, h.switch) for h in spec.hosts.values()]
-    model = spanning_tree(switch_order(spec), cable_pairs(spec), lag=False)
     stp = Emulation(spec, Options(), log, prefix=f"vs{os.getpid()}-")
     try:
         blocked = build_stp(stp, log)
-        same = Counter(tuple(sorted(b)) for b in blocked) == Counter(tuple(sorted(b)) for b in model.blocked)
-        report.notes.append(f"spanning tree: root {model.root}; the kernel blocked {len(blocked)} cables, the model "
-                            f"{len(model.blocked)}" + (" (the same ones)" if same else " (different ones!)"))
+        model = prediction.stp_blocked
+        same = Counter(tuple(sorted(b)) for b in blocked) == Counter(tuple(sorted(b)) for b in model)
+        report.notes.append(f"spanning tree: root {prediction.stp_root}; the kernel blocked {len(blocked)} cables, "
+                            f"the model {len(model)}" + (" (the same ones)" if same else " (different ones!)"))
         shape(stp, opt)
-        run_patterns(stp, stp_fabric(switch_order(spec), hosts, cable_pairs(spec), speed=gbps, lag=False),
-                     "spanning tree", opt, report, log)
+        run_patterns(stp, "spanning tree", prediction.patterns, opt, report, log)
     except (netns.NetnsError, OSError) as exc:
         report.aborted = f"spanning tree: {exc}"
     finally:
@@ -305,27 +342,26 @@ def report_from_json(data: dict[str, Any]) -> TrafficReport:
     return report
 
 
-def traffic_args(opt: TrafficOptions) -> list[str]:
-    """The command-line options that give `opt` (to run the same inside the VM)."""
-    return ["--traffic", ",".join(opt.patterns), "--traffic-rate", f"{opt.rate_mbit:g}",
-            "--traffic-seconds", f"{opt.seconds:g}", "--traffic-warmup", f"{opt.warmup_s:g}",
-            "--traffic-seed", str(opt.seed), "--traffic-queue", opt.queue, *([] if opt.stp else ["--traffic-no-stp"])]
-
-
 def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
                       log: Callable[[str], None]) -> TrafficReport:
-    """The same inside the QEMU VM (a kernel with bridges, 802.1Q and tbf)."""
+    """The same inside the QEMU VM (a kernel with bridges, 802.1Q and tbf). The model's side
+    is computed here; the VM runs `python -m vlanroute.emulate.traffic` (below), which only
+    builds, shapes and measures."""
+    import dataclasses
     import shlex
     import tempfile
 
     from vlanroute.emulate import vm
     from vlanroute.emulate.run import lean_python
+    prediction = prepare(load(outdir), opt)
     with tempfile.TemporaryDirectory(prefix="vlanroute-traffic-") as tmp:
         work = Path(tmp)
         shutil.copytree(outdir, work / "outdir")
+        (work / "traffic.json").write_text(json.dumps({"options": dataclasses.asdict(opt),
+                                                       "prediction": prediction.to_json()}))
         python, py_env = lean_python()
-        args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host", "--skip-manifest-check",
-                "--json-report", str(work / "report.json"), *traffic_args(opt), str(work / "outdir")]
+        args = [*python, "-m", "vlanroute.emulate.traffic", str(work / "traffic.json"), str(work / "outdir"),
+                str(work / "report.json")]
         result = vm.run_in_vm(" ".join(shlex.quote(a) for a in args), work,
                               vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
                               on_line=lambda line: log(line.rstrip("\n")))
@@ -338,3 +374,20 @@ def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
         report.outdir = str(outdir)
         report.notes.insert(0, where)
         return report
+
+
+def main(argv: list[str]) -> int:
+    """In the VM: `python -m vlanroute.emulate.traffic TRAFFIC_JSON OUTDIR REPORT_JSON`."""
+    setup, outdir, report_file = json.loads(Path(argv[0]).read_text()), Path(argv[1]), Path(argv[2])
+    options = setup["options"]
+    opt = TrafficOptions(**{**options, "patterns": tuple(options["patterns"])})
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+    report = run_traffic(outdir, opt, log, Prediction.from_json(setup["prediction"]))
+    report_file.write_text(json.dumps(report.to_json(), indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
