@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree
+from vlanroute.routing.whatif_pairs import Book, RootedTree, pair_failure
 
 
 @dataclass
@@ -126,17 +127,30 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     cuts = pair_cuts(trees, hosts)
     switch_cut = switch_cuts(trees, hosts)
     out = []
+    # The pair failures' fast path (routing/whatif_pairs.py): the same choices as `repair`.
+    rooted = {t.vid: RootedTree(t, hosts) for t in trees if t.links}
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    base_total = [base.total.get(a, 0.0) for a in arcs]
+    adj = intact.adjacency()
+    wanted = intact.host_switches()
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
         cut = cuts.get(pair, 0)
         fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
-        result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
-                        check_deadlock=False)
+        peak = None
+        if not deadlock_free:
+            ncab = [fabric.cables[link(*x)] for x in arcs]
+            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab))
+        if peak is not None:
+            added, unrepairable, max_load = len(broken), 0, peak
+        else:
+            result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
+                            check_deadlock=False)
+            added, unrepairable = result.links_added, len(result.unrepairable)
+            max_load = None if result.unrepairable else result.max_load
         live = total_cables - cables[pair]
-        out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), result.links_added,
-                              len(result.unrepairable),
-                              None if result.unrepairable else result.max_load,
+        out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), added, unrepairable, max_load,
                               distance_sum / (2 * live) if live else 0.0))
     for w in switches:
         broken = by_switch.get(w, [])
