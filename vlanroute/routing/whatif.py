@@ -131,6 +131,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     rooted = {t.vid: RootedTree(t, hosts) for t in trees if t.links}
     arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
     base_total = [base.total.get(a, 0.0) for a in arcs]
+    base_ncab = [cables[link(*a)] for a in arcs]
     adj = intact.adjacency()
     wanted = intact.host_switches()
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
@@ -140,7 +141,8 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
         fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
         peak = None
         if not deadlock_free:
-            ncab = [fabric.cables[link(*x)] for x in arcs]
+            ncab = list(base_ncab)
+            ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0
             peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab))
         if peak is not None:
             added, unrepairable, max_load = len(broken), 0, peak

@@ -16,7 +16,10 @@ link in constant time instead of the time of its two paths:
   way from a node to the cut's end is kept per node (memo), as is which of the fabric's
   most loaded arcs lie on that way (a bit mask);
 - the largest load off the changed arcs is then the first of the fabric's arcs, in
-  decreasing load (a sorted list kept up to date), that the candidate does not change.
+  decreasing load (sorted when a tree must be priced), that the candidate does not change;
+- while the dead pair still carries a broken tree not yet mended, `repair` prices every
+  candidate at infinity (its trial_peak counts the dead arcs), so the smallest link wins:
+  the same choice, made without pricing.
 
 A failure whose broken trees do not all take the fast path of `repair` (a tree that the
 cut leaves without a live link across it, a tree that misses a host switch) goes to
@@ -25,7 +28,6 @@ cut leaves without a live link across it, a tree that misses a host switch) goes
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
 from collections.abc import Mapping
 
 from vlanroute.routing.repair import Link, Tree
@@ -135,13 +137,13 @@ class _Side:
 
 
 class Book:
-    """The raw load of every arc, the cables per arc, and the arcs sorted by load per cable
-    (descending); `topbit` gives each of the TOP most loaded arcs a bit."""
+    """The raw load of every arc and the cables per arc; on demand, the arcs sorted by load
+    per cable (descending), the TOP most loaded ones each with a bit (`topbit`)."""
 
     def __init__(self, arc: dict[tuple[str, str], int], total: list[float], ncab: list[int]) -> None:
         self.arc, self.total, self.ncab = arc, total, ncab
-        self.key = [-self.per_cable(i, x) for i, x in enumerate(total)]
-        self.order = sorted((k, i) for i, k in enumerate(self.key))
+        self.order: list[tuple[float, int]] = []
+        self.sorted = False
         self.topbit: dict[int, int] = {}
         self.topval: list[float] = []
 
@@ -153,20 +155,26 @@ class Book:
         return self.per_cable(i, self.total[i] + d)
 
     def add(self, i: int, d: float) -> None:
-        old = (self.key[i], i)
-        del self.order[bisect_left(self.order, old)]
         self.total[i] += d
-        self.key[i] = -self.per_cable(i, self.total[i])
-        insort(self.order, (self.key[i], i))
+        self.sorted = False
 
     def mark_top(self) -> None:
+        if not self.sorted:
+            vals = self.values()
+            self.order = [(-vals[i], i) for i in sorted(range(len(vals)), key=vals.__getitem__, reverse=True)]
+            self.sorted = True
         top = self.order[:TOP]
         self.topbit = {i: 1 << n for n, (_, i) in enumerate(top)}
         self.topval = [-k for k, _ in top]
 
+    def values(self) -> list[float]:
+        """Every arc's load per cable (per_cable, inline: this runs once per failure)."""
+        inf = float("inf")
+        return [x / n if n else (inf if x > 1e-9 else 0.0) for x, n in zip(self.total, self.ncab)]
+
     def peak_except(self, mask: int, changed: list[tuple[int, int]] | None) -> float:
         """The largest load per cable off the changed arcs (their bits in mask, or, past the
-        tracked arcs, the list itself)."""
+        tracked arcs, the list itself); after mark_top."""
         free = ~mask & (mask + 1)
         n = free.bit_length() - 1
         if n < len(self.topval):
@@ -178,7 +186,7 @@ class Book:
         return 0.0
 
     def max_load(self) -> float:
-        return max(0.0, -self.order[0][0]) if self.order else 0.0
+        return max(self.values(), default=0.0)
 
 
 def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link,
@@ -205,46 +213,30 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
         else:
             small, want_inner = rt.pre[:t0] + rt.pre[t0 + rt.size[c]:], True
         found = set()
+        tin, lo, hi = rt.tin, t0, t0 + rt.size[c]
         for a in small:
             for b in adj.get(a, ()):
-                if b in rt.tin and rt.below(c, b) == want_inner and {a, b} != {x, y}:
+                tb = tin.get(b)
+                if tb is not None and (lo <= tb < hi) == want_inner:
                     found.add((a, b) if a < b else (b, a))
+        found.discard(pair)
         if not found:
             return None
-        plans.append((vid, rt, c, p, lower, upper, sorted(found)))
-    for vid, rt, c, p, lower, upper, options in plans:
+        plans.append((rt, c, p, lower, upper, sorted(found)))
+    for rt, c, p, lower, upper, options in plans:
         sides = {c: _Side(rt, c, c, lower, upper), p: _Side(rt, p, c, upper, lower)}
         sx, sy = sides[x], sides[y]
         s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
-        book.mark_top()
         cut = [(book.arc[(x, y)], -s1 * h2), (book.arc[(y, x)], -s2 * h1)]
         cut = [(a, d) for a, d in cut if d]
         cut_peak = max((book.after(a, d) for a, d in cut), default=0.0)
-        cut_mask = 0
-        for a, _ in cut:
-            cut_mask |= book.topbit.get(a, 0)
         best: tuple[float, float, Link] | None = None
-        for link_ in options:
-            a, b = link_
-            if rt.below(c, a) != (x == c):
-                a, b = b, a                          # a in x's part, b in y's part
-            new = [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
-            local, mask = cut_peak, cut_mask
-            for arc, d in new:
-                if d:
-                    local = max(local, book.after(arc, d))
-                    mask |= book.topbit.get(arc, 0)
-            pa, ma = sx.way(a, book)
-            pb, mb = sy.way(b, book)
-            local = max(local, pa, pb)
-            mask |= ma | mb
-            changed = None
-            if (~mask & (mask + 1)).bit_length() - 1 >= len(book.topval):
-                changed = cut + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
-            peak = max(local, book.peak_except(mask, changed))
-            key = (round(peak, 9), round(local, 9), link_)
-            if best is None or key < best:
-                best = key
+        if cut_peak == float("inf"):
+            # The dead pair still carries a later broken tree's load, so repair's trial_peak
+            # prices every candidate at infinity (dead arcs count) and the smallest link wins.
+            best = (cut_peak, cut_peak, options[0])
+        else:
+            best = _cheapest(book, rt, c, sx, sy, cut, cut_peak, options)
         assert best is not None
         a, b = best[2]
         if rt.below(c, a) != (x == c):
@@ -254,3 +246,39 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
             if d:
                 book.add(arc, d)
     return book.max_load()
+
+
+def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: list[tuple[int, int]],
+              cut_peak: float, options: list[Link]) -> tuple[float, float, Link]:
+    """repair's choice among the candidate links: the lowest (max load per cable over the
+    fabric, max over the arcs the exchange changes, link)."""
+    book.mark_top()
+    s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
+    x = sx.r
+    cut_mask = 0
+    for a, _ in cut:
+        cut_mask |= book.topbit.get(a, 0)
+    best: tuple[float, float, Link] | None = None
+    for link_ in options:
+        a, b = link_
+        if rt.below(c, a) != (x == c):
+            a, b = b, a                          # a in x's part, b in y's part
+        new = [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
+        local, mask = cut_peak, cut_mask
+        for arc, d in new:
+            if d:
+                local = max(local, book.after(arc, d))
+                mask |= book.topbit.get(arc, 0)
+        pa, ma = sx.way(a, book)
+        pb, mb = sy.way(b, book)
+        local = max(local, pa, pb)
+        mask |= ma | mb
+        changed = None
+        if (~mask & (mask + 1)).bit_length() - 1 >= len(book.topval):
+            changed = cut + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
+        peak = max(local, book.peak_except(mask, changed))
+        key = (round(peak, 9), round(local, 9), link_)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best
