@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree
 from vlanroute.routing.whatif_pairs import Book, RootedTree, pair_failure
+from vlanroute.routing.whatif_switches import SwitchIndex
 
 
 @dataclass
@@ -154,17 +155,22 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
         live = total_cables - cables[pair]
         out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), added, unrepairable, max_load,
                               distance_sum / (2 * live) if live else 0.0))
+    index = SwitchIndex(trees, rooted, arcs, base_total, base_ncab, adj, hosts, switches)
     for w in switches:
         broken = by_switch.get(w, [])
-        alive_hosts = {s: n for s, n in hosts.items() if s != w}
         cut = switch_cut.get(w, 0)
-        fabric = Degraded(cables, frozenset({w}), alive_hosts)
-        result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
+        fast = None if deadlock_free else index.switch_failure(w, cables)
+        if fast is not None:
+            max_load, added, unrepairable = fast[0], fast[1], 0
+        else:
+            alive_hosts = {s: n for s, n in hosts.items() if s != w}
+            fabric = Degraded(cables, frozenset({w}), alive_hosts)
+            result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
+            max_load = None if result.unrepairable else result.max_load
+            added, unrepairable = result.links_added, len(result.unrepairable)
         live = total_cables - sum(n for l, n in cables.items() if w in l)
         d_w = distance_sum - 2 * hosts.get(w, 0) * rows[w]
-        out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), result.links_added,
-                              len(result.unrepairable),
-                              None if result.unrepairable else result.max_load,
+        out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), added, unrepairable, max_load,
                               d_w / (2 * live) if live else 0.0))
     return out
 
