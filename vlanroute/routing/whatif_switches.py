@@ -80,23 +80,25 @@ class SwitchIndex:
         senders = {t.vid: {s: alive.get(s, 0) for s in t.sources if s != w} for t in self.trees}
         book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()})
         adj = fabric.adjacency()
-        hot = self._hot(book)
+        peak, hot = self._hot(book)
         for t in self.trees:
             c = cuts[t.vid]
-            if not c.joins or all(c.fixed(n, hot, self.adj) for n in range(len(c.joins))):
+            if not c.joins or all(c.fixed(n, hot, self.adj, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
             joins = [(u, z) if u < z else (z, u) for u, z, _, _ in c.joins]
             links = frozenset(l for l in t.links if w not in l) | set(joins)
             moved = improve_tree(t.vid, links, joins, fabric, adj, book, None)
             if moved != links:
-                hot = self._hot(book)
+                peak, hot = self._hot(book)
         return book.max_load(), added
 
-    def _hot(self, book: LoadBook) -> list[Arc]:
-        """The arcs at the fabric's max load per cable (none when it is 0)."""
-        values = {a: book.per_cable(a, x) for a, x in book.total.items()}
+    def _hot(self, book: LoadBook) -> tuple[float, list[Arc]]:
+        """The fabric's max load per cable and the arcs at it (none when it is 0)."""
+        inf = float("inf")
+        values = {a: (x / n if n else (inf if x > 1e-9 else 0.0))
+                  for a, x, n in zip(self.arcs, book.total.values(), self.ncab)}
         peak = max(values.values(), default=0.0)
-        return [a for a, x in values.items() if x == peak] if peak > 0 else []
+        return peak, ([a for a, x in values.items() if x == peak] if peak > 0 else [])
 
     def _tree(self, t: Tree, w: str, hw: int, total: list[float]) -> _Cuts | None:
         """Join the parts of t without w as repair_tree does and add the loads' corrections
@@ -196,7 +198,7 @@ class SwitchIndex:
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-        return _Cuts(t, rt, w, kids, joins, nodes)
+        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2))
 
     def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
                  new_up: int, new_down: int) -> None:
@@ -223,8 +225,11 @@ class _Cuts:
     lower the max load (`fixed`: none could)."""
 
     def __init__(self, t: Tree, rt: RootedTree, w: str, kids: list[str],
-                 joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]]) -> None:
+                 joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]],
+                 hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
+                 totals: tuple[int, int]) -> None:
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
+        self.hang, self.below, self.totals = hang, below, totals
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
 
@@ -239,7 +244,41 @@ class _Cuts:
                 return True
         return False
 
-    def fixed(self, n: int, hot: list[Arc], adj: Mapping[str, list[str]]) -> bool:
+    def side_sums(self, v: str) -> tuple[int, int]:
+        """Senders and hosts on v's side of the tree link from v up to its parent, in the
+        joined tree (as _tree computes them)."""
+        rt, w = self.rt, self.w
+        lo, hi = rt.tin[v], rt.tin[v] + rt.size[v]
+        wlo = rt.tin[w]
+        whi = wlo + rt.size[w]
+        above_w = lo <= wlo < hi
+        ss, hh = (rt.s[v] - rt.s[w], rt.h[v] - rt.h[w]) if above_w else (rt.s[v], rt.h[v])
+        for g, extra in self.hang.items():
+            tg = rt.tin[g]
+            if lo <= tg < hi and not (above_w and wlo <= tg < whi):
+                for es, eh in extra:
+                    ss += es
+                    hh += eh
+        return ss, hh
+
+    def lowered(self, arc: Arc, v: str, p: str, side_cut: bool, far: set[int], book: LoadBook,
+                peak: float) -> bool:
+        """Would an exchange whose way passes the tree link v-p bring arc below peak? Its
+        change there is the same for every such exchange (Exchanges.delta)."""
+        S2, H2 = self.totals
+        ss, hh = self.side_sums(v)
+        # The part beyond the link seen from the cut: v's side, unless the cut is there.
+        q, r, (sb, hb) = (p, v, (S2 - ss, H2 - hh)) if side_cut else (v, p, (ss, hh))
+        fs, fh = self.below[self.joins_far_root(far)]
+        own, other = ((fs, fh), (S2 - fs, H2 - fh)) if self.part(v) in far else ((S2 - fs, H2 - fh), (fs, fh))
+        (sr, hr), (so, ho) = own, other
+        d = (sr - sb) * ho - so * hb if arc == (r, q) else so * (hr - hb) - sb * ho
+        return d < 0 and book.per_cable(arc, book.total.get(arc, 0.0) + d) < peak
+
+    def joins_far_root(self, far: set[int]) -> int:
+        return next(i for i in far if self.up_part[i][0] not in far)
+
+    def fixed(self, n: int, hot: list[Arc], adj: Mapping[str, list[str]], book: LoadBook, peak: float) -> bool:
         """No exchange of the n-th joining link lowers every hot arc: some hot arc is not a
         link of the tree (an exchange only raises the arcs of the link it adds), or lies
         where no exchange's ways pass (no candidate's end beyond it from the cut)."""
@@ -264,6 +303,8 @@ class _Cuts:
             v, p = (a, b) if self.rt.parent.get(a) == b else (b, a)
             side_cut = self._side(v, u0)
             if not any(self._side(v, e) != side_cut for e in ends):
+                return True
+            if not self.lowered((a, b), v, p, side_cut, far, book, peak):
                 return True
         return False
 
