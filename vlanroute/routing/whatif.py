@@ -141,6 +141,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
         cut = cuts.get(pair, 0)
         fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
         peak = None
+        max_load: float | None
         if not deadlock_free:
             ncab = list(base_ncab)
             ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0

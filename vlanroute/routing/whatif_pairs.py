@@ -256,8 +256,8 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
     x = sx.r
     cut_mask = 0
-    for a, _ in cut:
-        cut_mask |= book.topbit.get(a, 0)
+    for i, _ in cut:
+        cut_mask |= book.topbit.get(i, 0)
     best: tuple[float, float, Link] | None = None
     for link_ in options:
         a, b = link_

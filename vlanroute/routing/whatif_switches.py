@@ -171,10 +171,10 @@ class SwitchIndex:
         # Arcs whose sides change: the ways up from w and from every join end to their part's top.
         changed: set[str] = set()
         for g in [*hang, w]:
-            v = g if g != w else parent[w]
-            while v is not None and parent[v] is not None and parent[v] != w and v not in changed:
-                changed.add(v)
-                v = parent[v]
+            up: str | None = g if g != w else parent[w]
+            while up is not None and parent[up] is not None and parent[up] != w and up not in changed:
+                changed.add(up)
+                up = parent[up]
         for v in changed:
             p = parent[v]
             assert p is not None
