@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree
+from vlanroute.routing.whatif_pairs import Book, RootedTree, pair_failure
+from vlanroute.routing.whatif_switches import SwitchIndex
 
 
 @dataclass
@@ -126,29 +128,50 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     cuts = pair_cuts(trees, hosts)
     switch_cut = switch_cuts(trees, hosts)
     out = []
+    # The pair failures' fast path (routing/whatif_pairs.py): the same choices as `repair`.
+    rooted = {t.vid: RootedTree(t, hosts) for t in trees if t.links}
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    base_total = [base.total.get(a, 0.0) for a in arcs]
+    base_ncab = [cables[link(*a)] for a in arcs]
+    adj = intact.adjacency()
+    wanted = intact.host_switches()
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
         cut = cuts.get(pair, 0)
         fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
-        result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
-                        check_deadlock=False)
+        peak = None
+        max_load: float | None
+        if not deadlock_free:
+            ncab = list(base_ncab)
+            ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0
+            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab))
+        if peak is not None:
+            added, unrepairable, max_load = len(broken), 0, peak
+        else:
+            result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
+                            check_deadlock=False)
+            added, unrepairable = result.links_added, len(result.unrepairable)
+            max_load = None if result.unrepairable else result.max_load
         live = total_cables - cables[pair]
-        out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), result.links_added,
-                              len(result.unrepairable),
-                              None if result.unrepairable else result.max_load,
+        out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), added, unrepairable, max_load,
                               distance_sum / (2 * live) if live else 0.0))
+    index = SwitchIndex(trees, rooted, arcs, base_total, base_ncab, adj, hosts, switches)
     for w in switches:
         broken = by_switch.get(w, [])
-        alive_hosts = {s: n for s, n in hosts.items() if s != w}
         cut = switch_cut.get(w, 0)
-        fabric = Degraded(cables, frozenset({w}), alive_hosts)
-        result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
+        fast = None if deadlock_free else index.switch_failure(w, cables)
+        if fast is not None:
+            max_load, added, unrepairable = fast[0], fast[1], 0
+        else:
+            alive_hosts = {s: n for s, n in hosts.items() if s != w}
+            fabric = Degraded(cables, frozenset({w}), alive_hosts)
+            result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
+            max_load = None if result.unrepairable else result.max_load
+            added, unrepairable = result.links_added, len(result.unrepairable)
         live = total_cables - sum(n for l, n in cables.items() if w in l)
         d_w = distance_sum - 2 * hosts.get(w, 0) * rows[w]
-        out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), result.links_added,
-                              len(result.unrepairable),
-                              None if result.unrepairable else result.max_load,
+        out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), added, unrepairable, max_load,
                               d_w / (2 * live) if live else 0.0))
     return out
 

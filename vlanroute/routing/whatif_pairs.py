@@ -1,0 +1,284 @@
+"""The what-if of every single neighbour-pair failure, fast, with exactly the figures of
+`repair` (routing/repair.py).
+
+Without the deadlock guard, `repair` mends each tree a dead pair breaks by one link
+exchange (its fast path): the trees in turn, each taking the live link across its cut with
+the lowest (max load per cable over the fabric, max over the arcs the exchange changes,
+link), and adding its load changes to the book before the next tree. This module makes
+the same choices in the same order, from the same integer loads, but prices a candidate
+link in constant time instead of the time of its two paths:
+
+- every tree is rooted once (Euler intervals and subtree sums of senders and hosts), so a
+  cut's two parts and each node's sums in a part rooted at the cut's end need no search;
+- an exchange changes the loads of the new link, of the cut link, and of the tree's arcs
+  on the way from the new link's ends to the cut's ends (`Exchanges.delta`), and each of
+  those changes depends only on the node it passes, so the largest load per cable on the
+  way from a node to the cut's end is kept per node (memo), as is which of the fabric's
+  most loaded arcs lie on that way (a bit mask);
+- the largest load off the changed arcs is then the first of the fabric's arcs, in
+  decreasing load (sorted when a tree must be priced), that the candidate does not change;
+- while the dead pair still carries a broken tree not yet mended, `repair` prices every
+  candidate at infinity (its trial_peak counts the dead arcs), so the smallest link wins:
+  the same choice, made without pricing.
+
+A failure whose broken trees do not all take the fast path of `repair` (a tree that the
+cut leaves without a live link across it, a tree that misses a host switch) goes to
+`repair` itself, as does every failure of a plan kept deadlock-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from vlanroute.routing.repair import Link, Tree
+
+TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
+
+
+class RootedTree:
+    """One VLAN's tree rooted at its smallest switch: parents, Euler intervals (preorder
+    positions), subtree sums of senders and hosts."""
+
+    def __init__(self, tree: Tree, hosts: Mapping[str, int]) -> None:
+        adj: dict[str, list[str]] = {}
+        for a, b in sorted(tree.links):
+            adj.setdefault(a, []).append(b)
+            adj.setdefault(b, []).append(a)
+        root = min(adj)
+        parent: dict[str, str | None] = {root: None}
+        pre: list[str] = []
+        stack = [root]
+        while stack:
+            u = stack.pop()
+            pre.append(u)
+            for v in adj[u]:
+                if v not in parent:
+                    parent[v] = u
+                    stack.append(v)
+        tin = {v: i for i, v in enumerate(pre)}
+        senders = set(tree.sources)
+        s = {v: hosts.get(v, 0) if v in senders else 0 for v in pre}
+        h = {v: hosts.get(v, 0) for v in pre}
+        size = dict.fromkeys(pre, 1)
+        for v in reversed(pre[1:]):
+            p = parent[v]
+            assert p is not None
+            s[p] += s[v]
+            h[p] += h[v]
+            size[p] += size[v]
+        self.parent, self.pre, self.tin, self.size = parent, pre, tin, size
+        self.s, self.h = s, h
+        self.S, self.H = s[root], h[root]
+
+    def below(self, c: str, q: str) -> bool:
+        """q lies in c's subtree."""
+        t = self.tin[c]
+        return t <= self.tin[q] < t + self.size[c]
+
+
+class _Side:
+    """One part of a cut tree, rooted at its end r of the cut: each node's way to r, the
+    load changes on it, and (memo) the largest load per cable and the top arcs on it."""
+
+    def __init__(self, rt: RootedTree, r: str, c: str, own: tuple[int, int], other: tuple[int, int]) -> None:
+        self.rt, self.r, self.c = rt, r, c      # c: the cut's lower end (its subtree is one part)
+        self.sr, self.hr = own
+        self.so, self.ho = other
+        self.toward: dict[str, str] = {}         # r is the upper end: r's ancestors -> their child towards r
+        if r != c:
+            q = r
+            while True:
+                p = rt.parent[q]
+                if p is None:
+                    break
+                self.toward[p] = q
+                q = p
+        self.memo: dict[str, tuple[float, int]] = {r: (0.0, 0)}
+
+    def step(self, q: str) -> tuple[str, int, int]:
+        """q's parent when the part is rooted at r, and q's subtree sums so rooted."""
+        w = self.toward.get(q)
+        if w is not None:
+            return w, self.rt.S - self.rt.s[w], self.rt.H - self.rt.h[w]
+        p = self.rt.parent[q]
+        assert p is not None
+        return p, self.rt.s[q], self.rt.h[q]
+
+    def changes(self, q: str) -> tuple[str, int, int]:
+        """(parent, change on parent->q, change on q->parent) for q's step (Exchanges.delta)."""
+        p, sq, hq = self.step(q)
+        return p, (self.sr - sq) * self.ho - self.so * hq, self.so * (self.hr - hq) - sq * self.ho
+
+    def way(self, q: str, book: Book) -> tuple[float, int]:
+        got = self.memo.get(q)
+        if got is not None:
+            return got
+        path = []
+        while q not in self.memo:
+            path.append(q)
+            q = self.step(q)[0]
+        peak, mask = self.memo[q]
+        for v in reversed(path):
+            p, down, up = self.changes(v)
+            for arc, d in ((book.arc[(p, v)], down), (book.arc[(v, p)], up)):
+                if d:
+                    peak = max(peak, book.after(arc, d))
+                    mask |= book.topbit.get(arc, 0)
+            self.memo[v] = (peak, mask)
+        return peak, mask
+
+    def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:
+        out = []
+        while q != self.r:
+            p, down, up = self.changes(q)
+            out += [(book.arc[(p, q)], down), (book.arc[(q, p)], up)]
+            q = p
+        return [(a, d) for a, d in out if d]
+
+
+class Book:
+    """The raw load of every arc and the cables per arc; on demand, the arcs sorted by load
+    per cable (descending), the TOP most loaded ones each with a bit (`topbit`)."""
+
+    def __init__(self, arc: dict[tuple[str, str], int], total: list[float], ncab: list[int]) -> None:
+        self.arc, self.total, self.ncab = arc, total, ncab
+        self.order: list[tuple[float, int]] = []
+        self.sorted = False
+        self.topbit: dict[int, int] = {}
+        self.topval: list[float] = []
+
+    def per_cable(self, i: int, raw: float) -> float:
+        n = self.ncab[i]
+        return raw / n if n else (float("inf") if raw > 1e-9 else 0.0)
+
+    def after(self, i: int, d: float) -> float:
+        return self.per_cable(i, self.total[i] + d)
+
+    def add(self, i: int, d: float) -> None:
+        self.total[i] += d
+        self.sorted = False
+
+    def mark_top(self) -> None:
+        if not self.sorted:
+            vals = self.values()
+            self.order = [(-vals[i], i) for i in sorted(range(len(vals)), key=vals.__getitem__, reverse=True)]
+            self.sorted = True
+        top = self.order[:TOP]
+        self.topbit = {i: 1 << n for n, (_, i) in enumerate(top)}
+        self.topval = [-k for k, _ in top]
+
+    def values(self) -> list[float]:
+        """Every arc's load per cable (per_cable, inline: this runs once per failure)."""
+        inf = float("inf")
+        return [x / n if n else (inf if x > 1e-9 else 0.0) for x, n in zip(self.total, self.ncab)]
+
+    def peak_except(self, mask: int, changed: list[tuple[int, int]] | None) -> float:
+        """The largest load per cable off the changed arcs (their bits in mask, or, past the
+        tracked arcs, the list itself); after mark_top."""
+        free = ~mask & (mask + 1)
+        n = free.bit_length() - 1
+        if n < len(self.topval):
+            return self.topval[n]
+        skip = {a for a, _ in changed or ()}
+        for k, i in self.order:
+            if i not in skip:
+                return -k
+        return 0.0
+
+    def max_load(self) -> float:
+        return max(self.values(), default=0.0)
+
+
+def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link,
+                 adj: Mapping[str, list[str]], wanted: set[str], book: Book) -> float | None:
+    """The max load per cable after `repair` mends the broken trees of a dead pair (book:
+    the intact loads, this pair's cables at 0; changed in place), or None when a broken tree
+    is not one of `repair`'s fast cases (then `repair` itself must run)."""
+    x, y = pair
+    plans = []
+    for vid in broken:
+        rt = rooted[vid]
+        if not wanted <= rt.tin.keys():
+            return None
+        c = y if rt.parent.get(y) == x else x
+        p = x if c == y else y
+        sc, hc = rt.s[c], rt.h[c]
+        lower = (sc, hc)
+        upper = (rt.S - sc, rt.H - hc)
+        # Candidates: live links from the smaller part to the other, as Exchanges.candidates.
+        t0 = rt.tin[c]
+        inner = rt.pre[t0:t0 + rt.size[c]]
+        if len(inner) <= len(rt.pre) - len(inner):
+            small, want_inner = inner, False
+        else:
+            small, want_inner = rt.pre[:t0] + rt.pre[t0 + rt.size[c]:], True
+        found = set()
+        tin, lo, hi = rt.tin, t0, t0 + rt.size[c]
+        for a in small:
+            for b in adj.get(a, ()):
+                tb = tin.get(b)
+                if tb is not None and (lo <= tb < hi) == want_inner:
+                    found.add((a, b) if a < b else (b, a))
+        found.discard(pair)
+        if not found:
+            return None
+        plans.append((rt, c, p, lower, upper, sorted(found)))
+    for rt, c, p, lower, upper, options in plans:
+        sides = {c: _Side(rt, c, c, lower, upper), p: _Side(rt, p, c, upper, lower)}
+        sx, sy = sides[x], sides[y]
+        s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
+        cut = [(book.arc[(x, y)], -s1 * h2), (book.arc[(y, x)], -s2 * h1)]
+        cut = [(a, d) for a, d in cut if d]
+        cut_peak = max((book.after(a, d) for a, d in cut), default=0.0)
+        best: tuple[float, float, Link] | None = None
+        if cut_peak == float("inf"):
+            # The dead pair still carries a later broken tree's load, so repair's trial_peak
+            # prices every candidate at infinity (dead arcs count) and the smallest link wins.
+            best = (cut_peak, cut_peak, options[0])
+        else:
+            best = _cheapest(book, rt, c, sx, sy, cut, cut_peak, options)
+        assert best is not None
+        a, b = best[2]
+        if rt.below(c, a) != (x == c):
+            a, b = b, a
+        for arc, d in cut + [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)] \
+                + sx.deltas(a, book) + sy.deltas(b, book):
+            if d:
+                book.add(arc, d)
+    return book.max_load()
+
+
+def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: list[tuple[int, int]],
+              cut_peak: float, options: list[Link]) -> tuple[float, float, Link]:
+    """repair's choice among the candidate links: the lowest (max load per cable over the
+    fabric, max over the arcs the exchange changes, link)."""
+    book.mark_top()
+    s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
+    x = sx.r
+    cut_mask = 0
+    for i, _ in cut:
+        cut_mask |= book.topbit.get(i, 0)
+    best: tuple[float, float, Link] | None = None
+    for link_ in options:
+        a, b = link_
+        if rt.below(c, a) != (x == c):
+            a, b = b, a                          # a in x's part, b in y's part
+        new = [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
+        local, mask = cut_peak, cut_mask
+        for arc, d in new:
+            if d:
+                local = max(local, book.after(arc, d))
+                mask |= book.topbit.get(arc, 0)
+        pa, ma = sx.way(a, book)
+        pb, mb = sy.way(b, book)
+        local = max(local, pa, pb)
+        mask |= ma | mb
+        changed = None
+        if (~mask & (mask + 1)).bit_length() - 1 >= len(book.topval):
+            changed = cut + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
+        peak = max(local, book.peak_except(mask, changed))
+        key = (round(peak, 9), round(local, 9), link_)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best

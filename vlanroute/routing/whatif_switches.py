@@ -1,0 +1,340 @@
+"""The what-if of every single switch failure, fast, with exactly the figures of `repair`
+(routing/repair.py), in the common case: every live switch has hosts and every VLAN's tree
+spans every switch (a torus planned by dimension order, for one). Anything else goes to
+`repair` itself (`switch_failure` returns None).
+
+A dead switch w breaks every tree; each tree falls into the parts below w's children and
+the part above w. `repair_tree` joins them from the largest part by breadth-first search;
+with hosts on every live switch each part is reached in one link, the first link (the
+joined switch first by name, then its neighbour in the fabric's order) from the joined
+parts to another part. Here that link is found from the parts' Euler intervals, without a
+search over the tree.
+
+The loads after the repair, from the intact plan's: losing w's hosts changes every arc of
+every tree by a term of one subtree sum (senders below times w's hosts, up; w's senders
+times hosts below, down), summed over the trees once (`SwitchIndex.up`); the arcs whose
+sides the repair itself changes are those on the tree's way from w and from each joining
+link's ends up to their part's top, recomputed from subtree sums and the parts' sums.
+
+`repair` then tries to exchange each joining link for a better one (`improve_tree`); an
+exchange is taken only when it lowers the fabric's max load, so only when it changes every
+arc at that max. When some arc at the max is neither a link of the tree nor across the
+joining link's cut, no exchange changes it and the repair keeps the link: the figures are
+final. Otherwise (rare) the failure goes to `repair`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from collections.abc import Callable
+
+from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, improve_tree
+from vlanroute.routing.whatif_pairs import RootedTree
+
+Arc = tuple[str, str]
+
+
+class SwitchIndex:
+    """What every switch failure of one plan shares: the trees rooted, the intact loads, the
+    per-arc sums of the host-loss terms, the fabric's neighbour order."""
+
+    def __init__(self, trees: list[Tree], rooted: Mapping[int, RootedTree], arcs: Mapping[Arc, int],
+                 base_total: list[float], ncab: list[int], adj: Mapping[str, list[str]],
+                 hosts: Mapping[str, int], switches: list[str]) -> None:
+        self.trees, self.rooted, self.arcs = trees, rooted, arcs
+        self.base_total, self.ncab, self.adj, self.hosts = base_total, ncab, adj, hosts
+        self.rank = {(u, v): i for u, vs in adj.items() for i, v in enumerate(vs)}
+        everyone = set(switches)
+        self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
+        self.up = [0] * len(arcs)
+        self.children: dict[int, dict[str, list[str]]] = {}
+        for t in trees:
+            if t.vid not in rooted:
+                continue
+            rt = rooted[t.vid]
+            kids: dict[str, list[str]] = {v: [] for v in rt.pre}
+            for v in rt.pre[1:]:
+                p = rt.parent[v]
+                assert p is not None
+                self.up[arcs[(v, p)]] += rt.s[v]
+                kids[p].append(v)
+            self.children[t.vid] = kids
+
+    def switch_failure(self, w: str, cables: Mapping[Link, int]) -> tuple[float, int] | None:
+        """(max load per cable, links added) after `repair` with w dead, or None."""
+        if not self.usable or any(n == 0 for s, n in self.hosts.items() if s != w):
+            return None
+        hw = self.hosts[w]
+        total = [b - hw * u for b, u in zip(self.base_total, self.up)]
+        added = 0
+        cuts: dict[int, _Cuts] = {}
+        for t in self.trees:
+            got = self._tree(t, w, hw, total)
+            if got is None:
+                return None
+            added += len(got.joins)
+            cuts[t.vid] = got
+        alive = {s: n for s, n in self.hosts.items() if s != w}
+        fabric = Degraded(cables, frozenset({w}), alive)
+        senders = {t.vid: {s: alive.get(s, 0) for s in t.sources if s != w} for t in self.trees}
+        book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()})
+        adj = fabric.adjacency()
+        peak, hot = self._hot(book)
+        for t in self.trees:
+            c = cuts[t.vid]
+            if not c.joins or all(c.fixed(n, hot, self.adj, book, peak) for n in range(len(c.joins))):
+                continue               # improve_tree would keep every joining link
+            joins = [(u, z) if u < z else (z, u) for u, z, _, _ in c.joins]
+            links = frozenset(l for l in t.links if w not in l) | set(joins)
+            moved = improve_tree(t.vid, links, joins, fabric, adj, book, None)
+            if moved != links:
+                peak, hot = self._hot(book)
+        return book.max_load(), added
+
+    def _hot(self, book: LoadBook) -> tuple[float, list[Arc]]:
+        """The fabric's max load per cable and the arcs at it (none when it is 0)."""
+        inf = float("inf")
+        values = {a: (x / n if n else (inf if x > 1e-9 else 0.0))
+                  for a, x, n in zip(self.arcs, book.total.values(), self.ncab)}
+        peak = max(values.values(), default=0.0)
+        return peak, ([a for a, x in values.items() if x == peak] if peak > 0 else [])
+
+    def _tree(self, t: Tree, w: str, hw: int, total: list[float]) -> _Cuts | None:
+        """Join the parts of t without w as repair_tree does and add the loads' corrections
+        to total; the joining links, each with the parts on its far side; None: not joined."""
+        rt = self.rooted[t.vid]
+        arcs, adj, rank = self.arcs, self.adj, self.rank
+        kids = self.children[t.vid][w]
+        sw = self.hosts[w] if w in t.sources else 0
+        S, H = rt.S, rt.H                  # intact tree sums (H: every host; the tree spans all)
+        S2, H2 = S - sw, H - hw
+        parent, s, h = rt.parent, rt.s, rt.h
+        if sw:                             # w's senders leave: the down arcs lose sw x hosts below
+            for v in rt.pre[1:]:
+                p = parent[v]
+                assert p is not None
+                total[arcs[(p, v)]] -= sw * h[v]
+        # Parts: index i < len(kids): subtree of kids[i]; len(kids): the rest (w not the root).
+        top = len(kids)
+        sums: dict[int, tuple[int, int]] = {i: (s[c], h[c]) for i, c in enumerate(kids)}
+        size = {i: rt.size[c] for i, c in enumerate(kids)}
+        if parent[w] is not None:
+            sums[top] = (S - s[w], H - h[w])
+            size[top] = len(rt.pre) - rt.size[w]
+
+        def nodes(i: int) -> list[str]:
+            if i < top:
+                t0 = rt.tin[kids[i]]
+                return rt.pre[t0:t0 + size[i]]
+            t0 = rt.tin[w]
+            return rt.pre[:t0] + rt.pre[t0 + rt.size[w]:]
+
+        parts = list(sums)
+        first = max(parts, key=lambda i: size[i])
+        if sum(1 for i in parts if size[i] == size[first]) > 1:
+            first = min((i for i in parts if size[i] == size[first]), key=lambda i: min(nodes(i)))
+        inside = {first}
+        joins: list[tuple[str, str, int, int]] = []           # (u inside, z reached, part of u, part of z)
+        while len(inside) < len(parts):
+            best: tuple[str, int, str, int, int] | None = None
+            for i in parts:
+                if i in inside:
+                    continue
+                for z in nodes(i):
+                    for u in adj.get(z, ()):
+                        if u == w:
+                            continue
+                        j = _part(rt, w, kids, u)
+                        if j in inside:
+                            key = (u, rank[(u, z)], z, j, i)
+                            if best is None or key < best:
+                                best = key
+            if best is None:
+                return None
+            u, _, z, j, i = best
+            joins.append((u, z, j, i))
+            inside.add(i)
+        # The parts' tree: each join hangs part i below part j; branch sums below each part.
+        below = {i: sums[i] for i in parts}
+        for _u, _z, j, i in reversed(joins):
+            bs, bh = below[i]
+            ps, ph = below[j]
+            below[j] = (ps + bs, ph + bh)
+        hang: dict[str, list[tuple[int, int]]] = {}             # a node -> sums hanging off it
+        for u, z, _j, i in joins:
+            bs, bh = below[i]
+            hang.setdefault(u, []).append((bs, bh))
+            hang.setdefault(z, []).append((S2 - bs, H2 - bh))
+            total[arcs[(u, z)]] += (S2 - bs) * bh
+            total[arcs[(z, u)]] += bs * (H2 - bh)
+        # Arcs whose sides change: the ways up from w and from every join end to their part's top.
+        changed: set[str] = set()
+        for g in [*hang, w]:
+            up: str | None = g if g != w else parent[w]
+            while up is not None and parent[up] is not None and parent[up] != w and up not in changed:
+                changed.add(up)
+                up = parent[up]
+        for v in changed:
+            p = parent[v]
+            assert p is not None
+            lo = rt.tin[v]
+            hi = lo + rt.size[v]
+            wlo = rt.tin[w]
+            above_w = lo <= wlo < hi
+            if above_w:
+                ss, hh = s[v] - s[w], h[v] - h[w]
+            else:
+                ss, hh = s[v], h[v]
+            whi = wlo + rt.size[w]
+            for g, extra in hang.items():
+                tg = rt.tin[g]
+                if lo <= tg < hi and not (above_w and wlo <= tg < whi):
+                    for es, eh in extra:
+                        ss += es
+                        hh += eh
+            self._correct(total, rt, v, p, hw, sw, ss * (H2 - hh), (S2 - ss) * hh)
+        for v in [w, *kids] if parent[w] is not None else kids:   # the dead arcs
+            p = parent[v]
+            assert p is not None
+            self._correct(total, rt, v, p, hw, sw, 0, 0)
+        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2))
+
+    def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
+                 new_up: int, new_down: int) -> None:
+        """Arc v->p and p->v of tree rt now carry new_up and new_down; total holds their
+        intact loads less the host-loss terms."""
+        old_up = rt.s[v] * (rt.H - rt.h[v]) - hw * rt.s[v]
+        old_down = (rt.S - rt.s[v]) * rt.h[v] - sw * rt.h[v]
+        total[self.arcs[(v, p)]] += new_up - old_up
+        total[self.arcs[(p, v)]] += new_down - old_down
+
+
+def _part(rt: RootedTree, w: str, kids: list[str], q: str) -> int:
+    """The part of q once w is gone (index into kids, or len(kids): the part above w)."""
+    t = rt.tin[q]
+    for i, c in enumerate(kids):
+        lo = rt.tin[c]
+        if lo <= t < lo + rt.size[c]:
+            return i
+    return len(kids)
+
+
+class _Cuts:
+    """A tree without w, its parts joined again: which exchange of a joining link could
+    lower the max load (`fixed`: none could)."""
+
+    def __init__(self, t: Tree, rt: RootedTree, w: str, kids: list[str],
+                 joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]],
+                 hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
+                 totals: tuple[int, int]) -> None:
+        self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
+        self.hang, self.below, self.totals = hang, below, totals
+        self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
+        self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
+
+    def part(self, q: str) -> int:
+        return _part(self.rt, self.w, self.kids, q)
+
+    def below_in_parts(self, i: int, top: int) -> bool:
+        """Part i hangs (at any depth) below part top in the parts' tree."""
+        while i in self.up_part:
+            i = self.up_part[i][0]
+            if i == top:
+                return True
+        return False
+
+    def side_sums(self, v: str) -> tuple[int, int]:
+        """Senders and hosts on v's side of the tree link from v up to its parent, in the
+        joined tree (as _tree computes them)."""
+        rt, w = self.rt, self.w
+        lo, hi = rt.tin[v], rt.tin[v] + rt.size[v]
+        wlo = rt.tin[w]
+        whi = wlo + rt.size[w]
+        above_w = lo <= wlo < hi
+        ss, hh = (rt.s[v] - rt.s[w], rt.h[v] - rt.h[w]) if above_w else (rt.s[v], rt.h[v])
+        for g, extra in self.hang.items():
+            tg = rt.tin[g]
+            if lo <= tg < hi and not (above_w and wlo <= tg < whi):
+                for es, eh in extra:
+                    ss += es
+                    hh += eh
+        return ss, hh
+
+    def lowered(self, arc: Arc, v: str, p: str, side_cut: bool, far: set[int], book: LoadBook,
+                peak: float) -> bool:
+        """Would an exchange whose way passes the tree link v-p bring arc below peak? Its
+        change there is the same for every such exchange (Exchanges.delta)."""
+        S2, H2 = self.totals
+        ss, hh = self.side_sums(v)
+        # The part beyond the link seen from the cut: v's side, unless the cut is there.
+        q, r, (sb, hb) = (p, v, (S2 - ss, H2 - hh)) if side_cut else (v, p, (ss, hh))
+        fs, fh = self.below[self.joins_far_root(far)]
+        own, other = ((fs, fh), (S2 - fs, H2 - fh)) if self.part(v) in far else ((S2 - fs, H2 - fh), (fs, fh))
+        (sr, hr), (so, ho) = own, other
+        d = (sr - sb) * ho - so * hb if arc == (r, q) else so * (hr - hb) - sb * ho
+        return d < 0 and book.per_cable(arc, book.total.get(arc, 0.0) + d) < peak
+
+    def joins_far_root(self, far: set[int]) -> int:
+        return next(i for i in far if self.up_part[i][0] not in far)
+
+    def fixed(self, n: int, hot: list[Arc], adj: Mapping[str, list[str]], book: LoadBook, peak: float) -> bool:
+        """No exchange of the n-th joining link lowers every hot arc: some hot arc is not a
+        link of the tree (an exchange only raises the arcs of the link it adds), or lies
+        where no exchange's ways pass (no candidate's end beyond it from the cut)."""
+        if not hot:
+            return True
+        u0, z0, _, i0 = self.joins[n]
+        cut = (u0, z0) if u0 < z0 else (z0, u0)
+        far = {i0} | {i for i in self.up_part if self.below_in_parts(i, i0)}
+        ends: list[str] | None = None
+        for a, b in hot:
+            l = (a, b) if a < b else (b, a)
+            if l == cut:
+                return False
+            if self.w in l:
+                continue
+            if l in self.links:
+                return False              # an earlier join: not priced here
+            if l not in self.t.links:
+                return True
+            if ends is None:
+                ends = self._ends(far, adj)
+            v, p = (a, b) if self.rt.parent.get(a) == b else (b, a)
+            side_cut = self._side(v, u0)
+            if not any(self._side(v, e) != side_cut for e in ends):
+                return True
+            if not self.lowered((a, b), v, p, side_cut, far, book, peak):
+                return True
+        return False
+
+    def _ends(self, far: set[int], adj: Mapping[str, list[str]]) -> list[str]:
+        """Both ends of every live link across the cut (the candidates)."""
+        out = []
+        for i in far:
+            for q in self.nodes(i):
+                for r in adj.get(q, ()):
+                    if r != self.w and self.part(r) not in far:
+                        out += [q, r]
+        return out
+
+    def _side(self, v: str, q: str) -> bool:
+        """q lies on v's side of the tree link from v up to its parent, in the joined tree."""
+        rt = self.rt
+        home = self.part(v)
+        i = self.part(q)
+        if i != home:
+            # The part of q reaches v's part through the join below it, or through the join above.
+            g = None
+            k = i
+            while k in self.up_part:
+                j, u, _ = self.up_part[k]
+                if j == home:
+                    g = u
+                    break
+                k = j
+            if g is None:
+                g = self.up_part[home][2]
+            q = g
+        lo = rt.tin[v]
+        return lo <= rt.tin[q] < lo + rt.size[v]
