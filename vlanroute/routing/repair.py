@@ -367,10 +367,13 @@ class Exchanges:
         return out
 
 
-def trial_peak(book: LoadBook, delta: Mapping[Arc, float]) -> tuple[float, float]:
-    """(max load per cable over the fabric, max over the arcs changed) after `delta`."""
-    local = max((book.per_cable(a, book.total.get(a, 0.0) + d) for a, d in delta.items()), default=0.0)
-    return max(local, book.peak_except(set(delta))), local
+def trial_peak(book: LoadBook, delta: Mapping[Arc, float],
+               ignore: frozenset[Arc] = frozenset()) -> tuple[float, float]:
+    """(max load per cable over the fabric, max over the arcs changed) after `delta`, the
+    arcs of `ignore` left out of both."""
+    local = max((book.per_cable(a, book.total.get(a, 0.0) + d) for a, d in delta.items() if a not in ignore),
+                default=0.0)
+    return max(local, book.peak_except(set(delta) | ignore)), local
 
 
 # ------------------------------------------------------------------ one tree
@@ -579,11 +582,15 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
             book.set(vid, new[vid])
     else:
         book = LoadBook.of(new, senders, fabric)
+    # The dead links' arcs are not priced: every fast tree leaves them, but until the last
+    # is mended the others still load them, which would price every candidate at infinity
+    # (and pick the smallest link, not the least loaded one).
+    dead_arcs = frozenset(arc for _ex, _opts, (a, b) in fast.values() for arc in ((a, b), (b, a)))
     for vid, (ex, options, dead_link) in fast.items():
         tried = []
         for c in options:
             d = ex.delta(c)
-            peak, local = trial_peak(book, d)
+            peak, local = trial_peak(book, d, dead_arcs)
             tried.append((round(peak, 9), round(local, 9), c, d))
         best = min(tried, key=lambda t: t[:3])
         book.add(vid, best[3])

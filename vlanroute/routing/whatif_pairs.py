@@ -17,9 +17,8 @@ link in constant time instead of the time of its two paths:
   most loaded arcs lie on that way (a bit mask);
 - the largest load off the changed arcs is then the first of the fabric's arcs, in
   decreasing load (sorted when a tree must be priced), that the candidate does not change;
-- while the dead pair still carries a broken tree not yet mended, `repair` prices every
-  candidate at infinity (its trial_peak counts the dead arcs), so the smallest link wins:
-  the same choice, made without pricing.
+- the dead pair's two arcs are never priced (as in `repair`): every broken tree leaves
+  them, so their load while the trees are mended one by one says nothing of the result.
 
 A failure whose broken trees do not all take the fast path of `repair` (a tree that the
 cut leaves without a live link across it, a tree that misses a host switch) goes to
@@ -229,15 +228,8 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
         s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
         cut = [(book.arc[(x, y)], -s1 * h2), (book.arc[(y, x)], -s2 * h1)]
         cut = [(a, d) for a, d in cut if d]
-        cut_peak = max((book.after(a, d) for a, d in cut), default=0.0)
-        best: tuple[float, float, Link] | None = None
-        if cut_peak == float("inf"):
-            # The dead pair still carries a later broken tree's load, so repair's trial_peak
-            # prices every candidate at infinity (dead arcs count) and the smallest link wins.
-            best = (cut_peak, cut_peak, options[0])
-        else:
-            best = _cheapest(book, rt, c, sx, sy, cut, cut_peak, options)
-        assert best is not None
+        dead = [book.arc[(x, y)], book.arc[(y, x)]]
+        best = _cheapest(book, rt, c, sx, sy, cut, dead, options)
         a, b = best[2]
         if rt.below(c, a) != (x == c):
             a, b = b, a
@@ -249,15 +241,17 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
 
 
 def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: list[tuple[int, int]],
-              cut_peak: float, options: list[Link]) -> tuple[float, float, Link]:
+              dead: list[int], options: list[Link]) -> tuple[float, float, Link]:
     """repair's choice among the candidate links: the lowest (max load per cable over the
-    fabric, max over the arcs the exchange changes, link)."""
+    fabric, max over the arcs the exchange changes, link), the dead pair's arcs left out."""
     book.mark_top()
     s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
     x = sx.r
     cut_mask = 0
-    for i, _ in cut:
+    for i in dead:
         cut_mask |= book.topbit.get(i, 0)
+    cut_peak = 0.0
+    skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
     for link_ in options:
         a, b = link_
@@ -275,7 +269,7 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
         mask |= ma | mb
         changed = None
         if (~mask & (mask + 1)).bit_length() - 1 >= len(book.topval):
-            changed = cut + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
+            changed = skip + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
         peak = max(local, book.peak_except(mask, changed))
         key = (round(peak, 9), round(local, 9), link_)
         if best is None or key < best:
