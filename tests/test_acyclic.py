@@ -115,6 +115,7 @@ def test_degraded_torus_far_below_updown() -> None:
     assert max_load(topo, hosts, parents) <= 1.75 * optimum_bound(topo, hosts).value
 
 
+@pytest.mark.slow
 def test_never_worse_than_turns() -> None:
     # It starts from the turns engine's routes and keeps the best plan it sees.
     topo, hosts = fabrics.torus([6, 6])
