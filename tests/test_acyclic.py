@@ -4,6 +4,8 @@ load targets of issue 23 on the irregular fabrics."""
 
 from __future__ import annotations
 
+import random
+
 import fabrics
 import networkx as nx
 import pytest
@@ -52,6 +54,29 @@ def test_deadlock_free_trees_on_random_graphs(g: nx.Graph, per: int) -> None:
     assert channel_dependencies_acyclic(parents, hosts)
 
 
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None)
+@given(st.integers(min_value=3, max_value=5), st.integers(min_value=3, max_value=5), st.integers(min_value=0, max_value=4),
+       st.integers(min_value=0, max_value=1000), st.booleans())
+def test_deadlock_free_trees_on_tori_and_degraded_tori(a: int, b: int, removed: int, seed: int, some: bool) -> None:
+    # A torus a x b with up to `removed` cables gone (kept connected), hosts on every switch
+    # or on some: every source's tree spans the fabric, the dependency graph has no cycle.
+    g = nx.grid_2d_graph(a, b, periodic=True)
+    edges = sorted(g.edges)
+    rnd = random.Random(seed)
+    for _ in range(removed):
+        i = rnd.randrange(len(edges))
+        trial = edges[:i] + edges[i + 1:]
+        if nx.is_connected(nx.Graph(trial)) and len(nx.Graph(trial)) == a * b:
+            edges = trial
+    name = {v: f"s{v[0]}x{v[1]}" for v in g.nodes}
+    topo = Topology.from_links(sorted(name.values()), [(name[u], name[v]) for u, v in edges])
+    hosts = {s: (2 if not some or i % 2 else 0) for i, s in enumerate(topo.switches)}
+    parents = route(topo, hosts)
+    assert all(spans(topo, s, parents[s]) for s in topo.switches)
+    assert channel_dependencies_acyclic(parents, hosts)
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(min_value=2, max_value=12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)),
                                                         max_size=60))
@@ -80,6 +105,17 @@ def test_targets_of_issue_23(fabric) -> None:
     assert max_load(topo, hosts, parents) <= 1.5 * optimum_bound(topo, hosts).value * (1 + 1e-9)
 
 
+@pytest.mark.slow
+def test_degraded_torus_far_below_updown() -> None:
+    # Issue 23's 1.5x target on the 6x6 torus with 3 cables gone is NOT met (1.698x measured,
+    # bench/quality.py); this keeps the gain over the former 2.546x and up*/down*'s 3.26x.
+    topo, hosts = fabrics.degraded_torus()
+    parents = route(topo, hosts)
+    assert channel_dependencies_acyclic(parents, hosts)
+    assert max_load(topo, hosts, parents) <= 1.75 * optimum_bound(topo, hosts).value
+
+
+@pytest.mark.slow
 def test_never_worse_than_turns() -> None:
     # It starts from the turns engine's routes and keeps the best plan it sees.
     topo, hosts = fabrics.torus([6, 6])

@@ -26,6 +26,7 @@ FABRICS = [
     pytest.param(fabrics.degraded_torus, id="6x6 torus, 3 cables gone", marks=pytest.mark.slow),
     pytest.param(fabrics.dragonfly, id="dragonfly 6x4", marks=pytest.mark.slow),
     pytest.param(lambda: fabrics.torus([6, 6]), id="6x6 torus", marks=pytest.mark.slow),
+    pytest.param(lambda: fabrics.torus([8, 8]), id="8x8 torus", marks=pytest.mark.slow),
 ]
 
 

@@ -13,14 +13,19 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   breadth-first tree from a central switch) are put in first. Every source can always use
   the tree itself, so routing never gets stuck: a source whose search cannot reach every
   switch takes the spanning tree (Nue's escape paths, there per virtual lane).
-- Per source, a Dijkstra search grows the source's tree (one parent per switch: VLAN
-  routing), each link weighted by its current load over the distance bound (the SSSP idea
-  of Hoefler, Schneider, Lumsdaine, HOTI 2009, sharpened so that hot links cost much
+- All sources' trees grow at once, from one heap (a multi-source Dijkstra): the cheapest
+  next switch of any source is settled first, so every source's short routes take their
+  turns before any source's long ones (grown one source after another, the first sources
+  took every turn and the last ones got stuck on the escape tree: 2.5x the optimum on
+  the degraded 6x6 torus against 1.7x now). Each source keeps one parent per switch (VLAN
+  routing); each link is weighted by its current load over the distance bound (the SSSP
+  idea of Hoefler, Schneider, Lumsdaine, HOTI 2009, sharpened so that hot links cost much
   more); a switch is reached through a link only if the turn into it is already a
   dependency or can be added without a cycle (routing/depgraph.py).
-- Rip-up and re-route: ROUNDS more passes route every source again against the others'
-  loads, its own dependencies removed first; the plan with the least maximum load is kept.
-  Several source orders and escape roots compete.
+- Rip-up and re-route: ROUNDS more passes route every source again (one by one) against
+  the others' loads, its own dependencies removed first; the plan with the least maximum
+  load is kept. Several escape roots, two load sharpnesses, the one-source-after-another
+  start and the turns engine's routes compete (fewer on fabrics above BIG switches).
 """
 
 from __future__ import annotations
@@ -38,8 +43,11 @@ from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 
 ROUNDS = 4          # rip-up-and-re-route passes after the first
-ROOTS = 2           # escape-tree roots tried (the most central switches)
-SHARPNESS = 6.0     # link weight 1 + (load / distance bound) ** SHARPNESS (2, 4, 10 measured worse)
+ROOTS = 6           # escape-tree roots tried (the most central switch, then by degree)...
+BIG = 48            # ...and both sharpnesses, on fabrics up to this many switches (fewer above: time)
+# Link weight 1 + (load / distance bound) ** sharpness. Both are tried: 4 is best on the
+# degraded torus, 6 on the dragonfly (bench/quality.py; 2, 3, 8, 12 measured worse).
+SHARPNESS = (4.0, 6.0)
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,7 @@ class AcyclicChoices:
 
 class AcyclicEngine(Engine[None]):
     name = "acyclic"
-    summary = "balanced routes, any turn that keeps channel dependencies acyclic (Nue-like)"
+    summary = "balanced routes grown for all sources at once, any turn that keeps channel dependencies acyclic (Nue-like)"
     minimal = False
     deadlock_free = True
 
@@ -71,8 +79,9 @@ class AcyclicEngine(Engine[None]):
 class _Router:
     """One attempt: an escape root and the state of the routes and dependencies."""
 
-    def __init__(self, topo: Topology, host_count: dict[str, int], root: str | None) -> None:
+    def __init__(self, topo: Topology, host_count: dict[str, int], root: str | None, sharpness: float) -> None:
         self.topo = topo
+        self.sharpness = sharpness
         self.hosts = host_count
         cables = topo.arc_cables()
         self.arcs = sorted(cables)
@@ -142,10 +151,10 @@ class _Router:
         dependency graph accepts. Stuck: the escape tree (`fallback`) or False."""
         hs = self.hosts.get(src, 0)
         cap, load, arc_id = self.cap, self.load, self.arc_id
-        scale = self.bound
+        scale, sharp = self.bound, self.sharpness
 
         def weight(a: int) -> float:
-            return 1.0 + (load[a] / cap[a] / scale) ** SHARPNESS
+            return 1.0 + (load[a] / cap[a] / scale) ** sharp
 
         parent: ParentMap = {}
         into: dict[str, int] = {}
@@ -207,6 +216,74 @@ class _Router:
         self._add_load(src, parent, 1.0)
         return True
 
+    def route_all(self, sources: list[str]) -> None:
+        """Grow every source's tree at once: one heap over all sources, so the short
+        routes of every source take their turns before any source's long ones, and no
+        source's early choices close the turns the others need (the greedy `route` of one
+        source after another hands the first sources every turn). Stuck: the escape tree."""
+        cap, load, arc_id = self.cap, self.load, self.arc_id
+        scale, sharp = self.bound, self.sharpness
+
+        def weight(a: int) -> float:
+            return 1.0 + (load[a] / cap[a] / scale) ** sharp
+
+        parent: dict[str, ParentMap] = {s: {} for s in sources}
+        into: dict[str, dict[str, int]] = {s: {} for s in sources}
+        cost: dict[str, dict[str, float]] = {s: {s: 0.0} for s in sources}
+        used: dict[str, list[tuple[int, int]]] = {s: [] for s in sources}
+        added: dict[str, list[tuple[int, float]]] = {s: [] for s in sources}
+        heap: list[tuple[float, int, str, str, str]] = []
+        count = 0
+        for src in sources:
+            for w in self.adj[src]:
+                heapq.heappush(heap, (weight(arc_id[(src, w)]), count, src, w, src))
+                count += 1
+        while heap:
+            key, _, src, w, v = heapq.heappop(heap)
+            c = cost[src]
+            if w in c:
+                continue
+            a = arc_id[(v, w)]
+            now = c[v] + weight(a)
+            if now > key * (1 + 1e-9):
+                heapq.heappush(heap, (now, count, src, w, v))
+                count += 1
+                continue
+            if v != src:
+                dep = (into[src][v], a)
+                if not self.deps.try_add(*dep):
+                    continue
+                used[src].append(dep)
+            c[w] = now
+            parent[src][w] = v
+            into[src][w] = a
+            demand = float(self.hosts.get(src, 0) * self.hosts.get(w, 0))
+            if demand:
+                x = w
+                while x != src:
+                    b = into[src][x]
+                    load[b] += demand
+                    added[src].append((b, demand))
+                    x = parent[src][x]
+            for x in self.adj[w]:
+                if x not in c:
+                    heapq.heappush(heap, (now + weight(arc_id[(w, x)]), count, src, x, w))
+                    count += 1
+        n = len(self.topo.switches)
+        for src in sources:
+            for b, demand in added[src]:
+                load[b] -= demand
+            if len(cost[src]) < n:
+                for c2, d2 in used[src]:
+                    self.deps.remove(c2, d2)
+                self.trees[src] = reroot(self.tree_adj, src)
+                self.used[src] = []
+                self.escaped.add(src)
+            else:
+                self.trees[src] = parent[src]
+                self.used[src] = used[src]
+            self._add_load(src, self.trees[src], 1.0)
+
     @staticmethod
     def _refresh(src: str, parent: ParentMap, into: dict[str, int], cost: dict[str, float],
                  weight: object) -> None:
@@ -240,25 +317,33 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     g = topo.simple()
     first = central_switch(topo)
     by_degree = sorted(topo.switches, key=lambda s: (-g.degree(s), topo.index(s)))
-    roots: list[str | None] = [first, *[s for s in by_degree if s != first][:ROOTS - 1]]
+    small = len(topo.switches) <= BIG
+    roots = [first, *[s for s in by_degree if s != first][:ROOTS - 1]]
+    sharps = SHARPNESS if small else SHARPNESS[-1:]
+    # (escape root or None for `start`, sharpness, all sources at once or one by one)
+    attempts: list[tuple[str | None, float, bool]] = [(r, x, True) for x in sharps for r in roots[:ROOTS if small else 1]]
+    attempts += [(r, SHARPNESS[-1], False) for r in roots[:2]]
     if start is not None:
-        roots.append(None)
+        attempts += [(None, x, False) for x in sharps]
     best: tuple[float, int, dict[str, ParentMap], AcyclicChoices] | None = None
     # Heavy sources first: they are routed while most turns are still free.
     sources = sorted(topo.switches, key=lambda s: (-host_count.get(s, 0), topo.index(s)))
-    for root in roots:
-        r = _Router(topo, host_count, root)
-        for s in sources:
-            if root is None:
-                assert start is not None
+    for root, sharpness, together in attempts:
+        r = _Router(topo, host_count, root, sharpness)
+        if root is None:
+            assert start is not None
+            for s in sources:
                 r.add_tree(s, start.parents[s])
-            else:
+        elif together:
+            r.route_all(sources)
+        else:
+            for s in sources:
                 r.route(s)
         for rnd in range(ROUNDS + 1):
             key = (round(r.peak(), 6), len(r.escaped))
             if best is None or key < best[:2]:
-                best = (key[0], key[1], dict(r.trees), AcyclicChoices(root or start.algorithm if start else "",
-                                                                      len(r.escaped)))
+                name = root if root is not None else start.algorithm if start else ""
+                best = (key[0], key[1], dict(r.trees), AcyclicChoices(name, len(r.escaped)))
             if rnd == ROUNDS:
                 break
             for s in sources:
