@@ -8,6 +8,8 @@ every route reaches every switch and that each source's routes are one tree.
 
 from __future__ import annotations
 
+import itertools
+
 import json
 import math
 from pathlib import Path
@@ -109,7 +111,10 @@ def test_a_ring_with_a_cut_is_a_line_through_every_switch(n: int) -> None:
             for b, a in prev.items():
                 assert (b - a) % n in (1, n - 1)                    # a neighbour on the ring
                 if a != start and n > 2:
-                    assert a != cut                                 # nothing passes through the cut
+                    # nothing passes straight through the '+' cut going '+', nor through the
+                    # '-' cut (the next switch, routing/ringcuts.py) going '-'
+                    going_plus = (b - a) % n == 1
+                    assert a != (cut if going_plus else (cut + 1) % n)
             # following the predecessors from any switch ends at the start (a tree)
             for b in prev:
                 seen, x = set(), b
@@ -147,3 +152,37 @@ def test_deadlock_warning_recommends_turns_with_its_cost(capsys: pytest.CaptureF
     assert f"needs {turns['metrics']['vlan_count']} VLANs here" in warning
     assert f"max link load of {turns['metrics']['max_link_load']:g}" in warning
     assert turns["metrics"]["deadlock_free"] and not turns["warnings"]
+
+
+def _ring_max_load(n: int, splits: list[int]) -> int:
+    """Max load per directed link of a ring, one unit per ordered pair, each source s
+    reaching splits[s] switches the '+' way and the rest the '-' way (counted hop by hop)."""
+    load: dict[tuple[int, int], int] = {}
+    for s, a in enumerate(splits):
+        for k in range(1, n):
+            plus = k <= a
+            dst = (s + k) % n if plus else (s - (n - k)) % n
+            x = s
+            while x != dst:
+                y = (x + 1) % n if plus else (x - 1) % n
+                load[(x, y)] = load.get((x, y), 0) + 1
+                x = y
+    return max(load.values())
+
+
+@pytest.mark.parametrize("n", range(3, 9))
+def test_the_ring_splits_are_the_best_the_cuts_allow(n: int) -> None:
+    """Every combination of per-source splits that the two cuts allow, tried by brute
+    force: none has a lower max load than the MILP's, and cut_line's routes carry it."""
+    from vlanroute.routing.ringcuts import best_splits, split_allowed
+    found = best_splits(n, 0, 1)
+    assert found is not None
+    allowed = [[a for a in range(n) if split_allowed(n, s, a, 0, 1)] for s in range(n)]
+    brute = min(_ring_max_load(n, list(c)) for c in itertools.product(*allowed))
+    assert found[0] == brute == _ring_max_load(n, list(found[1]))
+    for cut in range(n):
+        splits = []
+        for s in range(n):
+            prev = cut_line(n, s, cut)
+            splits.append(sum(1 for b, a in prev.items() if (b - a) % n == 1))
+        assert _ring_max_load(n, splits) == brute

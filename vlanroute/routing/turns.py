@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing.ringcuts import ring_splits
 from vlanroute.routing.dor import dor_orders, dor_routes
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.select import forced_routes
@@ -55,7 +56,7 @@ GRIDS = ("torus", "ring", "mesh", "hyper-crossbar")
 
 @dataclass(frozen=True)
 class TurnsChoices:
-    """The turn rule (plan.json routing.turns): one cut per ring (tori, rings), dimension
+    """The turn rule (plan.json routing.turns): one cut per ring direction (tori, rings), dimension
     order (meshes, hyper-crossbars), one hop (complete graphs), tree (tree topologies) or
     up*/down* (any other graph); with the dimension order or the up*/down* root it used."""
 
@@ -75,7 +76,7 @@ class TurnsChoices:
 
 class TurnsEngine(Engine[None]):
     name = "turns"
-    summary = "dimension order, one cut per ring; else balanced up*/down*"
+    summary = "dimension order, one cut per ring direction; else balanced up*/down*"
     minimal = False            # a route that would cross a ring's cut goes the long way round
     deadlock_free = True       # acyclic channel dependencies on every topology (module doc)
     # No settings: every dimension order is tried on grids, the up*/down* root is chosen.
@@ -123,6 +124,12 @@ def cut_line(n: int, start: int, cut: int) -> dict[int, int]:
     at the cut, go the shorter way ('+' on a tie). Rings of 2 or fewer have no cycle.
     """
     prev: dict[int, int] = {}
+    splits = ring_splits(n)
+    if splits is not None:
+        # The '+' cut at `cut`, the '-' cut at the next switch, each source's split exact
+        # (routing/ringcuts.py): lower max loads than one cut for both ways.
+        reach = splits[(start - cut) % n]
+        return {b: (b - 1) % n if (b - start) % n <= reach else (b + 1) % n for b in range(n) if b != start}
     for b in range(n):
         if b == start:
             continue
@@ -163,7 +170,7 @@ def cut_dor_routes(topo: Topology, order: tuple[int, ...]) -> Routes:
                     new.append(v)
             reached.extend(new)
         parents[src] = parent
-    return Routes(TurnsEngine.name, parents, TurnsChoices("one cut per ring", order))
+    return Routes(TurnsEngine.name, parents, TurnsChoices("one cut per ring direction", order))
 
 
 # --------------------------------------------------------------------------- other graphs: up*/down*
