@@ -20,14 +20,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shlex
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from vlanroute.emulate import netns
+from vlanroute.emulate import netns, run
 from vlanroute.emulate.failplan import (
     BridgeStep,
     Failure,
@@ -40,7 +37,6 @@ from vlanroute.emulate.run import (
     Emulation,
     Options,
     Report,
-    lean_python,
     remove_stale_namespaces,
     run_phases,
 )
@@ -224,30 +220,11 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
 
 def run_in_vm(outdir: Path, newdir: Path, failure: Failure, options: Options, timeout_s: float,
               json_report: Path | None, log: Callable[[str], None]) -> tuple[int, float]:
-    """The scenario inside the emulation VM (vlanroute.emulate.run.run_in_vm, with NEWDIR too)."""
-    from vlanroute.emulate import vm
-    with tempfile.TemporaryDirectory(prefix="vlanroute-emulate-") as tmp:
-        work = Path(tmp)
-        shutil.copytree(outdir, work / "outdir")
-        shutil.copytree(newdir, work / "newdir")
-        python, py_env = lean_python()
-        args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host",
-                "--json-report", str(work / "report.json"),
-                "--frames-per-pair", str(options.frames_per_pair),
-                "--host-tools", options.host_tools, "--host-frame", options.host_frame,
-                *(["--fail-pair", f"{failure.pair[0]}:{failure.pair[1]}"] if failure.pair
-                  else ["--fail-switch", str(failure.switch)]),
-                "--repair", str(work / "newdir"),
-                "--vm-kernel-label",
-                f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} under QEMU {vm.ACCEL_TOKEN})",
-                str(work / "outdir")]
-        script = " ".join(shlex.quote(a) for a in args)
-        result = vm.run_in_vm(script, work, vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
-                              on_line=lambda line: log(line.rstrip("\n")))
-        if json_report is not None and (work / "report.json").exists():
-            data = json.loads((work / "report.json").read_text())
-            data["outdir"] = str(outdir)
-            data["phases"] = {"vm boot": round(result.boot_seconds, 2), **data["phases"],
-                              "vm total": round(result.total_seconds, 2)}
-            json_report.write_text(json.dumps(data, indent=1) + "\n")
-        return result.returncode, result.boot_seconds
+    """The scenario inside the emulation VM: run.run_in_vm with NEWDIR copied in too."""
+    def failure_args(copies: dict[str, Path]) -> list[str]:
+        dead = (["--fail-pair", f"{failure.pair[0]}:{failure.pair[1]}"] if failure.pair
+                else ["--fail-switch", str(failure.switch)])
+        return [*dead, "--repair", str(copies["newdir"])]
+
+    return run.run_in_vm(outdir, options, timeout_s, json_report, log,
+                         extra_dirs={"newdir": newdir}, extra_args=failure_args)
