@@ -12,7 +12,9 @@ The same namespaces, scripts and checks as the healthy run (vlanroute.emulate.ru
    order failplan computes), then NEWDIR's host program on every host with
    `--vlans` = the repaired VLANs (what NEWDIR's relearn.sh runs);
 4. recovered: MAC tables of NEWDIR's plan, storm check, UDP between every ordered host pair
-   delivered exactly once over exactly NEWDIR's routes (the per-cable counters: no flooding).
+   delivered exactly once over exactly NEWDIR's routes (the per-cable counters: no flooding);
+5. last, the healthy run's TCP exchange (vlanroute.emulate.run, step 4) over the repaired
+   routes and its final storm check: so the scenario covers every check of the healthy run.
 The time from the first repair command to the end of that delivery check is the recovery time.
 """
 
@@ -215,6 +217,10 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
         ("traffic while cut", during_cut),
         ("repair", repair),
         ("after the repair", lambda: [emu.fdb_check(), emu.storm_check("after the repair", probe=True)]),
+        # Last, because on small fabrics it empties the ARP tables (the UDP checks above count
+        # every frame per cable): the healthy run's TCP exchange and final storm check, here
+        # over the repaired routes, so this scenario checks all that the healthy run does.
+        ("tcp", lambda: [emu.tcp_check(), emu.storm_check("after the traffic", probe=False)]),
     ])
 
 
