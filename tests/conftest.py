@@ -28,18 +28,63 @@ SLOW_KINDS = ("vm", "browser", "pip_install")
 SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
 
 
+# Seconds a test of each kind takes when tests/slow_tests.txt gives no figure (for the order
+# below only): a guess that puts the VMs before the pip installs, those before the rest.
+KIND_SECONDS = (("vm", 120.0), ("pip_install", 90.0), ("browser", 30.0), ("slow", 10.0))
+
+
+def slow_list() -> dict[str, float]:
+    """Node id -> the seconds its comment gives ("# 12.3 s"; 10 without one), for every id in
+    tests/slow_tests.txt."""
+    out: dict[str, float] = {}
+    for line in SLOW_LIST.read_text().splitlines():
+        node, _, comment = line.partition("#")
+        if node.strip():
+            figure = comment.strip().split(" ", 1)[0]
+            out[node.strip()] = float(figure) if figure.replace(".", "", 1).isdigit() else 10.0
+    return out
+
+
 def slow_node_ids() -> set[str]:
     """The node ids tests/slow_tests.txt marks slow (profiled; comments after #)."""
-    ids = (line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text().splitlines())
-    return {i for i in ids if i}
+    return set(slow_list())
 
 
-@pytest.hookimpl(tryfirst=True)   # before `-m` deselects anything
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    """Mark slow before `-m` deselects anything; order what is left after."""
     listed = slow_node_ids()
     for item in items:
         if any(item.get_closest_marker(kind) for kind in SLOW_KINDS) or item.nodeid in listed:
             item.add_marker(pytest.mark.slow)
+    yield
+    longest_first(config, items)
+
+
+def expected_seconds(item: pytest.Item, listed: dict[str, float]) -> float:
+    if item.nodeid in listed:
+        return listed[item.nodeid]
+    return next((s for kind, s in KIND_SECONDS if item.get_closest_marker(kind)), 0.0)
+
+
+def longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest first, for pytest-xdist's work stealing (`--dist worksteal`, addopts): it gives
+    worker 1 the first 1/n of the list and worker k the k-th, then lets an idle worker take
+    the second half of a busy one's queue. The suite lasts at least as long as its longest
+    test (the 225-host failure scenario in the VM), so that test heads worker 1's share,
+    followed by the quick ones in file order (a worker keeps 2 queued tests that no one
+    steals: quick ones); the next-longest head the other workers' shares, longest first.
+    Reordering changes no result: every test is independent (tmp_path, own ports)."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if workers < 2 or len(items) < 2 * workers:
+        return
+    listed = slow_list()
+    rank = sorted(range(len(items)), key=lambda i: -expected_seconds(items[i], listed))   # stable
+    share = len(items) // workers          # worksteal's first share (the others take the rest)
+    others = rank[1:1 + len(items) - share]
+    first = sorted(set(range(len(items))) - set(others))
+    first.remove(rank[0])
+    items[:] = [items[rank[0]]] + [items[i] for i in first] + [items[i] for i in others]
 
 
 @pytest.fixture

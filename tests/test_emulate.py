@@ -264,19 +264,3 @@ def test_raw_learning_method_without_sub_interfaces(tmp_path: Path, capsys: pyte
     assert "\nMETHOD=raw\n" in (out / "hosts" / "vlanroute-host").read_text()
     status, data, text = emulate(out, tmp_path / "report.json", capsys)
     assert_all_checks_pass(status, data, text)
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1200)
-def test_the_seed_cluster_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Seed 001's own cluster (section 4): 8 switches in a 4x2 torus with 2 cables per
-    neighbour pair, 225 hosts, 4 VLANs, each host running the real host program; every
-    (switch, VLAN, host MAC) entry and all 50,400 ordered pairs. About 3-5 minutes here
-    (bench/emulate.py --full prints the phases)."""
-    out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "lb", "platform=linux-bridge")
-    status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", timeout=1100)
-    assert_all_checks_pass(status, data, text)
-    assert "8 switches, 225 hosts, 24 cables (24 in LAGs), 4 VLANs" in text
-    assert "225/225 hosts ran hosts/vlanroute-host under busybox sh (frames arp: 225)" in text
-    assert "7200/7200 (switch, VLAN, host MAC) entries on the planned port" in text
-    assert "50400/50400 ordered pairs got exactly 1 UDP datagrams" in text

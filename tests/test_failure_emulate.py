@@ -239,7 +239,10 @@ def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, repaired, tmp_path
     pair sw1-sw2 dies while it runs, exactly the 6,412 predicted pairs are cut, the repair
     `vlanroute repair` wrote (VLAN 101 moved from sw1-sw2 to sw3-sw4, in repair.json's push
     order) and the re-learning in VLAN 101 bring every pair back, each delivered once over
-    exactly the repaired routes."""
+    exactly the repaired routes. Its healthy first half and its TCP check at the end are the
+    healthy run's checks (section 4 of seed 001: every host program, every (switch, VLAN,
+    host MAC) entry, every pair, no storm): the suite's one 225-host VM, so that the cluster
+    in full is built and learned once per suite, not twice."""
     if vm.missing_tools():
         pytest.skip("emulation tools missing: " + ", ".join(vm.missing_tools()))
     out, new = bundles[0], repaired
@@ -252,6 +255,9 @@ def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, repaired, tmp_path
     data = json.loads(report.read_text())
     assert data["ok"] is True and data["teardown_clean"] is True, text
     assert "8 switches, 225 hosts, 24 cables (24 in LAGs), 4 VLANs; fail sw1-sw2" in text
+    assert "225/225 hosts ran hosts/vlanroute-host under busybox sh (frames arp: 225)" in text  # healthy
+    assert "474/474 port directions carried exactly the routed frames" in text      # healthy
+    assert "472/472 port directions carried exactly the routed frames" in text      # repaired
     assert "50400/50400 ordered pairs got exactly 1 UDP datagrams" in text          # before and after
     assert "2 cables down (sw1 p511, sw2 p511, sw1 p512, sw2 p512)" in text
     assert "6412/6412 predicted pairs cut, 43988/43988 other pairs got exactly 1 UDP datagrams" in text
@@ -263,6 +269,10 @@ def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, repaired, tmp_path
     assert re.search(r"learned host MAC entries on them: [1-9][0-9]* before, 0 after", text), text
     assert "in repair.json's push order" in text
     assert float(data["phases"]["repair to all pairs delivered"]) > 0
+    # The healthy run's last checks, over the repaired routes (host i to i+1, i+75, i+112).
+    assert "675/675 sampled ordered pairs connected, exchanged a request and a reply" in text
+    names = [c["name"] for c in data["checks"]]
+    assert names[-2:] == ["TCP exchange on the plain interface", "no storm after the traffic"], names
 
 
 @pytest.mark.vm
@@ -295,5 +305,6 @@ def test_a_small_cluster_loses_switch_sw1_and_recovers(tmp_path, capsys) -> None
     assert f"{len(predicted)}/{len(predicted)} predicted pairs cut, {others}/{others} other pairs got" in text
     assert "240/240 ordered pairs got exactly 1 UDP datagrams" in text                # before
     assert "182/182 ordered pairs got exactly 1 UDP datagrams" in text                # 14 survivors after
+    assert "182/182 ordered pairs (all) connected" in text and "(ARP tables emptied first)" in text
     assert "re-learning in VLANs 101,102,103,104 (hosts/vlanroute-host --vlans): 14/14 hosts" in text
     assert re.search(r"learned host MAC entries on them: [1-9][0-9]* before, 0 after", text), text

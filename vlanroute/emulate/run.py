@@ -42,7 +42,7 @@ import sysconfig
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -973,19 +973,29 @@ def host_kernel_capable() -> tuple[bool, str]:
 
 
 def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Path | None,
-              log: Callable[[str], None]) -> tuple[int, float]:
-    """Run `vlanroute emulate --kernel host` inside the VM; returns (status, boot seconds)."""
+              log: Callable[[str], None], extra_dirs: Mapping[str, Path] | None = None,
+              extra_args: Callable[[dict[str, Path]], list[str]] | None = None) -> tuple[int, float]:
+    """Run `vlanroute emulate --kernel host` on OUTDIR inside the VM; returns (status, boot
+    seconds). The one VM runner of every emulate scenario: `extra_dirs` (name -> directory)
+    are copied into the VM's work directory beside OUTDIR, and `extra_args` turns those
+    copies' paths (name -> path inside the VM) into more arguments (failure.run_in_vm:
+    `--fail-pair`, `--repair NEWDIR`)."""
     from vlanroute.emulate import vm
     with tempfile.TemporaryDirectory(prefix="vlanroute-emulate-") as tmp:
         work = Path(tmp)
-        # A copy inside the shared directory: OUTDIR may sit where the guest mounts tmpfs.
+        # Copies inside the shared directory: OUTDIR may sit where the guest mounts tmpfs.
         shutil.copytree(outdir, work / "outdir")
+        copies: dict[str, Path] = {}
+        for name, source in (extra_dirs or {}).items():
+            copies[name] = work / name
+            shutil.copytree(source, copies[name])
         python, py_env = lean_python()
         args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host",
                 "--json-report", str(work / "report.json"),
                 "--frames-per-pair", str(options.frames_per_pair),
                 "--host-tools", options.host_tools, "--host-frame", options.host_frame,
                 "--host-rp-filter", str(options.host_rp_filter), "--host-sysctls", options.host_sysctls,
+                *(extra_args(copies) if extra_args is not None else []),
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
                                      f"under QEMU {vm.ACCEL_TOKEN})",
                 str(work / "outdir")]
