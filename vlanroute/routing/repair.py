@@ -216,6 +216,7 @@ class LoadBook:
         self.per_vlan = per_vlan
         self.fallback = fallback or {}        # read-only loads of the VLANs not in per_vlan
         self.total = total
+        self._cables: dict[Arc, int] = {}     # per arc, the live cables of its link (cached)
         self._heap: list[tuple[float, Arc]] = [(-self.per_cable(a, x), a) for a, x in total.items()]
         heapq.heapify(self._heap)
 
@@ -230,7 +231,9 @@ class LoadBook:
         return cls(fabric, senders, per_vlan, total)
 
     def per_cable(self, arc: Arc, raw: float) -> float:
-        n = self.fabric.cables.get(link(*arc), 0)
+        n = self._cables.get(arc)
+        if n is None:
+            n = self._cables[arc] = self.fabric.cables.get(link(*arc), 0)
         return raw / n if n else (float("inf") if raw > 1e-9 else 0.0)
 
     def max_load(self) -> float:
@@ -371,9 +374,14 @@ def trial_peak(book: LoadBook, delta: Mapping[Arc, float],
                ignore: frozenset[Arc] = frozenset()) -> tuple[float, float]:
     """(max load per cable over the fabric, max over the arcs changed) after `delta`, the
     arcs of `ignore` left out of both."""
-    local = max((book.per_cable(a, book.total.get(a, 0.0) + d) for a, d in delta.items() if a not in ignore),
-                default=0.0)
-    return max(local, book.peak_except(set(delta) | ignore)), local
+    local = 0.0                        # loads are never negative: 0 is max()'s default
+    total, per_cable = book.total, book.per_cable
+    for a, d in delta.items():
+        if a not in ignore:
+            x = per_cable(a, total.get(a, 0.0) + d)
+            if x > local:
+                local = x
+    return max(local, book.peak_except(set(delta) | ignore if ignore else set(delta))), local
 
 
 # ------------------------------------------------------------------ one tree

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from vlanroute.routing.repair import Link, Tree
 
 TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
@@ -141,7 +143,10 @@ class Book:
 
     def __init__(self, arc: dict[tuple[str, str], int], total: list[float], ncab: list[int]) -> None:
         self.arc, self.total, self.ncab = arc, total, ncab
-        self.order: list[tuple[float, int]] = []
+        self._ncab = np.asarray(ncab, dtype=float)
+        self._order: list[tuple[float, int]] | None = None
+        self._top: list[tuple[float, int]] = []
+        self._vals = np.zeros(len(ncab))
         self.sorted = False
         self.topbit: dict[int, int] = {}
         self.topval: list[float] = []
@@ -158,16 +163,31 @@ class Book:
         self.sorted = False
 
     def mark_top(self) -> None:
+        """The TOP most loaded arcs, in decreasing load per cable (the lower index first on a
+        tie), each with its bit. Only those are sorted (numpy's partition): this runs once per
+        broken tree of every failure, and the full order is rarely needed (`order`)."""
         if not self.sorted:
-            vals = self.values()
-            self.order = [(-vals[i], i) for i in sorted(range(len(vals)), key=vals.__getitem__, reverse=True)]
-            self.sorted = True
-        top = self.order[:TOP]
-        self.topbit = {i: 1 << n for n, (_, i) in enumerate(top)}
-        self.topval = [-k for k, _ in top]
+            raw = np.asarray(self.total, dtype=float)
+            vals = np.where(self._ncab > 0, raw / np.where(self._ncab > 0, self._ncab, 1.0),
+                            np.where(raw > 1e-9, np.inf, 0.0))
+            k = min(TOP, len(vals))
+            idx = np.argpartition(-vals, k - 1)[:k] if 0 < k < len(vals) else np.arange(len(vals))
+            idx = idx[np.lexsort((idx, -vals[idx]))]
+            self._vals, self._order, self.sorted = vals, None, True
+            self._top = [(-float(vals[i]), int(i)) for i in idx]
+        self.topbit = {i: 1 << n for n, (_, i) in enumerate(self._top)}
+        self.topval = [-k for k, _ in self._top]
+
+    @property
+    def order(self) -> list[tuple[float, int]]:
+        """Every arc as (-load per cable, index), most loaded first; after mark_top."""
+        if self._order is None:
+            vals = self._vals.tolist()
+            self._order = [(-vals[i], i) for i in sorted(range(len(vals)), key=vals.__getitem__, reverse=True)]
+        return self._order
 
     def values(self) -> list[float]:
-        """Every arc's load per cable (per_cable, inline: this runs once per failure)."""
+        """Every arc's load per cable (per_cable, inline)."""
         inf = float("inf")
         return [x / n if n else (inf if x > 1e-9 else 0.0) for x, n in zip(self.total, self.ncab)]
 
