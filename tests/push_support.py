@@ -17,6 +17,7 @@ import yaml
 
 from vlanroute.bundle.reader import host_macs, read_all_cables, read_plan
 from vlanroute.cli import main
+from vlanroute.device.session import HostKeyPolicy
 from vlanroute.lab import FakeSwitchFarm, Faults
 from vlanroute.model.platforms import POWERCONNECT_6248, Platform
 from vlanroute.plan.build import plan_from_file
@@ -114,3 +115,15 @@ def correct_tables(plan: dict) -> dict[str, list[tuple[int, str, str]]]:
                     nxt = nx.shortest_path(tree, s, host["switch"])[1]
                     tables[s].append((vlan["id"], host["mac"], port_to[(s, nxt)]))
     return tables
+
+
+def read_running(host: str, port: int, policy: HostKeyPolicy, password: str = "pw") -> str:
+    """An emulated 6248's running config, read by vlanroute's own SSH session as admin."""
+    from vlanroute.device.credentials import Credentials
+    from vlanroute.device.session import SwitchSession
+    from vlanroute.drivers import FAMILIES
+    session = SwitchSession(FAMILIES["powerconnect-62xx"].cli, host, port, Credentials("admin", password), policy)
+    try:
+        return session.running_config()
+    finally:
+        session.close()

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from push_support import build_cluster, run, set_ssh_env
+from push_support import build_cluster, read_running, run, set_ssh_env
 
 from vlanroute.device.credentials import Credentials
 from vlanroute.device.session import ConnectFailed, HostKeyPolicy, SwitchSession
@@ -108,11 +108,7 @@ def test_a_switch_is_reached_through_a_proxyjump_bastion(farm, tmp_path, bastion
     config = bastion.ssh_config("rack3-*")
     config.write_text(config.read_text() + "\nHost rack3-top\n    HostName 127.0.0.11\n")
     policy = HostKeyPolicy(known_hosts=known, ssh_config_file=config)
-    session = SwitchSession(FAMILIES["powerconnect-62xx"].cli, "rack3-top", sw.port, Credentials("admin", "pw"), policy)
-    try:
-        text = session.running_config()
-    finally:
-        session.close()
+    text = read_running("rack3-top", sw.port, policy)
     assert text.splitlines() == sw.running_config().splitlines()
     assert bastion.forwarded_to() == [f"127.0.0.11:{sw.port}"]
 

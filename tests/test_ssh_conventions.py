@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import pytest
 from netmiko.exceptions import NetmikoAuthenticationException
-from push_support import build_cluster, run, set_ssh_env
+from push_support import build_cluster, read_running, run, set_ssh_env
 
-from vlanroute.device.credentials import Credentials
-from vlanroute.device.session import HostKeyPolicy, SwitchSession
-from vlanroute.drivers import FAMILIES
+from vlanroute.device.session import HostKeyPolicy
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -22,11 +20,7 @@ def test_a_host_alias_of_the_ssh_config_reaches_the_switch(farm, tmp_path):
     config = tmp_path / "ssh_config"
     config.write_text("Host rack3-top\n    HostName 127.0.0.11\n")
     policy = HostKeyPolicy(known_hosts=known, ssh_config_file=config)
-    session = SwitchSession(FAMILIES["powerconnect-62xx"].cli, "rack3-top", sw.port, Credentials("admin", "pw"), policy)
-    try:
-        text = session.running_config()
-    finally:
-        session.close()
+    text = read_running("rack3-top", sw.port, policy)
     assert text.splitlines() == sw.running_config().splitlines()
 
 
