@@ -59,6 +59,6 @@ def command(as_json: bool, quiet: bool) -> int:
                   "  flow control the best deadlock-free plan wins unless it carries more than 1.25x that load.\n"
                   "acyclic: deadlock-free on any graph (Nue-like, no virtual lanes): load-balanced trees grown for all\n"
                   "  sources at once, a turn refused only if it would close a dependency cycle; 1.14x to 1.7x the optimum\n"
-                  "  on issue 23's irregular fabrics, up to 3x on larger random graphs, 1.6x on tori\n"
+                  "  on irregular fabrics of up to 36 switches, up to 3x on larger random graphs, 1.33x-1.5x on tori\n"
                   "  (docs/routing-bounds.md); the default tries it up to 64 switches.")
     return ExitCode.OK
