@@ -142,9 +142,10 @@ def rooted_tree(links: Iterable[Link]) -> tuple[list[str], dict[str, str | None]
     return order, parent, adj
 
 
-def _subtree_sums(order: list[str], parent: Mapping[str, str | None], senders: Mapping[str, int],
-                  hosts: Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
-    """Senders and hosts in each switch's subtree (order: a BFS order from the root)."""
+def subtree_sums(order: list[str], parent: Mapping[str, str | None], senders: Mapping[str, int],
+                 hosts: Mapping[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """Senders and hosts in each switch's subtree (order: the root first, every switch after
+    its parent, e.g. a BFS or a DFS preorder)."""
     below_s = {v: senders.get(v, 0) for v in order}
     below_h = {v: hosts.get(v, 0) for v in order}
     for v in reversed(order[1:]):
@@ -159,7 +160,7 @@ def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Map
     """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
     senders on one side times the hosts on the other."""
     order, parent, _ = rooted_tree(links)
-    below_s, below_h = _subtree_sums(order, parent, senders, hosts)
+    below_s, below_h = subtree_sums(order, parent, senders, hosts)
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
     out: dict[Arc, float] = {}
@@ -175,7 +176,7 @@ def tree_dependencies(links: Iterable[Link], senders: Mapping[str, int],
                       hosts: Mapping[str, int]) -> set[tuple[str, str, str]]:
     """(p, q, r): some route of this VLAN crosses q from p to r, so channel p->q waits for q->r."""
     order, parent, adj = rooted_tree(links)
-    below_s, below_h = _subtree_sums(order, parent, senders, hosts)
+    below_s, below_h = subtree_sums(order, parent, senders, hosts)
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
 

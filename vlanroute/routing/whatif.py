@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree
+from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree, subtree_sums
 from vlanroute.routing.whatif_pairs import Book, RootedTree, pair_failure
 from vlanroute.routing.whatif_switches import SwitchIndex
 
@@ -60,13 +60,7 @@ def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
             continue
         senders = {s: hosts.get(s, 0) for s in t.sources}
         order, parent, adj = rooted_tree(t.links)
-        s_below = {v: senders.get(v, 0) for v in order}
-        h_below = {v: hosts.get(v, 0) for v in order}
-        for v in reversed(order[1:]):
-            p = parent[v]
-            assert p is not None
-            s_below[p] += s_below[v]
-            h_below[p] += h_below[v]
+        s_below, h_below = subtree_sums(order, parent, senders, hosts)
         root = order[0]
         s_tree, h_tree = s_below[root], h_below[root]
         for w in order:
@@ -187,13 +181,10 @@ def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:
         senders = {s: hosts.get(s, 0) for s in t.sources}
         s_all = sum(senders.values())
         order, parent, _ = rooted_tree(t.links)
-        s_below = {v: senders.get(v, 0) for v in order}
-        h_below = {v: hosts.get(v, 0) for v in order}
+        s_below, h_below = subtree_sums(order, parent, senders, hosts)
         for v in reversed(order[1:]):
             p = parent[v]
             assert p is not None
-            s_below[p] += s_below[v]
-            h_below[p] += h_below[v]
             key = link(p, v)
             out[key] = out.get(key, 0) + s_below[v] * (h_all - h_below[v]) + (s_all - s_below[v]) * h_below[v]
     return out

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from vlanroute.routing.repair import Link, Tree
+from vlanroute.routing.repair import Link, Tree, subtree_sums
 
 TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
 
@@ -57,15 +57,11 @@ class RootedTree:
                     parent[v] = u
                     stack.append(v)
         tin = {v: i for i, v in enumerate(pre)}
-        senders = set(tree.sources)
-        s = {v: hosts.get(v, 0) if v in senders else 0 for v in pre}
-        h = {v: hosts.get(v, 0) for v in pre}
+        s, h = subtree_sums(pre, parent, {v: hosts.get(v, 0) for v in tree.sources}, hosts)
         size = dict.fromkeys(pre, 1)
         for v in reversed(pre[1:]):
             p = parent[v]
             assert p is not None
-            s[p] += s[v]
-            h[p] += h[v]
             size[p] += size[v]
         self.parent, self.pre, self.tin, self.size = parent, pre, tin, size
         self.s, self.h = s, h
