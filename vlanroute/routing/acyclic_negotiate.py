@@ -1,0 +1,169 @@
+"""Negotiated congestion on a fixed channel order: the acyclic engine's last improvement.
+
+A deadlock-free routing's channel dependency graph is acyclic (Dally and Seitz 1987), so its
+channels have a topological order, and every route whose channels increase in that order
+keeps the graph acyclic, whatever the other routes do. With the order fixed (taken from a
+routing the acyclic engine grew, routing/acyclic.py), sources can be routed again and again
+independently, which the growing search cannot afford: there each new turn depends on
+every other source's turns, so once all sources are routed hardly any turn is left free.
+
+The rounds follow PathFinder (McMurchie and Ebeling, "PathFinder: a negotiation-based
+performance-driven router for FPGAs", FPGA 1995): every source's tree is routed again
+(a Dijkstra over the switches whose arcs must increase in the order, one parent per switch)
+against the others' loads, with a link cost that rises steeply above a target load, and a
+history cost that grows on every link left above the target after a round, so the sources
+that can avoid a hot link learn to and the ones that cannot keep it. The target is a
+fraction of the best maximum load so far. Measured on the 6x6 torus with 3 cables gone:
+the grown plan's 1.66x the optimum falls to about 1.43x (bench/quality.py).
+
+The splittable optimum of one fixed order (an LP, bench/order_lp.py) shows how much of the
+gap is the order's and how much the trees': 1.32x for the order of that grown plan.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Callable
+
+from vlanroute.model.topology import Topology
+from vlanroute.routing.trees import ParentMap, bfs_order
+
+ROUNDS = 40            # rounds of re-routing every source
+TARGET = 0.8           # links above this fraction of the best max load so far are "hot"
+HISTORY = 0.2          # added to a link's history cost per round it ends hot
+SHARPNESS = 8.0        # link cost (1 + history) (1 + (load / target) ** SHARPNESS)
+
+Arc = tuple[str, str]
+
+
+class OrderedRouter:
+    """Trees whose routes increase in a fixed channel rank, and their loads."""
+
+    def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int]) -> None:
+        cables = topo.arc_cables()
+        self.topo, self.hosts = topo, hosts
+        self.arcs = sorted(cables)
+        self.arc_id = {a: i for i, a in enumerate(self.arcs)}
+        self.rank = [rank[a] for a in self.arcs]
+        self.cap = [float(cables[a]) for a in self.arcs]
+        self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
+        for a, b in self.arcs:
+            self.adj[a].append(b)
+        self.load = [0.0] * len(self.arcs)
+        self.trees: dict[str, ParentMap] = {}
+
+    def set_tree(self, src: str, tree: ParentMap) -> None:
+        old = self.trees.get(src)
+        if old is not None:
+            self._add_load(src, old, -1.0)
+        self.trees[src] = tree
+        self._add_load(src, tree, 1.0)
+
+    def peak(self) -> float:
+        return max((x / c for x, c in zip(self.load, self.cap)), default=0.0)
+
+    def increasing(self, src: str, tree: ParentMap) -> bool:
+        """Whether every route of the tree turns only to a higher-ranked channel."""
+        for v, p in tree.items():
+            if p != src and self.rank[self.arc_id[(tree[p], p)]] >= self.rank[self.arc_id[(p, v)]]:
+                return False
+        return True
+
+    def reroute(self, src: str, weight: Callable[[int], float]) -> bool:
+        """src's tree again against the others' loads; kept as it was if the search is stuck."""
+        old = self.trees[src]
+        self._add_load(src, old, -1.0)
+        new = self._route(src, weight)
+        self.trees[src] = new if new is not None else old
+        self._add_load(src, self.trees[src], 1.0)
+        return new is not None
+
+    def _route(self, src: str, weight: Callable[[int], float]) -> ParentMap | None:
+        """Dijkstra over the switches: a switch is reached once, and from it only on
+        channels ranked above the one it was reached on. Each destination's traffic loads
+        its path as soon as it is reached, so the later ones see it."""
+        rank, arc_id, load = self.rank, self.arc_id, self.load
+        hs = self.hosts.get(src, 0)
+        parent: ParentMap = {}
+        into: dict[str, int] = {}
+        cost = {src: 0.0}
+        heap: list[tuple[float, int, str, str, int]] = []
+        count = 0
+        for w in self.adj[src]:
+            a = arc_id[(src, w)]
+            heapq.heappush(heap, (weight(a), count, w, src, a))
+            count += 1
+        n = len(self.topo.switches)
+        added: list[tuple[int, float]] = []
+        while heap and len(cost) < n:
+            key, _, w, v, a = heapq.heappop(heap)
+            if w in cost:
+                continue
+            now = cost[v] + weight(a)
+            if now > key * (1 + 1e-9):         # loads rose since it was queued
+                heapq.heappush(heap, (now, count, w, v, a))
+                count += 1
+                continue
+            cost[w], parent[w], into[w] = now, v, a
+            demand = float(hs * self.hosts.get(w, 0))
+            if demand:
+                x = w
+                while x != src:
+                    b = into[x]
+                    load[b] += demand
+                    added.append((b, demand))
+                    x = parent[x]
+            for x in self.adj[w]:
+                if x not in cost:
+                    b = arc_id[(w, x)]
+                    if rank[b] > rank[a]:
+                        heapq.heappush(heap, (now + weight(b), count, x, w, b))
+                        count += 1
+        for b, demand in added:
+            load[b] -= demand
+        return parent if len(cost) == n else None
+
+    def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
+        hs = self.hosts.get(src, 0)
+        if not hs:
+            return
+        below = {v: self.hosts.get(v, 0) for v in tree}
+        order = bfs_order(tree, src)
+        for v in reversed(order[1:]):
+            p = tree[v]
+            if p != src:
+                below[p] += below[v]
+        for v in order[1:]:
+            self.load[self.arc_id[(tree[v], v)]] += sign * hs * below[v]
+
+
+def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees: dict[str, ParentMap],
+              scale: float, rounds: int = ROUNDS, seed: int = 0, target_factor: float = TARGET) -> tuple[float, dict[str, ParentMap]]:
+    """The best (max load per cable, trees) over `rounds` rounds of negotiated re-routing
+    from `trees`, whose routes must increase in `rank` (every channel ranked)."""
+    r = OrderedRouter(topo, hosts, rank)
+    for s, t in trees.items():
+        assert r.increasing(s, t), "the start's routes increase in the order"
+        r.set_tree(s, t)
+    best = (r.peak(), dict(r.trees))
+    history = [0.0] * len(r.arcs)
+    sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
+    rnd = random.Random(seed)
+    load, cap = r.load, r.cap
+    for _ in range(rounds):
+        target = max(target_factor * scale, 1e-9)
+
+        def weight(a: int) -> float:
+            return (1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** SHARPNESS)
+
+        rnd.shuffle(sources)
+        for s in sources:
+            r.reroute(s, weight)
+        peak = r.peak()
+        if peak < best[0] - 1e-9:
+            best = (peak, dict(r.trees))
+        for a, x in enumerate(load):
+            if x / cap[a] > target:
+                history[a] += HISTORY
+    return best
