@@ -126,6 +126,7 @@ def optimum_table(markdown: bool, quick: bool) -> None:
         ("random 3-regular 48 (seed 2)", lambda: F.random_regular(48, 3, seed=2)),
         ("random 4-regular 64 (seed 3)", lambda: F.random_regular(64, 4, seed=3)),
         ("6x6 torus, 3 cables gone", F.degraded_torus),
+        ("6x6 torus, 5 cables gone (seed 3)", lambda: F.degraded_torus(6, 5, seed=3)),
         ("8x8 torus, 6 cables gone", lambda: F.degraded_torus(8, 6, seed=1)),
         ("dragonfly 6 groups x 4", F.dragonfly),
         ("dragonfly 9 groups x 4", lambda: F.dragonfly(9, 4)),

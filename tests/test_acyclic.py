@@ -44,7 +44,8 @@ def spans(topo: Topology, src: str, tree: dict[str, str]) -> bool:
     return True
 
 
-@settings(max_examples=30, deadline=None)
+# 12 examples: every switch is tried as the escape root, so a plan costs more than it did
+@settings(max_examples=12, deadline=None)
 @given(connected_graphs(), st.integers(min_value=1, max_value=3))
 def test_deadlock_free_trees_on_random_graphs(g: nx.Graph, per: int) -> None:
     topo = Topology.from_links(sorted(g.nodes), list(g.edges))
@@ -97,22 +98,39 @@ def test_dependency_graph_refuses_exactly_the_cycles(n: int, edges: list[tuple[i
     pytest.param(fabrics.leaf_spine, id="leaf-spine 8x4"),
     pytest.param(fabrics.random_regular, id="random 3-regular 24", marks=pytest.mark.slow),
     pytest.param(fabrics.dragonfly, id="dragonfly 6x4", marks=pytest.mark.slow),
+    pytest.param(fabrics.degraded_torus, id="6x6 torus, 3 cables gone", marks=pytest.mark.slow),
 ])
 def test_targets_of_issue_23(fabric) -> None:
     topo, hosts = fabric()
     parents = route(topo, hosts)
+    assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
     assert max_load(topo, hosts, parents) <= 1.5 * optimum_bound(topo, hosts).value * (1 + 1e-9)
 
 
 @pytest.mark.slow
-def test_degraded_torus_far_below_updown() -> None:
-    # Issue 23's 1.5x target on the 6x6 torus with 3 cables gone is NOT met (1.698x measured,
-    # bench/quality.py); this keeps the gain over the former 2.546x and up*/down*'s 3.26x.
+def test_degraded_torus_figure() -> None:
+    # bench/quality.py and docs/routing-bounds.md report 1.392x the optimum on the 6x6 torus
+    # with 3 cables gone (1.698x before negotiation on a fixed channel order, up*/down* 3.26x).
     topo, hosts = fabrics.degraded_torus()
     parents = route(topo, hosts)
     assert channel_dependencies_acyclic(parents, hosts)
-    assert max_load(topo, hosts, parents) <= 1.75 * optimum_bound(topo, hosts).value
+    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.392, abs=5e-4)
+
+
+@pytest.mark.slow
+@settings(max_examples=3, deadline=None)
+@given(st.sampled_from([(6, 3), (6, 4), (6, 5), (6, 6)]), st.integers(min_value=1, max_value=10_000))
+def test_deadlock_free_and_near_the_optimum_on_degraded_6x6_tori(size_removed: tuple[int, int], seed: int) -> None:
+    # Other 6x6 tori with 3 to 6 cables gone: every source reaches every switch, no
+    # dependency cycle, and the load stays far below up*/down*'s (3x and more there); the
+    # measured figures (1.3x to 1.5x, docs/routing-bounds.md) are not asserted per seed.
+    k, removed = size_removed
+    topo, hosts = fabrics.degraded_torus(k, removed, seed)
+    parents = route(topo, hosts)
+    assert all(spans(topo, s, parents[s]) for s in topo.switches)
+    assert channel_dependencies_acyclic(parents, hosts)
+    assert max_load(topo, hosts, parents) <= 2.0 * optimum_bound(topo, hosts).value
 
 
 @pytest.mark.slow

@@ -24,8 +24,14 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   dependency or can be added without a cycle (routing/depgraph.py).
 - Rip-up and re-route: ROUNDS more passes route every source again (one by one) against
   the others' loads, its own dependencies removed first; the plan with the least maximum
-  load is kept. Several escape roots, two load sharpnesses, the one-source-after-another
-  start and the turns engine's routes compete (fewer on fabrics above BIG switches).
+  load is kept. Several escape roots (every switch, up to BIG switches), two load
+  sharpnesses, the one-source-after-another start and the turns engine's routes compete
+  (fewer on fabrics above BIG switches); each gets PROBE passes, the best NEGOTIATE the rest.
+- Negotiated congestion (routing/acyclic_negotiate.py): the routes of those best attempts
+  are routed again and again with their channel order fixed (PathFinder's present and
+  history costs), which the growing search cannot do once the sources hold every turn:
+  on the degraded 6x6 torus 1.7x the optimum falls to 1.39x. The escape root matters most
+  there (negotiated plans from 1.39x to 2.0x over the 36 roots), hence every switch tried.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ SHARPNESS = (4.0, 6.0)
 PROBE = 1           # rounds every attempt gets before the best NEGOTIATE get the other rounds,
 NEGOTIATE = 4       # and negotiation on their channel order (1 above BIG)
 # Negotiation's hot-link targets, over the distance bound (1.2 to 1.5 measured; 1.3 and 1.4
-# best on the degraded 6x6 tori; only the first above BIG)
+# best on the degraded and intact 6x6 tori; only the first above BIG)
 TARGETS = (1.3, 1.4)
 
 
