@@ -24,9 +24,10 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   dependency or can be added without a cycle (routing/depgraph.py).
 - Rip-up and re-route: ROUNDS more passes route every source again (one by one) against
   the others' loads, its own dependencies removed first; the plan with the least maximum
-  load is kept. Several escape roots (every switch, up to BIG switches), two load
+  load is kept. Several escape roots (every switch, up to SCAN switches), two load
   sharpnesses, the one-source-after-another start and the turns engine's routes compete
-  (fewer on fabrics above BIG switches); each gets PROBE passes, the best NEGOTIATE the rest.
+  (fewer on fabrics above BIG switches); up to BIG switches each gets PROBE passes and the
+  best NEGOTIATE the rest (above: every attempt all passes, the best one negotiated).
 - Negotiated congestion (routing/acyclic_negotiate.py): the routes of those best attempts
   are routed again and again with their channel order fixed (PathFinder's present and
   history costs), which the growing search cannot do once the sources hold every turn:
@@ -55,6 +56,7 @@ BIG = 48            # ...and both sharpnesses, on fabrics up to this many switch
 # Link weight 1 + (load / distance bound) ** sharpness. Both are tried: 4 is best on the
 # degraded torus, 6 on the dragonfly (bench/quality.py; 2, 3, 8, 12 measured worse).
 SHARPNESS = (4.0, 6.0)
+SCAN = 36           # every switch is tried as the escape root up to this many switches (time)
 PROBE = 1           # rounds every attempt gets before the best NEGOTIATE get the other rounds,
 NEGOTIATE = 4       # and negotiation on their channel order (1 above BIG)
 # Negotiation's hot-link targets, over the distance bound (1.2 to 1.5 measured; 1.3 and 1.4
@@ -335,7 +337,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     sharps = SHARPNESS if small else SHARPNESS[-1:]
     # (escape root or None for `start`, sharpness, all sources at once or one by one)
     attempts: list[tuple[str | None, float, bool]] = [(r, x, True) for x in sharps for r in roots[:ROOTS if small else 1]]
-    if small:
+    if len(topo.switches) <= SCAN:
         # Every switch as the escape root at the first sharpness: the root shapes the
         # channel order that negotiation later keeps (on the degraded 6x6 torus the
         # negotiated plans ranged from 1.39x to 2.0x the optimum over the roots).
@@ -358,7 +360,8 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             for s in sources:
                 r.reroute(s)
 
-    # Every attempt grows and gets PROBE rounds; the most promising get the rest.
+    # Every attempt grows and gets PROBE rounds; the most promising get the rest (above BIG
+    # all rounds: with a single root, fewer rounds picked a worse attempt on a degraded 8x8 torus).
     probed: list[tuple[int, float, int, str, _Router]] = []
     for root, sharpness, together in attempts:
         r = _Router(topo, host_count, root, sharpness)
@@ -372,11 +375,11 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             for s in sources:
                 r.route(s)
         name = root if root is not None else start.algorithm if start else ""
-        improve(r, name, PROBE)
+        improve(r, name, PROBE if small else ROUNDS)
         probed.append((len(r.escaped), round(r.peak(), 6), len(probed), name, r))
     probed.sort(key=lambda f: f[:3])
     for _, _, _, name, r in probed[:NEGOTIATE if small else 1]:
-        improve(r, name, ROUNDS - PROBE)
+        improve(r, name, ROUNDS - PROBE if small else 0)
         # Negotiated congestion on this attempt's channel order (routing/acyclic_negotiate.py):
         # the routes stay increasing in the order, so the plan stays deadlock-free.
         assert best is not None
