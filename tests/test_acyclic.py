@@ -98,7 +98,6 @@ def test_dependency_graph_refuses_exactly_the_cycles(n: int, edges: list[tuple[i
     pytest.param(fabrics.leaf_spine, id="leaf-spine 8x4"),
     pytest.param(fabrics.random_regular, id="random 3-regular 24", marks=pytest.mark.slow),
     pytest.param(fabrics.dragonfly, id="dragonfly 6x4", marks=pytest.mark.slow),
-    pytest.param(fabrics.degraded_torus, id="6x6 torus, 3 cables gone", marks=pytest.mark.slow),
 ])
 def test_targets_of_issue_23(fabric) -> None:
     topo, hosts = fabric()
@@ -110,10 +109,12 @@ def test_targets_of_issue_23(fabric) -> None:
 
 @pytest.mark.slow
 def test_degraded_torus_figure() -> None:
-    # bench/quality.py and docs/routing-bounds.md report 1.392x the optimum on the 6x6 torus
-    # with 3 cables gone (1.698x before negotiation on a fixed channel order, up*/down* 3.26x).
+    # Issue 23's target there (1.5x) is met: bench/quality.py and docs/routing-bounds.md report
+    # 1.392x the optimum on the 6x6 torus with 3 cables gone (1.698x before negotiation on a
+    # fixed channel order, up*/down* 3.26x).
     topo, hosts = fabrics.degraded_torus()
     parents = route(topo, hosts)
+    assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
     assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.392, abs=5e-4)
 
