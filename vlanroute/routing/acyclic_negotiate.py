@@ -13,11 +13,11 @@ performance-driven router for FPGAs", FPGA 1995): every source's tree is routed 
 against the others' loads, with a link cost that rises steeply above a target load, and a
 history cost that grows on every link left above the target after a round, so the sources
 that can avoid a hot link learn to and the ones that cannot keep it. The target is a
-fraction of the best maximum load so far. Measured on the 6x6 torus with 3 cables gone:
-the grown plan's 1.66x the optimum falls to about 1.43x (bench/quality.py).
+given multiple of the distance bound (`scale`). Measured on the 6x6 torus with 3 cables
+gone: 1.698x the optimum without negotiation, 1.392x with it (bench/quality.py).
 
 The splittable optimum of one fixed order (an LP, bench/order_lp.py) shows how much of the
-gap is the order's and how much the trees': 1.32x for the order of that grown plan.
+gap is the order's and how much the trees': 1.324x for an order of that negotiated plan.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.routing.trees import ParentMap, bfs_order
 
 ROUNDS = 40            # rounds of re-routing every source (20 and 40 measured: 40 is better on some)
-TARGET = 0.8           # links above this fraction of the best max load so far are "hot"
+TARGET = 1.3           # links above this multiple of `scale` (the distance bound) are "hot"
 HISTORY = 0.2          # added to a link's history cost per round it ends hot
 SHARPNESS = 8.0        # link cost (1 + history) (1 + (load / target) ** SHARPNESS)
 
