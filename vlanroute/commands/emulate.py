@@ -167,7 +167,9 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         if as_json:
             if report_file is None or not report_file.exists():
                 raise UserError("the emulation in the VM wrote no report", fix="see the VM's log above")
-            emit("emulate", json.loads(report_file.read_text()))
+            # Read back through the model that wrote it (the schema is generated from it).
+            from vlanroute.schemas.outputs import EmulateDocument
+            emit("emulate", EmulateDocument.model_validate_json(report_file.read_text()).to_json())
     finally:
         if scratch is not None:
             scratch.cleanup()

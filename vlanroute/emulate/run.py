@@ -132,9 +132,9 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
-        data = asdict(self)
-        data["ok"] = self.ok
-        return data
+        """The --json object (schemas/outputs.py's EmulateDocument, whose schema is generated)."""
+        from vlanroute.schemas.outputs import EmulateDocument
+        return EmulateDocument.model_validate({**asdict(self), "ok": self.ok}).to_json()
 
 
 class Abort(Exception):
