@@ -594,6 +594,8 @@ class Emulation:
             poller.register(s.fileno(), select.EPOLLIN)
         by_fd = {s.fileno(): s for s in socks.values()}
         total = [0]                 # datagrams received so far (summing `received` costs a pass over it)
+        report_fd = [-1]            # the sender process's pipe, until it closes
+        sender_report: list[bytes] = []
 
         def drain(expected_total: int, wait_s: float) -> None:
             """Read every datagram waiting, then wait for more until `expected_total` have
@@ -604,6 +606,13 @@ class Emulation:
             while True:
                 events = poller.poll(0.1 if total[0] < expected_total else 0)
                 for fd, _ev in events:
+                    if fd == report_fd[0]:
+                        chunk = os.read(fd, 65536)
+                        sender_report.append(chunk)
+                        if not chunk:                 # the sender has exited
+                            poller.unregister(fd)
+                            report_fd[0] = -1
+                        continue
                     try:
                         _data, (src, _port) = by_fd[fd].recvfrom(2048)
                     except BlockingIOError:
@@ -619,18 +628,22 @@ class Emulation:
             before = self.counters()
             to = {h: (plan.hosts[h].address, UDP_PORT) for h in hosts}
             with self.step(f"{opt.frames_per_pair * len(pairs)} datagrams sent and received"):
-                for _round in range(opt.frames_per_pair):
-                    for step, gap in zip(steps, gaps):
-                        start = time.monotonic()
-                        for a, b in step:
-                            try:
-                                socks[a].sendto(f"{a}>{b}".encode(), to[b])
-                            except OSError:
-                                unsent[(a, b)] += 1   # e.g. a full send buffer: shows as not delivered
-                        drain(0, 0)
-                        rest = gap - (time.monotonic() - start)
-                        if rest > 0:
-                            time.sleep(rest)
+                sender, report_fd[0] = _fork_sender(steps, gaps, socks, to, opt.frames_per_pair)
+                try:
+                    poller.register(report_fd[0], select.EPOLLIN)
+                    while report_fd[0] >= 0:         # until the sender has sent everything
+                        drain(total[0] + 1, 0.05)
+                    _pid, status = os.waitpid(sender, 0)
+                    sender = 0
+                finally:
+                    if sender:
+                        _kill_group_pid(sender)
+                    if report_fd[0] >= 0:
+                        os.close(report_fd[0])
+                # e.g. a full send buffer: shows as not delivered
+                unsent.update((a, b) for a, b in json.loads(b"".join(sender_report) or b"[]"))
+                if status != 0:
+                    raise netns.NetnsError(f"the UDP sender process failed (wait status {status})")
                 drain(opt.frames_per_pair * len(pairs), opt.traffic_wait_s)
                 # Stragglers (duplicates from a loop) arrive a little later: collect them too.
                 time.sleep(0.3)
@@ -843,6 +856,49 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+def _fork_sender(steps: list[list[tuple[str, str]]], gaps: list[float], socks: dict[str, socket.socket],
+                 to: dict[str, tuple[str, int]], rounds: int) -> tuple[int, int]:
+    """Send traffic()'s datagrams from a child process, step by step with the pauses, while
+    this process receives: the guest kernel forwards each frame in the sender's system call,
+    so sender and receiver then run on the VM's two vCPUs instead of taking turns on one.
+    The child writes the pairs it could not send (JSON) to the pipe and exits; returns its
+    pid and the pipe's read end."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_fd)
+        return pid, read_fd
+    status = 1
+    try:                                         # the child: never returns
+        os.close(read_fd)
+        unsent: list[tuple[str, str]] = []
+        for _round in range(rounds):
+            for step, gap in zip(steps, gaps):
+                start = time.monotonic()
+                for a, b in step:
+                    try:
+                        socks[a].sendto(f"{a}>{b}".encode(), to[b])
+                    except OSError:
+                        unsent.append((a, b))
+                rest = gap - (time.monotonic() - start)
+                if rest > 0:
+                    time.sleep(rest)
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(json.dumps(unsent).encode())
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _kill_group_pid(pid: int) -> None:
+    """Kill and reap a child process (traffic()'s sender, interrupted)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
 
 
 def _memory_dir() -> str | None:
