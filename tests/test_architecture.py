@@ -246,6 +246,7 @@ ALLOWED_LATER = {
     ("vlanroute.plan.", "vlanroute.bundle.document"): False,       # Plan.to_document()
     ("vlanroute.render.", "vlanroute.hostside.table"): False,      # the host tables' format
     ("vlanroute.verify.", "vlanroute.hostside.table"): False,
+    ("vlanroute.emulate.relearn", "vlanroute.hostside.broadcast"): False,   # the learning frame
 }
 
 

@@ -5,8 +5,8 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
 audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
-whatif.json, repair.json, cabling-check.json, lab.json, import.json and discover.json. Every other schema file is hand-written: those commands
-still build their output as plain dicts (docs/architecture.md says which).
+whatif.json, repair.json, cabling-check.json, lab.json, import.json, discover.json,
+emulate.json and emulate-traffic.json: every schema file.
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
 plan back, which every plan it writes satisfies (the serialiser writes the fields as read;
@@ -114,7 +114,7 @@ def _output(name: str, model: str) -> Callable[[], dict[str, Any]]:
     def schema() -> dict[str, Any]:
         from vlanroute.schemas import outputs
 
-        return _from_model(name, f"vlanroute {name} --json", getattr(outputs, model),
+        return _from_model(name, TITLES.get(name, f"vlanroute {name} --json"), getattr(outputs, model),
                            outputs.ABSENT_WHEN_NONE.get(name, ()))
     return schema
 
@@ -124,7 +124,12 @@ OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "Aud
            "push": "PushDocument", "analyze": "AnalyzeDocument", "save": "SaveDocument",
            "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
            "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument",
-           "import": "ImportDocument", "discover": "DiscoverDocument"}
+           "import": "ImportDocument", "discover": "DiscoverDocument", "emulate": "EmulateDocument",
+           "emulate-traffic": "EmulateTrafficDocument"}
+
+# Where the command line is not `vlanroute NAME --json`.
+TITLES = {"emulate": "vlanroute emulate --json (and its --json-report file)",
+          "emulate-traffic": "vlanroute emulate --traffic --json (and its --json-report file)"}
 
 GENERATED: dict[str, Callable[[], dict[str, Any]]] = {
     "plan": plan_schema, "error": error_schema, "algorithms": algorithms_schema, "lab": lab_schema,

@@ -57,6 +57,11 @@ if TYPE_CHECKING:
                    "of it down, its hosts lost).")
 @click.option("--repair", "repair_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="With --fail-pair or --fail-switch: the bundle `vlanroute repair` wrote for that failure.")
+@click.option("--relearn-with", "relearn", type=click.Choice(["program", "frames"]), default="program",
+              show_default=True,
+              help="The failure scenario's re-learning: program (hosts/relearn.sh: the host program with "
+                   "--vlans on every host) or frames (one learning frame per host and VLAN from one process, "
+                   "much faster under QEMU TCG; docs/emulate.md).")
 @click.option("--traffic", default=None, metavar="PATTERNS",
               help="Instead of the checks: measure TCP throughput of these patterns (comma-separated: all-to-all, "
                    "permutation, neighbour, bisection, a flows file) against the flow model, on the plan and on "
@@ -78,7 +83,7 @@ if TYPE_CHECKING:
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
             skip_manifest_check: bool, fail_pair: str | None, fail_switch: str | None, repair_dir: Path | None,
-            traffic: str | None,
+            relearn: str, traffic: str | None,
             traffic_rate: float, traffic_seconds: float, traffic_warmup: float, traffic_seed: int, traffic_queue: str,
             traffic_no_stp: bool, as_json: bool, quiet: bool, vm_kernel_label: str | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
@@ -102,7 +107,7 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     else:
         require_intact(outdir, "emulate", "--skip-manifest-check")
     options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame,
-                      host_rp_filter=host_rp_filter, host_sysctls=host_sysctls)
+                      host_rp_filter=host_rp_filter, host_sysctls=host_sysctls, relearn=relearn)
     if where != "vm" and os.geteuid() != 0:
         raise UserError("the emulation creates network namespaces and needs root",
                         fix="run it as root (sudo vlanroute emulate ...)")
@@ -167,7 +172,9 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         if as_json:
             if report_file is None or not report_file.exists():
                 raise UserError("the emulation in the VM wrote no report", fix="see the VM's log above")
-            emit("emulate", json.loads(report_file.read_text()))
+            # Read back through the model that wrote it (the schema is generated from it).
+            from vlanroute.schemas.outputs import EmulateDocument
+            emit("emulate", EmulateDocument.model_validate_json(report_file.read_text()).to_json())
     finally:
         if scratch is not None:
             scratch.cleanup()

@@ -34,6 +34,7 @@ from vlanroute.emulate.failplan import (
     repair_delta,
     repair_record,
 )
+from vlanroute.emulate.relearn import relearn_frames
 from vlanroute.emulate.run import (
     Check,
     Emulation,
@@ -196,8 +197,11 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
         # NEWDIR's trees and host program; a dead switch and its hosts are no longer in it.
         emu.plan = repaired
         applied = time.monotonic()
-        learned = emu.learn(("--vlans", ",".join(map(str, relearn))))
-        learned.name = f"re-learning in VLANs {','.join(map(str, relearn))} (hosts/vlanroute-host --vlans)"
+        if options.relearn == "frames":
+            learned = relearn_frames(emu, relearn)
+        else:
+            learned = emu.learn(("--vlans", ",".join(map(str, relearn))))
+            learned.name = f"re-learning in VLANs {','.join(map(str, relearn))} (hosts/vlanroute-host --vlans)"
         relearned = time.monotonic()
         delivery, cables = traffic_again(emu)
         end = time.monotonic()
@@ -212,7 +216,9 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
         ("learn", lambda: [emu.learn()]),
         ("checks", lambda: [emu.storm_check("after the learning broadcasts and VLAN-1 probes", probe=True),
                             emu.fdb_check()]),
-        ("traffic", lambda: emu.traffic()),
+        # The rate limits stay raised through the cut and its traffic (no broadcast there:
+        # a tc process per switch each way costs seconds under TCG); lowered before the repair.
+        ("traffic", lambda: emu.traffic(restore_rate=False)),
         ("cut", lambda: [cut_check(emu, failure)]),
         ("traffic while cut", during_cut),
         ("repair", repair),

@@ -80,6 +80,7 @@ class Options:
     tcp_timeout_s: float = 60.0       # the whole TCP check
     traffic_wait_s: float = 60.0      # UDP: how long to wait for datagrams still missing (fewer when some must be)
     script_timeout_s: float = 300.0
+    relearn: str = "program"          # the failure scenario's re-learning: program (relearn.sh) or frames (relearn.py)
 
     @property
     def rate_fps(self) -> float:
@@ -132,9 +133,9 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
-        data = asdict(self)
-        data["ok"] = self.ok
-        return data
+        """The --json object (schemas/outputs.py's EmulateDocument, whose schema is generated)."""
+        from vlanroute.schemas.outputs import EmulateDocument
+        return EmulateDocument.model_validate({**asdict(self), "ok": self.ok}).to_json()
 
 
 class Abort(Exception):
@@ -180,6 +181,8 @@ class Emulation:
         self.learn_drops: dict[tuple[str, str], int] = {}    # rate-limit drops by the end of learning
         self.backlog_drops = 0                # input-backlog drops while the hosts learned
         self.received: Counter[tuple[str, str]] = Counter()   # the last traffic(): (receiver, sender) -> datagrams
+        self.schedules: dict[int, list[float]] = {}           # id(plan) -> traffic()'s pause after each step
+        self.rate_kbit = 0                    # every switch port's tbf rate now (rate_limit)
 
     # -- names ---------------------------------------------------------------------------
     def sw_ns(self, switch: str) -> str:
@@ -309,8 +312,12 @@ class Emulation:
             raise netns.NetnsError(f"{tool} -batch failed: " + "; ".join(failures[:3]))
 
     def rate_limit(self, verb: str, kbit: int) -> None:
-        """`tc qdisc add|change ... tbf` on every switch port, one tc process per switch."""
+        """`tc qdisc add|change ... tbf` on every switch port, one tc process per switch; a
+        change to the rate the ports have already is skipped (tc starts slowly under TCG)."""
         opt = self.options
+        if verb == "change" and kbit == self.rate_kbit:
+            return
+        self.rate_kbit = kbit
         self.parallel_batches("tc", {self.sw_ns(s): [
             f"qdisc {verb} dev {p} root tbf rate {kbit}kbit burst {opt.burst_bytes} latency 400ms"
             for p in self.switch_ports(s)] for s in self.plan.switches})
@@ -549,12 +556,14 @@ class Emulation:
                      problems)
 
     # -- traffic -------------------------------------------------------------------------
-    def traffic(self) -> list[Check]:
+    def traffic(self, restore_rate: bool = True) -> list[Check]:
         """UDP between every ordered host pair, from one process holding a socket in every host
         namespace. Step k of a round sends host i -> host i+k for every i, so each host port
         carries one frame per step and the uplinks their share; the steps are paced so that
         no port exceeds half its rate limit (nothing legitimate is dropped). The rate limit is
-        raised for this phase: unicast to learned MACs cannot storm."""
+        raised for this phase: unicast to learned MACs cannot storm. restore_rate=False
+        leaves it raised, for a caller whose next step sends no broadcast (the failure
+        scenario's cut and its traffic)."""
         plan, opt = self.plan, self.options
         hosts = sorted(plan.hosts)
         n = len(hosts)
@@ -573,45 +582,68 @@ class Emulation:
         received: Counter[tuple[str, str]] = Counter()    # (receiver, sender)
         self.received = received
         unsent: Counter[tuple[str, str]] = Counter()
-        with self.step("schedule"):
-            steps = [[(hosts[i], hosts[(i + k) % n]) for i in range(n)] for k in range(1, n)]
-            gaps = [max(plan.expected_tx(step, 1)[0].values(), default=0) / (0.5 * opt.traffic_rate_fps)
+        steps = [[(hosts[i], hosts[(i + k) % n]) for i in range(n)] for k in range(1, n)]
+        if id(plan) not in self.schedules:       # the same plan's next pass reuses it (the cut's)
+            with self.step("schedule"):
+                self.schedules[id(plan)] = [
+                    max(plan.expected_tx(step, 1)[0].values(), default=0) / (0.5 * opt.traffic_rate_fps)
                     for step in steps]
+        gaps = self.schedules[id(plan)]
         poller = select.epoll()
         for s in socks.values():
             poller.register(s.fileno(), select.EPOLLIN)
+        by_fd = {s.fileno(): s for s in socks.values()}
+        total = [0]                 # datagrams received so far (summing `received` costs a pass over it)
+        report_fd = [-1]            # the sender process's pipe, until it closes
+        sender_report: list[bytes] = []
 
         def drain(expected_total: int, wait_s: float) -> None:
+            """Read every datagram waiting, then wait for more until `expected_total` have
+            come or `wait_s` has passed. One datagram per readable socket per poll:
+            level-triggered epoll reports a socket again while it holds more, so no read
+            ends in BlockingIOError (an exception per socket and step is costly under TCG)."""
             deadline = time.monotonic() + wait_s
             while True:
-                for fd, _ev in poller.poll(0.1 if sum(received.values()) < expected_total else 0):
-                    s = socks[owner[fd]]
-                    while True:
-                        try:
-                            _data, (src, _port) = s.recvfrom(2048)
-                        except BlockingIOError:
-                            break
-                        received[(owner[fd], by_addr.get(src, src))] += 1
-                if sum(received.values()) >= expected_total or time.monotonic() >= deadline:
+                events = poller.poll(0.1 if total[0] < expected_total else 0)
+                for fd, _ev in events:
+                    if fd == report_fd[0]:
+                        chunk = os.read(fd, 65536)
+                        sender_report.append(chunk)
+                        if not chunk:                 # the sender has exited
+                            poller.unregister(fd)
+                            report_fd[0] = -1
+                        continue
+                    try:
+                        _data, (src, _port) = by_fd[fd].recvfrom(2048)
+                    except BlockingIOError:
+                        continue
+                    received[(owner[fd], by_addr.get(src, src))] += 1
+                    total[0] += 1
+                if not events and (total[0] >= expected_total or time.monotonic() >= deadline):
                     break
 
         with self.step("rate limits up"):
             self.rate_limit("change", opt.traffic_rate_kbit)
         try:
             before = self.counters()
+            to = {h: (plan.hosts[h].address, UDP_PORT) for h in hosts}
             with self.step(f"{opt.frames_per_pair * len(pairs)} datagrams sent and received"):
-                for _round in range(opt.frames_per_pair):
-                    for step, gap in zip(steps, gaps):
-                        start = time.monotonic()
-                        for a, b in step:
-                            try:
-                                socks[a].sendto(f"{a}>{b}".encode(), (plan.hosts[b].address, UDP_PORT))
-                            except OSError:
-                                unsent[(a, b)] += 1   # e.g. a full send buffer: shows as not delivered
-                        drain(0, 0)
-                        rest = gap - (time.monotonic() - start)
-                        if rest > 0:
-                            time.sleep(rest)
+                sender, report_fd[0] = _fork_sender(steps, gaps, socks, to, opt.frames_per_pair)
+                try:
+                    poller.register(report_fd[0], select.EPOLLIN)
+                    while report_fd[0] >= 0:         # until the sender has sent everything
+                        drain(total[0] + 1, 0.05)
+                    _pid, status = os.waitpid(sender, 0)
+                    sender = 0
+                finally:
+                    if sender:
+                        _kill_group_pid(sender)
+                    if report_fd[0] >= 0:
+                        os.close(report_fd[0])
+                # e.g. a full send buffer: shows as not delivered
+                unsent.update((a, b) for a, b in json.loads(b"".join(sender_report) or b"[]"))
+                if status != 0:
+                    raise netns.NetnsError(f"the UDP sender process failed (wait status {status})")
                 drain(opt.frames_per_pair * len(pairs), opt.traffic_wait_s)
                 # Stragglers (duplicates from a loop) arrive a little later: collect them too.
                 time.sleep(0.3)
@@ -619,8 +651,9 @@ class Emulation:
             after = self.counters()
         finally:
             poller.close()
-            with self.step("rate limits down"):
-                self.rate_limit("change", opt.rate_kbit)
+            if restore_rate:
+                with self.step("rate limits down"):
+                    self.rate_limit("change", opt.rate_kbit)
 
         want = opt.frames_per_pair
         lost = [f"{a} -> {b}: {received[(b, a)]} of {want} datagrams"
@@ -825,6 +858,49 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
         proc.wait()
 
 
+def _fork_sender(steps: list[list[tuple[str, str]]], gaps: list[float], socks: dict[str, socket.socket],
+                 to: dict[str, tuple[str, int]], rounds: int) -> tuple[int, int]:
+    """Send traffic()'s datagrams from a child process, step by step with the pauses, while
+    this process receives: the guest kernel forwards each frame in the sender's system call,
+    so sender and receiver then run on the VM's two vCPUs instead of taking turns on one.
+    The child writes the pairs it could not send (JSON) to the pipe and exits; returns its
+    pid and the pipe's read end."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_fd)
+        return pid, read_fd
+    status = 1
+    try:                                         # the child: never returns
+        os.close(read_fd)
+        unsent: list[tuple[str, str]] = []
+        for _round in range(rounds):
+            for step, gap in zip(steps, gaps):
+                start = time.monotonic()
+                for a, b in step:
+                    try:
+                        socks[a].sendto(f"{a}>{b}".encode(), to[b])
+                    except OSError:
+                        unsent.append((a, b))
+                rest = gap - (time.monotonic() - start)
+                if rest > 0:
+                    time.sleep(rest)
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(json.dumps(unsent).encode())
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _kill_group_pid(pid: int) -> None:
+    """Kill and reap a child process (traffic()'s sender, interrupted)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
 def _memory_dir() -> str | None:
     """/run where it is a writable tmpfs (in the VM, and under systemd), else the default."""
     run = Path("/run")
@@ -995,6 +1071,7 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
                 "--frames-per-pair", str(options.frames_per_pair),
                 "--host-tools", options.host_tools, "--host-frame", options.host_frame,
                 "--host-rp-filter", str(options.host_rp_filter), "--host-sysctls", options.host_sysctls,
+                "--relearn-with", options.relearn,
                 *(extra_args(copies) if extra_args is not None else []),
                 "--vm-kernel-label", f"a VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} "
                                      f"under QEMU {vm.ACCEL_TOKEN})",

@@ -115,9 +115,12 @@ class TrafficReport:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
-        return {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "queue": self.queue, "goodput": GOODPUT, "notes": self.notes,
-                "aborted": self.aborted,
-                "rows": [{**r.__dict__, "ratio": round(r.ratio, 4)} for r in self.rows]}
+        """The --json object (schemas/outputs.py's EmulateTrafficDocument, whose schema is generated)."""
+        from vlanroute.schemas.outputs import EmulateTrafficDocument
+        return EmulateTrafficDocument.model_validate(
+            {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "queue": self.queue, "goodput": GOODPUT,
+             "notes": self.notes, "aborted": self.aborted,
+             "rows": [{**r.__dict__, "ratio": round(r.ratio, 4)} for r in self.rows]}).to_json()
 
 
 def switch_order(spec: EmulationSpec) -> list[str]:

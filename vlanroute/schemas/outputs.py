@@ -1,6 +1,7 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
 (vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback,
-report, draw, whatif, repair, `cabling check`, lab, import and discover. The command builds the model and prints
+report, draw, whatif, repair, `cabling check`, lab, import, discover, emulate and
+`emulate --traffic`. The command builds the model and prints
 its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
 
@@ -544,3 +545,61 @@ class DiscoverDocument(_Output):
             if switch["ssh_port"] is None:
                 del switch["ssh_port"]
         return doc
+
+
+class EmulateCheck(_Record):
+    """One check of an emulation run (emulate/run.py's Check): what it proved, or each problem."""
+
+    name: str
+    ok: bool
+    detail: str
+    problems: list[str]
+
+
+class EmulateDocument(_Output):
+    """`vlanroute emulate --json`, and the --json-report file (emulate/run.py's Report builds
+    it; in the VM the report file is read back through it)."""
+
+    schema_: Literal["vlanroute-emulate/1"] = Field(default="vlanroute-emulate/1", alias="schema")
+    outdir: str
+    plan: str
+    kernel: str
+    size: str
+    checks: list[EmulateCheck]
+    phases: dict[str, Annotated[float, Field(ge=0)]]      # phase -> seconds
+    storm_frames: Count
+    teardown: str
+    teardown_clean: bool
+    aborted: str
+    ok: bool
+
+
+Mbit = Annotated[float, Field(ge=0)]
+
+
+class TrafficRow(_Record):
+    """One traffic pattern on one network (emulate/traffic.py's Measured), in Mbit/s."""
+
+    pattern: str
+    fabric: Literal["VLAN routing", "spanning tree"]
+    flows: Count
+    predicted_mbit: Mbit              # the max-min allocation of the flow model
+    measured_mbit: Mbit
+    slowest_predicted_mbit: Mbit
+    slowest_measured_mbit: Mbit
+    max_mbit: Mbit                    # the largest aggregate any allocation of the links gives
+    ratio: Annotated[float, Field(ge=0)]      # measured / predicted
+
+
+class EmulateTrafficDocument(_Output):
+    """`vlanroute emulate --traffic --json`, and its --json-report file (emulate/traffic.py's
+    TrafficReport builds it)."""
+
+    schema_: Literal["vlanroute-emulate-traffic/1"] = Field(default="vlanroute-emulate-traffic/1", alias="schema")
+    outdir: str
+    rate_mbit: Mbit
+    queue: Literal["sfq", "fifo"]
+    goodput: Annotated[float, Field(ge=0, le=1)]     # TCP payload per frame
+    notes: list[str]
+    aborted: str
+    rows: list[TrafficRow]
