@@ -93,21 +93,22 @@ TRAFFIC = {"schema": "vlanroute-emulate-traffic/1", "outdir": "out/ring", "rate_
            "goodput": GOODPUT, "notes": ["measured in the QEMU VM under KVM, 2 vCPUs"], "aborted": "",
            "rows": [{"pattern": "all-to-all", "fabric": "VLAN routing", "flows": 56, "predicted_mbit": 13.4,
                      "measured_mbit": 12.0, "slowest_predicted_mbit": 1.0, "slowest_measured_mbit": 0.9,
-                     "max_mbit": 14.0, "ratio": 0.8955},           # 12.0 / 13.4, rounded to 4 places
+                     "max_mbit": 14.0, "tcp_mbit": 13.7, "tcp_slowest_mbit": 0.95,
+                     "ratio": 0.8955, "tcp_ratio": 0.8759},        # 12.0 / 13.4 and 12.0 / 13.7, 4 places
                     {"pattern": "all-to-all", "fabric": "spanning tree", "flows": 56, "predicted_mbit": 12.1,
                      "measured_mbit": 0.0, "slowest_predicted_mbit": 1.0, "slowest_measured_mbit": 0.0,
-                     "max_mbit": 0.0, "ratio": 0.0}]}
+                     "max_mbit": 0.0, "tcp_mbit": 0.0, "tcp_slowest_mbit": 0.0, "ratio": 0.0, "tcp_ratio": 0.0}]}
 
 
 def _traffic() -> TrafficReport:
     report = TrafficReport("out/ring", 2.0, "sfq", notes=["measured in the QEMU VM under KVM, 2 vCPUs"])
-    report.rows += [Measured("all-to-all", "VLAN routing", 56, 13.4, 12.0, 1.0, 0.9, 14.0),
+    report.rows += [Measured("all-to-all", "VLAN routing", 56, 13.4, 12.0, 1.0, 0.9, 14.0, 13.7, 0.95),
                     Measured("all-to-all", "spanning tree", 56, 12.1, 0.0, 1.0, 0.0)]
     return report
 
 
 def test_the_traffic_report_prints_what_the_dict_printed() -> None:
-    # The same fields as the dict had (rows: Measured's fields, then the ratio), schema first.
+    # The same fields as the dict had (rows: Measured's fields, then the two ratios), schema first.
     data = _traffic().to_json()
     assert json.dumps(data, indent=1) == json.dumps(TRAFFIC, indent=1)
     V(schemas.load("emulate-traffic")).validate(data)

@@ -1,5 +1,6 @@
-"""emulate/tcpmodel.py (the max-min prediction with each segment's ACK on the reverse path)
-and emulate/flowagent.py (every flow in one process, counted by the kernel)."""
+"""emulate/tcpmodel.py (TCP's rates, proportionally fair, and the max-min ones beside them,
+with each segment's ACK on the reverse path) and emulate/flowagent.py (every flow in one
+process, counted by the kernel)."""
 
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ def line(n: int):  # type: ignore[no-untyped-def]
 
 @given(st.integers(2, 6), st.integers(0, 50))
 @settings(max_examples=25, deadline=None)
-def test_without_acks_it_is_the_max_min_model_times_the_payload_share(n: int, seed: int) -> None:
+def test_without_acks_its_max_min_is_the_analyze_model_times_the_payload_share(n: int, seed: int) -> None:
     fabric = line(n)
     for demand in (all_to_all(fabric), permutation(fabric, seed)):
         got = tcpmodel.predict(fabric, demand, ack_bytes=0)
-        assert got.aggregate_mbit == pytest.approx(evaluate(fabric, demand).aggregate * 1000 * 1448 / 1514)
+        assert got.maxmin_mbit == pytest.approx(evaluate(fabric, demand).aggregate * 1000 * 1448 / 1514)
 
 
 def test_two_hosts_exchanging_share_each_link_with_the_other_flows_acks() -> None:
@@ -48,21 +49,23 @@ def test_two_hosts_exchanging_share_each_link_with_the_other_flows_acks() -> Non
     # other's ACKs, so r * (1514 + 66) / 1514 = 1 Mbit/s and the payload is 1448/1580 of it.
     fabric = line(2)
     got = tcpmodel.predict(fabric, host_pairs("both ways", fabric, [(0, 1), (1, 0)]))
-    assert got.aggregate_mbit == pytest.approx(2 * 1448 / (1514 + 66))
-    assert got.slowest_mbit == pytest.approx(1448 / (1514 + 66))
+    for aggregate in (got.aggregate_mbit, got.maxmin_mbit, got.max_mbit):
+        assert aggregate == pytest.approx(2 * 1448 / (1514 + 66), rel=1e-6)
+    assert got.slowest_mbit == pytest.approx(1448 / (1514 + 66), rel=1e-6)
 
 
 def test_one_way_flow_has_its_acks_on_idle_links() -> None:
     fabric = line(3)
     got = tcpmodel.predict(fabric, host_pairs("one way", fabric, [(0, 2)]))
-    assert got.aggregate_mbit == pytest.approx(1448 / 1514)
+    assert got.aggregate_mbit == pytest.approx(1448 / 1514, rel=1e-6)
+    assert got.maxmin_mbit == pytest.approx(1448 / 1514)
 
 
 def test_acks_cost_at_most_their_share_of_a_frame() -> None:
     fabric = line(4)
     demand = all_to_all(fabric)
-    plain = tcpmodel.predict(fabric, demand, ack_bytes=0).aggregate_mbit
-    acked = tcpmodel.predict(fabric, demand).aggregate_mbit
+    plain = tcpmodel.predict(fabric, demand, ack_bytes=0).maxmin_mbit
+    acked = tcpmodel.predict(fabric, demand).maxmin_mbit
     assert plain * 1514 / (1514 + 66) - 1e-9 <= acked < plain
 
 
@@ -94,20 +97,25 @@ def test_flows_run_in_one_process_and_the_kernel_counts_them() -> None:
     assert counts.host_bytes[b][1] >= 0.9 * counts.received[1]
 
 
-def test_the_largest_aggregate_starves_the_long_flow_max_min_does_not() -> None:
+def test_tcp_gives_the_long_flow_less_than_max_min_and_more_than_the_largest_aggregate() -> None:
     # h0 -> h2 crosses both cables of the line, h0 -> h1 and h1 -> h2 one each: max-min gives
-    # every flow 1/2 (1.5 in all), the largest aggregate starves the long flow (2).
+    # every flow 1/2 (1.5 in all), proportional fairness the long flow 1/3 and the short
+    # ones 2/3 (max log a + 2 log b with a + b = 1: 5/3 in all), the largest aggregate
+    # starves the long flow (2).
     fabric = line(3)
     got = tcpmodel.predict(fabric, host_pairs("long and short", fabric, [(0, 2), (0, 1), (1, 2)]), ack_bytes=0)
-    assert got.aggregate_mbit == pytest.approx(1.5 * 1448 / 1514)
-    assert got.slowest_mbit == pytest.approx(0.5 * 1448 / 1514)
+    assert got.maxmin_mbit == pytest.approx(1.5 * 1448 / 1514)
+    assert got.maxmin_slowest_mbit == pytest.approx(0.5 * 1448 / 1514)
+    assert got.aggregate_mbit == pytest.approx(5 / 3 * 1448 / 1514, rel=1e-6)
+    assert got.slowest_mbit == pytest.approx(1 / 3 * 1448 / 1514, rel=1e-6)
     assert got.max_mbit == pytest.approx(2 * 1448 / 1514)
 
 
 @given(st.integers(2, 6), st.integers(0, 50))
 @settings(max_examples=20, deadline=None)
-def test_max_min_never_beats_the_largest_aggregate(n: int, seed: int) -> None:
+def test_neither_model_beats_the_largest_aggregate(n: int, seed: int) -> None:
     fabric = line(n)
     for demand in (all_to_all(fabric), permutation(fabric, seed)):
         got = tcpmodel.predict(fabric, demand)
+        assert got.maxmin_mbit <= got.max_mbit * (1 + 1e-6)
         assert got.aggregate_mbit <= got.max_mbit * (1 + 1e-6)

@@ -1,25 +1,53 @@
-"""`vlanroute emulate --traffic`'s table and tbf settings, without a network: the measured
-ratio to the spanning tree printed next to the predicted one, and tbf's bucket depth."""
+"""`vlanroute emulate --traffic`'s table, JSON and tbf settings, without a network: the
+measured ratio to the spanning tree printed next to the predicted one (the TCP model's),
+the JSON report's keys, and tbf's bucket depth."""
 
 from __future__ import annotations
 
+import json
+
+import jsonschema
+
+from vlanroute import schemas
 from vlanroute.emulate import traffic
 from vlanroute.emulate.traffic import Measured, TrafficOptions, TrafficReport
 
 
 def test_the_ratio_to_the_spanning_tree_is_printed_measured_next_to_predicted() -> None:
     report = TrafficReport("out/ring", 2.0, "sfq", notes=["measured in the QEMU VM under KVM, 2 vCPUs"])
-    report.rows += [Measured("all-to-all", "VLAN routing", 56, 13.4, 12.0, 1.0, 0.9),
-                    Measured("all-to-all", "spanning tree", 56, 12.1, 10.0, 1.0, 0.9)]
+    # pattern, fabric, flows, max-min, measured, slowest max-min, slowest measured, max, TCP model, its slowest
+    report.rows += [Measured("all-to-all", "VLAN routing", 56, 12.8, 12.0, 1.0, 0.9, 13.6, 13.4, 0.8),
+                    Measured("all-to-all", "spanning tree", 56, 11.0, 10.0, 1.0, 0.9, 13.6, 12.1, 0.7)]
     lines = report.text().splitlines()
     assert lines[1] == "measured in the QEMU VM under KVM, 2 vCPUs"
-    assert lines[2].endswith("x STP pred x STP meas")
+    assert lines[2].split() == ["pattern", "fabric", "flows", "predicted", "max-min", "max", "measured", "meas/pred",
+                                "x", "STP", "pred", "x", "STP", "meas"]
     plan = next(line for line in lines if line.startswith("all-to-all") and "VLAN routing" in line).split()
-    # 13.4 / 12.1 and 12.0 / 10.0, worked out by hand
+    # The TCP model's 13.4 / 12.1 and 12.0 / 10.0, worked out by hand; max-min beside it
     assert plan[-2:] == ["1.11", "1.20"]
-    assert plan[-3] == "0.896"            # 12.0 / 13.4
+    assert plan[-3] == "0.896"            # 12.0 / 13.4: measured over the TCP model
+    assert plan[-7:-3] == ["13.40", "12.80", "13.60", "12.00"]
     stp = next(line for line in lines if "spanning tree" in line and line.startswith("all-to-all")).split()
     assert stp[-2:] == ["-", "-"]
+    assert stp[-3] == "0.826"             # 10.0 / 12.1
+
+
+def test_the_json_report_keeps_max_min_as_predicted_and_adds_the_tcp_model() -> None:
+    report = TrafficReport("out/ring", 1.0)
+    report.rows.append(Measured("permutation (seed 1)", "VLAN routing", 7, 4.0, 4.8, 0.4, 0.3, 4.6, 4.4, 0.3))
+    data = report.to_json()
+    row = data["rows"][0]                               # type: ignore[index]
+    assert (row["predicted_mbit"], row["tcp_mbit"], row["max_mbit"]) == (4.0, 4.4, 4.6)
+    assert (row["ratio"], row["tcp_ratio"]) == (1.2, 1.0909)   # 4.8 / 4.0 and 4.8 / 4.4
+    jsonschema.validate({"schema": "vlanroute-emulate-traffic/1", **data}, schemas.load("emulate-traffic"))
+    back = traffic.report_from_json(json.loads(json.dumps(data)))
+    assert back.rows == report.rows
+
+
+def test_the_prediction_crosses_into_the_vm_whole() -> None:
+    prediction = traffic.Prediction([traffic.Prepared("spanning tree", "all-to-all", [("h1", "h2")], 6.4, 0.1, 7.3,
+                                                      6.6, 0.05)], "sw1", [("sw2", "sw3")])
+    assert traffic.Prediction.from_json(json.loads(json.dumps(prediction.to_json()))) == prediction
 
 
 class _Recorder:

@@ -1,5 +1,5 @@
-"""What `emulate --traffic` predicts: the max-min model (vlanroute.perf) in the bytes a
-shaped link really carries for TCP.
+"""What `emulate --traffic` predicts: TCP's long-run rates on the plan's routes, in the
+bytes a shaped link really carries for TCP.
 
 tbf counts whole frames, and a TCP flow's frames are not only its data: its receiver's
 ACKs travel the reverse path and take their share of every link they cross. In all-to-all
@@ -9,14 +9,15 @@ host links: the sending side 0.96-0.99 busy while the payload was 0.92 of the da
 prediction). So each flow here crosses its path's resources with one full frame per
 segment and the reverse path's with one pure ACK per segment (Linux ACKs every segment
 when a flow's segments are further apart than its delayed-ACK timer, as they are at these
-rates), and the rates are max-min fair over that (progressive filling works the same with
-these weights). The payload is then 1448 bytes of every 1514-byte frame.
+rates). The payload is then 1448 bytes of every 1514-byte frame.
 
-TCP through FIFO queues is not max-min fair: a flow that crosses several loaded links gets
-less than its max-min share, and the flows it leaves room for get more, so the aggregate
-lies between the max-min one and the largest any allocation gives (`max_mbit`, a linear
-program on the same links). Where the two are equal (every bottleneck saturated whatever
-the shares: all-to-all here, most permutations on the plan) the aggregate is fixed.
+The rates are proportionally fair over those resources (perf/propfair.py), not max-min:
+TCP through FIFO queues does not give a flow that crosses several full links the share of
+the flows that cross one (docs/method.md, "Throughput", says why proportional fairness is
+what these queues give). Beside it, the max-min aggregate (the model `analyze` reports)
+and the largest aggregate any allocation gives (`max_mbit`, a linear program on the same
+links): proportional fairness lies between the two, and where they are equal (every
+bottleneck saturated whatever the shares) all three are.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from scipy import sparse
 
 from vlanroute.emulate.flowagent import ACK, FRAME, GOODPUT
-from vlanroute.perf import maxmin
+from vlanroute.perf import maxmin, propfair
 from vlanroute.perf.evaluate import problem_of
 from vlanroute.perf.fabric import Fabric
 from vlanroute.perf.patterns import Demand
@@ -36,9 +37,11 @@ from vlanroute.perf.patterns import Demand
 
 @dataclass(frozen=True)
 class Prediction:
-    aggregate_mbit: float     # TCP payload, every flow summed, max-min fair
+    aggregate_mbit: float     # TCP payload, every flow summed, proportionally fair (the TCP model)
     slowest_mbit: float
     max_mbit: float           # the largest aggregate any allocation of these links gives
+    maxmin_mbit: float        # the same links max-min fair (the throughput model of `analyze`)
+    maxmin_slowest_mbit: float
 
 
 def reverse_rows(fabric: Fabric, ends: int) -> np.ndarray:
@@ -56,9 +59,9 @@ def reverse_rows(fabric: Fabric, ends: int) -> np.ndarray:
     return rev
 
 
-def predict(fabric: Fabric, demand: Demand, ack_bytes: float = ACK) -> Prediction:
-    """Max-min fair TCP payload rates (Mbit/s at the fabric's speed) with each segment's
-    ACK on the reverse path."""
+def tcp_problem(fabric: Fabric, demand: Demand, ack_bytes: float = ACK) -> maxmin.Problem:
+    """problem_of's resources and groups, each group also crossing its reverse path with
+    one ACK per data frame (ack_bytes / FRAME of its rate)."""
     problem = problem_of(fabric, demand)
     ends = len(demand.end_switch)
     data = problem.incidence.tocoo()
@@ -66,11 +69,20 @@ def predict(fabric: Fabric, demand: Demand, ack_bytes: float = ACK) -> Predictio
     keep = rev[data.row] >= 0
     acks = sparse.csr_matrix((np.full(int(keep.sum()), ack_bytes / FRAME), (rev[data.row[keep]], data.col[keep])),
                              shape=data.shape)
-    both = maxmin.Problem((problem.incidence + acks).tocsr(), problem.capacity, problem.weight, problem.cap)
-    alloc = maxmin.solve(both)
+    return maxmin.Problem((problem.incidence + acks).tocsr(), problem.capacity, problem.weight, problem.cap)
+
+
+def predict(fabric: Fabric, demand: Demand, ack_bytes: float = ACK) -> Prediction:
+    """TCP payload rates (Mbit/s at the fabric's speed) with each segment's ACK on the
+    reverse path: proportionally fair, and beside it max-min and the largest aggregate."""
+    both = tcp_problem(fabric, demand, ack_bytes)
+    fair, even = propfair.solve(both).rate, maxmin.solve(both).rate
     scale = 1000 * GOODPUT            # Gb/s of frames -> Mbit/s of payload
-    slowest = float(alloc.rate.min()) if len(alloc.rate) else 0.0
-    return Prediction(float(alloc.rate @ demand.weight) * scale, slowest * scale, max_aggregate(both) * scale)
+
+    def slowest(rate: np.ndarray) -> float:
+        return float(rate.min()) * scale if len(rate) else 0.0
+    return Prediction(float(fair @ demand.weight) * scale, slowest(fair), max_aggregate(both) * scale,
+                      float(even @ demand.weight) * scale, slowest(even))
 
 
 def max_aggregate(problem: maxmin.Problem) -> float:

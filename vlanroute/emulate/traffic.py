@@ -10,8 +10,8 @@ Every switch port and every host interface is shaped to the same rate (tc tbf, e
 each direction of a cable and of a host link is one resource, as in the model). For each
 pattern, emulate/flowagent.py runs every flow in this process (sockets made in the hosts'
 namespaces), the payload bytes the kernel received counted over a steady window after a
-warm-up. Measured aggregate next to the max-min prediction over data frames and their
-ACKs (emulate/tcpmodel.py).
+warm-up. Measured aggregate against the TCP model's prediction over data frames and their
+ACKs (proportionally fair, emulate/tcpmodel.py), the max-min one and the largest beside it.
 """
 
 from __future__ import annotations
@@ -79,10 +79,18 @@ class Measured:
     slowest_predicted_mbit: float
     slowest_measured_mbit: float
     max_mbit: float = 0.0          # the largest aggregate any allocation gives (predicted is max-min)
+    # The TCP model (proportionally fair): the prediction the measurement is checked against.
+    # `predicted_mbit` keeps its meaning (max-min) for the JSON report's readers.
+    tcp_mbit: float = 0.0
+    tcp_slowest_mbit: float = 0.0
 
     @property
     def ratio(self) -> float:
         return self.measured_mbit / self.predicted_mbit if self.predicted_mbit else 0.0
+
+    @property
+    def tcp_ratio(self) -> float:
+        return self.measured_mbit / self.tcp_mbit if self.tcp_mbit else 0.0
 
 
 @dataclass
@@ -96,20 +104,21 @@ class TrafficReport:
 
     def text(self) -> str:
         lines = [(f"traffic on {self.outdir}: every cable and host link shaped to {self.rate_mbit:g} Mbit/s (tbf); "
-                  f"{self.queue} queues; predicted = max-min over data frames and their ACKs ({ACK} B per segment, "
-                  f"reverse path), payload {GOODPUT:.3f} of a frame; max = the largest aggregate any allocation gives"),
+                  f"{self.queue} queues; over data frames and their ACKs ({ACK} B per segment, reverse path), "
+                  f"payload {GOODPUT:.3f} of a frame: predicted = TCP's rates (proportionally fair), "
+                  f"max-min = the model of analyze, max = the largest aggregate any allocation gives; Mbit/s"),
                  *self.notes]
-        head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>10} {'max':>6} {'measured':>10} {'meas/pred':>9} " \
-               f"{'x STP pred':>10} {'x STP meas':>10}"
+        head = f"{'pattern':28} {'fabric':14} {'flows':>6} {'predicted':>9} {'max-min':>7} {'max':>6} " \
+               f"{'measured':>8} {'meas/pred':>9} {'x STP pred':>10} {'x STP meas':>10}"
         lines += [head, "-" * len(head)]
         stp = {r.pattern: r for r in self.rows if r.fabric == "spanning tree"}
         for r in self.rows:
             base = stp.get(r.pattern)
-            vs = (f"{r.predicted_mbit / base.predicted_mbit:10.2f} {r.measured_mbit / base.measured_mbit:10.2f}"
-                  if base is not None and r is not base and base.measured_mbit else f"{'-':>10} {'-':>10}")
-            lines.append(f"{r.pattern:28} {r.fabric:14} {r.flows:6d} {r.predicted_mbit:10.1f} {r.max_mbit:6.1f} "
-                         f"{r.measured_mbit:10.1f} "
-                         f"{r.ratio:9.3f} {vs}")
+            vs = (f"{r.tcp_mbit / base.tcp_mbit:10.2f} {r.measured_mbit / base.measured_mbit:10.2f}"
+                  if base is not None and r is not base and base.measured_mbit and base.tcp_mbit
+                  else f"{'-':>10} {'-':>10}")
+            lines.append(f"{r.pattern:28} {r.fabric:14} {r.flows:6d} {r.tcp_mbit:9.2f} {r.predicted_mbit:7.2f} "
+                         f"{r.max_mbit:6.2f} {r.measured_mbit:8.2f} {r.tcp_ratio:9.3f} {vs}")
         if self.aborted:
             lines.append(f"aborted: {self.aborted}")
         return "\n".join(lines)
@@ -120,7 +129,8 @@ class TrafficReport:
         return EmulateTrafficDocument.model_validate(
             {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "queue": self.queue, "goodput": GOODPUT,
              "notes": self.notes, "aborted": self.aborted,
-             "rows": [{**r.__dict__, "ratio": round(r.ratio, 4)} for r in self.rows]}).to_json()
+             "rows": [{**r.__dict__, "ratio": round(r.ratio, 4),
+                       "tcp_ratio": round(r.tcp_ratio, 4)} for r in self.rows]}).to_json()
 
 
 def switch_order(spec: EmulationSpec) -> list[str]:
@@ -198,9 +208,11 @@ class Prepared:
     fabric: str
     pattern: str
     flows: list[tuple[str, str]]
-    predicted_mbit: float
+    predicted_mbit: float               # max-min
     slowest_predicted_mbit: float
     max_mbit: float
+    tcp_mbit: float                     # proportionally fair: what TCP is measured against
+    tcp_slowest_mbit: float
 
 
 @dataclass(frozen=True)
@@ -216,7 +228,8 @@ class Prediction:
     @staticmethod
     def from_json(data: dict[str, Any]) -> Prediction:
         return Prediction([Prepared(p["fabric"], p["pattern"], [(a, b) for a, b in p["flows"]], p["predicted_mbit"],
-                                    p["slowest_predicted_mbit"], p["max_mbit"]) for p in data["patterns"]],
+                                    p["slowest_predicted_mbit"], p["max_mbit"], p["tcp_mbit"], p["tcp_slowest_mbit"])
+                           for p in data["patterns"]],
                           str(data["stp_root"]), [(a, b) for a, b in data["stp_blocked"]])
 
 
@@ -237,7 +250,7 @@ def prepare(spec: EmulationSpec, opt: TrafficOptions) -> Prediction:
             for demand in demands(fabric, pattern, (opt.seed,)):
                 p = predict(fabric, demand)
                 out.append(Prepared(fabric.label, demand.name, host_flows(spec, fabric, demand),
-                                    p.aggregate_mbit, p.slowest_mbit, p.max_mbit))
+                                    p.maxmin_mbit, p.maxmin_slowest_mbit, p.max_mbit, p.aggregate_mbit, p.slowest_mbit))
     if not opt.stp:
         return Prediction(out)
     model = spanning_tree(switch_order(spec), cable_pairs(spec), lag=False)
@@ -252,9 +265,10 @@ def run_patterns(emu: Emulation, label: str, prepared: Sequence[Prepared], opt: 
         log(f"[traffic] {label}: {p.pattern}, {len(p.flows)} TCP flows ...")
         got = measure(emu, p.flows, opt, log)
         row = Measured(p.pattern, label, len(p.flows), p.predicted_mbit, sum(got.values()),
-                       p.slowest_predicted_mbit, min(got.values()) if got else 0.0, p.max_mbit)
-        log(f"[traffic] {label}: {p.pattern}: predicted {row.predicted_mbit:.1f} Mbit/s, "
-            f"measured {row.measured_mbit:.1f} ({row.ratio:.3f})")
+                       p.slowest_predicted_mbit, min(got.values()) if got else 0.0, p.max_mbit, p.tcp_mbit,
+                       p.tcp_slowest_mbit)
+        log(f"[traffic] {label}: {p.pattern}: predicted {row.tcp_mbit:.2f} Mbit/s (max-min {row.predicted_mbit:.2f}), "
+            f"measured {row.measured_mbit:.2f} ({row.tcp_ratio:.3f})")
         report.rows.append(row)
 
 
@@ -341,7 +355,7 @@ def report_from_json(data: dict[str, Any]) -> TrafficReport:
     report = TrafficReport(str(data["outdir"]), float(data["rate_mbit"]), str(data["queue"]), notes=list(data["notes"]),
                            aborted=str(data["aborted"]))
     for r in data["rows"]:
-        report.rows.append(Measured(**{k: v for k, v in r.items() if k != "ratio"}))
+        report.rows.append(Measured(**{k: v for k, v in r.items() if k not in ("ratio", "tcp_ratio")}))
     return report
 
 

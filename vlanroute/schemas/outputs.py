@@ -588,7 +588,10 @@ class TrafficRow(_Record):
     slowest_predicted_mbit: Mbit
     slowest_measured_mbit: Mbit
     max_mbit: Mbit                    # the largest aggregate any allocation of the links gives
-    ratio: Annotated[float, Field(ge=0)]      # measured / predicted
+    tcp_mbit: Mbit                    # the TCP model's (proportionally fair) aggregate
+    tcp_slowest_mbit: Mbit
+    ratio: Annotated[float, Field(ge=0)]      # measured / predicted (max-min)
+    tcp_ratio: Annotated[float, Field(ge=0)]  # measured / tcp_mbit
 
 
 class EmulateTrafficDocument(_Output):
