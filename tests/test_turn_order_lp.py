@@ -94,3 +94,27 @@ def test_the_8x8_floors() -> None:
     assert odd_even is not None and odd_even / opt == pytest.approx(1.5, rel=1e-6)
     relaxed = T.turn_floor(topo, hosts, T.cuts_only(topo))
     assert relaxed is not None and relaxed / opt < 1.02
+
+
+@pytest.mark.parametrize("k", [4, 5, 6])
+def test_the_diagonal_lp_agrees_with_the_full_lp(k: int) -> None:
+    """The one-commodity-per-diagonal LP gives the full LP's floor for orders that are the
+    same from every switch of a diagonal: the turns engine's (which is one) and random ones."""
+    import random
+    topo, hosts = torus([k, k], per=1)
+    start = T.dimension_order_key(topo)
+    keys = [0.0] * (4 * k)
+    for a in topo.arc_cables():
+        keys[T.diagonal_orbit(topo, a)] = start(a)
+    assert all(keys[T.diagonal_orbit(topo, a)] == start(a) for a in topo.arc_cables())
+    rnd = random.Random(k)
+    for trial in range(3):
+        order = keys if trial == 0 else [rnd.random() * 4 for _ in keys]
+        full = T.turn_floor(topo, hosts, lambda a, b: order[T.diagonal_orbit(topo, a)] < order[T.diagonal_orbit(topo, b)])
+        diag = T.diagonal_floor(topo, 1, order)
+        assert (full is None) == (diag is None)
+        if full is not None and diag is not None:
+            assert diag == pytest.approx(full, rel=1e-6)
+            # the excess above the floor is nothing, above less than the floor something
+            assert T.diagonal_floor(topo, 1, order, excess_over=full * 1.0001) == pytest.approx(0.0, abs=1e-6)
+            assert (T.diagonal_floor(topo, 1, order, excess_over=full * 0.95) or 0.0) > 0.0

@@ -30,7 +30,7 @@ from collections.abc import Callable
 import networkx as nx
 import numpy as np
 from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix, hstack, identity
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.depgraph import DependencyGraph
@@ -173,12 +173,19 @@ def by_key(key: Callable[[Arc], float]) -> Allowed:
     return lambda a, b: key(a) < key(b)
 
 
-def dimension_order_cuts(topo: Topology, order: tuple[int, ...] | None = None, stagger: tuple[int, ...] = ()) -> Allowed:
-    """The turns engine's family: dimensions one after the other, one cut per ring direction."""
+def dimension_order_key(topo: Topology, order: tuple[int, ...] | None = None,
+                        stagger: tuple[int, ...] = ()) -> Callable[[Arc], float]:
+    """The channel order of the turns engine: dimension by dimension, each ring direction
+    from its cut."""
     assert topo.dims is not None
     rank = {d: i for i, d in enumerate(order if order is not None else range(len(topo.dims)))}
     cut = staggered_cut(topo, stagger)
-    return by_key(lambda a: rank[direction(topo, a)[0]] * 1000 + line_position(topo, a, cut))
+    return lambda a: rank[direction(topo, a)[0]] * 1000 + line_position(topo, a, cut)
+
+
+def dimension_order_cuts(topo: Topology, order: tuple[int, ...] | None = None, stagger: tuple[int, ...] = ()) -> Allowed:
+    """The turns engine's family: dimensions one after the other, one cut per ring direction."""
+    return by_key(dimension_order_key(topo, order, stagger))
 
 
 def direction_classes(topo: Topology, classes: tuple[tuple[int, int], ...]) -> Allowed:
@@ -270,3 +277,96 @@ def cuts_only(topo: Topology) -> Allowed:
         da, db = direction(topo, a), direction(topo, b)
         return da != db or line_position(topo, a, cut) < line_position(topo, b, cut)
     return allowed
+
+
+# --------------------------------------------------------------------------- diagonal symmetry
+
+DIRECTIONS = ((0, 1), (0, -1), (1, 1), (1, -1))
+
+
+def diagonal_orbit(topo: Topology, arc: Arc) -> int:
+    """The class of a channel of a k x k torus under the diagonal shift (x, y) -> (x+1, y+1):
+    its direction and x - y mod k (4 k classes)."""
+    assert topo.dims is not None
+    c = topo.coords[arc[0]]
+    assert c is not None
+    return DIRECTIONS.index(direction(topo, arc)) * topo.dims[0] + (c[0] - c[1]) % topo.dims[0]
+
+
+def diagonal_floor(topo: Topology, per: int, orbit_key: list[float], excess_over: float | None = None) -> float | None:
+    """`turn_floor` for a channel order that is the same from every switch of a diagonal
+    (a key per `diagonal_orbit`; channels of one class never meet in a turn, so the order is
+    acyclic), on a k x k torus with `per` hosts on every switch. The shift maps the allowed
+    turns onto themselves, so averaging an optimal flow over the k shifts gives an optimal
+    flow that is the same from every switch of a diagonal: one commodity per diagonal (the
+    switches of row 0), and a channel's load is the sum of those commodities' flows over
+    its class (as the symmetric LP of routing/optimum.py does with every translation).
+    With `excess_over` X: the least total load above X over all channel classes instead
+    (0 when the floor is at most X), a smoother guide for a search."""
+    assert topo.dims is not None and len(topo.dims) == 2 and topo.dims[0] == topo.dims[1]
+    k = topo.dims[0]
+    arcs = sorted(topo.arc_cables())
+    m = len(arcs)
+    aid = {a: i for i, a in enumerate(arcs)}
+    orbit = np.array([diagonal_orbit(topo, a) for a in arcs])
+    turns = [(aid[a], aid[b]) for a, b in turns_of(topo) if orbit_key[orbit[aid[a]]] < orbit_key[orbit[aid[b]]]]
+    t_in = np.array([i for i, _ in turns], dtype=int)
+    t_out = np.array([j for _, j in turns], dtype=int)
+    nt = len(turns)
+    node = {s: i for i, s in enumerate(topo.switches)}
+    head = np.array([node[b] for _, b in arcs])
+    tail = np.array([node[a] for a, _ in arcs])
+    reps = [s for s in topo.switches if (topo.coords[s] or (0, 0))[1] == 0]
+    block = nt + 2 * m
+    nvar = len(reps) * block + 1
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    b_eq: list[float] = []
+    ub_rows: list[np.ndarray] = []
+    ub_cols: list[np.ndarray] = []
+    hi = np.full(nvar, np.inf)
+    r0 = 0
+    for i, s in enumerate(reps):
+        base = i * block
+        turn_vars = base + np.arange(nt)
+        deliver = base + nt + np.arange(m)
+        origin = base + nt + m + np.arange(m)
+        rows += [r0 + t_out, r0 + t_in, r0 + np.arange(m), r0 + np.arange(m)]
+        cols += [turn_vars, turn_vars, deliver, origin]
+        vals += [np.ones(nt), -np.ones(nt), -np.ones(m), np.ones(m)]
+        b_eq += [0.0] * m
+        rows.append(r0 + m + head)
+        cols.append(deliver)
+        vals.append(np.ones(m))
+        b_eq += [0.0 if v == s else float(per * per) for v in topo.switches]
+        r0 += m + len(topo.switches)
+        hi[deliver[head == node[s]]] = 0.0
+        hi[origin[tail != node[s]]] = 0.0
+        into_s = np.flatnonzero(head == node[s])
+        hi[base + np.flatnonzero(np.isin(t_out, into_s) | np.isin(t_in, into_s))] = 0.0
+        ub_rows += [orbit[t_out], orbit]
+        ub_cols += [turn_vars, origin]
+    classes = 4 * k
+    ub_rows.append(np.arange(classes))
+    ub_cols.append(np.full(classes, nvar - 1))
+    ub_vals = np.concatenate([np.ones(sum(len(c) for c in ub_cols[:-1])), -np.ones(classes)])
+    a_eq = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r0, nvar)).tocsr()
+    a_ub = coo_matrix((ub_vals, (np.concatenate(ub_rows), np.concatenate(ub_cols))), shape=(classes, nvar)).tocsr()
+    c = np.zeros(nvar)
+    c[-1] = 1.0
+    b_ub = np.zeros(classes)
+    bounds = np.column_stack([np.zeros(nvar), hi])
+    if excess_over is not None:
+        # the max-load column becomes the fixed level X; one excess variable per class
+        a_ub = hstack([a_ub[:, :nvar - 1], csr_matrix((classes, 1)), -identity(classes)]).tocsr()
+        a_eq = hstack([a_eq, csr_matrix((a_eq.shape[0], classes))]).tocsr()
+        c = np.concatenate([np.zeros(nvar), np.ones(classes)])
+        b_ub = np.full(classes, excess_over)
+        bounds = np.vstack([bounds, np.column_stack([np.zeros(classes), np.full(classes, np.inf)])])
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.array(b_eq), bounds=bounds, method="highs-ipm")
+    if res.status == 2:
+        return None
+    if res.status != 0:
+        raise RuntimeError(f"the turn LP did not solve: {res.message}")
+    return float(res.fun) if excess_over is not None else float(res.x[-1])
