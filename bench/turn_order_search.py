@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import turn_order_lp as T  # noqa: E402
-from fabrics import torus  # noqa: E402
+from fabrics import channel_dependencies_acyclic, max_load, torus  # noqa: E402
 
 from vlanroute.routing.optimum import optimum_bound  # noqa: E402
 
@@ -102,6 +102,16 @@ def main() -> int:
     print(f"end after {steps} steps: floor / optimum {final / opt if final else float('nan'):.4f}")
     if args.diagonal:
         print("class keys (direction +X, -X, +Y, -Y; x - y):", [round(k, 3) for k in keys])
+    # Round the order into one VLAN tree per source (4 hosts per switch, as bench/quality.py).
+    topo4, hosts4 = torus(list(args.dims), per=4)
+    key = (lambda a: keys[T.diagonal_orbit(topo4, a)]) if args.diagonal else (lambda a: key_of[a])
+    trees = T.order_trees(topo4, hosts4, key)
+    if trees is None:
+        print("rounded into VLAN trees: stuck (a source's greedy tree cannot reach every switch)")
+    else:
+        load = max_load(topo4, hosts4, trees) / optimum_bound(topo4, hosts4).value
+        print(f"rounded into VLAN trees: {load:.3f} of the optimum, channel dependencies "
+              f"{'acyclic' if channel_dependencies_acyclic(trees, hosts4) else 'CYCLIC'}")
     return 0
 
 

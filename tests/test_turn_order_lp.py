@@ -118,3 +118,26 @@ def test_the_diagonal_lp_agrees_with_the_full_lp(k: int) -> None:
             # the excess above the floor is nothing, above less than the floor something
             assert T.diagonal_floor(topo, 1, order, excess_over=full * 1.0001) == pytest.approx(0.0, abs=1e-6)
             assert (T.diagonal_floor(topo, 1, order, excess_over=full * 0.95) or 0.0) > 0.0
+
+
+@pytest.mark.parametrize("dims", [[4, 4], [6, 6], [5, 3]])
+def test_order_trees_round_an_order_into_deadlock_free_vlan_trees(dims: list[int]) -> None:
+    """The X-then-Y order rounded into one tree per source: every pair delivered, the trees'
+    channel dependencies acyclic (checked from the routes, not the order), and no better than
+    the order's LP floor allows."""
+    from fabrics import channel_dependencies_acyclic, max_load
+    topo, hosts = torus(dims, per=2)
+    key = T.dimension_order_key(topo)
+    trees = T.order_trees(topo, hosts, key)
+    assert trees is not None
+    for src, parent in trees.items():
+        assert set(parent) == set(topo.switches) - {src}
+        for v in parent:                       # every path reaches the source
+            seen = {v}
+            while v != src:
+                v = parent[v]
+                assert v not in seen
+                seen.add(v)
+    assert channel_dependencies_acyclic(trees, hosts)
+    floor = T.turn_floor(topo, hosts, T.by_key(key))
+    assert floor is not None and max_load(topo, hosts, trees) >= floor * (1 - 1e-6)

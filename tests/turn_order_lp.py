@@ -24,6 +24,7 @@ relaxation that keeps the ring cuts and allows every turn between dimensions.
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Callable
 
@@ -370,3 +371,90 @@ def diagonal_floor(topo: Topology, per: int, orbit_key: list[float], excess_over
     if res.status != 0:
         raise RuntimeError(f"the turn LP did not solve: {res.message}")
     return float(res.fun) if excess_over is not None else float(res.x[-1])
+
+
+# --------------------------------------------------------------------------- rounding into VLAN trees
+
+
+def order_trees(topo: Topology, host_count: dict[str, int], key: Callable[[Arc], float],
+                rounds: int = 4, sharpness: float = 4.0) -> dict[str, dict[str, str]] | None:
+    """One tree per source whose every path goes up the channel order `key` (so all trees
+    together keep the channel dependencies acyclic), grown greedily against the loads of the
+    others (link weight 1 + (load / optimum) ** sharpness, as routing/acyclic.py weighs
+    them), then `rounds` passes of rip-up and re-route; the passes' best. A source whose
+    greedy tree gets stuck takes its earliest-arrival tree; None if even that cannot reach
+    every switch (some pair has no path up the order)."""
+    from vlanroute.routing.optimum import optimum_bound
+    from vlanroute.routing.trees import source_arc_loads
+    cables = topo.arc_cables()
+    scale = max(optimum_bound(topo, host_count).value, 1e-9)
+    adj: dict[str, list[str]] = {s: [] for s in topo.switches}
+    for a, b in sorted(cables):
+        adj[a].append(b)
+    load: dict[Arc, float] = {}
+
+    def grow(src: str) -> dict[str, str] | None:
+        def weight(a: Arc) -> float:
+            return 1.0 + (load.get(a, 0.0) / cables[a] / scale) ** sharpness
+        parent: dict[str, str] = {}
+        done = {src}
+        heap = [(weight((src, w)), i, w, src) for i, w in enumerate(adj[src])]
+        heapq.heapify(heap)
+        count = len(heap)
+        cost = {src: 0.0}
+        while heap and len(done) < len(topo.switches):
+            c, _, w, v = heapq.heappop(heap)
+            if w in done:
+                continue
+            done.add(w)
+            cost[w] = c
+            parent[w] = v
+            for x in adj[w]:
+                if x not in done and key((w, x)) > key((v, w)):
+                    heapq.heappush(heap, (c + weight((w, x)), count, x, w))
+                    count += 1
+        return parent if len(done) == len(topo.switches) else foremost(src)
+
+    def foremost(src: str) -> dict[str, str] | None:
+        # Every switch at its earliest arrival (the smallest key of the channel into it): a
+        # path's prefix arrives no later than the path, so the earliest arrivals form a tree
+        # that reaches every switch any path up the order reaches (foremost journeys of
+        # temporal graphs). The fallback when the load-led greedy gets stuck.
+        parent: dict[str, str] = {}
+        arrival = {src: float("-inf")}
+        heap = [(key((src, w)), w, src) for w in adj[src]]
+        heapq.heapify(heap)
+        while heap:
+            k, w, v = heapq.heappop(heap)
+            if w in arrival:
+                continue
+            arrival[w] = k
+            parent[w] = v
+            for x in adj[w]:
+                if x not in arrival and key((w, x)) > k:
+                    heapq.heappush(heap, (key((w, x)), x, w))
+        return parent if len(arrival) == len(topo.switches) else None
+
+    def place(src: str, tree: dict[str, str], sign: float) -> None:
+        for arc, x in source_arc_loads(tree, src, host_count):
+            load[arc] = load.get(arc, 0.0) + sign * x / cables[arc]
+
+    trees: dict[str, dict[str, str]] = {}
+    best: tuple[float, dict[str, dict[str, str]]] | None = None
+    sources = sorted(topo.switches, key=lambda s: (-host_count.get(s, 0), topo.index(s)))
+    for _ in range(rounds + 1):
+        for s in sources:
+            if s in trees:
+                place(s, trees[s], -1.0)
+            tree = grow(s)
+            if tree is None:
+                if s not in trees:
+                    return None
+                tree = trees[s]
+            trees[s] = tree
+            place(s, tree, 1.0)
+        peak = max(load.values(), default=0.0)
+        if best is None or peak < best[0] - 1e-9:
+            best = (peak, dict(trees))
+    assert best is not None
+    return best[1]
