@@ -11,12 +11,13 @@ above X times the optimum (0: an order whose floor is at most X; it walks platea
 max better). Prints every improvement; seeded, so a run can be repeated (its figures are
 CPU-bound, not its path).
 
-Run: python bench/turn_order_search.py A B [--seconds S] [--seed N] [--diagonal] [--excess X]
+Run: python bench/turn_order_search.py A B [--seconds S] [--seed N] [--diagonal] [--excess X] [--save FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -41,6 +42,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--diagonal", action="store_true")
     ap.add_argument("--excess", type=float, default=None)
+    ap.add_argument("--save", type=Path, default=None, help="write the order found as JSON (to round it later)")
     args = ap.parse_args()
     if args.excess is not None and not args.diagonal:
         ap.error("--excess needs --diagonal (the diagonal LP has the excess objective)")
@@ -102,6 +104,10 @@ def main() -> int:
     print(f"end after {steps} steps: floor / optimum {final / opt if final else float('nan'):.4f}")
     if args.diagonal:
         print("class keys (direction +X, -X, +Y, -Y; x - y):", [round(k, 3) for k in keys])
+    if args.save is not None:
+        order = ({"diagonal_class_keys": keys} if args.diagonal
+                 else {"channel_keys": [[a, b, k] for (a, b), k in sorted(key_of.items())]})
+        args.save.write_text(json.dumps({"dims": args.dims, **order}, indent=1))
     # Round the order into one VLAN tree per source (4 hosts per switch, as bench/quality.py).
     topo4, hosts4 = torus(list(args.dims), per=4)
     key = (lambda a: keys[T.diagonal_orbit(topo4, a)]) if args.diagonal else (lambda a: key_of[a])
