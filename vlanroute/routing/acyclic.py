@@ -41,12 +41,12 @@ import heapq
 from dataclasses import dataclass
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import negotiate
+from vlanroute.routing.acyclic_negotiate import add_tree_load, negotiate
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.trees import ParentMap, bfs_order, reroot
+from vlanroute.routing.trees import ParentMap, reroot
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 
@@ -309,17 +309,7 @@ class _Router:
                 cost[v] = cost[parent[v]] + weight(into[v])
 
     def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
-        hs = self.hosts.get(src, 0)
-        if not hs:
-            return
-        below = {v: self.hosts.get(v, 0) for v in tree}
-        order = bfs_order(tree, src)
-        for v in reversed(order[1:]):
-            p = tree[v]
-            if p != src:
-                below[p] += below[v]
-        for v in order[1:]:
-            self.load[self.arc_id[(tree[v], v)]] += sign * hs * below[v]
+        add_tree_load(self.load, self.arc_id, self.hosts, src, tree, sign)
 
     def peak(self) -> float:
         return max((x / c for x, c in zip(self.load, self.cap)), default=0.0)

@@ -125,17 +125,7 @@ class OrderedRouter:
         return parent if len(cost) == n else None
 
     def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
-        hs = self.hosts.get(src, 0)
-        if not hs:
-            return
-        below = {v: self.hosts.get(v, 0) for v in tree}
-        order = bfs_order(tree, src)
-        for v in reversed(order[1:]):
-            p = tree[v]
-            if p != src:
-                below[p] += below[v]
-        for v in order[1:]:
-            self.load[self.arc_id[(tree[v], v)]] += sign * hs * below[v]
+        add_tree_load(self.load, self.arc_id, self.hosts, src, tree, sign)
 
 
 def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees: dict[str, ParentMap],
@@ -167,3 +157,20 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees
             if x / cap[a] > target:
                 history[a] += HISTORY
     return best
+
+
+def add_tree_load(load: list[float], arc_id: dict[tuple[str, str], int], hosts: dict[str, int], src: str,
+                  tree: ParentMap, sign: float) -> None:
+    """Add (sign 1) or remove (-1) the all-to-all load of `src`'s hosts along its tree: each
+    arc carries them to the hosts below it (shared by acyclic.py's router and negotiation)."""
+    hs = hosts.get(src, 0)
+    if not hs:
+        return
+    below = {v: hosts.get(v, 0) for v in tree}
+    order = bfs_order(tree, src)
+    for v in reversed(order[1:]):
+        p = tree[v]
+        if p != src:
+            below[p] += below[v]
+    for v in order[1:]:
+        load[arc_id[(tree[v], v)]] += sign * hs * below[v]
