@@ -41,7 +41,7 @@ import heapq
 from dataclasses import dataclass
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import add_tree_load, negotiate
+from vlanroute.routing.acyclic_negotiate import add_tree_load, charge_path, negotiate
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
@@ -203,12 +203,7 @@ class _Router:
             demand = float(hs * self.hosts.get(w, 0))
             if demand:
                 # w's traffic now loads its path: later destinations see it.
-                x = w
-                while x != src:
-                    b = into[x]
-                    load[b] += demand
-                    added.append((b, demand))
-                    x = parent[x]
+                charge_path(load, added, parent, into, src, w, demand)
                 # the costs of settled switches on heavier links are stale; the re-queue
                 # above corrects every candidate as it is popped
                 self._refresh(src, parent, into, cost, weight)

@@ -108,12 +108,7 @@ class OrderedRouter:
             cost[w], parent[w], into[w] = now, v, a
             demand = float(hs * self.hosts.get(w, 0))
             if demand:
-                x = w
-                while x != src:
-                    b = into[x]
-                    load[b] += demand
-                    added.append((b, demand))
-                    x = parent[x]
+                charge_path(load, added, parent, into, src, w, demand)
             for x in self.adj[w]:
                 if x not in cost:
                     b = arc_id[(w, x)]
@@ -174,3 +169,15 @@ def add_tree_load(load: list[float], arc_id: dict[tuple[str, str], int], hosts: 
             below[p] += below[v]
     for v in order[1:]:
         load[arc_id[(tree[v], v)]] += sign * hs * below[v]
+
+
+def charge_path(load: list[float], added: list[tuple[int, float]], parent: ParentMap, into: dict[str, int],
+                src: str, w: str, demand: float) -> None:
+    """Load `demand` on every arc of the tree path from `src` to `w` (into[x]: the arc id
+    entering x), noting each in `added` so the caller can take it off again."""
+    x = w
+    while x != src:
+        b = into[x]
+        load[b] += demand
+        added.append((b, demand))
+        x = parent[x]
