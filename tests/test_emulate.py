@@ -1,5 +1,7 @@
-"""`vlanroute emulate` on the kernel's real bridge: the seed ring and torus, a custom fabric,
-and a broken ring that must be caught as a broadcast storm. On this machine (and CI) the
+"""`vlanroute emulate` on the kernel's real bridge: a custom fabric, and broken rings that
+must be caught (a broadcast storm, hosts that never send the learning frames). The seed
+torus runs in tests/test_failure_emulate.py (16 hosts, busybox ping frames; 225 hosts) and
+tests/test_emulate_trunk.py (the system's sh and iputils ping). On this machine (and CI) the
 host kernel has no bridge VLAN filtering, so each test boots the emulation VM (~1 min each).
 """
 
@@ -85,34 +87,6 @@ def assert_all_checks_pass(status: int, data: dict[str, object], text: str) -> N
                    "delivery", "frames crossed exactly", "no storm after the traffic"):
         assert any(n.startswith(wanted) for n in names), (wanted, names)
     assert "RESULT: PASS" in text
-
-
-def test_seed_ring(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = render(ROOT / "inventories" / "seed-ring.yaml", tmp_path / "ring", *SMALL)
-    # auto: this kernel when it can, else the VM; the report says which. The host program
-    # runs under /bin/sh (dash) and sends broadcast pings with iputils (ping -b).
-    status, data, text = emulate(out, tmp_path / "report.json", capsys, "auto", "--host-tools", "system",
-                                 "--host-frame", "ping")
-    assert_all_checks_pass(status, data, text)
-    assert "8 switches, 16 hosts, 16 cables (16 in LAGs), 4 VLANs" in text
-    assert "16/16 hosts ran hosts/vlanroute-host under /bin/sh (frames ping, iputils: 16)" in text
-    assert re.search(r"kernel: (this host|a VM)", text)
-
-
-def test_seed_torus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = render(ROOT / "inventories" / "seed-torus.yaml", tmp_path / "torus", *SMALL)
-    # busybox sh and busybox ping (no -b), as on a minimal compute image.
-    status, data, text = emulate(out, tmp_path / "report.json", capsys, "vm", "--host-frame", "ping")
-    assert_all_checks_pass(status, data, text)
-    assert "8 switches, 16 hosts" in text
-    assert "16/16 hosts ran hosts/vlanroute-host under busybox sh (frames ping, busybox: 16)" in text
-    # KVM where /dev/kvm boots the guest, else TCG (vm.choose_accel); the report names it.
-    assert re.search(r"under QEMU (KVM|TCG)\)$", str(data["kernel"])), data["kernel"]
-    assert ("QEMU KVM" in str(data["kernel"])) == (vm.choose_accel() == "kvm")
-    # 16 hosts x 4 VLANs x 8 switches, every one on the planned port.
-    assert "512/512 (switch, VLAN, host MAC)" in text
-    # The VM's kernel runs with the deeper input backlog (vm.VM_NETDEV_MAX_BACKLOG).
-    assert "(net.core.netdev_max_backlog 10000)" in text
 
 
 def test_custom_house(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -290,7 +290,9 @@ def test_a_small_cluster_loses_switch_sw1_and_recovers(tmp_path, capsys) -> None
     225-host failure run is the pair test above, one such run per suite): sw1 stops, exactly
     the predicted pairs are cut (its 2 hosts' and those whose VLAN path crosses it), the
     repair `vlanroute repair --failed-switch sw1` wrote and the re-learning bring every
-    surviving pair back, each delivered once over exactly the repaired routes."""
+    surviving pair back, each delivered once over exactly the repaired routes. Its healthy
+    phase is the emulate test of the 16-host seed torus too: busybox sh and busybox ping (no
+    -b) as on a minimal compute image, KVM or TCG named, the deeper input backlog."""
     if vm.missing_tools():
         pytest.skip("emulation tools missing: " + ", ".join(vm.missing_tools()))
     out = render(SEED, tmp_path / "lb", *SMALL)
@@ -301,7 +303,7 @@ def test_a_small_cluster_loses_switch_sw1_and_recovers(tmp_path, capsys) -> None
     others = 16 * 15 - len(predicted)
     report = tmp_path / "report.json"
     status = main(["emulate", "--kernel", "vm", "--timeout", "850", "--json-report", str(report),
-                   "--fail-switch", "sw1", "--repair", str(new), str(out)])
+                   "--host-frame", "ping", "--fail-switch", "sw1", "--repair", str(new), str(out)])
     captured = capsys.readouterr()
     text = captured.out + captured.err
     assert status == 0, text
@@ -309,6 +311,14 @@ def test_a_small_cluster_loses_switch_sw1_and_recovers(tmp_path, capsys) -> None
     assert data["ok"] is True and data["teardown_clean"] is True, text
     assert "8 switches, 16 hosts, 24 cables (24 in LAGs), 4 VLANs; stop sw1" in text
     assert "6 cables and 2 host links down" in text
+    assert "16/16 hosts ran hosts/vlanroute-host under busybox sh (frames ping, busybox: 16)" in text
+    # KVM where /dev/kvm boots the guest, else TCG (vm.choose_accel); the report names it.
+    assert re.search(r"under QEMU (KVM|TCG)\)$", str(data["kernel"])), data["kernel"]
+    assert ("QEMU KVM" in str(data["kernel"])) == (vm.choose_accel() == "kvm")
+    # 16 hosts x 4 VLANs x 8 switches, every one on the planned port.
+    assert "512/512 (switch, VLAN, host MAC)" in text
+    # The VM's kernel runs with the deeper input backlog (vm.VM_NETDEV_MAX_BACKLOG).
+    assert "(net.core.netdev_max_backlog 10000)" in text
     assert f"{len(predicted)}/{len(predicted)} predicted pairs cut, {others}/{others} other pairs got" in text
     assert "240/240 ordered pairs got exactly 1 UDP datagrams" in text                # before
     assert "182/182 ordered pairs got exactly 1 UDP datagrams" in text                # 14 survivors after

@@ -161,7 +161,8 @@ def test_readme_commands_run_as_written(tmp_path: Path) -> None:
     home.mkdir()
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith(("VLANROUTE_", "XDG_"))}
-    env.update(HOME=str(home), COLUMNS="100", PYTEST_ADDOPTS="--collect-only -p no:cacheprovider",
+    # -n 0: the second command's pytest collects once, not once per xdist worker.
+    env.update(HOME=str(home), COLUMNS="100", PYTEST_ADDOPTS="--collect-only -n 0 -p no:cacheprovider",
                VLANROUTE_LOOPBACK_ONLY="1")
 
     for cmd in sh_commands(text):

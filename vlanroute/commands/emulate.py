@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 @click.option("--host-sysctls", type=click.Choice(["apply", "skip"]), default="apply", show_default=True,
               help="skip: after the host program, put the trunk hosts' sub-interfaces back to the start "
                    "rp_filter, to see the traffic fail without the program's sysctls (docs/emulate.md).")
+@click.option("--check-wait", type=click.FloatRange(1, 600), default=60, show_default=True,
+              help="Seconds the UDP check waits for datagrams still missing, and the TCP check for its "
+                   "exchanges: generous for a busy machine under QEMU TCG; lower it when pairs are meant "
+                   "to fail (a rehearsal of a broken bundle), which otherwise wait it out.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(30, 7200), default=1200, show_default=True,
               help="Seconds before the VM is killed (vm only).")
 @click.option("--json-report", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -81,7 +85,7 @@ if TYPE_CHECKING:
 @quiet_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
-            host_rp_filter: int, host_sysctls: str, timeout_s: float, json_report: Path | None,
+            host_rp_filter: int, host_sysctls: str, check_wait: float, timeout_s: float, json_report: Path | None,
             skip_manifest_check: bool, fail_pair: str | None, fail_switch: str | None, repair_dir: Path | None,
             relearn: str, traffic: str | None,
             traffic_rate: float, traffic_seconds: float, traffic_warmup: float, traffic_seed: int, traffic_queue: str,
@@ -107,7 +111,8 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     else:
         require_intact(outdir, "emulate", "--skip-manifest-check")
     options = Options(frames_per_pair=frames_per_pair, host_tools=host_tools, host_frame=host_frame,
-                      host_rp_filter=host_rp_filter, host_sysctls=host_sysctls, relearn=relearn)
+                      host_rp_filter=host_rp_filter, host_sysctls=host_sysctls, relearn=relearn,
+                      traffic_wait_s=check_wait, tcp_timeout_s=check_wait)
     if where != "vm" and os.geteuid() != 0:
         raise UserError("the emulation creates network namespaces and needs root",
                         fix="run it as root (sudo vlanroute emulate ...)")
