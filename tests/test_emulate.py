@@ -30,8 +30,6 @@ if vm.missing_tools():
                            + " (see .ci/packages.txt)")
     pytest.skip("emulation tools missing: " + ", ".join(vm.missing_tools()), allow_module_level=True)
 
-SMALL = ("hosts.count=null", "hosts.per_switch=2", "platform=linux-bridge")
-
 HOUSE = """\
 # Five switches in a "house": a square with a roof, a doubled core link on fixed ports,
 # hosts with their own MACs (one on a NIC with a long name), a reserved port, shortest-path
