@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.model.bridge import LagPort, PortRef
 
+# The learning sub-interfaces' name prefix when the inventory sets none (vr<VLAN>); here, not
+# in vlanroute.render, so that the emulation in the VM finds it without importing the renderer.
+DEFAULT_INTERFACE_PREFIX = "vr"
+
 
 @dataclass(frozen=True)
 class LearnedAt:

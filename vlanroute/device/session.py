@@ -18,14 +18,14 @@ import logging
 import os
 import re
 import time
-
-import paramiko
-from netmiko import ConnectHandler
-from netmiko.exceptions import (NetmikoAuthenticationException, NetmikoTimeoutException,
-                                ReadException, ReadTimeout)
+from functools import cache
+from typing import TYPE_CHECKING
 
 from vlanroute.device.credentials import Credentials
 from vlanroute.drivers.family import CliDialog
+
+if TYPE_CHECKING:
+    from netmiko import BaseConnection
 
 # paramiko logs a failed handshake from its transport thread, traceback included (a server
 # that accepts TCP and never sends an SSH banner); with no handler of its own that reaches
@@ -91,8 +91,20 @@ class HostKeyPolicy:
     session_log: Path | None = None
 
 
-_LOST = (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException,
-         NetmikoTimeoutException)
+# netmiko and paramiko are imported on first connection, not with this module: they cost
+# about half a second, which every `vlanroute plan`, `render` and `verify` would pay
+# through vlanroute.api without ever opening a session.
+def ConnectHandler(**params: object) -> BaseConnection:  # noqa: N802 - netmiko's name; tests replace it here
+    from netmiko import ConnectHandler as connect
+    return connect(**params)
+
+
+@cache
+def _lost() -> tuple[type[BaseException], ...]:
+    """What a session that died raises, from the socket up to netmiko's reads."""
+    import paramiko
+    from netmiko.exceptions import NetmikoTimeoutException, ReadException, ReadTimeout
+    return (OSError, EOFError, paramiko.SSHException, ReadTimeout, ReadException, NetmikoTimeoutException)
 
 
 class SwitchSession:
@@ -117,6 +129,8 @@ class SwitchSession:
             _create_private(host_keys.session_log)
             params.update(session_log=str(host_keys.session_log), session_log_file_mode="append")
         _log.info("connecting to %s:%s as %s (%s)", host, port, creds.username, cli.netmiko_device_type)
+        import paramiko
+        from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException
         try:
             self._conn = ConnectHandler(**params)
         except NetmikoAuthenticationException:
@@ -142,6 +156,7 @@ class SwitchSession:
             self.run(command, check=False)
 
     def _alive(self) -> bool:
+        import paramiko
         chan = self._conn.remote_conn
         if not isinstance(chan, paramiko.Channel):     # never telnet here: netmiko's type allows it
             return False
@@ -160,7 +175,7 @@ class SwitchSession:
         while True:
             try:
                 out += self._conn.read_channel()
-            except _LOST as exc:
+            except _lost() as exc:
                 raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
                                      f"(at {what!r}): {_short(exc)}") from None
             if pager_at is not None:
@@ -189,7 +204,7 @@ class SwitchSession:
         """Send one command and return its reply (echo and prompt stripped)."""
         try:
             self._conn.write_channel(command + self._conn.RETURN)
-        except _LOST as exc:
+        except _lost() as exc:
             raise ConnectionLost(f"connection lost after {self.commands_sent} commands "
                                  f"(at {command!r}): {_short(exc)}") from None
         raw = self._read_until(self._prompt_re, command)
@@ -257,7 +272,7 @@ class SwitchSession:
         typed = f"{words} " if words else ""
         try:
             self._conn.write_channel(typed + "?")
-        except _LOST as exc:
+        except _lost() as exc:
             raise ConnectionLost(f"connection lost (at {typed + '?'!r}): {_short(exc)}") from None
         redisplay = re.compile(self._prompt_core + r"(?P<tail>[^\r\n]*)$")
         # The prompt that counts starts a line after the help (the line typed on also ends
@@ -274,7 +289,7 @@ class SwitchSession:
             time.sleep(0.02)
             try:
                 out += self._conn.read_channel()
-            except _LOST as exc:
+            except _lost() as exc:
                 raise ConnectionLost(f"connection lost (at {typed + '?'!r}): {_short(exc)}") from None
         m = redisplay.search(out)
         tail = m.group("tail") if m else ""
@@ -309,6 +324,7 @@ def _jump_host(config: Path | None, host: str) -> str | None:
     ..."), read as netmiko reads it (paramiko.SSHConfig), or None."""
     if config is None:
         return None
+    import paramiko
     try:
         found = paramiko.SSHConfig.from_path(str(config)).lookup(host)
     except (OSError, ValueError, paramiko.SSHException):

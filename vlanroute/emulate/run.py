@@ -48,9 +48,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vlanroute.bundle.learning import DEFAULT_INTERFACE_PREFIX
 from vlanroute.emulate import netns
 from vlanroute.emulate.spec import EmulationSpec, load
-from vlanroute.render.context import DEFAULT_INTERFACE_PREFIX
 
 UDP_PORT = 7077
 TCP_PORT = 7078

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from vlanroute import names as safe
 from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.learning import DEFAULT_INTERFACE_PREFIX
 from vlanroute.drivers import family_of
 from vlanroute.drivers.family import Family
 from vlanroute.errors import UserError, VerificationError
@@ -35,7 +36,6 @@ LEARNING_METHODS = ("system", "ip-link", "vconfig", "raw")
 # Who owns the learning sub-interfaces: the host program itself, or the network stack
 # (files the host program writes once from the table).
 HOST_NETWORKS = ("script", "networkd", "networkmanager", "netplan")
-DEFAULT_INTERFACE_PREFIX = "vr"
 
 
 @dataclass(frozen=True)

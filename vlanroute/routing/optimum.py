@@ -34,8 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
@@ -119,6 +117,10 @@ def _solve(topo: Topology, sources: list[str], demands: dict[str, dict[str, int]
            orbit: object) -> float:
     """min L over flows of the given commodities; `orbit` (a function arc -> class key, or
     None) groups the arcs whose flows share one capacity row (the symmetric LP)."""
+    # scipy on first use: importing it costs about 0.6 s, which `render` and `verify`
+    # would pay without solving anything.
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
     arcs = sorted(topo.arc_cables().items())
     node = {s: i for i, s in enumerate(topo.switches)}
     n, m = len(topo.switches), len(arcs)

@@ -16,7 +16,6 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 MAX_RING = 16          # n^2 binary variables: a few tenths of a second at 16
 
@@ -32,6 +31,7 @@ def split_allowed(n: int, s: int, a: int, p: int | None, q: int | None) -> bool:
 def best_splits(n: int, p: int | None, q: int | None) -> tuple[float, tuple[int, ...]] | None:
     """(lowest max load per directed link, one unit per ordered pair; per source the number
     of switches reached the '+' way), or None when the cuts leave some source no way."""
+    from scipy.optimize import Bounds, LinearConstraint, milp    # on first use, as in routing.optimum
     var = [(s, a) for s in range(n) for a in range(n) if split_allowed(n, s, a, p, q)]
     nv = len(var) + 1                                  # the last variable: the max load
     rows, lo, hi = [], [], []
