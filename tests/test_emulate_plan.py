@@ -106,6 +106,45 @@ def test_ring3_traffic_crosses_only_tree_links(tmp_path: Path) -> None:
     assert plan.path(101, "b", "c") == ["b", "a", "c"]
 
 
+def test_the_vm_gets_exactly_the_spec_load_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_in_vm loads the bundles on the host and the VM preloads them (spec.save_specs,
+    spec.preload): the VM's spec must equal what load reads from the files."""
+    outdir = write_outdir(tmp_path / "out", RING3)
+    read = emulate_plan.load(outdir)
+    emulate_plan.save_specs([outdir], tmp_path / "specs.pickle")
+    monkeypatch.setattr(emulate_plan, "_PRELOADED", {})
+    (outdir / "plan.json").write_text("{}")          # from now on only the preloaded spec loads
+    with pytest.raises(UserError):
+        emulate_plan.load(outdir)
+    emulate_plan.preload(tmp_path / "specs.pickle")
+    got = emulate_plan.load(outdir)
+    assert got == read and got is not read
+    assert got.expected_fdb() == read.expected_fdb() and len(got.learned) == 3 * 3 * 3
+    assert got.plan_macs == {"ha": None, "hb": "00:1e:c9:00:00:02", "hc": None}
+    assert got.interface_prefix == "vr"
+
+
+def test_preload_refuses_a_file_that_holds_no_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+    monkeypatch.setattr(emulate_plan, "_PRELOADED", {})
+    (tmp_path / "specs.pickle").write_bytes(pickle.dumps({tmp_path: "not a spec"}))
+    with pytest.raises(UserError, match="not a file of emulation specs"):
+        emulate_plan.preload(tmp_path / "specs.pickle")
+    assert emulate_plan._PRELOADED == {}
+
+
+def test_the_vm_imports_neither_pydantic_nor_the_switch_families() -> None:
+    """Under QEMU TCG they took about 12 s of the guest's 18 s of imports (measured): the
+    command the VM runs must not import them (the host loads the bundles, run_in_vm)."""
+    import subprocess
+    import sys
+    code = ("import sys, vlanroute.commands.emulate, vlanroute.emulate.failure, vlanroute.emulate.relearn; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'scipy', 'netmiko') "
+            "or m.startswith(('vlanroute.drivers', 'vlanroute.bundle.document', 'vlanroute.render'))))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]", r.stdout
+
+
 def test_load_rejects_other_platforms_and_mismatched_cabling(tmp_path: Path) -> None:
     doc = json.loads(json.dumps(RING3))
     doc["switches"]["a"]["platform"] = "powerconnect-6248"

@@ -18,9 +18,10 @@ import hashlib
 import io
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from vlanroute.bundle.document import PlanDocument
+if TYPE_CHECKING:      # annotations only: Cable reaches the emulation in the VM without pydantic
+    from vlanroute.bundle.document import PlanDocument
 
 CableKind = Literal["inter-switch", "host"]
 INTER_SWITCH: CableKind = "inter-switch"
@@ -42,6 +43,23 @@ class PlannedCable:
     a_lag: int | None = None
     b_lag: int | None = None
     label: str = ""
+
+    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        return (self.a, self.a_port), (self.b, self.b_port)
+
+
+@dataclass(frozen=True)
+class Cable:
+    """One row of a rendered cabling.csv, as bundle.reader reads it back."""
+    row: int
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    a_lag: int | None
+    b_lag: int | None
+    kind: str = INTER_SWITCH      # or HOST: `b` is a host, `b_port` its interface
+    label: str = ""               # empty in a file of an older render
 
     def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
         return (self.a, self.a_port), (self.b, self.b_port)

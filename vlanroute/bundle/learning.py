@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from vlanroute.bundle.document import PlanDocument
 from vlanroute.model.bridge import LagPort, PortRef
+
+if TYPE_CHECKING:      # annotations only: the emulation in the VM imports this module without pydantic
+    from vlanroute.bundle.document import PlanDocument
 
 # The learning sub-interfaces' name prefix when the inventory sets none (vr<VLAN>); here, not
 # in vlanroute.render, so that the emulation in the VM finds it without importing the renderer.

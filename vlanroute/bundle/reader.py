@@ -11,10 +11,9 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from vlanroute.bundle.cables import HEADER, HOST, INTER_SWITCH, LEGACY_HEADER
+from vlanroute.bundle.cables import HEADER, HOST, INTER_SWITCH, LEGACY_HEADER, Cable
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.errors import UserError
 from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
@@ -26,20 +25,6 @@ CABLING_HEADER = HEADER
 OUTDIR_FIX = "give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`"
 
 
-@dataclass(frozen=True)
-class Cable:
-    row: int
-    a: str
-    a_port: str
-    b: str
-    b_port: str
-    a_lag: int | None
-    b_lag: int | None
-    kind: str = INTER_SWITCH      # or HOST: `b` is a host, `b_port` its interface
-    label: str = ""               # empty in a file of an older render
-
-    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
-        return (self.a, self.a_port), (self.b, self.b_port)
 
 
 def read_text(path: Path) -> str:

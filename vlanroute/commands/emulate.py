@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from vlanroute.emulate.run import Options, host_kernel_capable, run_here, run_in_vm
-from vlanroute.emulate.spec import load
+from vlanroute.emulate.spec import load, preload
 from vlanroute.errors import UserError
 from vlanroute.bundle.manifest import require_intact
 from vlanroute.commands.output import emit, json_option, quiet_option
@@ -84,12 +84,16 @@ if TYPE_CHECKING:
 @json_option
 @quiet_option
 @click.option("--vm-kernel-label", default=None, hidden=True)
+# Inside the VM of run_in_vm only: the bundles' specs, loaded on the host (spec.preload), and
+# the --json-report written as plain fields for the host to check.
+@click.option("--in-vm-specs", type=click.Path(dir_okay=False, path_type=Path), default=None, hidden=True)
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, check_wait: float, timeout_s: float, json_report: Path | None,
             skip_manifest_check: bool, fail_pair: str | None, fail_switch: str | None, repair_dir: Path | None,
             relearn: str, traffic: str | None,
             traffic_rate: float, traffic_seconds: float, traffic_warmup: float, traffic_seed: int, traffic_queue: str,
-            traffic_no_stp: bool, as_json: bool, quiet: bool, vm_kernel_label: str | None) -> int:
+            traffic_no_stp: bool, as_json: bool, quiet: bool, vm_kernel_label: str | None,
+            in_vm_specs: Path | None) -> int:
     """Build OUTDIR's network in namespaces on the kernel's own bridge and check it.
 
     One namespace per switch runs switches/<switch>.cfg, one per host runs hosts/vlanroute-host,
@@ -100,6 +104,8 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
     Exit 0 = all checks passed, 1 = a check failed, 2 = the emulation cannot run here
     (docs/exit-codes.md).
     """
+    if in_vm_specs is not None:
+        preload(in_vm_specs)
     load(outdir)                 # user errors in OUTDIR are reported before anything is built
     if traffic is not None and (fail_pair is not None or fail_switch is not None):
         raise UserError(f"--traffic and {'--fail-pair' if fail_pair else '--fail-switch'} are two different runs",
@@ -137,9 +143,10 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         elif not quiet:
             click.echo(report.text())
         if quiet and not report.ok:
-            _say_failures(report.to_json())
+            _say_failures(report.plain_json())
         if json_report is not None:
-            json_report.write_text(json.dumps(report.to_json(), indent=1) + "\n")
+            plain = in_vm_specs is not None          # run_in_vm checks it on the host
+            json_report.write_text(json.dumps(report.plain_json() if plain else report.to_json(), indent=1) + "\n")
         return ExitCode.OK if report.ok else ExitCode.FAILED_CHECK
 
     from vlanroute.emulate import vm

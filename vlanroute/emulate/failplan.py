@@ -166,8 +166,8 @@ def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None
     # The plan's own MAC (doc), not the emulation's: a MAC the plan leaves open is numbered
     # by the host's rank, which shifts when a dead switch's hosts are dropped.
     if set(old.hosts) - lost != set(new.hosts) or any(
-            (old.hosts[h].switch, old.hosts[h].port, old.hosts[h].vlan, old.doc.hosts[h].mac)
-            != (new.hosts[h].switch, new.hosts[h].port, new.hosts[h].vlan, new.doc.hosts[h].mac)
+            (old.hosts[h].switch, old.hosts[h].port, old.hosts[h].vlan, old.plan_macs[h])
+            != (new.hosts[h].switch, new.hosts[h].port, new.hosts[h].vlan, new.plan_macs[h])
             for h in new.hosts):
         raise UserError("the repaired bundle changes hosts (their switch, port, VLAN or MAC)",
                         file=str(new.outdir / "plan.json"),

@@ -48,9 +48,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlanroute.bundle.learning import DEFAULT_INTERFACE_PREFIX
 from vlanroute.emulate import netns
-from vlanroute.emulate.spec import EmulationSpec, load
+from vlanroute.emulate.spec import EmulationSpec, load, save_specs
 
 UDP_PORT = 7077
 TCP_PORT = 7078
@@ -132,10 +131,15 @@ class Report:
         lines.append("RESULT: " + ("PASS" if self.ok else "FAIL"))
         return "\n".join(lines)
 
+    def plain_json(self) -> dict[str, object]:
+        """The report's fields as they are, unchecked: what the VM writes for the host, which
+        reads it through EmulateDocument (run_in_vm); pydantic stays out of the VM."""
+        return {**asdict(self), "ok": self.ok}
+
     def to_json(self) -> dict[str, object]:
         """The --json object (schemas/outputs.py's EmulateDocument, whose schema is generated)."""
         from vlanroute.schemas.outputs import EmulateDocument
-        return EmulateDocument.model_validate({**asdict(self), "ok": self.ok}).to_json()
+        return EmulateDocument.model_validate(self.plain_json()).to_json()
 
 
 class Abort(Exception):
@@ -447,7 +451,7 @@ class Emulation:
         trunk = [h for h in self.plan.hosts.values() if h.attachment == "trunk"]
         if not trunk:
             return ""
-        prefix = self.plan.doc.settings.learning.interface_prefix or DEFAULT_INTERFACE_PREFIX
+        prefix = self.plan.interface_prefix
         want = {"rp_filter": "2", "arp_ignore": "0", "arp_filter": "0"}
         wrong = 0
         for h in trunk:
@@ -1065,9 +1069,12 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
         for name, source in (extra_dirs or {}).items():
             copies[name] = work / name
             shutil.copytree(source, copies[name])
+        # The bundles as `load` reads them here, so that the VM imports neither pydantic
+        # nor the switch families (spec.preload).
+        save_specs([work / "outdir", *copies.values()], work / "specs.pickle")
         python, py_env = lean_python()
         args = [*python, "-m", "vlanroute.commands.emulate", "--kernel", "host",
-                "--json-report", str(work / "report.json"),
+                "--json-report", str(work / "report.json"), "--in-vm-specs", str(work / "specs.pickle"),
                 "--frames-per-pair", str(options.frames_per_pair),
                 "--host-tools", options.host_tools, "--host-frame", options.host_frame,
                 "--host-rp-filter", str(options.host_rp_filter), "--host-sysctls", options.host_sysctls,
@@ -1084,7 +1091,10 @@ def run_in_vm(outdir: Path, options: Options, timeout_s: float, json_report: Pat
             data["outdir"] = str(outdir)
             data["phases"] = {"vm boot": round(result.boot_seconds, 2), **data["phases"],
                               "vm total": round(result.total_seconds, 2)}
-            json_report.write_text(json.dumps(data, indent=1) + "\n")
+            # The VM wrote the report's plain fields; checked and shaped here, as --json prints it.
+            from vlanroute.schemas.outputs import EmulateDocument
+            checked = EmulateDocument.model_validate_json(json.dumps(data)).to_json()
+            json_report.write_text(json.dumps(checked, indent=1) + "\n")
         return result.returncode, result.boot_seconds
 
 

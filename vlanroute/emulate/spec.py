@@ -13,14 +13,17 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vlanroute.bundle.document import PlanDocument
-from vlanroute.bundle.learning import learning_ports
-from vlanroute.bundle.platforms import resolve_platforms
-from vlanroute.bundle.reader import Cable, host_macs, read_cabling, read_plan
-from vlanroute.drivers import FAMILIES, family_of
+import pickle
+
+# Only light modules here: the emulation in the VM imports this module, and under TCG
+# pydantic, the plan document's models and the switch families took about 12 s of its 18 s
+# of imports (measured). `load` imports them on the host; the VM gets the loaded spec
+# (`save_specs`, `preload`).
+from vlanroute.bundle.cables import Cable
+from vlanroute.bundle.learning import DEFAULT_INTERFACE_PREFIX, LearnedAt
 from vlanroute.errors import UserError
 from vlanroute.model.bridge import LagPort
-from vlanroute.model.platforms import PLATFORMS
+
 # Plain (application) addresses of the emulated hosts: RFC 2544 benchmarking space, which
 # no learning pool should use and which never leaves the namespaces anyway.
 PLAIN_NET = ipaddress.ip_network("198.18.0.0/15")
@@ -62,7 +65,6 @@ class EmulationSpec:
 
     name: str
     outdir: Path
-    doc: PlanDocument
     switches: list[str]
     hosts: dict[str, EmuHost]
     cables: list[Cable]
@@ -70,6 +72,9 @@ class EmulationSpec:
     tree: dict[int, dict[str, set[str]]]        # VLAN -> switch -> tree neighbours
     uplinks: dict[tuple[str, str], Uplink]      # (switch, neighbour) -> uplink
     plain_prefix: int
+    interface_prefix: str                       # the learning sub-interfaces' (vr<VLAN>)
+    learned: tuple[LearnedAt, ...]              # bundle.learning.learning_ports, every host
+    plan_macs: dict[str, str | None]            # each host's MAC as plan.json gives it
     # (vlan, src, dst) -> path: 50,400 host pairs of the seed cluster share 4 x 8 x 8 paths.
     _paths: dict[tuple[int, str, str], list[str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -107,7 +112,7 @@ class EmulationSpec:
         (bundle.learning says which port; a LAG may show as its bond or its first cable)."""
         by_lag = {(u.switch, u.lag): u for u in self.uplinks.values() if u.lag is not None}
         want: dict[tuple[str, int, str], frozenset[str]] = {}
-        for e in learning_ports(self.doc, self.hosts):
+        for e in self.learned:
             mac = self.hosts[e.host].mac
             if isinstance(e.port, LagPort):
                 want[(e.switch, e.vlan, mac)] = by_lag[(e.switch, e.port.id)].bridge_ports()
@@ -143,8 +148,16 @@ class EmulationSpec:
 
 
 def load(outdir: Path) -> EmulationSpec:
-    """Read and cross-check OUTDIR; every problem is a UserError naming the file."""
+    """Read and cross-check OUTDIR; every problem is a UserError naming the file. A spec
+    `preload`ed for OUTDIR (the VM's) is returned as it is."""
     outdir = Path(outdir)
+    if outdir.resolve() in _PRELOADED:
+        return _PRELOADED[outdir.resolve()]
+    from vlanroute.bundle.learning import learning_ports
+    from vlanroute.bundle.platforms import resolve_platforms
+    from vlanroute.bundle.reader import host_macs, read_cabling, read_plan
+    from vlanroute.drivers import FAMILIES, family_of
+    from vlanroute.model.platforms import PLATFORMS
     doc = read_plan(outdir)
     plan_file = str(outdir / "plan.json")
     switches = sorted(doc.switches)
@@ -229,6 +242,27 @@ def load(outdir: Path) -> EmulationSpec:
             raise UserError(f"two hosts on {emu.switch} {emu.port}", file=plan_file)
         ports_seen.add(key)
     return EmulationSpec(
-        name=doc.name or outdir.name, outdir=outdir, doc=doc, switches=switches, hosts=hosts,
+        name=doc.name or outdir.name, outdir=outdir, switches=switches, hosts=hosts,
         cables=cables, vlan_ids=sorted(tree), tree=tree, uplinks=uplinks,
-        plain_prefix=PLAIN_NET.prefixlen)
+        plain_prefix=PLAIN_NET.prefixlen,
+        interface_prefix=doc.settings.learning.interface_prefix or DEFAULT_INTERFACE_PREFIX,
+        learned=tuple(learning_ports(doc, hosts)), plan_macs={n: h.mac for n, h in doc.hosts.items()})
+
+
+# OUTDIR (resolved) -> its spec, loaded on the host before the VM booted (`preload`).
+_PRELOADED: dict[Path, EmulationSpec] = {}
+
+
+def save_specs(outdirs: list[Path], file: Path) -> None:
+    """`load` each OUTDIR here and write the specs to FILE, for `preload` in the VM."""
+    specs = {d.resolve(): load(d) for d in outdirs}
+    file.write_bytes(pickle.dumps(specs, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def preload(file: Path) -> None:
+    """Make `load` return the specs `save_specs` wrote to FILE. Only for a FILE this
+    program wrote itself (the VM's private work directory): unpickling runs code."""
+    specs = pickle.loads(file.read_bytes())
+    if not isinstance(specs, dict) or not all(isinstance(s, EmulationSpec) for s in specs.values()):
+        raise UserError("not a file of emulation specs", file=str(file))
+    _PRELOADED.update(specs)
