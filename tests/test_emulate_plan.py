@@ -138,7 +138,8 @@ def test_the_vm_imports_neither_pydantic_nor_the_switch_families() -> None:
     command the VM runs must not import them (the host loads the bundles, run_in_vm)."""
     import subprocess
     import sys
-    code = ("import sys, vlanroute.commands.emulate, vlanroute.emulate.failure, vlanroute.emulate.relearn; "
+    code = ("import sys, vlanroute.commands.emulate, vlanroute.emulate.failure, vlanroute.emulate.relearn, "
+            "vlanroute.emulate.traffic; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'scipy', 'netmiko') "
             "or m.startswith(('vlanroute.drivers', 'vlanroute.bundle.document', 'vlanroute.render'))))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,11 +9,10 @@ frames each cable must carry for a given all-to-all traffic pattern.
 from __future__ import annotations
 
 import ipaddress
+import pickle
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pickle
 
 # Only light modules here: the emulation in the VM imports this module, and under TCG
 # pydantic, the plan document's models and the switch families took about 12 s of its 18 s

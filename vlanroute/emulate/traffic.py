@@ -36,7 +36,7 @@ from vlanroute.emulate.run import (
     load_modules,
     remove_stale_namespaces,
 )
-from vlanroute.emulate.spec import EmulationSpec, load
+from vlanroute.emulate.spec import EmulationSpec, load, preload, save_specs
 from vlanroute.natural import natsorted
 
 if TYPE_CHECKING:
@@ -123,14 +123,18 @@ class TrafficReport:
             lines.append(f"aborted: {self.aborted}")
         return "\n".join(lines)
 
+    def plain_json(self) -> dict[str, object]:
+        """The report's fields, unchecked: what the VM writes (report_from_json reads it back
+        on the host), so that pydantic stays out of the VM."""
+        return {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "queue": self.queue, "goodput": GOODPUT,
+                "notes": self.notes, "aborted": self.aborted,
+                "rows": [{**r.__dict__, "ratio": round(r.ratio, 4),
+                          "tcp_ratio": round(r.tcp_ratio, 4)} for r in self.rows]}
+
     def to_json(self) -> dict[str, object]:
         """The --json object (schemas/outputs.py's EmulateTrafficDocument, whose schema is generated)."""
         from vlanroute.schemas.outputs import EmulateTrafficDocument
-        return EmulateTrafficDocument.model_validate(
-            {"outdir": self.outdir, "rate_mbit": self.rate_mbit, "queue": self.queue, "goodput": GOODPUT,
-             "notes": self.notes, "aborted": self.aborted,
-             "rows": [{**r.__dict__, "ratio": round(r.ratio, 4),
-                       "tcp_ratio": round(r.tcp_ratio, 4)} for r in self.rows]}).to_json()
+        return EmulateTrafficDocument.model_validate(self.plain_json()).to_json()
 
 
 def switch_order(spec: EmulationSpec) -> list[str]:
@@ -394,9 +398,10 @@ def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
         shutil.copytree(outdir, work / "outdir")
         (work / "traffic.json").write_text(json.dumps({"options": dataclasses.asdict(opt),
                                                        "prediction": prediction.to_json()}))
+        save_specs([work / "outdir"], work / "specs.pickle")     # as run.run_in_vm: no pydantic in the VM
         python, py_env = lean_python()
         args = [*python, "-m", "vlanroute.emulate.traffic", str(work / "traffic.json"), str(work / "outdir"),
-                str(work / "report.json")]
+                str(work / "report.json"), str(work / "specs.pickle")]
         result = vm.run_in_vm(" ".join(shlex.quote(a) for a in args), work,
                               vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
                               on_line=lambda line: log(line.rstrip("\n")))
@@ -412,15 +417,16 @@ def run_traffic_in_vm(outdir: Path, opt: TrafficOptions, timeout_s: float,
 
 
 def main(argv: list[str]) -> int:
-    """In the VM: `python -m vlanroute.emulate.traffic TRAFFIC_JSON OUTDIR REPORT_JSON`."""
+    """In the VM: `python -m vlanroute.emulate.traffic TRAFFIC_JSON OUTDIR REPORT_JSON SPECS`."""
     setup, outdir, report_file = json.loads(Path(argv[0]).read_text()), Path(argv[1]), Path(argv[2])
+    preload(Path(argv[3]))
     options = setup["options"]
     opt = TrafficOptions(**{**options, "patterns": tuple(options["patterns"])})
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     report = run_traffic(outdir, opt, log, Prediction.from_json(setup["prediction"]))
-    report_file.write_text(json.dumps(report.to_json(), indent=1) + "\n")
+    report_file.write_text(json.dumps(report.plain_json(), indent=1) + "\n")
     return 0
 
 
