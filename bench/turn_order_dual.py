@@ -163,6 +163,13 @@ class OrderLP:
         return float(res.fun), floor, gain, tflow
 
 
+def save_order(path: str, dims: list[int], floor: float, arcs: list, keys: np.ndarray) -> None:
+    """The order as bench/orders/ keeps it: one key per channel (a, b), and its floor."""
+    with open(path, "w") as fh:
+        json.dump({"dims": dims, "floor": floor,
+                   "channel_keys": [[a, b, float(k)] for (a, b), k in zip(arcs, keys)]}, fh, indent=0)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dims", type=int, nargs=2)
@@ -305,15 +312,7 @@ def main():
                 best_floor, floor_key = tf, key.copy()
                 msg = " NEW BEST FLOOR"
                 if args.save:
-                    json.dump(
-                        {
-                            "dims": args.dims,
-                            "floor": tf,
-                            "channel_keys": [[a, b, float(k)] for (a, b), k in zip(lp.arcs, floor_key)],
-                        },
-                        open(args.save, "w"),
-                        indent=0,
-                    )
+                    save_order(args.save, args.dims, tf, lp.arcs, floor_key)
             print(
                 f"{time.process_time() - t0:7.0f}s step {steps} evals {evals}: best obj {obj:.4f} floor {tf:.4f}{msg}",
                 flush=True,
@@ -336,15 +335,7 @@ def main():
         f"end: steps {steps} evals {evals} cpu {time.process_time() - t0:.0f}s best floor (min-max LP re-solve) {fl:.4f}"
     )
     if args.save:
-        json.dump(
-            {
-                "dims": args.dims,
-                "floor": fl,
-                "channel_keys": [[a, b, float(k)] for (a, b), k in zip(lp.arcs, floor_key)],
-            },
-            open(args.save, "w"),
-            indent=0,
-        )
+        save_order(args.save, args.dims, fl, lp.arcs, floor_key)
 
 
 if __name__ == "__main__":
