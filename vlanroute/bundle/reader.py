@@ -25,8 +25,6 @@ CABLING_HEADER = HEADER
 OUTDIR_FIX = "give the OUTDIR written by `vlanroute render INVENTORY -o OUTDIR`"
 
 
-
-
 def read_text(path: Path) -> str:
     """A file of OUTDIR: a regular UTF-8 file within BUNDLE_LIMIT (vlanroute.safeio.reading)."""
     return read_text_file(path, limit=BUNDLE_LIMIT, what="bundle file",
