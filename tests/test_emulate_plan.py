@@ -130,6 +130,11 @@ def test_preload_refuses_a_file_that_holds_no_specs(tmp_path: Path, monkeypatch:
     (tmp_path / "specs.pickle").write_bytes(pickle.dumps({tmp_path: "not a spec"}))
     with pytest.raises(UserError, match="not a file of emulation specs"):
         emulate_plan.preload(tmp_path / "specs.pickle")
+    (tmp_path / "specs.pickle").write_text("garbage\n")
+    with pytest.raises(UserError, match="not a file of emulation specs"):
+        emulate_plan.preload(tmp_path / "specs.pickle")
+    with pytest.raises(UserError, match="cannot read the emulation specs"):
+        emulate_plan.preload(tmp_path / "missing.pickle")
     assert emulate_plan._PRELOADED == {}
 
 

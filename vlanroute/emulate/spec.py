@@ -261,7 +261,13 @@ def save_specs(outdirs: list[Path], file: Path) -> None:
 def preload(file: Path) -> None:
     """Make `load` return the specs `save_specs` wrote to FILE. Only for a FILE this
     program wrote itself (the VM's private work directory): unpickling runs code."""
-    specs = pickle.loads(file.read_bytes())
+    fix = "drop --in-vm-specs: `vlanroute emulate --kernel vm` passes it to its VM itself"
+    try:
+        specs = pickle.loads(file.read_bytes())
+    except OSError as exc:
+        raise UserError(f"cannot read the emulation specs: {exc.strerror or exc}", file=str(file), fix=fix) from None
+    except Exception:  # noqa: BLE001 - a damaged pickle raises almost anything; all mean the same here
+        specs = None
     if not isinstance(specs, dict) or not all(isinstance(s, EmulationSpec) for s in specs.values()):
-        raise UserError("not a file of emulation specs", file=str(file))
+        raise UserError("not a file of emulation specs", file=str(file), fix=fix)
     _PRELOADED.update(specs)
