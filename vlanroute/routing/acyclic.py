@@ -24,15 +24,17 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   dependency or can be added without a cycle (routing/depgraph.py).
 - Rip-up and re-route: ROUNDS more passes route every source again (one by one) against
   the others' loads, its own dependencies removed first; the plan with the least maximum
-  load is kept. Several escape roots (every switch, up to SCAN switches), two load
-  sharpnesses, the one-source-after-another start and the turns engine's routes compete
-  (fewer on fabrics above BIG switches); up to BIG switches each gets PROBE passes and the
-  best NEGOTIATE the rest (above: every attempt all passes, the best one negotiated).
+  load is kept. Several escape roots (every switch, up to SCAN switches, or IRREGULAR on
+  fabrics that do not look the same from every switch), two load sharpnesses, the
+  one-source-after-another start and the turns engine's routes compete (fewer on larger
+  fabrics); each gets PROBE passes and the best NEGOTIATE the rest (above those sizes:
+  every attempt all passes, the best one negotiated).
 - Negotiated congestion (routing/acyclic_negotiate.py): the routes of those best attempts
   are routed again and again with their channel order fixed (PathFinder's present and
   history costs), which the growing search cannot do once the sources hold every turn:
   on the degraded 6x6 torus 1.7x the optimum falls to 1.39x. The escape root matters most
-  there (negotiated plans from 1.39x to 2.0x over the 36 roots), hence every switch tried.
+  there (negotiated plans from 1.39x to 2.0x over the 36 roots; 1.6x to 12x over the 64 of
+  an 8x8 torus with 6 cables gone), hence every switch tried.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.select import forced_routes
+from vlanroute.routing.symmetry import translation_symmetric
 from vlanroute.routing.trees import ParentMap, reroot
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
@@ -57,6 +60,11 @@ BIG = 48            # ...and both sharpnesses, on fabrics up to this many switch
 # degraded torus, 6 on the dragonfly (bench/quality.py; 2, 3, 8, 12 measured worse).
 SHARPNESS = (4.0, 6.0)
 SCAN = 36           # every switch is tried as the escape root up to this many switches (time)
+# ...and up to this many on fabrics that do not look the same from every switch
+# (routing/symmetry.py), where the root decides most: on 8x8 tori with 3 to 6 cables gone
+# the scan took plans from 1.9-3.0x the optimum to 1.37-1.57x (about 30 s of CPU against
+# 5 s). On a translation-symmetric grid the roots differ only in tie-breaks.
+IRREGULAR = 64
 PROBE = 1           # rounds every attempt gets before the best NEGOTIATE get the other rounds,
 NEGOTIATE = 4       # and negotiation on their channel order (1 above BIG)
 # Negotiation's hot-link targets, over the distance bound (1.2 to 1.5 measured; 1.3 and 1.4
@@ -317,12 +325,14 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     g = topo.simple()
     first = central_switch(topo)
     by_degree = sorted(topo.switches, key=lambda s: (-g.degree(s), topo.index(s)))
-    small = len(topo.switches) <= BIG
+    n = len(topo.switches)
+    irregular = n <= IRREGULAR and not translation_symmetric(topo, host_count)
+    small = n <= BIG or irregular
     roots = [first, *[s for s in by_degree if s != first][:ROOTS - 1]]
     sharps = SHARPNESS if small else SHARPNESS[-1:]
     # (escape root or None for `start`, sharpness, all sources at once or one by one)
     attempts: list[tuple[str | None, float, bool]] = [(r, x, True) for x in sharps for r in roots[:ROOTS if small else 1]]
-    if len(topo.switches) <= SCAN:
+    if n <= SCAN or irregular:
         # Every switch as the escape root at the first sharpness: the root shapes the
         # channel order that negotiation later keeps (on the degraded 6x6 torus the
         # negotiated plans ranged from 1.39x to 2.0x the optimum over the roots).

@@ -37,6 +37,7 @@ import numpy as np
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
+from vlanroute.routing.symmetry import translation_symmetric
 
 LP_VARIABLES = 50_000      # sources x directed neighbour pairs: the full LP's size limit
 
@@ -83,24 +84,10 @@ def lp_bound(topo: Topology, host_count: dict[str, int]) -> float:
 def symmetric_lp_bound(topo: Topology, host_count: dict[str, int]) -> float | None:
     """The LP optimum from one source's flow on a translation-symmetric grid with equal
     hosts per switch (module docstring); None where the symmetry does not hold."""
-    if topo.dims is None or any(c is None for c in topo.coords.values()):
-        return None
-    counts = {host_count.get(s, 0) for s in topo.switches}
-    if len(counts) != 1 or 0 in counts:
+    if not translation_symmetric(topo, host_count):
         return None
     dims = topo.dims
-    at = {c: s for s, c in topo.coords.items() if c is not None}
-    if len(at) != len(topo.switches):
-        return None
-    arcs = topo.arc_cables()
-    def shift(s: str, d: int) -> str:
-        c = topo.coords[s]
-        assert c is not None
-        return at[c[:d] + ((c[d] + 1) % dims[d],) + c[d + 1:]]
-
-    for d in range(len(dims)):
-        if any(arcs.get((shift(a, d), shift(b, d))) != n for (a, b), n in arcs.items()):
-            return None
+    assert dims is not None
 
     def displacement(arc: tuple[str, str]) -> tuple[int, ...]:
         ca, cb = topo.coords[arc[0]], topo.coords[arc[1]]
@@ -108,7 +95,7 @@ def symmetric_lp_bound(topo: Topology, host_count: dict[str, int]) -> float | No
         return tuple((y - x) % n for x, y, n in zip(ca, cb, dims))
 
     src = topo.switches[0]
-    h = next(iter(counts))
+    h = host_count[src]
     demands = {src: {t: h * h for t in topo.switches if t != src}}
     return _solve(topo, [src], demands, displacement)
 
