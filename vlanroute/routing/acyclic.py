@@ -25,7 +25,7 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
 - Rip-up and re-route: ROUNDS more passes route every source again (one by one) against
   the others' loads, its own dependencies removed first; the plan with the least maximum
   load is kept. Several escape roots (every switch, up to SCAN switches, or IRREGULAR on
-  fabrics that do not look the same from every switch), two load sharpnesses, the
+  custom topologies), two load sharpnesses, the
   one-source-after-another start and the turns engine's routes compete (fewer on larger
   fabrics); each gets PROBE passes and the best NEGOTIATE the rest (above those sizes:
   every attempt all passes, the best one negotiated).
@@ -48,7 +48,6 @@ from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.symmetry import translation_symmetric
 from vlanroute.routing.trees import ParentMap, reroot
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
@@ -60,10 +59,11 @@ BIG = 48            # ...and both sharpnesses, on fabrics up to this many switch
 # degraded torus, 6 on the dragonfly (bench/quality.py; 2, 3, 8, 12 measured worse).
 SHARPNESS = (4.0, 6.0)
 SCAN = 36           # every switch is tried as the escape root up to this many switches (time)
-# ...and up to this many on fabrics that do not look the same from every switch
-# (routing/symmetry.py), where the root decides most: on 8x8 tori with 3 to 6 cables gone
-# the scan took plans from 1.9-3.0x the optimum to 1.37-1.57x (about 30 s of CPU against
-# 5 s). On a translation-symmetric grid the roots differ only in tie-breaks.
+# ...and up to this many on custom topologies (what failed cables leave of a torus, leaf-spines,
+# dragonflies, random graphs), where the root decides most: on 8x8 tori with 3 to 6 cables
+# gone the scan took plans from 1.9-3.0x the optimum to 1.37-1.63x (about 30 s of CPU against
+# 7 s). Generated grids keep SCAN: on a torus, ring or hyper-crossbar every root looks the
+# same but for tie-breaks, and meshes and hyper-crossbars are deadlock-free in dimension order.
 IRREGULAR = 64
 PROBE = 1           # rounds every attempt gets before the best NEGOTIATE get the other rounds,
 NEGOTIATE = 4       # and negotiation on their channel order (1 above BIG)
@@ -326,7 +326,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     first = central_switch(topo)
     by_degree = sorted(topo.switches, key=lambda s: (-g.degree(s), topo.index(s)))
     n = len(topo.switches)
-    irregular = n <= IRREGULAR and not translation_symmetric(topo, host_count)
+    irregular = n <= IRREGULAR and topo.kind == "custom"
     small = n <= BIG or irregular
     roots = [first, *[s for s in by_degree if s != first][:ROOTS - 1]]
     sharps = SHARPNESS if small else SHARPNESS[-1:]

@@ -4,9 +4,8 @@ A generated torus, ring, hyper-crossbar or complete graph with its coordinates i
 translation-symmetric when every unit translation (one coordinate shifted by one, modulo
 its dimension) maps switches onto switches and every directed pair onto a pair with the
 same cables, and every switch has the same hosts. Then nothing but tie-breaks tells one
-switch from another: the exact optimum needs one source's flow (routing/optimum.py), and
-the acyclic engine's escape roots are all alike (routing/acyclic.py). A torus with a
-failed cable, or unequal hosts, is not.
+switch from another, and the exact optimum needs one source's flow (routing/optimum.py).
+A torus with a failed cable, or unequal hosts, is not.
 """
 
 from __future__ import annotations
