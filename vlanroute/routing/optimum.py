@@ -37,7 +37,6 @@ import numpy as np
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
-from vlanroute.routing.symmetry import translation_symmetric
 
 LP_VARIABLES = 50_000      # sources x directed neighbour pairs: the full LP's size limit
 
@@ -84,10 +83,24 @@ def lp_bound(topo: Topology, host_count: dict[str, int]) -> float:
 def symmetric_lp_bound(topo: Topology, host_count: dict[str, int]) -> float | None:
     """The LP optimum from one source's flow on a translation-symmetric grid with equal
     hosts per switch (module docstring); None where the symmetry does not hold."""
-    if not translation_symmetric(topo, host_count):
+    if topo.dims is None or any(c is None for c in topo.coords.values()):
+        return None
+    counts = {host_count.get(s, 0) for s in topo.switches}
+    if len(counts) != 1 or 0 in counts:
         return None
     dims = topo.dims
-    assert dims is not None
+    at = {c: s for s, c in topo.coords.items() if c is not None}
+    if len(at) != len(topo.switches):
+        return None
+    arcs = topo.arc_cables()
+    def shift(s: str, d: int) -> str:
+        c = topo.coords[s]
+        assert c is not None
+        return at[c[:d] + ((c[d] + 1) % dims[d],) + c[d + 1:]]
+
+    for d in range(len(dims)):
+        if any(arcs.get((shift(a, d), shift(b, d))) != n for (a, b), n in arcs.items()):
+            return None
 
     def displacement(arc: tuple[str, str]) -> tuple[int, ...]:
         ca, cb = topo.coords[arc[0]], topo.coords[arc[1]]
@@ -95,7 +108,7 @@ def symmetric_lp_bound(topo: Topology, host_count: dict[str, int]) -> float | No
         return tuple((y - x) % n for x, y, n in zip(ca, cb, dims))
 
     src = topo.switches[0]
-    h = host_count[src]
+    h = next(iter(counts))
     demands = {src: {t: h * h for t in topo.switches if t != src}}
     return _solve(topo, [src], demands, displacement)
 
