@@ -68,8 +68,9 @@ IRREGULAR = 64
 PROBE = 1           # rounds every attempt gets before the best NEGOTIATE get the other rounds,
 NEGOTIATE = 4       # and negotiation on their channel order (1 above BIG)
 # Negotiation's hot-link targets, over the distance bound (1.2 to 1.5 measured; 1.3 and 1.4
-# best on the degraded and intact 6x6 tori; only the first above BIG)
-TARGETS = (1.3, 1.4)
+# best on the degraded and intact 6x6 tori, 1.5 on an 8x8 torus with 6 cables gone: 1.572x
+# the optimum to 1.449x; the best of all is kept; only the first above BIG)
+TARGETS = (1.3, 1.4, 1.5)
 
 
 @dataclass(frozen=True)
