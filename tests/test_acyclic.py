@@ -146,7 +146,7 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     # Above SCAN switches the escape roots are scanned only on custom topologies, up to
     # IRREGULAR switches (on 8x8 tori with cables gone the scan took the plans from 1.9-3.0x
     # the optimum to 1.37-1.63x, bench/degraded_tori.py); a generated torus keeps one root.
-    # Scaled down here: limits of 4 and 16 switches on 4x4 tori, intact and with two cables gone.
+    # Scaled down here: limits of 4 and 12 switches on 4x3 tori, intact and with two cables gone.
     import vlanroute.routing.acyclic as engine
     tried: list[str | None] = []
     grown = engine._Router.__init__
@@ -158,9 +158,9 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(engine._Router, "__init__", spy)
     monkeypatch.setattr(engine, "SCAN", 4)
     monkeypatch.setattr(engine, "BIG", 4)
-    monkeypatch.setattr(engine, "IRREGULAR", 16)
-    intact = Topology.from_generator("torus", [4, 4])
-    hosts = {s: 2 for s in intact.switches}
+    monkeypatch.setattr(engine, "IRREGULAR", 12)
+    intact = Topology.from_generator("torus", [4, 3])
+    hosts = {s: 1 for s in intact.switches}
     route(intact, hosts)
     assert len({r for r in tried if r is not None}) <= 2   # above BIG: one root grown together, two one by one
     tried.clear()
@@ -172,6 +172,6 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     assert all(spans(degraded, s, parents[s]) for s in degraded.switches)
     assert channel_dependencies_acyclic(parents, hosts)
     tried.clear()
-    monkeypatch.setattr(engine, "IRREGULAR", 15)
+    monkeypatch.setattr(engine, "IRREGULAR", 11)
     route(degraded, hosts)
     assert len({r for r in tried if r is not None}) <= 2
