@@ -81,29 +81,11 @@ class OrderLP:
         nflow = S * block
         extra = m if level is not None else 1
         nvar = nflow + extra
-        rows, cols, vals = [], [], []
-        b_eq = []
-        hi = np.full(nvar, np.inf)
+        lp = T.FlowRows(nvar)
         ubr, ubc = [], []
-        r0 = 0
         for s in range(S):
-            base = s * block
-            tv = base + np.arange(nt)
-            dv = base + nt + np.arange(m)
-            ov = base + nt + m + np.arange(m)
-            rows += [r0 + tout, r0 + tin, r0 + np.arange(m), r0 + np.arange(m)]
-            cols += [tv, tv, dv, ov]
-            vals += [np.ones(nt), -np.ones(nt), -np.ones(m), np.ones(m)]
-            b_eq += [0.0] * m
-            rows.append(r0 + m + self.head)
-            cols.append(dv)
-            vals.append(np.ones(m))
-            b_eq += [0.0 if v == s else 1.0 for v in range(n)]
-            r0 += m + n
-            hi[dv[self.head == s]] = 0.0
-            hi[ov[self.tail != s]] = 0.0
-            into = self.head == s
-            hi[tv[into[tout] | into[tin]]] = 0.0
+            demand = [0.0 if v == s else 1.0 for v in range(n)]
+            tv, ov = lp.add_source(s * block, s, tin, tout, self.head, self.tail, demand)
             ubr += [tout, np.arange(m)]
             ubc += [tv, ov]
         ubv = [np.ones(sum(len(c) for c in ubc))]
@@ -121,9 +103,7 @@ class OrderLP:
             b_ub = np.full(m, level * self.opt)
             c = np.zeros(nvar)
             c[nflow:] = 1.0
-        a_eq = coo_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r0, nvar)
-        ).tocsr()
+        a_eq = lp.a_eq(nvar).tocsr()
         a_ub = coo_matrix(
             (np.concatenate(ubv), (np.concatenate(ubr), np.concatenate(ubc))), shape=(m, nvar)
         ).tocsr()
@@ -132,8 +112,8 @@ class OrderLP:
             A_ub=a_ub,
             b_ub=b_ub,
             A_eq=a_eq,
-            b_eq=np.array(b_eq),
-            bounds=np.column_stack([np.zeros(nvar), hi]),
+            b_eq=np.array(lp.b_eq),
+            bounds=np.column_stack([np.zeros(nvar), lp.hi]),
             method="highs-ds",
         )
         if res.status == 2:

@@ -49,6 +49,52 @@ def turns_of(topo: Topology) -> list[tuple[Arc, Arc]]:
     return [(a, b) for a in arcs for b in out[a[1]] if b[1] != a[0]]
 
 
+class FlowRows:
+    """The per-source rows and bounds of the turn LPs below (and bench/turn_order_dual.py's),
+    gathered as coordinate lists; `add_source` appends one commodity."""
+
+    def __init__(self, nvar: int) -> None:
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
+        self.b_eq: list[float] = []
+        self.hi = np.full(nvar, np.inf)
+        self.r0 = 0
+
+    def add_source(self, base: int, source: int, t_in: np.ndarray, t_out: np.ndarray, head: np.ndarray,
+                   tail: np.ndarray, demand: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        """One commodity's variables from `base` (turn flows, deliveries, origins: one per
+        turn, channel, channel) and rows: per channel, inflow = outflow; per switch, what is
+        delivered there = `demand` (index `source`: the commodity's switch). Nothing enters
+        the source and only its own channels have an origin (upper bounds 0). Returns the
+        turn-flow and origin variables, whose sums per channel are its load."""
+        nt, m = len(t_in), len(head)
+        turn_vars = base + np.arange(nt)
+        deliver = base + nt + np.arange(m)
+        origin = base + nt + m + np.arange(m)
+        r0 = self.r0
+        # conservation per channel (row r0 + a): inflow - outflow = 0
+        self.rows += [r0 + t_out, r0 + t_in, r0 + np.arange(m), r0 + np.arange(m)]
+        self.cols += [turn_vars, turn_vars, deliver, origin]
+        self.vals += [np.ones(nt), -np.ones(nt), -np.ones(m), np.ones(m)]
+        self.b_eq += [0.0] * m
+        # demand per switch (row r0 + m + v)
+        self.rows.append(r0 + m + head)
+        self.cols.append(deliver)
+        self.vals.append(np.ones(m))
+        self.b_eq += demand
+        self.r0 += m + len(demand)
+        self.hi[deliver[head == source]] = 0.0
+        self.hi[origin[tail != source]] = 0.0
+        into = head == source
+        self.hi[turn_vars[into[t_out] | into[t_in]]] = 0.0
+        return turn_vars, origin
+
+    def a_eq(self, nvar: int) -> coo_matrix:
+        return coo_matrix((np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
+                          shape=(self.r0, nvar))
+
+
 def turn_floor(topo: Topology, host_count: dict[str, int], allowed: Allowed) -> float | None:
     """min L over splittable all-to-all flows using only allowed turns; None if some pair
     of switches with hosts has no route at all."""
@@ -64,52 +110,26 @@ def turn_floor(topo: Topology, host_count: dict[str, int], allowed: Allowed) -> 
     head = np.array([node[b] for _, b in arcs])
     tail = np.array([node[a] for a, _ in arcs])
     sources = [s for s in topo.switches if host_count.get(s, 0)]
-    n = len(topo.switches)
     block = nt + 2 * m                         # per source: turn flows, deliveries, origins
     nvar = len(sources) * block + 1
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    b_eq: list[float] = []
+    lp = FlowRows(nvar)
     ub_cols: list[np.ndarray] = []
     ub_rows: list[np.ndarray] = []
-    lo = np.zeros(nvar)
-    hi = np.full(nvar, np.inf)
-    r0 = 0
-    ones_t, ones_m = np.ones(nt), np.ones(m)
     for k, s in enumerate(sources):
-        base = k * block
-        turn_vars = base + np.arange(nt)
-        deliver = base + nt + np.arange(m)
-        origin = base + nt + m + np.arange(m)
-        # conservation per channel (row r0 + a): inflow - outflow = 0
-        rows += [r0 + t_out, r0 + t_in, r0 + np.arange(m), r0 + np.arange(m)]
-        cols += [turn_vars, turn_vars, deliver, origin]
-        vals += [ones_t, -ones_t, -ones_m, ones_m]
-        b_eq += [0.0] * m
-        # demand per switch (row r0 + m + v)
-        rows.append(r0 + m + head)
-        cols.append(deliver)
-        vals.append(ones_m)
-        b_eq += [0.0 if v == s else float(host_count[s] * host_count.get(v, 0)) for v in topo.switches]
-        r0 += m + n
-        # nothing enters the source; only the source's own channels have an origin
-        hi[deliver[head == node[s]]] = 0.0
-        hi[origin[tail != node[s]]] = 0.0
-        into_s = np.flatnonzero(head == node[s])
-        hi[base + np.flatnonzero(np.isin(t_out, into_s) | np.isin(t_in, into_s))] = 0.0
+        demand = [0.0 if v == s else float(host_count[s] * host_count.get(v, 0)) for v in topo.switches]
+        turn_vars, origin = lp.add_source(k * block, node[s], t_in, t_out, head, tail, demand)
         ub_rows += [t_out, np.arange(m)]
         ub_cols += [turn_vars, origin]
     ub_rows.append(np.arange(m))
     ub_cols.append(np.full(m, nvar - 1))
     ub_vals = np.concatenate([np.ones(sum(len(c) for c in ub_cols[:-1])),
                               -np.array([float(cables[a]) for a in arcs])])
-    a_eq = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r0, nvar)).tocsr()
+    a_eq = lp.a_eq(nvar).tocsr()
     a_ub = coo_matrix((ub_vals, (np.concatenate(ub_rows), np.concatenate(ub_cols))), shape=(m, nvar)).tocsr()
     c = np.zeros(nvar)
     c[-1] = 1.0
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=np.array(b_eq),
-                  bounds=np.column_stack([lo, hi]), method="highs-ipm")
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=np.array(lp.b_eq),
+                  bounds=np.column_stack([np.zeros(nvar), lp.hi]), method="highs-ipm")
     if res.status == 2:                        # infeasible: some pair cannot be routed
         return None
     if res.status != 0:
@@ -320,44 +340,24 @@ def diagonal_floor(topo: Topology, per: int, orbit_key: list[float], excess_over
     reps = [s for s in topo.switches if (topo.coords[s] or (0, 0))[1] == 0]
     block = nt + 2 * m
     nvar = len(reps) * block + 1
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    b_eq: list[float] = []
+    lp = FlowRows(nvar)
     ub_rows: list[np.ndarray] = []
     ub_cols: list[np.ndarray] = []
-    hi = np.full(nvar, np.inf)
-    r0 = 0
     for i, s in enumerate(reps):
-        base = i * block
-        turn_vars = base + np.arange(nt)
-        deliver = base + nt + np.arange(m)
-        origin = base + nt + m + np.arange(m)
-        rows += [r0 + t_out, r0 + t_in, r0 + np.arange(m), r0 + np.arange(m)]
-        cols += [turn_vars, turn_vars, deliver, origin]
-        vals += [np.ones(nt), -np.ones(nt), -np.ones(m), np.ones(m)]
-        b_eq += [0.0] * m
-        rows.append(r0 + m + head)
-        cols.append(deliver)
-        vals.append(np.ones(m))
-        b_eq += [0.0 if v == s else float(per * per) for v in topo.switches]
-        r0 += m + len(topo.switches)
-        hi[deliver[head == node[s]]] = 0.0
-        hi[origin[tail != node[s]]] = 0.0
-        into_s = np.flatnonzero(head == node[s])
-        hi[base + np.flatnonzero(np.isin(t_out, into_s) | np.isin(t_in, into_s))] = 0.0
+        demand = [0.0 if v == s else float(per * per) for v in topo.switches]
+        turn_vars, origin = lp.add_source(i * block, node[s], t_in, t_out, head, tail, demand)
         ub_rows += [orbit[t_out], orbit]
         ub_cols += [turn_vars, origin]
     classes = 4 * k
     ub_rows.append(np.arange(classes))
     ub_cols.append(np.full(classes, nvar - 1))
     ub_vals = np.concatenate([np.ones(sum(len(c) for c in ub_cols[:-1])), -np.ones(classes)])
-    a_eq = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r0, nvar)).tocsr()
+    a_eq = lp.a_eq(nvar).tocsr()
     a_ub = coo_matrix((ub_vals, (np.concatenate(ub_rows), np.concatenate(ub_cols))), shape=(classes, nvar)).tocsr()
     c = np.zeros(nvar)
     c[-1] = 1.0
     b_ub = np.zeros(classes)
-    bounds = np.column_stack([np.zeros(nvar), hi])
+    bounds = np.column_stack([np.zeros(nvar), lp.hi])
     if excess_over is not None:
         # the max-load column becomes the fixed level X; one excess variable per class
         a_ub = hstack([a_ub[:, :nvar - 1], csr_matrix((classes, 1)), -identity(classes)]).tocsr()
@@ -365,7 +365,7 @@ def diagonal_floor(topo: Topology, per: int, orbit_key: list[float], excess_over
         c = np.concatenate([np.zeros(nvar), np.ones(classes)])
         b_ub = np.full(classes, excess_over)
         bounds = np.vstack([bounds, np.column_stack([np.zeros(classes), np.full(classes, np.inf)])])
-    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.array(b_eq), bounds=bounds, method="highs-ipm")
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.array(lp.b_eq), bounds=bounds, method="highs-ipm")
     if res.status == 2:
         return None
     if res.status != 0:
