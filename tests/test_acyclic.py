@@ -12,13 +12,16 @@ import pytest
 from fabrics import channel_dependencies_acyclic, max_load
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_acyclic_negotiate import increasing
 from topologies import connected_graphs
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing.acyclic import guided_orders
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.registry import ENGINES
+from vlanroute.routing.shortest import shortest_routes
 
 ACYCLIC = ENGINES["acyclic"]
 
@@ -110,13 +113,13 @@ def test_targets_of_issue_23(fabric) -> None:
 @pytest.mark.slow
 def test_degraded_torus_figure() -> None:
     # Issue 23's target there (1.5x) is met: bench/quality.py and docs/routing-bounds.md report
-    # 1.392x the optimum on the 6x6 torus with 3 cables gone (1.698x before negotiation on a
-    # fixed channel order, up*/down* 3.26x).
+    # 1.324x the optimum on the 6x6 torus with 3 cables gone (1.392x before the guided orders
+    # and branch moves, 1.698x before negotiation on a fixed channel order, up*/down* 3.26x).
     topo, hosts = fabrics.degraded_torus()
     parents = route(topo, hosts)
     assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
-    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.392, abs=5e-4)
+    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.324, abs=5e-4)
 
 
 @pytest.mark.slow
@@ -175,3 +178,31 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(engine, "IRREGULAR", 11)
     route(degraded, hosts)
     assert len({r for r in tried if r is not None}) <= 2
+
+
+@settings(max_examples=15, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=3))
+def test_guided_orders_give_spanning_increasing_deadlock_free_trees(g: nx.Graph, per: int) -> None:
+    # Any guide will do for the invariants, even one full of dependency cycles: shortest paths.
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    hosts = {s: per + (i % 3 == 0) for i, s in enumerate(topo.switches)}
+    guide = shortest_routes(topo).parents
+    found = guided_orders(topo, hosts, guide, topo.switches[:3], (1.3,))
+    assert found
+    for load, _, trees, choices, rank in found:
+        assert choices.guided and all(spans(topo, s, trees[s]) for s in topo.switches)
+        assert all(increasing(s, trees[s], rank) for s in topo.switches)
+        assert channel_dependencies_acyclic(trees, hosts)
+        assert load == pytest.approx(max_load(topo, hosts, trees))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [3, 6, 8])
+def test_random_3_regular_graphs_of_other_seeds(seed: int) -> None:
+    # Issue 23's 1.5x holds for more of the kind than its table's graph (seed 1): these three
+    # were at 1.68x, 1.87x and 1.78x before the guided orders (bench/irregular_kinds.py).
+    topo, hosts = fabrics.random_regular(24, 3, seed)
+    parents = route(topo, hosts)
+    assert all(spans(topo, s, parents[s]) for s in topo.switches)
+    assert channel_dependencies_acyclic(parents, hosts)
+    assert max_load(topo, hosts, parents) <= 1.5 * optimum_bound(topo, hosts).value * (1 + 1e-9)

@@ -58,8 +58,10 @@ def command(as_json: bool, quiet: bool) -> int:
                   "default (no routing.algorithm): every engine plans, the least max link load wins; with 802.3x\n"
                   "  flow control the best deadlock-free plan wins unless it carries more than 1.25x that load.\n"
                   "acyclic: deadlock-free on any graph (Nue-like, no virtual lanes): load-balanced trees grown for all\n"
-                  "  sources at once, a turn refused only if it would close a dependency cycle, then re-routed many times\n"
-                  "  with that channel order fixed (negotiated congestion); 1.07x to 1.51x the optimum on irregular fabrics\n"
-                  "  of up to 36 switches (6x6 tori with 3 to 6 cables gone: 1.28x-1.42x), up to 3x on larger random\n"
-                  "  graphs, 1.3x-1.5x on tori (docs/routing-bounds.md); the default tries it up to 64 switches.")
+                  "  sources at once, a turn refused only if it would close a dependency cycle, and grown in orders that\n"
+                  "  admit the budget plan's heaviest turns first; then re-routed many times with the channel order fixed\n"
+                  "  (negotiated congestion) and single branches moved off the hottest links. 1.07x to 1.5x the optimum\n"
+                  "  on leaf-spines, dragonflies and random 3-regular graphs of up to 36 switches, 1.17x-1.41x on 6x6 and\n"
+                  "  8x8 tori with 3 to 6 cables gone, up to 2x on larger random graphs, 1.3x-1.5x on intact tori\n"
+                  "  (docs/routing-bounds.md); the default tries it up to 64 switches.")
     return ExitCode.OK

@@ -1,0 +1,155 @@
+"""Local search on a fixed channel order: the acyclic engine's last step.
+
+Negotiated congestion (routing/acyclic_negotiate.py) re-routes whole trees; it leaves a few
+links one destination too heavy where only an exact assignment is good enough (on a
+leaf-spine of 16 leaves and 8 spines every engine's trees put three destinations on some
+uplink, 1.6x the optimum, where two on each, 1.067x, exist). This step moves single
+branches: switch v of source s's tree gets another parent u, which moves the traffic of
+v's subtree from the old path s..v to the path s..u, v. A move is kept when no link it
+loads reaches the current maximum, so the links at the maximum get fewer, and with them
+the maximum in the end (hill climbing on (maximum, links at it)).
+
+A move is allowed only if the tree's routes still increase in the channel order (the
+turn into u -> v and every turn out of v), so the plan stays deadlock-free
+(Dally and Seitz 1987), as negotiation's does.
+"""
+
+from __future__ import annotations
+
+from vlanroute.model.topology import Topology
+from vlanroute.routing.acyclic_negotiate import add_tree_load
+from vlanroute.routing.trees import ParentMap, bfs_order
+
+Arc = tuple[str, str]
+EPS = 1e-9
+DEPTH = 2           # further moves an ejection chain may take
+PASSES = 200        # moves kept, at most (each lowers the links at the maximum by one or more)
+
+
+class _Trees:
+    """Trees, their loads per cable and the hosts below each switch of each tree."""
+
+    def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees: dict[str, ParentMap]) -> None:
+        cables = topo.arc_cables()
+        self.hosts = hosts
+        self.rank = rank
+        self.cap = {a: float(c) for a, c in cables.items()}
+        self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
+        for a, b in sorted(cables):
+            self.adj[a].append(b)
+        self.trees = {s: dict(t) for s, t in trees.items()}
+        arcs = sorted(cables)
+        arc_id = {a: i for i, a in enumerate(arcs)}
+        flat = [0.0] * len(arcs)
+        for s, t in self.trees.items():
+            add_tree_load(flat, arc_id, hosts, s, t, 1.0)
+        self.load = {a: flat[i] for i, a in enumerate(arcs)}
+
+    def peak(self) -> float:
+        return max((x / self.cap[a] for a, x in self.load.items()), default=0.0)
+
+    def path(self, src: str, v: str) -> list[Arc]:
+        tree, out = self.trees[src], []
+        while v != src:
+            out.append((tree[v], v))
+            v = tree[v]
+        return out
+
+    def below(self, src: str) -> tuple[dict[str, list[str]], dict[str, int]]:
+        """Children and hosts in each switch's subtree, for src's tree."""
+        tree = self.trees[src]
+        children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
+        for v, p in tree.items():
+            children[p].append(v)
+        count = {v: self.hosts.get(v, 0) for v in children}
+        for v in reversed(bfs_order(tree, src)[1:]):
+            count[tree[v]] += count[v]
+        return children, count
+
+    def try_move(self, src: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
+        """Move one branch of src's tree off the hot arc if no link it loads reaches `level`;
+        or if one link reaches it (not above) and, `depth` > 0, a further move takes a
+        branch of some tree off that link in turn (an ejection chain)."""
+        tree = self.trees[src]
+        hs = self.hosts.get(src, 0)
+        children, count = self.below(src)
+        # the switches whose path from src crosses the hot arc: the subtree under its head
+        stack, under = [hot[1]], []
+        while stack:
+            v = stack.pop()
+            under.append(v)
+            stack.extend(children[v])
+        inside = set(under)
+        for v in under:
+            demand = hs * count[v]
+            if not demand:
+                continue
+            old = self.path(src, v)
+            old_parent = tree[v]
+            out_ranks = [self.rank[(v, c)] for c in children[v]]
+            top = min(out_ranks, default=None)
+            for u in self.adj[v]:
+                if u == tree[v] or u in inside and self._in_subtree(tree, u, v):
+                    continue
+                arc = (u, v)
+                if top is not None and self.rank[arc] >= top:
+                    continue
+                if u != src and self.rank[(tree[u], u)] >= self.rank[arc]:
+                    continue
+                new = [arc, *self.path(src, u)]
+                delta: dict[Arc, float] = {}
+                for a in old:
+                    delta[a] = delta.get(a, 0.0) - demand
+                for a in new:
+                    delta[a] = delta.get(a, 0.0) + demand
+                if delta[hot] >= 0:
+                    continue                # u's path crosses the hot arc too: no progress
+                over = [a for a, d in delta.items() if d > 0 and (self.load[a] + d) / self.cap[a] >= level - EPS]
+                if len(over) > (1 if depth else 0) or any((self.load[a] + delta[a]) / self.cap[a] > level + EPS for a in over):
+                    continue
+                self._apply(src, v, u, delta, 1.0)
+                if not over:
+                    return True
+                # the one link it brought to the maximum: move some tree's branch off it in turn
+                nxt = over[0]
+                if any(self.trees[s].get(nxt[1]) == nxt[0] and self.try_move(s, nxt, level, depth - 1, sources)
+                       for s in sources):
+                    return True
+                self._apply(src, v, old_parent, delta, -1.0)
+        return False
+
+    def _apply(self, src: str, v: str, parent: str, delta: dict[Arc, float], sign: float) -> None:
+        for a, d in delta.items():
+            self.load[a] += sign * d
+        self.trees[src][v] = parent
+
+    @staticmethod
+    def _in_subtree(tree: ParentMap, u: str, v: str) -> bool:
+        """Whether u lies in v's subtree (walking up from u meets v)."""
+        while u in tree:
+            if u == v:
+                return True
+            u = tree[u]
+        return u == v
+
+
+def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int],
+           trees: dict[str, ParentMap]) -> tuple[float, dict[str, ParentMap]]:
+    """(max load per cable, trees) after moving branches off the most loaded links while
+    that lowers their number; `trees` must increase in `rank`, and the result does."""
+    t = _Trees(topo, hosts, rank, trees)
+    sources = sorted(t.trees, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
+    for _ in range(PASSES):
+        level = t.peak()
+        hot = [a for a, x in t.load.items() if x / t.cap[a] >= level - EPS]
+        moved = False
+        for arc in hot:
+            if t.load[arc] / t.cap[arc] < level - EPS:
+                continue            # an earlier move took it off the maximum already
+            for s in sources:
+                if t.trees[s].get(arc[1]) == arc[0] and t.try_move(s, arc, level, DEPTH, sources):
+                    moved = True
+                    break
+        if not moved:
+            break
+    return t.peak(), t.trees
