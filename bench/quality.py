@@ -122,6 +122,7 @@ def optimum_table(markdown: bool, quick: bool) -> None:
     cases = [
         ("leaf-spine 8x4, hosts on leaves", F.leaf_spine),
         ("leaf-spine 16x4, hosts on leaves", lambda: F.leaf_spine(16, 4)),
+        ("leaf-spine 16x8, hosts on leaves", lambda: F.leaf_spine(16, 8)),
         ("random 3-regular 24", F.random_regular),
         ("random 3-regular 48 (seed 2)", lambda: F.random_regular(48, 3, seed=2)),
         ("random 4-regular 64 (seed 3)", lambda: F.random_regular(64, 4, seed=3)),
