@@ -49,6 +49,13 @@ def test_negotiated_trees_span_increase_and_never_lose(g: nx.Graph, per: int, se
     start, rank = start_and_order(topo)
     scale = distance_sum(topo, hosts) / sum(topo.arc_cables().values())
     load, trees = negotiate(topo, hosts, rank, start, scale, rounds=6, seed=seed)
+    check_ordered_plan(topo, hosts, rank, start, load, trees)
+
+
+def check_ordered_plan(topo: Topology, hosts: dict[str, int], rank: dict[tuple[str, str], int],
+                       start: dict[str, dict[str, str]], load: float, trees: dict[str, dict[str, str]]) -> None:
+    """Trees that span over cables, increase in `rank` (so their dependency graph, computed
+    from the routes, is acyclic), carry the reported load and no more than `start`."""
     for src in topo.switches:
         tree = trees[src]
         assert set(tree) == set(topo.switches) - {src}
