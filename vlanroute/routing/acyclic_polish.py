@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic_negotiate import add_tree_load
-from vlanroute.routing.trees import ParentMap, bfs_order
+from vlanroute.routing.trees import Arc, ParentMap, bfs_order
 
-Arc = tuple[str, str]
 EPS = 1e-9
-DEPTH = 2           # further moves an ejection chain may take
-PASSES = 200        # moves kept, at most (each lowers the links at the maximum by one or more)
+DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
+PASSES = 200        # passes over the links at the maximum, at most (each pass that moves
+                    # something leaves fewer links at it, or a lower maximum)
 
 
 class _Trees:
