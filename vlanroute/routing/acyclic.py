@@ -63,7 +63,7 @@ from vlanroute.routing.budget import BUDGET
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.trees import Arc, ParentMap, bfs_order, reroot
+from vlanroute.routing.trees import Arc, ParentMap, reroot, source_arc_loads
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 
@@ -439,18 +439,14 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
 
 
 def dependency_weights(trees: dict[str, ParentMap], host_count: dict[str, int]) -> list[tuple[Arc, Arc]]:
-    """The turns of `trees`, the most traffic first (host pairs times hosts, summed)."""
-    weight: dict[tuple[Arc, Arc], int] = {}
+    """The turns of `trees`, the most traffic first (a turn into link p -> v carries what
+    the link carries for that source; summed over the sources)."""
+    weight: dict[tuple[Arc, Arc], float] = {}
     for src, tree in trees.items():
-        hs = host_count.get(src, 0)
-        below = {v: host_count.get(v, 0) for v in tree}
-        for v in reversed(bfs_order(tree, src)[1:]):
-            if tree[v] != src:
-                below[tree[v]] += below[v]
-        for v, p in tree.items():
-            if p != src and hs * below[v]:
+        for (p, v), load in source_arc_loads(tree, src, host_count):
+            if p != src:
                 turn = ((tree[p], p), (p, v))
-                weight[turn] = weight.get(turn, 0) + hs * below[v]
+                weight[turn] = weight.get(turn, 0.0) + load
     return sorted(weight, key=lambda t: (-weight[t], t))
 
 

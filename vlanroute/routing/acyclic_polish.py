@@ -17,8 +17,7 @@ turn into u -> v and every turn out of v), so the plan stays deadlock-free
 from __future__ import annotations
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import add_tree_load
-from vlanroute.routing.trees import Arc, ParentMap, bfs_order
+from vlanroute.routing.trees import Arc, ParentMap, path, source_arc_loads
 
 EPS = 1e-9
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
@@ -27,7 +26,7 @@ PASSES = 200        # passes over the links at the maximum, at most (each pass t
 
 
 class _Trees:
-    """Trees, their loads per cable and the hosts below each switch of each tree."""
+    """Trees and their loads per pair of switches and direction (over `cap` cables)."""
 
     def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees: dict[str, ParentMap]) -> None:
         cables = topo.arc_cables()
@@ -35,44 +34,33 @@ class _Trees:
         self.rank = rank
         self.cap = {a: float(c) for a, c in cables.items()}
         self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
+        self.load: dict[Arc, float] = {}
         for a, b in sorted(cables):
             self.adj[a].append(b)
+            self.load[(a, b)] = 0.0
         self.trees = {s: dict(t) for s, t in trees.items()}
-        arcs = sorted(cables)
-        arc_id = {a: i for i, a in enumerate(arcs)}
-        flat = [0.0] * len(arcs)
         for s, t in self.trees.items():
-            add_tree_load(flat, arc_id, hosts, s, t, 1.0)
-        self.load = {a: flat[i] for i, a in enumerate(arcs)}
+            for arc, x in source_arc_loads(t, s, hosts):
+                self.load[arc] += x
 
     def peak(self) -> float:
         return max((x / self.cap[a] for a, x in self.load.items()), default=0.0)
 
     def path(self, src: str, v: str) -> list[Arc]:
-        tree, out = self.trees[src], []
-        while v != src:
-            out.append((tree[v], v))
-            v = tree[v]
-        return out
-
-    def below(self, src: str) -> tuple[dict[str, list[str]], dict[str, int]]:
-        """Children and hosts in each switch's subtree, for src's tree."""
-        tree = self.trees[src]
-        children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
-        for v, p in tree.items():
-            children[p].append(v)
-        count = {v: self.hosts.get(v, 0) for v in children}
-        for v in reversed(bfs_order(tree, src)[1:]):
-            count[tree[v]] += count[v]
-        return children, count
+        """The links from src to v in src's tree."""
+        nodes = path(self.trees[src], src, v)
+        return list(zip(nodes, nodes[1:]))
 
     def try_move(self, src: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
         """Move one branch of src's tree off the hot arc if no link it loads reaches `level`;
         or if one link reaches it (not above) and, `depth` > 0, a further move takes a
         branch of some tree off that link in turn (an ejection chain)."""
         tree = self.trees[src]
-        hs = self.hosts.get(src, 0)
-        children, count = self.below(src)
+        children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
+        for v, p in tree.items():
+            children[p].append(v)
+        # what each switch's branch carries: src's traffic to the hosts below it
+        carried = {v: x for (_, v), x in source_arc_loads(tree, src, self.hosts)}
         # the switches whose path from src crosses the hot arc: the subtree under its head
         stack, under = [hot[1]], []
         while stack:
@@ -81,7 +69,7 @@ class _Trees:
             stack.extend(children[v])
         inside = set(under)
         for v in under:
-            demand = hs * count[v]
+            demand = carried.get(v, 0.0)
             if not demand:
                 continue
             old = self.path(src, v)
