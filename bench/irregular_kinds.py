@@ -1,12 +1,15 @@
 """Benchmark: the deadlock-free engine on more fabrics of issue 23's irregular kinds than
-bench/quality.py's fixed rows: random 3-regular graphs of 24 switches over ten seeds,
-dragonflies of several shapes, leaf-spines of several shapes (hosts on the leaves).
+bench/quality.py's fixed rows: random 3-regular graphs of 24 switches over ten seeds and of
+48 switches over five, dragonflies of several shapes, leaf-spines of several shapes (hosts
+on the leaves).
 
 Run: python bench/irregular_kinds.py [--markdown]
 
 Per fabric, 4 hosts per (hosted) switch: `acyclic`'s all-to-all max link load over the
 exact optimum (routing/optimum.py's LP), whether its channel dependency graph is acyclic
-(computed from the routes), its CPU seconds, and where one is known a floor for any plan
+(computed from the routes), whether the order LP refined its channel order (custom fabrics
+of 40 to 64 switches, routing/acyclic_refine.py), its CPU seconds, and where one is known a
+floor for any plan
 with one tree per source switch: on a leaf-spine of L leaves and S spines a leaf sends each
 other leaf's traffic through one spine, so some uplink carries ceil((L-1)/S) leaves' worth
 (pigeonhole) against the optimum's (L-1)/S.
@@ -38,6 +41,8 @@ def cases() -> list[tuple[str, Fabric, float | None]]:
     out: list[tuple[str, Fabric, float | None]] = []
     for seed in range(10):
         out.append((f"random 3-regular 24, seed {seed}", lambda seed=seed: F.random_regular(24, 3, seed), None))
+    for seed in range(5):
+        out.append((f"random 3-regular 48, seed {seed}", lambda seed=seed: F.random_regular(48, 3, seed), None))
     for groups, routers in [(4, 4), (5, 4), (6, 3), (6, 4), (7, 4), (8, 4), (9, 3), (9, 4), (8, 5)]:
         out.append((f"dragonfly {groups} groups x {routers}",
                     lambda g=groups, r=routers: F.dragonfly(g, r), None))
@@ -49,12 +54,12 @@ def cases() -> list[tuple[str, Fabric, float | None]]:
 
 def main() -> None:
     markdown = "--markdown" in sys.argv[1:]
-    head = ["fabric", "acyclic", "df", "cpu s", "tree floor"]
+    head = ["fabric", "acyclic", "df", "refined", "cpu s", "tree floor"]
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
     else:
-        print(f"{head[0]:<34} {head[1]:>8} {head[2]:>4} {head[3]:>6} {head[4]:>10}")
+        print(f"{head[0]:<34} {head[1]:>8} {head[2]:>4} {head[3]:>7} {head[4]:>6} {head[5]:>10}")
     engine = ENGINES["acyclic"]
     for title, make, floor in cases():
         topo, hosts = make()
@@ -63,12 +68,13 @@ def main() -> None:
         routes = engine.route(topo, hosts, engine.params(topo, Options()))
         took = time.process_time() - c0
         cells = [title, f"{F.max_load(topo, hosts, routes.parents) / opt:.3f}",
-                 "yes" if F.channel_dependencies_acyclic(routes.parents, hosts) else "NO", f"{took:.1f}",
+                 "yes" if F.channel_dependencies_acyclic(routes.parents, hosts) else "NO",
+                 "yes" if routes.choices.record().get("refined") else "-", f"{took:.1f}",
                  f"{floor:.3f}" if floor is not None else "-"]
         if markdown:
             print("| " + " | ".join(cells) + " |", flush=True)
         else:
-            print(f"{cells[0]:<34} {cells[1]:>8} {cells[2]:>4} {cells[3]:>6} {cells[4]:>10}", flush=True)
+            print(f"{cells[0]:<34} {cells[1]:>8} {cells[2]:>4} {cells[3]:>7} {cells[4]:>6} {cells[5]:>10}", flush=True)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,12 @@ from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.updown import central_switch, updown_routes
 
 
+def hosted(g: nx.Graph, per: int) -> tuple[Topology, dict[str, int]]:
+    """The fabric of a drawn graph, `per` hosts per switch and one more on every third."""
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    return topo, {s: per + (i % 3 == 0) for i, s in enumerate(topo.switches)}
+
+
 def start_and_order(topo: Topology) -> tuple[dict[str, dict[str, str]], dict[tuple[str, str], int]]:
     """up*/down* trees and one topological order of their channel dependencies (networkx),
     every arc ranked; the order is shuffled among equally free arcs by a seeded random key."""
@@ -44,8 +50,7 @@ def increasing(src: str, tree: dict[str, str], rank: dict[tuple[str, str], int])
 @settings(max_examples=30, deadline=None)
 @given(connected_graphs(), st.integers(min_value=1, max_value=3), st.integers(min_value=0, max_value=3))
 def test_negotiated_trees_span_increase_and_never_lose(g: nx.Graph, per: int, seed: int) -> None:
-    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
-    hosts = {s: per + (i % 3 == 0) for i, s in enumerate(topo.switches)}
+    topo, hosts = hosted(g, per)
     start, rank = start_and_order(topo)
     scale = distance_sum(topo, hosts) / sum(topo.arc_cables().values())
     load, trees = negotiate(topo, hosts, rank, start, scale, rounds=6, seed=seed)

@@ -14,7 +14,7 @@ import pytest
 from fabrics import channel_dependencies_acyclic, max_load
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_acyclic_negotiate import check_ordered_plan, start_and_order
+from test_acyclic_negotiate import check_ordered_plan, hosted, start_and_order
 from topologies import connected_graphs
 
 from vlanroute.model.topology import Topology
@@ -29,8 +29,7 @@ from vlanroute.routing.registry import ENGINES
 @settings(max_examples=30, deadline=None)
 @given(connected_graphs(), st.integers(min_value=1, max_value=3), st.booleans())
 def test_polished_trees_span_increase_and_never_lose(g: nx.Graph, per: int, negotiated: bool) -> None:
-    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
-    hosts = {s: per + (i % 3 == 0) for i, s in enumerate(topo.switches)}
+    topo, hosts = hosted(g, per)
     start, rank = start_and_order(topo)
     if negotiated:
         scale = distance_sum(topo, hosts) / sum(topo.arc_cables().values())

@@ -35,64 +35,10 @@ from scipy.sparse import coo_matrix, csr_matrix, hstack, identity
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.depgraph import DependencyGraph
+from vlanroute.routing.order_lp import FlowRows, turns_of  # noqa: F401  (bench/turn_order_*.py use them from here)
 
 Arc = tuple[str, str]
 Allowed = Callable[[Arc, Arc], bool]
-
-
-def turns_of(topo: Topology) -> list[tuple[Arc, Arc]]:
-    """Every turn of the topology: a into a switch, b out of it, b not straight back."""
-    arcs = sorted(topo.arc_cables())
-    out: dict[str, list[Arc]] = {s: [] for s in topo.switches}
-    for a in arcs:
-        out[a[0]].append(a)
-    return [(a, b) for a in arcs for b in out[a[1]] if b[1] != a[0]]
-
-
-class FlowRows:
-    """The per-source rows and bounds of the turn LPs below (and bench/turn_order_dual.py's),
-    gathered as coordinate lists; `add_source` appends one commodity."""
-
-    def __init__(self, nvar: int) -> None:
-        self.rows: list[np.ndarray] = []
-        self.cols: list[np.ndarray] = []
-        self.vals: list[np.ndarray] = []
-        self.b_eq: list[float] = []
-        self.hi = np.full(nvar, np.inf)
-        self.r0 = 0
-
-    def add_source(self, base: int, source: int, t_in: np.ndarray, t_out: np.ndarray, head: np.ndarray,
-                   tail: np.ndarray, demand: list[float]) -> tuple[np.ndarray, np.ndarray]:
-        """One commodity's variables from `base` (turn flows, deliveries, origins: one per
-        turn, channel, channel) and rows: per channel, inflow = outflow; per switch, what is
-        delivered there = `demand` (index `source`: the commodity's switch). Nothing enters
-        the source and only its own channels have an origin (upper bounds 0). Returns the
-        turn-flow and origin variables, whose sums per channel are its load."""
-        nt, m = len(t_in), len(head)
-        turn_vars = base + np.arange(nt)
-        deliver = base + nt + np.arange(m)
-        origin = base + nt + m + np.arange(m)
-        r0 = self.r0
-        # conservation per channel (row r0 + a): inflow - outflow = 0
-        self.rows += [r0 + t_out, r0 + t_in, r0 + np.arange(m), r0 + np.arange(m)]
-        self.cols += [turn_vars, turn_vars, deliver, origin]
-        self.vals += [np.ones(nt), -np.ones(nt), -np.ones(m), np.ones(m)]
-        self.b_eq += [0.0] * m
-        # demand per switch (row r0 + m + v)
-        self.rows.append(r0 + m + head)
-        self.cols.append(deliver)
-        self.vals.append(np.ones(m))
-        self.b_eq += demand
-        self.r0 += m + len(demand)
-        self.hi[deliver[head == source]] = 0.0
-        self.hi[origin[tail != source]] = 0.0
-        into = head == source
-        self.hi[turn_vars[into[t_out] | into[t_in]]] = 0.0
-        return turn_vars, origin
-
-    def a_eq(self, nvar: int) -> coo_matrix:
-        return coo_matrix((np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
-                          shape=(self.r0, nvar))
 
 
 def turn_floor(topo: Topology, host_count: dict[str, int], allowed: Allowed) -> float | None:
