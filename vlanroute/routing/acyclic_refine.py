@@ -67,7 +67,8 @@ def worth_refining(topo: Topology, host_count: dict[str, int], load: float) -> b
 def refine_order(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
                  candidates: int = CANDIDATES) -> tuple[np.ndarray, OrderSolution]:
     """A channel order (one key per channel of `lp.arcs`) whose LP load is at most that of
-    `rank`, and its LP solution: greedy moves priced by the duals (module docstring)."""
+    `rank`, and its LP solution: the best order of a tabu walk whose moves the duals price
+    (module docstring)."""
     key = np.array([float(rank[a]) for a in lp.arcs])
     sol = lp.solve(key)
     assert sol is not None, "an order that a plan's routes increase in routes every pair"
