@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 import networkx as nx
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
 from vlanroute.model.topology import Topology
+
+if TYPE_CHECKING:
+    from scipy.sparse import coo_matrix
 
 Arc = tuple[str, str]
 
@@ -96,6 +99,7 @@ class FlowRows:
         return turn_vars, origin
 
     def a_eq(self, nvar: int) -> coo_matrix:
+        from scipy.sparse import coo_matrix      # on first use, as in optimum.py: 0.5 s on every CLI start
         return coo_matrix((np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
                           shape=(self.r0, nvar))
 
@@ -136,6 +140,9 @@ class OrderLP:
     def solve(self, key: np.ndarray) -> OrderSolution | None:
         """The LP for the order `key` (one float per channel of `arcs`); None if some pair
         of switches with hosts has no route that increases in it."""
+        # scipy on first use, as in optimum.py: importing it costs every command 0.5 s
+        from scipy.optimize import linprog
+        from scipy.sparse import coo_matrix
         m, nsrc = len(self.arcs), len(self.sources)
         allowed = key[self.t_in] < key[self.t_out]
         al = np.flatnonzero(allowed)
