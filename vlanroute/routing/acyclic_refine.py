@@ -31,6 +31,8 @@ random 3-regular graphs of 48 switches, seeds 0 to 4, from 1.781, 1.343, 2.031, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from vlanroute.model.topology import Topology
@@ -156,7 +158,7 @@ def rounded_trees(topo: Topology, lp: OrderLP, rank: dict[Arc, int],
         most: dict[str, float] = {}
         for i, (_, v) in enumerate(lp.arcs):
             most[v] = max(most.get(v, 0.0), float(flow[i]))
-        tree = _grow(src, lp.arcs, in_order, rank, lambda i, v: flow[i] >= SHARE * most[v] - EPS)
+        tree = _grow(src, lp.arcs, in_order, rank, lambda i, v: bool(flow[i] >= SHARE * most[v] - EPS))
         for v in topo.switches:
             if v != src and v not in tree:
                 x = v
@@ -167,7 +169,8 @@ def rounded_trees(topo: Topology, lp: OrderLP, rank: dict[Arc, int],
     return trees
 
 
-def _grow(src: str, arcs: list[Arc], in_order: list[int], rank: dict[Arc, int], take: object) -> ParentMap:
+def _grow(src: str, arcs: list[Arc], in_order: list[int], rank: dict[Arc, int],
+          take: Callable[[int, str], bool] | None) -> ParentMap:
     """A tree grown over the channels in order: a channel u -> v joins when u is in the tree
     (entered lower) and v is not, and `take(i, v)` agrees (None: always, earliest arrival)."""
     entry = {src: -1}
@@ -175,7 +178,7 @@ def _grow(src: str, arcs: list[Arc], in_order: list[int], rank: dict[Arc, int], 
     for i in in_order:
         u, v = arcs[i]
         r = rank[arcs[i]]
-        if v not in entry and u in entry and entry[u] < r and (take is None or take(i, v)):  # type: ignore[operator]
+        if v not in entry and u in entry and entry[u] < r and (take is None or take(i, v)):
             entry[v] = r
             tree[v] = u
     return tree
