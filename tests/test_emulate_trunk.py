@@ -81,6 +81,7 @@ def test_without_the_host_programs_sysctls_strict_rp_filter_drops_the_other_vlan
     status, checks, text = _emulate(out, tmp_path, capsys, "--host-sysctls", "skip", "--check-wait", "8")
     assert status == 1, text
     assert checks["MAC learning (bridge fdb)"]["ok"], text      # the switches are not the problem
+    assert "delivery on the plain interface" in checks and "TCP exchange on the plain interface" in checks, text
     udp, tcp = checks["delivery on the plain interface"], checks["TCP exchange on the plain interface"]
     assert not udp["ok"] and not tcp["ok"], text
     cross = sorted(f"{a} -> {b}" for a in vlan for b in vlan if a != b and vlan[a] != vlan[b])
