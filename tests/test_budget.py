@@ -220,3 +220,62 @@ def test_a_larger_budget_never_plans_worse(g: nx.Graph, small: int, extra: int) 
                         topo.arc_cables())
 
     assert load(small + extra) <= load(small) * (1 + 1e-9)
+
+
+def _budget(topo, hosts: dict[str, int], k: int, moves: bool = True):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from vlanroute.routing.engine import Options
+    from vlanroute.routing.registry import ENGINES
+    budget = ENGINES["budget"]
+    return budget.route(topo, hosts, replace(budget.params(topo, Options(max_vlans=k)), branch_moves=moves))
+
+
+def test_branch_moves_reach_the_pigeonhole_bound_of_a_leaf_spine() -> None:
+    """16 leaves of 4 hosts, 8 spines. Whatever the trees, a leaf's 8 uplinks carry its
+    traffic to 15 other leaves, 16 units each, so some uplink carries 2 of them: 32 units
+    (pigeonhole), against a splittable 15 * 16 / 8 = 30. The searched trees leave an uplink
+    with 3 (48, 1.6x); with a VLAN per leaf allowed, the branch moves reach the 32."""
+    import fabrics
+    from vlanroute.routing.engine import packing_of
+    from vlanroute.routing.trees import max_load
+
+    topo, hosts = fabrics.leaf_spine(16, 8)
+    cables = topo.arc_cables()
+    searched, moved = _budget(topo, hosts, 4094, moves=False), _budget(topo, hosts, 4094)
+    assert max_load(searched.parents, hosts, cables) == 48
+    assert max_load(moved.parents, hosts, cables) == 32
+    assert moved.choices.record()["polished"] is True                  # type: ignore[union-attr]
+    assert len(packing_of(moved, topo, hosts)) <= 16                    # a VLAN per leaf at most
+    # Below a VLAN per leaf the moves are not made (they would need more VLANs).
+    assert max_load(_budget(topo, hosts, 15).parents, hosts, cables) > 32
+
+
+@settings(max_examples=25, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=3))
+def test_branch_moves_keep_spanning_trees_within_a_vlan_per_source_and_never_lose(g: nx.Graph, per: int) -> None:
+    from vlanroute.model.topology import Topology
+    from vlanroute.routing.engine import packing_of
+    from vlanroute.routing.trees import max_load, tree_depths
+
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    hosts = {s: per + (i % 3 == 0) for i, s in enumerate(topo.switches)}
+    cables = topo.arc_cables()
+    k = len(topo.switches)                          # every switch has hosts: a VLAN per source
+    searched, moved = _budget(topo, hosts, k, moves=False), _budget(topo, hosts, k)
+    before, after = max_load(searched.parents, hosts, cables), max_load(moved.parents, hosts, cables)
+    assert after <= before * (1 + 1e-9)
+    for src, tree in moved.parents.items():         # a spanning tree from every source
+        assert set(tree_depths(tree, src)) == set(topo.switches)
+        assert all(topo.graph.has_edge(v, p) for v, p in tree.items())
+    assert len(packing_of(moved, topo, hosts)) <= k
+    record = moved.choices.record()
+    if record.get("polished"):
+        assert after < before
+        distinct = {frozenset(frozenset(e) for e in moved.parents[s].items()) for s in topo.switches}
+        assert record["trees_used"] == len(distinct) <= k
+    else:
+        assert after == before
+    # One VLAN fewer than the sources: no moves, and never better than with them.
+    if k > 1:
+        assert max_load(_budget(topo, hosts, k - 1).parents, hosts, cables) >= after * (1 - 1e-9)

@@ -65,5 +65,9 @@ def command(as_json: bool, quiet: bool) -> int:
                   "  1.07x to 1.5x the optimum on leaf-spines, dragonflies and random 3-regular graphs of 24 switches,\n"
                   "  1.06x-1.57x on those of 48, 1.17x-1.41x on 6x6 and 8x8 tori with 3 to 6 cables gone, 1.53x on a\n"
                   "  random 4-regular graph of 64, 1.3x-1.5x on intact tori (docs/routing-bounds.md); the default tries it\n"
-                  "  up to 64 switches.")
+                  "  up to 64 switches.\n"
+                  "budget: searched trees, at most max_vlans of them; where the budget allows a VLAN per source switch\n"
+                  "  (up to 64 switches), single branches are then moved off the hottest links: 1.00x-1.06x the optimum\n"
+                  "  on dragonflies, random regular graphs and tori with cables gone, and on leaf-spines the best that one\n"
+                  "  tree per source allows (1.07x-1.14x; docs/routing-bounds.md).")
     return ExitCode.OK

@@ -134,7 +134,7 @@ class AcyclicEngine(Engine[None]):
             return Routes(self.name, forced.parents, AcyclicChoices(topo.switches[0], 0))
         # A plan near the optimum whose heaviest turns the guided orders admit first; not
         # above IRREGULAR switches, where the budget engine's own search takes long.
-        guide = (BUDGET.route(topo, host_count, BUDGET.params(topo, Options())).parents
+        guide = (BUDGET.route(topo, host_count, replace(BUDGET.params(topo, Options()), branch_moves=False)).parents
                  if len(topo.switches) <= IRREGULAR else None)
         return acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count), guide)
 

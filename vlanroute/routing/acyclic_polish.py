@@ -11,7 +11,8 @@ the maximum in the end (hill climbing on (maximum, links at it)).
 
 A move is allowed only if the tree's routes still increase in the channel order (the
 turn into u -> v and every turn out of v), so the plan stays deadlock-free
-(Dally and Seitz 1987), as negotiation's does.
+(Dally and Seitz 1987), as negotiation's does. The budget engine (budget.py) makes the
+same moves with no order, on plans that need not be deadlock-free.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ PASSES = 200        # passes over the links at the maximum, at most (each pass t
 class _Trees:
     """Trees and their loads per pair of switches and direction (over `cap` cables)."""
 
-    def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees: dict[str, ParentMap]) -> None:
+    def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
+                 trees: dict[str, ParentMap]) -> None:
         cables = topo.arc_cables()
         self.hosts = hosts
         self.rank = rank
@@ -74,15 +76,14 @@ class _Trees:
                 continue
             old = self.path(src, v)
             old_parent = tree[v]
-            out_ranks = [self.rank[(v, c)] for c in children[v]]
-            top = min(out_ranks, default=None)
+            rank = self.rank
+            top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
             for u in self.adj[v]:
                 if u == tree[v] or u in inside and self._in_subtree(tree, u, v):
                     continue
                 arc = (u, v)
-                if top is not None and self.rank[arc] >= top:
-                    continue
-                if u != src and self.rank[(tree[u], u)] >= self.rank[arc]:
+                if rank is not None and (top is not None and rank[arc] >= top
+                                         or u != src and rank[(tree[u], u)] >= rank[arc]):
                     continue
                 new = [arc, *self.path(src, u)]
                 delta: dict[Arc, float] = {}
@@ -121,10 +122,12 @@ class _Trees:
         return u == v
 
 
-def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int],
+def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
            trees: dict[str, ParentMap]) -> tuple[float, dict[str, ParentMap]]:
     """(max load per cable, trees) after moving branches off the most loaded links while
-    that lowers their number; `trees` must increase in `rank`, and the result does."""
+    that lowers their number; `trees` must increase in `rank`, and the result does. With
+    no rank, any branch move is allowed (the budget engine's trees, which need not be
+    deadlock-free)."""
     t = _Trees(topo, hosts, rank, trees)
     sources = sorted(t.trees, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
     for _ in range(PASSES):

@@ -40,9 +40,11 @@ class BudgetChoices:
     max_vlans: int
     trees: str            # the winning candidate set: minimal-trees or balanced-trees
     trees_used: int
+    polished: bool = False  # single branches then moved off the most loaded links (budget.py)
 
     def record(self) -> dict[str, object]:
-        return {"max_vlans": self.max_vlans, "trees": self.trees, "trees_used": self.trees_used}
+        return {"max_vlans": self.max_vlans, "trees": self.trees, "trees_used": self.trees_used,
+                "polished": self.polished}
 
 
 # --------------------------------------------------------------------------- trees as index arrays

@@ -409,4 +409,4 @@ def _routes(grid: _Grid, parent: list[int], k: int) -> Routes:
                         par[names[v]] = names[u]
                         q.append(v)
             parents[names[src]] = par
-    return Routes("budget", parents, PeriodicChoices(k, "periodic", len(distinct), tuple(blocks)))
+    return Routes("budget", parents, PeriodicChoices(k, "periodic", len(distinct), blocks=tuple(blocks)))
