@@ -57,7 +57,7 @@ class _Trees:
         """Move one branch of src's tree off the hot arc if no link it loads reaches `level`;
         or if one link reaches it (not above) and, `depth` > 0, a further move takes a
         branch of some tree off that link in turn (an ejection chain)."""
-        tree = self.trees[src]
+        tree, rank = self.trees[src], self.rank
         children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
         for v, p in tree.items():
             children[p].append(v)
@@ -76,7 +76,6 @@ class _Trees:
                 continue
             old = self.path(src, v)
             old_parent = tree[v]
-            rank = self.rank
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
             for u in self.adj[v]:
                 if u == tree[v] or u in inside and self._in_subtree(tree, u, v):

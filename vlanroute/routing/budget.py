@@ -36,6 +36,7 @@ from vlanroute.routing.dor import DOR, DorParams
 from vlanroute.routing.engine import Choices, Engine, Options, Routes, packing_of
 from vlanroute.routing.select import peak_and_mean
 from vlanroute.routing.shortest import SHORTEST, ShortestParams
+from vlanroute.routing.trees import distinct_trees
 from vlanroute.routing.within_budget import route_within_budget, score
 
 __all__ = ["BUDGET", "BudgetChoices", "BudgetEngine", "BudgetParams", "MinimalFits"]
@@ -134,7 +135,8 @@ def monotone_within_budget(topo: Topology, host_count: dict[str, int], k: int, m
             best, best_score = routes, sc
     assert best is not None
     if branch_moves and k >= sources and len(topo.switches) <= POLISH_UP_TO:
-        best = polished(topo, host_count, best)
+        assert best_score is not None
+        best = polished(topo, host_count, best, best_score[0])
     if isinstance(best.choices, BudgetChoices):
         best = replace(best, choices=replace(best.choices, max_vlans=k))
     return best
@@ -143,15 +145,15 @@ def monotone_within_budget(topo: Topology, host_count: dict[str, int], k: int, m
 BUDGET = BudgetEngine()
 
 
-def polished(topo: Topology, host_count: dict[str, int], routes: Routes) -> Routes:
-    """`routes` after branch moves with no channel order (acyclic_polish.py), if they lower
-    its all-to-all maximum load; every source keeps a spanning tree, so the plan needs at
-    most one VLAN per source switch (the caller's budget allows that many)."""
-    peak = score(routes, host_count, topo)[0]
+def polished(topo: Topology, host_count: dict[str, int], routes: Routes, peak: float) -> Routes:
+    """`routes` (all-to-all maximum load `peak`, as `score` rounds it) after branch moves
+    with no channel order (acyclic_polish.py), if they lower that load; every source keeps a
+    spanning tree, so the plan needs at most one VLAN per source switch (the caller's
+    budget allows that many)."""
     load, trees = polish(topo, host_count, None, routes.parents)
     if round(load, 6) >= peak:
         return routes
     senders = [s for s, n in host_count.items() if n]
-    used = len({frozenset(frozenset(e) for e in trees[s].items()) for s in senders})
+    used = distinct_trees(trees[s] for s in senders)
     origin = routes.choices.trees if isinstance(routes.choices, BudgetChoices) else "minimal-trees"
     return Routes("budget", trees, BudgetChoices(len(senders), origin, used, polished=True))

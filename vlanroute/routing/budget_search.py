@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from vlanroute.model.topology import Topology
 from vlanroute.routing.balance import balanced_tree
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.trees import ParentMap, euler_times, hop_distances, tree_depths, tree_parents
+from vlanroute.routing.trees import ParentMap, distinct_trees, euler_times, hop_distances, tree_depths, tree_parents
 
 NEAR = 12
 SMALL = 40                 # try every k-subset of the minimal trees when there are at most this many
@@ -429,7 +429,7 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
         from_s = trees[t].parents_from(s)
         parents[names[s]] = {names[v]: names[p] for v, p in from_s.items()}
     # Distinct spanning trees, by their links: re-hanging subtrees can make two trees equal.
-    used = len({frozenset(frozenset(link) for link in trees[tree_of[s]].parent.items()) for s in sources})
+    used = distinct_trees(trees[tree_of[s]].parent for s in sources)
     return Routes("budget", parents, BudgetChoices(k, label, used))
 
 

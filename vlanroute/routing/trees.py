@@ -121,6 +121,12 @@ def pruned_parents(parent: dict[N, N], src: N, targets: Iterable[N]) -> dict[N, 
     return sub
 
 
+def distinct_trees(trees: Iterable[dict[N, N]]) -> int:
+    """How many different spanning trees (as sets of links, whatever their root) `trees` holds:
+    the VLANs they need at most, one per tree."""
+    return len({frozenset(frozenset(link) for link in parent.items()) for parent in trees})
+
+
 def spans_exactly(parent: dict[N, N], src: N, targets: set[N]) -> bool:
     """Are the tree's nodes (src and every node with a parent) exactly `targets`? Then
     `pruned_parents(parent, src, targets)` is the whole tree: nothing to prune."""
