@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import increasing
 from topologies import connected_graphs
 
+import vlanroute.routing.acyclic_refine as refine
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic import guided_orders
 from vlanroute.routing.depgraph import DependencyGraph
@@ -112,14 +113,15 @@ def test_targets_of_issue_23(fabric) -> None:
 
 @pytest.mark.slow
 def test_degraded_torus_figure() -> None:
-    # Issue 23's target there (1.5x) is met: bench/quality.py and docs/routing-bounds.md report
-    # 1.324x the optimum on the 6x6 torus with 3 cables gone (1.392x before the guided orders
-    # and branch moves, 1.698x before negotiation on a fixed channel order, up*/down* 3.26x).
+    # Issue 23's target there (1.5x) is met: docs/routing-bounds.md reports 1.290x the
+    # optimum on the 6x6 torus with 3 cables gone (1.324x before the refined orders ran
+    # below 40 switches, 1.392x before the guided orders and branch moves, 1.698x before
+    # negotiation on a fixed channel order, up*/down* 3.26x).
     topo, hosts = fabrics.degraded_torus()
     parents = route(topo, hosts)
     assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
-    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.324, abs=5e-4)
+    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.290, abs=5e-4)
 
 
 @pytest.mark.slow
@@ -129,9 +131,15 @@ def test_deadlock_free_and_near_the_optimum_on_degraded_6x6_tori(size_removed: t
     # Other 6x6 tori with 3 to 6 cables gone: every source reaches every switch, no
     # dependency cycle, and the load stays far below up*/down*'s (3x and more there); the
     # measured figures (1.3x to 1.5x, docs/routing-bounds.md) are not asserted per seed.
+    # Without the order refinement, which costs each of these about 17 s for rarely
+    # anything (the suite's time); refined plans are checked on the 6x6 torus with 3
+    # cables gone (test_degraded_torus_figure, test_default_choice.py) and on tori of up
+    # to 25 switches above.
     k, removed = size_removed
     topo, hosts = fabrics.degraded_torus(k, removed, seed)
-    parents = route(topo, hosts)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(refine, "FROM", len(topo.switches) + 1)
+        parents = route(topo, hosts)
     assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
     assert max_load(topo, hosts, parents) <= 2.0 * optimum_bound(topo, hosts).value

@@ -48,13 +48,13 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   destination too heavy where only an exact assignment will do: on a leaf-spine of 16
   leaves and 8 spines 1.6x the optimum falls to 1.067x, the best one tree per source can
   do.
-- Refined orders (routing/acyclic_refine.py): on custom fabrics of 40 to IRREGULAR switches
-  whose plan is above 1.3x the exact optimum, the best plan's channel order is changed
+- Refined orders (routing/acyclic_refine.py): on custom fabrics of 20 to IRREGULAR switches
+  whose plan is above 1.1x the exact optimum, the best plan's channel order is changed
   move by move where the order LP's duals price the forbidden turns (routing/order_lp.py),
   and trees are rounded from the LP's flows and polished; kept if it carries less.
   Everything above only re-routes within an order, and on larger random graphs the order
   was what held the plan (random 3-regular graphs of 48 switches: 1.34-2.14x the optimum
-  before, 1.06-1.57x after).
+  before, 1.06-1.55x after).
 """
 
 from __future__ import annotations

@@ -108,12 +108,14 @@ class FlowRows:
 class OrderSolution:
     """The LP of one order: its least max load per cable, each source's flow into each
     channel (sources x channels, in `OrderLP.sources` and `OrderLP.arcs` order), the total
-    flow of every turn, and per turn what allowing it is worth (0 for allowed turns)."""
+    flow of every turn, per turn what allowing it is worth (0 for allowed turns), and the
+    simplex iterations it took (a measure of work that, unlike time, the same input repeats)."""
 
     load: float
     inflow: np.ndarray
     turn_flow: np.ndarray
     gain: np.ndarray
+    iterations: int = 0
 
 
 class OrderLP:
@@ -189,4 +191,4 @@ class OrderLP:
         reduced = np.where(useless, 0.0, reduced)
         gain = np.zeros(len(self.t_in))
         gain[forbidden] = np.maximum(0.0, -reduced).sum(axis=0)
-        return OrderSolution(float(res.x[nflow]), inflow, turn_flow, gain)
+        return OrderSolution(float(res.x[nflow]), inflow, turn_flow, gain, int(res.nit))
