@@ -113,15 +113,18 @@ def test_targets_of_issue_23(fabric) -> None:
 
 @pytest.mark.slow
 def test_degraded_torus_figure() -> None:
-    # Issue 23's target there (1.5x) is met: docs/routing-bounds.md reports 1.290x the
-    # optimum on the 6x6 torus with 3 cables gone (1.324x before the refined orders ran
-    # below 40 switches, 1.392x before the guided orders and branch moves, 1.698x before
-    # negotiation on a fixed channel order, up*/down* 3.26x).
+    # Issue 23's target there (1.5x) is met: docs/routing-bounds.md reports 1.324x the optimum
+    # on the 6x6 torus with 3 cables gone before the order refinement (1.392x before the
+    # guided orders and branch moves, 1.698x before negotiation on a fixed channel order,
+    # up*/down* 3.26x), and 1.290x with it, which test_default_choice.py asserts from the
+    # plan it already makes there (the refinement costs this fabric about 17 s).
     topo, hosts = fabrics.degraded_torus()
-    parents = route(topo, hosts)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(refine, "FROM", len(topo.switches) + 1)
+        parents = route(topo, hosts)
     assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
-    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.290, abs=5e-4)
+    assert max_load(topo, hosts, parents) / optimum_bound(topo, hosts).value == pytest.approx(1.324, abs=5e-4)
 
 
 @pytest.mark.slow
@@ -208,9 +211,11 @@ def test_guided_orders_give_spanning_increasing_deadlock_free_trees(g: nx.Graph,
 @pytest.mark.parametrize("seed", [3, 6, 8])
 def test_random_3_regular_graphs_of_other_seeds(seed: int) -> None:
     # Issue 23's 1.5x holds for more of the kind than its table's graph (seed 1): these three
-    # were at 1.68x, 1.87x and 1.78x before the guided orders (bench/irregular_kinds.py).
+    # were at 1.68x, 1.87x and 1.78x before the guided orders, 1.364x, 1.494x and 1.481x
+    # before the order refinement ran below 40 switches, 1.224x, 1.328x and 1.296x since
+    # (bench/irregular_kinds.py).
     topo, hosts = fabrics.random_regular(24, 3, seed)
     parents = route(topo, hosts)
     assert all(spans(topo, s, parents[s]) for s in topo.switches)
     assert channel_dependencies_acyclic(parents, hosts)
-    assert max_load(topo, hosts, parents) <= 1.5 * optimum_bound(topo, hosts).value * (1 + 1e-9)
+    assert max_load(topo, hosts, parents) <= 1.35 * optimum_bound(topo, hosts).value
