@@ -11,18 +11,20 @@ routing/order_lp.py). This step changes the order.
   allow one (a channel placed just above or just below the other) is screened by the
   prices of the turns it allows minus the flow of the turns it forbids; the best move is
   solved and taken even when the LP gets worse (a tabu search: the channels moved last
-  stay put, and the best order seen is kept), STEPS times. This is the pricing step of
+  stay put, and every order below the best before it is kept), STEPS times or until its
+  LPs took ITERATIONS simplex iterations. This is the pricing step of
   column generation over turns, with the order kept total so the routing stays acyclic;
   the search is bench/turn_order_dual.py's, which found the torus orders of
   docs/routing-bounds.md, with one move solved per step (1, 2, 4 and 8 measured: 1 went
   furthest for the same number of LPs).
-- Trees: in the final order, each source's tree grows over the channels in order, and a
+- Trees: in each order kept, each source's tree grows over the channels in order, and a
   switch joins on the first channel that can extend the tree increasingly and carries at
   least SHARE of the LP's largest flow of that source into the switch. A switch left out
   takes its earliest-arrival path, and every switch on that path moves to its earliest
   entry, which keeps each subtree increasing (a lower entry allows more turns out). Then
   branch moves (acyclic_polish.py), which do most of the work: the rounded trees carried
   1.26 to 1.58 times the LP's load on four random graphs, the moved ones 1.06 to 1.14.
+  The lightest of these plans is the refined one.
 
 Measured (bench/irregular_kinds.py, load over the exact optimum, docs/routing-bounds.md):
 random 3-regular graphs of 48 switches, seeds 0 to 4, from 1.781, 1.343, 2.031, 2.139 and
@@ -75,20 +77,12 @@ def worth_refining(topo: Topology, host_count: dict[str, int], load: float) -> b
     return load > ABOVE * optimum_bound(topo, host_count).value
 
 
-def refine_order(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
-                 candidates: int = CANDIDATES) -> tuple[np.ndarray, OrderSolution]:
-    """A channel order (one key per channel of `lp.arcs`) whose LP load is at most that of
-    `rank`, and its LP solution: the best order of a tabu walk whose moves the duals price
-    (module docstring)."""
-    *_, last = order_walk(lp, rank, steps, candidates)
-    return last
-
-
 def order_walk(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
                candidates: int = CANDIDATES, iterations: int = ITERATIONS) -> Iterator[tuple[np.ndarray, OrderSolution]]:
-    """The tabu walk of `refine_order`: yields the start's (keys, LP solution), then every
-    order whose LP is below all before it, as the walk finds them; `steps` moves, or fewer
-    once its LPs took `iterations` simplex iterations."""
+    """A tabu walk over channel orders (one key per channel of `lp.arcs`) whose moves the
+    duals price (module docstring): yields the start's (keys, LP solution) from `rank`, then
+    every order whose LP is below all before it, as the walk finds them; `steps` moves, or
+    fewer once its LPs took `iterations` simplex iterations."""
     key = np.array([float(rank[a]) for a in lp.arcs])
     sol = lp.solve(key)
     assert sol is not None, "an order that a plan's routes increase in routes every pair"
@@ -112,18 +106,19 @@ def order_walk(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
             key[ch] = value
             got = lp.solve(key)
             key[ch] = old
-            work += got.iterations if got is not None else 0
             if got is None:
                 # The move strands a pair; the channel waits its turn on the tabu list
                 # like a moved one (the walk once ended here, after a handful of steps).
                 tabu = (tabu + [ch])[-TABU:]
-            elif step is None or got.load < step[0]:
+                continue
+            work += got.iterations
+            if step is None or got.load < step[0]:
                 step = (got.load, ch, value, got)
         if step is None:
             continue
         # The best move is taken even if it is worse (tabu search: the maximum sits on one
         # link while the moves relieve others); the tabu list keeps a channel from moving
-        # straight back, and the best order seen is kept.
+        # straight back, and an order below the best before it is handed out.
         key[step[1]] = step[2]
         sol = step[3]
         tabu = (tabu + [step[1]])[-TABU:]
@@ -225,8 +220,7 @@ def refined_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int
     lp = OrderLP(topo, host_count)
     best: tuple[float, dict[str, ParentMap], dict[Arc, int]] | None = None
     for key, sol in order_walk(lp, rank, steps):
-        order = sorted(range(len(lp.arcs)), key=lambda i: (key[i], i))
-        better = {lp.arcs[i]: k for k, i in enumerate(order)}
+        better = rank_of(lp, key)
         trees = rounded_trees(topo, lp, better, sol)
         if trees is None:
             continue
@@ -234,3 +228,10 @@ def refined_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int
         if best is None or load < best[0] * (1 - EPS):
             best = (load, moved, better)
     return best
+
+
+def rank_of(lp: OrderLP, key: np.ndarray) -> dict[Arc, int]:
+    """The channel order of one key per channel of `lp.arcs` as ranks 0, 1, ... (ties by
+    channel index)."""
+    order = sorted(range(len(lp.arcs)), key=lambda i: (key[i], i))
+    return {lp.arcs[i]: k for k, i in enumerate(order)}
