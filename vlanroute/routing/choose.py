@@ -27,7 +27,8 @@ from vlanroute.routing.trees import ParentMap, arc_loads, pruned_parents, spans_
 
 DEADLOCK_FREE_COST = 1.25    # flow control on: a deadlock-free plan may carry up to this much more
 # Engines whose search grows fast with the fabric, tried by default only up to this many switches
-# (acyclic: about 4 s of CPU on the 8x8 torus, 40 to 50 s on an 8x8 torus with cables gone, where
+# (acyclic: about 45 s of CPU on the 8x8 torus, 40 s of it the two searches under shuffled
+# names that take it from 1.5x the optimum to 1.36x; 40 to 50 s on an 8x8 torus with cables gone, where
 # it tries every escape root and a guided order per root; 40 to 70 s on random 3-regular graphs of
 # 48 switches, where it also refines the channel order; 16 s on the 10x10 torus, busy machine);
 # named ones always run.
