@@ -10,8 +10,8 @@ floor is 1.245x (routing/order_lp.py, on the order of a plan found this way).
 
 The same search on the same torus, with the switches renamed and reordered by a seeded
 shuffle and routed as a custom fabric (every escape root scanned, the guided orders), gets
-out of that trap: on the 8x8 torus, 4 hosts per switch, shuffles 1 to 4 gave 1.359, 1.422,
-1.437 and 1.500 in a first experiment (docs/routing-bounds.md). So tori of up to
+out of that trap: on the 8x8 torus, 4 hosts per switch, shuffles 1 to 8 gave 1.359, 1.422,
+1.438, 1.500, 1.406, 1.406, 1.375 and 1.391 (docs/routing-bounds.md). So tori of up to
 acyclic.IRREGULAR switches whose plan is above ABOVE times the exact optimum are planned
 again under the shuffles 1 to RESTARTS, the routes named back, and the lightest plan is
 kept. The seeds are fixed, so the same inventory always gives the same plan.
