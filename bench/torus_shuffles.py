@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import fabrics as F  # noqa: E402
 
 from vlanroute.routing import acyclic as A  # noqa: E402
-from vlanroute.routing.acyclic_restarts import RESTARTS, named_back, shuffled  # noqa: E402
+from vlanroute.routing.acyclic_restarts import RESTARTS  # noqa: E402
 from vlanroute.routing.optimum import optimum_bound  # noqa: E402
 from vlanroute.routing.turns import turn_routes  # noqa: E402
 
@@ -54,13 +54,10 @@ def main() -> int:
         free &= F.channel_dependencies_acyclic(own.parents, hosts)
         for seed in range(1, seeds + 1):
             t = time.process_time()
-            other, real = shuffled(topo, seed)
-            renamed = {v: hosts[s] for v, s in real.items()}
-            got = A.acyclic_routes(other, renamed, "acyclic", None, A.guide_for(other, renamed))
-            parents = named_back(got.parents, real)
+            got = A.shuffled_routes(topo, hosts, seed)
             cpu.append(time.process_time() - t)
-            cells.append(F.max_load(topo, hosts, parents) / opt)
-            free &= F.channel_dependencies_acyclic(parents, hosts)
+            cells.append(F.max_load(topo, hosts, got.parents) / opt)
+            free &= F.channel_dependencies_acyclic(got.parents, hosts)
         row = [shape, *[f"{c:.3f}" for c in cells], "yes" if free else "NO", "/".join(f"{c:.0f}" for c in cpu)]
         print(("| " + " | ".join(row) + " |") if markdown else " ".join(f"{c:>11}" for c in row), flush=True)
     return 0

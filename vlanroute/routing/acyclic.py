@@ -81,7 +81,7 @@ from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import plan_order
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.trees import Arc, ParentMap, arc_loads, reroot, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, max_load, reroot, source_arc_loads
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 
@@ -148,20 +148,26 @@ class AcyclicEngine(Engine[None]):
         # Tori: the same search under shuffled switch names, which breaks the symmetry that
         # holds the search at the ring cuts' floor (routing/acyclic_restarts.py).
         cables = topo.arc_cables()
-        load = max(arc_loads(routes.parents, host_count, cables).values(), default=0.0)
+        load = max_load(routes.parents, host_count, cables)
         if load <= RESTART_ABOVE * optimum_bound(topo, host_count).value:
             return routes
         for seed in range(1, RESTARTS + 1):
-            other, real = shuffled(topo, seed)
-            hosts = {v: host_count.get(s, 0) for v, s in real.items()}
-            got = acyclic_routes(other, hosts, self.name, None, guide_for(other, hosts))
-            parents = named_back(got.parents, real)
-            peak = max(arc_loads(parents, host_count, cables).values(), default=0.0)
+            got = shuffled_routes(topo, host_count, seed, self.name)
+            peak = max_load(got.parents, host_count, cables)
             if round(peak, 6) < round(load, 6):
-                assert isinstance(got.choices, AcyclicChoices)
-                choices = replace(got.choices, root=real.get(got.choices.root, got.choices.root), shuffle=seed)
-                routes, load = Routes(self.name, parents, choices), peak
+                routes, load = got, peak
         return routes
+
+
+def shuffled_routes(topo: Topology, host_count: dict[str, int], seed: int, algorithm: str = "acyclic") -> Routes:
+    """The search of `topo` as a custom fabric under the switch-name shuffle `seed`
+    (routing/acyclic_restarts.py), its routes and escape root in the real names."""
+    other, real = shuffled(topo, seed)
+    hosts = {v: host_count.get(s, 0) for v, s in real.items()}
+    got = acyclic_routes(other, hosts, algorithm, None, guide_for(other, hosts))
+    assert isinstance(got.choices, AcyclicChoices)
+    choices = replace(got.choices, root=real.get(got.choices.root, got.choices.root), shuffle=seed)
+    return Routes(algorithm, named_back(got.parents, real), choices)
 
 
 def guide_for(topo: Topology, host_count: dict[str, int]) -> dict[str, ParentMap] | None:

@@ -34,9 +34,9 @@ def shuffled(topo: Topology, seed: int) -> tuple[Topology, dict[str, str]]:
     perm = list(range(len(topo.switches)))
     random.Random(seed).shuffle(perm)
     new = {s: f"sw{perm[i] + 1}" for i, s in enumerate(topo.switches)}
-    links = sorted(tuple(sorted((new[a], new[b]))) for a, b in topo.graph.edges())
+    links = sorted((min(new[a], new[b]), max(new[a], new[b])) for a, b in topo.graph.edges())
     names = [f"sw{i + 1}" for i in range(len(topo.switches))]
-    return Topology.from_links(names, [(a, b) for a, b in links]), {v: s for s, v in new.items()}
+    return Topology.from_links(names, links), {v: s for s, v in new.items()}
 
 
 def named_back(parents: dict[str, ParentMap], real: dict[str, str]) -> dict[str, ParentMap]:
