@@ -159,11 +159,19 @@ def test_catalogue_push_refuses_a_hand_added_line_before_connecting(farm, tmp_pa
 
 
 def test_catalogue_dry_run_shows_every_command_that_would_be_sent(farm, tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    """catalogue: pushed-not-reviewed. Without --show-commands, the dry-run output holds
-    each switch's every command line (the JSON lists them: each must appear, in order)."""
+    """catalogue: pushed-not-reviewed. With --show-commands, the dry-run output holds each
+    switch's every command line (the JSON lists them: each must appear, in order); without
+    it, one summary line per switch says how many there are and how to see them (issue 41:
+    12 switches printed 5,996 lines)."""
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
     args = ("push", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts), "--dry-run")
+    rc, out, err = run(capsys, *args)
+    assert rc == 0, err
+    for name in cluster.plan["switches"]:
+        [line] = [x for x in out.splitlines() if x.startswith(f"{name}: ")]
+        assert "commands" in line and "--show-commands" in line
+    args = (*args, "--show-commands")
     rc, out, err = run(capsys, *args, "--json")
     assert rc == 0, err
     switches = json.loads(out)["switches"]

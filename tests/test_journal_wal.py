@@ -107,7 +107,7 @@ def test_catalogue_binary_backup_file_rollback_restores_the_others(farm, tmp_pat
     """catalogue: tracebacks. One backup is binary garbage: the others are restored, the
     table printed, the end record written, the bad file named."""
     cluster, before = _pushed(farm, tmp_path, monkeypatch, capsys)
-    bad = cluster.backups("leaf2")[-1]
+    bad = cluster.backups("leaf2")[0]            # the one before the push ([1]: the state it reached)
     bad.write_bytes(b"\xff\xfe\x00garbage\x80" * 100)
     rc, out, err = _rollback(cluster, capsys, "--yes")
     assert rc == 4 and "Traceback" not in out + err, out + err

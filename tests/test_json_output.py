@@ -104,7 +104,7 @@ def test_push_schema_and_doc_name_every_result_push_returns(tmp_path: Path) -> N
     from vlanroute.api import PushRun
     from vlanroute.device import push as P
     every = (P.APPLIED, P.APPLIED_UNSAVED, P.UNCHANGED, P.DRY_RUN, P.NOT_STARTED, P.SKIPPED,
-             P.ROLLED_BACK, P.ROLLBACK_FAILED, P.SAVE_UNCERTAIN)
+             P.ROLLED_BACK, P.ROLLBACK_FAILED, P.SAVE_UNCERTAIN, P.PARTLY_APPLIED)
     assert set(every) >= set(P.SUCCESS) | set(P.CHANGED) | set(P.NEEDS_A_PERSON)
     schema = schemas.load("push")
     section = (REPO / "docs" / "json.md").read_text().split("## push:", 1)[1].split("\n## ", 1)[0]

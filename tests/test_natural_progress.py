@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import time
+from pathlib import Path
 
 from hypothesis import given, strategies as st
 from rich.console import Console
@@ -81,31 +82,32 @@ def test_phase_spinner_appears_only_after_a_delay(monkeypatch) -> None:  # type:
     assert "planning" in slow.getvalue() and "rendering" in slow.getvalue()
 
 
-def test_push_prints_diffs_and_commands_in_natural_order_not_as_switches_finish() -> None:
-    # Workers finish in any order; the diff and command sections follow the switches'
-    # (natural) order, so two runs print the same page.
-    from vlanroute.commands.push import _run
-    from vlanroute.device.push import SwitchResult
+def test_push_prints_diffs_and_commands_in_natural_order_not_as_switches_finish(tmp_path: Path) -> None:
+    # Workers finish in any order; Pusher.run returns the targets' (natural) order, and the
+    # diff and command sections follow it, so two runs print the same page.
+    from types import SimpleNamespace
 
-    class Finishing:
-        """A pusher whose switches finish in reverse; run() returns them in target order."""
-        ui = None
-        interrupted = False
+    from vlanroute.commands.push import print_changes
+    from vlanroute.device.push import PushOptions, PushUI, Pusher, SwitchResult
 
-        def run(self, targets, previous):  # type: ignore[no-untyped-def]
-            results = [SwitchResult(t, "dry-run", diff=[f"+{t} line"], commands=[f"{t} cmd"]) for t in targets]
-            for r in reversed(results):
-                self.ui.done(r)   # type: ignore[attr-defined]
-            return results
+    finished: list[str] = []
 
-        def stop(self, interrupted: bool = False) -> None: ...
+    def one(self, target, previous):  # type: ignore[no-untyped-def]
+        time.sleep({"sw1": 0.3, "sw2": 0.15, "sw10": 0.0}[target.name])      # sw10 first, sw1 last
+        finished.append(target.name)
+        return SwitchResult(target.name, "dry-run", diff=[f"+{target.name} line"], commands=[f"{target.name} cmd"])
 
+    pusher = Pusher(tmp_path, None, None, PushOptions(workers=3), PushUI())  # type: ignore[arg-type]
+    pusher._one = one.__get__(pusher)          # type: ignore[method-assign]
+    results = pusher.run([SimpleNamespace(name=n) for n in ("sw1", "sw2", "sw10")])  # type: ignore[misc]
+    assert finished == ["sw10", "sw2", "sw1"]
     buf = io.StringIO()
-    out = Console(file=buf, width=200)
-    _run(Finishing(), ["sw1", "sw2", "sw10"], None, Console(file=io.StringIO()), out,  # type: ignore[arg-type]
-         True, True, False)
+    print_changes(Console(file=buf, width=200), results, show_commands=True)
     headings = [line.split(":")[0] for line in buf.getvalue().splitlines() if ": " in line]
     assert headings == ["sw1", "sw1", "sw2", "sw2", "sw10", "sw10"]
+    buf = io.StringIO()
+    print_changes(Console(file=buf, width=200), results, show_commands=False)
+    assert [line.split(":")[0] for line in buf.getvalue().splitlines()] == ["sw1", "sw2", "sw10"]
 
 
 def test_discover_lists_switches_links_and_hosts_in_natural_order() -> None:

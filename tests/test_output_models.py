@@ -213,7 +213,7 @@ RECORD = {"format": "vlanroute-repair/1", "plan": "torus",
           "extra_changes": 0, "max_link_load": 2, "link_load_lower_bound": 1.25, "deadlock_free": True,
           "deadlock_note": "", "full_replan": {"algorithm": "dor", "vlan_count": 7, "max_link_load": 2.5,
                                                "deadlock_free": True, "hosts_new_pvid": 196, "trees_changed": 6},
-          "push_order": ["sw4", "sw1"], "push_order_loop_free": True}
+          "push_order": ["sw4", "sw1"], "push_order_loop_free": True, "down_cables": [["sw1", "1/g47", "sw2", "1/g47"]]}
 REPAIR = {"schema": "vlanroute-repair/1", "outdir": "out", "newdir": "out-repaired", "files": 30, "verified": True,
           "host_tables_unchanged": True, "warnings": [], "repair": RECORD}
 

@@ -55,10 +55,12 @@ def test_push_seed_torus_to_8_switches_matches_rendered(farm, tmp_path, monkeypa
         stp_off = [i for i, c in enumerate(wire) if c == "spanning-tree disable"]
         removals = [i for i, c in enumerate(wire) if "allowed vlan remove" in c]
         assert stp_off and removals and max(removals) < min(stp_off), name
-        # The backup is the factory config the switch had before the push.
+        # The backup is the factory config the switch had before the push; the fabric's
+        # history keeps what it runs after it too (states/, device/history.py).
         backups = cluster.backups(name)
-        assert len(backups) == 1
+        assert len(backups) == 2
         assert "vlan database" not in backups[0].read_text()
+        assert backups[1].read_text() == sw.running_config()
         assert name in out and str(backups[0].name) in out.replace("\n", "").replace("│", "").replace(" ", "")
 
     # A dry run now has nothing to change either: it reports unchanged, not commands to send.

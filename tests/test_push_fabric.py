@@ -19,6 +19,8 @@ import time
 import jsonschema
 import pytest
 
+from vlanroute.natural import natural_key
+
 from vlanroute import schemas
 from vlanroute.lab import Faults
 from vlanroute.lab.state import PortState
@@ -94,35 +96,41 @@ def test_one_unreachable_switch_among_eight_changes_nothing_anywhere(farm, tmp_p
 def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched_switch(
         farm, tmp_path, monkeypatch, capsys):
     set_ssh_env(monkeypatch)
-    # leaf1 (third in order) refuses the last phase: core1 and core2 end applied and saved.
+    # leaf1 refuses the last phase: the steps before it end applied and saved, those after
+    # it never start.
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml",
                             {"leaf1": Faults(reject=r"^spanning-tree disable$")})
     for name in ("core1", "leaf1"):
         seed_old_config(cluster.switch(name))
     before = running(cluster)
-    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
-                       str(cluster.known_hosts), "--yes", "--workers", "1")
+    args = ("push", str(cluster.outdir), "--known-hosts", str(cluster.known_hosts), "--workers", "1")
+    rc, out, err = run(capsys, *args, "--dry-run", "--json")
+    assert rc == 0, out + err
+    order = [s["switch"] for s in json.loads(out)["transition"]["steps"]]
+    assert sorted(order) == sorted(before) and len(set(order)) == len(order)
+    at = order.index("leaf1")
+    done, left = order[:at], order[at + 1:]
+    assert done and left, order                  # a failure in the middle
+    rc, out, err = run(capsys, *args, "--yes")
     assert rc == 3, out + err                                   # ExitCode.PARTIAL
     res = table(out)
-    assert res == {"core1": "applied", "core2": "applied", "leaf1": "rolled-back",
-                   "leaf2": "skipped", "leaf3": "skipped"}
-    assert "fabric: new config, saved: core1, core2" in out
+    assert res == {**{n: "applied" for n in done}, "leaf1": "rolled-back", **{n: "skipped" for n in left}}
+    assert f"fabric: new config, saved: {', '.join(sorted(done, key=natural_key))}" in out
     assert "fabric: old config, rolled back to the backup: leaf1" in out
-    for name in ("leaf2", "leaf3"):                             # never started
+    for name in left:                                           # never started
         assert cluster.switch(name).config_commands == 0
         assert cluster.switch(name).running_config() == before[name]
     events = [(r.get("switch"), r["event"]) for r in journal(cluster)]
     assert events[0] == (None, "push") and events[-1] == (None, "end")
-    assert ("core1", "applying") in events and ("core1", "saved") in events
-    assert ("leaf1", "rolled-back") in events and ("leaf2", "skipped") in events
-    assert ("leaf2", "applying") not in events
+    assert (done[0], "applying") in events and (done[0], "saved") in events
+    assert ("leaf1", "rolled-back") in events and (left[0], "skipped") in events
+    assert (left[0], "applying") not in events
 
     # Dry run first: shows, changes nothing.
     rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--dry-run")
     assert rc == 0, out + err
-    assert table(out) == {"leaf1": "would-restore", "core2": "would-restore",
-                          "core1": "would-restore"}
+    assert table(out) == {n: "would-restore" for n in [*done, "leaf1"]}
     rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 3}
     # leaf1 was rolled back by the push itself: nothing left to send there.
     assert "already equals its backup: nothing to send" in rows["leaf1"]
@@ -132,17 +140,17 @@ def test_failure_mid_push_stops_new_switches_and_rollback_restores_every_touched
     rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--known-hosts",
                        str(cluster.known_hosts), "--yes")
     assert rc == 0, out + err
-    assert table(out) == {"leaf1": "restored", "core2": "restored", "core1": "restored"}
+    assert table(out) == {n: "restored" for n in [*done, "leaf1"]}
     assert running(cluster) == before                           # exactly, every switch
     sent = {r["switch"]: r["commands_sent"] for r in journal(cluster) if r["event"] == "restored"}
     assert sent["leaf1"] == 0 and sent["core1"] > 0
     # Saved switches are saved again, so a reboot keeps the old config; leaf1 never was.
-    for name in ("core1", "core2"):
+    for name in done:
         assert cluster.switch(name).saved[-1] == before[name]
     assert cluster.switch("leaf1").saved == []
-    # Reverse order of the push: the last started switch first.
-    restoring = [r["switch"] for r in journal(cluster) if r["event"] == "restoring"]
-    assert restoring == ["leaf1", "core2", "core1"]
+    # The rollback is a transition too: each switch it changed was announced first.
+    restoring = {r["switch"] for r in journal(cluster) if r["event"] == "restoring"}
+    assert restoring == set(done)
 
 
 def test_no_save_then_save_then_rollback_with_json(farm, tmp_path, monkeypatch, capsys):
@@ -213,8 +221,9 @@ def test_resume_continues_with_the_switches_the_last_push_did_not_finish(farm, t
     assert rc == 0, out + err
     assert "4 switch(es) left: core2, leaf1, leaf2, leaf3" in err
     assert set(table(out)) == {"core2", "leaf1", "leaf2", "leaf3"}
-    # finished: only the read-only cabling check (the whole fabric's cables) logs in again
-    assert cluster.switch("core1").logins == logins + 1
+    # finished: only the read-only cabling check (the whole fabric's cables) and the read of
+    # every switch the transition is planned with log in again
+    assert cluster.switch("core1").logins == logins + 2
     assert all(sw.saved for sw in farm.switches.values())
     # One journal for both runs: rollback would cover every switch of the push.
     assert len(list((cluster.state / "pushes").glob("*.jsonl"))) == 1

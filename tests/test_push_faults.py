@@ -136,8 +136,14 @@ def test_dry_run_backs_up_shows_diff_and_sends_nothing(farm, tmp_path, monkeypat
         assert untouched(sw)
         assert len(cluster.backups(name)) == 1
     assert not (cluster.outdir / "backups").exists()     # never inside OUTDIR
-    assert "+interface ethernet" in out and "spanning-tree disable" in out
+    # A summary line per switch by default (12 switches once printed 5,996 lines) ...
+    assert all(any(line.startswith(f"{n}: ") and "commands" in line for line in out.splitlines()) for n in ORDER)
+    assert "+interface ethernet" not in out
     assert out.count("dry-run") >= 5
+    # ... and the parsed change with every command on request.
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--known-hosts",
+                       str(cluster.known_hosts), "--dry-run", "--show-commands")
+    assert rc == 0 and "+interface ethernet" in out and "spanning-tree disable" in out
 
 
 def test_without_yes_asks_and_no_answer_changes_nothing(farm, tmp_path, monkeypatch, capsys):

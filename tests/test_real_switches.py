@@ -84,7 +84,7 @@ def test_push_to_a_production_62xx_changes_only_what_vlanroute_owns(farm, tmp_pa
     sw1 = cluster.switch("sw1")
     before = sw1.running_config()
 
-    rc, out, err = push(capsys, cluster, "--dry-run", "--switch", "sw1")
+    rc, out, err = push(capsys, cluster, "--dry-run", "--show-commands", "--switch", "sw1")
     assert rc == 0 and "dry-run" in out, out + err
     changes = diff_lines(out)
     assert changes
@@ -115,7 +115,7 @@ def test_push_to_a_production_62xx_changes_only_what_vlanroute_owns(farm, tmp_pa
     assert "vlan 10,20,30,99,101-104" in after.splitlines()
     assert sw1.saved == [after]
 
-    rc, out, err = push(capsys, cluster, "--dry-run", "--switch", "sw1")
+    rc, out, err = push(capsys, cluster, "--dry-run", "--show-commands", "--switch", "sw1")
     assert rc == 0 and "unchanged" in out and not diff_lines(out), out + err
 
 
@@ -382,7 +382,7 @@ def test_preflight_stops_a_switch_that_is_not_what_the_plan_expects(tmp_path, mo
 def test_context_help_probes_erase_what_they_type(farm, tmp_path, monkeypatch, capsys):
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "seed-torus.yaml")
-    rc, out, err = push(capsys, cluster, "--dry-run", "--switch", "sw1")
+    rc, out, err = push(capsys, cluster, "--dry-run", "--show-commands", "--switch", "sw1")
     assert rc == 0, out + err
     sw1 = cluster.switch("sw1")
     guards = [line for line in sw1.received if PROBE_GUARD in line]
@@ -437,7 +437,7 @@ def test_os6_dry_run_on_a_production_switch_and_audit_reads_po(farm, tmp_path, m
     cluster = build_cluster(farm, tmp_path, "seed-torus.yaml", platform=POWERCONNECT_8132,
                             extra_sets=("platform=powerconnect-8132", "hosts.count=64"),
                             seeds={"sw1": OS6})
-    rc, out, err = push(capsys, cluster, "--dry-run", "--switch", "sw1")
+    rc, out, err = push(capsys, cluster, "--dry-run", "--show-commands", "--switch", "sw1")
     assert rc == 0 and "dry-run" in out, out + err
     changes = diff_lines(out)
     assert "+vlan 10,20,99,101-104" in changes and "-vlan 10,20,99" in changes

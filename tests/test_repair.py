@@ -16,6 +16,8 @@ import networkx as nx
 import pytest
 
 from vlanroute import api, schemas
+from vlanroute.device.change import repair_down_cables
+from vlanroute.transition.fabric import Wire
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import (
     Failures,
@@ -27,7 +29,6 @@ from vlanroute.bundle.manifest import read_manifest
 from vlanroute.bundle.reader import read_plan
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
 from vlanroute.cli import main
-from vlanroute.device.repairpush import ordered, repair_order
 from vlanroute.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,8 +225,12 @@ def test_cli_writes_a_verified_bundle_with_the_same_host_tables(torus: Path, tmp
     changed = sorted(p.stem for p in (new / "switches").iterdir()
                      if p.read_bytes() != (torus / "switches" / p.name).read_bytes())
     assert changed == record["switches_touched"]
-    assert repair_order(new) == record["push_order"]
-    assert repair_order(torus) is None
+    # The cables the repair routes around, for push's transition (device/change.py).
+    assert record["down_cables"] == [[c["a"], c["a_port"], c["b"], c["b_port"]]
+                                     for c in json.loads((torus / "plan.json").read_text())["cabling"]
+                                     if {c["a"], c["b"]} == {"sw1", "sw2"}]
+    assert repair_down_cables(new) == [Wire(*row) for row in record["down_cables"]]
+    assert repair_down_cables(torus) == []
 
 
 @pytest.mark.slow
@@ -269,11 +274,6 @@ def test_failures_file(tmp_path: Path, doc: PlanDocument) -> None:
     f.write_text("failures:\n  pairs: sw1:sw2\n")
     with pytest.raises(UserError, match="failures.pairs"):
         read_failures_file(f)
-
-
-def test_push_order_puts_targets_in_the_repair_order() -> None:
-    names = ["sw3", "sw1"]
-    assert ordered(["sw1", "sw2", "sw3", "sw4"], names, lambda t: t) == ["sw3", "sw1", "sw2", "sw4"]
 
 
 def test_an_inventory_with_failures_plans_the_intact_fabric_and_feeds_repair(tmp_path: Path, doc: PlanDocument) -> None:

@@ -30,8 +30,10 @@ from vlanroute.device.credentials import Credentials, load_credentials
 from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.bundle.manifest import require_intact
 from vlanroute.device.bundlegate import check_bundle, read_bundle
-from vlanroute.device.journal import Journal, sha256_text
-from vlanroute.device.push import (CHANGED, NOT_STARTED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
+from vlanroute.device import pushflow
+from vlanroute.device.change import observers
+from vlanroute.device.journal import sha256_text
+from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.session import HostKeyPolicy
@@ -42,6 +44,7 @@ from vlanroute.model.inventory import LoadedInventory, load_inventory
 from vlanroute.plan.build import Plan, build_plan
 from vlanroute.render.exact import check_exact
 from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
+from vlanroute.transition.planner import Transition
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
 __all__ = ["AuditReport", "CablingRefused", "CablingReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
@@ -148,11 +151,14 @@ def credentials_from_env() -> Credentials:
 
 @dataclass
 class PushRun:
-    """What `vlanroute push` prints: one SwitchResult per switch, and the exit code."""
+    """What `vlanroute push` prints: one SwitchResult per switch, and the exit code; the
+    transition planned (None when nothing was planned: a pre-flight failed)."""
     outdir: Path
     dry_run: bool
     results: list[SwitchResult]
     notes: list[str] = field(default_factory=list)
+    transition: Transition | None = None
+    journal: str | None = None
 
     @property
     def exit_code(self) -> ExitCode:
@@ -163,8 +169,13 @@ class PushRun:
         return dict(sorted(Counter(r.result for r in self.results).items()))
 
     def to_json(self) -> dict[str, object]:
-        return {"outdir": str(self.outdir), "dry_run": self.dry_run, "exit_code": int(self.exit_code),
-                "counts": self.counts, "switches": [r.to_json() for r in self.results], "not_pushed": []}
+        from vlanroute.transition.report import to_json as transition_json
+        out: dict[str, object] = {
+            "outdir": str(self.outdir), "dry_run": self.dry_run, "exit_code": int(self.exit_code),
+            "counts": self.counts, "switches": [r.to_json() for r in self.results], "not_pushed": []}
+        if self.transition is not None:
+            out["transition"] = transition_json(self.transition)
+        return out
 
 
 def push_exit_code(results: list[SwitchResult], interrupted: bool = False) -> ExitCode:
@@ -177,7 +188,7 @@ def push_exit_code(results: list[SwitchResult], interrupted: bool = False) -> Ex
         return ExitCode.INTERRUPTED
     failed = any(r.result not in SUCCESS for r in results)
     changed = any(r.result in CHANGED for r in results)
-    if any(r.result == SAVE_UNCERTAIN for r in results) or (failed and changed):
+    if any(r.result in (SAVE_UNCERTAIN, PARTLY_APPLIED) for r in results) or (failed and changed):
         return ExitCode.PARTIAL
     return ExitCode.FAILED_CHECK if failed else ExitCode.OK
 
@@ -235,6 +246,7 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     bundle = read_bundle(out)
     check_bundle(bundle, "push", exact=check_manifest, override="check_manifest=False")
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
+    tmap = targets if isinstance(targets, TargetMap) else read_target_map(Path(targets)) if targets else None
     configs = bundle.configs([t.name for t in sel.targets])
     unchecked: list[CableStatus] = []
     if check_cabling:
@@ -247,31 +259,34 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
     state = FabricState.choose(Path(state_dir) if state_dir else None, sel.doc.name, out)
     state.ensure()
+    # The plan's other switches, read only: a change is loop-free only with what they run.
+    chosen = [t for t in sel.targets if expected is None or t.name in expected]
+    others, unreadable = observers(out, sel.doc, chosen, tmap)
+    check_loopback(others)
     # One push, save or rollback per fabric at a time (statedir.lock_fabric); a dry run changes nothing.
     with contextlib.nullcontext() if dry_run else lock_fabric(state, "push"):
         preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
-        chosen = [t for t in sel.targets if expected is None or t.name in expected]
-        preview = Pusher(out, state, credentials, preview_options, ui or PushUI(), configs=configs).run(chosen)
-        for r in preview:
+        pusher = Pusher(out, state, credentials, preview_options, ui or PushUI(), configs=configs)
+        view = pushflow.preview(pusher, out, sel.doc, state, chosen, others, unreadable, configs, strict, workers)
+        for r in view.results:
             if expected is not None and r.result in SUCCESS and r.running_canonical != expected[r.switch]:
                 r.result = NOT_STARTED
                 r.message = "not changed: the running config changed since the diff was shown; run push again"
-        failed = [r for r in preview if r.result not in SUCCESS]
-        changing = {r.switch: r for r in preview if r.result in SUCCESS and r.diff}
-        if dry_run or failed or not changing:
-            return PushRun(out, dry_run, preview, sel.notes)
+        failed = view.failed
+        if dry_run or failed or not view.changing:
+            return PushRun(out, dry_run, view.results, sel.notes, view.transition)
+        if view.refused is not None:
+            raise view.refused
         if unchecked:       # every switch logged in, yet these cables were never seen
             raise UserError(unchecked_refusal(unchecked), exit_code=int(ExitCode.FAILED_CHECK))
-        chosen = [t for t in chosen if t.name in changing]
         bundle.require_unchanged("push")
-        journal = Journal.create(state, outdir=str(out.resolve()), plan=sel.doc.name,
-                                 plan_sha256=sha256_text(bundle.snapshot.text(PLAN_FILE)), save=save,
-                                 switches=[t.name for t in chosen])
+        header = {"outdir": str(out.resolve()), "plan": sel.doc.name,
+                  "plan_sha256": sha256_text(bundle.snapshot.text(PLAN_FILE)), "save": save,
+                  "switches": [r.switch for r in view.changing]}
         options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save)
-        pusher = Pusher(out, state, credentials, options, ui or PushUI(), journal=journal, configs=configs)
-        applied = {r.switch: r for r in pusher.run(chosen, changing)}
-        journal.append("end", interrupted=pusher.interrupted)
-        return PushRun(out, dry_run, [applied.get(r.switch, r) for r in preview], sel.notes)
+        runner = Pusher(out, state, credentials, replace(options, keep_going=False), ui or PushUI(), configs=configs)
+        outcome = pushflow.execute(view, runner, state, None, header, options)
+        return PushRun(out, dry_run, outcome.results, sel.notes, view.transition, str(outcome.journal.path))
 
 
 def _ssh_policy(insecure: bool, known_hosts: str | Path | None, ssh_config: str | Path | None,

@@ -213,6 +213,10 @@ def _record(doc: PlanDocument, failures: Failures, result: RepairResult, lost: l
         "full_replan": replan.to_json() if replan else None,
         "push_order": order,
         "push_order_loop_free": safe,
+        # The cables the repair routes around: a push of this bundle still checks every step
+        # with them (a dead cable may come back at any moment; device/change.py).
+        "down_cables": [[c.a, c.a_port, c.b, c.b_port] for i, c in enumerate(doc.cabling)
+                        if i in dead_cables(failures, doc)],
     }
 
 

@@ -14,30 +14,44 @@ from vlanroute.bundle.reader import read_plan
 from vlanroute.commands.output import emit_document
 from vlanroute.commands.sshopts import target_map
 from vlanroute.device.fabric import FabricResult
-from vlanroute.device.journal import Journal, JournalView, require_last_journal
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.device.journal import Journal, JournalView, last_journal, require_last_journal
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
 
 
 @dataclass
 class FabricRun:
-    journal: Journal
-    view: JournalView
+    journal: Journal | None
+    view: JournalView | None
     targets: dict[str, Target]
+    doc: PlanDocument
+    state: FabricState
+    outdir: Path
+
+    def require_journal(self) -> Journal:
+        """The last push's journal, or a new one for this run (a rollback --to with none)."""
+        if self.journal is None:
+            self.journal = Journal.create(self.state, outdir=str(self.outdir.resolve()), plan=self.doc.name,
+                                          plan_sha256=None, save=True, switches=[])
+        return self.journal
 
 
 def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
-                command: str, quiet: bool = False, tolerant: bool = False) -> FabricRun:
-    """The last push journal of OUTDIR's fabric and every switch of its plan, checked
-    against the loopback guard before anything connects."""
+                command: str, quiet: bool = False, tolerant: bool = False, need_journal: bool = True) -> FabricRun:
+    """The last push journal of OUTDIR's fabric (`need_journal` False: if there is one) and
+    every switch of its plan, checked against the loopback guard before anything connects."""
     doc = read_plan(outdir)
     state = FabricState.choose(state_dir, doc.name, outdir)
     # Before the journal is read: a push still writing it must finish first.
     click.get_current_context().call_on_close(lock_fabric(state, command).release)
-    journal, view = require_last_journal(state, outdir, doc.name, command, tolerant)
+    journal: Journal | None = None
+    view: JournalView | None = None
+    if need_journal or last_journal(state) is not None:
+        journal, view = require_last_journal(state, outdir, doc.name, command, tolerant)
     selection = select_targets(outdir, doc, (), action="push", target_map=target_map(targets_file, quiet))
     check_loopback(selection.targets)
-    return FabricRun(journal, view, {t.name: t for t in selection.targets})
+    return FabricRun(journal, view, {t.name: t for t in selection.targets}, doc, state, outdir)
 
 
 def results_table(title: str, results: list[FabricResult], good: tuple[str, ...]) -> Table:
@@ -57,7 +71,8 @@ def emit_json(command: str, run: FabricRun, results: list[FabricResult], code: i
     from vlanroute.schemas.outputs import RollbackDocument, SaveDocument
 
     model: type[SaveDocument | RollbackDocument] = SaveDocument if command == "save" else RollbackDocument
-    emit_document(model.model_validate({"journal": str(run.journal.path), **extra, "exit_code": int(code),
+    emit_document(model.model_validate({"journal": str(run.journal.path) if run.journal else "", **extra,
+                                        "exit_code": int(code),
                                         "switches": [r.to_json() for r in results]}))
 
 

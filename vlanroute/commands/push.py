@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 import os
 from pathlib import Path
 import signal
@@ -24,13 +25,15 @@ from vlanroute.bundle.manifest import require_intact
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.bundlegate import check_bundle, read_bundle
-from vlanroute.device.journal import Journal, JournalWriteError, require_last_journal, sha256_text
+from vlanroute.device.journal import Journal, require_last_journal, sha256_text
 from vlanroute.device import journal as J
-from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
-                                   PushUI, Pusher, SwitchResult)
+from vlanroute.device import pushflow
+from vlanroute.device.change import observers
+from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, PARTLY_APPLIED, ROLLED_BACK, SUCCESS,
+                                   UNCHANGED, PushOptions, PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
-from vlanroute.device.repairpush import ordered, repair_order
 from vlanroute.device.targets import Target, check_loopback, select_targets
+from vlanroute.transition.report import lines as transition_lines, to_json as transition_to_json
 from vlanroute.errors import UserError
 from vlanroute.commands.cabling import cabling_gate
 from vlanroute.device.cabling import unchecked_refusal
@@ -99,9 +102,11 @@ def fabric_summary(results: list[SwitchResult]) -> list[str]:
         ("new config, NOT saved (`vlanroute save OUTDIR` commits, `vlanroute rollback OUTDIR` "
          "undoes)", [r for r in results if r.result == APPLIED_UNSAVED]),
         ("already as rendered", [r for r in results if r.result == UNCHANGED]),
+        ("removals applied, the rest not (loop-free as it stands; `vlanroute push OUTDIR --resume` finishes, "
+         "`vlanroute rollback OUTDIR` undoes)", [r for r in results if r.result == PARTLY_APPLIED]),
         ("old config, rolled back to the backup", [r for r in results if r.result == ROLLED_BACK]),
         ("old config, untouched", [r for r in results if r.result not in SUCCESS
-                                   and r.result not in (ROLLED_BACK, *NEEDS_A_PERSON)]),
+                                   and r.result not in (ROLLED_BACK, PARTLY_APPLIED, *NEEDS_A_PERSON)]),
         ("NEEDS A PERSON", [r for r in results if r.result in NEEDS_A_PERSON]),
     ]
     return [f"fabric: {what}: {', '.join(r.switch for r in rs)}" for what, rs in groups if rs]
@@ -173,19 +178,6 @@ def first_interrupt_stops(pusher: Pusher, err: Console) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _run(pusher: Pusher, targets: list[Target], previous: dict[str, SwitchResult] | None,
-         err: Console, out: Console, show_diff: bool, show_commands: bool, bar: bool) -> list[SwitchResult]:
-    with CountsBar("push", err, bar) as counts, first_interrupt_stops(pusher, err):
-        pusher.ui = AggregateUI(counts)
-        results = pusher.run(targets, previous)      # in the targets' (natural) order
-    for result in results:
-        if show_diff and result.diff:
-            print_diff(out, result)             # lists the commands too
-        elif show_commands:
-            print_commands(out, result)
-    return results
-
-
 def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
                       targets: list[Target], plan_sha: str) -> tuple[Journal, list[Target], frozenset[str]]:
     """The switches the last push did not finish: not applied (saved or, with --no-save,
@@ -210,14 +202,16 @@ def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
 @state_dir_option
-@click.option("--dry-run", is_flag=True, help="Fetch, back up, run the read-only pre-flight and show the changes; change nothing.")
+@click.option("--dry-run", is_flag=True, help="Fetch, back up, run the read-only pre-flight, plan the loop-free "
+                                              "transition and show it; change nothing.")
 @click.option("--show-commands", is_flag=True,
-              help="Also list, per switch, the exact command lines push sends (or would send) in send order.")
+              help="Also show, per switch, the change on the parsed config and every command line push "
+                   "sends (or would send) in send order (by default: one summary line per switch).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing switches "
                                           "(needed when not at a terminal).")
 @click.option("--keep-going", is_flag=True,
-              help="Continue with the other switches after a switch failed during the push "
-                   "(the pre-flight of every switch must still pass first).")
+              help="After a switch failed, plan the steps left again around it and run them if they are "
+                   "loop-free too (the pre-flight of every switch must still pass first).")
 @click.option("--skip-cabling-check", "skip_cabling", is_flag=True,
               help="DANGEROUS: push without first checking the inter-switch cables against "
                    "cabling.csv over LLDP (`vlanroute cabling check`).")
@@ -240,12 +234,14 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     """Push OUTDIR/switches/*.cfg to the switches in OUTDIR/plan.json over SSH.
 
     Credentials: VLANROUTE_SSH_USER, VLANROUTE_SSH_PASSWORD or VLANROUTE_SSH_KEY, else asked.
-    First every switch is logged in to, backed up (in the state directory) and checked; if
-    any fails, nothing is changed anywhere. Then the switches are changed; the first failure
-    stops new ones from starting (unless --keep-going) and a failed switch is rolled back.
-    Ctrl-C stops new switches from starting, lets the others finish and prints the table.
-    Exit codes: docs/exit-codes.md (0 ok, 1 nothing changed and a switch failed, 2 usage,
-    3 partial, 4 rollback failed, 130 interrupted).
+    First every switch of the fabric is logged in to, backed up (in the state directory) and
+    checked; if any switch to change fails, nothing is changed anywhere. From what the
+    switches run now, push plans a transition whose every state (after every step, and after
+    every line where a switch applies lines one by one) keeps every VLAN loop-free, shows it,
+    and runs it step by step; the first failure stops every later step (unless --keep-going)
+    and a failed step is rolled back. Ctrl-C stops new steps from starting.
+    Exit codes: docs/exit-codes.md (0 ok, 1 nothing changed and a switch failed or no
+    loop-free transition exists, 2 usage, 3 partial, 4 rollback failed, 130 interrupted).
     """
     say = Say(as_json, quiet)
     if not dry_run and not yes and (as_json or not _interactive()):
@@ -255,15 +251,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     # Read once: everything below checks, shows and sends this snapshot (device.bundlegate).
     bundle = read_bundle(outdir)
     doc = bundle.doc                            # validated: no name in it becomes a path unchecked
+    tmap = target_map(targets_file, quiet)
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
-                               target_map=target_map(targets_file, quiet))   # refuses non-push families
+                               target_map=tmap)   # refuses non-push families
     targets = selection.targets
-    repair = repair_order(outdir)
-    if repair is not None:      # a repaired bundle: its loop-free order, one switch at a time
-        if keep_going:
-            raise UserError("a repair is pushed in its loop-free order and stops at the first failure",
-                            field="--keep-going", fix="leave out --keep-going")
-        targets, workers = ordered(targets, repair, lambda t: t.name), 1
     check_loopback(targets)                     # before credentials, before any connection
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
@@ -290,6 +281,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             return ExitCode.OK
         click.echo(f"push --resume: {len(targets)} switch(es) left: "
                    + ", ".join(t.name for t in targets), err=True)
+    # The plan's other switches are read too (read only): a change is loop-free only together
+    # with what they run.
+    others, unreadable = observers(outdir, doc, targets, tmap)
+    check_loopback(others)
     creds = load_credentials()
     policy = host_key_policy(insecure, known_hosts)
     out, err = Console(quiet=not say.human), Console(stderr=True)
@@ -308,32 +303,48 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     if not cabling_ok:
         return report([], ExitCode.FAILED_CHECK,
                       refused="the inter-switch cables disagree with cabling.csv (vlanroute cabling check)")
-    # Pass 1, for every target and also under --yes: log in, check the host key, back up,
-    # pre-flight, compute and show the changes. Nothing is changed unless all of them pass.
-    preview = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy,
-                          strict=strict)
-    pusher = Pusher(outdir, state, creds, preview, PushUI(), configs=configs)
-    results = _run(pusher, targets, None, err, out, True, show_commands, bar)
-    failed = [r for r in results if r.result not in SUCCESS]
+    # Pass 1, for every switch and also under --yes: log in, check the host key, back up,
+    # pre-flight, compute the changes, plan the transition. Nothing is changed unless all pass.
+    preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy,
+                                  strict=strict)
+    pusher = Pusher(outdir, state, creds, preview_options, PushUI(), configs=configs)
+    with CountsBar("push", err, bar) as counts, first_interrupt_stops(pusher, err):
+        pusher.ui = AggregateUI(counts)
+        view = pushflow.preview(pusher, outdir, doc, state, targets, others, unreadable, configs, strict, workers)
+    results = view.results
+    print_changes(out, results, show_commands)
+    failed = view.failed
     # A resumed push also saves what the interrupted one applied but did not save.
     to_save = [r for r in results if not r.diff and r.switch in resave and r.result == UNCHANGED]
     for r in to_save:
         r.message = "applied by the interrupted push, NOT saved: the resumed push saves it"
+    transition_json = transition_to_json(view.transition) if view.transition is not None else None
+    extra: dict[str, object] = {"transition": transition_json} if transition_json is not None else {}
+    if view.transition is not None and not failed and not view.interrupted:
+        for line in transition_lines(view.transition, detail=show_commands):
+            out.print(line, highlight=False, markup=False, soft_wrap=True)
     if pusher.interrupted or dry_run or failed:
         out.print(results_table(results))
         if pusher.interrupted:
             out.print("interrupted during the pre-flight: nothing was changed")
-            return report(results, ExitCode.INTERRUPTED)
+            return report(results, ExitCode.INTERRUPTED, **extra)
         if failed and not dry_run:
             out.print(f"nothing was changed: {len(failed)} switch(es) failed the pre-flight "
                       f"({', '.join(r.switch for r in failed)}); every switch must pass it before "
                       "any switch is changed. Fix them, or leave them out with --switch.")
-        return report(results, ExitCode.FAILED_CHECK if failed else ExitCode.OK)
-    changing = [r for r in results if r.diff] + to_save
+        if view.refused is not None:
+            _print_refusal(err, view.refused)
+            return report(results, ExitCode.FAILED_CHECK, refused=view.refused.render(), **extra)
+        return report(results, ExitCode.FAILED_CHECK if failed else ExitCode.OK, **extra)
+    if view.refused is not None:
+        out.print(results_table(results))
+        _print_refusal(err, view.refused)
+        return report(results, ExitCode.FAILED_CHECK, refused=view.refused.render())
+    changing = view.changing + to_save
     if not changing:
         out.print(results_table(results))
         out.print("nothing to change")
-        return report(results, ExitCode.OK)
+        return report(results, ExitCode.OK, **extra)
     if unchecked:       # every switch logged in, yet these cables were never seen: no check at all
         out.print(results_table(results))
         why = unchecked_refusal(unchecked)
@@ -341,37 +352,60 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
         return report(results, ExitCode.FAILED_CHECK, refused=why)
     if not yes:
         names = ", ".join(r.switch for r in changing)
-        if not confirm(f"Change {len(changing)} switch(es): {names}?"):
+        if not confirm(f"Change {len(changing)} switch(es) in the {len(view.transition.steps) if view.transition else 0} "
+                       f"steps above: {names}?"):
             click.echo("not confirmed: nothing changed", err=True)
             return ExitCode.FAILED_CHECK
     bundle.require_unchanged("push")            # what was shown is what is sent
-    previous = {r.switch: r for r in changing}
-    chosen = [t for t in targets if t.name in previous]
-    if journal is None:
-        journal = Journal.create(state, outdir=str(outdir.resolve()), plan=doc.name,
-                                 plan_sha256=plan_sha, save=not no_save,
-                                 switches=[t.name for t in chosen])
-    else:
-        journal.append("resume", switches=[t.name for t in chosen], save=not no_save)
     options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy,
                           strict=strict, save=not no_save, resave=resave)
-    pusher = Pusher(outdir, state, creds, options, PushUI(), journal=journal, configs=configs)
-    applied = {r.switch: r for r in _run(pusher, chosen, previous, err, out, False, False, bar)}
-    try:
-        journal.append("end", interrupted=pusher.interrupted)
-    except JournalWriteError as exc:
-        pusher.journal_problems.append(f"end not recorded: {exc.message}")
-    final = [applied.get(r.switch, r) for r in results]
+    header = {"outdir": str(outdir.resolve()), "plan": doc.name, "plan_sha256": plan_sha, "save": not no_save,
+              "switches": [r.switch for r in changing]}
+    pusher = Pusher(outdir, state, creds, replace(options, keep_going=False), PushUI(), configs=configs)
+    planned_notes = len(view.transition.notes) if view.transition else 0
+    with CountsBar("push", err, bar) as counts, first_interrupt_stops(pusher, err):
+        pusher.ui = AggregateUI(counts)
+        outcome = pushflow.execute(view, pusher, state, journal, header, options, to_save)
+    final = outcome.results
     out.print(results_table(final))
     for line in fabric_summary(final):
         out.print(line, highlight=False, soft_wrap=True)
-    out.print(f"journal: {journal.path}", highlight=False, soft_wrap=True)
-    if pusher.interrupted:
+    out.print(f"journal: {outcome.journal.path}", highlight=False, soft_wrap=True)
+    if outcome.after is not None:
+        out.print(f"fabric state recorded: before {outcome.before.id if outcome.before else '?'}, after "
+                  f"{outcome.after.id} (`vlanroute rollback OUTDIR --to STATE` goes back to either)",
+                  highlight=False, soft_wrap=True)
+    for note in view.transition.notes[planned_notes:] if view.transition else []:     # what the run added
+        out.print(f"note: {note}", highlight=False, soft_wrap=True)
+    if outcome.interrupted:
         out.print("interrupted: the switches above marked skipped were not started")
-    for problem in pusher.journal_problems:
+    for problem in outcome.problems:
         err.print(f"[bold red]journal[/]: {problem}; the switch's state is as the table says",
                   highlight=False)
-    code = exit_code(final, pusher.interrupted)
+    code = exit_code(final, outcome.interrupted)
     if not say.human:
         report_failures(final, SUCCESS)
-    return report(final, code, journal=str(journal.path))
+    return report(final, code, journal=str(outcome.journal.path), **extra)
+
+
+def print_changes(out: Console, results: list[SwitchResult], show_commands: bool) -> None:
+    """Per switch, in the results' (the targets', natural) order: one summary line, or with
+    --show-commands the change on the parsed model and every command line."""
+    for result in results:
+        if show_commands and result.diff:
+            print_diff(out, result)             # lists the commands too
+        elif show_commands:
+            print_commands(out, result)
+        elif result.diff:
+            out.print(summary_line(result), highlight=False, soft_wrap=True)
+
+
+def summary_line(result: SwitchResult) -> str:
+    """One line per switch to change: how much, and where the details are."""
+    changes = sum(1 for line in result.diff if line[:1] in "+-" and line[:3] not in ("+++", "---"))
+    return (f"{result.switch}: {changes} setting line(s) change, {len(result.commands)} commands "
+            f"(backup {result.backup.name if result.backup else '-'}; --show-commands shows both)")
+
+
+def _print_refusal(err: Console, refused: UserError) -> None:
+    err.print(f"[bold red]refused[/]: nothing was changed: {refused.render()}", highlight=False, soft_wrap=True)

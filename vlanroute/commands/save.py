@@ -33,6 +33,7 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
     since then is not saved. Exit 0 when every such switch was saved.
     """
     run = open_fabric(outdir, state_dir, targets_file, "save", quiet)
+    assert run.journal is not None and run.view is not None      # need_journal: refused before
     out = human_console(as_json, quiet)
     pending = unsaved(run.view)
     if not pending:

@@ -11,7 +11,9 @@ that switch's older backups are pruned; a backup is kept when it is
 3. among the newest KEEP_UNREFERENCED backups referenced by no journal (dry runs, and pushes
    stopped before their journal named the backup);
 4. younger than KEEP_YOUNG_S: a push under way (another process: dry runs take no lock) may
-   not have written the journal record that references it yet.
+   not have written the journal record that references it yet;
+5. named by one of the newest KEEP_STATES recorded fabric states (history.py): `rollback
+   --to` can go back to them.
 
 Everything else of that switch is deleted. Backups of other switches are left alone (each
 worker thread prunes the switch it backs up).
@@ -24,6 +26,7 @@ import re
 import time
 from pathlib import Path
 
+from vlanroute.device.history import kept_backups
 from vlanroute.device.journal import last_journal
 from vlanroute.device.statedir import FabricState
 
@@ -65,7 +68,8 @@ def prune_backups(state: FabricState, switch: str, now: float | None = None) -> 
     every, last = referenced_backups(state)
     pushed = [p for p in files if p.name in every]
     unreferenced = [p for p in files if p.name not in every]
-    keep = {p.name for p in pushed[:KEEP_PUSHED]} | {p.name for p in unreferenced[:KEEP_UNREFERENCED]} | last
+    keep = ({p.name for p in pushed[:KEEP_PUSHED]} | {p.name for p in unreferenced[:KEEP_UNREFERENCED]} | last
+            | kept_backups(state))
     deleted = []
     for p in files:
         if p.name in keep:

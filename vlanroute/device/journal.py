@@ -42,6 +42,9 @@ ROLLED_BACK, ROLLBACK_FAILED = "rolled-back", "rollback-failed"
 RESTORING, RESTORED, RESTORE_FAILED = "restoring", "restored", "restore-failed"
 UNCHANGED, NOT_STARTED, SKIPPED = "unchanged", "not-started", "skipped"
 SAVING = "saving"       # written before the save's key is sent: the startup config may change
+# One step of a split change (vlanroute.transition) applied and verified; more steps follow,
+# so it is neither `applied` (save would save a half change) nor finished (resume goes on).
+STEPPED = "stepped"
 
 
 class JournalWriteError(UserError):

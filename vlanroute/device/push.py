@@ -43,8 +43,8 @@ from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_fa
 # The result values live in device/results.py (transaction.py names them too); the CLI,
 # the API and Nornir import them from here.
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, CHANGED, DRY_RUN,  # noqa: F401
-                                      NEEDS_A_PERSON, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
-                                      SAVE_UNCERTAIN, SKIPPED, SUCCESS, UNCHANGED)
+                                      NEEDS_A_PERSON, NOT_STARTED, PARTLY_APPLIED, ROLLBACK_FAILED,
+                                      ROLLED_BACK, SAVE_UNCERTAIN, SKIPPED, STEPPED, SUCCESS, UNCHANGED)
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
@@ -68,6 +68,10 @@ class SwitchResult:
     running_canonical: list[str] = field(default_factory=list)
     switch_diff: list[str] = field(default_factory=list)   # the switch's own diff (transaction)
     commands: list[str] = field(default_factory=list)     # what is (or would be) sent, in order
+    # The preview's computed change (the transition is planned from it), and the running
+    # config known when this result ended (what the fabric's history records of the switch).
+    prep: Prepared | None = field(default=None, repr=False, compare=False)
+    final_text: str | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, object]:
         """The record of `push --json` (docs/json.md, vlanroute/schemas/push.json)."""
@@ -190,6 +194,58 @@ def _plan_view(target: Target, cfg: SwitchConfig, roles: PortRoles, vlans: set[i
     return keep
 
 
+@dataclass(frozen=True)
+class Events:
+    """The journal events one kind of change writes (push, or a rollback's restore)."""
+
+    applying: str
+    applied: str
+    saving: str
+    saved: str
+    save_uncertain: str
+    rolled_back: str
+    rollback_failed: str
+    stepped: str = J.STEPPED
+
+
+PUSH_EVENTS = Events(J.APPLYING, J.APPLIED, J.SAVING, J.SAVED, J.SAVE_UNCERTAIN, J.ROLLED_BACK, J.ROLLBACK_FAILED)
+RESTORE_EVENTS = Events(J.RESTORING, J.RESTORED, J.SAVING, J.RESTORED, J.SAVE_UNCERTAIN, J.RESTORE_FAILED,
+                        J.RESTORE_FAILED)
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """Where one switch's change stands in a transition (vlanroute.device.change)."""
+
+    index: int = 0                  # the step's number (1-based); 0: not a transition step
+    kind: str = "change"            # change | remove | add (vlanroute.transition.planner)
+    final: bool = True              # the switch's last step: saved after it
+    events: Events = PUSH_EVENTS
+    start: str = "the backup"       # where a failed step is put back, in messages
+    save: bool = True               # False: never saved (a rollback of a switch never saved)
+
+    def fields(self) -> dict[str, object]:
+        return {"step": self.index, "kind": self.kind} if self.index else {}
+
+
+@dataclass
+class StepJob:
+    """One planned step on one switch: its commands and the configs it goes from and to."""
+
+    index: int
+    kind: str
+    target: Target
+    prep: Prepared                  # running: the config the step starts from; predicted: where it ends
+    backup: Path | None             # the switch's backup before the change (the fabric's before-state)
+    final: bool
+    events: Events = PUSH_EVENTS
+    save: bool = True
+
+    def context(self) -> StepContext:
+        start = "the backup" if self.kind != "add" else f"where step {self.index} began (its removals stay applied)"
+        return StepContext(self.index, self.kind, self.final, self.events, start, self.save)
+
+
 STOPPED_BY_FAILURE = ("not started: an earlier switch failed (use --keep-going to continue "
                       "past failures)")
 STOPPED_BY_USER = "not started: interrupted (Ctrl-C)"
@@ -217,6 +273,11 @@ class Pusher:
         if interrupted:
             self.interrupted, self._why = True, STOPPED_BY_USER
         self._stop.set()
+
+    def go_on(self) -> None:
+        """--keep-going after a failure: steps planned again may start (not after Ctrl-C)."""
+        if not self.interrupted:
+            self._stop.clear()
 
     def run(self, targets: list[Target],
             previous: dict[str, SwitchResult] | None = None) -> list[SwitchResult]:
@@ -297,6 +358,7 @@ class Pusher:
                 res.message = f"not changed: {what}{text}{where}"
                 return res
             res.diff, res.commands = prep.diff, list(prep.commands)
+            res.prep, res.final_text = prep, running_text
             res.running_canonical = _canonical(target, prep.running)
             if previous is not None and res.running_canonical != previous.running_canonical:
                 res.message = ("not changed: the running config changed since the diff was "
@@ -347,12 +409,37 @@ class Pusher:
                 self._stop.set()        # the next switch could not be recorded either
                 raise
 
-    def _save_as_rendered(self, session: SwitchSession, res: SwitchResult) -> SwitchResult:
+    def save_as_is(self, target: Target, want: SwitchConfig, backup: Path | None,
+                   events: Events = PUSH_EVENTS) -> SwitchResult:
+        """Save a switch whose running config is already `want` (a rollback that had nothing
+        to send to a switch whose startup config may hold a newer one)."""
+        res = SwitchResult(target.name, NOT_STARTED, backup=backup)
+        try:
+            session = self._session(target)
+        except ConnectFailed as exc:
+            res.message = f"not saved: {exc}"
+            return res
+        try:
+            text = session.running_config()
+            if _canonical(target, _parse(target, text, f"{target.name} running-config", self.options.strict)) \
+                    != _canonical(target, want):
+                res.message = "not saved: the running config changed meanwhile"
+                return res
+            res.final_text = text
+            return self._save_as_rendered(session, res, events)
+        except (SessionError, UserError) as exc:
+            res.message = f"not saved: {exc.render() if isinstance(exc, UserError) else exc}"
+            return res
+        finally:
+            session.close()
+
+    def _save_as_rendered(self, session: SwitchSession, res: SwitchResult,
+                          events: Events = PUSH_EVENTS) -> SwitchResult:
         """push --resume: the running config is as rendered (checked just now, as after an
         apply), the interrupted push's save did not end: save it."""
         try:
-            self._log_ahead(J.SAVING, res.switch)
-            res = save_switch(session, res, self._log)
+            self._log_ahead(events.saving, res.switch)
+            res = save_switch(session, res, self._log, events)
         except JournalWriteError as exc:
             res.result, res.message = NOT_STARTED, f"not saved: {exc.message}"
             return res
@@ -364,36 +451,47 @@ class Pusher:
         return res
 
     def _apply(self, target: Target, session: SwitchSession, prep: Prepared,
-               res: SwitchResult) -> SwitchResult:
+               res: SwitchResult, ctx: StepContext = StepContext()) -> SwitchResult:
+        """Send `prep.commands`, check the result against the prediction, then save it (on
+        the switch's last step of a transition, unless --no-save); on failure put the switch
+        back where the step began (`prep.running`)."""
         name = target.name
+        ev = ctx.events
+        save = self.options.save and ctx.final and ctx.save
+        ahead = {"backup": str(res.backup), "backup_sha256": sha256_text(prep.running_text),
+                 "commands": len(prep.commands), **ctx.fields()}
         if target.family.transaction is not None:
             def canonical(text: str) -> list[str]:
                 return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
             try:
-                self._log_ahead(J.APPLYING, name, backup=str(res.backup),
-                                backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+                self._log_ahead(ev.applying, name, **ahead)
             except JournalWriteError as exc:
                 return _unrecorded(res, exc)
             res = apply_in_transaction(target, session, prep, res, self.ui, canonical,
-                                       lambda: self._session(target), save=self.options.save,
-                                       before_save=lambda: self._log_ahead(J.SAVING, name))
+                                       lambda: self._session(target), save=save,
+                                       before_save=lambda: self._log_ahead(ev.saving, name))
             if res.result == APPLIED_UNSAVED:
                 # A commit writes the running config only (EOS, OS10 alike): as on the other
                 # families, `vlanroute save` checks this sha256 and then saves.
-                self._log(J.APPLIED, name, saved=False, commands_sent=res.commands_sent,
+                event = ev.applied if ctx.final else ev.stepped
+                self._log(event, name, saved=False, commands_sent=res.commands_sent,
                           running_sha256=sha256_lines(_canonical(target, prep.predicted)))
+                res.final_text = None
+                if not ctx.final:
+                    res.result, res.message = STEPPED, f"step {ctx.index} applied and verified"
                 return res
-            event = {APPLIED: J.SAVED, SAVE_UNCERTAIN: J.SAVE_UNCERTAIN, ROLLED_BACK: J.ROLLED_BACK,
-                     ROLLBACK_FAILED: J.ROLLBACK_FAILED}.get(res.result, J.NOT_STARTED)
-            self._log(event, name, message=res.message)
+            if res.result in (ROLLED_BACK, ROLLBACK_FAILED) and ctx.index:
+                res.message = res.message.replace("rolled back to the backup", f"rolled back to {ctx.start}")
+            event = {APPLIED: ev.saved, SAVE_UNCERTAIN: ev.save_uncertain, ROLLED_BACK: ev.rolled_back,
+                     ROLLBACK_FAILED: ev.rollback_failed}.get(res.result, J.NOT_STARTED)
+            self._log(event, name, message=res.message, **({"saved": True} if res.result == APPLIED else {}))
             return res
         self.ui.total(name, len(prep.commands))
         self.ui.status(name, "applying")
         assert res.backup is not None
         # Journal first: after a crash from here on, this switch may have changed.
         try:
-            self._log_ahead(J.APPLYING, name, backup=str(res.backup),
-                            backup_sha256=sha256_text(prep.running_text), commands=len(prep.commands))
+            self._log_ahead(ev.applying, name, **ahead)
         except JournalWriteError as exc:
             return _unrecorded(res, exc)
         problem = ""
@@ -404,8 +502,8 @@ class Pusher:
                 sent += 1
                 self.ui.advance(name)
             self.ui.status(name, "checking")
-            after = _parse(target, session.running_config(), f"{name} running-config",
-                           self.options.strict)
+            text = session.running_config()
+            after = _parse(target, text, f"{name} running-config", self.options.strict)
             if _canonical(target, after) != _canonical(target, prep.predicted):
                 extra = [d for d in difflib.unified_diff(_canonical(target, prep.predicted),
                                                          _canonical(target, after), lineterm="", n=0)
@@ -414,15 +512,18 @@ class Pusher:
                            + "; ".join(extra[:3]))
             else:
                 # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
-                self._log_ahead(J.APPLIED, name, saved=False, commands_sent=sent,
+                res.commands_sent, res.final_text = sent, text
+                self._log_ahead(ev.applied if ctx.final else ev.stepped, name, saved=False, commands_sent=sent,
                                 running_sha256=sha256_lines(_canonical(target, after)))
-                res.commands_sent = sent
-                if not self.options.save:
+                if not ctx.final:
+                    res.result, res.message = STEPPED, f"step {ctx.index} applied and verified"
+                    return res
+                if not save:
                     res.result = APPLIED_UNSAVED
                     res.message = "applied, NOT saved: `vlanroute save OUTDIR` commits it"
                     return res
-                self._log_ahead(J.SAVING, name)
-                return save_switch(session, res, self._log)
+                self._log_ahead(ev.saving, name)
+                return save_switch(session, res, self._log, ev)
         except JournalWriteError as exc:
             problem = f"not saved: {exc.message} (the running config is rolled back)"
         except SaveFailed as exc:
@@ -437,11 +538,12 @@ class Pusher:
         except Exception as exc:  # noqa: BLE001 - whatever broke, the switch must be rolled back
             problem = f"unexpected error after {sent} commands: {type(exc).__name__}: {exc}"
         res.commands_sent = sent
-        return self._rollback(target, session, prep, res, problem)
+        return self._rollback(target, session, prep, res, problem, ctx)
 
     def _rollback(self, target: Target, session: SwitchSession | None, prep: Prepared,
-                  res: SwitchResult, problem: str) -> SwitchResult:
+                  res: SwitchResult, problem: str, ctx: StepContext = StepContext()) -> SwitchResult:
         name = target.name
+        ev = ctx.events
         self.ui.status(name, "rolling back")
         owned: SwitchSession | None = None
         last = ""
@@ -458,7 +560,7 @@ class Pusher:
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; could not reconnect to roll back ({last}): the "
                                f"switch may be HALF-APPLIED, restore it from {res.backup}")
-                self._log(J.ROLLBACK_FAILED, name, message=res.message)
+                self._log(ev.rollback_failed, name, message=res.message)
                 return res
             try:
                 res.commands_sent += restore_running(target, session, prep.running,
@@ -468,15 +570,97 @@ class Pusher:
                 res.result = ROLLBACK_FAILED
                 res.message = (f"{problem}; rollback failed ({text}): the switch may be "
                                f"HALF-APPLIED, restore it from {res.backup}")
-                self._log(J.ROLLBACK_FAILED, name, message=res.message)
+                self._log(ev.rollback_failed, name, message=res.message)
                 return res
-            res.result = ROLLED_BACK
-            res.message = f"{problem}; rolled back to the backup (startup config untouched)"
-            self._log(J.ROLLED_BACK, name, message=problem)
+            res.result, res.final_text = ROLLED_BACK, prep.running_text
+            res.message = f"{problem}; rolled back to {ctx.start} (startup config untouched)"
+            self._log(ev.rolled_back, name, message=problem)
             return res
         finally:
             if owned is not None:
                 owned.close()
+
+    # -- transitions: the steps planned by vlanroute.transition, wave by wave ------------------
+    def observe(self, target: Target) -> SwitchResult:
+        """Read a switch that takes no step (read-only): its running config, backed up."""
+        res = SwitchResult(target.name, UNCHANGED, message="read only: not changed by this run")
+        try:
+            session = self._session(target)
+        except ConnectFailed as exc:
+            res.result, res.message = NOT_STARTED, f"could not be read: {exc}"
+            return res
+        try:
+            text = session.running_config()
+            res.backup, res.final_text = self._backup(target.name, text, None), text
+        except (SessionError, OSError, UserError) as exc:
+            text = exc.render() if isinstance(exc, UserError) else str(exc)
+            res.result, res.message = NOT_STARTED, f"could not be read: {text}"
+        finally:
+            session.close()
+        return res
+
+    def run_steps(self, jobs: list[StepJob], waves: list[int],
+                  on_wave: Callable[[list[StepJob]], None] = lambda jobs: None) -> list[SwitchResult]:
+        """Run the steps in order, each wave's at once (at most `workers`); a failure stops
+        every later step (unless --keep-going: the caller then plans again). One result per job."""
+        results: list[SwitchResult] = []
+        for wave in sorted(set(waves)):
+            group = [j for j, w in zip(jobs, waves) if w == wave]
+            on_wave(group)
+            workers = max(1, min(self.options.workers, len(group)))
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(self._step_or_skip, job) for job in group]
+                results += [f.result() for f in futures]
+        return results
+
+    def _step_or_skip(self, job: StepJob) -> SwitchResult:
+        if self._stop.is_set():
+            res = SwitchResult(job.target.name, SKIPPED, message=self._why, backup=job.backup)
+            self._log(SKIPPED, res.switch, message=res.message, step=job.index)
+            self.ui.done(res)
+            return res
+        start = time.monotonic()
+        try:
+            res = self._step(job)
+        except Exception as exc:  # noqa: BLE001 - report it in the table, not as a traceback
+            _log.exception("%s: unexpected error", job.target.name)
+            res = SwitchResult(job.target.name, NOT_STARTED, message=f"not changed: {type(exc).__name__}: {exc}")
+        res.seconds = time.monotonic() - start
+        _log.info("%s: step %d: %s in %.1f s%s", res.switch, job.index, res.result, res.seconds,
+                  f": {res.message}" if res.message else "")
+        if res.result not in (*SUCCESS, STEPPED) and not self.options.keep_going:
+            self._stop.set()
+        if res.result in (NOT_STARTED, UNCHANGED):
+            self._log(res.result, res.switch, message=res.message, step=job.index)
+        self.ui.done(res)
+        return res
+
+    def _step(self, job: StepJob) -> SwitchResult:
+        target, name = job.target, job.target.name
+        res = SwitchResult(name, NOT_STARTED, backup=job.backup)
+        self.ui.status(name, f"connecting (step {job.index})")
+        try:
+            session = self._session(target)
+        except ConnectFailed as exc:
+            res.message = f"not changed: {exc}"
+            return res
+        try:
+            text = session.running_config()
+            now = _parse(target, text, f"{name} running-config", self.options.strict)
+            if _canonical(target, now) != _canonical(target, job.prep.running):
+                res.message = (f"not changed: the running config changed since step {job.index} was planned "
+                               "(by hand, or another tool); run push again: it plans from what the switches run")
+                return res
+            prep = replace(job.prep, running_text=text, running=now)
+            return self._apply(target, session, prep, res, job.context())
+        except ConnectionLost as exc:
+            res.message = f"not changed: {exc}"
+            return res
+        except UserError as exc:
+            res.message = f"not changed: {exc.render()}"
+            return res
+        finally:
+            session.close()
 
 
 def _unrecorded(res: SwitchResult, exc: JournalWriteError) -> SwitchResult:
@@ -514,7 +698,7 @@ def restore_running(target: Target, session: SwitchSession, want: SwitchConfig,
 
 
 def save_switch(session: SwitchSession, res: SwitchResult,
-                log: Callable[..., None]) -> SwitchResult:
+                log: Callable[..., None], events: Events | None = None) -> SwitchResult:
     """Save the verified running config; a save whose key was sent but did not confirm is
     SAVE-UNCERTAIN, never rolled back. SaveFailed (not begun) propagates."""
     name = res.switch
@@ -530,9 +714,9 @@ def save_switch(session: SwitchSession, res: SwitchResult,
                        "the startup config may have changed. The running config is "
                        "left as pushed; check `show startup-config` and save by hand "
                        f"(copy running-config startup-config), or restore {res.backup}")
-        log(J.SAVE_UNCERTAIN, name, message=str(exc))
+        log((events or PUSH_EVENTS).save_uncertain, name, message=str(exc))
         return res
     res.result = APPLIED
     res.message = "applied and saved"
-    log(J.SAVED, name)
+    log((events or PUSH_EVENTS).saved, name, saved=True, commands_sent=res.commands_sent)
     return res

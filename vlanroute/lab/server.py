@@ -23,7 +23,7 @@ import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import asyncssh
 
@@ -85,6 +85,9 @@ class FakeSwitch:
     received: list[str] = field(default_factory=list)  # every command line, all sessions
     logins: int = 0
     config_commands: int = 0        # accepted configuration commands (not mode changes)
+    # Called after every line the switch executes, in the farm's event loop (so no other
+    # switch changes meanwhile): tests watch the whole fabric's state line by line with it.
+    watch: Callable[[FakeSwitch, str], None] | None = None
 
     def __post_init__(self) -> None:
         if self.platform.family not in EMULATED:
@@ -248,6 +251,8 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         if line.strip():
             self._sw.received.append(line.strip())
         reply = self._cli.execute(line)
+        if self._sw.watch is not None and line.strip():
+            self._sw.watch(self._sw, line.strip())
         if reply.close:
             self._chan.exit(0)
             self._chan = None

@@ -87,16 +87,29 @@ class AuditDocument(_Output):
 
 # Keys an object leaves out rather than print null (their schema: never null, not required);
 # `Model.key` for a key of a record inside it.
-ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused"), "analyze": ("throughput",),
+ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused", "transition", "TransitionCut.pairs"),
+                                                "rollback": ("transition", "refused", "TransitionCut.pairs"), "analyze": ("throughput",),
                                                 "cabling-check": ("CableRecord.seen_b",),
                                                 "import": ("switches", "ImportedHost.port", "ImportedHost.mac",
                                                            "ImportedHost.interface"),
                                                 "discover": ("DiscoveredInventory.hosts", "DiscoveredSwitch.ssh_port")}
 
 
+def _without_absent(doc: BaseModel, name: str) -> dict[str, object]:
+    """The object without the keys ABSENT_WHEN_NONE[name] leaves out when None (a transition
+    cut's `pairs` among them)."""
+    out = doc.model_dump(by_alias=True, exclude={k for k in ABSENT_WHEN_NONE[name]
+                                                 if "." not in k and getattr(doc, k) is None})
+    transition = out.get("transition")
+    for cut in transition.get("cuts", []) if isinstance(transition, dict) else []:
+        if cut.get("pairs") is None:
+            cut.pop("pairs", None)
+    return out
+
+
 # The values of device/results.py (tests/test_json_output.py checks the two agree).
 PushResult = Literal["applied", "applied-unsaved", "unchanged", "dry-run", "not-started", "skipped",
-                     "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN"]
+                     "rolled-back", "ROLLBACK-FAILED", "SAVE-UNCERTAIN", "partly-applied"]
 
 
 class SwitchRecord(BaseModel):
@@ -115,6 +128,56 @@ class SwitchRecord(BaseModel):
     switch_diff: list[str]
 
 
+class LinkCount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    active_max: Count
+    protected: Count
+
+
+class TransitionStep(BaseModel):
+    """One step of a transition and its proof (transition/report.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: Annotated[int, Field(ge=1)]
+    wave: Annotated[int, Field(ge=1)]
+    switch: str
+    kind: Literal["change", "remove", "add"]
+    commands: Count
+    states_checked: Count
+    vlans: list[int]
+    forest: Literal[True]
+    links: dict[str, LinkCount]
+
+
+class TransitionCut(BaseModel):
+    """Host pairs delivered before and after a transition, not during these steps."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=2)]
+    vlan: int
+    from_switch: str
+    to_switch: str
+    host_pairs: Count
+    source_hosts: list[str]
+    dest_hosts: list[str]
+    pairs: list[Annotated[list[str], Field(min_length=2, max_length=2)]] | None = None
+
+
+class TransitionRecord(BaseModel):
+    """The loop-free transition a push or rollback planned (docs/push.md, "Transitions")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: list[TransitionStep]
+    split: list[str]
+    cuts: list[TransitionCut]
+    host_pairs_cut: Count
+    notes: list[str]
+
+
 class PushDocument(_Output):
     """`vlanroute push --json`. `journal` (the run's journal) and `refused` (why nothing was
     pushed) are printed only when there is one."""
@@ -128,10 +191,10 @@ class PushDocument(_Output):
     not_pushed: list[SwitchRecord]
     journal: str | None = None
     refused: str | None = None
+    transition: TransitionRecord | None = None
 
     def to_json(self) -> dict[str, object]:
-        return self.model_dump(by_alias=True, exclude={k for k in ABSENT_WHEN_NONE["push"]
-                                                       if getattr(self, k) is None})
+        return _without_absent(self, "push")
 
 
 
@@ -245,6 +308,11 @@ class RollbackDocument(_Output):
     dry_run: bool
     exit_code: int
     switches: list[FabricRecord]
+    transition: TransitionRecord | None = None
+    refused: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return _without_absent(self, "rollback")
 
 
 class ReportDocument(_Output):
@@ -360,6 +428,7 @@ class RepairRecord(_Record):
     full_replan: FullReplan | None
     push_order: list[str]
     push_order_loop_free: bool
+    down_cables: list[Annotated[list[str], Field(min_length=4, max_length=4)]]
 
 
 class RepairDocument(_Output):
