@@ -32,6 +32,7 @@ from vlanroute.emulate.failplan import (
     repair_record,
 )
 from vlanroute.emulate.spec import load
+from vlanroute.emulate.transition import plan_bridges
 from vlanroute.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,6 +139,13 @@ def test_the_delta_for_a_dead_switch_never_touches_it_and_every_state_is_loop_fr
     assert record is not None and record["affected_vlans"] == [101, 102, 103, 104]
     steps = repair_delta(old, new, record["push_order"], frozenset({dead}))
     assert steps and all(st.switch != dead for st in steps)
+    # What the scenario sends: the transition's order (as push plans it), the dead switch the
+    # worst case and never sent anything; the same commands.
+    planned = plan_bridges(old, new, old, dead=frozenset({dead}))
+    sent = [(cmd.verb, step.switch, cmd.port, cmd.vlan) for step in planned.transition.steps
+            for cmd in planned.commands[(step.switch, step.kind)]]
+    assert sorted(sent) == sorted((st.verb, st.switch, st.port, st.vlan) for st in steps)
+    steps = [BridgeStep(sw, verb, port, vlan) for verb, sw, port, vlan in sent]   # type: ignore[arg-type]
     with pytest.raises(UserError, match="other switches"):
         repair_delta(old, new, record["push_order"])      # the dead switch must be named
     members: dict[tuple[str, str], set[int]] = {}
@@ -274,7 +282,7 @@ def test_the_seed_cluster_loses_sw1_sw2_and_recovers(bundles, repaired, tmp_path
     assert text.count("7200/7200 (switch, VLAN, host MAC) entries on the planned port") >= 2
     # The bridges forgot what they had learned on the dead ports (docs/method.md).
     assert re.search(r"learned host MAC entries on them: [1-9][0-9]* before, 0 after", text), text
-    assert "in repair.json's push order" in text
+    assert "in the loop-free transition's order" in text
     assert float(data["phases"]["repair to all pairs delivered"]) > 0
     # The healthy run's last checks, over the repaired routes (host i to i+1, i+75, i+112).
     assert "675/675 sampled ordered pairs connected, exchanged a request and a reply" in text

@@ -61,6 +61,11 @@ if TYPE_CHECKING:
                    "of it down, its hosts lost).")
 @click.option("--repair", "repair_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="With --fail-pair or --fail-switch: the bundle `vlanroute repair` wrote for that failure.")
+@click.option("--transition-to", "transition_dirs", type=click.Path(file_okay=False, path_type=Path), multiple=True,
+              help="Transition scenario: after the healthy checks, change the bridges to this bundle of the same "
+                   "fabric (another engine, a repair, and back: repeat the option) step by step as push would, "
+                   "with traffic running; check no storm and every pair not declared cut delivered "
+                   "(docs/emulate.md).")
 @click.option("--relearn-with", "relearn", type=click.Choice(["program", "frames"]), default="program",
               show_default=True,
               help="The failure scenario's re-learning: program (hosts/relearn.sh: the host program with "
@@ -90,7 +95,7 @@ if TYPE_CHECKING:
 def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, host_frame: str,
             host_rp_filter: int, host_sysctls: str, check_wait: float, timeout_s: float, json_report: Path | None,
             skip_manifest_check: bool, fail_pair: str | None, fail_switch: str | None, repair_dir: Path | None,
-            relearn: str, traffic: str | None,
+            transition_dirs: tuple[Path, ...], relearn: str, traffic: str | None,
             traffic_rate: float, traffic_seconds: float, traffic_warmup: float, traffic_seed: int, traffic_queue: str,
             traffic_no_stp: bool, as_json: bool, quiet: bool, vm_kernel_label: str | None,
             in_vm_specs: Path | None) -> int:
@@ -111,6 +116,15 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         raise UserError(f"--traffic and {'--fail-pair' if fail_pair else '--fail-switch'} are two different runs",
                         fix="measure the traffic and rehearse the failure in two emulate runs")
     failure = _failure_args(outdir, fail_pair, fail_switch, repair_dir, skip_manifest_check)
+    if transition_dirs:
+        if failure is not None or traffic is not None:
+            raise UserError("--transition-to is a scenario of its own", field="--transition-to",
+                            fix="rehearse a failure, a transition and the traffic in separate emulate runs")
+        from vlanroute.emulate.transition import check_same_fabric
+        for transition_dir in transition_dirs:
+            check_same_fabric(load(outdir), load(transition_dir))
+            if not skip_manifest_check:
+                require_intact(transition_dir, "emulate", "--skip-manifest-check")
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
                     "manifest", fg="red", bold=True, err=True)
@@ -136,6 +150,9 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
         if failure is not None and repair_dir is not None:
             from vlanroute.emulate import failure as scenario
             report = scenario.run_here(outdir, repair_dir, failure, options, label, log=say)
+        elif transition_dirs:
+            from vlanroute.emulate import transition as moving
+            report = moving.run_here(outdir, list(transition_dirs), options, label, log=say)
         else:
             report = run_here(outdir, options, label, log=say)
         if as_json:
@@ -168,6 +185,10 @@ def command(outdir: Path, where: str, frames_per_pair: int, host_tools: str, hos
                 from vlanroute.emulate import failure as scenario
                 status, boot_s = scenario.run_in_vm(outdir, repair_dir, failure, options, timeout_s, report_file,
                                                     log=say)
+            elif transition_dirs:
+                from vlanroute.emulate import transition as moving
+                status, boot_s = moving.run_in_vm(outdir, list(transition_dirs), options, timeout_s, report_file,
+                                                  log=say)
             else:
                 status, boot_s = run_in_vm(outdir, options, timeout_s, report_file, log=say)
         except vm.VmError as exc:

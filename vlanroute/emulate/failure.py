@@ -9,7 +9,8 @@ The same namespaces, scripts and checks as the healthy run (vlanroute.emulate.ru
    UDP traffic must lose exactly the pairs the plan predicts (vlanroute.emulate.failplan)
    and deliver every other pair exactly once;
 3. repair: the linux-bridge delta from OUTDIR to NEWDIR (`bridge vlan del|add`, in the
-   order failplan computes), then NEWDIR's host program on every host with
+   order the loop-free transition plans, as push does: emulate/transition.py), then NEWDIR's
+   host program on every host with
    `--vlans` = the repaired VLANs (what NEWDIR's relearn.sh runs);
 4. recovered: MAC tables of NEWDIR's plan, storm check, UDP between every ordered host pair
    delivered exactly once over exactly NEWDIR's routes (the per-cable counters: no flooding);
@@ -168,8 +169,14 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
     spec, repaired = load(outdir), load(newdir)
     failure.check(spec)
     predicted = failure.cut_pairs(spec)
-    record = repair_record(newdir)       # vlanroute repair's push order and VLANs to re-learn in
-    steps = repair_delta(spec, repaired, None if record is None else record["push_order"], failure.dead())
+    record = repair_record(newdir)       # vlanroute repair's VLANs to re-learn in
+    repair_delta(spec, repaired, None, failure.dead())       # checks it is a repair of this bundle
+    # The delta in the loop-free transition's order, as `vlanroute push` plans it
+    # (vlanroute.transition: every state after every command checked).
+    from vlanroute.emulate.transition import plan_bridges
+    planned = plan_bridges(spec, repaired, spec, dead=failure.dead())
+    steps = [BridgeStep(step.switch, cmd.verb, cmd.port, cmd.vlan)   # type: ignore[arg-type]
+             for step in planned.transition.steps for cmd in planned.commands[(step.switch, step.kind)]]
     # The running hosts keep their emulated MACs and addresses (a dead switch's are dropped).
     repaired = keep_running_hosts(spec, repaired)
     relearn = failure.broken_vlans(spec) if record is None else sorted(record["affected_vlans"])
@@ -192,8 +199,8 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
 
     def repair() -> list[Check]:
         start = time.monotonic()
-        delta = apply_delta(emu, steps, "in repair.json's push order, each switch adding before removing"
-                            if record is not None else "per VLAN: removals, then additions")
+        delta = apply_delta(emu, steps, f"in the loop-free transition's order ({len(planned.transition.steps)} "
+                                        "steps, every state after every command proven a forest)")
         # NEWDIR's trees and host program; a dead switch and its hosts are no longer in it.
         emu.plan = repaired
         applied = time.monotonic()

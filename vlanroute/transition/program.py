@@ -17,11 +17,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from vlanroute.drivers.family import Family, LineRole, UnsupportedLine
 from vlanroute.model.bridge import LagPort, PortConfig, PortRef, SwitchConfig
-from vlanroute.model.platforms import Platform
 from vlanroute.transition.fabric import End, SwitchView, end_of, view_of
+
+if TYPE_CHECKING:       # the emulation plans with Programs it builds itself: no family there
+    from vlanroute.drivers.family import Family
+    from vlanroute.model.platforms import Platform
 
 Parse = Callable[[str], SwitchConfig]
 
@@ -49,13 +52,12 @@ class Program:
         return [self.views[-1]] if self.atomic else list(self.views[1:])
 
 
-_FORWARDING = (LineRole.VLAN_TABLE, LineRole.PORT_SETTING, LineRole.PORT_VLAN_REMOVAL,
-               LineRole.PORT_STP_OFF, LineRole.GLOBAL_STP_OFF)
-
-
 def checkpoints(family: Family, commands: Sequence[str], cable_ports: set[str]) -> list[int]:
     """After how many commands a state must be checked (module docstring). A line the
     family cannot classify makes every line a checkpoint: never guess."""
+    from vlanroute.drivers.family import LineRole, UnsupportedLine
+    forwarding = (LineRole.VLAN_TABLE, LineRole.PORT_SETTING, LineRole.PORT_VLAN_REMOVAL,
+                  LineRole.PORT_STP_OFF, LineRole.GLOBAL_STP_OFF)
     n = len(commands)
     try:
         roles = family.classify_push_lines(list(commands))
@@ -76,7 +78,7 @@ def checkpoints(family: Family, commands: Sequence[str], cable_ports: set[str]) 
         if role in (LineRole.LEAVE, LineRole.END):
             inside = ""
             continue
-        if role not in _FORWARDING:
+        if role not in forwarding:
             continue
         if inside == "host":
             host_run = True
