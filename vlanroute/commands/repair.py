@@ -217,6 +217,6 @@ def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool) -> No
     console.print(f"VLANs the hosts re-learn in: {' '.join(map(str, r['affected_vlans'])) or 'none'}; "
                   f"host tables {'unchanged (the compute nodes need no new files)' if same else 'CHANGED'}",
                   highlight=False)
-    safe = "loop-free" if r["push_order_loop_free"] else "NO loop-free order found"
-    console.print(f"push order ({safe}, one switch at a time): {' '.join(r['push_order']) or 'nothing to push'}",
-                  highlight=False)
+    safe = "loop-free" if r["push_order_loop_free"] else "NO loop-free order of whole switches found"
+    console.print(f"switch order from the two plans ({safe}; push plans its own from what the switches run): "
+                  f"{' '.join(r['push_order']) or 'nothing to push'}", highlight=False)

@@ -43,6 +43,7 @@ from vlanroute.emulate.run import (
     Report,
     remove_stale_namespaces,
     run_phases,
+    traffic_again,
 )
 from vlanroute.emulate.spec import EmulationSpec, load
 
@@ -125,14 +126,6 @@ def cut_check(emu: Emulation, failure: Failure, timeout_s: float = 10.0) -> Chec
     return Check(f"switch {failure.switch} stopped", not problems,
                  f"{len(cables) // 2} cables and {len(host_links)} host links down; "
                  f"{len(states)} bridge ports disabled; " + entries, problems)
-
-
-def traffic_again(emu: Emulation) -> list[Check]:
-    """emu.traffic() once more: the sockets of the last run are closed first (same ports)."""
-    for s in emu.sockets:
-        s.close()
-    emu.sockets.clear()
-    return emu.traffic()
 
 
 def predicted_loss_check(emu: Emulation, predicted: set[tuple[str, str]], frames: int) -> Check:

@@ -998,6 +998,14 @@ def run_here(outdir: Path, options: Options, kernel: str,
     ])
 
 
+def traffic_again(emu: Emulation) -> list[Check]:
+    """emu.traffic() once more: the sockets of the last run are closed first (same ports)."""
+    for s in emu.sockets:
+        s.close()
+    emu.sockets.clear()
+    return emu.traffic()
+
+
 def run_phases(emu: Emulation, report: Report, log: Callable[[str], None],
                phases: list[tuple[str, Callable[[], list[Check]]]]) -> Report:
     """Run the phases in order, each timed into report.phases and its checks logged; the

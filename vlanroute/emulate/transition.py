@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlanroute.emulate import netns, run
-from vlanroute.emulate.failure import traffic_again
 from vlanroute.emulate.relearn import relearn_frames
-from vlanroute.emulate.run import Check, Emulation, Options, Report, remove_stale_namespaces, run_phases
+from vlanroute.emulate.run import (Check, Emulation, Options, Report, remove_stale_namespaces, run_phases,
+                                   traffic_again)
 from vlanroute.emulate.spec import EmulationSpec, load
 from vlanroute.errors import UserError
 from vlanroute.transition.fabric import End, Fabric, HostAt, SwitchView, Wire
