@@ -45,13 +45,16 @@ routing, packing, verification) in this process.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +68,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import opensm_fabric as F  # noqa: E402
 from vlanroute.errors import PlanError, UserError  # noqa: E402
 
-UMAD2SIM = Path("/usr/lib") / f"{os.uname().machine}-linux-gnu" / "umad2sim" / "libumad2sim.so"
+# Debian's libumad2sim0 (a dependency of ibsim-utils): /usr/lib/<multiarch triplet>/umad2sim/
+UMAD2SIM = next(iter(sorted(Path("/usr/lib").glob("*/umad2sim/libumad2sim.so"))),
+                Path("/usr/lib") / f"{os.uname().machine}-linux-gnu" / "umad2sim" / "libumad2sim.so")
 INSTALL = "apt-get install opensm ibsim-utils"
 TORUS = "inventories/seed-torus.yaml"
 BIG = ["platform=linux-bridge", "switches={}", "settings.learning.pool=10.0.0.0/8"]
@@ -174,8 +179,8 @@ def torus_conf(fab: F.IbFabric, kind: str, dims: tuple[int, ...], coords: dict[s
         if k == 4:
             minus = tuple(k - 1 if i == d else 0 for i in range(len(dims)))
             lines.append(f"{'xyz'[d]}m_link {fab.switch_guid(origin):#x} {fab.switch_guid(at[minus]):#x}")
-    parallel = max((sum(1 for (s, _), (t, _) in fab.links.items() if s == a and t == b)
-                    for (a, _), (b, _) in fab.links.items()), default=1)
+    # the most parallel cables, and the host ports with the switch's port 0, fit one port group
+    parallel = max(Counter((a, b) for (a, _), (b, _) in fab.links.items()).values(), default=1)
     lines.append(f"portgroup_max_ports {max(16, parallel, max(hosts.values(), default=0) + 1)}")
     return "\n".join(lines) + "\n"
 
@@ -237,12 +242,15 @@ def _first_error(log: str) -> str:
     return said or "no routing"
 
 
+_RUNS = itertools.count()
+
+
 class Simulator:
     """ibsim on the fabric's topology file, in `workdir`, on a socket name of its own."""
 
     def __init__(self, netfile: Path, workdir: Path) -> None:
         self.workdir = workdir
-        self.sock = f"vlr{os.getpid()}-{workdir.name}"
+        self.sock = f"vlr{os.getpid()}-{next(_RUNS)}"
         self.env = {**os.environ, "IBSIM_SOCKNAME": self.sock}
         self.out = open(workdir / "ibsim.out", "w")
         self.proc = subprocess.Popen(["ibsim", "-s", "-n", str(netfile)], cwd=workdir, env=self.env,
@@ -438,7 +446,7 @@ def vlanroute_rows(inventory: Path, sets: list[str]) -> list[Row]:
         rows.append(row)
         c0 = time.process_time()
         try:
-            plan = plan_from_file(inventory, [*sets, f"routing.algorithm={name}"] if name else sets)
+            plan = plan_from_file(inventory, [*sets, f"routing.algorithm={name or 'null'}"])
         except (UserError, PlanError) as exc:
             row.note = f"refused: {exc.message}"[:160]
             continue
@@ -517,6 +525,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--keep", type=Path, help="keep every run's files (topology, logs, dumps) here")
     a = ap.parse_args(argv)
+    # a kill runs the finally blocks too: no ibsim or OpenSM is left behind
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     missing = missing_tools()
     if missing:
         print(f"missing: {', '.join(missing)}; on Debian: {INSTALL} (this bench installs nothing)", file=sys.stderr)
