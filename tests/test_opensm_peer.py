@@ -28,7 +28,11 @@ import opensm_fabric as F  # noqa: E402
 import opensm_peer as P  # noqa: E402
 
 from vlanroute.model.topology import Topology  # noqa: E402
+from vlanroute.routing.choose import deadlock_free  # noqa: E402
+from vlanroute.routing.engine import Options  # noqa: E402
 from vlanroute.routing.optimum import optimum_bound  # noqa: E402
+from vlanroute.routing.registry import ENGINES  # noqa: E402
+from vlanroute.routing.trees import arc_loads  # noqa: E402
 
 # a = b (two cables), b - c (one); hosts: two on a, none on b, one on c
 TINY = F.ib_fabric(["a", "b", "c"], [("a", "b"), ("b", "c"), ("a", "b")], {"a": 2, "b": 0, "c": 1})
@@ -103,6 +107,39 @@ def test_loads_count_one_unit_per_ordered_host_pair_per_cable() -> None:
     # a-h1 and a-h2 send to c-h1 over a's first cable and b-c: 2 each; c-h1 sends one unit
     # to each of a's hosts, over c-b (2) and then b's first and second cable (1 each)
     assert F.cable_loads(TINY, paths) == {("a", 1): 2.0, ("b", 3): 2.0, ("c", 1): 2.0, ("b", 1): 1.0, ("b", 2): 1.0}
+
+
+@pytest.mark.parametrize(("kind", "engine", "free"), [("torus", "shortest", False), ("torus", "updown", True),
+                                                      ("custom", "shortest", False), ("custom", "updown", True)])
+def test_the_load_model_and_the_dependency_graph_are_vlanroutes(kind: str, engine: str, free: bool) -> None:
+    """A vlanroute plan's routes, fed through the bench's path-level functions, give the
+    loads of routing/trees.py (one cable per pair: no LAG to divide by) and the deadlock
+    verdict of routing/choose.py (`free`: what it says here, so both verdicts are met)."""
+    if kind == "torus":
+        topo = Topology.from_generator("torus", [3, 4])
+        hosts = {s: (i * 5) % 4 for i, s in enumerate(topo.switches)}   # 0 to 3 hosts, some switches bare
+    else:
+        topo = Topology.from_links([f"s{i}" for i in range(7)],
+                                   [("s0", "s1"), ("s1", "s2"), ("s2", "s3"), ("s3", "s0"), ("s0", "s4"),
+                                    ("s4", "s5"), ("s5", "s6"), ("s6", "s2"), ("s1", "s5")])
+        hosts = {s: 1 + i % 3 for i, s in enumerate(topo.switches)}
+    eng = ENGINES[engine]
+    parents = eng.route(topo, hosts, eng.params(topo, Options())).parents
+    fab = F.ib_fabric(topo.switches, list(topo.graph.edges()), hosts)
+    port = {(a, b): p for (a, p), (b, _) in fab.links.items()}
+    paths = {}
+    for src in topo.switches:
+        if hosts[src]:
+            for hca, dst, _ in fab.hcas:
+                walk = [dst]
+                while walk[-1] != src:
+                    walk.append(parents[src][walk[-1]])
+                walk.reverse()
+                paths[(src, hca)] = tuple((u, port[(u, v)]) for u, v in zip(walk, walk[1:]))
+    ours = {(a, fab.links[(a, p)][0]): x for (a, p), x in F.cable_loads(fab, paths).items()}
+    theirs = {arc: x for arc, x in arc_loads(parents, hosts, topo.arc_cables()).items() if x}
+    assert ours == theirs
+    assert F.is_acyclic(F.dependencies(fab, paths)) == deadlock_free(parents, hosts) == free
 
 
 def test_ibroute_prints_the_same_tables() -> None:
