@@ -149,6 +149,16 @@ def test_ibroute_prints_the_same_tables() -> None:
     assert F.parse_lfts(text) == F.parse_lfts(DUMP)
 
 
+def test_the_dump_is_checked_against_the_switches_but_for_ibroutes_missing_top_lid() -> None:
+    dump = F.parse_lfts(DUMP)
+    held = F.parse_lfts("".join(line + "\n" for line in DUMP.splitlines() if not line.startswith("0x0006")))
+    assert P.dump_disagrees(dump, held) == ""                    # LID 6 is LinearFdbTop: ibroute leaves it out
+    moved = F.parse_lfts(DUMP.replace("0x0005 002 #", "0x0005 001 #"))
+    assert P.dump_disagrees(dump, moved) == "switch 0x200000001 LID 5: port 1 on the switch, 2 in the dump"
+    no_c = F.parse_lfts(DUMP.split("Unicast lids [0-6] of switch Lid 3")[0])
+    assert P.dump_disagrees(dump, no_c) == "switch 0x200000002 not read"
+
+
 def test_a_loop_and_a_hole_are_errors() -> None:
     looped = DUMP.replace("0x0006 003 # Channel Adapter portguid 0x0000000100000009: 'c-h1'\n6 lids dumped\n"
                           "Unicast lids [0-6] of switch Lid 3",
