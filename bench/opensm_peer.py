@@ -159,8 +159,14 @@ TITLES = {"seed-torus": "seed torus (inventories/seed-torus.yaml): 4x2, 2 cables
 # --------------------------------------------------------------------------- OpenSM
 
 
+def tool(name: str) -> str:
+    """A program's path: on PATH, or in /usr/sbin, where Debian puts opensm and ibroute and
+    where a user's PATH often does not reach."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin") or name
+
+
 def missing_tools() -> list[str]:
-    missing = [t for t in ("opensm", "ibsim") if shutil.which(t) is None]
+    missing = [t for t in ("opensm", "ibsim", "ibroute") if not os.path.isabs(tool(t))]
     if not UMAD2SIM.is_file():
         missing.append(str(UMAD2SIM))
     return missing
@@ -256,7 +262,7 @@ class Simulator:
         self.sock = f"vlr{os.getpid()}-{next(_RUNS)}"
         self.env = {**os.environ, "IBSIM_SOCKNAME": self.sock}
         self.out = open(workdir / "ibsim.out", "w")
-        self.proc = subprocess.Popen(["ibsim", "-s", "-n", str(netfile)], cwd=workdir, env=self.env,
+        self.proc = subprocess.Popen([tool("ibsim"), "-s", "-n", str(netfile)], cwd=workdir, env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=self.out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while f"@{self.sock}:ctl" not in Path("/proc/net/unix").read_text():
@@ -287,7 +293,7 @@ def read_switch_tables(lfts: F.Lfts, sim: Simulator, workdir: Path, timeout: flo
     text = []
     for lid, guid in sorted(lfts.lid_guid.items()):
         if guid in lfts.tables:
-            done = subprocess.run(["ibroute", str(lid), "0", str(top)], capture_output=True, text=True, cwd=workdir,
+            done = subprocess.run([tool("ibroute"), str(lid), "0", str(top)], capture_output=True, text=True, cwd=workdir,
                                   env=sim.preload_env(), timeout=timeout)
             if done.returncode != 0:
                 raise RuntimeError(f"ibroute {lid}: {done.stderr.strip()[-200:]}")
@@ -325,7 +331,7 @@ def route_with_opensm(fab: F.IbFabric, netfile: Path, workdir: Path, engine: Osm
     sim = Simulator(netfile, workdir)
     osm: subprocess.Popen[bytes] | None = None
     try:
-        args = ["opensm", "-F", str(workdir / "opensm.conf"), "-s", "0", "-d", "2", "-f", str(workdir / "osm.log"),
+        args = [tool("opensm"), "-F", str(workdir / "opensm.conf"), "-s", "0", "-d", "2", "-f", str(workdir / "osm.log"),
                 "-D", "0x43", "--dump_files_dir", str(workdir), "-R", f"{engine.name},no_fallback",
                 *(["-Q"] if engine.qos else []), *engine.args, *extra]
         with open(workdir / "opensm.out", "w") as out:
@@ -599,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _version() -> str:
-    out = subprocess.run(["opensm", "--version"], capture_output=True, text=True, timeout=30).stdout
+    out = subprocess.run([tool("opensm"), "--version"], capture_output=True, text=True, timeout=30).stdout
     m = re.search(r"OpenSM [\d.]+", out)
     return m.group(0) if m else "unknown version"
 

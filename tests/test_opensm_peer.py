@@ -231,7 +231,7 @@ def test_sl2vl_dump() -> None:
 
 def test_without_opensm_the_bench_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(P.shutil, "which", lambda name: None)
+    monkeypatch.setattr(P.shutil, "which", lambda name, path=None: None)
     assert P.main(["--fabric", "leaf-spine"]) == 2
     assert "apt-get install opensm ibsim-utils" in capsys.readouterr().err
 
