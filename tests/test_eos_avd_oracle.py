@@ -259,7 +259,7 @@ def test_every_changed_template_line_is_reported(small_bundles: dict[str, Bundle
 def test_a_changed_line_makes_the_comparison_fail_where_it_was_changed(tmp_path: Path) -> None:
     """One mutant by hand, on a small fabric, showing the report a reader gets."""
     doc = plan_from_file(SEED, ["topology.dims=[3,1]", "topology.links_per_pair=1", "hosts.count=null",
-                                "hosts.per_switch=1", "switches={}"]).to_document()
+                                "hosts.per_switch=1", "switches={}", "routing.algorithm=dor"]).to_document()
     plan = json.loads(doc.to_json_text())
     (tmp_path / "switch").mkdir()
     (tmp_path / "switch" / "arista-eos.j2").write_text(
