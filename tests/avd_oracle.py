@@ -37,6 +37,37 @@ from typing import Any
 from pyavd import get_device_config, validate_structured_config
 from pyavd.j2filters import list_compress, natural_sort
 
+# Trunk-attached hosts on named ports of a custom fabric: QSFP ports (EthernetN/1), a LAG of
+# three cables, single cables, a cable no VLAN's tree uses (allowed `none`: the budget of two
+# VLANs leaves some out), a switch without hosts on some VLANs, a reserved port, host
+# interfaces other than eth0, flow control off and an aging time of its own.
+TRUNK_HOSTS = {
+    "name": "eos-trunk-hosts",
+    "platform": "arista-7050sx-64",
+    "topology": {
+        "kind": "custom",
+        "switches": ["core1", "core2", "leaf1", "leaf2", "leaf3"],
+        "links": [
+            {"a": "core1", "b": "core2", "count": 3,
+             "ports": [["Ethernet49/1", "Ethernet49/1"], ["Ethernet50/1", "Ethernet50/1"],
+                       ["Ethernet51/1", "Ethernet51/1"]]},
+            {"a": "core1", "b": "leaf1"}, {"a": "core1", "b": "leaf2"}, {"a": "core2", "b": "leaf2"},
+            {"a": "core2", "b": "leaf3"}, {"a": "leaf1", "b": "leaf3", "ports": [["Ethernet52/1", "Ethernet52/1"]]},
+            {"a": "leaf1", "b": "leaf2"},
+        ]},
+    "hosts": {"list": [
+        {"name": "gpu01", "switch": "leaf1", "mac": "00:1e:c9:00:00:01"},
+        {"name": "gpu02", "switch": "leaf1", "port": "Ethernet7", "mac": "00:1e:c9:00:00:02"},
+        {"name": "gpu03", "switch": "leaf2", "port": "Ethernet10", "mac": "00:1e:c9:00:00:03"},
+        {"name": "gpu04", "switch": "leaf3", "mac": "00:1e:c9:00:00:04", "interface": "ens1f0"},
+        {"name": "login1", "switch": "core1", "mac": "00:1e:c9:00:00:05"}]},
+    "routing": {"algorithm": "budget", "max_vlans": 2},
+    "switches": {"core1": {"mgmt": "192.0.2.21", "reserved_ports": ["Ethernet1"]}, "core2": {"mgmt": "192.0.2.22"},
+                 "leaf1": {"mgmt": "192.0.2.23"}, "leaf2": {"mgmt": "192.0.2.24"}, "leaf3": {"mgmt": "192.0.2.25"}},
+    "settings": {"flow_control": False, "aging_time": 86400, "host_attachment": "trunk"},
+}
+
+
 # What a structured config holds for a plan's switch, derived without vlanroute's code.
 
 

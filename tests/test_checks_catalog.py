@@ -159,10 +159,15 @@ def run_config_test(definition: AntaTestDefinition, text: str) -> tuple[str, lis
 
 @pytest.mark.slow
 def test_the_running_config_patterns_match_the_config_as_arista_s_generator_lays_it_out(tmp_path: Path) -> None:
-    """For every EOS switch of a 6-switch torus (single cables) and one with LAGs: ANTA's own
-    VerifyRunningConfigLines passes on pyavd's text of the switch's intent, and fails, naming
-    the pattern, once a native VLAN or an allowed list in that text is changed."""
-    for doc in (eos_plan(), eos_plan("topology.links_per_pair=2")):
+    """For every EOS switch of a 6-switch torus (single cables), one with LAGs and the custom
+    fabric with trunk-attached hosts (a LAG of three, QSFP ports, an allowed list `none`,
+    flow control off): ANTA's own VerifyRunningConfigLines passes on pyavd's text of the
+    switch's intent, and fails, naming the pattern, once a native VLAN or an allowed list in
+    that text is changed."""
+    inv = tmp_path / "eos-trunk-hosts.yaml"
+    inv.write_text(yaml.safe_dump(oracle.TRUNK_HOSTS, sort_keys=False))
+    nones = 0
+    for doc in (eos_plan(), eos_plan("topology.links_per_pair=2"), plan_from_file(inv).to_document()):
         files = render_files(doc)
         plan = json.loads(files["plan.json"])
         catalog = catalog_of(files, tmp_path)
@@ -172,16 +177,18 @@ def test_the_running_config_patterns_match_the_config_as_arista_s_generator_lays
             (definition,) = [t for t in catalog.tests
                              if t.test.name == "VerifyRunningConfigLines" and t.inputs.filters.tags == {sw}]
             assert run_config_test(definition, text) == ("success", []), sw
-            port, native = next(iter(intent.host_ports.items()))
-            changed = text.replace(f"interface {port}\n   flowcontrol receive on\n   switchport trunk native vlan {native}\n",
-                                   f"interface {port}\n   flowcontrol receive on\n   switchport trunk native vlan 4000\n")
-            assert changed != text
-            status, messages = run_config_test(definition, changed)
-            assert status == "failure" and f"^interface {port}\\n" in messages[0] and f"native vlan {native}$" in messages[0]
+            nones += "switchport trunk allowed vlan none$" in "".join(definition.inputs.regex_patterns)
+            for port, native in list(intent.host_ports.items())[:1]:
+                changed = re.sub(f"(?m)^(interface {port}\n(?:   .*\n)*?   switchport trunk native vlan ){native}$",
+                                 r"\g<1>4000", text)
+                assert changed != text
+                status, messages = run_config_test(definition, changed)
+                assert status == "failure" and f"^interface {port}\\n" in messages[0] and f"native vlan {native}$" in messages[0]
             trunk, vlans = next(iter(intent.trunks.items()))
             line = f"switchport trunk allowed vlan {oracle.allowed(vlans)}\n"
             assert run_config_test(definition, text.replace(line, "switchport trunk allowed vlan 1-4094\n", 1))[0] == \
                 "failure"
+    assert nones == 2                     # both ends of the cable no VLAN's tree uses
 
 
 def test_no_management_address_no_anta_inventory_and_no_eos_switch_no_anta_files() -> None:

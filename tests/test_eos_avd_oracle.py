@@ -30,36 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "platforms" / "arista-eos.md"
 TEMPLATE = "switch/arista-eos.j2"
 
-# Trunk-attached hosts on named ports of a custom fabric: QSFP ports (EthernetN/1), a LAG of
-# three cables, single cables, a cable no VLAN's tree uses (allowed `none`: the budget of two
-# VLANs leaves some out), a switch without hosts on some VLANs, a reserved port, host
-# interfaces other than eth0, flow control off and an aging time of its own.
-TRUNK_HOSTS = {
-    "name": "eos-trunk-hosts",
-    "platform": "arista-7050sx-64",
-    "topology": {
-        "kind": "custom",
-        "switches": ["core1", "core2", "leaf1", "leaf2", "leaf3"],
-        "links": [
-            {"a": "core1", "b": "core2", "count": 3,
-             "ports": [["Ethernet49/1", "Ethernet49/1"], ["Ethernet50/1", "Ethernet50/1"],
-                       ["Ethernet51/1", "Ethernet51/1"]]},
-            {"a": "core1", "b": "leaf1"}, {"a": "core1", "b": "leaf2"}, {"a": "core2", "b": "leaf2"},
-            {"a": "core2", "b": "leaf3"}, {"a": "leaf1", "b": "leaf3", "ports": [["Ethernet52/1", "Ethernet52/1"]]},
-            {"a": "leaf1", "b": "leaf2"},
-        ]},
-    "hosts": {"list": [
-        {"name": "gpu01", "switch": "leaf1", "mac": "00:1e:c9:00:00:01"},
-        {"name": "gpu02", "switch": "leaf1", "port": "Ethernet7", "mac": "00:1e:c9:00:00:02"},
-        {"name": "gpu03", "switch": "leaf2", "port": "Ethernet10", "mac": "00:1e:c9:00:00:03"},
-        {"name": "gpu04", "switch": "leaf3", "mac": "00:1e:c9:00:00:04", "interface": "ens1f0"},
-        {"name": "login1", "switch": "core1", "mac": "00:1e:c9:00:00:05"}]},
-    "routing": {"algorithm": "budget", "max_vlans": 2},
-    "switches": {"core1": {"mgmt": "192.0.2.21", "reserved_ports": ["Ethernet1"]}, "core2": {"mgmt": "192.0.2.22"},
-                 "leaf1": {"mgmt": "192.0.2.23"}, "leaf2": {"mgmt": "192.0.2.24"}, "leaf3": {"mgmt": "192.0.2.25"}},
-    "settings": {"flow_control": False, "aging_time": 86400, "host_attachment": "trunk"},
-}
-
 SEED = ROOT / "inventories" / "seed-torus-arista.yaml"
 TORUS_16 = ["topology.dims=[16,16]", "topology.links_per_pair=1", "hosts.count=null", "hosts.per_switch=4"]
 
@@ -70,7 +40,7 @@ def plan_of(name: str, tmp: Path) -> PlanDocument:
     if name == "torus-16x16":
         return plan_from_file(SEED, TORUS_16).to_document()
     inv = tmp / "eos-trunk-hosts.yaml"
-    inv.write_text(yaml.safe_dump(TRUNK_HOSTS, sort_keys=False))
+    inv.write_text(yaml.safe_dump(oracle.TRUNK_HOSTS, sort_keys=False))
     return plan_from_file(inv).to_document()
 
 
