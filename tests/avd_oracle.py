@@ -263,3 +263,33 @@ def compare(vlanroute: str, avd: str, i: Intent) -> Comparison:
         unexplained=sorted(shown(d) for d in found - explained),
         absent=sorted(f"{shown(d)} (documented, not seen)" for d in explained - found),
         seen={key for key, ds in expected.items() if ds & found})
+
+
+# AVD's own ANTA catalog generator (pyavd.get_device_test_catalog) on the same intent, with each
+# cabled Ethernet port's far end as AVD's `metadata.peer` / `peer_interface` (what AVD's
+# VerifyLLDPNeighbors input factory reads) and every switch deployed.
+
+def avd_catalogs(plan: dict[str, Any]) -> dict[str, Any]:
+    """Switch -> the AntaCatalog pyavd generates for it."""
+    from pyavd import get_device_test_catalog
+    from pyavd.api.anta import AVDFabricData
+
+    peers: dict[str, dict[str, tuple[str, str]]] = {}
+    for c in plan["cabling"]:
+        peers.setdefault(c["a"], {})[c["a_port"]] = (c["b"], c["b_port"])
+        peers.setdefault(c["b"], {})[c["b_port"]] = (c["a"], c["a_port"])
+    configs = {}
+    for sw in plan["switches"]:
+        sc = structured_config(intent(plan, sw))
+        sc["hostname"] = sw
+        sc["metadata"] = {"is_deployed": True}
+        for e in sc["ethernet_interfaces"]:
+            if e["name"] in peers.get(sw, {}):
+                far, far_port = peers[sw][e["name"]]
+                e["metadata"] = {"peer": far, "peer_interface": far_port}
+        result = validate_structured_config(sc)
+        if result.validated_data is None:
+            raise AvdRefused(f"pyavd refuses the structured config of {sw}: {result.validation_result.violations}")
+        configs[sw] = result.validated_data
+    fabric = AVDFabricData.from_structured_configs(configs)
+    return {sw: get_device_test_catalog(sw, configs[sw], fabric) for sw in configs}

@@ -131,6 +131,36 @@ def test_the_catalog_names_every_planned_cable_and_vlan(seed_arista: tuple[PlanD
     assert seen == {v.id for v in doc.vlans}
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("bundle", ["seed-torus-arista", "eos-trunk-hosts"])
+def test_arista_s_own_catalog_generator_expects_the_same_neighbours_and_interfaces_up(
+        bundle: str, seed_arista: tuple[PlanDocument, dict[str, str]], tmp_path: Path) -> None:
+    """pyavd's ANTA catalog generator, given each switch's intent (tests/avd_oracle.py) and its
+    cables as AVD's peer metadata, expects the same LLDP neighbours and the same interfaces up
+    as the rendered catalog, switch by switch. (It adds hardware, logging and NTP tests, which
+    the plan says nothing about.)"""
+    if bundle == "seed-torus-arista":
+        files = seed_arista[1]
+    else:
+        inv = tmp_path / "eos-trunk-hosts.yaml"
+        inv.write_text(yaml.safe_dump(oracle.TRUNK_HOSTS, sort_keys=False))
+        files = render_files(plan_from_file(inv).to_document())
+    catalog = catalog_of(files, tmp_path)
+    plan = json.loads(files["plan.json"])
+    for sw, theirs in oracle.avd_catalogs(plan).items():
+        def of(cat: Any, test: str) -> list[Any]:
+            return [t.inputs for t in cat.tests if t.test.name == test and t.inputs.filters.tags == {sw}]
+        want_lldp = {(n.port, n.neighbor_device, n.neighbor_port) for i in of(theirs, "VerifyLLDPNeighbors")
+                     for n in i.neighbors}
+        got_lldp = {(n.port, n.neighbor_device, n.neighbor_port) for i in of(catalog, "VerifyLLDPNeighbors")
+                    for n in i.neighbors}
+        assert got_lldp == want_lldp and want_lldp, sw
+        want_up = {(i.name, i.status) for t in of(theirs, "VerifyInterfacesStatus") for i in t.interfaces}
+        got_up = {(i.name, i.status) for t in of(catalog, "VerifyInterfacesStatus") for i in t.interfaces}
+        assert got_up == want_up and want_up, sw
+        assert bool(of(theirs, "VerifyPortChannels")) == bool(of(catalog, "VerifyPortChannels")), sw
+
+
 class RunningConfig(AntaDevice):
     """An ANTA device that answers `show running-config` with a given text (and nothing else)."""
 
