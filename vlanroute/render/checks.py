@@ -19,6 +19,7 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from vlanroute.bundle.cables import HOST, INTER_SWITCH, PlannedCable
@@ -40,7 +41,13 @@ LEARNED_LIMIT = 200_000
 def vlans_text(ids: list[int] | set[int]) -> str:
     """A VLAN set as a VLAN list (`101-104,110`; "" for none): a 16x16 torus's host ports
     would otherwise list 130,000 ids."""
-    return format_vlan_list(sorted(ids)) if ids else ""
+    return _text(tuple(sorted(ids)))
+
+
+@lru_cache(maxsize=4096)
+def _text(ids: tuple[int, ...]) -> str:
+    """Memoised: every host port of a switch carries the same lists."""
+    return format_vlan_list(ids) if ids else ""
 
 
 @dataclass(frozen=True)
