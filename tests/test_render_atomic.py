@@ -142,8 +142,8 @@ def test_cli_render_seed_torus(tmp_path: Path) -> None:
     result = CliRunner().invoke(R_cli_group(), ["render", str(SEED_TORUS), "-o", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     out = tmp_path / "o"
-    assert sorted(p.name for p in out.iterdir()) == ["cabling.csv", "cabling.html", "hosts", "manifest.json",
-                                                     "plan.json", "refresh", "switches"]
+    assert sorted(p.name for p in out.iterdir()) == ["cabling.csv", "cabling.html", "checks.json", "hosts",
+                                                     "manifest.json", "plan.json", "refresh", "switches"]
     assert len(list((out / "switches").iterdir())) == 8
     assert sorted(os.listdir(out / "hosts")) == ["ansible-playbook.yml", "hosts.tsv", "install.sh",
                                                  "vlanroute-host", "vlans.tsv"]

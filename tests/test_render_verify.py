@@ -22,8 +22,8 @@ pytest.importorskip("vlanroute.verify.configs")
 def test_every_family_round_trips_through_the_verifier(tmp_path: Path, platform: str, settings: dict) -> None:
     result = R.render_to_dir(document(ring3_plan(platform, **settings)), tmp_path / "out")
     assert result.verified
-    # plan.json, cabling.csv, cabling.html, manifest.json, switches, hosts/ (program, 2 tables, install.sh, playbook),
-    # refresh; Dell OS6 also ansible/<switch>.cfg (docs/ansible.md)
+    # plan.json, cabling.csv, cabling.html, checks.json, manifest.json, switches, hosts/ (program, 2 tables,
+    # install.sh, playbook), refresh; Dell OS6 also ansible/<switch>.cfg (docs/ansible.md)
     targets = 3 if family_of(PLATFORMS[platform]).name == "dell-os6" else 0
-    assert result.files == 4 + 3 + 5 + 3 + targets
+    assert result.files == 5 + 3 + 5 + 3 + targets
     assert len(list((tmp_path / "out").glob("ansible/*.cfg"))) == targets

@@ -3,7 +3,8 @@ memory) and compare every file, line by line, with what is on disk.
 
 manifest.json only proves that nobody changed a file without also recomputing the manifest;
 this check needs no trust in it. Every line of a switch config, host table, refresh unit,
-the host program, install.sh or cabling.csv that render would not write for this plan is
+the host program, install.sh, cabling.csv or the post-push checks (checks.json and anta/:
+vlanroute.render.checks and antacatalog) that render would not write for this plan is
 named (file, line number, the line), and so is every line render writes that is missing,
 and every file render would not write at all. The render options that plan.json does not
 hold (learning method, host network, per-host scripts) come from manifest.json's "render"

@@ -1,5 +1,6 @@
 """`vlanroute render`: plan -> OUTDIR with switch configs, the host program and its tables, refresh jobs,
-plan.json, cabling.csv and the printable cabling sheet cabling.html (docs/outdir-layout.md).
+plan.json, cabling.csv, the printable cabling sheet cabling.html and the post-push checks (checks.json,
+and anta/ for Arista EOS switches) (docs/outdir-layout.md).
 
 Everything is rendered into a temporary directory next to OUTDIR, verified there, listed
 with its sha256 in manifest.json (vlanroute.bundle.manifest), and only then swapped into
@@ -21,7 +22,7 @@ from pathlib import Path
 import jinja2
 
 from vlanroute.atomic_dir import cleanup_on_sigterm, publish_dir
-from vlanroute.bundle.cables import cabling_csv_text as cables_csv, planned_cables
+from vlanroute.bundle.cables import PlannedCable, cabling_csv_text as cables_csv, planned_cables
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
 from vlanroute.bundle.platforms import resolve_platforms
@@ -33,6 +34,8 @@ from vlanroute.model.platforms import Platform
 from vlanroute.hostside import table
 from vlanroute.render.context import (DocIndex, HostSide, SwitchContext, host_network, host_side,
                                       learning_method, refresh_context, switch_context)
+from vlanroute.render.antacatalog import CATALOG_FILE, INVENTORY_FILE, catalog_yaml, inventory_yaml
+from vlanroute.render.checks import CHECKS_FILE, checks_json, switch_checks
 from vlanroute.render.sheet import SHEET_FILE, sheet_html
 from vlanroute.vlanlist import bridge_vids, format_vlan_list as compress
 from vlanroute.resources import template_loader
@@ -117,13 +120,15 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
                              SHEET_FILE: sheet_html(doc, cables, platforms)}
     aging_times: list[int] = []
     index = DocIndex.of(doc)
+    contexts: dict[str, SwitchContext] = {}
     for name in sorted(doc.switches):
-        ctx = switch_context(doc, name, platforms[name], index)
+        ctx = contexts[name] = switch_context(doc, name, platforms[name], index)
         aging_times.append(ctx.settings.aging_time)
         files[f"switches/{name}.cfg"] = render_switch(ctx, env)
         target = target_config(files[f"switches/{name}.cfg"], name, platforms[name])
         if target is not None:
             files[f"{TARGET_DIR}/{name}.cfg"] = target
+    files.update(check_files(doc, contexts, cables))
     method = learning_method(doc, options.learning_method)
     network = host_network(method, options.host_network)
     if doc.hosts:
@@ -133,6 +138,18 @@ def render_files(doc: PlanDocument, options: RenderOptions = RenderOptions(),
         rctx = refresh_context(doc, aging_times, network).__dict__
         for unit in ("vlanroute-refresh.cron", "vlanroute-refresh.service", "vlanroute-refresh.timer"):
             files[f"refresh/{unit}"] = env.get_template(f"refresh/{unit}.j2").render(rctx)
+    return files
+
+
+def check_files(doc: PlanDocument, contexts: Mapping[str, SwitchContext], cables: list[PlannedCable]) -> dict[str, str]:
+    """checks.json, and for a plan with Arista EOS switches the ANTA catalog (and inventory)
+    of the same checks (docs/checks.md)."""
+    checks, left_out = switch_checks(doc, contexts, cables)
+    files = {CHECKS_FILE: checks_json(doc, checks, left_out)}
+    name = doc.name or "plan"
+    for rel, text in ((CATALOG_FILE, catalog_yaml(name, checks)), (INVENTORY_FILE, inventory_yaml(name, checks))):
+        if text is not None:
+            files[rel] = text
     return files
 
 
