@@ -9,6 +9,7 @@ transaction). The emulators follow docs/platforms/arista-eos.md and dell-os10.md
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 import re
 
@@ -94,6 +95,40 @@ def test_push_seed_torus_in_one_transaction_per_switch(kind, farm, tmp_path, mon
     for name in cluster.plan["switches"]:
         sent = cluster.switch(name).received[before[name]:]
         assert not any(OPEN[kind].fullmatch(c) for c in sent) and len(cluster.switch(name).saved) == 1
+
+
+@pytest.mark.parametrize("save", [True, False], ids=["save", "no-save"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_dry_run_lists_every_line_the_push_then_sends(kind, save, farm, tmp_path, monkeypatch, capsys):
+    """`push --dry-run --show-commands` lists the transaction's wrappers too (EOS checkpoint,
+    configure session, commit, checkpoint deleted; OS10 lock, start transaction, do commit,
+    unlock), the switch's diff, the read-back and the save (issue 41, item 12): the push then
+    sends exactly those lines, in that order, the transaction's name filled in."""
+    from vlanroute.device.transaction import PREVIEW_NAME
+    set_ssh_env(monkeypatch)
+    inventory, platform, _, _ = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform)
+    no_save = [] if save else ["--no-save"]
+    rc, out, err = push(capsys, cluster, "--dry-run", "--json", "--show-commands", "--switch", "sw1", *no_save)
+    assert rc == 0, out + err
+    [record] = json.loads(out)["switches"]
+    listed = record["commands"]
+    if kind == "os10":
+        assert listed[:3] == ["lock", "start transaction", "configure terminal"]
+        assert ["do commit", "end", "unlock"] == listed[listed.index("do commit"):listed.index("do commit") + 3]
+    else:
+        assert listed[:2] == [f"configure checkpoint save {PREVIEW_NAME}", f"configure session {PREVIEW_NAME}"]
+        assert "commit" in listed and listed[-1] == f"delete checkpoint:{PREVIEW_NAME}"
+    assert ("write memory" in listed) == save
+    assert listed.count("show running-config") == 1        # the read-back after the commit
+
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1", *no_save)
+    assert rc == 0, out + err
+    wire = cluster.switch("sw1").received
+    name = next((m.group(0) for c in wire if (m := re.search(r"vlanroute-\d{8}-\d{6}-\d{6}", c))), PREVIEW_NAME)
+    expected = [c.replace(PREVIEW_NAME, name) for c in listed]
+    n = len(expected)
+    assert any(wire[i:i + n] == expected for i in range(len(wire) - n + 1)), (expected, wire)
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

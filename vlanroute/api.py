@@ -249,7 +249,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     state.ensure()
     # One push, save or rollback per fabric at a time (statedir.lock_fabric); a dry run changes nothing.
     with contextlib.nullcontext() if dry_run else lock_fabric(state, "push"):
-        preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
+        preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict,
+                                      save=save)
         chosen = [t for t in sel.targets if expected is None or t.name in expected]
         preview = Pusher(out, state, credentials, preview_options, ui or PushUI(), configs=configs).run(chosen)
         for r in preview:

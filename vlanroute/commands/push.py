@@ -311,7 +311,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     # Pass 1, for every target and also under --yes: log in, check the host key, back up,
     # pre-flight, compute and show the changes. Nothing is changed unless all of them pass.
     preview = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy,
-                          strict=strict)
+                          strict=strict, save=not no_save)     # the listed commands: save or not
     pusher = Pusher(outdir, state, creds, preview, PushUI(), configs=configs)
     results = _run(pusher, targets, None, err, out, True, show_commands, bar)
     failed = [r for r in results if r.result not in SUCCESS]

@@ -23,7 +23,7 @@ from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROL
                                       SAVE_UNCERTAIN)
 from vlanroute.device.journal import JournalWriteError
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
-from vlanroute.drivers.family import Transaction
+from vlanroute.drivers.family import Family, Transaction
 from vlanroute.errors import UserError
 
 if TYPE_CHECKING:                      # push imports this module
@@ -34,6 +34,40 @@ if TYPE_CHECKING:                      # push imports this module
 def transaction_name() -> str:
     """A name unique to this push: letters, digits and `-` only (every CLI takes that)."""
     return "vlanroute-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+# The name a transaction gets when it opens (transaction_name); a preview shows this instead.
+PREVIEW_NAME = "vlanroute-<UTC date and time of the push>"
+# What SwitchSession.running_config and SwitchSession.save send first: back to privileged mode.
+_READ_BACK = ("end", "show running-config")
+
+
+def planned_commands(family: Family, commands: list[str], *, save: bool = True,
+                     name: str | None = None) -> list[str]:
+    """Every line push sends to apply `commands` (the rendered lines, `configure` ... `end`,
+    with their fixups) when all goes well, in send order: for a family with a transaction
+    the restore point, the transaction's opening (OS10 `lock`, `start transaction`), the
+    lines, the switch's diff, the commit (and `unlock`); then the read-back of the running
+    config, the save (with the key that answers its question, where it asks one) unless
+    `save` is False (push --no-save), and the restore point's removal. This is what
+    `push --dry-run --show-commands` lists (docs/push.md); `name`: the transaction's, else
+    PREVIEW_NAME. Not listed: the read-only pre-flight before (`show running-config`,
+    `show version`, the port list, context help) and what a failure sends instead (discard,
+    rollback)."""
+    cli = family.cli
+    saving: list[str] = []
+    if save and cli is not None:
+        saving = ["end", cli.save_command] + ([cli.save_answer or "y"] if cli.save_confirm else [])
+    tx = family.transaction
+    if tx is None:
+        return [*commands, *_READ_BACK, *saving]
+    label = name or PREVIEW_NAME
+
+    def fmt(lines: tuple[str, ...]) -> list[str]:
+        return [c.format(name=label) for c in lines]
+
+    return [*fmt(tx.checkpoint), *fmt(tx.begin), *body(tx, commands), *([tx.diff] if tx.diff else []),
+            *fmt(tx.commit), *_READ_BACK, *saving, *fmt(tx.cleanup)]
 
 
 def body(tx: Transaction, commands: list[str]) -> list[str]:
@@ -61,6 +95,7 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
         return [c.format(name=name) for c in commands]
 
     commands = body(tx, prep.commands)
+    res.commands = planned_commands(target.family, prep.commands, save=save, name=name)
     want_before = canonical(prep.running_text)
     ui.total(target.name, len(commands))
     try:

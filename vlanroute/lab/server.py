@@ -82,7 +82,8 @@ class FakeSwitch:
     port: int = 0                                   # set when the server listens
     host_key_line: str = ""                         # "ssh-ed25519 AAAA..."
     saved: list[str] = field(default_factory=list)  # startup-config texts, oldest first
-    received: list[str] = field(default_factory=list)  # every command line, all sessions
+    received: list[str] = field(default_factory=list)  # every command line and key, all sessions
+    keys: list[str] = field(default_factory=list)      # the save's answer keys, typed without Enter
     logins: int = 0
     config_commands: int = 0        # accepted configuration commands (not mode changes)
 
@@ -211,8 +212,12 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
             if self._chan is None:
                 return
             if self._cli.awaiting_key and ch not in "\r\n":
-                # One key, no Enter, and no echo of it [FS].
+                # One key, no Enter, and no echo of it [FS]. The save's answer is recorded in
+                # send order and as a key (a pager's key is not: it only shows more output).
                 saving = self._cli.mode == "yesno"
+                if saving:
+                    self._sw.received.append(ch)
+                    self._sw.keys.append(ch)
                 reply = self._cli.answer_key(ch)
                 if saving and self._sw.faults.save_lost:
                     self._sw.faults.save_lost = False     # one-shot
