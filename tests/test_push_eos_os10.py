@@ -216,7 +216,62 @@ def test_a_wrong_result_after_the_commit_is_rolled_back(kind, farm, tmp_path, mo
         assert any(c.startswith("configure replace checkpoint:vlanroute-") for c in sw1.received)
         assert sw1.running_config() == before           # the checkpoint is the exact text
     else:
-        assert sw1.received.count("start transaction") == 2   # the inverse commands, committed
+        # The inverse commands, committed in two transactions: the VLANs are deleted in the
+        # second, after the trunks let go of them, since deleting them in the candidate that
+        # takes them off the trunks is OS10's "Range configuration conflict" [UG].
+        assert sw1.received.count("start transaction") == 3
+        last = len(sw1.received) - 1 - sw1.received[::-1].index("start transaction")
+        undo = sw1.received[last:]
+        assert undo[3].startswith("no interface vlan") and all(
+            c.startswith("no interface vlan") for c in undo[3:undo.index("do commit")])
+
+
+def test_an_os10_undo_refused_after_the_commit_is_discarded(farm, tmp_path, monkeypatch, capsys):
+    """Issue 41, item 9. After a commit whose read-back differs, the inverse commands go into
+    a new transaction; when the switch refuses one of them, the half-typed undo must be
+    discarded: OS10's transaction sessions share one candidate config, which anyone's next
+    commit, or any change outside a transaction, commits whole [UG]. Here the emulated OS10
+    ignores the aging time (the read-back differs) and refuses the second VLAN deletion,
+    after it has taken the first into the candidate."""
+    set_ssh_env(monkeypatch)
+    inventory, platform, family, seed = KINDS["os10"]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, seeds={"sw1": seed},
+                            faults={"sw1": Faults(ignore=r"mac address-table aging-time \d+",
+                                                  reject=r"^no interface vlan102$")})
+    sw1 = cluster.switch("sw1")
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    text = " ".join(out.split())
+    assert rc != 0 and "ROLLBACK-FAILED" in text and "discarded" in text, out + err
+    # Nothing of the refused transaction is pending: no candidate, no lock; its discard came
+    # after the refusal, and VLAN 101, deleted in that candidate, is still on the switch.
+    assert no_pending("os10", sw1)
+    last = len(sw1.received) - 1 - sw1.received[::-1].index("start transaction")
+    assert "no interface vlan102" in sw1.received[last:] and "discard" in sw1.received[last:]
+    assert 101 in family.parse_running(sw1.running_config(), switch="sw1", platform=platform).vlans
+    assert not sw1.saved
+
+
+def test_the_emulated_os10_shares_one_candidate_as_the_user_guide_says():
+    """[UG] "CLI Basics": every transaction session edits the same candidate, which outlives
+    a session ended without a commit; a change made outside a transaction commits it whole;
+    `lock` stops changes in every other session until the locking session ends."""
+    from vlanroute.lab.os10 import LOCKED, Os10Interpreter, Os10State, Os10SwitchData
+    data = Os10SwitchData(Os10State.factory_default(tuple(PLATFORMS["dell-s5248f-on"].ports)), [])
+    first = Os10Interpreter("sw1", data)
+    for line in ("start transaction", "configure terminal", "interface vlan200", "exit"):
+        first.execute(line)
+    first.on_close()                                   # ended without a commit
+    assert data.candidate is not None and 200 not in data.state.vlans
+    other = Os10Interpreter("sw1", data)
+    for line in ("configure terminal", "interface vlan300", "exit"):
+        other.execute(line)                            # outside a transaction
+    assert {200, 300} <= set(data.state.vlans) and data.candidate is None
+    holder, blocked = Os10Interpreter("sw1", data), Os10Interpreter("sw1", data)
+    holder.execute("lock")
+    blocked.execute("configure terminal")
+    assert blocked.execute("interface vlan400").output.strip() == LOCKED and 400 not in data.state.vlans
+    holder.on_close()
+    assert blocked.execute("interface vlan400").output == "" and 400 in data.state.vlans
 
 
 @pytest.mark.parametrize("then", ["save", "rollback"])

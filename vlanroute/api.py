@@ -41,7 +41,8 @@ from vlanroute.exitcodes import ExitCode
 from vlanroute.model.inventory import LoadedInventory, load_inventory
 from vlanroute.plan.build import Plan, build_plan
 from vlanroute.render.exact import check_exact
-from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
+from vlanroute.render.write import (RenderOptions, RenderResult, advice_warnings, platforms_of, render_to_dir,
+                                   syntax_warnings)
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
 __all__ = ["AuditReport", "CablingRefused", "CablingReport", "Credentials", "ExitCode", "HostKeyPolicy", "LoadedInventory", "Plan", "PushRun",
@@ -88,8 +89,10 @@ def plan(inventory: str | Path | LoadedInventory, sets: tuple[str, ...] | list[s
 
 
 def render_warnings(doc: PlanDocument) -> list[str]:
-    """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family."""
-    return syntax_warnings(doc, platforms_of(doc))
+    """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family,
+    and what a family's vendor advises for the switches' VLAN counts."""
+    by_switch = platforms_of(doc)
+    return syntax_warnings(doc, by_switch) + advice_warnings(doc, by_switch)
 
 
 def render(source: str | Path | LoadedInventory | Plan | PlanDocument, outdir: str | Path, *,

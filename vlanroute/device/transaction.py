@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, UTC
+import re
 from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
@@ -210,19 +211,20 @@ def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonica
             for c in fmt(tx.restore):
                 session.run(c)
         else:
-            how = "inverse commands, committed in one transaction"
             current = target.family.parse_running(session.running_config(), switch=target.name,
                                                   platform=target.platform, source=f"{target.name} running-config")
-            undo = body(tx, target.family.delta_commands(current, prep.running))
-            for c in fmt(tx.begin):
-                session.run(c)
-            for c in undo:
-                session.run(c)
-                res.commands_sent += 1
-            for c in fmt(tx.commit):
-                session.run(c)
+            parts = undo_parts(tx, body(tx, target.family.delta_commands(current, prep.running)))
+            how = ("inverse commands, committed in one transaction" if len(parts) < 2 else
+                   f"inverse commands, committed in {len(parts)} transactions (VLANs deleted in the last)")
+            for part in parts:
+                session = _commit_undo(session, tx, fmt, part, res, reconnect)
         back = canonical(session.running_config())
         _cleanup(session, tx, fmt)
+    except UndoRefused as exc:
+        res.result = ROLLBACK_FAILED
+        res.message = (f"{problem}; rollback failed ({exc}): the switch may be HALF-APPLIED, restore it "
+                       f"from {res.backup}")
+        return res
     except (SessionError, UserError) as exc:
         text = exc.render() if isinstance(exc, UserError) else str(exc)
         res.result = ROLLBACK_FAILED
@@ -236,6 +238,57 @@ def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonica
     res.result = ROLLED_BACK
     res.message = f"{problem}; rolled back to the backup by the {how} (startup config untouched)"
     return res
+
+
+class UndoRefused(Exception):
+    """An inverse command was refused, or the session lost, inside an undo transaction; the
+    message says whether the transaction's pending part was discarded."""
+
+
+def undo_parts(tx: Transaction, undo: list[str]) -> list[list[str]]:
+    """The inverse commands in the transactions they are committed in: one, or, where the
+    family names lines that must wait for a commit of their own (`Transaction.apart`: OS10's
+    VLAN deletions), the rest first and those last. No empty transaction."""
+    if not tx.apart:
+        return [undo] if undo else []
+    last = [c for c in undo if re.fullmatch(tx.apart, c)]
+    first = [c for c in undo if not re.fullmatch(tx.apart, c)]
+    return [part for part in (first, last) if part]
+
+
+def _commit_undo(session: SwitchSession, tx: Transaction, fmt: Callable[[tuple[str, ...]], list[str]],
+                 lines: list[str], res: SwitchResult, reconnect: Callable[[], SwitchSession]) -> SwitchSession:
+    """Open a transaction, type `lines`, commit. A refused line or a lost session discards
+    the transaction before UndoRefused: on a CLI whose sessions share one candidate config
+    (OS10: "All sessions in Transaction-Based Configuration mode update the same candidate
+    configuration", and anyone's commit, or any change outside a transaction, commits it
+    [UG]), a half-typed undo left pending would go live with the next change anyone makes."""
+    try:
+        for c in fmt(tx.begin):
+            session.run(c)
+        for c in lines:
+            session.run(c)
+            res.commands_sent += 1
+        for c in fmt(tx.commit):
+            session.run(c)
+        return session
+    except CommandRejected as exc:
+        why = str(exc)
+        lost = False
+    except ConnectionLost as exc:
+        why, lost = str(exc), True
+    try:
+        if lost:
+            session = reconnect()
+            for c in fmt(tx.begin):          # the pending candidate of the lost session: enter it
+                session.run(c, check=False)
+        for c in fmt(tx.abort):
+            session.run(c, check=False)
+    except (SessionError, UserError) as exc:
+        text = exc.render() if isinstance(exc, UserError) else str(exc)
+        raise UndoRefused(f"{why}; the pending undo could NOT be discarded ({text}): type "
+                          f"`{' / '.join(tx.abort)}` on the switch before anyone changes its config") from None
+    raise UndoRefused(f"{why}; the pending undo was discarded, none of it went live")
 
 
 def _cleanup(session: SwitchSession, tx: Transaction, fmt: Callable[[tuple[str, ...]], list[str]]) -> None:

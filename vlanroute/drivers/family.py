@@ -95,6 +95,9 @@ class Transaction:
     checkpoint: tuple[str, ...] = ()
     restore: tuple[str, ...] = ()
     cleanup: tuple[str, ...] = ()              # after success or restore (delete the checkpoint)
+    # Regex of inverse-command lines committed in a transaction of their own, after the rest
+    # (OS10: VLAN deletions, docs/platforms/dell-os10.md); None: one transaction.
+    apart: str | None = None
     # Leading and trailing lines of a rendered file that the transaction replaces.
     enter: str = "configure"
     leave: str = "end"
@@ -234,6 +237,12 @@ class Family:
         every other line into `SwitchConfig.context`, classified (none / forwarding, VLANs);
         only a malformed managed line is an error. Default: as strict as `parse`."""
         return self.parse(text, switch=switch, platform=platform, source=source)
+
+    def advice(self, vlans_by_switch: Mapping[str, int]) -> list[str]:
+        """Warnings for render about what the vendor advises against for switches of this
+        family holding that many VLANs once configured (VLAN 1 included), each with its
+        source on docs/platforms/<family>.md. Default: none."""
+        return []
 
     # -- names -----------------------------------------------------------------------------
     def lag_label(self, lag_id: int) -> str:
