@@ -345,3 +345,51 @@ def test_audit_reads_the_learned_mac_table(kind, farm, tmp_path, monkeypatch, ca
     rows = [l for l in out.splitlines() if "02:00:00:00:00:0" in l]
     assert len(rows) == 1 and "sw3" in rows[0] and "missing" in rows[0], out
     assert f"{total - 1} of {total} expected MAC entries" in out
+
+
+READ_BACK_CASES = {
+    # A 7060CX2 prints both lines as typed [CSM].
+    "printed": Faults(),
+    # A model taking `flowcontrol send on` as its default: in effect, printed only by
+    # `show running-config all`, which prints every port's flow control [PYEAPI].
+    "flow-default": Faults(unprinted=r"flowcontrol send on"),
+    # A model that takes the line without acting on it: `show running-config all` then
+    # prints `no flowcontrol send` on the port.
+    "flow-not-in-effect": Faults(ignore=r"flowcontrol send on"),
+    # A model taking the LAG hash as its default: printed nowhere.
+    "hash-default": Faults(unprinted=r"port-channel load-balance trident fields ip .*"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READ_BACK_CASES))
+def test_eos_read_back_of_lines_a_model_may_not_print(case, farm, tmp_path, monkeypatch, capsys):
+    """Issue 41, item 11: the LAG hash line and `flowcontrol send on` are seen printed on a
+    7060CX2 only. Absent from the read-back, `flowcontrol send on` is looked up in `show
+    running-config all` (the model's default if printed there, else not in effect: rolled
+    back); the LAG hash, which only picks a LAG member, is taken as the model's default and
+    said in the result (docs/platforms/arista-eos.md, "Read-back")."""
+    set_ssh_env(monkeypatch)
+    inventory, platform, family, _ = KINDS["arista"]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, faults={"sw1": READ_BACK_CASES[case]})
+    sw1 = cluster.switch("sw1")
+    rc, out, err = push(capsys, cluster, "--yes", "--json", "--switch", "sw1")
+    [record] = json.loads(out)["switches"]
+    message = record["message"]
+    printed = sw1.running_config()
+    asked_all = "show running-config all" in sw1.received
+    if case == "printed":
+        assert rc == 0 and record["result"] == "applied" and "note" not in message, message
+        assert "   flowcontrol send on" in printed and not asked_all
+    elif case == "flow-default":
+        assert rc == 0 and record["result"] == "applied", message
+        assert "`interface Ethernet1: flowcontrol send on` is printed by `show running-config all` only" in message
+        assert "flowcontrol send on" not in printed and "flowcontrol receive on" in printed and asked_all
+        assert sw1.saved
+    elif case == "flow-not-in-effect":
+        assert rc != 0 and record["result"] == "rolled-back", message
+        assert "flowcontrol send on (nor in `show running-config all`: not in effect" in message
+        assert not sw1.saved and no_pending("arista", sw1)
+    else:
+        assert rc == 0 and record["result"] == "applied", message
+        assert "port-channel load-balance trident fields ip" in message and "this model's default" in message
+        assert "load-balance" not in printed and not asked_all

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
                                       SAVE_UNCERTAIN)
+from vlanroute.device import readback
 from vlanroute.device.journal import JournalWriteError
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
 from vlanroute.drivers.family import Family, Transaction
@@ -140,14 +141,20 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
         return _restore(target, None, tx, fmt, prep, res, f"cannot read the running config back: {text}",
                         want_before, canonical, reconnect)
     predicted = [line.text for line in target.family.canonical_lines(prep.predicted)]
-    if after != predicted:
-        extra = [f"-{x}" for x in predicted if x not in after] + [f"+{x}" for x in after if x not in predicted]
+    try:
+        check = readback.compare(target.family, predicted, after, lambda c: session.run(c, check=False))
+    except SessionError as exc:
+        return _restore(target, None, tx, fmt, prep, res, f"cannot read the running config back: {exc}",
+                        want_before, canonical, reconnect)
+    if check.differences:
         return _restore(target, session, tx, fmt, prep, res, "running config after the commit differs from "
-                        "the prediction: " + "; ".join(extra[:3]), want_before, canonical, reconnect)
+                        "the prediction: " + "; ".join(check.differences[:3]), want_before, canonical, reconnect)
+    note = ("; note: " + "; ".join(check.notes[:2]) + (f" (and {len(check.notes) - 2} more)"
+                                                        if len(check.notes) > 2 else "")) if check.notes else ""
     if not save:
         _cleanup(session, tx, fmt)
         res.result = APPLIED_UNSAVED
-        res.message = "applied in one transaction and verified, NOT saved: `vlanroute save OUTDIR` commits it"
+        res.message = "applied in one transaction and verified, NOT saved: `vlanroute save OUTDIR` commits it" + note
         return res
     ui.status(target.name, "saving")
     try:
@@ -167,7 +174,7 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
                        f"({target.family.cli.save_command if target.family.cli else 'save'}), or restore {res.backup}")
         return res
     _cleanup(session, tx, fmt)
-    res.result, res.message = APPLIED, "applied in one transaction, verified and saved"
+    res.result, res.message = APPLIED, "applied in one transaction, verified and saved" + note
     return res
 
 

@@ -63,6 +63,21 @@ class FirmwareDefaults:
 
 
 @dataclass(frozen=True)
+class Unprinted:
+    """A rendered line that a model of the family may take as its default, and so print no
+    line for in `show running-config`, and what its absence from push's read-back means
+    (docs/platforms/<family>.md, issue 41). `show_all`: a read-only command that prints
+    defaults too; absent from the read-back, the line must be there (the model's default),
+    or it is not in effect and the read-back differs. None: no such check is known, and the
+    absence is taken as the model's default, said in the result: for a line that cannot
+    open a loop or cut a VLAN."""
+
+    line: str                        # regex of the canonical line (CanonicalLine.text)
+    show_all: str | None
+    why: str                         # the evidence, for the result's note
+
+
+@dataclass(frozen=True)
 class CliDialog:
     """How an SSH session talks to the family's CLI (vlanroute.device.session)."""
 
@@ -214,6 +229,9 @@ class Family:
     # Flow control is set per port (PortConfig.flow_control, in the canonical lines of each
     # port), so the switch-wide summary says nothing push must compare.
     flow_per_port: bool = False
+    # Rendered lines a model may print nothing for (its default): how push's read-back
+    # after a commit judges their absence (vlanroute.device.readback).
+    unprinted: tuple[Unprinted, ...] = ()
 
     @property
     def template(self) -> str:

@@ -61,6 +61,7 @@ class Faults:
     delay_s: float = 0.0             # a slow switch: seconds before each configuration reply
                                      # (blocks the whole farm's event loop: for tests only)
     ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
+    unprinted: str | None = None     # EOS: regex of lines in effect but printed only by `show running-config all`
 
 
 def _model(platform: Platform) -> str:
@@ -119,6 +120,8 @@ class FakeSwitch:
             kw.pop("ignore_paging_off", None)
             if self.faults.ignore:
                 kw["ignore"] = re.compile(self.faults.ignore)
+            if self.faults.unprinted and self.platform.family == "arista-eos":
+                kw["unprinted"] = re.compile(self.faults.unprinted)
             return cls(self.name, self.eos, model=model.split()[-1], **kw)
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
