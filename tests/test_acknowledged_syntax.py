@@ -96,7 +96,7 @@ def test_a_note_must_be_one_line(capsys):
 
 
 def test_the_os10_acknowledgment_of_its_remaining_items_lets_strict_pass(tmp_path, capsys):
-    items = ["flowcontrol transmit on|off", "interface vlanN / exit to create a VLAN in a transaction"]
+    items = ["flowcontrol transmit on|off", "spanning-tree disable under interface port-channelN"]
     assert main(["render", OS10_TORUS, "-o", str(tmp_path / "o"), "--strict", "--set", _ack(items, "dell-os10")]) == 0
 
 

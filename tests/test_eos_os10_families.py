@@ -444,3 +444,26 @@ def test_the_emulated_eos_session_left_behind_by_another_commit():
     reply = two.execute("vlan 102")
     assert "session vr1 does not exist" in reply.output and two.prompt() == "sw1#"
     assert "vlan 101" in one.running_config() and "vlan 102" not in one.running_config()
+
+
+def test_render_warns_when_an_os10_fabric_exceeds_the_vlans_dell_advises_rpvst_for(monkeypatch, capsys, tmp_path):
+    """Issue 41, item 9: with more than 64 VLANs in a fabric Dell advises RSTP instead of
+    OS10's default RPVST+ [MXGUIDE] (docs/platforms/dell-os10.md). Render warns, naming the
+    switches and `spanning-tree mode rstp`, and changes no config; the seed torus's switches
+    hold 5 VLANs (101-104 and 1), so the limit is lowered to 4 to see it, and at 64 nothing
+    is said."""
+    from vlanroute.cli import main
+    import vlanroute.drivers.dellos10 as dellos10
+    inv = str(REPO / "inventories" / "seed-torus-os10.yaml")
+    assert main(["render", inv, "-o", str(tmp_path / "a")]) == 0
+    assert "RPVST+" not in capsys.readouterr().err
+    monkeypatch.setattr(dellos10, "RPVST_ADVISED_MAX_VLANS", 4)
+    assert main(["render", inv, "-o", str(tmp_path / "b")]) == 0
+    text = " ".join(capsys.readouterr().err.split())
+    assert "warning: Dell OS10: sw1, sw2" in text and "up to 5 VLANs" in text
+    assert "RPVST+" in text and "spanning-tree mode rstp" in text
+    assert (tmp_path / "a" / "switches" / "sw1.cfg").read_text() == (tmp_path / "b" / "switches" / "sw1.cfg").read_text()
+    monkeypatch.undo()
+    # The families without such advice say nothing, whatever the count.
+    assert EOS.advice({"sw1": 4094}) == [] and OS10.advice({"sw1": 64}) == []
+    assert OS10.advice({"sw1": 65})

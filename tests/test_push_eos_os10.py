@@ -9,6 +9,7 @@ transaction). The emulators follow docs/platforms/arista-eos.md and dell-os10.md
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 import re
 
@@ -96,6 +97,40 @@ def test_push_seed_torus_in_one_transaction_per_switch(kind, farm, tmp_path, mon
         assert not any(OPEN[kind].fullmatch(c) for c in sent) and len(cluster.switch(name).saved) == 1
 
 
+@pytest.mark.parametrize("save", [True, False], ids=["save", "no-save"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_dry_run_lists_every_line_the_push_then_sends(kind, save, farm, tmp_path, monkeypatch, capsys):
+    """`push --dry-run --show-commands` lists the transaction's wrappers too (EOS checkpoint,
+    configure session, commit, checkpoint deleted; OS10 lock, start transaction, do commit,
+    unlock), the switch's diff, the read-back and the save (issue 41, item 12): the push then
+    sends exactly those lines, in that order, the transaction's name filled in."""
+    from vlanroute.device.transaction import PREVIEW_NAME
+    set_ssh_env(monkeypatch)
+    inventory, platform, _, _ = KINDS[kind]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform)
+    no_save = [] if save else ["--no-save"]
+    rc, out, err = push(capsys, cluster, "--dry-run", "--json", "--show-commands", "--switch", "sw1", *no_save)
+    assert rc == 0, out + err
+    [record] = json.loads(out)["switches"]
+    listed = record["commands"]
+    if kind == "os10":
+        assert listed[:3] == ["lock", "start transaction", "configure terminal"]
+        assert ["do commit", "end", "unlock"] == listed[listed.index("do commit"):listed.index("do commit") + 3]
+    else:
+        assert listed[:2] == [f"configure checkpoint save {PREVIEW_NAME}", f"configure session {PREVIEW_NAME}"]
+        assert "commit" in listed and listed[-1] == f"delete checkpoint:{PREVIEW_NAME}"
+    assert ("write memory" in listed) == save
+    assert listed.count("show running-config") == 1        # the read-back after the commit
+
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1", *no_save)
+    assert rc == 0, out + err
+    wire = cluster.switch("sw1").received
+    name = next((m.group(0) for c in wire if (m := re.search(r"vlanroute-\d{8}-\d{6}-\d{6}", c))), PREVIEW_NAME)
+    expected = [c.replace(PREVIEW_NAME, name) for c in listed]
+    n = len(expected)
+    assert any(wire[i:i + n] == expected for i in range(len(wire) - n + 1)), (expected, wire)
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_push_to_a_production_switch_changes_only_what_vlanroute_owns(kind, farm, tmp_path, monkeypatch,
                                                                        capsys):
@@ -181,7 +216,62 @@ def test_a_wrong_result_after_the_commit_is_rolled_back(kind, farm, tmp_path, mo
         assert any(c.startswith("configure replace checkpoint:vlanroute-") for c in sw1.received)
         assert sw1.running_config() == before           # the checkpoint is the exact text
     else:
-        assert sw1.received.count("start transaction") == 2   # the inverse commands, committed
+        # The inverse commands, committed in two transactions: the VLANs are deleted in the
+        # second, after the trunks let go of them, since deleting them in the candidate that
+        # takes them off the trunks is OS10's "Range configuration conflict" [UG].
+        assert sw1.received.count("start transaction") == 3
+        last = len(sw1.received) - 1 - sw1.received[::-1].index("start transaction")
+        undo = sw1.received[last:]
+        assert undo[3].startswith("no interface vlan") and all(
+            c.startswith("no interface vlan") for c in undo[3:undo.index("do commit")])
+
+
+def test_an_os10_undo_refused_after_the_commit_is_discarded(farm, tmp_path, monkeypatch, capsys):
+    """Issue 41, item 9. After a commit whose read-back differs, the inverse commands go into
+    a new transaction; when the switch refuses one of them, the half-typed undo must be
+    discarded: OS10's transaction sessions share one candidate config, which anyone's next
+    commit, or any change outside a transaction, commits whole [UG]. Here the emulated OS10
+    ignores the aging time (the read-back differs) and refuses the second VLAN deletion,
+    after it has taken the first into the candidate."""
+    set_ssh_env(monkeypatch)
+    inventory, platform, family, seed = KINDS["os10"]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, seeds={"sw1": seed},
+                            faults={"sw1": Faults(ignore=r"mac address-table aging-time \d+",
+                                                  reject=r"^no interface vlan102$")})
+    sw1 = cluster.switch("sw1")
+    rc, out, err = push(capsys, cluster, "--yes", "--switch", "sw1")
+    text = " ".join(out.split())
+    assert rc != 0 and "ROLLBACK-FAILED" in text and "discarded" in text, out + err
+    # Nothing of the refused transaction is pending: no candidate, no lock; its discard came
+    # after the refusal, and VLAN 101, deleted in that candidate, is still on the switch.
+    assert no_pending("os10", sw1)
+    last = len(sw1.received) - 1 - sw1.received[::-1].index("start transaction")
+    assert "no interface vlan102" in sw1.received[last:] and "discard" in sw1.received[last:]
+    assert 101 in family.parse_running(sw1.running_config(), switch="sw1", platform=platform).vlans
+    assert not sw1.saved
+
+
+def test_the_emulated_os10_shares_one_candidate_as_the_user_guide_says():
+    """[UG] "CLI Basics": every transaction session edits the same candidate, which outlives
+    a session ended without a commit; a change made outside a transaction commits it whole;
+    `lock` stops changes in every other session until the locking session ends."""
+    from vlanroute.lab.os10 import LOCKED, Os10Interpreter, Os10State, Os10SwitchData
+    data = Os10SwitchData(Os10State.factory_default(tuple(PLATFORMS["dell-s5248f-on"].ports)), [])
+    first = Os10Interpreter("sw1", data)
+    for line in ("start transaction", "configure terminal", "interface vlan200", "exit"):
+        first.execute(line)
+    first.on_close()                                   # ended without a commit
+    assert data.candidate is not None and 200 not in data.state.vlans
+    other = Os10Interpreter("sw1", data)
+    for line in ("configure terminal", "interface vlan300", "exit"):
+        other.execute(line)                            # outside a transaction
+    assert {200, 300} <= set(data.state.vlans) and data.candidate is None
+    holder, blocked = Os10Interpreter("sw1", data), Os10Interpreter("sw1", data)
+    holder.execute("lock")
+    blocked.execute("configure terminal")
+    assert blocked.execute("interface vlan400").output.strip() == LOCKED and 400 not in data.state.vlans
+    holder.on_close()
+    assert blocked.execute("interface vlan400").output == "" and 400 in data.state.vlans
 
 
 @pytest.mark.parametrize("then", ["save", "rollback"])
@@ -255,3 +345,51 @@ def test_audit_reads_the_learned_mac_table(kind, farm, tmp_path, monkeypatch, ca
     rows = [l for l in out.splitlines() if "02:00:00:00:00:0" in l]
     assert len(rows) == 1 and "sw3" in rows[0] and "missing" in rows[0], out
     assert f"{total - 1} of {total} expected MAC entries" in out
+
+
+READ_BACK_CASES = {
+    # A 7060CX2 prints both lines as typed [CSM].
+    "printed": Faults(),
+    # A model taking `flowcontrol send on` as its default: in effect, printed only by
+    # `show running-config all`, which prints every port's flow control [PYEAPI].
+    "flow-default": Faults(unprinted=r"flowcontrol send on"),
+    # A model that takes the line without acting on it: `show running-config all` then
+    # prints `no flowcontrol send` on the port.
+    "flow-not-in-effect": Faults(ignore=r"flowcontrol send on"),
+    # A model taking the LAG hash as its default: printed nowhere.
+    "hash-default": Faults(unprinted=r"port-channel load-balance trident fields ip .*"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READ_BACK_CASES))
+def test_eos_read_back_of_lines_a_model_may_not_print(case, farm, tmp_path, monkeypatch, capsys):
+    """Issue 41, item 11: the LAG hash line and `flowcontrol send on` are seen printed on a
+    7060CX2 only. Absent from the read-back, `flowcontrol send on` is looked up in `show
+    running-config all` (the model's default if printed there, else not in effect: rolled
+    back); the LAG hash, which only picks a LAG member, is taken as the model's default and
+    said in the result (docs/platforms/arista-eos.md, "Read-back")."""
+    set_ssh_env(monkeypatch)
+    inventory, platform, family, _ = KINDS["arista"]
+    cluster = build_cluster(farm, tmp_path, inventory, platform=platform, faults={"sw1": READ_BACK_CASES[case]})
+    sw1 = cluster.switch("sw1")
+    rc, out, err = push(capsys, cluster, "--yes", "--json", "--switch", "sw1")
+    [record] = json.loads(out)["switches"]
+    message = record["message"]
+    printed = sw1.running_config()
+    asked_all = "show running-config all" in sw1.received
+    if case == "printed":
+        assert rc == 0 and record["result"] == "applied" and "note" not in message, message
+        assert "   flowcontrol send on" in printed and not asked_all
+    elif case == "flow-default":
+        assert rc == 0 and record["result"] == "applied", message
+        assert "`interface Ethernet1: flowcontrol send on` is printed by `show running-config all` only" in message
+        assert "flowcontrol send on" not in printed and "flowcontrol receive on" in printed and asked_all
+        assert sw1.saved
+    elif case == "flow-not-in-effect":
+        assert rc != 0 and record["result"] == "rolled-back", message
+        assert "flowcontrol send on (nor in `show running-config all`: not in effect" in message
+        assert not sw1.saved and no_pending("arista", sw1)
+    else:
+        assert rc == 0 and record["result"] == "applied", message
+        assert "port-channel load-balance trident fields ip" in message and "this model's default" in message
+        assert "load-balance" not in printed and not asked_all

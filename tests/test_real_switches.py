@@ -258,7 +258,8 @@ def test_flow_control_on_aging_default_and_a_silent_save_give_an_exact_read_back
         assert "flowcontrol" not in text and "aging-time" not in text
         assert "flowcontrol" in sw.received and "bridge aging-time 300" in sw.received
         assert sw.saved == [text]
-        assert "y" not in sw.received            # the key was one character, no Enter
+        # The key was one character, no Enter: the one `y` received is that key, no line.
+        assert sw.keys == ["y"] and sw.received.count("y") == 1
 
 
 def test_canonical_view_omits_firmware_defaults():

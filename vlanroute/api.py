@@ -43,7 +43,8 @@ from vlanroute.exitcodes import ExitCode
 from vlanroute.model.inventory import LoadedInventory, load_inventory
 from vlanroute.plan.build import Plan, build_plan
 from vlanroute.render.exact import check_exact
-from vlanroute.render.write import RenderOptions, RenderResult, platforms_of, render_to_dir, syntax_warnings
+from vlanroute.render.write import (RenderOptions, RenderResult, advice_warnings, platforms_of, render_to_dir,
+                                   syntax_warnings)
 from vlanroute.transition.planner import Transition
 from vlanroute.verify.configs import VerifyReport, verify_outdir
 
@@ -91,8 +92,10 @@ def plan(inventory: str | Path | LoadedInventory, sets: tuple[str, ...] | list[s
 
 
 def render_warnings(doc: PlanDocument) -> list[str]:
-    """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family."""
-    return syntax_warnings(doc, platforms_of(doc))
+    """The warnings a render of `doc` gives whatever happens: unconfirmed syntax per family,
+    and what a family's vendor advises for the switches' VLAN counts."""
+    by_switch = platforms_of(doc)
+    return syntax_warnings(doc, by_switch) + advice_warnings(doc, by_switch)
 
 
 def render(source: str | Path | LoadedInventory | Plan | PlanDocument, outdir: str | Path, *,
@@ -265,7 +268,8 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     check_loopback(others)
     # One push, save or rollback per fabric at a time (statedir.lock_fabric); a dry run changes nothing.
     with contextlib.nullcontext() if dry_run else lock_fabric(state, "push"):
-        preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict)
+        preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict,
+                                      save=save)
         pusher = Pusher(out, state, credentials, preview_options, ui or PushUI(), configs=configs)
         view = pushflow.preview(pusher, out, sel.doc, state, chosen, others, unreadable, configs, strict, workers)
         for r in view.results:

@@ -306,7 +306,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     # Pass 1, for every switch and also under --yes: log in, check the host key, back up,
     # pre-flight, compute the changes, plan the transition. Nothing is changed unless all pass.
     preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy,
-                                  strict=strict)
+                                  strict=strict, save=not no_save)     # the listed commands: save or not
     pusher = Pusher(outdir, state, creds, preview_options, PushUI(), configs=configs)
     with CountsBar("push", err, bar) as counts, first_interrupt_stops(pusher, err):
         pusher.ui = AggregateUI(counts)
@@ -403,7 +403,8 @@ def print_changes(out: Console, results: list[SwitchResult], show_commands: bool
 def summary_line(result: SwitchResult) -> str:
     """One line per switch to change: how much, and where the details are."""
     changes = sum(1 for line in result.diff if line[:1] in "+-" and line[:3] not in ("+++", "---"))
-    return (f"{result.switch}: {changes} setting line(s) change, {len(result.commands)} commands "
+    config = len(result.prep.commands) if result.prep is not None else len(result.commands)
+    return (f"{result.switch}: {changes} setting line(s) change, {config} commands "
             f"(backup {result.backup.name if result.backup else '-'}; --show-commands shows both)")
 
 

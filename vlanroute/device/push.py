@@ -48,7 +48,7 @@ from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, CHANGED, DRY_RUN
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
-from vlanroute.device.transaction import apply_in_transaction
+from vlanroute.device.transaction import apply_in_transaction, planned_commands
 
 _log = logging.getLogger(__name__)
 
@@ -357,7 +357,9 @@ class Pusher:
                 where = f" (line numbers of {res.backup.name})" if isinstance(exc, PushRefused) else ""
                 res.message = f"not changed: {what}{text}{where}"
                 return res
-            res.diff, res.commands = prep.diff, list(prep.commands)
+            # Every line the apply sends, wrappers and save included (transaction.planned_commands).
+            res.diff, res.commands = prep.diff, planned_commands(target.family, prep.commands,
+                                                                 save=self.options.save)
             res.prep, res.final_text = prep, running_text
             res.running_canonical = _canonical(target, prep.running)
             if previous is not None and res.running_canonical != previous.running_canonical:

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, UTC
+import re
 from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
                                       SAVE_UNCERTAIN)
+from vlanroute.device import readback
 from vlanroute.device.journal import JournalWriteError
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
-from vlanroute.drivers.family import Transaction
+from vlanroute.drivers.family import Family, Transaction
 from vlanroute.errors import UserError
 
 if TYPE_CHECKING:                      # push imports this module
@@ -34,6 +36,40 @@ if TYPE_CHECKING:                      # push imports this module
 def transaction_name() -> str:
     """A name unique to this push: letters, digits and `-` only (every CLI takes that)."""
     return "vlanroute-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+# The name a transaction gets when it opens (transaction_name); a preview shows this instead.
+PREVIEW_NAME = "vlanroute-<UTC date and time of the push>"
+# What SwitchSession.running_config and SwitchSession.save send first: back to privileged mode.
+_READ_BACK = ("end", "show running-config")
+
+
+def planned_commands(family: Family, commands: list[str], *, save: bool = True,
+                     name: str | None = None) -> list[str]:
+    """Every line push sends to apply `commands` (the rendered lines, `configure` ... `end`,
+    with their fixups) when all goes well, in send order: for a family with a transaction
+    the restore point, the transaction's opening (OS10 `lock`, `start transaction`), the
+    lines, the switch's diff, the commit (and `unlock`); then the read-back of the running
+    config, the save (with the key that answers its question, where it asks one) unless
+    `save` is False (push --no-save), and the restore point's removal. This is what
+    `push --dry-run --show-commands` lists (docs/push.md); `name`: the transaction's, else
+    PREVIEW_NAME. Not listed: the read-only pre-flight before (`show running-config`,
+    `show version`, the port list, context help) and what a failure sends instead (discard,
+    rollback)."""
+    cli = family.cli
+    saving: list[str] = []
+    if save and cli is not None:
+        saving = ["end", cli.save_command] + ([cli.save_answer or "y"] if cli.save_confirm else [])
+    tx = family.transaction
+    if tx is None:
+        return [*commands, *_READ_BACK, *saving]
+    label = name or PREVIEW_NAME
+
+    def fmt(lines: tuple[str, ...]) -> list[str]:
+        return [c.format(name=label) for c in lines]
+
+    return [*fmt(tx.checkpoint), *fmt(tx.begin), *body(tx, commands), *([tx.diff] if tx.diff else []),
+            *fmt(tx.commit), *_READ_BACK, *saving, *fmt(tx.cleanup)]
 
 
 def body(tx: Transaction, commands: list[str]) -> list[str]:
@@ -61,6 +97,7 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
         return [c.format(name=name) for c in commands]
 
     commands = body(tx, prep.commands)
+    res.commands = planned_commands(target.family, prep.commands, save=save, name=name)
     want_before = canonical(prep.running_text)
     ui.total(target.name, len(commands))
     try:
@@ -104,14 +141,20 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
         return _restore(target, None, tx, fmt, prep, res, f"cannot read the running config back: {text}",
                         want_before, canonical, reconnect)
     predicted = [line.text for line in target.family.canonical_lines(prep.predicted)]
-    if after != predicted:
-        extra = [f"-{x}" for x in predicted if x not in after] + [f"+{x}" for x in after if x not in predicted]
+    try:
+        check = readback.compare(target.family, predicted, after, lambda c: session.run(c, check=False))
+    except SessionError as exc:
+        return _restore(target, None, tx, fmt, prep, res, f"cannot read the running config back: {exc}",
+                        want_before, canonical, reconnect)
+    if check.differences:
         return _restore(target, session, tx, fmt, prep, res, "running config after the commit differs from "
-                        "the prediction: " + "; ".join(extra[:3]), want_before, canonical, reconnect)
+                        "the prediction: " + "; ".join(check.differences[:3]), want_before, canonical, reconnect)
+    note = ("; note: " + "; ".join(check.notes[:2]) + (f" (and {len(check.notes) - 2} more)"
+                                                        if len(check.notes) > 2 else "")) if check.notes else ""
     if not save:
         _cleanup(session, tx, fmt)
         res.result = APPLIED_UNSAVED
-        res.message = "applied in one transaction and verified, NOT saved: `vlanroute save OUTDIR` commits it"
+        res.message = "applied in one transaction and verified, NOT saved: `vlanroute save OUTDIR` commits it" + note
         return res
     ui.status(target.name, "saving")
     try:
@@ -131,7 +174,7 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
                        f"({target.family.cli.save_command if target.family.cli else 'save'}), or restore {res.backup}")
         return res
     _cleanup(session, tx, fmt)
-    res.result, res.message = APPLIED, "applied in one transaction, verified and saved"
+    res.result, res.message = APPLIED, "applied in one transaction, verified and saved" + note
     return res
 
 
@@ -175,19 +218,20 @@ def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonica
             for c in fmt(tx.restore):
                 session.run(c)
         else:
-            how = "inverse commands, committed in one transaction"
             current = target.family.parse_running(session.running_config(), switch=target.name,
                                                   platform=target.platform, source=f"{target.name} running-config")
-            undo = body(tx, target.family.delta_commands(current, prep.running))
-            for c in fmt(tx.begin):
-                session.run(c)
-            for c in undo:
-                session.run(c)
-                res.commands_sent += 1
-            for c in fmt(tx.commit):
-                session.run(c)
+            parts = undo_parts(tx, body(tx, target.family.delta_commands(current, prep.running)))
+            how = ("inverse commands, committed in one transaction" if len(parts) < 2 else
+                   f"inverse commands, committed in {len(parts)} transactions (VLANs deleted in the last)")
+            for part in parts:
+                session = _commit_undo(session, tx, fmt, part, res, reconnect)
         back = canonical(session.running_config())
         _cleanup(session, tx, fmt)
+    except UndoRefused as exc:
+        res.result = ROLLBACK_FAILED
+        res.message = (f"{problem}; rollback failed ({exc}): the switch may be HALF-APPLIED, restore it "
+                       f"from {res.backup}")
+        return res
     except (SessionError, UserError) as exc:
         text = exc.render() if isinstance(exc, UserError) else str(exc)
         res.result = ROLLBACK_FAILED
@@ -201,6 +245,57 @@ def _restore(target, session, tx, fmt, prep, res, problem, want_before, canonica
     res.result = ROLLED_BACK
     res.message = f"{problem}; rolled back to the backup by the {how} (startup config untouched)"
     return res
+
+
+class UndoRefused(Exception):
+    """An inverse command was refused, or the session lost, inside an undo transaction; the
+    message says whether the transaction's pending part was discarded."""
+
+
+def undo_parts(tx: Transaction, undo: list[str]) -> list[list[str]]:
+    """The inverse commands in the transactions they are committed in: one, or, where the
+    family names lines that must wait for a commit of their own (`Transaction.apart`: OS10's
+    VLAN deletions), the rest first and those last. No empty transaction."""
+    if not tx.apart:
+        return [undo] if undo else []
+    last = [c for c in undo if re.fullmatch(tx.apart, c)]
+    first = [c for c in undo if not re.fullmatch(tx.apart, c)]
+    return [part for part in (first, last) if part]
+
+
+def _commit_undo(session: SwitchSession, tx: Transaction, fmt: Callable[[tuple[str, ...]], list[str]],
+                 lines: list[str], res: SwitchResult, reconnect: Callable[[], SwitchSession]) -> SwitchSession:
+    """Open a transaction, type `lines`, commit. A refused line or a lost session discards
+    the transaction before UndoRefused: on a CLI whose sessions share one candidate config
+    (OS10: "All sessions in Transaction-Based Configuration mode update the same candidate
+    configuration", and anyone's commit, or any change outside a transaction, commits it
+    [UG]), a half-typed undo left pending would go live with the next change anyone makes."""
+    try:
+        for c in fmt(tx.begin):
+            session.run(c)
+        for c in lines:
+            session.run(c)
+            res.commands_sent += 1
+        for c in fmt(tx.commit):
+            session.run(c)
+        return session
+    except CommandRejected as exc:
+        why = str(exc)
+        lost = False
+    except ConnectionLost as exc:
+        why, lost = str(exc), True
+    try:
+        if lost:
+            session = reconnect()
+            for c in fmt(tx.begin):          # the pending candidate of the lost session: enter it
+                session.run(c, check=False)
+        for c in fmt(tx.abort):
+            session.run(c, check=False)
+    except (SessionError, UserError) as exc:
+        text = exc.render() if isinstance(exc, UserError) else str(exc)
+        raise UndoRefused(f"{why}; the pending undo could NOT be discarded ({text}): type "
+                          f"`{' / '.join(tx.abort)}` on the switch before anyone changes its config") from None
+    raise UndoRefused(f"{why}; the pending undo was discarded, none of it went live")
 
 
 def _cleanup(session: SwitchSession, tx: Transaction, fmt: Callable[[tuple[str, ...]], list[str]]) -> None:

@@ -63,6 +63,21 @@ class FirmwareDefaults:
 
 
 @dataclass(frozen=True)
+class Unprinted:
+    """A rendered line that a model of the family may take as its default, and so print no
+    line for in `show running-config`, and what its absence from push's read-back means
+    (docs/platforms/<family>.md, issue 41). `show_all`: a read-only command that prints
+    defaults too; absent from the read-back, the line must be there (the model's default),
+    or it is not in effect and the read-back differs. None: no such check is known, and the
+    absence is taken as the model's default, said in the result: for a line that cannot
+    open a loop or cut a VLAN."""
+
+    line: str                        # regex of the canonical line (CanonicalLine.text)
+    show_all: str | None
+    why: str                         # the evidence, for the result's note
+
+
+@dataclass(frozen=True)
 class CliDialog:
     """How an SSH session talks to the family's CLI (vlanroute.device.session)."""
 
@@ -95,6 +110,9 @@ class Transaction:
     checkpoint: tuple[str, ...] = ()
     restore: tuple[str, ...] = ()
     cleanup: tuple[str, ...] = ()              # after success or restore (delete the checkpoint)
+    # Regex of inverse-command lines committed in a transaction of their own, after the rest
+    # (OS10: VLAN deletions, docs/platforms/dell-os10.md); None: one transaction.
+    apart: str | None = None
     # Leading and trailing lines of a rendered file that the transaction replaces.
     enter: str = "configure"
     leave: str = "end"
@@ -211,6 +229,9 @@ class Family:
     # Flow control is set per port (PortConfig.flow_control, in the canonical lines of each
     # port), so the switch-wide summary says nothing push must compare.
     flow_per_port: bool = False
+    # Rendered lines a model may print nothing for (its default): how push's read-back
+    # after a commit judges their absence (vlanroute.device.readback).
+    unprinted: tuple[Unprinted, ...] = ()
 
     @property
     def template(self) -> str:
@@ -234,6 +255,12 @@ class Family:
         every other line into `SwitchConfig.context`, classified (none / forwarding, VLANs);
         only a malformed managed line is an error. Default: as strict as `parse`."""
         return self.parse(text, switch=switch, platform=platform, source=source)
+
+    def advice(self, vlans_by_switch: Mapping[str, int]) -> list[str]:
+        """Warnings for render about what the vendor advises against for switches of this
+        family holding that many VLANs once configured (VLAN 1 included), each with its
+        source on docs/platforms/<family>.md. Default: none."""
+        return []
 
     # -- names -----------------------------------------------------------------------------
     def lag_label(self, lag_id: int) -> str:

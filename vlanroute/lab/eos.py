@@ -19,6 +19,8 @@ marked "(assumed)" is this emulator's own choice where no source shows the real 
   for VLANs without sub-lines [LABVAL], Port-Channel interfaces before Ethernet, every
   Ethernet printed (empty ones too), 3-space indent, `!` between stanzas, `end` [LABVAL], [CSM];
   defaults print nothing (access VLAN 1, native 1, allowed all, flow control off) [BF];
+  `show running-config all` also prints each Ethernet port's flow control at its default
+  (`no flowcontrol send`, `no flowcontrol receive`) [PYEAPI], not the other defaults;
 - errors `% Invalid input`, `% Incomplete command` [FAKESW], `% Cannot change mode; remove
   all members and try again.` [ANS-EOS];
 - `write memory` -> `Copy completed successfully.`, as the fake-switches emulator answers it
@@ -92,15 +94,15 @@ def short(name: str) -> str:
     return name.replace("Ethernet", "Et").replace("Port-Channel", "Po")
 
 
-def _port_block(header: str, p: EosPort) -> list[str]:
+def _port_block(header: str, p: EosPort, defaults: bool = False) -> list[str]:
     body: list[str] = []
     if p.shutdown:
         body.append("   shutdown")
     body += [f"   {x}" for x in p.extra if re.match(r"(description|mtu)", x)]
-    if p.flow_send:
-        body.append("   flowcontrol send on")
-    if p.flow_receive:
-        body.append("   flowcontrol receive on")
+    if p.flow_send or (defaults and header.startswith("interface Ethernet")):
+        body.append("   flowcontrol send on" if p.flow_send else "   no flowcontrol send")
+    if p.flow_receive or (defaults and header.startswith("interface Ethernet")):
+        body.append("   flowcontrol receive on" if p.flow_receive else "   no flowcontrol receive")
     body += [f"   {x}" for x in p.extra if re.match(r"(speed|error-correction)", x)]
     if p.mode == "routed":
         body.append("   no switchport")
@@ -121,8 +123,12 @@ def _port_block(header: str, p: EosPort) -> list[str]:
     return [header, *body, "!"]
 
 
-def running_config(state: EosState, hostname: str, model: str) -> str:
-    lines = ["! Command: show running-config", f"! device: {hostname} ({model}, EOS-{SOFTWARE})", "!",
+def running_config(state: EosState, hostname: str, model: str, defaults: bool = False) -> str:
+    """`show running-config`; `defaults`: `show running-config all`, which also prints each
+    Ethernet port's flow control at its default (`no flowcontrol send`, `no flowcontrol
+    receive`) [PYEAPI]; the many other defaults it prints are left out here (assumed subset)."""
+    command = "show running-config all" if defaults else "show running-config"
+    lines = [f"! Command: {command}", f"! device: {hostname} ({model}, EOS-{SOFTWARE})", "!",
              f"! boot system flash:/EOS-{SOFTWARE}.swi", "!"]
     for chunk in state.head:
         lines += chunk + ["!"]
@@ -138,9 +144,9 @@ def running_config(state: EosState, hostname: str, model: str) -> str:
         if v != 1 and sub:
             lines += [f"vlan {v}", *[f"   {s}" for s in sub], "!"]
     for lag_id, lag in sorted(state.lags.items()):
-        lines += _port_block(f"interface Port-Channel{lag_id}", lag)
+        lines += _port_block(f"interface Port-Channel{lag_id}", lag, defaults)
     for name, port in state.ports.items():
-        lines += _port_block(f"interface {name}", port)
+        lines += _port_block(f"interface {name}", port, defaults)
     if not any(chunk[0] == "interface Management1" for chunk in state.tail):
         lines += ["interface Management1", "!"]
     for chunk in state.tail:
@@ -159,6 +165,9 @@ class EosInterpreter(TrunkInterpreter):
     model: str = "DCS-7050SX-64"
     session: str | None = None              # the configure session being edited
     vlan_ids: list[int] = field(default_factory=list)
+    # Fault knob: lines this model takes as its default, in effect but printed only by
+    # `show running-config all` (a model other than the 7060CX2 of [CSM], assumed).
+    unprinted: re.Pattern[str] | None = None
 
     # -- the state edited: the session's copy, or the running config --------------------
     @property
@@ -185,8 +194,11 @@ class EosInterpreter(TrunkInterpreter):
                "if": "-if-" + (short(self.targets[0]) if self.targets else "")}[self.mode]
         return f"{h}({base}{sub})#"
 
-    def running_config(self) -> str:
-        return running_config(self.switch.state, self.hostname, self.model)
+    def running_config(self, defaults: bool = False) -> str:
+        text = running_config(self.switch.state, self.hostname, self.model, defaults)
+        if defaults or self.unprinted is None:
+            return text
+        return "".join(line for line in text.splitlines(keepends=True) if not self.unprinted.fullmatch(line.strip()))
 
     # -- privileged EXEC ------------------------------------------------------------------
     def _priv(self, words: list[str]) -> Reply:
@@ -226,6 +238,8 @@ class EosInterpreter(TrunkInterpreter):
         sw = self.switch
         if args == ["running-config"]:
             return self.running_config()
+        if args == ["running-config", "all"]:
+            return self.running_config(defaults=True)
         if args == ["startup-config"]:
             return sw.saved[-1] if sw.saved else "% Error: startup-config not found\n"
         if args == ["version"]:

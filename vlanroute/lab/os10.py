@@ -8,7 +8,17 @@ marks this emulator's own choice where no source shows the real switch:
 - transactions: `lock` / `unlock`, `start transaction` (EXEC), then changes go to a candidate
   config until `commit` (EXEC, or `do commit` in configuration mode) or `discard`;
   `show diff candidate-configuration running-configuration`; without a transaction each
-  command takes effect at once [KB], [UG]; a second session's `lock` is refused (assumed text);
+  command takes effect at once [KB], [UG]. As the User Guide's "CLI Basics" says [UG]: every
+  transaction session edits the SAME candidate, which outlives a session that ends without
+  a commit; anyone's `commit`, and any configuration change made outside a transaction,
+  commits it whole; `lock` stops configuration changes in every other session, transaction
+  or not, until `unlock` or the end of the locking session. A refused change in another
+  session answers `% Error: The configuration is locked by another session.` (assumed text);
+- deleting a VLAN whose port membership the candidate changed (added to or taken off an
+  allowed list, made or unmade an access VLAN) is refused: `% Error:  Range configuration
+  conflict - the last command was not applied. Please commit (or discard) the rest of the
+  configuration changes and retry.` [UG] (the guide shows it for VLANs added to a port in the
+  candidate; for VLANs taken off a port it is assumed);
 - `interface vlanN` creates VLAN N, `no interface vlanN` deletes it and takes it off every
   allowed list [UG]; `switchport access vlan N` on a trunk is its untagged VLAN [GC];
   `switchport trunk allowed vlan LIST` adds, `no switchport trunk allowed vlan LIST` removes
@@ -51,6 +61,9 @@ ACCESS_AND_TRUNK = ("% Error: Interface cannot be an access and trunk member of 
                     "One of the vlan in the range provided is already an access vlan.")
 ACCESS_AND_TRUNK_REVERSE = "% Error: Interface cannot be an access and trunk member of the same VLAN."
 # The LAG hash an S4112F-ON takes and then prints no line for [GC].
+LOCKED = "% Error: The configuration is locked by another session."      # (assumed text)
+RANGE_CONFLICT = ("% Error:  Range configuration conflict - the last command was not applied. Please\n"
+                  "commit (or discard) the rest of the configuration changes and retry.")   # [UG]
 HASH_DEFAULT = ("load-balancing ip-selection destination-ip source-ip protocol l4-destination-port "
                 "l4-source-port")
 VERSION = "10.5.2.0"
@@ -97,6 +110,12 @@ class Os10State(TrunkState):
             p.allowed.discard(vid)             # deleting a VLAN takes it off every list [UG]
             if p.access_vlan == vid:
                 p.access_vlan = 1
+
+
+def _membership(st: Os10State, vid: int) -> set[tuple[str, bool, bool]]:
+    """Where VLAN `vid` is: (port, in its allowed list, its access VLAN) for every port."""
+    ports = [*st.ports.items(), *((f"Po{k}", v) for k, v in st.lags.items())]
+    return {(name, vid in p.allowed, p.access_vlan == vid) for name, p in ports}
 
 
 def _port_block(header: str, p: Os10Port, *, is_lag: bool) -> list[str]:
@@ -219,10 +238,23 @@ class Os10Interpreter(TrunkInterpreter):
 
     @property
     def state(self) -> Os10State:
-        if self.in_transaction:
-            assert self.switch.candidate is not None
+        # Outside a transaction a change goes into the shared candidate, if there is one, and
+        # commits it whole (execute) [UG].
+        if self.switch.candidate is not None and (self.in_transaction or self.mode != "priv"):
             return self.switch.candidate
         return self.switch.state
+
+    def execute(self, line: str) -> Reply:
+        sw = self.switch
+        words = line.split()
+        changing = self.mode != "priv" and not self.seeding and bool(words) and words[0] not in ("end", "exit", "do")
+        if changing and sw.locked_by not in (None, self.ident):
+            return Reply(LOCKED + "\n")            # `lock` of another session [UG]
+        reply = super().execute(line)
+        if changing and not self.in_transaction and sw.candidate is not None and not reply.output.startswith("%"):
+            # A change made outside a transaction commits the candidate of every other session [UG].
+            sw.state, sw.candidate = sw.candidate, None
+        return reply
 
     def prompt(self) -> str:
         h = self.hostname
@@ -249,14 +281,15 @@ class Os10Interpreter(TrunkInterpreter):
     def _exec(self, words: list[str]) -> Reply | None:
         """EXEC commands, also reachable with `do` from configuration mode."""
         sw = self.switch
+        if words in (["commit"], ["discard"]) and sw.locked_by not in (None, self.ident):
+            raise Rejected(LOCKED)
         if words == ["commit"]:
-            if self.in_transaction and sw.candidate is not None:
+            if sw.candidate is not None:         # the candidate of every session [UG]
                 sw.state, sw.candidate = sw.candidate, None
             self.in_transaction = False          # back to non-transaction mode [UG]
             return Reply()
         if words == ["discard"]:
-            if self.in_transaction:
-                sw.candidate = None
+            sw.candidate = None                  # the shared candidate's uncommitted changes [UG]
             self.in_transaction = False
             return Reply()
         if words[0] == "show" and len(words) >= 2:
@@ -351,6 +384,8 @@ class Os10Interpreter(TrunkInterpreter):
             if m.group(1):
                 if vid == 1:
                     raise Rejected("% Error: Default vlan cannot be deleted.")
+                if self.in_transaction and _membership(st, vid) != _membership(self.switch.state, vid):
+                    raise Rejected(RANGE_CONFLICT)
                 st.delete_vlan(vid)
                 return Reply()
             st.vlans.setdefault(vid, [])

@@ -61,6 +61,7 @@ class Faults:
     delay_s: float = 0.0             # a slow switch: seconds before each configuration reply
                                      # (blocks the whole farm's event loop: for tests only)
     ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
+    unprinted: str | None = None     # EOS: regex of lines in effect but printed only by `show running-config all`
 
 
 def _model(platform: Platform) -> str:
@@ -82,7 +83,8 @@ class FakeSwitch:
     port: int = 0                                   # set when the server listens
     host_key_line: str = ""                         # "ssh-ed25519 AAAA..."
     saved: list[str] = field(default_factory=list)  # startup-config texts, oldest first
-    received: list[str] = field(default_factory=list)  # every command line, all sessions
+    received: list[str] = field(default_factory=list)  # every command line and key, all sessions
+    keys: list[str] = field(default_factory=list)      # the save's answer keys, typed without Enter
     logins: int = 0
     config_commands: int = 0        # accepted configuration commands (not mode changes)
     # Called after every line the switch executes, in the farm's event loop (so no other
@@ -121,6 +123,8 @@ class FakeSwitch:
             kw.pop("ignore_paging_off", None)
             if self.faults.ignore:
                 kw["ignore"] = re.compile(self.faults.ignore)
+            if self.faults.unprinted and self.platform.family == "arista-eos":
+                kw["unprinted"] = re.compile(self.faults.unprinted)
             return cls(self.name, self.eos, model=model.split()[-1], **kw)
         if self.os6:
             return cls(self.name, self.state, model=model, on_save=self.saved,
@@ -214,8 +218,12 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
             if self._chan is None:
                 return
             if self._cli.awaiting_key and ch not in "\r\n":
-                # One key, no Enter, and no echo of it [FS].
+                # One key, no Enter, and no echo of it [FS]. The save's answer is recorded in
+                # send order and as a key (a pager's key is not: it only shows more output).
                 saving = self._cli.mode == "yesno"
+                if saving:
+                    self._sw.received.append(ch)
+                    self._sw.keys.append(ch)
                 reply = self._cli.answer_key(ch)
                 if saving and self._sw.faults.save_lost:
                     self._sw.faults.save_lost = False     # one-shot

@@ -209,8 +209,9 @@ ARISTA_EOS = Family(
     "arista-eos", r"Ethernet\d+(/\d+)?", firmware_pattern=r"4\.\d+\.\S+",
     max_vlans=4094, max_lags=128, max_lag_members=16, facts={
         "vid_range": "C: 'VLAN number (1-4094)', VLAN 1 exists by default (EOS User Manual, Virtual LANs)",
-        "aging": "U: mac address-table aging-time range not in any source read, 10-1,000,000 s assumed; "
-                 "C: default 300 s (`show running-config all` of vEOS 4.13.7M, arista-eosplus/pyeapi fixture)",
+        "aging": "C: mac address-table aging-time 10-1,000,000 s, 0 turns aging off (aristanetworks/avd "
+                 "eos_designs schema, mac_address_table.aging_time); default 300 s (`show running-config all` "
+                 "of vEOS 4.13.7M, arista-eosplus/pyeapi fixture; the same schema)",
         "max_lags": "U: 128 port-channels x 16 members assumed",
         "model": "C: 'show version' starts 'Arista <model>' (ntc-templates arista_eos show_version)",
     },

@@ -23,7 +23,7 @@ import jinja2
 
 from vlanroute.atomic_dir import cleanup_on_sigterm, publish_dir
 from vlanroute.bundle.cables import PlannedCable, cabling_csv_text as cables_csv, planned_cables
-from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.document import PlanDocument, SwitchDoc
 from vlanroute.bundle.manifest import read_manifest, tree_files, write_manifest
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import PLAN_FILE
@@ -301,7 +301,30 @@ def _render_to_dir(doc: PlanDocument, outdir: Path, options: RenderOptions) -> R
         warnings.append("vlanroute.verify.configs is not available: the rendered configs were not "
                         "re-parsed and simulated before publishing")
     warnings.extend(syntax_warnings(doc, by_switch))
+    warnings.extend(advice_warnings(doc, by_switch))
     return RenderResult(outdir, len(files) + 1, total, verified, warnings)
+
+
+def switch_vlan_count(sw: SwitchDoc) -> int:
+    """How many VLANs a switch of the plan holds once configured, VLAN 1 included: every
+    VLAN one of its ports or LAGs is a member of."""
+    vlans = {1}
+    for port in sw.ports.values():
+        vlans.update(port.untagged or [], port.tagged or [])
+    for lag in sw.lags.values():
+        vlans.update(lag.tagged)
+    return len(vlans)
+
+
+def advice_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> list[str]:
+    """What each family in use warns about for its switches' VLAN counts (Family.advice)."""
+    counts: dict[str, dict[str, int]] = {}
+    families = {}
+    for name, platform in by_switch.items():
+        family = family_of(platform)
+        families[family.name] = family
+        counts.setdefault(family.name, {})[name] = switch_vlan_count(doc.switches[name])
+    return [w for key in sorted(families) for w in families[key].advice(counts[key])]
 
 
 def syntax_warnings(doc: PlanDocument, by_switch: Mapping[str, Platform]) -> list[str]:

@@ -28,6 +28,9 @@ class ApresiaAeos(Family):
     unconfirmed_untagged_hosts = (
         "a host port untagged in several VLANs (`switchport trunk add LIST untagged`)",)
     unconfirmed = (
+        "switchport trunk add LIST (tagged members; an unnamed vendor's AEOS-style config only)",
+        "switchport trunk native N (the PVID; the same config only)",
+        "pause enable (802.3x flow control; the same config only)",
         "switchport trunk remove LIST",
         "no pause enable",
         "vlan LIST / exit at global level",

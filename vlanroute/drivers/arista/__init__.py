@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.drivers.arista import show
-from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, Transaction
+from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, Transaction, Unprinted
 from vlanroute.drivers.trunkdelta import TrunkSyntax
 from vlanroute.drivers.trunkfamily import ShowReaders, TrunkFamily
 from vlanroute.drivers.trunkmode import TrunkDialect
@@ -119,7 +119,6 @@ class AristaEos(TrunkFamily):
     unconfirmed = (
         "spanning-tree bpdufilter enable as 'spanning tree off' on inter-switch ports (syntax "
         "confirmed; that the port then forwards in every VLAN is not)",
-        "mac address-table aging-time 1000000 (range and maximum unknown)",
         "port-channel load-balance trident fields ip ... on a 7050 (seen on a 7060CX2 only)",
         "channel-group N mode on printed as given (seen on a 7060CX2 only)",
     )
@@ -146,6 +145,21 @@ class AristaEos(TrunkFamily):
         cleanup=("delete checkpoint:{name}",),
     )
     flow_per_port = True
+    # Lines printed on a 7060CX2 [CSM] that another model could take as its default and
+    # print nothing for (issue 41, docs/platforms/arista-eos.md "Read-back"):
+    unprinted = (
+        # Flow control is off by default on every image seen, and `show running-config all`
+        # prints each port's setting, the default too (`no flowcontrol send`) [PYEAPI], [BF]:
+        # a line it prints is the model's default, anything else is not in effect.
+        Unprinted(r"interface \S+: flowcontrol (send|receive) on", "show running-config all",
+                  "EOS flow control is off unless set [PYEAPI], [BF]"),
+        # No source shows the LAG hash in `show running-config all`, nor the 7050's default
+        # hash; a refused line stops the push before the commit, so a line taken without
+        # error and not printed is the model's default (as on OS10 [GC]). The hash picks a
+        # LAG member, never a VLAN or a loop: its absence is said, not rolled back.
+        Unprinted(r"port-channel load-balance trident fields ip .*", None,
+                  "a 7060CX2 prints it [CSM]; EOS prints no line for a default"),
+    )
     address_table_command = "show mac address-table"
     lldp_command = "show lldp neighbors"
     dialect = EOS

@@ -3,16 +3,21 @@
 OS10 ports are access or trunk ports only; on a trunk, `switchport access vlan N` is the
 untagged (native) VLAN and `switchport trunk allowed vlan LIST` ADDS to the tagged list
 (`no switchport trunk allowed vlan LIST` removes) [UG], [GC]. So plans attach OS10 hosts by
-trunk. Spanning tree has a per-port off switch, `spanning-tree disable` [GC]. Push uses
+trunk. Spanning tree has a per-port off switch, `spanning-tree disable` [GC] (seen under
+Ethernet ports; under a port-channel it is unconfirmed). Push uses
 OS10's transaction: `lock`, `start transaction`, the commands, `show diff
 candidate-configuration running-configuration`, `commit`; `discard` before a commit [KB],
 [UG]. OS10 has no configure-replace or checkpoint [UG], [DELLOS10NAPALM]: a failed check
-after the commit is undone by committing the inverse commands in a new transaction.
+after the commit is undone by committing the inverse commands in a new transaction (VLAN
+deletions in one of their own, after the rest: the guide's "Range configuration conflict"),
+and an undo the switch refuses is discarded, since every transaction session shares one
+candidate config that anyone's next change commits [UG].
 Bracketed keys are the sources on docs/platforms/dell-os10.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import re
 
 from vlanroute.drivers.dellos10 import show
@@ -27,6 +32,9 @@ from vlanroute.model.bridge import LagPort, PortRef
 # afterwards [GC]: the OS10 default (an IP 4-tuple hash [S4112REF]), never printed.
 HASH_IP_L4 = "load-balancing ip-selection destination-ip source-ip protocol l4-destination-port l4-source-port"
 STP_OFF = "spanning-tree disable"
+# Dell: RSTP rather than the default RPVST+ "when more than 64 VLANs are required in a
+# fabric" [MXGUIDE].
+RPVST_ADVISED_MAX_VLANS = 64
 
 OS10_DEFAULTS = FirmwareDefaults(
     flow_control=None,
@@ -109,7 +117,7 @@ class DellOS10(TrunkFamily):
         push=True, preview=True, audit=True)
     unconfirmed = (
         "flowcontrol transmit on|off (default and printed form unknown)",
-        "interface vlanN / exit to create a VLAN in a transaction",
+        "spanning-tree disable under interface port-channelN (seen under Ethernet ports only)",
     )
     defaults = OS10_DEFAULTS
     # netmiko's dell_os10 class sends `terminal length 0` at login [NETMIKO]; `write memory`
@@ -130,6 +138,11 @@ class DellOS10(TrunkFamily):
         commit=("do commit", "end", "unlock"),
         abort=("end", "discard", "unlock"),
         enter="configure terminal",
+        # Deleting VLANs whose port membership changed in the same candidate is refused with
+        # "% Error:  Range configuration conflict - the last command was not applied. Please
+        # commit (or discard) the rest of the configuration changes and retry." [UG]; the
+        # guide's way out, taken by rollback: commit the rest, then delete the VLANs.
+        apart=r"no interface vlan ?\d+",
     )
     flow_per_port = True
     address_table_command = "show mac address-table"
@@ -142,6 +155,26 @@ class DellOS10(TrunkFamily):
     readers = ShowReaders(show.facts, show.parse_address_table, show.parse_lldp_neighbors_detail)
     vlan_line = r"interface vlan ?\d+"
     config_enter = "configure terminal"
+
+
+    def advice(self, vlans_by_switch: Mapping[str, int]) -> list[str]:
+        """OS10's default spanning-tree mode is RPVST+ on every platform, and Dell advises RSTP
+        instead when a fabric needs more than 64 VLANs, "to avoid performance problems"
+        [MXGUIDE]; RPVST+ runs one instance per VLAN [UG]. vlanroute warns and leaves the mode
+        alone: it is a switch-wide setting that also rules the ports it does not manage, and
+        the same guide has the mode match the switches the site already runs [MXGUIDE]."""
+        many = sorted((n for n, count in vlans_by_switch.items() if count > RPVST_ADVISED_MAX_VLANS),
+                      key=lambda n: (-vlans_by_switch[n], n))
+        if not many:
+            return []
+        names = ", ".join(many[:5]) + (f" and {len(many) - 5} more" if len(many) > 5 else "")
+        return [f"Dell OS10: {names} will hold up to {vlans_by_switch[many[0]]} VLANs; with more than "
+                f"{RPVST_ADVISED_MAX_VLANS} VLANs in a fabric Dell advises RSTP instead of OS10's default "
+                f"spanning-tree mode, RPVST+ (one instance per VLAN), to avoid performance problems. "
+                f"vlanroute does not change the mode (switch-wide, it also rules ports the plan does not "
+                f"manage): check `spanning-tree mode` in each switch's running config and, where it is "
+                f"RPVST+ (no line, or `spanning-tree mode rapid-pvst`), set `spanning-tree mode rstp` "
+                f"as your site's other switches allow (docs/platforms/dell-os10.md)"]
 
 
 DELL_OS10 = DellOS10()
