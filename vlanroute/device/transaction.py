@@ -68,8 +68,11 @@ def planned_commands(family: Family, commands: list[str], *, save: bool = True,
     def fmt(lines: tuple[str, ...]) -> list[str]:
         return [c.format(name=label) for c in lines]
 
-    return [*fmt(tx.checkpoint), *fmt(tx.begin), *body(tx, commands), *([tx.diff] if tx.diff else []),
-            *fmt(tx.commit), *_READ_BACK, *saving, *fmt(tx.cleanup)]
+    parts = undo_parts(tx, body(tx, commands)) or [[]]
+    sent: list[str] = []
+    for i, part in enumerate(parts):
+        sent += [*fmt(tx.begin), *part, *([tx.diff] if tx.diff and i == 0 else []), *fmt(tx.commit)]
+    return [*fmt(tx.checkpoint), *sent, *_READ_BACK, *saving, *fmt(tx.cleanup)]
 
 
 def body(tx: Transaction, commands: list[str]) -> list[str]:
@@ -110,18 +113,24 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
     sent = 0
     problem = ""
     committed = False
+    pending = False                      # a later part's transaction is open
     try:
-        for c in fmt(tx.begin):
-            session.run(c)
-        for c in commands:
-            session.run(c)
-            sent += 1
-            ui.advance(target.name)
-        if tx.diff:
-            res.switch_diff = [line for line in session.run(tx.diff, check=False).splitlines() if line.strip()]
-        for c in fmt(tx.commit):
-            session.run(c)
-            committed = True             # the first commit command took: the change is live
+        # Lines the family commits apart (OS10's VLAN deletions: "Range configuration
+        # conflict" otherwise) go in a second transaction, after the rest is committed.
+        for i, part in enumerate(undo_parts(tx, commands) or [[]]):
+            for c in fmt(tx.begin):
+                session.run(c)
+            pending = committed
+            for c in part:
+                session.run(c)
+                sent += 1
+                ui.advance(target.name)
+            if tx.diff and i == 0:
+                res.switch_diff = [line for line in session.run(tx.diff, check=False).splitlines() if line.strip()]
+            for c in fmt(tx.commit):
+                session.run(c)
+                committed = True             # the first commit command took: the change is live
+            pending = False
     except CommandRejected as exc:
         problem = str(exc)
     except ConnectionLost as exc:
@@ -131,6 +140,12 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
     if problem and not committed:
         return _discard(target, session, tx, fmt, res, problem, want_before, canonical, reconnect)
     if problem:
+        if pending and session is not None:
+            try:                          # the later part's candidate must not go live with anyone's commit
+                for c in fmt(tx.abort):
+                    session.run(c, check=False)
+            except SessionError:
+                session = None  # type: ignore[assignment]
         return _restore(target, session, tx, fmt, prep, res, problem, want_before, canonical, reconnect)
     # Committed: the running config must be the predicted one before it is saved.
     ui.status(target.name, "checking")

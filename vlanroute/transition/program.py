@@ -37,7 +37,7 @@ class Program:
     switch: str
     commands: tuple[str, ...]
     views: tuple[tuple[int, SwitchView], ...]
-    atomic: bool = False          # a transaction: only the first and the last view are ever live
+    atomic: bool = False          # a transaction: its views are the states after its commits
 
     @property
     def before(self) -> SwitchView:
@@ -48,8 +48,9 @@ class Program:
         return self.views[-1][1]
 
     def live(self) -> list[tuple[int, SwitchView]]:
-        """The views the switch passes through once the step begins (the first excluded)."""
-        return [self.views[-1]] if self.atomic else list(self.views[1:])
+        """The views the switch passes through once the step begins (the first excluded):
+        after every checkpoint line, or, in a transaction, after each commit."""
+        return list(self.views[1:])
 
 
 def checkpoints(family: Family, commands: Sequence[str], cable_ports: set[str]) -> list[int]:
@@ -100,6 +101,14 @@ def program_of(switch: str, commands: Sequence[str], parse: Parse, running_text:
     views: list[tuple[int, SwitchView]] = [(0, before)]
     cmds = tuple(commands)
     marks = [len(cmds)] if atomic else checkpoints(family, cmds, cable_ports)
+    tx = family.transaction
+    if atomic and tx is not None and tx.apart:
+        # Lines committed apart (device/transaction.py) go live after the rest: a state between.
+        import re
+        rest = [c for c in cmds if not re.fullmatch(tx.apart, c)]
+        if len(rest) < len(cmds):
+            cfg = parse(running_text + "\n" + "\n".join(rest))
+            views.append((len(rest), view_of(cfg, ports)))
     for k in marks:
         if k == 0:
             continue
