@@ -87,8 +87,8 @@ class AuditDocument(_Output):
 
 # Keys an object leaves out rather than print null (their schema: never null, not required);
 # `Model.key` for a key of a record inside it.
-ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused", "transition", "TransitionCut.pairs"),
-                                                "rollback": ("transition", "refused", "TransitionCut.pairs"), "analyze": ("throughput",),
+ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused", "transition", "TransitionCut.pairs", "TransitionStep.lines"),
+                                                "rollback": ("transition", "refused", "TransitionCut.pairs", "TransitionStep.lines"), "analyze": ("throughput",),
                                                 "cabling-check": ("CableRecord.seen_b",),
                                                 "import": ("switches", "ImportedHost.port", "ImportedHost.mac",
                                                            "ImportedHost.interface"),
@@ -104,6 +104,9 @@ def _without_absent(doc: BaseModel, name: str) -> dict[str, object]:
     for cut in transition.get("cuts", []) if isinstance(transition, dict) else []:
         if cut.get("pairs") is None:
             cut.pop("pairs", None)
+    for step in transition.get("steps", []) if isinstance(transition, dict) else []:
+        if step.get("lines") is None:
+            step.pop("lines", None)
     return out
 
 
@@ -149,6 +152,7 @@ class TransitionStep(BaseModel):
     vlans: list[int]
     forest: Literal[True]
     links: dict[str, LinkCount]
+    lines: list[str] | None = None          # a split change's halves only
 
 
 class TransitionCut(BaseModel):

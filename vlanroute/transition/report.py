@@ -43,13 +43,21 @@ def lines(tr: Transition, detail: bool = False) -> list[str]:
     else:
         out.append("  no host pair delivered before and after is cut on the way")
     out += [f"  note: {n}" for n in tr.notes]
+    if detail:
+        # A split change is sent as its two halves, not as the switch's whole list above.
+        for i, step in enumerate(tr.steps, start=1):
+            if step.kind != "change":
+                out.append(f"step {i}: {step.label()}: every line in send order")
+                out += list(step.program.commands)
     return out
 
 
 def to_json(tr: Transition) -> dict[str, object]:
     return {
         "steps": [{"step": i, "wave": w + 1, "switch": s.switch, "kind": s.kind,
-                   "commands": len(s.program.commands), **p.to_json()}
+                   "commands": len(s.program.commands), **p.to_json(),
+                   # a split change's halves: the lines sent (a whole change's are the switch's own)
+                   **({"lines": list(s.program.commands)} if s.kind != "change" else {})}
                   for i, (s, p, w) in enumerate(zip(tr.steps, tr.proofs, tr.waves), start=1)],
         "split": list(tr.split),
         "cuts": [c.to_json() for c in tr.cuts],
