@@ -33,7 +33,7 @@ from vlanroute.device.bundlegate import check_bundle, read_bundle
 from vlanroute.device import pushflow
 from vlanroute.device.change import observers
 from vlanroute.device.journal import sha256_text
-from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
+from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, UNCHANGED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.session import HostKeyPolicy
@@ -277,7 +277,13 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
                 r.result = NOT_STARTED
                 r.message = "not changed: the running config changed since the diff was shown; run push again"
         failed = view.failed
-        if dry_run or failed or not view.changing:
+        # Switches the last push left unfinished (not saved): found as rendered, saved now.
+        _last, pending = pushflow.left_unfinished(state, sel.doc.name)
+        resave = frozenset(n for n in pending if n in {t.name for t in chosen}) if save else frozenset()
+        to_save = [r for r in view.results if not r.diff and r.switch in resave and r.result == UNCHANGED]
+        for r in to_save:
+            r.message = "left unfinished by the last push, NOT saved: this push saves it"
+        if dry_run or failed or not (view.changing or to_save):
             return PushRun(out, dry_run, view.results, sel.notes, view.transition)
         if view.refused is not None:
             raise view.refused
@@ -286,10 +292,11 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
         bundle.require_unchanged("push")
         header = {"outdir": str(out.resolve()), "plan": sel.doc.name,
                   "plan_sha256": sha256_text(bundle.snapshot.text(PLAN_FILE)), "save": save,
-                  "switches": [r.switch for r in view.changing]}
-        options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save)
+                  "switches": [r.switch for r in [*view.changing, *to_save]]}
+        options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save,
+                              resave=resave)
         runner = Pusher(out, state, credentials, replace(options, keep_going=False), ui or PushUI(), configs=configs)
-        outcome = pushflow.execute(view, runner, state, None, header, options)
+        outcome = pushflow.execute(view, runner, state, None, header, options, to_save)
         return PushRun(out, dry_run, outcome.results, sel.notes, view.transition, str(outcome.journal.path))
 
 

@@ -30,7 +30,8 @@ class FabricRun:
     outdir: Path
 
     def require_journal(self) -> Journal:
-        """The last push's journal, or a new one for this run (a rollback --to with none)."""
+        """The last push's journal, or a new one for this run (a rollback --to with none).
+        JournalWriteError when a new one cannot be written."""
         if self.journal is None:
             self.journal = Journal.create(self.state, outdir=str(self.outdir.resolve()), plan=self.doc.name,
                                           plan_sha256=None, save=True, switches=[])
@@ -43,8 +44,9 @@ def open_fabric(outdir: Path, state_dir: Path | None, targets_file: Path | None,
     every switch of its plan, checked against the loopback guard before anything connects."""
     doc = read_plan(outdir)
     state = FabricState.choose(state_dir, doc.name, outdir)
-    # Before the journal is read: a push still writing it must finish first.
-    click.get_current_context().call_on_close(lock_fabric(state, command).release)
+    # Before the journal is read: a push still writing it must finish first. A rollback runs
+    # on a full or read-only state directory too (docs/push.md): its lock degrades.
+    click.get_current_context().call_on_close(lock_fabric(state, command, degrade=command == "rollback").release)
     journal: Journal | None = None
     view: JournalView | None = None
     if need_journal or last_journal(state) is not None:

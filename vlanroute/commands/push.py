@@ -33,6 +33,7 @@ from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, PAR
                                    UNCHANGED, PushOptions, PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.targets import Target, check_loopback, select_targets
+from vlanroute.natural import natural_key
 from vlanroute.transition.report import lines as transition_lines, to_json as transition_to_json
 from vlanroute.errors import UserError
 from vlanroute.commands.cabling import cabling_gate
@@ -281,6 +282,23 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             return ExitCode.OK
         click.echo(f"push --resume: {len(targets)} switch(es) left: "
                    + ", ".join(t.name for t in targets), err=True)
+    else:
+        # A plain push after one that did not finish (a crash, --no-save, a save that did not
+        # confirm): those switches' running configs may not be saved. Found already as
+        # rendered they are saved now, never reported done while a reboot would undo them.
+        last, pending = pushflow.left_unfinished(state, doc.name)
+        mine = {t.name for t in targets}
+        pending = {n: st for n, st in pending.items() if n in mine}
+        if pending:
+            what = ", ".join(f"{n} ({st})" for n, st in sorted(pending.items(), key=lambda x: natural_key(x[0])))
+            if no_save:
+                say.note(f"note: the last push ({last.name if last else '?'}) left {what} unfinished; with "
+                         "--no-save they stay unsaved: `vlanroute save OUTDIR` or `vlanroute rollback OUTDIR`")
+            else:
+                resave = frozenset(pending)
+                say.note(f"note: the last push ({last.name if last else '?'}) left {what} unfinished (the "
+                         "startup config may not hold the running one): this push saves each one it finds as "
+                         "rendered, and pushes the others")
     # The plan's other switches are read too (read only): a change is loop-free only together
     # with what they run.
     others, unreadable = observers(outdir, doc, targets, tmap)

@@ -15,7 +15,7 @@ from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.credentials import load_credentials
 from vlanroute.device.fabric import RESTORED, WOULD_RESTORE
 from vlanroute.device.history import find_state, list_states
-from vlanroute.device.journal import JournalWriteError
+from vlanroute.device.journal import Journal, JournalWriteError
 from vlanroute.device.rollback import dry_results, make_pusher, plan_rollback, run_rollback, wanted_from_journal, \
     wanted_from_state
 from vlanroute.device.statedir import FabricState
@@ -121,12 +121,21 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
     steps = len(plan.transition.steps) if plan.transition else 0
     if not yes and not click.confirm(f"Go back to {what}: {names}, in the {steps} steps above?", err=True):
         return ExitCode.FAILED_CHECK
-    journal = run.require_journal()
-    journal.append("rollback", switches=list(wanted.order), to=to_state)   # refused if the disk is full
-    pusher.journal = journal
-    results, problems = run_rollback(plan, pusher, journal, run.state, run.doc, outdir, run.targets)
+    # The switches are restored whatever the disk holds: a record that cannot be written
+    # (the state directory full or read-only) is named on stderr, never a reason to stop.
+    problems: list[str] = []
+    journal: Journal | None = None
     try:
-        journal.append("end", interrupted=False)
+        journal = run.require_journal()
+        journal.append("rollback", switches=list(wanted.order), to=to_state)
+    except JournalWriteError as exc:
+        problems.append(f"rollback not recorded: {exc.message}")
+    pusher.journal = journal
+    results, more = run_rollback(plan, pusher, journal, run.state, run.doc, outdir, run.targets)
+    problems += more
+    try:
+        if journal is not None:
+            journal.append("end", interrupted=False)
     except JournalWriteError as exc:
         problems.append(f"end not recorded: {exc.message}")
     for problem in problems:

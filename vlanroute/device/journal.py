@@ -244,6 +244,17 @@ def read_journal(path: Path, tolerant: bool = False) -> JournalView:
     return view
 
 
+# Where a push left a switch whose startup config may not hold its running config: it may
+# have been changed (applying, stepped, a failed rollback) or changed and not saved
+# (applied, saving, save-uncertain).
+UNFINISHED = (APPLYING, STEPPED, APPLIED, SAVING, SAVE_UNCERTAIN, ROLLBACK_FAILED)
+
+
+def unfinished(view: JournalView) -> dict[str, str]:
+    """Switch -> its last state, for every switch the journal leaves unfinished."""
+    return {name: h.state for name, h in view.switches.items() if h.state in UNFINISHED}
+
+
 def last_journal(state: FabricState) -> Path | None:
     """The newest push journal of this state directory (names are UTC times)."""
     if not state.pushes.is_dir():

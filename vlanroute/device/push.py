@@ -206,11 +206,15 @@ class Events:
     rolled_back: str
     rollback_failed: str
     stepped: str = J.STEPPED
+    # Must a record be on disk before its step? A push's: yes (a switch it cannot announce
+    # is not changed). A rollback's: no, it restores whatever the disk holds (a full or
+    # read-only state directory must never stop it: the records missed are named on stderr).
+    required: bool = True
 
 
 PUSH_EVENTS = Events(J.APPLYING, J.APPLIED, J.SAVING, J.SAVED, J.SAVE_UNCERTAIN, J.ROLLED_BACK, J.ROLLBACK_FAILED)
 RESTORE_EVENTS = Events(J.RESTORING, J.RESTORED, J.SAVING, J.RESTORED, J.SAVE_UNCERTAIN, J.RESTORE_FAILED,
-                        J.RESTORE_FAILED)
+                        J.RESTORE_FAILED, required=False)
 
 
 @dataclass(frozen=True)
@@ -263,6 +267,9 @@ class Pusher:
         # person confirmed is what is sent, whatever happens to OUTDIR meanwhile.
         self.configs = configs
         self.journal_problems: list[str] = []     # records that could not be written
+        # A push stops starting switches once its journal cannot be written; a rollback goes
+        # on (rollback.make_pusher: it restores whatever the disk holds).
+        self.journal_required = True
         self._connect = connect
         self._stop = threading.Event()
         self._why = STOPPED_BY_FAILURE
@@ -400,14 +407,19 @@ class Pusher:
             self.journal.append(event, switch, **fields)
         except JournalWriteError as exc:
             self.journal_problems.append(f"{switch}: {event} not recorded: {exc.message}")
-            self._stop.set()
+            if self.journal_required:
+                self._stop.set()
 
-    def _log_ahead(self, event: str, switch: str, **fields: object) -> None:
-        """Record what is about to happen; JournalWriteError: it must not happen."""
+    def _log_ahead(self, event: str, switch: str, required: bool = True, **fields: object) -> None:
+        """Record what is about to happen; JournalWriteError: it must not happen (unless the
+        record is not `required`: then it is named, as a record of the past is)."""
         if self.journal is not None:
             try:
                 self.journal.append(event, switch, **fields)
-            except JournalWriteError:
+            except JournalWriteError as exc:
+                if not required:
+                    self.journal_problems.append(f"{switch}: {event} not recorded: {exc.message}")
+                    return
                 self._stop.set()        # the next switch could not be recorded either
                 raise
 
@@ -440,7 +452,7 @@ class Pusher:
         """push --resume: the running config is as rendered (checked just now, as after an
         apply), the interrupted push's save did not end: save it."""
         try:
-            self._log_ahead(events.saving, res.switch)
+            self._log_ahead(events.saving, res.switch, events.required)
             res = save_switch(session, res, self._log, events)
         except JournalWriteError as exc:
             res.result, res.message = NOT_STARTED, f"not saved: {exc.message}"
@@ -466,12 +478,12 @@ class Pusher:
             def canonical(text: str) -> list[str]:
                 return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
             try:
-                self._log_ahead(ev.applying, name, **ahead)
+                self._log_ahead(ev.applying, name, ev.required, **ahead)
             except JournalWriteError as exc:
                 return _unrecorded(res, exc)
             res = apply_in_transaction(target, session, prep, res, self.ui, canonical,
                                        lambda: self._session(target), save=save,
-                                       before_save=lambda: self._log_ahead(ev.saving, name))
+                                       before_save=lambda: self._log_ahead(ev.saving, name, ev.required))
             if res.result == APPLIED_UNSAVED:
                 # A commit writes the running config only (EOS, OS10 alike): as on the other
                 # families, `vlanroute save` checks this sha256 and then saves.
@@ -493,7 +505,7 @@ class Pusher:
         assert res.backup is not None
         # Journal first: after a crash from here on, this switch may have changed.
         try:
-            self._log_ahead(ev.applying, name, **ahead)
+            self._log_ahead(ev.applying, name, ev.required, **ahead)
         except JournalWriteError as exc:
             return _unrecorded(res, exc)
         problem = ""
@@ -515,8 +527,8 @@ class Pusher:
             else:
                 # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
                 res.commands_sent, res.final_text = sent, text
-                self._log_ahead(ev.applied if ctx.final else ev.stepped, name, saved=False, commands_sent=sent,
-                                running_sha256=sha256_lines(_canonical(target, after)))
+                self._log_ahead(ev.applied if ctx.final else ev.stepped, name, ev.required, saved=False,
+                                commands_sent=sent, running_sha256=sha256_lines(_canonical(target, after)))
                 if not ctx.final:
                     res.result, res.message = STEPPED, f"step {ctx.index} applied and verified"
                     return res
@@ -524,7 +536,7 @@ class Pusher:
                     res.result = APPLIED_UNSAVED
                     res.message = "applied, NOT saved: `vlanroute save OUTDIR` commits it"
                     return res
-                self._log_ahead(ev.saving, name)
+                self._log_ahead(ev.saving, name, ev.required)
                 return save_switch(session, res, self._log, ev)
         except JournalWriteError as exc:
             problem = f"not saved: {exc.message} (the running config is rolled back)"
@@ -593,12 +605,20 @@ class Pusher:
             return res
         try:
             text = session.running_config()
-            res.backup, res.final_text = self._backup(target.name, text, None), text
-        except (SessionError, OSError, UserError) as exc:
-            text = exc.render() if isinstance(exc, UserError) else str(exc)
-            res.result, res.message = NOT_STARTED, f"could not be read: {text}"
+            res.final_text = text
+        except (SessionError, UserError) as exc:
+            why = exc.render() if isinstance(exc, UserError) else str(exc)
+            res.result, res.message = NOT_STARTED, f"could not be read: {why}"
+            return res
         finally:
             session.close()
+        try:
+            res.backup = self._backup(target.name, text, None)
+        except (OSError, UserError) as exc:
+            # Read, but not kept on disk (the state directory full or read-only): the change
+            # goes on from what was read; the fabric's history will lack this file.
+            why = exc.render() if isinstance(exc, UserError) else str(exc)
+            self.journal_problems.append(f"{target.name}: backup not written: {why}")
         return res
 
     def run_steps(self, jobs: list[StepJob], waves: list[int],

@@ -18,7 +18,8 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.device.change import (Change, Refused, fabric_of, per_switch, plan_transition, push_change, record,
                                      run_transition, start_views)
 from vlanroute.device.history import StateRecord
-from vlanroute.device.journal import Journal, JournalWriteError
+from vlanroute.device.journal import Journal, JournalWriteError, last_journal, read_journal, unfinished
+from vlanroute.errors import UserError
 from vlanroute.device.push import (NOT_STARTED, SKIPPED, SUCCESS, UNCHANGED, PushOptions, Pusher, StepJob,
                                    SwitchResult)
 from vlanroute.device.statedir import FabricState
@@ -80,6 +81,24 @@ def preview(pusher: Pusher, outdir: Path, doc: PlanDocument, state: FabricState,
     except Refused as exc:
         view.refused = exc
     return view
+
+
+def left_unfinished(state: FabricState, plan: str | None) -> tuple[Path | None, dict[str, str]]:
+    """The last push journal of this fabric and the switches it left unfinished (applied
+    and not saved, half-applied, a save that did not confirm): a plain push must not call
+    such a switch done because it is already as rendered (issue 41: a reboot would bring
+    the old config back). A journal that cannot be read names nothing (push --resume and
+    rollback say why)."""
+    path = last_journal(state)
+    if path is None:
+        return None, {}
+    try:
+        view = read_journal(path, tolerant=True)
+    except UserError:
+        return path, {}
+    if plan and view.header.get("plan") not in (None, plan):
+        return path, {}
+    return path, unfinished(view)
 
 
 @dataclass

@@ -188,14 +188,15 @@ def dry_results(plan: RollbackPlan, targets: Mapping[str, Target]) -> list[Fabri
     return out
 
 
-def run_rollback(plan: RollbackPlan, pusher: Pusher, journal: Journal, state: FabricState, doc: PlanDocument,
+def run_rollback(plan: RollbackPlan, pusher: Pusher, journal: Journal | None, state: FabricState, doc: PlanDocument,
                  outdir: Path, targets: Mapping[str, Target]) -> tuple[list[FabricResult], list[str]]:
     """Run the planned transition; one result per switch concerned, and the problems of the
     records that could not be written."""
     assert plan.change is not None and plan.transition is not None
     problems: list[str] = []
     texts = {n: (r.backup, r.final_text) for n, r in plan.results.items()}
-    before = record(state, "before", "rollback", journal=journal.path, doc=doc, plan_sha256=None, outdir=outdir,
+    before = record(state, "before", "rollback", journal=journal.path if journal else None, doc=doc,
+                    plan_sha256=None, outdir=outdir,
                     fabric=plan.change.fabric, texts=texts, unknown=plan.unknown)
     backups = {n: src for n, (_, src) in plan.wanted.texts.items()}
     done = run_transition(pusher, plan.change, plan.transition, backups, RESTORE_EVENTS, keep_going=True,
@@ -237,14 +238,18 @@ def run_rollback(plan: RollbackPlan, pusher: Pusher, journal: Journal, state: Fa
             out.append(FabricResult(name, RESTORE_FAILED, sent.get(name, 0), source,
                                     f"{got.result if got else NOT_STARTED}: {why}: restore it by hand from {source}"))
             texts[name] = (None, got.final_text if got is not None else None)
-    after = record(state, "after", "rollback", journal=journal.path, doc=doc, plan_sha256=None, outdir=outdir,
+    after = record(state, "after", "rollback", journal=journal.path if journal else None, doc=doc,
+                   plan_sha256=None, outdir=outdir,
                    fabric=plan.change.fabric, texts=texts, unknown=plan.unknown)
     if before is None or after is None:
         problems.append("the fabric's state was not recorded (the state directory cannot be written)")
     return out, problems + pusher.journal_problems
 
 
-def _note(journal: Journal, problems: list[str], event: str, switch: str, **fields: object) -> None:
+def _note(journal: Journal | None, problems: list[str], event: str, switch: str, **fields: object) -> None:
+    if journal is None:
+        problems.append(f"{switch}: {event} not recorded: no journal could be written")
+        return
     try:
         journal.append(event, switch, **fields)
     except J.JournalWriteError as exc:
@@ -254,7 +259,9 @@ def _note(journal: Journal, problems: list[str], event: str, switch: str, **fiel
 def make_pusher(outdir: Path, state: FabricState, creds: Credentials, policy: HostKeyPolicy, workers: int,
                 strict: bool, journal: Journal | None) -> Pusher:
     options = PushOptions(workers=workers, keep_going=False, host_keys=policy, strict=strict, save=True)
-    return Pusher(outdir, state, creds, options, PushUI(), journal=journal)
+    pusher = Pusher(outdir, state, creds, options, PushUI(), journal=journal)
+    pusher.journal_required = False
+    return pusher
 
 
 __all__ = ["RollbackPlan", "Wanted", "dry_results", "list_states", "make_pusher", "plan_rollback", "run_rollback",

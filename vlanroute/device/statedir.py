@@ -136,16 +136,33 @@ _HELD: dict[Path, tuple[int, int]] = {}      # lock file -> (descriptor, holders
 _HELD_GUARD = threading.Lock()
 
 
-def lock_fabric(state: FabricState, command: str) -> FabricLock:
-    """Take the state directory's lock for `command`, or a UserError naming who holds it."""
-    state.ensure()
+def lock_fabric(state: FabricState, command: str, degrade: bool = False) -> FabricLock:
+    """Take the state directory's lock for `command`, or a UserError naming who holds it.
+    `degrade` (rollback): a lock file that cannot be written is locked read-only."""
+    if degrade:
+        try:
+            state.ensure()
+        except UserError:
+            if not (state.path / "lock").is_file():
+                raise
+    else:
+        state.ensure()
     path = Path(os.path.realpath(state.path)) / "lock"     # the lock itself is never followed
     with _HELD_GUARD:
         if path in _HELD:
             fd, users = _HELD[path]
             _HELD[path] = (fd, users + 1)
             return FabricLock(path)
-        fd = open_private(path, os.O_RDWR | os.O_CREAT, "fabric's lock file")
+        try:
+            fd = open_private(path, os.O_RDWR | os.O_CREAT, "fabric's lock file")
+            writable = True
+        except UserError:
+            if not degrade or not path.is_file():
+                raise
+            # The state directory read-only (or full, or not ours to write): a rollback must
+            # still run (docs/push.md). flock needs no write access; the holder is not noted.
+            fd = open_private(path, os.O_RDONLY, "fabric's lock file")
+            writable = False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -155,8 +172,13 @@ def lock_fabric(state: FabricState, command: str) -> FabricLock:
                             "nothing and changes nothing", file=str(path), field="--state-dir",
                             fix="let it finish (the lock goes when its process ends, also if it "
                                 "crashes), then run this again") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps({"command": command, "pid": os.getpid(), "since": now_stamp()}) + "\n").encode(), 0)
+        if writable:
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, (json.dumps({"command": command, "pid": os.getpid(), "since": now_stamp()})
+                               + "\n").encode(), 0)
+            except OSError:
+                pass                    # who holds it is a courtesy; the flock is the lock
         _HELD[path] = (fd, 1)
         return FabricLock(path)
 
