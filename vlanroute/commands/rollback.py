@@ -8,12 +8,14 @@ import sys
 
 import click
 
-from vlanroute.commands.fabricrun import emit_json, human_console, open_fabric, results_table
+from rich.console import Console
+
+from vlanroute.commands.fabricrun import FabricRun, emit_json, human_console, open_fabric, results_table
 from vlanroute.commands.output import json_option, quiet_option, report_failures
 from vlanroute.commands.sshopts import connection_options, host_key_policy, known_hosts_option, targets_option
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.credentials import load_credentials
-from vlanroute.device.fabric import RESTORED, WOULD_RESTORE
+from vlanroute.device.fabric import RESTORED, WOULD_RESTORE, FabricResult
 from vlanroute.device.history import find_state, list_states
 from vlanroute.device.journal import Journal, JournalWriteError
 from vlanroute.device.rollback import dry_results, make_pusher, plan_rollback, run_rollback, wanted_from_journal, \
@@ -109,14 +111,7 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
             for line in r.diff or []:
                 out.print(line, markup=False, highlight=False,
                           style="green" if line.startswith("+") else "red" if line.startswith("-") else "dim")
-        out.print(results_table("rollback (dry run)", results, (WOULD_RESTORE,)))
-        ok = all(r.result == WOULD_RESTORE for r in results) and not (run.view and run.view.bad_lines)
-        if quiet:
-            report_failures(results, (WOULD_RESTORE,))
-        code = ExitCode.OK if ok else ExitCode.FAILED_CHECK
-        if as_json:
-            emit_json("rollback", run, results, code, dry_run=dry_run, **extra)
-        return code
+        return _finish(out, run, results, WOULD_RESTORE, ExitCode.FAILED_CHECK, dry_run, as_json, quiet, extra)
     names = ", ".join(wanted.order)
     steps = len(plan.transition.steps) if plan.transition else 0
     if not yes and not click.confirm(f"Go back to {what}: {names}, in the {steps} steps above?", err=True):
@@ -143,12 +138,18 @@ def command(outdir: Path, known_hosts: Path | None, targets_file: Path | None,
     if plan.transition is not None:
         for note in plan.transition.notes:
             out.print(f"note: {note}", highlight=False, soft_wrap=True)
-    out.print(results_table("rollback", results, (RESTORED,)))
+    return _finish(out, run, results, RESTORED, ExitCode.ROLLBACK_FAILED, dry_run, as_json, quiet, extra)
+
+
+def _finish(out: Console, run: FabricRun, results: list[FabricResult], good: str, failed: ExitCode, dry_run: bool,
+            as_json: bool, quiet: bool, extra: dict[str, object]) -> ExitCode:
+    """The table, the failures under --quiet, the JSON object and the exit code."""
+    out.print(results_table("rollback" + (" (dry run)" if dry_run else ""), results, (good,)))
     # A damaged journal line may have named a switch this rollback does not know of.
-    ok = all(r.result == RESTORED for r in results) and not (run.view and run.view.bad_lines)
+    ok = all(r.result == good for r in results) and not (run.view and run.view.bad_lines)
     if quiet:
-        report_failures(results, (RESTORED,))
-    code = ExitCode.OK if ok else ExitCode.ROLLBACK_FAILED
+        report_failures(results, (good,))
+    code = ExitCode.OK if ok else failed
     if as_json:
         emit_json("rollback", run, results, code, dry_run=dry_run, **extra)
     return code

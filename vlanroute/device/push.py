@@ -428,24 +428,38 @@ class Pusher:
         """Save a switch whose running config is already `want` (a rollback that had nothing
         to send to a switch whose startup config may hold a newer one)."""
         res = SwitchResult(target.name, NOT_STARTED, backup=backup)
+        opened = self._open_at(target, want, res, "not saved", "the running config changed meanwhile")
+        if opened is None:
+            return res
+        session, text, _ = opened
+        try:
+            res.final_text = text
+            return self._save_as_rendered(session, res, events)
+        finally:
+            session.close()
+
+    def _open_at(self, target: Target, want: SwitchConfig, res: SwitchResult, verdict: str,
+                 moved: str) -> tuple[SwitchSession, str, SwitchConfig] | None:
+        """A session to a switch whose running config is still `want` (canonically), its text
+        and parse; else None, `res.message` saying why ("<verdict>: ...")."""
+        name = target.name
         try:
             session = self._session(target)
         except ConnectFailed as exc:
-            res.message = f"not saved: {exc}"
-            return res
+            res.message = f"{verdict}: {exc}"
+            return None
         try:
             text = session.running_config()
-            if _canonical(target, _parse(target, text, f"{target.name} running-config", self.options.strict)) \
-                    != _canonical(target, want):
-                res.message = "not saved: the running config changed meanwhile"
-                return res
-            res.final_text = text
-            return self._save_as_rendered(session, res, events)
+            now = _parse(target, text, f"{name} running-config", self.options.strict)
+            if _canonical(target, now) != _canonical(target, want):
+                res.message = f"{verdict}: {moved}"
+                session.close()
+                return None
+            return session, text, now
         except (SessionError, UserError) as exc:
-            res.message = f"not saved: {exc.render() if isinstance(exc, UserError) else exc}"
-            return res
-        finally:
+            res.message = f"{verdict}: {exc.render() if isinstance(exc, UserError) else exc}"
             session.close()
+            return None
 
     def _save_as_rendered(self, session: SwitchSession, res: SwitchResult,
                           events: Events = PUSH_EVENTS) -> SwitchResult:
@@ -661,26 +675,15 @@ class Pusher:
         target, name = job.target, job.target.name
         res = SwitchResult(name, NOT_STARTED, backup=job.backup)
         self.ui.status(name, f"connecting (step {job.index})")
-        try:
-            session = self._session(target)
-        except ConnectFailed as exc:
-            res.message = f"not changed: {exc}"
+        opened = self._open_at(target, job.prep.running, res, "not changed",
+                               f"the running config changed since step {job.index} was planned (by hand, or "
+                               "another tool); run push again: it plans from what the switches run")
+        if opened is None:
             return res
+        session, text, now = opened
         try:
-            text = session.running_config()
-            now = _parse(target, text, f"{name} running-config", self.options.strict)
-            if _canonical(target, now) != _canonical(target, job.prep.running):
-                res.message = (f"not changed: the running config changed since step {job.index} was planned "
-                               "(by hand, or another tool); run push again: it plans from what the switches run")
-                return res
             prep = replace(job.prep, running_text=text, running=now)
             return self._apply(target, session, prep, res, job.context())
-        except ConnectionLost as exc:
-            res.message = f"not changed: {exc}"
-            return res
-        except UserError as exc:
-            res.message = f"not changed: {exc.render()}"
-            return res
         finally:
             session.close()
 
