@@ -1,0 +1,72 @@
+"""Protection trees (vlanroute.routing.protection): random fabrics and primary trees; every
+link of every primary is covered by a backup tree that avoids it and spans the primary's
+switches, or is a bridge of the fabric (then reported unprotected); checked with networkx."""
+
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+from hypothesis import given, settings, strategies as st
+
+from vlanroute.routing.protection import Primary, link, protect
+
+
+def _fabric(rng: random.Random, kind: str) -> nx.Graph:
+    if kind == "torus":
+        g = nx.grid_2d_graph(rng.randint(3, 4), rng.randint(3, 4), periodic=True)
+    elif kind == "ring":
+        g = nx.cycle_graph(rng.randint(3, 7))
+    else:
+        g = nx.random_labeled_tree(rng.randint(4, 9), seed=rng.randint(0, 10**6))
+        for _ in range(rng.randint(0, 5)):
+            a, b = rng.sample(list(g.nodes), 2)
+            g.add_edge(a, b)
+    return nx.relabel_nodes(g, {n: f"s{i:02d}" for i, n in enumerate(sorted(g.nodes, key=str))})
+
+
+def _primaries(g: nx.Graph, rng: random.Random, n: int) -> list[Primary]:
+    out = []
+    for vid in range(101, 101 + n):
+        w = {e: rng.random() for e in g.edges}
+        nx.set_edge_attributes(g, w, "w")
+        t = nx.minimum_spanning_tree(g, weight="w")
+        sources = tuple(sorted(rng.sample(sorted(g.nodes), rng.randint(1, min(3, len(g))))))
+        out.append(Primary(vid, frozenset(link(a, b) for a, b in t.edges), frozenset(g.nodes), sources))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**6), kind=st.sampled_from(["torus", "ring", "random"]), n=st.integers(1, 4))
+def test_every_link_is_covered_by_a_backup_that_avoids_it_or_is_a_bridge(seed, kind, n):
+    rng = random.Random(seed)
+    g = _fabric(rng, kind)
+    primaries = _primaries(g, rng, n)
+    prot = protect([link(a, b) for a, b in g.edges], primaries, sorted(g.nodes))
+    bridges = {link(a, b) for a, b in nx.bridges(g)}
+    for b in prot.backups:
+        t = nx.Graph(list(b.links))
+        assert nx.is_tree(t) and set(t.nodes) >= set(g.nodes)          # spans every switch here
+    for p in primaries:
+        assert prot.unprotected.get(p.vid, frozenset()) == frozenset(p.links & bridges)
+        for e in p.links - bridges:
+            backup = prot.backup_for(p.vid, e)
+            assert backup is not None and e not in backup.links, (p.vid, e)
+            assert e in backup.covers[p.vid]
+
+
+def test_a_torus_needs_at_most_two_backups_per_tree_and_a_ring_exactly_two():
+    """A torus is 4-edge-connected: one backup often avoids a whole primary tree, two at
+    most here. A ring of n has n links, a spanning tree n-1: no second tree avoids them
+    all, two backups do."""
+    torus = nx.relabel_nodes(nx.grid_2d_graph(4, 4, periodic=True), lambda n: f"s{n[0]}{n[1]}")
+    rng = random.Random(1)
+    primaries = _primaries(torus, rng, 4)
+    prot = protect([link(a, b) for a, b in torus.edges], primaries, sorted(torus.nodes))
+    for p in primaries:
+        used = {prot.failover[(p.vid, e)] for e in p.links}
+        assert 1 <= len(used) <= 2 and not prot.unprotected
+    ring = nx.relabel_nodes(nx.cycle_graph(5), lambda n: f"s{n}")
+    [p] = _primaries(ring, rng, 1)
+    prot = protect([link(a, b) for a, b in ring.edges], [p], sorted(ring.nodes))
+    assert len({prot.failover[(p.vid, e)] for e in p.links}) == 2
