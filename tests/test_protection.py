@@ -55,10 +55,11 @@ def test_every_link_is_covered_by_a_backup_that_avoids_it_or_is_a_bridge(seed, k
             assert e in backup.covers[p.vid]
 
 
-def test_a_torus_needs_at_most_two_backups_per_tree_and_a_ring_exactly_two():
+def test_a_torus_needs_at_most_two_backups_per_tree_and_a_ring_one_per_link():
     """A torus is 4-edge-connected: one backup often avoids a whole primary tree, two at
-    most here. A ring of n has n links, a spanning tree n-1: no second tree avoids them
-    all, two backups do."""
+    most here. A ring's spanning trees each leave out one of its n links: a link needs a
+    backup that leaves it out, so one per link of the primary, n - 1; shared between
+    primaries, never more than n in all."""
     torus = nx.relabel_nodes(nx.grid_2d_graph(4, 4, periodic=True), lambda n: f"s{n[0]}{n[1]}")
     rng = random.Random(1)
     primaries = _primaries(torus, rng, 4)
@@ -67,6 +68,8 @@ def test_a_torus_needs_at_most_two_backups_per_tree_and_a_ring_exactly_two():
         used = {prot.failover[(p.vid, e)] for e in p.links}
         assert 1 <= len(used) <= 2 and not prot.unprotected
     ring = nx.relabel_nodes(nx.cycle_graph(5), lambda n: f"s{n}")
-    [p] = _primaries(ring, rng, 1)
-    prot = protect([link(a, b) for a, b in ring.edges], [p], sorted(ring.nodes))
-    assert len({prot.failover[(p.vid, e)] for e in p.links}) == 2
+    primaries = _primaries(ring, rng, 3)
+    prot = protect([link(a, b) for a, b in ring.edges], primaries, sorted(ring.nodes))
+    for p in primaries:
+        assert len({prot.failover[(p.vid, e)] for e in p.links}) == 4
+    assert len(prot.backups) <= 5
