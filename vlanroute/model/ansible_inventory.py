@@ -117,9 +117,9 @@ def expand(pattern: str) -> list[str]:
 
 def _scalar(text: str) -> Any:
     """An INI value: numbers and booleans as YAML reads them, anything else as text."""
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
+    try:   # within the limits: one INI word can hold a whole alias bomb ([&a[x,x],[*a,*a]])
+        value = load_yaml_limited(yaml.SafeLoader, text, "an INI value")
+    except (yaml.YAMLError, UserError):
         return text
     return value if isinstance(value, (int, float, bool, str)) else text
 
@@ -242,7 +242,7 @@ _AnsibleLoader.add_constructor("!vault", _refuse_vault)
 
 def _load_yaml(text: str, file: str) -> Any:
     try:
-        return load_yaml_limited(lambda t: yaml.load(t, Loader=_AnsibleLoader), text, file)   # a SafeLoader subclass
+        return load_yaml_limited(_AnsibleLoader, text, file)
     except yaml.YAMLError as exc:
         raise yaml_error(exc, file) from None
 
