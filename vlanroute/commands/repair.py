@@ -18,7 +18,8 @@ from vlanroute.bundle.failures import (
     parse_failures,
     read_failures_file,
 )
-from vlanroute.bundle.reader import read_plan
+from vlanroute.bundle.manifest import require_intact
+from vlanroute.bundle.reader import check_outdir, read_plan
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
@@ -67,13 +68,16 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
               help="Allow up to N more link exchanges (in any tree) that lower the max link load (greedy).")
 @click.option("--no-compare", is_flag=True, help="Skip the full re-plan of the degraded fabric (the comparison).")
 @click.option("--force", is_flag=True, help="Replace NEWDIR even if it holds files no render wrote.")
+@click.option("--skip-manifest-check", is_flag=True,
+              help="Repair a bundle that differs from what render wrote (manifest.json): the edit "
+                   "goes into NEWDIR with a fresh manifest.")
 @ssh_options
 @json_option(doc="docs/failures.md")
 @quiet_option
 def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_pairs: tuple[str, ...],
             failed_switches: tuple[str, ...], failures_file: Path | None, from_cabling_check: bool,
             from_link_state: bool,
-            extra_changes: int, no_compare: bool, force: bool, switches: tuple[str, ...],
+            extra_changes: int, no_compare: bool, force: bool, skip_manifest_check: bool, switches: tuple[str, ...],
             known_hosts: Path | None, insecure: bool, workers: int, targets_file: Path | None,
             as_json: bool, quiet: bool) -> int:
     """Repair the published plan in OUTDIR around failed cables, pairs or switches and write
@@ -82,6 +86,15 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     max load), and repair.json says what changed and the loop-free push order.
     `vlanroute push NEWDIR` then sends only the changes, in that order."""
     say = Say(as_json, quiet)
+    check_outdir(outdir)
+    _refuse_overlap(outdir, newdir)
+    # What repair reads must be what render wrote: NEWDIR gets a fresh manifest, so an edit
+    # of plan.json (a switch's address) would come out of here looking published.
+    if skip_manifest_check:
+        click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
+                    "manifest; whatever was changed in plan.json goes into NEWDIR", fg="red", bold=True, err=True)
+    else:
+        require_intact(outdir, "repair", "--skip-manifest-check")
     doc = read_plan(outdir)
     failures = gather_failures(failed_cables, failed_pairs, failed_switches, failures_file)
     if from_cabling_check:
@@ -98,10 +111,11 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     if not failures:
         raise UserError("no failure given", field="--failed-cable/--failed-pair/--failed-switch",
                         fix="name what is down, e.g. --failed-pair sw1:sw2, or use --from-cabling-check / --from-link-state")
-    if newdir.resolve() == outdir.resolve():
-        raise UserError(f"{newdir} is the bundle being repaired", field="-o/--outdir",
-                        fix="write the repair to a new directory, e.g. -o out-repaired")
     check(failures, doc)
+    if set(failures.switches) >= set(doc.switches):
+        raise UserError(f"every switch of the plan is failed ({len(doc.switches)} of {len(doc.switches)}): "
+                        "there is no fabric left to repair", field="--failed-switch",
+                        fix="name only the switches that are dead; bring at least one switch back first")
     rep = repair_document(doc, failures, extra_changes, compare=not no_compare)
     record_text = json.dumps(rep.record, indent=1) + "\n"
     extra: tuple[tuple[str, str], ...] = ((REPAIR_FILE, record_text),)
@@ -125,6 +139,22 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
             "outdir": str(outdir), "newdir": str(newdir), "files": result.files, "verified": result.verified,
             "host_tables_unchanged": same, "warnings": rep.warnings, "repair": rep.record}))
     return ExitCode.OK
+
+
+def _refuse_overlap(outdir: Path, newdir: Path) -> None:
+    """NEWDIR must be apart from OUTDIR: the same directory, one inside the other (also
+    through a symbolic link) would change or replace the bundle the fabric runs."""
+    old, new = outdir.resolve(), newdir.resolve()
+    if new == old:
+        why = "is the bundle being repaired"
+    elif old in new.parents:
+        why = "is inside the bundle being repaired (it would become a file of that bundle)"
+    elif new in old.parents:
+        why = "holds the bundle being repaired (writing it would replace that bundle)"
+    else:
+        return
+    raise UserError(f"{newdir} {why}", field="-o/--outdir",
+                    fix=f"write the repair beside {outdir}, e.g. -o {outdir.name}-repaired in the same folder")
 
 
 def _live_failures(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], known_hosts: Path | None,
