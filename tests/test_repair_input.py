@@ -128,3 +128,21 @@ def test_catalogue_traceback_repair_failures_file_that_is_not_one(ring: Path, tm
     assert "--failures" in err or str(path) in err
     assert "fix:" in err
     assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("kind", ["deep", "fifo", "not-json"])
+def test_catalogue_traceback_push_with_a_damaged_repair_json(ring: Path, tmp_path: Path, kind: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """repair.json is read for the push order before anything else: a damaged one is a
+    message naming it, never a RecursionError or a read that blocks."""
+    out = _copy(ring, tmp_path / "out")
+    path = out / "repair.json"
+    if kind == "deep":
+        path.write_text('{"push_order": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text('{"push_order": ["sw1", ')
+    rc, _, err = cli(capsys, "push", str(out), "--dry-run", "--skip-manifest-check")
+    assert rc == 2, err
+    assert "repair.json" in err and "fix:" in err

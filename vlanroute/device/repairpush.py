@@ -11,12 +11,13 @@ at the first failure, whose rollback returns the fabric to a state the order wen
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from vlanroute.errors import UserError
+from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
 
 REPAIR_FILE = "repair.json"
 T = TypeVar("T")
@@ -25,14 +26,16 @@ T = TypeVar("T")
 def repair_order(outdir: Path) -> list[str] | None:
     """The switch order of OUTDIR/repair.json, or None when OUTDIR is no repair."""
     path = outdir / REPAIR_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):           # anything else there (a FIFO, a link) is read, and refused
         return None
+    fix = "write the bundle again with `vlanroute repair`"
+    # Within the limits of every bundle file (size, UTF-8, nesting: safeio.reading), so a
+    # deeply nested repair.json is a message, not a RecursionError.
     try:
-        data = json.loads(path.read_text())
-        order = data["push_order"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"unreadable: {exc}", file=str(path), field="push_order",
-                        fix="write the bundle again with `vlanroute repair`") from None
+        data = load_json(read_text_file(path, limit=BUNDLE_LIMIT, what="repair record", fix=fix), str(path))
+    except ValueError as exc:
+        raise UserError(f"not JSON: {exc}", file=str(path), fix=fix) from None
+    order = data.get("push_order") if isinstance(data, dict) else None
     if not isinstance(order, list) or not all(isinstance(s, str) for s in order):
         raise UserError("not a list of switch names", file=str(path), field="push_order",
                         fix="write the bundle again with `vlanroute repair`")
