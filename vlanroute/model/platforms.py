@@ -284,6 +284,10 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
     return tuple(f"{prefix}{i}" for i in range(first, last + 1))
 
 
+class PlatformLimitError(ValueError):
+    """A derived platform's limit its base cannot have (a VLAN id its CLI refuses)."""
+
+
 def derive_platform(name: str, base: Platform, port_count: int | None,
                     limits: dict[str, Any], *, ports: tuple[str, ...] | None = None,
                     auto_ports: tuple[str, ...] | None = None,
@@ -296,6 +300,14 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
     1's ports (and pool) for every stack unit. `confirmed`: capabilities the inventory
     confirmed (keys of its family's `confirmable`, drivers/family.py). PortListError says
     what does not fit."""
+    model = base.base or base.name           # the built-in platform, named in messages
+    # The VLAN ids are what the switch's CLI accepts: narrowed, never widened (a 62xx
+    # reserves 4094), whoever derives it: an inventory, or a plan.json's record of one.
+    for key, beyond in (("vid_max", lambda v: v > base.vid_max), ("vid_min", lambda v: v < base.vid_min)):
+        value = limits.get(key)
+        if isinstance(value, int) and beyond(value):
+            raise PlatformLimitError(f"{key} {value} is outside the VLAN ids a {model} accepts, "
+                                     f"{base.vid_min}-{base.vid_max}")
     new_ports, new_auto = base.ports, base.auto_ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
@@ -303,7 +315,6 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         new_ports, new_auto = port_range(prefix_match.group(1), 1, port_count), None
     if ports is not None:
         new_ports, new_auto = ports, None
-    model = base.base or base.name           # the built-in platform, named in messages
     shape = re.compile(base.port_shape)
     for p in new_ports:
         if not shape.fullmatch(p):
