@@ -97,3 +97,25 @@ def test_catalogue_security_a_control_character_in_a_plan_description(ring: Path
     (out / "plan.json").write_text(json.dumps(d))
     rc, _, err = cli(capsys, "verify", str(out))
     assert rc == 2 and "description" in err and "\nreload" not in err and "\x1b" not in err
+
+
+@pytest.mark.parametrize("command", ["audit", "push"])
+def test_catalogue_accepted_a_missing_known_hosts_file_is_named(farm, tmp_path: Path, monkeypatch,
+                                                                capsys: pytest.CaptureFixture[str],
+                                                                command: str) -> None:
+    """A --known-hosts path that is not there was reported as every switch failing (for push
+    "not-started"): it is a usage error naming the option, before any connection."""
+    from push_support import build_cluster, set_ssh_env
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    missing = tmp_path / "no-such-known_hosts"
+    extra = ["--dry-run"] if command == "push" else []
+    rc, out, err = cli(capsys, command, str(cluster.outdir), *extra, "--known-hosts", str(missing))
+    assert rc == 2, out + err
+    assert "--known-hosts" in err and str(missing) in err and "fix:" in err
+    assert all(sw.logins == 0 for sw in farm.switches.values())
+
+
+def test_the_api_names_a_missing_known_hosts_file_too(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="known_hosts"):
+        api.audit(tmp_path, api.Credentials("u", password="p"), known_hosts=tmp_path / "missing")

@@ -302,6 +302,6 @@ def audit(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, 
           on_done: Callable[[str, bool], None] | None = None, selected: Targets | None = None) -> AuditReport:
     """Compare the switches' learned-MAC tables with the plan (`vlanroute audit`); the
     report's `findings` and `errors` are empty when everything is where the plan says."""
-    sel = selected or select(outdir, "audit", switches=switches, targets=targets)
     policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
+    sel = selected or select(outdir, "audit", switches=switches, targets=targets)
     return run_audit(sel.doc, sel.targets, credentials, policy, workers, on_done=on_done)
