@@ -119,3 +119,63 @@ def test_catalogue_accepted_a_missing_known_hosts_file_is_named(farm, tmp_path: 
 def test_the_api_names_a_missing_known_hosts_file_too(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="known_hosts"):
         api.audit(tmp_path, api.Credentials("u", password="p"), known_hosts=tmp_path / "missing")
+
+
+VAULT = ("!vault |\n{pad}$ANSIBLE_VAULT;1.1;AES256\n"
+         "{pad}62313365396662343061393464336163383764373764613633653634306231386433626436623361\n")
+ENCRYPTED_FILE = ("$ANSIBLE_VAULT;1.1;AES256\n"
+                  "62313365396662343061393464336163383764373764613633653634306231386433626436623361\n"
+                  "6134333665353966363534333632666535333761666131620a663537646436643839616531643561\n")
+
+
+def _ansible_tree(tmp_path: Path, where: str) -> Path:
+    """An Ansible inventory with one Vault value vlanroute does not need, in `where`."""
+    inv = tmp_path / "hosts.yml"
+    become = "ansible_become_password: " + VAULT.format(pad=" " * 6)
+    body = ("all:\n  vars:\n    " + become if where == "inline" else "all:\n")
+    body += "  children:\n    compute:\n      hosts:\n        n1: {switch: sw1, switch_port: 1/g1}\n" \
+            "        n2: {switch: sw2, switch_port: 1/g1}\n"
+    inv.write_text(body)
+    if where == "encrypted-group-vars":
+        (tmp_path / "group_vars").mkdir()
+        (tmp_path / "group_vars" / "all.yml").write_text(ENCRYPTED_FILE)
+    if where == "host-vars":
+        (tmp_path / "host_vars").mkdir()
+        (tmp_path / "host_vars" / "n2.yml").write_text("ansible_password: " + VAULT.format(pad="  "))
+    return inv
+
+
+@pytest.mark.parametrize("reader", ["ansible-inventory", "static"])
+@pytest.mark.parametrize("where", ["inline", "encrypted-group-vars", "host-vars"])
+def test_catalogue_accepted_a_vault_value_vlanroute_does_not_need(tmp_path: Path, monkeypatch,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   reader: str, where: str) -> None:
+    """A vaulted become password (inline, a whole encrypted group_vars file, or host_vars)
+    is skipped: vlanroute needs only the hosts' switch, port and MAC."""
+    from vlanroute.model import ansible_list
+    if reader == "static":
+        monkeypatch.setattr("vlanroute.commands.importer.ansible_inventory_command", lambda: None)
+    elif ansible_list.ansible_inventory_command() is None:
+        pytest.skip("ansible-core is not installed")
+    inv = _ansible_tree(tmp_path, where)
+    rc, out, err = cli(capsys, "import", "ansible", str(inv), "--hosts-group", "compute")
+    assert rc == 0, err
+    assert "{name: n1, switch: sw1, port: 1/g1}" in out and "{name: n2, switch: sw2, port: 1/g1}" in out
+    assert "62313365" not in out + err
+    if where == "encrypted-group-vars":
+        assert "group_vars/all.yml" in err and "encrypted" in err        # said, not hidden
+
+
+@pytest.mark.parametrize("reader", ["ansible-inventory", "static"])
+def test_a_vault_value_vlanroute_needs_is_named(tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str],
+                                                reader: str) -> None:
+    from vlanroute.model import ansible_list
+    if reader == "static":
+        monkeypatch.setattr("vlanroute.commands.importer.ansible_inventory_command", lambda: None)
+    elif ansible_list.ansible_inventory_command() is None:
+        pytest.skip("ansible-core is not installed")
+    inv = tmp_path / "hosts.yml"
+    inv.write_text("all:\n  children:\n    compute:\n      hosts:\n        n1:\n          switch: sw1\n"
+                   "          mac: " + VAULT.format(pad=" " * 12))
+    rc, _, err = cli(capsys, "import", "ansible", str(inv), "--hosts-group", "compute")
+    assert rc == 2 and "host n1: variable 'mac' is an Ansible Vault value" in err, err
