@@ -366,8 +366,9 @@ def _connect_problem(text: str, host: str, port: int) -> str | None:
         return (f"cannot resolve the host name {host} (DNS): check switches.<name>.mgmt in the inventory, "
                 "the resolver of this machine, or give the address")
     if "not found in known_hosts" in text:
-        return (f"host key of [{host}]:{port} is not in known_hosts; add it (ssh-keyscan, "
-                "then compare the fingerprint with the switch console) or pass --known-hosts FILE")
+        # No "[host]:port": a console taking markup would print a DNS name in brackets as nothing.
+        return (f"host key of {host} (port {port}) is not in known_hosts; add it (`ssh-keyscan -p {port} "
+                f"{host}`, then compare the fingerprint with the switch console) or pass --known-hosts FILE")
     if "does not match" in text and "Host key" in text:
         return ("HOST KEY MISMATCH: the switch's SSH key differs from known_hosts (replaced "
                 "switch, or a man-in-the-middle); check it before connecting again")
