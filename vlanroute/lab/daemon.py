@@ -72,6 +72,7 @@ def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | 
         farm.close()
         raise
     farm.wire(cables, host_macs(doc))
+    farm.learn_hosts(v.id for v in doc.vlans)     # audit can be rehearsed (vlanroute.lab.learning)
     targets = {"format": TARGETS_FORMAT, "plan": doc.name, "outdir": str(outdir.resolve()),
                "switches": {n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}
     state.write("targets.json", json.dumps(targets, indent=1) + "\n")
