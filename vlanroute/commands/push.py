@@ -29,7 +29,7 @@ from vlanroute.device import journal as J
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, ROLLED_BACK, SUCCESS, UNCHANGED, PushOptions,
                                    PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
-from vlanroute.device.repairpush import ordered, repair_order
+from vlanroute.device.repairpush import ordered, relearn_note, repair_order
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.errors import UserError
 from vlanroute.commands.cabling import cabling_gate
@@ -366,6 +366,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     for line in fabric_summary(final):
         out.print(line, highlight=False, soft_wrap=True)
     out.print(f"journal: {journal.path}", highlight=False, soft_wrap=True)
+    if repair is not None and any(r.result in (APPLIED, APPLIED_UNSAVED) for r in final):
+        relearn = relearn_note(outdir)          # a repair: the hosts re-learn (docs/failures.md)
+        if relearn:
+            out.print(relearn, highlight=False, markup=False, soft_wrap=True)
     if pusher.interrupted:
         out.print("interrupted: the switches above marked skipped were not started")
     for problem in pusher.journal_problems:

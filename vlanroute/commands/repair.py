@@ -129,7 +129,7 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     for w in rep.warnings:
         say.warn(w)
     if say.human:
-        _print(Console(), doc, rep, same)
+        _print(Console(), doc, rep, same, newdir)
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
         say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
@@ -208,7 +208,7 @@ def _links(links: list[tuple[str, str]]) -> str:
     return " ".join(f"{a}-{b}" for a, b in links) or "-"
 
 
-def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool) -> None:
+def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool, newdir: Path) -> None:
     r = rep.record
     f = r["failures"]
     what = [f"cable {c}" for c in f["cables"]] + [f"pair {p.replace(':', '-')}" for p in f["pairs"]] + \
@@ -247,6 +247,11 @@ def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool) -> No
     console.print(f"VLANs the hosts re-learn in: {' '.join(map(str, r['affected_vlans'])) or 'none'}; "
                   f"host tables {'unchanged (the compute nodes need no new files)' if same else 'CHANGED'}",
                   highlight=False)
+    if r["affected_vlans"] and (newdir / "hosts" / "relearn.sh").is_file():
+        console.print(f"after the push, the hosts re-learn: run {newdir}/hosts/relearn.sh on every host (the host "
+                      "program with --vlans for these VLANs; its header gives the ClusterShell, pdsh and "
+                      "Ansible lines), or wait for the refresh job's next run (docs/failures.md, step 5)",
+                      highlight=False, markup=False)
     safe = "loop-free" if r["push_order_loop_free"] else "NO loop-free order found"
     console.print(f"push order ({safe}, one switch at a time): {' '.join(r['push_order']) or 'nothing to push'}",
                   highlight=False)
