@@ -88,14 +88,14 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     say = Say(as_json, quiet)
     check_outdir(outdir)
     _refuse_overlap(outdir, newdir)
-    # What repair reads must be what render wrote: NEWDIR gets a fresh manifest, so an edit
+    doc = read_plan(outdir)             # validated (names, types) as every command reads it
+    # What repair uses must be what render wrote: NEWDIR gets a fresh manifest, so an edit
     # of plan.json (a switch's address) would come out of here looking published.
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
                     "manifest; whatever was changed in plan.json goes into NEWDIR", fg="red", bold=True, err=True)
     else:
         require_intact(outdir, "repair", "--skip-manifest-check")
-    doc = read_plan(outdir)
     failures = gather_failures(failed_cables, failed_pairs, failed_switches, failures_file)
     if from_cabling_check:
         found, notes = _live_failures(outdir, doc, switches, known_hosts, insecure, workers, targets_file, quiet)

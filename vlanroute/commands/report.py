@@ -8,7 +8,7 @@ import click
 
 from vlanroute.exitcodes import ExitCode
 
-from vlanroute.bundle.manifest import require_intact
+from vlanroute.bundle.manifest import MANIFEST_FILE, require_intact
 from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.commands.common import link_speed_option, set_option
 from vlanroute.errors import UserError
@@ -54,7 +54,10 @@ def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ..
 def _plan(source: str, sets: tuple[str, ...]) -> Plan:
     """The plan of an inventory, or of a rendered bundle (a directory, or its plan.json)."""
     path = Path(source)
-    outdir = path if path.is_dir() else path.parent if path.name == PLAN_FILE else None
+    # OUTDIR, or the plan.json of one (its manifest beside it); a lone plan.json is read as
+    # an inventory, which says what it is and which commands take it.
+    outdir = path if path.is_dir() else path.parent if path.name == PLAN_FILE \
+        and (path.parent / MANIFEST_FILE).exists() else None
     if outdir is None:
         return plan_from_file(source, sets)
     if sets:
