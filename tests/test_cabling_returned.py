@@ -41,11 +41,6 @@ def test_a_returning_cable_of_the_published_plan_is_named_as_such(farm, tmp_path
     assert "relearn.sh" in out and "re-learn" in out
     rc, out, err = run(capsys, "cabling", "check", str(new), "--known-hosts", str(cluster.known_hosts))
     assert rc == 0, out + err                          # as the repaired plan says
-    if failure[0] == "--failed-pair":                  # the push of a repair says it too
-        rc, out, err = run(capsys, "push", str(new), "--yes", "--known-hosts", str(cluster.known_hosts))
-        assert rc == 0, out + err
-        vlans = " ".join(map(str, json.loads((new / "repair.json").read_text())["affected_vlans"]))
-        assert f"hosts: re-learn now in VLAN(s) {vlans}: run {new}/hosts/relearn.sh on every host" in out, out
 
     wire_as_planned(farm, cluster.outdir)               # lab cable-up: the published cabling again
     rc, out, err = run(capsys, "cabling", "check", str(new), "--known-hosts", str(cluster.known_hosts), "--json")
@@ -78,3 +73,19 @@ def test_a_foreign_cable_is_still_to_be_removed(farm, tmp_path: Path, monkeypatc
     assert rc == 1
     assert [u["returned"] for u in report["unexpected"]] == [False]
     assert "remove the cable between leaf1 1/g40 and leaf2 1/g40" in report["unexpected"][0]["fix"]
+
+
+@pytest.mark.slow
+def test_the_push_of_a_repair_says_how_the_hosts_re_learn(farm, tmp_path: Path, monkeypatch, capsys) -> None:
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    _wire_without(cluster, pair=("core1", "core2"))
+    new = tmp_path / "repaired"
+    assert run(capsys, "repair", str(cluster.outdir), "--failed-pair", "core1:core2", "-o", str(new), "-q")[0] == 0
+    rc, out, err = run(capsys, "push", str(new), "--yes", "--known-hosts", str(cluster.known_hosts))
+    assert rc == 0, out + err
+    vlans = " ".join(map(str, json.loads((new / "repair.json").read_text())["affected_vlans"]))
+    assert f"hosts: re-learn now in VLAN(s) {vlans}: run {new}/hosts/relearn.sh on every host" in out, out
+    # A push of an ordinary bundle says nothing of the kind.
+    rc, out, err = run(capsys, "push", str(cluster.outdir), "--dry-run", "--known-hosts", str(cluster.known_hosts))
+    assert "re-learn" not in out
