@@ -87,6 +87,7 @@ class FakeSwitch:
     config_commands: int = 0        # accepted configuration commands (not mode changes)
     # Called before the address table is shown: the farm's host learning (learn_hosts), if on.
     learn: Any = None
+    seeded: list[MacEntry] = field(default_factory=list)    # seed_mac's entries
 
     def __post_init__(self) -> None:
         if self.platform.family not in EMULATED:
@@ -170,12 +171,16 @@ class FakeSwitch:
 
     def seed_mac(self, vlan: int, mac: str, port: str) -> None:
         table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
-        table.append(MacEntry(vlan, mac.lower(), port))
+        entry = MacEntry(vlan, mac.lower(), port)
+        table.append(entry)
+        self.seeded.append(entry)
 
     def set_learned(self, entries: list[MacEntry]) -> None:
-        """The dynamic entries of the address table, all of them (vlanroute.lab.learning)."""
+        """The address table: the entries seeded by hand (seed_mac, kept as they are), then
+        what the hosts' frames taught it (vlanroute.lab.learning) for every other VLAN and MAC."""
         table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
-        table[:] = entries
+        seeded = {(e.vlan, e.mac) for e in self.seeded}
+        table[:] = self.seeded + [e for e in entries if (e.vlan, e.mac) not in seeded]
 
 
 def _refused(output: str) -> bool:
