@@ -5,8 +5,9 @@
 Renders INVENTORY to WORKDIR/out, starts emulated switches for it on loopback
 (`vlanroute lab up`, the only step that is not the API: a real site has real switches),
 previews the push, pushes exactly what was previewed, pushes again (nothing left to change)
-and audits the MAC tables. The emulated switches have learned no host MAC, so the audit
-reports every entry missing: on a real fabric the hosts' learning broadcasts fill them.
+and audits the MAC tables. The lab's hosts send their learning frames over the pushed
+configs (vlanroute/lab/learning.py), so the audit finds every entry in place, as on a real
+fabric once the hosts' learning broadcasts went out.
 Exit code: the push's (docs/exit-codes.md).
 """
 

@@ -126,5 +126,5 @@ def test_audit_refuses_when_there_is_nothing_to_check(tmp_path, capsys):
         f"sw{i}": {"host": "127.0.0.1", "port": 9} for i in range(1, 9)}}))
     rc, out, err = run(capsys, "audit", str(tmp_path / "o"), "--targets", str(targets))
     assert rc == 2
-    assert "nothing to audit: none of the 225 hosts of the selected switches has a MAC" in err
+    assert "nothing to audit: none of the 225 hosts of the plan has a MAC" in err
     assert "fix: give the hosts' MACs" in err and "of 0 expected" not in out

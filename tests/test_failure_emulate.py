@@ -240,6 +240,45 @@ def test_wrong_failure_arguments_are_user_errors(bundles, capsys, args, message)
     assert status == 2 and message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("fail, which, message", [
+    (["--fail-pair", "sw2:sw3"], "repaired", "is the repair of another failure (pair sw1-sw2), not of pair sw2-sw3"),
+    (["--fail-pair", "sw1:sw2"], "out", "is the running bundle itself"),
+    (["--fail-pair", "sw1:sw2"], "hand", "has no repair.json"),
+    (["--fail-switch", "sw1"], "repaired", "other switches than the running one without sw1"),
+    (["--fail-pair", "sw1:sw2"], "repaired-sw1", "other switches than the running one"),
+])
+def test_catalogue_wrongsuccess_emulate_repair_of_another_failure(bundles, repaired, repaired_sw1, capsys,
+                                                                  monkeypatch, fail, which, message) -> None:
+    """The scenario must not cut one pair and apply the repair of another (or none): it would
+    report the repair's routes as broken, or pass without ever testing a repair."""
+    from vlanroute.emulate import failure as scenario
+
+    def started(*args: object, **kw: object) -> None:
+        raise AssertionError("the emulation started with the wrong repair")
+    monkeypatch.setattr(scenario, "run_in_vm", started)
+    monkeypatch.setattr(scenario, "run_here", started)
+    out, hand = bundles
+    given = {"repaired": repaired, "out": out, "hand": hand, "repaired-sw1": repaired_sw1}[which]
+    status = main(["emulate", "--kernel", "vm", *fail, "--repair", str(given), str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and "fix:" in err and "Traceback" not in err, err
+
+
+def test_the_repair_of_the_failure_given_is_accepted_in_any_spelling(bundles, repaired, repaired_sw1,
+                                                                     tmp_path) -> None:
+    from vlanroute.commands.emulate import _failure_args
+    out = bundles[0]
+    assert _failure_args(out, "sw2:sw1", None, repaired, False).pair == ("sw2", "sw1")
+    assert _failure_args(out, None, "sw1", repaired_sw1, False).switch == "sw1"
+    # The same pair named as its cables.
+    doc = json.loads((out / "plan.json").read_text())
+    cables = [f"{c['a']}:{c['a_port']}" for c in doc["cabling"] if {c["a"], c["b"]} == {"sw1", "sw2"}]
+    by_cables = tmp_path / "by-cables"
+    args = [a for c in cables for a in ("--failed-cable", c)]
+    assert main(["repair", str(out), *args, "-o", str(by_cables), "-q", "--no-compare"]) == 0
+    assert _failure_args(out, "sw1:sw2", None, by_cables, False).pair == ("sw1", "sw2")
+
+
 @pytest.mark.vm
 @pytest.mark.slow
 @pytest.mark.timeout(2400)

@@ -256,7 +256,7 @@ CABLE = {"cable": "sw1:1/g45-sw2:1/g45", "kind": "inter-switch", "a": "sw1", "a_
 HOST_CABLE = {"cable": "h1", "kind": "host", "a": "sw1", "a_port": "1/g1", "b": "h1", "b_port": "eth0",
               "status": "ok", "seen_a": "h1", "fixes": []}
 CABLING = {"schema": "vlanroute-cabling-check/1", "ok": False, "cables": [CABLE, HOST_CABLE],
-           "unexpected": [{"ends": ["sw1 1/g47", "sw3 1/g47"], "fix": "unplug sw1 1/g47"}],
+           "unexpected": [{"ends": ["sw1 1/g47", "sw3 1/g47"], "fix": "unplug sw1 1/g47", "returned": False}],
            "fixes": ["swap the cables at sw2 1/g45 and 1/g46", "unplug sw1 1/g47"], "not_read": {"sw4": "timed out"}}
 
 
@@ -277,7 +277,8 @@ def test_cabling_check_schema_still_refuses() -> None:
     for bad in ({**CABLE, "status": "broken"}, {**CABLE, "kind": "lag"}, {**CABLE, "seen_b": None},
                 {**CABLE, "extra": 1}):
         assert not schema.is_valid({**CABLING, "cables": [bad]}), bad
-    for bad_unexpected in ({"ends": ["sw1 1/g47"], "fix": "x"}, {"ends": ["a", "b"]}):
+    for bad_unexpected in ({"ends": ["sw1 1/g47"], "fix": "x", "returned": False}, {"ends": ["a", "b"]},
+                           {"ends": ["a", "b"], "fix": "x"}, {"ends": ["a", "b"], "fix": "x", "returned": "yes"}):
         assert not schema.is_valid({**CABLING, "unexpected": [bad_unexpected]}), bad_unexpected
 
 

@@ -16,6 +16,7 @@ credentials are passed in (`Credentials(username, password=...)` or `credentials
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from vlanroute.bundle.document import PlanDocument
-from vlanroute.device.audit import AuditReport, run_audit
+from vlanroute.device.audit import AuditReport, require_something_to_check, run_audit
 from vlanroute.device.cablecheck import readable, run_check
 from vlanroute.device.cabling import CablingReport, CableStatus, unchecked_refusal
 from vlanroute.device.credentials import Credentials, load_credentials
@@ -37,7 +38,8 @@ from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, UNCHANG
                                    Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.session import HostKeyPolicy
-from vlanroute.device.targets import Target, TargetMap, check_loopback, read_target_map, select_targets
+from vlanroute.device.targets import (TARGETS_ENV, Target, TargetMap, check_loopback, read_target_map,
+                                      select_targets)
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.model.inventory import LoadedInventory, load_inventory
@@ -204,6 +206,14 @@ class Targets:
     notes: list[str]
 
 
+def _from_environment(targets: str | Path | TargetMap | None) -> str | Path | TargetMap | None:
+    """`targets`, else VLANROUTE_TARGETS as the CLI reads it (`eval "$(vlanroute lab up OUTDIR)"`
+    sets it): a script run in the same shell reaches the same switches as the commands."""
+    if targets is not None:
+        return targets
+    return os.environ.get(TARGETS_ENV) or None
+
+
 def select(outdir: str | Path, action: Literal["push", "audit"] = "push", *, switches: tuple[str, ...] | list[str] = (),
            dry_run: bool = False, targets: str | Path | TargetMap | None = None) -> Targets:
     """Read OUTDIR/plan.json and choose the switches (all, or `switches`), reached at
@@ -212,6 +222,7 @@ def select(outdir: str | Path, action: Literal["push", "audit"] = "push", *, swi
     from vlanroute.bundle.reader import read_plan
     out = Path(outdir)
     doc = read_plan(out)
+    targets = _from_environment(targets)
     tmap = read_target_map(Path(targets)) if isinstance(targets, (str, Path)) else targets
     selection = select_targets(out, doc, tuple(switches), action=action, dry_run=dry_run, target_map=tmap)
     check_loopback(selection.targets)          # before any connection
@@ -315,6 +326,7 @@ def cabling(outdir: str | Path, credentials: Credentials, *, switches: tuple[str
     cabling check`); `report.ok`, each cable's `status` and the technician's `fixes`."""
     out = Path(outdir)
     doc = read_plan(out)
+    targets = _from_environment(targets)
     tm = targets if isinstance(targets, TargetMap) else read_target_map(Path(targets)) if targets else None
     chosen, skipped = readable(out, doc, tuple(switches), tm)
     policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
@@ -328,6 +340,7 @@ def audit(outdir: str | Path, credentials: Credentials, *, switches: tuple[str, 
           on_done: Callable[[str, bool], None] | None = None, selected: Targets | None = None) -> AuditReport:
     """Compare the switches' learned-MAC tables with the plan (`vlanroute audit`); the
     report's `findings` and `errors` are empty when everything is where the plan says."""
-    sel = selected or select(outdir, "audit", switches=switches, targets=targets)
     policy = _ssh_policy(insecure_no_host_key_check, known_hosts, ssh_config, ssh_agent)
+    sel = selected or select(outdir, "audit", switches=switches, targets=targets)
+    require_something_to_check(sel.doc, sel.targets, Path(outdir))    # as the CLI: exit 2, not "0 of 0"
     return run_audit(sel.doc, sel.targets, credentials, policy, workers, on_done=on_done)

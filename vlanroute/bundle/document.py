@@ -165,7 +165,9 @@ class PlatformRecord(Record):
     base: Name | None = None
     family: Name
     ports: Annotated[int, Field(ge=1, le=65536)]
-    description: Annotated[str, Field(max_length=200)]
+    # One line of printable text (no control character): it reaches messages and the lab
+    # switches' `show system`; the inventory's own pattern is narrower still.
+    description: Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{0,200}$")]
     max_vlans: int
     vid_min: int
     vid_max: int

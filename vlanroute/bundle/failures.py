@@ -28,6 +28,7 @@ from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natural_key
 from vlanroute.routing.repair import Degraded, Link, link
+from vlanroute.safeio.reading import load_yaml_limited, read_text_file
 
 KINDS = ("cables", "pairs", "switches")
 
@@ -85,12 +86,18 @@ def parse_failures(cables: Iterable[str] = (), pairs: Iterable[str] = (), switch
 
 def read_failures_file(path: Path) -> Failures:
     """The `failures:` section of a YAML file (an inventory, or a file of its own)."""
+    # Within the limits of every file vlanroute reads (safeio.reading): a regular file, its
+    # size, UTF-8, nesting depth and YAML aliases; never quoted.
     try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise _bad(f"cannot read it: {exc.strerror}", "--failures", "give a readable YAML file", str(path)) from None
+        text = read_text_file(path, what="failures file", field="--failures",
+                              fix="give a YAML file with a `failures:` section")
+        data = load_yaml_limited(yaml.SafeLoader, text, str(path), "--failures")
+    except UserError as exc:
+        raise _bad(exc.message, exc.field or "--failures", exc.fix or "give a readable YAML file", str(path)) from None
     except yaml.YAMLError as exc:
-        raise _bad(f"not YAML: {exc}", "--failures", "fix the YAML syntax", str(path)) from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise _bad(f"not YAML{where}", "--failures", "fix the YAML syntax", str(path)) from None
     section = data.get("failures") if isinstance(data, dict) else None
     if section is None:
         raise _bad("no failures: section", "failures", "add `failures: {cables: [sw1:1/g47], pairs: [sw1:sw2], "

@@ -136,7 +136,7 @@ def check_manifest(outdir: Path) -> ManifestReport:
     return report
 
 
-def require_intact(outdir: Path, command: str, override: str) -> None:
+def require_intact(outdir: Path, command: str, override: str | None) -> None:
     """Refuse a bundle that fails its manifest (UserError naming the files)."""
     report = check_manifest(outdir)
     if report.ok:
@@ -146,5 +146,5 @@ def require_intact(outdir: Path, command: str, override: str) -> None:
     raise UserError(f"{command} refuses this bundle: it differs from what render wrote:\n  "
                     + "\n  ".join(shown[:10]) + more,
                     file=str(outdir / MANIFEST_FILE),
-                    fix=f"render OUTDIR again (`vlanroute verify {outdir}` lists every difference), "
-                        f"or pass {override} if you changed it on purpose")
+                    fix=f"render OUTDIR again (`vlanroute verify {outdir}` lists every difference)"
+                        + (f", or pass {override} if you changed it on purpose" if override else ""))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from vlanroute.bundle.document import REFIX, PlanDocument, PlatformRecord
 from vlanroute.errors import UserError
-from vlanroute.model.platforms import PLATFORMS, Platform, platform_from_json
+from vlanroute.model.platforms import PLATFORMS, Platform, PlatformLimitError, platform_from_json
 from vlanroute.model.portlist import PortListError
 
 
@@ -55,7 +55,7 @@ def resolve_platforms(doc: PlanDocument, *, source: str = "plan.json",
             record = doc.platforms.get(name)
             try:
                 rebuilt[name] = platform_from_record(name, record) if record is not None else None
-            except PortListError as exc:        # ports its base platform cannot have
+            except (PortListError, PlatformLimitError) as exc:   # ports or VLAN ids its base cannot have
                 raise UserError(str(exc), file=source, field=f"platforms.{name}", fix=REFIX) from None
         if rebuilt[name] is not None:
             by_switch[sw] = rebuilt[name]  # type: ignore[assignment]

@@ -12,9 +12,8 @@ from vlanroute import api
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.progress import CountsBar, wanted
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
-from vlanroute.device.audit import findings_by_switch, nothing_to_check
+from vlanroute.device.audit import findings_by_switch, require_something_to_check
 from vlanroute.device.credentials import load_credentials
-from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natsorted_items
 
@@ -35,11 +34,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     say = Say(as_json, quiet)
     selected = api.select(outdir, "audit", switches=switches, targets=target_map(targets_file, quiet))
     targets = selected.targets
-    why = nothing_to_check(selected.doc, targets)
-    if why:
-        raise UserError(f"nothing to audit: {why}", file=str(outdir / "plan.json"),
-                        fix="give the hosts' MACs in the inventory (hosts.list[].mac, or a mac column in "
-                            "hosts.csv), render OUTDIR again, then audit")
+    require_something_to_check(selected.doc, targets, outdir)
     for note in selected.notes:
         say.note(f"note: {note}")
     creds = load_credentials()
@@ -75,7 +70,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
             table.add_row(e.switch, str(e.vlan), e.host, e.mac, label(e.port), found)
         out.print(table)
     for switch, why in natsorted_items(report.errors):
-        out.print(f"[red]{switch}: not read: {why}[/]", highlight=False)
+        out.print(f"{switch}: not read: {why}", style="red", highlight=False, markup=False)
     if report.no_mac:
         out.print(f"{len(report.no_mac)} host(s) have no MAC in the inventory and were not "
                   f"checked: {', '.join(report.no_mac[:10])}"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from vlanroute.bundle.cables import HOST, INTER_SWITCH
@@ -70,7 +71,7 @@ def report_json(report: CablingReport) -> CablingCheckDocument:
                     "b_port": c.b_port, "status": c.status, "seen_a": c.seen_a,
                     **({"seen_b": c.seen_b} if c.kind == INTER_SWITCH else {}), "fixes": c.fixes}
                    for c in report.cables],
-        "unexpected": [{"ends": list(u.ends), "fix": u.fix} for u in report.unexpected],
+        "unexpected": [{"ends": list(u.ends), "fix": u.fix, "returned": u.returned} for u in report.unexpected],
         "fixes": report.fixes + [u.fix for u in report.unexpected],
         "not_read": report.errors,
     })
@@ -89,7 +90,11 @@ def print_report(out: Console, report: CablingReport, show_all: bool) -> None:
                           (c.seen_b or "nothing") if c.kind == INTER_SWITCH else "")
         out.print(table)
     for u in report.unexpected:
-        out.print(f"[bold red]unexpected[/] cable {u.ends[0]} - {u.ends[1]}", highlight=False)
+        if u.returned:           # a cable of the published plan, back after a repair
+            out.print(f"[bold yellow]returned[/] cable {escape(u.ends[0])} - {escape(u.ends[1])} "
+                      "(of the published plan; the repair took it out)", highlight=False)
+        else:
+            out.print(f"[bold red]unexpected[/] cable {escape(u.ends[0])} - {escape(u.ends[1])}", highlight=False)
     fixes = report.fixes + [u.fix for u in report.unexpected]
     if fixes:
         out.print("[bold]fix:[/]")

@@ -226,11 +226,13 @@ def _failure_args(outdir: Path, fail_pair: str | None, fail_switch: str | None, 
         raise UserError(f"{'--fail-switch' if fail_switch else '--fail-pair'} and --repair go together",
                         field="--fail-pair" if repair_dir is not None else "--repair",
                         fix="give the dead neighbour pair (or switch) and the bundle `vlanroute repair` wrote for it")
-    from vlanroute.emulate.failplan import Failure, parse_pair, parse_switch, repair_delta
+    from vlanroute.emulate.failplan import Failure, parse_pair, parse_switch, repair_delta, require_repair_of
     failure = Failure(pair=parse_pair(fail_pair)) if fail_pair else Failure(switch=parse_switch(str(fail_switch)))
     spec = load(outdir)
     failure.check(spec)
-    repair_delta(spec, load(repair_dir), dead=failure.dead())
+    if repair_dir.resolve() != outdir.resolve():
+        repair_delta(spec, load(repair_dir), dead=failure.dead())
+    require_repair_of(failure, outdir, repair_dir)
     if not skip_manifest_check:
         require_intact(repair_dir, "emulate", "--skip-manifest-check")
     return failure

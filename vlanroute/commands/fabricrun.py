@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from vlanroute.bundle.reader import read_plan
@@ -63,7 +64,7 @@ def results_table(title: str, results: list[FabricResult], good: tuple[str, ...]
     for r in results:
         style = "green" if r.result in good else "bold red"
         table.add_row(r.switch, f"[{style}]{r.result}[/]", str(r.commands_sent),
-                      r.backup.name if r.backup else "-", r.message)
+                      r.backup.name if r.backup else "-", escape(r.message))   # a message is text, not markup
     return table
 
 

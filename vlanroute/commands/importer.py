@@ -58,6 +58,8 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
                        "YAML/INI inventory; install the `ansible` extra for plugins and dynamic inventories",
                        err=True)
         inv = read_ansible_inventory(inventory)
+    for note in inv.notes:              # skipped, never hidden: a needed variable may have been there
+        click.echo(f"warning: {note}", err=True)
     result = to_vlanroute(inv, list(host_groups), list(switch_groups),
                           VarNames(switch_var, port_var, mac_var, interface_var, mgmt_var))
     if result.errors:

@@ -103,6 +103,24 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
     them (use as: eval "$(vlanroute lab up OUTDIR)")."""
     state = _state(state_dir)
     doc = read_plan(outdir)                 # validated before anything starts
+    state.ensure()
+    # One `lab up` at a time per state directory, from the check below until the daemon is
+    # ready: two at once would both find no lab, and the second would remove the first's
+    # lab.json, leaving its daemon serving SSH with nothing to stop it (`lab down`).
+    from vlanroute.lab.statedir import UP_LOCK
+    held = state.lock(UP_LOCK)
+    if held is None:
+        raise UserError(f"another `vlanroute lab up` (process {state.holder(UP_LOCK)}) is starting a lab in "
+                        "this state directory", file=str(state.path),
+                        fix="wait for it, then use its lab (`vlanroute lab env`), or give this one its own --state-dir")
+    try:
+        return _up(state, state_dir, outdir, doc, seed, cabling, as_json, quiet)
+    finally:
+        os.close(held)
+
+
+def _up(state, state_dir: Path | None, outdir: Path, doc, seed: Path | None,  # type: ignore[no-untyped-def]
+        cabling: Path | None, as_json: bool, quiet: bool) -> int:
     running = state.running_pid()
     if running is not None:
         lab = state.lab() or {}
@@ -115,7 +133,6 @@ def up(outdir: Path, seed: Path | None, cabling: Path | None, state_dir: Path | 
     user = os.environ.get(ENV_USER) or "admin"
     given = os.environ.get(ENV_PASSWORD)
     password = given or secrets.token_urlsafe(12)
-    state.ensure()
     log = os.fdopen(open_private(state.path / "lab.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, "lab log"), "ab")
     cmd = [sys.executable, "-m", "vlanroute.lab.daemon", "--state-dir", str(state.path),
            "--outdir", str(outdir.resolve()), "--user", user]
@@ -248,7 +265,7 @@ def _set_cables(state_dir: Path | None, ends: tuple[str, ...], pairs: tuple[str,
             raise UserError(f"'{text}' is not a neighbour pair", field="--pair", fix="write SW1:SW2")
         pair_list.append((a, b))
     chosen = linkdown.cables_of(cables, [linkdown.parse_end(e) for e in ends], pair_list)
-    now = linkdown.load(state.read(linkdown.DOWN_FILE))
+    now = linkdown.load(state.read(linkdown.DOWN_FILE), str(state.path / linkdown.DOWN_FILE))
     touched = {end for c in chosen for end in c.ends()}
     wanted = linkdown.dump(now | touched if down else now - touched)
     state.write(linkdown.DOWN_FILE, wanted)

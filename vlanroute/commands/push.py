@@ -32,6 +32,7 @@ from vlanroute.device.change import observers
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, PARTLY_APPLIED, ROLLED_BACK, SUCCESS,
                                    UNCHANGED, PushOptions, PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
+from vlanroute.device.repairpush import relearn_note
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.natural import natural_key
 from vlanroute.transition.report import lines as transition_lines, to_json as transition_to_json
@@ -395,6 +396,10 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
                   highlight=False, soft_wrap=True)
     for note in view.transition.notes[planned_notes:] if view.transition else []:     # what the run added
         out.print(f"note: {note}", highlight=False, soft_wrap=True)
+    if any(r.result in (APPLIED, APPLIED_UNSAVED) for r in final):
+        relearn = relearn_note(outdir)          # a repair: the hosts re-learn (docs/failures.md)
+        if relearn:
+            out.print(relearn, highlight=False, markup=False, soft_wrap=True)
     if outcome.interrupted:
         out.print("interrupted: the switches above marked skipped were not started")
     for problem in outcome.problems:

@@ -18,7 +18,8 @@ from vlanroute.bundle.failures import (
     parse_failures,
     read_failures_file,
 )
-from vlanroute.bundle.reader import read_plan
+from vlanroute.bundle.manifest import require_intact
+from vlanroute.bundle.reader import check_outdir, read_plan
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
@@ -67,13 +68,16 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
               help="Allow up to N more link exchanges (in any tree) that lower the max link load (greedy).")
 @click.option("--no-compare", is_flag=True, help="Skip the full re-plan of the degraded fabric (the comparison).")
 @click.option("--force", is_flag=True, help="Replace NEWDIR even if it holds files no render wrote.")
+@click.option("--skip-manifest-check", is_flag=True,
+              help="Repair a bundle that differs from what render wrote (manifest.json): the edit "
+                   "goes into NEWDIR with a fresh manifest.")
 @ssh_options
 @json_option(doc="docs/failures.md")
 @quiet_option
 def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_pairs: tuple[str, ...],
             failed_switches: tuple[str, ...], failures_file: Path | None, from_cabling_check: bool,
             from_link_state: bool,
-            extra_changes: int, no_compare: bool, force: bool, switches: tuple[str, ...],
+            extra_changes: int, no_compare: bool, force: bool, skip_manifest_check: bool, switches: tuple[str, ...],
             known_hosts: Path | None, insecure: bool, workers: int, targets_file: Path | None,
             as_json: bool, quiet: bool) -> int:
     """Repair the published plan in OUTDIR around failed cables, pairs or switches and write
@@ -82,7 +86,16 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     max load), and repair.json says what changed and the loop-free push order.
     `vlanroute push NEWDIR` then sends only the changes, in that order."""
     say = Say(as_json, quiet)
-    doc = read_plan(outdir)
+    check_outdir(outdir)
+    _refuse_overlap(outdir, newdir)
+    doc = read_plan(outdir)             # validated (names, types) as every command reads it
+    # What repair uses must be what render wrote: NEWDIR gets a fresh manifest, so an edit
+    # of plan.json (a switch's address) would come out of here looking published.
+    if skip_manifest_check:
+        click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
+                    "manifest; whatever was changed in plan.json goes into NEWDIR", fg="red", bold=True, err=True)
+    else:
+        require_intact(outdir, "repair", "--skip-manifest-check")
     failures = gather_failures(failed_cables, failed_pairs, failed_switches, failures_file)
     if from_cabling_check:
         found, notes = _live_failures(outdir, doc, switches, known_hosts, insecure, workers, targets_file, quiet)
@@ -98,10 +111,11 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     if not failures:
         raise UserError("no failure given", field="--failed-cable/--failed-pair/--failed-switch",
                         fix="name what is down, e.g. --failed-pair sw1:sw2, or use --from-cabling-check / --from-link-state")
-    if newdir.resolve() == outdir.resolve():
-        raise UserError(f"{newdir} is the bundle being repaired", field="-o/--outdir",
-                        fix="write the repair to a new directory, e.g. -o out-repaired")
     check(failures, doc)
+    if set(failures.switches) >= set(doc.switches):
+        raise UserError(f"every switch of the plan is failed ({len(doc.switches)} of {len(doc.switches)}): "
+                        "there is no fabric left to repair", field="--failed-switch",
+                        fix="name only the switches that are dead; bring at least one switch back first")
     rep = repair_document(doc, failures, extra_changes, compare=not no_compare)
     record_text = json.dumps(rep.record, indent=1) + "\n"
     extra: tuple[tuple[str, str], ...] = ((REPAIR_FILE, record_text),)
@@ -115,7 +129,7 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
     for w in rep.warnings:
         say.warn(w)
     if say.human:
-        _print(Console(), doc, rep, same)
+        _print(Console(), doc, rep, same, newdir)
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
         say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
@@ -125,6 +139,22 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
             "outdir": str(outdir), "newdir": str(newdir), "files": result.files, "verified": result.verified,
             "host_tables_unchanged": same, "warnings": rep.warnings, "repair": rep.record}))
     return ExitCode.OK
+
+
+def _refuse_overlap(outdir: Path, newdir: Path) -> None:
+    """NEWDIR must be apart from OUTDIR: the same directory, one inside the other (also
+    through a symbolic link) would change or replace the bundle the fabric runs."""
+    old, new = outdir.resolve(), newdir.resolve()
+    if new == old:
+        why = "is the bundle being repaired"
+    elif old in new.parents:
+        why = "is inside the bundle being repaired (it would become a file of that bundle)"
+    elif new in old.parents:
+        why = "holds the bundle being repaired (writing it would replace that bundle)"
+    else:
+        return
+    raise UserError(f"{newdir} {why}", field="-o/--outdir",
+                    fix=f"write the repair beside {outdir}, e.g. -o {outdir.name}-repaired in the same folder")
 
 
 def _live_failures(outdir: Path, doc: PlanDocument, switches: tuple[str, ...], known_hosts: Path | None,
@@ -178,7 +208,7 @@ def _links(links: list[tuple[str, str]]) -> str:
     return " ".join(f"{a}-{b}" for a, b in links) or "-"
 
 
-def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool) -> None:
+def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool, newdir: Path) -> None:
     r = rep.record
     f = r["failures"]
     what = [f"cable {c}" for c in f["cables"]] + [f"pair {p.replace(':', '-')}" for p in f["pairs"]] + \
@@ -217,6 +247,11 @@ def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool) -> No
     console.print(f"VLANs the hosts re-learn in: {' '.join(map(str, r['affected_vlans'])) or 'none'}; "
                   f"host tables {'unchanged (the compute nodes need no new files)' if same else 'CHANGED'}",
                   highlight=False)
+    if r["affected_vlans"] and (newdir / "hosts" / "relearn.sh").is_file():
+        console.print(f"after the push, the hosts re-learn: run {newdir}/hosts/relearn.sh on every host (the host "
+                      "program with --vlans for these VLANs; its header gives the ClusterShell, pdsh and "
+                      "Ansible lines), or wait for the refresh job's next run (docs/failures.md, step 5)",
+                      highlight=False, markup=False)
     safe = "loop-free" if r["push_order_loop_free"] else "NO loop-free order of whole switches found"
     console.print(f"switch order from the two plans ({safe}; push plans its own from what the switches run): "
                   f"{' '.join(r['push_order']) or 'nothing to push'}", highlight=False)

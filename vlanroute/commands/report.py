@@ -8,37 +8,61 @@ import click
 
 from vlanroute.exitcodes import ExitCode
 
-from vlanroute.commands.common import set_option
+from vlanroute.bundle.manifest import MANIFEST_FILE, require_intact
+from vlanroute.bundle.reader import PLAN_FILE, read_plan
+from vlanroute.commands.common import link_speed_option, set_option
+from vlanroute.errors import UserError
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import REPORT_MAX_VLANS
-from vlanroute.plan.build import plan_from_file
+from vlanroute.plan.build import Plan, plan_from_file
 
 
 @click.command("report")
-@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.argument("inventory", type=click.Path())
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML file to write (replaced in one rename once complete).")
 @click.option("--max-vlans", type=int, default=REPORT_MAX_VLANS, show_default=True,
               help="Include a picture of its own for at most this many VLANs (0 = every VLAN); "
                    "all VLANs are always in the overview picture and the VLAN table.")
-@click.option("--compare", multiple=True, type=click.Path(dir_okay=False), metavar="INVENTORY",
-              help="Also chart this inventory's throughput next to INVENTORY's (repeatable; --set applies "
-                   "to each), as in vlanroute analyze --patterns.")
+@click.option("--compare", multiple=True, type=click.Path(), metavar="INVENTORY",
+              help="Also chart this inventory's (or bundle's) throughput next to INVENTORY's (repeatable; "
+                   "--set applies to each inventory), as in vlanroute analyze --patterns.")
+@link_speed_option(None, "Gb/s of every host link and cable in the throughput chart (default: the port "
+                         "speed of the plan's platforms, e.g. 10 for an Arista 7050SX-64).")
 @json_option
 @quiet_option
 @set_option
-def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ...], as_json: bool, quiet: bool,
-            sets: tuple[str, ...]) -> int:
-    """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan."""
+def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ...], link_speed: float | None,
+            as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
+    """Write an HTML page with the plan's metrics, VLANs, pictures and per-switch port plan.
+    INVENTORY is an inventory, or a rendered bundle (OUTDIR or OUTDIR/plan.json: the plan
+    as it will be pushed, e.g. a repair's, checked against its manifest first)."""
     require_draw_extra("report")
     from vlanroute.pictures.report import write_report   # matplotlib: imported only when drawing
 
-    plan = plan_from_file(inventory, sets)
-    others = tuple(plan_from_file(other, sets) for other in compare)
-    size = write_report(plan, output, max_vlans=max_vlans, sets=sets, compare=others)
+    plan = _plan(inventory, sets)
+    others = tuple(_plan(other, sets) for other in compare)
+    size = write_report(plan, output, max_vlans=max_vlans, sets=sets, compare=others, link_speed=link_speed)
     Say(as_json, quiet).line(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
     if as_json:
         from vlanroute.schemas.outputs import ReportDocument
         emit_document(ReportDocument(output=str(output), bytes=size, name=plan.name))
     return ExitCode.OK
+
+
+def _plan(source: str, sets: tuple[str, ...]) -> Plan:
+    """The plan of an inventory, or of a rendered bundle (a directory, or its plan.json)."""
+    path = Path(source)
+    # OUTDIR, or the plan.json of one (its manifest beside it); a lone plan.json is read as
+    # an inventory, which says what it is and which commands take it.
+    outdir = path if path.is_dir() else path.parent if path.name == PLAN_FILE \
+        and (path.parent / MANIFEST_FILE).exists() else None
+    if outdir is None:
+        return plan_from_file(source, sets)
+    if sets:
+        raise UserError(f"--set changes an inventory, and {source} is a rendered bundle", field="--set",
+                        fix="report the inventory with --set, or render it with --set first and report the bundle")
+    require_intact(outdir, "report", None)     # a page for a decision shows what render wrote
+    from vlanroute.bundle.asplan import plan_of
+    return plan_of(read_plan(outdir), outdir / PLAN_FILE)

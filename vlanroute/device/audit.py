@@ -22,6 +22,7 @@ from vlanroute.device.credentials import Credentials
 from vlanroute.device.session import HostKeyPolicy, SessionError, SwitchSession
 from vlanroute.device.targets import Target
 from vlanroute.drivers.common import normalize_mac
+from vlanroute.errors import UserError
 from vlanroute.model.bridge import PortRef
 from vlanroute.natural import natsorted, natsorted_items
 
@@ -79,15 +80,29 @@ def expected_entries(doc: PlanDocument) -> tuple[list[Expected], list[str]]:
 
 def nothing_to_check(doc: PlanDocument, targets: list[Target]) -> str | None:
     """Why an audit of `targets` would check no MAC entry, or None: audit refuses then
-    instead of reporting "0 of 0" as a success."""
-    names = {t.name for t in targets}
-    hosts = [h for h, d in doc.hosts.items() if d.switch in names]
+    instead of reporting "0 of 0" as a success. A switch without hosts of its own is checked
+    for every host whose VLAN tree crosses it."""
+    if not doc.hosts:
+        return "the plan has no hosts"
+    hosts = [h for h, d in doc.hosts.items() if d.mac]
     if not hosts:
-        return "the selected switches have no hosts in the plan"
-    if not any(doc.hosts[h].mac for h in hosts):
-        return (f"none of the {len(hosts)} hosts of the selected switches has a MAC in the inventory, "
-                "so there is no MAC entry to look for")
+        return (f"none of the {len(doc.hosts)} hosts of the plan has a MAC in the inventory, so there is no "
+                "MAC entry to look for")
+    names = {t.name for t in targets}
+    if not any(e.switch in names for e in learning_ports(doc, hosts)):
+        return "no host's VLAN tree reaches the selected switches, so they learn no host MAC"
     return None
+
+
+def require_something_to_check(doc: PlanDocument, targets: list[Target], outdir: object) -> None:
+    """nothing_to_check as the UserError audit (CLI and vlanroute.api) stops with, exit 2,
+    before any connection."""
+    why = nothing_to_check(doc, targets)
+    if why:
+        raise UserError(f"nothing to audit: {why}", file=f"{outdir}/plan.json",
+                        fix="give the hosts' MACs in the inventory (hosts.list[].mac, or a mac column in "
+                            "hosts.csv), render OUTDIR again, then audit; to rehearse in the lab, render an "
+                            "inventory that gives them, e.g. inventories/custom-lab.yaml")
 
 
 def findings_by_switch(findings: list[Finding]) -> dict[str, tuple[int, int]]:

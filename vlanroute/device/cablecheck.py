@@ -10,13 +10,16 @@ from typing import Any
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.platforms import resolve_platforms
 from vlanroute.bundle.reader import read_all_cables
-from vlanroute.device.cabling import CablingReport, check_cabling
+from vlanroute.bundle.failures import Failures
+from vlanroute.device.cabling import CablingReport, End, Returned, check_cabling
 from vlanroute.device.credentials import Credentials
 from vlanroute.device.lldp import LldpSource, LldpTable, has_lldp_reader, read_tables
+from vlanroute.device.repairpush import repaired_failures
 from vlanroute.device.session import HostKeyPolicy, SwitchSession
 from vlanroute.device.targets import Target, TargetMap, check_loopback, select_targets
 from vlanroute.drivers import family_of
 from vlanroute.natural import natsorted
+from vlanroute.routing.repair import link
 
 
 def readable(outdir: Path, doc: PlanDocument, names: tuple[str, ...],
@@ -52,4 +55,28 @@ def run_check(outdir: Path, doc: PlanDocument, targets: list[Target], skipped: d
     tables.update({name: LldpTable(name, error=why) for name, why in skipped.items()})
     platforms = resolve_platforms(doc, source=str(outdir / "plan.json")).by_switch
     port_names = {name: family_of(p).lldp_port_name for name, p in platforms.items()}
-    return check_cabling(cables, tables, doc.switches, {h: d.mac for h, d in doc.hosts.items()}, port_names)
+    failures = repaired_failures(outdir)
+    # A repaired bundle: the switches it lost are still named (a returning one is no
+    # unknown device), and a cable its failures took out is recognised when it is back.
+    switches = set(doc.switches) | set(failures.switches if failures else ())
+    return check_cabling(cables, tables, switches, {h: d.mac for h, d in doc.hosts.items()}, port_names,
+                         returned=_returned_by(failures) if failures else None)
+
+
+def _returned_by(failures: Failures) -> Returned:
+    dead, pairs, ends = set(failures.switches), set(failures.pairs), set(failures.cables)
+
+    def why(u: End, v: End) -> str | None:
+        if u[0] != "port" or v[0] != "port":
+            return None
+        a, b = (u[1], u[2]), (v[1], v[2])
+        if link(a[0], b[0]) in pairs:
+            return f"repair.json: failed pair {min(a[0], b[0])}-{max(a[0], b[0])}"
+        hit = next((e for e in (a, b) if e in ends), None)
+        if hit is not None:
+            return f"repair.json: failed cable {hit[0]}:{hit[1]}"
+        down = next((s for s in (a[0], b[0]) if s in dead), None)
+        if down is not None:
+            return f"repair.json: failed switch {down}"
+        return None
+    return why

@@ -75,6 +75,13 @@ class CableStatus:
 class Unexpected:
     ends: tuple[str, str]
     fix: str
+    # A cable of the published plan that a repair took out (repair.json's failures), back
+    # again: not to be removed, but the sign to return to the published plan.
+    returned: bool = False
+
+
+# Why an observed cable is one a repair took out, or None (see check_cabling's `returned`).
+Returned = Callable[[End, End], str | None]
 
 
 @dataclass
@@ -161,12 +168,15 @@ class _Resolver:
 
 def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches: Collection[str],
                   hosts: Mapping[str, str | None],
-                  port_names: Mapping[str, Callable[[str], str]] | None = None) -> CablingReport:
+                  port_names: Mapping[str, Callable[[str], str]] | None = None,
+                  returned: Returned | None = None) -> CablingReport:
     """Planned `cables` (bundle.reader, inter-switch and host) against the LLDP `tables` of
     the switches that were read (a switch absent from `tables` was not asked). The tables'
     local ports are already the plan's names (each family's reader); a far switch's Port ID
     is turned into its plan name by `port_names[far switch]` (Family.lldp_port_name: EOS
-    `Et1` is `Ethernet1`), as given where there is none."""
+    `Et1` is `Ethernet1`), as given where there is none. `returned(u, v)`: why an observed
+    cable that `cables` lacks is one a repair took out (then it is not to be removed: the
+    fix says to return to the published plan), or None."""
     resolve = _Resolver(switches, hosts, port_names or {})
     errors = {s: t.error for s, t in tables.items() if t.error is not None}
     read = {s for s, t in tables.items() if t.error is None}
@@ -196,7 +206,7 @@ def check_cabling(cables: list[Cable], tables: Mapping[str, LldpTable], switches
     observed = (observed - {e for e in observed if any(e <= ports for ports in lag_ports)}) | lag_ok
     wrong = observed - planned
 
-    fixes, unexpected = _walk(plan, wrong, planned - observed, label_of)
+    fixes, unexpected = _walk(plan, wrong, planned - observed, label_of, returned)
 
     def sees(end: End) -> str:
         if end[0] == "port" and end[1] not in read:
@@ -267,7 +277,7 @@ def _lag_members_interchanged(cables: list[Cable], label_of: Mapping[frozenset[E
 
 
 def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozenset[End]],
-          label_of: Mapping[frozenset[End], Cable]
+          label_of: Mapping[frozenset[End], Cable], returned: Returned | None = None
           ) -> tuple[list[tuple[str, frozenset[End]]], list[Unexpected]]:
     """Fixes for the wrong observed cables (module docstring): (text, ends it involves)."""
     adj: dict[End, list[tuple[End, str]]] = defaultdict(list)
@@ -301,7 +311,11 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
                 text = _fix(node, nxt, plan, label_of)
                 if text is None:
                     ends = (end_text(node), end_text(nxt))
-                    unexpected.append(Unexpected(ends, f"remove the cable between {ends[0]} and {ends[1]}"))
+                    why = returned(node, nxt) if returned is not None else None
+                    if why is not None:
+                        unexpected.append(Unexpected(ends, _returned_fix(ends, why), returned=True))
+                    else:
+                        unexpected.append(Unexpected(ends, f"remove the cable between {ends[0]} and {ends[1]}"))
                 else:
                     fixes.append((text[0], frozenset((node, nxt, text[1]))))
                     completed.add(frozenset((text[2], text[1])))
@@ -315,6 +329,14 @@ def _walk(plan: Mapping[End, End], wrong: set[frozenset[End]], unmet: set[frozen
             fixes.append((f"connect {end_text(u)} to {end_text(v)}" + (f" (cable {c.label})" if c.label else ""),
                           frozenset(e)))
     return _swaps(fixes, moves), unexpected
+
+
+def _returned_fix(ends: tuple[str, str], why: str) -> str:
+    return (f"the cable between {ends[0]} and {ends[1]} is a cable of the published plan that the repair "
+            f"took out ({why}), and it is back: leave it plugged in (the repaired configs put no VLAN on it). "
+            "Once every failed cable and switch is back, return to the published plan: `vlanroute push "
+            "OUTDIR` with the bundle this repair was made from, then `vlanroute cabling check OUTDIR` "
+            "(docs/failures.md)")
 
 
 def _swaps(fixes: list[tuple[str, frozenset[End]]], moves: Mapping[int, tuple[End, End, str, End]]

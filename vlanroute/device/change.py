@@ -22,13 +22,13 @@ so it counts as if it were up).
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.device.history import StateKind, StateRecord, last_cabling, record_state
+from vlanroute.device.repairpush import down_cables
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, PARTLY_APPLIED, PUSH_EVENTS,
                                    ROLLED_BACK, SAVE_UNCERTAIN, SKIPPED, STEPPED, SUCCESS, Events, Prepared,
                                    Pusher, StepJob, SwitchResult, _canonical, _parse, prepare)
@@ -41,23 +41,11 @@ from vlanroute.transition.fabric import Fabric, FabricView, HostAt, SwitchView, 
 from vlanroute.transition.planner import NoSafeTransition, Step, Transition, plan
 from vlanroute.transition.program import Program, parse_with, program_of, removal_config
 
-REPAIR_FILE = "repair.json"
-
-
 # -- the fabric ------------------------------------------------------------------------------
 
 def repair_down_cables(outdir: Path) -> list[Wire]:
     """The cables a repaired bundle routes around (repair.json `down_cables`), if any."""
-    path = outdir / REPAIR_FILE
-    if not path.is_file():
-        return []
-    try:
-        data = json.loads(path.read_text())
-        rows = data.get("down_cables", []) if isinstance(data, dict) else []
-        return [Wire(*row) for row in rows
-                if isinstance(row, list) and len(row) == 4 and all(isinstance(x, str) for x in row)]
-    except (OSError, ValueError, RecursionError):
-        return []                  # push's bundle check has refused a damaged file already
+    return [Wire(*row) for row in down_cables(outdir)]
 
 
 def fabric_of(doc: PlanDocument, state: FabricState | None, outdir: Path | None) -> Fabric:

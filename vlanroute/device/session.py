@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from vlanroute.device.credentials import Credentials
 from vlanroute.drivers.family import CliDialog
+from vlanroute.errors import UserError
 
 if TYPE_CHECKING:
     from netmiko import BaseConnection
@@ -89,6 +90,30 @@ class HostKeyPolicy:
     # the password by ******** [NETMIKO session_log.py]); created 0600 before netmiko
     # appends to it. Push sets one per switch under the state directory.
     session_log: Path | None = None
+
+    def __post_init__(self) -> None:
+        # paramiko cannot load a known_hosts file that is not there, and every switch would
+        # then fail on its own ("not-started" for all of them): say it once, before any
+        # connection, naming the option.
+        if self.check and self.known_hosts is not None:
+            problem = _unreadable_file(self.known_hosts)
+            if problem:
+                raise UserError(f"the known_hosts file {self.known_hosts} {problem}",
+                                field="--known-hosts (VLANROUTE_KNOWN_HOSTS)",
+                                fix="give the path of an existing known_hosts file (`vlanroute lab env` "
+                                    "prints the lab's), or leave --known-hosts out to use ~/.ssh/known_hosts")
+
+
+def _unreadable_file(path: Path) -> str | None:
+    """Why `path` cannot be read as a file, or None."""
+    try:
+        if not path.is_file():
+            return "does not exist" if not path.exists() else "is not a regular file"
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    return None
 
 
 # netmiko and paramiko are imported on first connection, not with this module: they cost
@@ -341,8 +366,9 @@ def _connect_problem(text: str, host: str, port: int) -> str | None:
         return (f"cannot resolve the host name {host} (DNS): check switches.<name>.mgmt in the inventory, "
                 "the resolver of this machine, or give the address")
     if "not found in known_hosts" in text:
-        return (f"host key of [{host}]:{port} is not in known_hosts; add it (ssh-keyscan, "
-                "then compare the fingerprint with the switch console) or pass --known-hosts FILE")
+        # No "[host]:port": a console taking markup would print a DNS name in brackets as nothing.
+        return (f"host key of {host} (port {port}) is not in known_hosts; add it (`ssh-keyscan -p {port} "
+                f"{host}`, then compare the fingerprint with the switch console) or pass --known-hosts FILE")
     if "does not match" in text and "Host key" in text:
         return ("HOST KEY MISMATCH: the switch's SSH key differs from known_hosts (replaced "
                 "switch, or a man-in-the-middle); check it before connecting again")

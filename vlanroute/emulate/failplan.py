@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, Literal
 from vlanroute.emulate.spec import EmulationSpec
 from vlanroute.errors import UserError
 from vlanroute.names import NAME_PATTERN
+from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
 
 _NAME = re.compile(NAME_PATTERN)
 
@@ -154,7 +154,8 @@ def repair_delta(old: EmulationSpec, new: EmulationSpec, order: list[str] | None
     Within a VLAN the removals leave a forest and each addition joins two of its trees, so
     no state in between has a loop (a link carries the VLAN once both ends have it).
     With `order` (repair.json's push_order): switch by switch in that order, each switch's
-    additions before its removals, as `vlanroute push` sends a repair (device/repairpush.py).
+    additions before its removals (the order repair.json records; push and the emulation plan
+    their own transition: emulate/transition.py).
     `dead` switches get no command (nothing reaches them); `new` must have dropped exactly
     them and their hosts."""
     lost = {h for h, hh in old.hosts.items() if hh.switch in dead}
@@ -196,15 +197,52 @@ def repair_record(newdir: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        data = load_json(read_text_file(path, limit=BUNDLE_LIMIT, what="repair record"), str(path))
+    except ValueError as exc:
         raise UserError(f"unreadable: {exc}", file=str(path), fix="write it again with `vlanroute repair`") from None
-    order, vlans = data.get("push_order"), data.get("affected_vlans")
+    order = data.get("push_order") if isinstance(data, dict) else None
+    vlans = data.get("affected_vlans") if isinstance(data, dict) else None
     if not (isinstance(order, list) and all(isinstance(s, str) for s in order)
             and isinstance(vlans, list) and all(isinstance(v, int) for v in vlans)):
         raise UserError("push_order or affected_vlans missing or malformed", file=str(path),
                         fix="write it again with `vlanroute repair`")
     return data
+
+
+def require_repair_of(failure: Failure, outdir: Path, newdir: Path) -> None:
+    """NEWDIR must be the bundle `vlanroute repair` wrote from OUTDIR's plan for exactly
+    this failure: not OUTDIR itself, nor a bundle without repair.json, nor the repair of
+    another failure (the scenario would cut one pair and "repair" another, and report what
+    it saw as the repair's fault). The failures are compared by what they take down (the
+    cables and switches of OUTDIR's plan), so a pair named as its cables matches too."""
+    from vlanroute.bundle.failures import Failures, dead_cables, parse_failures
+    from vlanroute.bundle.reader import read_plan
+    from vlanroute.routing.repair import link
+    fix = (f"give the bundle `vlanroute repair {outdir} --failed-"
+           + (f"pair {failure.pair[0]}:{failure.pair[1]}" if failure.pair else f"switch {failure.switch}")
+           + " -o NEWDIR` wrote")
+    if newdir.resolve() == outdir.resolve():
+        raise UserError("is the running bundle itself, not its repair", file=str(newdir), field="--repair", fix=fix)
+    record = repair_record(newdir)
+    if record is None:
+        raise UserError("has no repair.json: it is not a bundle `vlanroute repair` wrote", file=str(newdir),
+                        field="--repair", fix=fix)
+    doc = read_plan(outdir)
+    where = str(newdir / "repair.json")
+    if record.get("plan") != doc.name:
+        raise UserError("is the repair of another plan than the running bundle's", file=where, field="plan", fix=fix)
+    got = record.get("failures")
+    lists = {k: got.get(k, []) if isinstance(got, dict) else None for k in ("cables", "pairs", "switches")}
+    if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists.values()):
+        raise UserError("failures missing or malformed", file=where, field="failures", fix=fix)
+    try:
+        theirs = parse_failures(lists["cables"] or [], lists["pairs"] or [], lists["switches"] or [])
+    except UserError:
+        raise UserError("failures malformed", file=where, field="failures", fix=fix) from None
+    mine = Failures(pairs=(link(*failure.pair),)) if failure.pair else Failures(switches=(str(failure.switch),))
+    if (dead_cables(theirs, doc) != dead_cables(mine, doc) or set(theirs.switches) != set(mine.switches)):
+        raise UserError(f"is the repair of another failure ({theirs.describe()}), not of "
+                        f"{mine.describe()}", file=where, field="failures", fix=fix)
 
 
 def keep_running_hosts(running: EmulationSpec, repaired: EmulationSpec) -> EmulationSpec:

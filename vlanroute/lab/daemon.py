@@ -25,7 +25,7 @@ from vlanroute.device.targets import TARGETS_FORMAT
 from vlanroute.errors import UserError
 from vlanroute.lab import linkdown
 from vlanroute.lab.server import EMULATED, FakeSwitchFarm, SeedError
-from vlanroute.lab.statedir import PASSWORD_ENV, StateDir
+from vlanroute.lab.statedir import DAEMON_LOCK, PASSWORD_ENV, StateDir
 from vlanroute.natural import natsorted
 from vlanroute.safeio.reading import read_text_file
 
@@ -72,6 +72,7 @@ def start(outdir: Path, state: StateDir, user: str, password: str, seed: Path | 
         farm.close()
         raise
     farm.wire(cables, host_macs(doc))
+    farm.learn_hosts(v.id for v in doc.vlans)     # audit can be rehearsed (vlanroute.lab.learning)
     targets = {"format": TARGETS_FORMAT, "plan": doc.name, "outdir": str(outdir.resolve()),
                "switches": {n: {"host": sw.host, "port": sw.port} for n, sw in farm.switches.items()}}
     state.write("targets.json", json.dumps(targets, indent=1) + "\n")
@@ -92,12 +93,33 @@ def follow_cables_down(farm: FakeSwitchFarm, state: StateDir, outdir: Path, cabl
     cables = read_all_cables(outdir, doc.switches, hosts=doc.hosts, path=cabling)
     macs = host_macs(doc)
     applied: str | None = None
+    refused: str | None = None          # the last request not applied, logged once
+    where = str(state.path / linkdown.DOWN_FILE)
     while not stop.wait(poll_s):
-        text = state.read(linkdown.DOWN_FILE) or ""
-        if text != applied:
-            farm.wire(linkdown.plugged(cables, linkdown.load(text)), macs)
-            applied = text
+        # A damaged request (edited by hand, a FIFO, unreadable) is logged and left
+        # unapplied: the switches keep their cables, the lab keeps running, and `lab
+        # cable-down` names the file and the fix.
+        problem: UserError | None = None
+        try:
+            text = state.read(linkdown.DOWN_FILE) or ""
+        except UserError as exc:
+            text, problem = exc.render(), exc
+        if text in (applied, refused):
+            continue
+        try:
+            if problem is not None:
+                raise problem
+            ends = linkdown.load(text, where)
+        except UserError as exc:
+            print(f"lab: cable request not applied: {exc.render()}", file=sys.stderr, flush=True)
+            refused = text
+            continue
+        farm.wire(linkdown.plugged(cables, ends), macs)
+        applied = text
+        try:
             state.write(linkdown.APPLIED_FILE, text)
+        except UserError as exc:
+            print(f"lab: {exc.render()}", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,9 +136,19 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
+        # Held for the daemon's life: a second daemon in this directory (two `lab up` at once,
+        # one of them killed while starting) stops here instead of serving SSH unseen.
+        held = state.lock(DAEMON_LOCK)
+        if held is None:
+            raise UserError(f"another lab daemon (process {state.holder(DAEMON_LOCK)}) runs in this state "
+                            "directory", file=str(state.path),
+                            fix="stop it with `vlanroute lab down`, or give this lab its own --state-dir")
         farm = start(args.outdir, state, args.user, password, args.seed, args.cabling)
     except (UserError, SeedError, OSError) as exc:
-        state.write("error", exc.render() if isinstance(exc, UserError) else str(exc))
+        try:
+            state.write("error", exc.render() if isinstance(exc, UserError) else str(exc))
+        except UserError as why:             # a read-only state directory: the log has it
+            print(f"lab: {exc}; and the error file could not be written: {why.message}", file=sys.stderr)
         return 2
     state.write("ready", "")
     try:

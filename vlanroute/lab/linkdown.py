@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from vlanroute.bundle.reader import Cable
 from vlanroute.errors import UserError
+from vlanroute.safeio.reading import load_json
 
 DOWN_FILE = "cables-down.json"
 APPLIED_FILE = "cables-down.applied"
@@ -57,11 +58,22 @@ def dump(ends: Iterable[End]) -> str:
     return json.dumps({"down": [list(e) for e in sorted(set(ends))]}, indent=1) + "\n"
 
 
-def load(text: str | None) -> set[End]:
+def load(text: str | None, where: str = DOWN_FILE) -> set[End]:
+    """The cable ends `dump` wrote; a file that is not that (edited, truncated, another
+    file) is a UserError naming it, with the way back: remove it, every cable is up again."""
     if not text:
         return set()
-    data = json.loads(text)
-    return {(str(s), str(p)) for s, p in data.get("down", [])}
+    try:
+        data = load_json(text, where)
+    except (ValueError, UserError):             # not JSON, or nested too deep
+        data = None
+    down = data.get("down") if isinstance(data, dict) else None
+    if not isinstance(down, list) or not all(
+            isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) and x for x in e) for e in down):
+        raise UserError('damaged: not the {"down": [[switch, port], ...]} that `vlanroute lab cable-down` writes',
+                        file=where, fix=f"remove {where} (every cable of the lab is then up), then take the "
+                                        "cables down again with `vlanroute lab cable-down`")
+    return {(s, p) for s, p in down}
 
 
 def plugged(cables: Iterable[Cable], down: set[End]) -> list[Cable]:

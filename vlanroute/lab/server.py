@@ -90,6 +90,9 @@ class FakeSwitch:
     # Called after every line the switch executes, in the farm's event loop (so no other
     # switch changes meanwhile): tests watch the whole fabric's state line by line with it.
     watch: Callable[[FakeSwitch, str], None] | None = None
+    # Called before the address table is shown: the farm's host learning (learn_hosts), if on.
+    learn: Any = None
+    seeded: list[MacEntry] = field(default_factory=list)    # seed_mac's entries
 
     def __post_init__(self) -> None:
         if self.platform.family not in EMULATED:
@@ -175,7 +178,16 @@ class FakeSwitch:
 
     def seed_mac(self, vlan: int, mac: str, port: str) -> None:
         table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
-        table.append(MacEntry(vlan, mac.lower(), port))
+        entry = MacEntry(vlan, mac.lower(), port)
+        table.append(entry)
+        self.seeded.append(entry)
+
+    def set_learned(self, entries: list[MacEntry]) -> None:
+        """The address table: the entries seeded by hand (seed_mac, kept as they are), then
+        what the hosts' frames taught it (vlanroute.lab.learning) for every other VLAN and MAC."""
+        table = self.eos.state.mac_table if self.eos is not None else self.state.mac_table
+        seeded = {(e.vlan, e.mac) for e in self.seeded}
+        table[:] = self.seeded + [e for e in entries if (e.vlan, e.mac) not in seeded]
 
 
 def _refused(output: str) -> bool:
@@ -258,6 +270,8 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[misc]
         was_config = self._cli.mode in CONFIG_MODES
         if line.strip():
             self._sw.received.append(line.strip())
+        if self._sw.learn is not None and "address-table" in line and line.split()[:1] == ["show"]:
+            self._sw.learn()            # what the hosts' learning frames left, on the fabric as it is now
         reply = self._cli.execute(line)
         if self._sw.watch is not None and line.strip():
             self._sw.watch(self._sw, line.strip())
@@ -344,6 +358,12 @@ class FakeSwitchFarm:
         self._thread.start()
         self._servers: list[Any] = []
         self.switches: dict[str, FakeSwitch] = {}
+        # Host learning (learn_hosts): the cables plugged in, the hosts' MACs, the VLANs.
+        self._learning_lock = threading.Lock()
+        self._plugged: list[Cable] = []
+        self._macs: dict[str, str] = {}
+        self._learn_vlans: tuple[int, ...] = ()
+        self._learned_key: object = None
 
     def add(self, name: str, *, host: str = "127.0.0.1", username: str = "admin",
             password: str | None = "secret", authorized_keys: list[str] | None = None,
@@ -379,7 +399,31 @@ class FakeSwitchFarm:
         """Serve LLDP neighbour tables as if `cables` (bundle.reader.Cable rows of a cabling
         file) were plugged in (vlanroute.lab.wiring); called again, it replaces them."""
         from vlanroute.lab.wiring import wire
+        cables = list(cables)
+        with self._learning_lock:
+            self._plugged, self._macs = cables, dict(host_macs)
         wire(self.switches, cables, host_macs)
+
+    def learn_hosts(self, vlans: Iterable[int]) -> None:
+        """From now on every switch's address table shows what the hosts of the wired cables
+        learn in `vlans` over the switches' configs and cables as they are when it is shown
+        (vlanroute.lab.learning); `vlanroute lab up` turns it on, tests seed tables instead."""
+        self._learn_vlans = tuple(sorted(set(vlans)))
+        for sw in self.switches.values():
+            sw.learn = self.refresh_learned
+
+    def refresh_learned(self) -> None:
+        """Recompute the learned entries of every switch if a config or a cable changed."""
+        from vlanroute.lab.learning import learned_tables
+        with self._learning_lock:
+            key = (tuple((n, sw.running_config()) for n, sw in self.switches.items()),
+                   tuple(c.row for c in self._plugged), self._learn_vlans)
+            if key == self._learned_key:
+                return
+            tables = learned_tables(self.switches, self._plugged, self._macs, self._learn_vlans)
+            for name, sw in self.switches.items():
+                sw.set_learned(tables.get(name, []))
+            self._learned_key = key
 
     def write_known_hosts(self, path: Path) -> Path:
         write_private(path, "".join(sw.known_hosts_line() + "\n" for sw in self.switches.values()), "known_hosts")

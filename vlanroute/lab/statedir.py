@@ -6,14 +6,19 @@ per user at a time); `--state-dir` chooses another, e.g. one per OUTDIR.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from pathlib import Path
 
-from vlanroute.safeio.private import ensure_private_dir, ensure_private_subdir, write_private
+from vlanroute.errors import UserError
+from vlanroute.safeio.private import (WRITABLE_FIX, ensure_private_dir, ensure_private_subdir, open_private,
+                                      read_private, write_private)
 
 PASSWORD_ENV = "VLANROUTE_LAB_PASSWORD"     # parent -> daemon only, never stored
 DAEMON_MODULE = "vlanroute.lab.daemon"
+DAEMON_LOCK = "daemon.lock"     # held by the lab daemon for its whole life: one lab per directory
+UP_LOCK = "up.lock"             # held by `lab up` from its check to the lab's start
 
 
 def default_state_dir() -> Path:
@@ -42,14 +47,40 @@ class StateDir:
         return write_private(folder / f"{switch}.cfg", text, "running config")
 
     def read(self, name: str) -> str | None:
-        try:
-            return (self.path / name).read_text()
-        except FileNotFoundError:
-            return None
+        """A file of the state directory, or None if it is missing; anything else there (a
+        FIFO, a link, a directory, an unreadable or huge file) is a UserError, never a
+        block or a traceback (vlanroute.safeio.private)."""
+        return read_private(self.path / name, f"lab file {name}")
 
     def remove(self, *names: str) -> None:
         for name in names:
-            (self.path / name).unlink(missing_ok=True)
+            try:
+                (self.path / name).unlink(missing_ok=True)
+            except OSError as exc:
+                raise UserError(f"cannot remove the lab file {name}: {exc.strerror}", file=str(self.path),
+                                field="--state-dir", fix=WRITABLE_FIX) from None
+
+    def lock(self, name: str) -> int | None:
+        """An exclusive flock on `name` in the state directory, or None if another process
+        holds it; the lock lasts while the returned descriptor is open (closed with the
+        process, also on kill -9). The holder's process id is written into the file."""
+        fd = open_private(self.path / name, os.O_RDWR | os.O_CREAT, f"lab lock {name}")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
+
+    def holder(self, name: str) -> int | None:
+        """The process id written into lock `name` (its last holder), if any."""
+        try:
+            text = self.read(name)
+        except UserError:
+            return None
+        return int(text) if text and text.strip().isdigit() else None
 
     def lab(self) -> dict[str, object] | None:
         text = self.read("lab.json")
@@ -60,18 +91,23 @@ class StateDir:
         return data if isinstance(data, dict) else None
 
     def running_pid(self) -> int | None:
-        """The lab daemon's process id if it is alive, else None."""
+        """The lab daemon's process id if it is alive, else None: the one lab.json names, or
+        the one holding the daemon lock of this directory (a daemon whose lab.json another
+        `lab up` removed, or that is still starting, is found and stopped too)."""
         lab = self.lab()
         pid = lab.get("pid") if lab else None
-        if not isinstance(pid, int):
-            return None
-        return pid if daemon_alive(pid) else None
+        if isinstance(pid, int) and daemon_alive(pid):
+            return pid
+        held = self.holder(DAEMON_LOCK)
+        return held if held is not None and daemon_alive(held, self.path) else None
 
 
-def daemon_alive(pid: int) -> bool:
-    """Is `pid` a running lab daemon (not a reused process id)?"""
+def daemon_alive(pid: int, state_dir: Path | None = None) -> bool:
+    """Is `pid` a running lab daemon (not a reused process id), of `state_dir` if given?"""
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        cmdline = [part.decode(errors="replace") for part in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
     except OSError:
         return False
-    return any(part.decode(errors="replace") == DAEMON_MODULE for part in cmdline)
+    if DAEMON_MODULE not in cmdline:
+        return False
+    return state_dir is None or str(state_dir) in cmdline

@@ -24,8 +24,10 @@ import yaml
 from vlanroute.names import management_address
 from vlanroute.errors import UserError
 from vlanroute.safeio.reading import load_yaml_limited, read_text_file, safe_quote
-from vlanroute.model.yamlerrors import RefusedYaml, yaml_error
+from vlanroute.model.yamlerrors import yaml_error
 
+VAULT_KEY = "__ansible_vault"          # how ansible-inventory --list prints a value it did not decrypt
+VAULT_HEADER = "$ANSIBLE_VAULT;"       # the first line of a vault-encrypted file
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
 
 
@@ -42,6 +44,7 @@ class AnsibleInventory:
     source: str
     groups: dict[str, Group] = field(default_factory=dict)
     host_vars: dict[str, dict[str, Any]] = field(default_factory=dict)   # in first-seen order
+    notes: list[str] = field(default_factory=list)     # what was skipped (encrypted files)
 
     def group(self, name: str) -> Group:
         return self.groups.setdefault(name, Group(name))
@@ -117,9 +120,9 @@ def expand(pattern: str) -> list[str]:
 
 def _scalar(text: str) -> Any:
     """An INI value: numbers and booleans as YAML reads them, anything else as text."""
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
+    try:   # within the limits: one INI word can hold a whole alias bomb ([&a[x,x],[*a,*a]])
+        value = load_yaml_limited(yaml.SafeLoader, text, "an INI value")
+    except (yaml.YAMLError, UserError):
         return text
     return value if isinstance(value, (int, float, bool, str)) else text
 
@@ -215,11 +218,19 @@ def read_yaml_inventory(path: Path, data: Any) -> AnsibleInventory:
     return inv
 
 
-def _vars_file(folder: Path, name: str) -> dict[str, Any]:
+def _vars_file(folder: Path, name: str, notes: list[str]) -> dict[str, Any]:
     for suffix in ("", ".yml", ".yaml"):
         p = folder / f"{name}{suffix}"
         if p.is_file():
-            data = _load_yaml(read_text_file(p, what="Ansible variables file"), str(p)) or {}
+            text = read_text_file(p, what="Ansible variables file")
+            if text.lstrip().startswith(VAULT_HEADER):
+                # A whole vault-encrypted file (`ansible-vault encrypt`): usually the become or
+                # SSH passwords, which vlanroute never needs. Skipped, and said: a variable
+                # vlanroute needs that only this file held is then named as missing.
+                notes.append(f"{p}: vault-encrypted, not read (vlanroute has no vault password; a "
+                             "variable it needs must be in clear text elsewhere)")
+                return {}
+            data = _load_yaml(text, str(p)) or {}
             if not isinstance(data, dict):
                 raise UserError("a variables file must be a mapping", file=str(p))
             return data
@@ -227,28 +238,31 @@ def _vars_file(folder: Path, name: str) -> dict[str, Any]:
 
 
 class _AnsibleLoader(yaml.SafeLoader):
-    """SafeLoader (merge keys included, as Ansible reads them) that names a !vault value."""
+    """SafeLoader (merge keys included, as Ansible reads them) that reads a !vault value as
+    the marker `ansible-inventory --list` prints for one it cannot decrypt (is_vaulted):
+    skipped where vlanroute does not need it, named where it does (to_vlanroute)."""
 
 
-def _refuse_vault(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    raise RefusedYaml("an Ansible Vault value ('!vault') cannot be read: vlanroute has no vault password",
-                      "give vlanroute a copy of the inventory without the encrypted values (it needs no "
-                      "secret from it), or keep them in vars files that vlanroute does not read",
-                      node.start_mark)
+def _vaulted(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    return {VAULT_KEY: "(encrypted, not read)"}          # the ciphertext is never kept
 
 
-_AnsibleLoader.add_constructor("!vault", _refuse_vault)
+_AnsibleLoader.add_constructor("!vault", _vaulted)
 
 
 def _load_yaml(text: str, file: str) -> Any:
     try:
-        return load_yaml_limited(lambda t: yaml.load(t, Loader=_AnsibleLoader), text, file)   # a SafeLoader subclass
+        return load_yaml_limited(_AnsibleLoader, text, file)
     except yaml.YAMLError as exc:
         raise yaml_error(exc, file) from None
 
 
 def read_ansible_inventory(path: Path) -> AnsibleInventory:
     text = read_text_file(path, what="Ansible inventory")
+    if text.lstrip().startswith(VAULT_HEADER):
+        raise UserError("the inventory file itself is vault-encrypted: vlanroute has no vault password",
+                        file=str(path), fix="give vlanroute a copy in clear text (it needs the hosts' "
+                                            "switch, port and MAC, no secret), e.g. `ansible-vault view`")
     data: Any = None
     first = next((l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith(("#", ";"))), "")
     if not first.startswith("[") and (path.suffix in (".yml", ".yaml", ".json") or first.endswith(":")
@@ -257,9 +271,9 @@ def read_ansible_inventory(path: Path) -> AnsibleInventory:
     inv = read_yaml_inventory(path, data) if data is not None else read_ini(path, text)
     # group_vars/ and host_vars/ beside the inventory, as Ansible reads them.
     for g in inv.groups.values():
-        g.vars.update(_vars_file(path.parent / "group_vars", g.name))
+        g.vars.update(_vars_file(path.parent / "group_vars", g.name, inv.notes))
     for host in inv.host_vars:
-        inv.host_vars[host].update(_vars_file(path.parent / "host_vars", host))
+        inv.host_vars[host].update(_vars_file(path.parent / "host_vars", host, inv.notes))
     return inv
 
 
@@ -281,8 +295,9 @@ class Imported:
 
 
 def is_vaulted(value: Any) -> bool:
-    """A value `ansible-inventory --list` prints for a '!vault' variable it cannot decrypt."""
-    return isinstance(value, dict) and "__ansible_vault" in value
+    """A value `ansible-inventory --list` prints for a '!vault' variable it cannot decrypt
+    (and the static reader makes of one)."""
+    return isinstance(value, dict) and VAULT_KEY in value
 
 
 def to_vlanroute(inv: AnsibleInventory, host_groups: list[str], switch_groups: list[str],

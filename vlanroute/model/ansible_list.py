@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from vlanroute.errors import UserError
-from vlanroute.model.ansible_inventory import AnsibleInventory, Group
+from vlanroute.model.ansible_inventory import AnsibleInventory, Group, read_ansible_inventory
 from vlanroute.safeio.reading import load_yaml_limited, read_text_file
 
 TIMEOUT_S = 300
@@ -44,19 +44,48 @@ class _TolerantLoader(yaml.SafeLoader):
 _TolerantLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
 
 
+VARS_FOLDERS = ("group_vars", "host_vars")
+MAX_VARS_FILES = 10_000
+# Files of an inventory folder Ansible skips: its INVENTORY_IGNORE_EXTS default, REJECT_EXTS
+# plus .orig .ini .cfg .retry (ansible-core's config/base.yml and constants.py).
+IGNORED_SUFFIXES = (".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst",
+                    ".orig", ".ini", ".cfg", ".retry")
+
+
 def precheck_static(source: Path) -> None:
-    """A static inventory file within vlanroute's limits (a regular file, size, nesting
-    depth: docs/limits.md) before Ansible reads it; a dynamic source (a directory, an
-    executable script) is Ansible's to read. YAML errors are left to Ansible's message."""
-    if not source.is_file() or os.access(source, os.X_OK):
-        return
-    text = read_text_file(source, what="Ansible inventory")
+    """Every static file Ansible will read for SOURCE within vlanroute's limits (a regular
+    file, size, nesting depth, YAML aliases: docs/limits.md) before Ansible reads it: the
+    inventory file (or the static files of an inventory folder) and the group_vars/ and
+    host_vars/ beside it, which Ansible reads with it (an alias bomb there would keep
+    ansible-inventory busy until its timeout). Executable sources are dynamic, Ansible's to
+    run. YAML errors are left to Ansible's message."""
+    base = source if source.is_dir() else source.parent
+    files: list[tuple[Path, str]] = []
+    try:
+        if source.is_dir():
+            files += [(p, "Ansible inventory") for p in sorted(source.iterdir())
+                      if not p.name.startswith(".") and not p.name.endswith(IGNORED_SUFFIXES)]
+        else:
+            files.append((source, "Ansible inventory"))
+        for folder in (base / name for name in VARS_FOLDERS):
+            if folder.is_dir() and not folder.is_symlink():
+                found = sorted(p for p in folder.rglob("*") if not p.name.startswith("."))
+                files += [(p, "Ansible variables file") for p in found[:MAX_VARS_FILES]]
+    except OSError:
+        pass                                       # unreadable folders: Ansible's message
+    for path, what in files:
+        if path.is_file() and not os.access(path, os.X_OK):
+            _precheck_file(path, what)
+
+
+def _precheck_file(source: Path, what: str) -> None:
+    text = read_text_file(source, what=what)
     first = next((line.strip() for line in text.splitlines()
                   if line.strip() and not line.lstrip().startswith(("#", ";"))), "")
     if re.fullmatch(r"\[[^\[\]]+\]", first):
         return                                     # an INI section header: INI does not nest
     try:
-        load_yaml_limited(lambda t: yaml.load(t, Loader=_TolerantLoader), text, str(source))  # noqa: S506
+        load_yaml_limited(_TolerantLoader, text, str(source))
     except yaml.YAMLError:
         pass
 
@@ -76,6 +105,14 @@ def run_ansible_inventory(source: Path, command: str) -> AnsibleInventory:
                             f"`ansible-inventory -i {source} --list`") from None
     except OSError as exc:
         raise UserError(f"cannot run {command}: {exc.strerror}", file=str(source)) from None
+    if done.returncode != 0 and _needs_vault(done.stderr) and source.is_file() and not os.access(source, os.X_OK):
+        # Ansible stops at the first value it cannot decrypt (a whole encrypted group_vars
+        # file, usually the become password), though vlanroute needs none of them: read the
+        # static file itself, which skips what is encrypted and names it where needed.
+        inv = read_ansible_inventory(source)
+        inv.notes.insert(0, "ansible-inventory needs a vault password for an encrypted value or file; read "
+                            f"{source} as a static YAML/INI inventory instead (without Ansible's plugins)")
+        return inv
     if done.returncode != 0:
         why = [line.strip() for line in done.stderr.splitlines() if line.strip()]
         raise UserError(f"ansible-inventory failed: {why[-1] if why else f'exit code {done.returncode}'}",
@@ -86,6 +123,11 @@ def run_ansible_inventory(source: Path, command: str) -> AnsibleInventory:
     except ValueError:
         raise UserError("ansible-inventory printed no JSON", file=str(source)) from None
     return from_list(str(source), data)
+
+
+def _needs_vault(stderr: str) -> bool:
+    """Ansible's refusal to go on without a vault password (ansible-core's messages)."""
+    return "no vault secrets" in stderr or "Decryption failed" in stderr
 
 
 def from_list(source: str, data: Any) -> AnsibleInventory:

@@ -393,8 +393,7 @@ _UniqueKeyLoader.add_constructor("!vault", refuse_vault)
 def read_yaml(path: Path) -> Any:
     text = read_text_file(path, what="inventory", fix="check the path of the inventory")
     try:
-        return load_yaml_limited(lambda t: yaml.load(t, Loader=_UniqueKeyLoader),  # noqa: S506 - SafeLoader subclass
-                                 text, str(path))
+        return load_yaml_limited(_UniqueKeyLoader, text, str(path))
     except yaml.YAMLError as exc:
         raise yaml_error(exc, str(path)) from None
 

@@ -37,7 +37,7 @@ def apply_sets(raw: dict[str, Any], sets: list[str]) -> tuple[dict[str, Any], li
             raise UserError(f"the value is {len(text):,} characters long, more than {MAX_SET_VALUE:,}",
                             field=f"--set {path}", fix="set such a value in the inventory file instead")
         try:
-            value = load_yaml_limited(yaml.safe_load, text, "--set", path) if text.strip() else None
+            value = load_yaml_limited(yaml.SafeLoader, text, "--set", path) if text.strip() else None
         except yaml.YAMLError as exc:
             raise UserError(f"the value is not valid YAML: {exc}", field=f"--set {path}",
                             fix="quote the value, or correct its YAML syntax") from None

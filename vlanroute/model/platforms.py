@@ -54,6 +54,9 @@ class Platform:
     # Capabilities the inventory confirmed for this platform (keys of its family's
     # `confirmable`, drivers/family.py).
     confirmed: tuple[str, ...] = ()
+    # Gb/s of its regular (default pool) ports: the link speed the throughput model uses
+    # for host links and cables unless told otherwise (`report`, facts["link_gbps"]).
+    link_gbps: float = 1.0
 
     def port_index(self, port: str) -> int:
         """Panel order: unit after unit, each unit's ports in the order of its descriptor."""
@@ -107,9 +110,9 @@ class Family:
 
     def model(self, name: str, description: str, ports: tuple[str, ...], *, mac_capacity: int,
               facts: dict[str, str], auto_ports: tuple[str, ...] | None = None,
-              model_pattern: str = "") -> Platform:
+              model_pattern: str = "", link_gbps: float = 1.0) -> Platform:
         """A model of this family: the family's facts and the model's own (which win)."""
-        return Platform(name=name, family=self.family, description=description, ports=ports,
+        return Platform(name=name, family=self.family, description=description, ports=ports, link_gbps=link_gbps,
                         auto_ports=auto_ports, mac_capacity=mac_capacity, model_pattern=model_pattern,
                         facts={**self.facts, **facts}, port_shape=self.port_shape,
                         max_vlans=self.max_vlans, vid_min=self.vid_min, vid_max=self.vid_max,
@@ -143,6 +146,7 @@ POWERCONNECT_6248 = POWERCONNECT_62XX.model(
     mac_capacity=8192,
     facts={
         "mac_capacity": "U: 8K learned addresses believed (seed 001 quotes about 8,000 learned); check 'show bridge address-table count'",
+        "link_gbps": "C: 1 Gb/s, GbE ports (PowerConnect 6200 Series User's Guide, Introduction)",
         "ports": "C: 'interface ethernet 1/xg3' in a real 6248 running-config (r2lab switch-data.conf); "
                  "1/g1-1/g48 in the Crowbar guide's 6248 config; 48 GbE + 4 combo ports (PowerConnect "
                  "6200 Series User's Guide, Introduction)",
@@ -186,9 +190,11 @@ POWERCONNECT_8132 = DELL_OS6.model(
                  "(PowerConnect 8024/8100 User's Guide, Stacking Features); Te2/0/N on a 2-unit N4032 "
                  "stack (napalm-dellos6 captures)",
         "mac_capacity": "U: 128K believed",
+        "link_gbps": "P: 10 Gb/s, its Te (TenGigabitEthernet) ports, 10GBASE-T on the 8132",
         "model": "U: how an 8132 names itself in 'show version' (System Model ID / Machine Type) is not in a source",
     },
     model_pattern=r"(power ?connect |dell networking |pct?)8132f?",
+    link_gbps=10.0,
 )
 
 APRESIA_AEOS = Family(
@@ -202,7 +208,9 @@ APRESIA_15000_64XL = APRESIA_AEOS.model(
     "apresia-15000-64xl", "APRESIA Apresia15000-64XL-PSR (AEOS 8) - CLI syntax largely UNCONFIRMED",
     parse_port_list("1/1-1/64"),
     mac_capacity=131072,
-    facts={"ports": "P: 'interface port 1/1' seen in a field script for Apresia13200"},
+    facts={"ports": "P: 'interface port 1/1' seen in a field script for Apresia13200",
+           "link_gbps": "U: 10 Gb/s believed (the 64XL's ports)"},
+    link_gbps=10.0,
 )
 
 ARISTA_EOS = Family(
@@ -229,8 +237,10 @@ ARISTA_7050SX_64 = ARISTA_EOS.model(
         "ports": "C: Ethernet1-48 SFP+, Ethernet49/1-52/1 QSFP+, Management1 (netbox devicetype-library "
                  "Arista/DCS-7050SX-64.yaml)",
         "mac_capacity": "U: 128K believed; no datasheet text retrieved",
+        "link_gbps": "C: 10 Gb/s, Ethernet1-48 are SFP+ (netbox devicetype-library Arista/DCS-7050SX-64.yaml)",
     },
     model_pattern=r"DCS-7050S?X-64(-\w+)?",
+    link_gbps=10.0,
 )
 
 DELL_OS10 = Family(
@@ -258,8 +268,10 @@ DELL_S5248F_ON = DELL_OS10.model(
                  "testdata); printed ethernet1/1/N (OS10 running-configs)",
         "model": "C: 'System Type: S5248F-ON' in show version (microsoft/arc-switch testdata)",
         "mac_capacity": "U: 128K believed",
+        "link_gbps": "C: 25 Gb/s, 1/1/1-48 are SFP28 (netbox devicetype-library Dell/Networking_s5248f-on-os10.yaml)",
     },
     model_pattern=r"S5248F-ON",
+    link_gbps=25.0,
 )
 
 LINUX_BRIDGE = Family("linux-bridge", r"p\d+", max_vlans=4094, max_lags=512, max_lag_members=16).model(
@@ -285,6 +297,10 @@ def port_range(prefix: str, first: int, last: int) -> tuple[str, ...]:
     return tuple(f"{prefix}{i}" for i in range(first, last + 1))
 
 
+class PlatformLimitError(ValueError):
+    """A derived platform's limit its base cannot have (a VLAN id its CLI refuses)."""
+
+
 def derive_platform(name: str, base: Platform, port_count: int | None,
                     limits: dict[str, Any], *, ports: tuple[str, ...] | None = None,
                     auto_ports: tuple[str, ...] | None = None,
@@ -297,6 +313,14 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
     1's ports (and pool) for every stack unit. `confirmed`: capabilities the inventory
     confirmed (keys of its family's `confirmable`, drivers/family.py). PortListError says
     what does not fit."""
+    model = base.base or base.name           # the built-in platform, named in messages
+    # The VLAN ids are what the switch's CLI accepts: narrowed, never widened (a 62xx
+    # reserves 4094), whoever derives it: an inventory, or a plan.json's record of one.
+    for key, beyond in (("vid_max", lambda v: v > base.vid_max), ("vid_min", lambda v: v < base.vid_min)):
+        value = limits.get(key)
+        if isinstance(value, int) and beyond(value):
+            raise PlatformLimitError(f"{key} {value} is outside the VLAN ids a {model} accepts, "
+                                     f"{base.vid_min}-{base.vid_max}")
     new_ports, new_auto = base.ports, base.auto_ports
     if port_count is not None:
         prefix_match = re.match(r"^(.*?)(\d+)$", base.ports[0])
@@ -304,7 +328,6 @@ def derive_platform(name: str, base: Platform, port_count: int | None,
         new_ports, new_auto = port_range(prefix_match.group(1), 1, port_count), None
     if ports is not None:
         new_ports, new_auto = ports, None
-    model = base.base or base.name           # the built-in platform, named in messages
     shape = re.compile(base.port_shape)
     for p in new_ports:
         if not shape.fullmatch(p):

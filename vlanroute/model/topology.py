@@ -7,7 +7,7 @@ ports when the inventory gives them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -49,6 +49,18 @@ class Topology:
         coords: list[tuple[int, ...] | None] = [None] * len(names)
         return cls(kind="custom", dims=None, graph=_multigraph(names, coords, cables), switches=names,
                    coords=dict(zip(names, coords)), generated_names={n: n for n in names})
+
+    @classmethod
+    def from_parts(cls, kind: str, dims: Sequence[int] | None, switches: Sequence[str],
+                   coords: Mapping[str, tuple[int, ...] | None], links: Iterable[tuple[str, str]]) -> Topology:
+        """A topology as a plan records it (plan.json: kind, grid shape, each switch's
+        coordinate, one link per cable), for what is drawn or measured from a bundle."""
+        names = list(switches)
+        pos = {n: i for i, n in enumerate(names)}
+        cables: list[tuple[int, int, tuple[str, str] | None]] = [(pos[a], pos[b], None) for a, b in links]
+        listed = [coords.get(n) for n in names]
+        return cls(kind=kind, dims=tuple(dims) if dims else None, graph=_multigraph(names, listed, cables),
+                   switches=names, coords=dict(zip(names, listed)), generated_names={n: n for n in names})
 
     def index(self, switch: str) -> int:
         return self.indices()[switch]

@@ -21,6 +21,7 @@ transfer from one host to another; the model gives its rate.
 from __future__ import annotations
 
 import math
+import difflib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ import numpy as np
 from vlanroute.errors import UserError
 from vlanroute.perf.fabric import Fabric
 from vlanroute.perf.maxmin import FloatArray, IntArray
+from vlanroute.safeio.reading import read_text_file
 
 PATTERNS = ("all-to-all", "permutation", "neighbour", "bisection")
 
@@ -101,24 +103,34 @@ def bisection(fabric: Fabric) -> Demand:
 
 
 def flows_file(fabric: Fabric, path: str | Path) -> Demand:
+    """One flow per `SOURCE DESTINATION` line (`#` comments). The file is read within the
+    limits of every file vlanroute reads (a regular UTF-8 file, its size), and a message
+    names a line by its number, never by its words (at most a host of the plan it resembles):
+    a file given by mistake (/etc/shadow) must not end up quoted on the terminal."""
     index = {h: i for i, h in enumerate(fabric.hosts)}
+    fix = "write one 'SOURCE DESTINATION' line of host names of the plan per flow"
+    text = read_text_file(path, what="flows file", field="--patterns", fix=fix)
     pairs = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UserError(f"cannot read the flows file: {exc.strerror}", file=str(path), field=None,
-                        fix="give a readable file of 'SOURCE DESTINATION' lines") from exc
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(text.splitlines(), 1):
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        if len(words) != 2 or any(w not in index for w in words):
-            raise UserError(f"line {number} is not two host names of the plan: {line.strip()[:80]!r}",
-                            file=str(path), field=f"line {number}", fix="write 'SOURCE DESTINATION' with host names")
+        where = f"--patterns, line {number}"
+        if len(words) != 2:
+            raise UserError(f"{len(words)} words, not two host names (the line is not shown)",
+                            file=str(path), field=where, fix=fix)
+        for n, w in enumerate(words, 1):
+            if w not in index:
+                near = difflib.get_close_matches(w, fabric.hosts, n=1, cutoff=0.75)
+                raise UserError(f"word {n} of the line is not a host of the plan (the word is not shown)",
+                                file=str(path), field=where,
+                                fix=(f"did you mean {near[0]}? " if near else "") + fix)
+        if words[0] == words[1]:
+            raise UserError(f"a flow from {words[0]} to itself never leaves the host", file=str(path),
+                            field=where, fix="remove the line: the model counts flows between two hosts")
         pairs.append((index[words[0]], index[words[1]]))
     if not pairs:
-        raise UserError("the flows file lists no flow", file=str(path), field=None,
-                        fix="write one 'SOURCE DESTINATION' line per flow")
+        raise UserError("the flows file lists no flow", file=str(path), field="--patterns", fix=fix)
     return host_pairs(f"flows of {Path(path).name}", fabric, pairs)
 
 

@@ -31,8 +31,13 @@ def _row(label: str, cables: int, r: Result, stp: Result | None, first: float, e
     return {"label": label, "cables": cables, "flows": r.flows, "aggregate_gbps": round(r.aggregate, 4),
             "slowest_mbps": round(r.slowest * 1000, 4), "exchange_s": round(r.exchange, 6),
             "effective_gbps": round(eff, 4), "vs_first": round(eff / first, 4) if first else None,
-            "vs_stp": round(eff / effective(stp, exchange_bytes), 4) if stp is not None else None,
+            "vs_stp": _ratio(eff, effective(stp, exchange_bytes)) if stp is not None else None,
             "bottlenecks": ["->".join(a) for a in r.bottlenecks]}
+
+
+def _ratio(a: float, b: float) -> float | None:
+    """a / b rounded, or None when b has no throughput (a pattern without flows)."""
+    return round(a / b, 4) if b > 0 else None
 
 
 def pattern_tables(plans: Sequence[tuple[str, Fabrics]], options: Options) -> list[dict[str, Any]]:

@@ -17,6 +17,8 @@ from vlanroute.errors import UserError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+STATE_FILE_LIMIT = 64 << 20      # a state file: a journal, a lab's lab.json or cable list
+WRITABLE_FIX = "make the state directory writable for this user, or choose another with --state-dir"
 
 
 def _check_dir(path: Path, what: str, field: str | None, fix: str) -> None:
@@ -80,7 +82,7 @@ def open_private(path: Path, flags: int, what: str, field: str | None = "--state
                             file=str(path), field=field,
                             fix="remove the link (nothing in a state directory is ever a link), then run again") from None
         raise UserError(f"cannot open the {what}: {exc.strerror}", file=str(path), field=field,
-                        fix="make the state directory writable for this user, or choose another") from None
+                        fix=WRITABLE_FIX) from None
 
 
 def write_private(path: Path, text: str, what: str, field: str | None = "--state-dir") -> Path:
@@ -98,3 +100,33 @@ def write_private(path: Path, text: str, what: str, field: str | None = "--state
         fh.write(text)
     os.replace(tmp, path)
     return path
+
+
+def read_private(path: Path, what: str, field: str | None = "--state-dir",
+                 limit: int = STATE_FILE_LIMIT) -> str | None:
+    """The text of a file in a state directory, or None if there is none. Never follows a
+    symbolic link, never blocks on a FIFO, reads at most `limit` bytes: anything that is not
+    a regular UTF-8 file of that size is a UserError naming it."""
+    fix = f"remove {path} (vlanroute writes it again), then run again"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UserError(f"cannot read the {what}: {exc.strerror}", file=str(path), field=field, fix=fix) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UserError(f"the {what} is not a regular file", file=str(path), field=field, fix=fix)
+        data = b""
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - len(data))):
+            data += chunk
+            if len(data) > limit:
+                raise UserError(f"the {what} is larger than {limit >> 20} MiB", file=str(path), field=field, fix=fix)
+    except OSError as exc:
+        raise UserError(f"cannot read the {what}: {exc.strerror}", file=str(path), field=field, fix=fix) from None
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"the {what} is not UTF-8 text", file=str(path), field=field, fix=fix) from None

@@ -6,7 +6,8 @@ manifest.json, targets, Ansible inventory, lab seeds) goes through `read_text_fi
   the file is opened with O_NONBLOCK so that opening a FIFO does not wait for a writer;
 - a size cap, read as a cap (the file may grow while it is read);
 - UTF-8, and the error never quotes the file's content (it may be /etc/shadow).
-Parsed YAML and JSON go through `check_depth`: deeply nested input is refused with a
+YAML is composed first and its aliases counted (`check_aliases`): an alias bomb is refused
+before it is expanded. Parsed YAML and JSON go through `check_depth`: deeply nested input is refused with a
 message, before the recursive validators see it (PyYAML's composer and json's decoder
 recurse once per level and raise RecursionError; `parse_limited` catches that too).
 """
@@ -22,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from vlanroute.errors import UserError
 
 MIB = 1 << 20
@@ -30,6 +33,10 @@ MIB = 1 << 20
 INPUT_LIMIT = 16 * MIB         # inventory, hosts CSV, Ansible inventory, lab seed, targets
 BUNDLE_LIMIT = 512 * MIB       # plan.json, manifest.json and other files of an OUTDIR
 MAX_DEPTH = 64                 # nesting levels of YAML/JSON; vlanroute's own need fewer than 10
+# Values YAML aliases may add to a document when expanded: far above what an inventory of
+# 10,000 hosts sharing anchors needs, far below a billion-laughs document (8 levels of 9
+# aliases each expand to 43 million).
+MAX_ALIAS_NODES = 1_000_000
 
 
 def _kind(mode: int) -> str:
@@ -172,9 +179,77 @@ def flow_depth(text: str) -> int:
     return max(0, max(itertools.accumulate(_OPEN_CLOSE[ord(c)] for c in brackets)))
 
 
-def load_yaml_limited(load: Callable[[str], Any], text: str, where: str, field: str | None = None) -> Any:
-    """`load(text)` (a yaml.load) within MAX_DEPTH: flow brackets counted first (flow_depth),
-    then the RecursionError and the depth of the result as `parse_limited` does."""
+def load_yaml_limited(loader: type[yaml.SafeLoader], text: str, where: str, field: str | None = None) -> Any:
+    """`text` loaded with `loader` (a yaml.SafeLoader subclass) within the limits: flow
+    brackets counted first (flow_depth); the document composed, then refused if its aliases
+    expand too far (check_aliases) before anything is constructed; the RecursionError and
+    the depth of the result as `parse_limited` does."""
     if flow_depth(text) > MAX_DEPTH:
         raise too_deep(where, field)
-    return parse_limited(lambda: load(text), where, field)
+
+    def parse() -> Any:
+        reader = loader(text)
+        try:
+            node = reader.get_single_node()
+            if node is None:
+                return None
+            check_aliases(node, where, field)
+            return reader.construct_document(node)
+        finally:
+            reader.dispose()
+    return parse_limited(parse, where, field)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+_HUGE = 1 << 62          # an expanded size past any limit; keeps the sums small integers
+
+
+def alias_expansion(root: yaml.Node) -> int | None:
+    """How many nodes the aliases of a composed YAML document add when they are expanded
+    (a node an alias names counts once more per alias), or None for an alias to a mapping
+    or list that holds it (a recursive structure). PyYAML composes an alias as the same
+    node object, so this is counted on the node graph, each node once: a billion-laughs
+    document costs time linear in its text, not in what it would expand to."""
+    size: dict[int, int] = {}
+    entered: set[int] = set()
+    todo: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while todo:
+        node, done = todo.pop()
+        key = id(node)
+        if done:
+            size[key] = min(1 + sum(size[id(c)] for c in _children(node)), _HUGE)
+            entered.discard(key)
+            continue
+        if key in size:
+            continue
+        if key in entered:
+            return None
+        entered.add(key)
+        todo.append((node, True))
+        for child in _children(node):
+            if id(child) in entered:
+                return None
+            if id(child) not in size:
+                todo.append((child, False))
+    return max(0, size.get(id(root), 0) - len(size))
+
+
+def check_aliases(root: yaml.Node, where: str, field: str | None = None) -> None:
+    """A UserError when the aliases (`*name`) of a composed YAML document would expand it
+    by more than MAX_ALIAS_NODES nodes (an alias bomb), or form a loop."""
+    added = alias_expansion(root)
+    if added is None:
+        raise UserError("a YAML alias ('*name') refers to a mapping or list that holds it (a loop)",
+                        file=where, field=field,
+                        fix="no vlanroute file needs a recursive structure: write the values out")
+    if added > MAX_ALIAS_NODES:
+        raise UserError(f"YAML aliases ('*name') expand this document by more than {MAX_ALIAS_NODES:,} "
+                        "values (docs/limits.md)", file=where, field=field,
+                        fix="no vlanroute file needs that many: write the values out, or give the right file")

@@ -469,6 +469,7 @@ class UnexpectedCable(_Record):
 
     ends: Link
     fix: str
+    returned: bool          # a cable of the published plan a repair took out, back again
 
 
 class CablingCheckDocument(_Output):
