@@ -33,6 +33,7 @@ from vlanroute.bundle.manifest import require_intact
 from vlanroute.device.bundlegate import check_bundle, read_bundle
 from vlanroute.device import pushflow
 from vlanroute.device.change import observers
+from vlanroute.device.repairpush import down_cables
 from vlanroute.device.journal import sha256_text
 from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, UNCHANGED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
                                    Pusher, SwitchResult)
@@ -259,6 +260,7 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     # Read once, exactly what render writes, verified (device.bundlegate); sent from memory.
     bundle = read_bundle(out)
     check_bundle(bundle, "push", exact=check_manifest, override="check_manifest=False")
+    down_cables(out)            # a repaired bundle's repair.json, checked before anything connects
     sel = selected or select(out, "push", switches=switches, dry_run=dry_run, targets=targets)
     tmap = targets if isinstance(targets, TargetMap) else read_target_map(Path(targets)) if targets else None
     configs = bundle.configs([t.name for t in sel.targets])

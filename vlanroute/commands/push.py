@@ -32,7 +32,7 @@ from vlanroute.device.change import observers
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, PARTLY_APPLIED, ROLLED_BACK, SUCCESS,
                                    UNCHANGED, PushOptions, PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
-from vlanroute.device.repairpush import relearn_note
+from vlanroute.device.repairpush import down_cables, relearn_note
 from vlanroute.device.targets import Target, check_loopback, select_targets
 from vlanroute.natural import natural_key
 from vlanroute.transition.report import lines as transition_lines, to_json as transition_to_json
@@ -257,6 +257,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     selection = select_targets(outdir, doc, switches, action="push", dry_run=dry_run,
                                target_map=tmap)   # refuses non-push families
     targets = selection.targets
+    down_cables(outdir)         # a repaired bundle's repair.json, checked before anything connects
     check_loopback(targets)                     # before credentials, before any connection
     if skip_manifest_check:
         click.secho("WARNING: --skip-manifest-check: OUTDIR's files are NOT checked against its "
