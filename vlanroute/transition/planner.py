@@ -131,6 +131,19 @@ class _Planner:
                 return True
         return False
 
+    def heals_links(self, base: FabricView, program: Program) -> bool:
+        """Does the step make a link active in some VLAN (so it may end a cut)?"""
+        before = {(e.link, e.a, e.b) for e in self.checker.edges_at(base, program.switch)}
+        after = {(e.link, e.a, e.b) for e in self.checker.edges_at(merged(base, {program.switch: program.after}),
+                                                                  program.switch)}
+        return bool(after - before)
+
+    def rank(self, base: FabricView, program: Program) -> tuple[bool, bool, int]:
+        """Steps that cut nothing first; among them those that join links (a cut a step
+        before opened closes as early as it can); then the switches' natural order."""
+        return (self.cuts_links(base, program), not self.heals_links(base, program),
+                self.order.index(program.switch))
+
     def half(self, switch: str) -> tuple[Program, Program] | None:
         if switch not in self.halves:
             self.halves[switch] = self.splitter(switch)
@@ -154,7 +167,7 @@ class _Planner:
                 return False
             base = self.views(done)
             safe = [s for s in left if not self.unsafe(base, self.whole[s])]
-            safe.sort(key=lambda s: (self.cuts_links(base, self.whole[s]), self.order.index(s)))
+            safe.sort(key=lambda s: self.rank(base, self.whole[s]))
             for s in safe:
                 done[s] = self.whole[s].after
                 path.append(s)
@@ -204,7 +217,7 @@ class _Planner:
             add = self._half(s)[1]
             if not self.unsafe(base, add):
                 return Step(s, "add", add)
-        for s in sorted(todo, key=lambda x: (self.cuts_links(base, self.whole[x]), self.order.index(x))):
+        for s in sorted(todo, key=lambda x: self.rank(base, self.whole[x])):
             if not self.unsafe(base, self.whole[s]):
                 return Step(s, "change", self.whole[s])
         for s in todo:
