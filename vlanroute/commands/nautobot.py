@@ -143,3 +143,52 @@ def import_nautobot(url: str | None, location: str | None, tag: str | None, swit
         for note in imported.notes:
             click.echo(f"note: {note}", err=True)
     return ExitCode.OK
+
+
+@click.command("nautobot")
+@click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--url", envvar=URL_ENV, show_envvar=True, metavar="URL",
+              help="The Nautobot server (the token comes from $NAUTOBOT_TOKEN).")
+@click.option("--location", metavar="NAME", help="The location of the fabric's devices in Nautobot.")
+@click.option("--tag", metavar="NAME", help="Only devices with this tag (with --location: both).")
+@click.option("--dry-run", is_flag=True, help="Print what would change; change nothing.")
+@json_option
+@quiet_option(help="Print only the summary line, warnings and errors.")
+def export_nautobot(outdir: Path, url: str | None, location: str | None, tag: str | None, dry_run: bool,
+                    as_json: bool, quiet: bool) -> int:
+    """Write OUTDIR's plan to Nautobot: its cables as planned cables, its VLANs in the VLAN
+    group vlanroute-NAME, each planned port's mode, untagged and tagged VLANs and LAG.
+    Idempotent; a conflict (a port cabled elsewhere, a missing device) stops it before any write."""
+    from vlanroute.bundle.reader import read_plan
+    from vlanroute.integrations.nautobot_writeback import apply, compute
+
+    doc = read_plan(outdir)
+    base = server_url(url)
+    selection = Selection(location=location, tag=tag)
+    api = connect(base)
+    result = compute(api, base, doc, selection) if dry_run else apply(api, base, doc, selection)
+    label = source_label(base, selection)
+    if result.conflicts:
+        shown = "\n  ".join(result.conflicts[:SHOWN_PROBLEMS])
+        more = len(result.conflicts) - SHOWN_PROBLEMS
+        raise UserError(f"{len(result.conflicts)} conflict(s) between the plan and Nautobot; nothing was written:"
+                        f"\n  {shown}" + (f"\n  ... and {more} more" if more > 0 else ""), file=label,
+                        fix="correct Nautobot (devices, interfaces, cables) or the selection, then run it again")
+    verb = "would " if dry_run else ""
+    if as_json:
+        from vlanroute.schemas.outputs import ExportNautobotDocument
+        emit_document(ExportNautobotDocument.model_validate({
+            "outdir": str(outdir), "server": base, "selection": selection.describe(), "dry_run": dry_run,
+            "written": result.written, "changes": [{"kind": c.kind, "action": c.action, "what": c.what}
+                                                   for c in result.changes],
+            "counts": result.counts(), "notes": result.notes}))
+        return ExitCode.OK
+    if not quiet:
+        for c in result.changes:
+            click.echo(f"{verb}{c.action} {c.what}")
+        for note in result.notes:
+            click.echo(f"note: {note}", err=True)
+    counts = result.counts()
+    summary = ", ".join(f"{n} {key}" for key, n in counts.items()) or "nothing to change"
+    click.echo(f"{label}: {summary}" + (" (dry run: nothing written)" if dry_run and counts else ""))
+    return ExitCode.OK
