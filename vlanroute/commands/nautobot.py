@@ -92,9 +92,10 @@ def _pipeline_problem(imported: Imported, label: str) -> str | None:
         hosts = build_hosts(inv, topo)
         build_port_plan(inv, topo, hosts, resolve_platforms(inv, topo))
     except UserError as exc:
-        where = exc.field or ""
+        # The inventory field, and the Nautobot object it came from where one does.
+        where = f"inventory {exc.field}" if exc.field else ""
         for path, obj in imported.origin.items():
-            if where == path or where.startswith(path + "."):
+            if exc.field and (exc.field == path or exc.field.startswith(path + ".")):
                 where = f"{obj} ({where})"
                 break
         text = exc.message.replace(label + ": ", "")

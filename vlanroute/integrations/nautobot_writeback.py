@@ -158,7 +158,7 @@ def compute(api: Any, url: str, doc: PlanDocument, selection: Selection) -> Writ
     name_of = {v: k for k, v in devices.items()}
     for batch in _batches(sorted(devices.values())):
         for i in call(url, "reading the interfaces",
-                      lambda: list(api.dcim.interfaces.filter(device_id=batch, depth=1))):
+                      lambda: list(api.dcim.interfaces.filter(device_id=batch, depth=0))):
             rec = dict(i)
             key = (name_of[str(_id(rec["device"]))], str(rec["name"]))
             ifaces[key] = rec

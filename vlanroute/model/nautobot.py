@@ -58,8 +58,8 @@ class Selection:
 
 @dataclass
 class Fetched:
-    """What the API answered for a selection, as plain mappings (depth 1: related objects
-    nested one level)."""
+    """What the API answered for a selection, as plain mappings: related objects as
+    `{"id": ...}` with the name, model or address where one is needed."""
     devices: list[dict[str, Any]]
     interfaces: list[dict[str, Any]]
     outside: dict[str, str]                    # device id -> name, for far ends outside the selection
@@ -139,7 +139,12 @@ def _batches(items: list[str]) -> Iterable[list[str]]:
 
 def read_fabric(api: Any, url: str, selection: Selection) -> Fetched:
     """Fetch the selection's devices, their interfaces (with cable paths) and the names of
-    the devices their cables reach outside the selection."""
+    the devices their cables reach outside the selection.
+
+    Everything is asked for at depth 0 (related objects as ids) and without many-to-many
+    fields, then the few names needed are looked up once (roles, platforms, device types,
+    addresses, far ends): on a busy server that is several times faster than depth 1. The
+    mappings are completed as depth 1 would give them (`{"id": ..., "name": ...}`)."""
     if not selection.location and not selection.tag:
         raise UserError("no selection given", field="--location/--tag",
                         fix="name the site's location (--location) or a tag on the fabric's devices (--tag)")
@@ -157,22 +162,70 @@ def read_fabric(api: Any, url: str, selection: Selection) -> Fetched:
             raise UserError(f"Nautobot has no tag named '{selection.tag}'", file=url, field="--tag",
                             fix="give a tag's name exactly as Nautobot shows it")
         filters["tags"] = selection.tag
-    devices = [_plain(d) for d in call(url, "reading the devices",
-                                       lambda: list(api.dcim.devices.filter(depth=1, **filters)))]
-    ids = [d["id"] for d in devices]
+    devices = [_plain(d) for d in call(url, "reading the devices", lambda: list(
+        api.dcim.devices.filter(depth=0, exclude_m2m=True, **filters)))]
+    names = {
+        "role": {str(r.id): {"name": r.name} for r in call(url, "reading the roles", lambda: list(
+            api.extras.roles.all(depth=0, exclude_m2m=True)))},
+        "platform": {str(r.id): {"name": r.name} for r in call(url, "reading the platforms", lambda: list(
+            api.dcim.platforms.all(depth=0, exclude_m2m=True)))},
+        "device_type": {str(r.id): {"model": r.model} for r in call(url, "reading the device types", lambda: list(
+            api.dcim.device_types.all(depth=0, exclude_m2m=True)))},
+    }
+    ips = sorted({ip for d in devices for k in ("primary_ip4", "primary_ip6") if (ip := _id(d.get(k)))})
+    for batch in _batches(ips):
+        names.setdefault("ip", {}).update({str(r.id): {"address": r.address} for r in call(
+            url, "reading the management addresses",
+            lambda: list(api.ipam.ip_addresses.filter(id=batch, depth=0, exclude_m2m=True)))})
+    for d in devices:
+        for key in ("role", "platform", "device_type", "primary_ip4", "primary_ip6"):
+            ref = _id(d.get(key))
+            table = names.get("ip" if key.startswith("primary") else key, {})
+            d[key] = {"id": ref, **table.get(ref, {})} if ref else None
+    ids = [str(d["id"]) for d in devices]
     interfaces: list[dict[str, Any]] = []
     for batch in _batches(ids):
-        interfaces += [_plain(i) for i in call(url, "reading the interfaces",
-                                               lambda: list(api.dcim.interfaces.filter(device_id=batch, depth=1)))]
-    known = set(ids)
-    far = {_id(_device_of(i["connected_endpoint"])) for i in interfaces
-           if isinstance(i.get("connected_endpoint"), dict)}
+        interfaces += [_plain(i) for i in call(url, "reading the interfaces", lambda: list(
+            api.dcim.interfaces.filter(device_id=batch, depth=0, exclude_m2m=True)))]
+    by_id = {str(i["id"]): i for i in interfaces}
+    # Far ends: interfaces of the selection are known; the others are read, with their device's name.
+    far = sorted({f for i in interfaces if i.get("connected_endpoint_type") == "dcim.interface"
+                  and (f := _id(i.get("connected_endpoint"))) and f not in by_id})
+    others: dict[str, dict[str, Any]] = {}
+    for batch in _batches(far):
+        others.update({str(r.id): _plain(r) for r in call(url, "reading the interfaces the cables reach", lambda: list(
+            api.dcim.interfaces.filter(id=batch, depth=0, exclude_m2m=True)))})
     outside: dict[str, str] = {}
-    for batch in _batches(sorted(f for f in far if f and f not in known)):
-        for d in call(url, "reading the devices the cables reach",
-                      lambda: list(api.dcim.devices.filter(id=batch, depth=0))):
-            outside[d.id] = d.name
+    known = set(ids)
+    for batch in _batches(sorted({dev for r in others.values() if (dev := _id(r.get("device"))) and dev not in known})):
+        for found in call(url, "reading the devices the cables reach", lambda: list(
+                api.dcim.devices.filter(id=batch, depth=0, exclude_m2m=True))):
+            outside[str(found.id)] = str(found.name)
+    for i in interfaces:
+        if i.get("connected_endpoint_type") == "dcim.interface":
+            f = _id(i.get("connected_endpoint"))
+            i["connected_endpoint"] = by_id.get(f or "") or others.get(f or "") or i["connected_endpoint"]
+        elif i.get("cable") and isinstance(i.get("cable_peer"), dict):
+            i["cable_peer"] = {**i["cable_peer"], "name": _peer_name(api, url, i)}
     return Fetched(devices, interfaces, outside)
+
+
+# A cable end that is no interface, by its type: the endpoint to read its name from.
+_PEER_ENDPOINTS = {"dcim.frontport": ("dcim", "front_ports"), "dcim.rearport": ("dcim", "rear_ports"),
+                   "dcim.consoleport": ("dcim", "console_ports"), "dcim.consoleserverport": ("dcim", "console_server_ports"),
+                   "dcim.powerport": ("dcim", "power_ports"), "dcim.poweroutlet": ("dcim", "power_outlets"),
+                   "circuits.circuittermination": ("circuits", "circuit_terminations")}
+
+
+def _peer_name(api: Any, url: str, iface: Mapping[str, Any]) -> str | None:
+    """The name of a cable's other end that is no interface (for the message about it)."""
+    where = _PEER_ENDPOINTS.get(str(iface.get("cable_peer_type")))
+    ref = _id(iface.get("cable_peer"))
+    if where is None or ref is None:
+        return None
+    endpoint = getattr(getattr(api, where[0]), where[1])
+    found = call(url, "reading a cable's other end", lambda: endpoint.get(ref))
+    return str(getattr(found, "name", "") or getattr(found, "display", "")) or None
 
 
 def _id(ref: Any) -> str | None:
