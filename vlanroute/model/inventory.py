@@ -489,7 +489,7 @@ def _refuse_plan_document(path: Path) -> None:
                         "writes), not an inventory", file=str(path),
                         fix="give the inventory YAML the plan was made from; the commands that read a "
                             "rendered plan (verify, push, audit, save, rollback, cabling check, emulate, "
-                            "repair, lab up) take its OUTDIR")
+                            "repair, lab up, export nautobot) take its OUTDIR")
 
 
 class LoadedInventory:
