@@ -395,5 +395,10 @@ def test_write_back_with_a_conflict_writes_nothing(env: dict[str, Any], tmp_path
     assert "switch 'sw1' of the plan is not a device of location 'broken-port' in Nautobot" in err
     after = _state(nb, "broken-port")
     assert [c["id"] for c in after["cables"]] == [c["id"] for c in before["cables"]] and len(after["cables"]) == 2
-    assert {k: (i.mode, i.untagged_vlan, i.lag) for k, i in after["ifaces"].items()} == \
-        {k: (i.mode, i.untagged_vlan, i.lag) for k, i in before["ifaces"].items()}
+    assert {k: _port_state(i) for k, i in after["ifaces"].items()} == \
+        {k: _port_state(i) for k, i in before["ifaces"].items()}
+
+
+def _port_state(iface: Any) -> tuple[str, str | None, str | None, list[str]]:
+    return (str(iface.mode), getattr(iface.untagged_vlan, "id", None), getattr(iface.lag, "id", None),
+            sorted(v.id for v in iface.tagged_vlans))
