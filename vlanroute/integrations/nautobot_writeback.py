@@ -280,9 +280,10 @@ def _describe(key: str, value: Any) -> str:
 
 
 def apply(api: Any, url: str, doc: PlanDocument, selection: Selection) -> WriteBack:
-    """Write every change, in dependency order, and return what was written. Each step reads
-    Nautobot again (`compute`), so the next finds the objects the one before made by id; a
-    conflict found by the first read stops the run before any write."""
+    """Write every change, in dependency order, and return what was written: the VLAN group,
+    the VLANs and the LAG interfaces first; then Nautobot is read again (`compute`), so that
+    the interfaces and cables find those by id. A conflict found by the first read stops the
+    run before any write."""
     first = compute(api, url, doc, selection)
     if first.conflicts or not first.changes:
         return first
@@ -294,17 +295,16 @@ def apply(api: Any, url: str, doc: PlanDocument, selection: Selection) -> WriteB
                             fix=f"restore Nautobot's built-in status '{name}' (for cables, VLANs and interfaces)")
     active, planned = str(statuses["Active"].id), str(statuses[PLANNED].id)
     gname = group_name(doc)
+    group_id = first.group_id
     for c in first.of("create VLAN group"):
-        call(url, f"creating VLAN group '{gname}'", lambda: api.ipam.vlan_groups.create(c.data))
-    now = compute(api, url, doc, selection)
-    group_id = now.group_id
-    creates = [{**c.data, "vlan_group": group_id, "status": active} for c in now.of("create VLAN")]
+        group_id = str(call(url, f"creating VLAN group '{gname}'", lambda: api.ipam.vlan_groups.create(c.data)).id)
+    creates = [{**c.data, "vlan_group": group_id, "status": active} for c in first.of("create VLAN")]
     if creates:
         call(url, "creating the VLANs", lambda: api.ipam.vlans.create(creates))
-    updates = [{"id": c.ref, **c.data} for c in now.of("update VLAN")]
+    updates = [{"id": c.ref, **c.data} for c in first.of("update VLAN")]
     if updates:
         call(url, "updating the VLANs", lambda: api.ipam.vlans.update(updates))
-    lags = [{**c.data, "status": active} for c in now.of("create LAG")]
+    lags = [{**c.data, "status": active} for c in first.of("create LAG")]
     if lags:
         call(url, "creating the LAG interfaces", lambda: api.dcim.interfaces.create(lags))
     now = compute(api, url, doc, selection)
