@@ -109,3 +109,18 @@ def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     """push keeps backups and journals under $XDG_STATE_HOME/vlanroute/<plan>: never the
     user's own state directory during tests."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop the Nautobot server the tests shared (tests/nautobot_server.py, test_nautobot.py):
+    once, in the process that ran the whole session (pytest-xdist's controller, or pytest
+    itself), after every worker is done with it."""
+    if hasattr(session.config, "workerinput"):
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or getattr(factory, "_basetemp", None) is None:
+        return
+    shared = Path(factory.getbasetemp()) / "nautobot"
+    if (shared / "nautobot-server.json").exists():
+        import nautobot_server
+        nautobot_server.stop(shared)

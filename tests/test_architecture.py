@@ -233,7 +233,8 @@ def test_the_worked_example_in_the_docs_is_this_code() -> None:
 # one, or the top-level helpers (errors, names, vlanlist, resources, atomic_dir, exitcodes).
 # `api` (vlanroute.api, the Python front door) and `nornir_task` are single modules: the
 # commands are thin layers over the API. `schemas` holds the JSON Schema files (data).
-STAGES = ["model", "routing", "plan", "perf", "bundle", "drivers", "verify", "render", "transition", "device", "emulate",
+STAGES = ["model", "routing", "plan", "perf", "bundle", "drivers", "verify", "render", "transition", "device",
+          "integrations", "emulate",
           "pictures", "hostside", "lab", "api", "nornir_task", "commands", "cli"]
 MODULE_STAGES = {"api", "nornir_task", "cli"}
 DATA_PACKAGES = {"schemas"}

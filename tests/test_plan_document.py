@@ -65,6 +65,8 @@ COMMANDS = {
     "emulate": ["emulate"],
     "repair": ["repair", "--failed-switch", "sw1", "-o", "{state}/repaired"],
     "lab up": ["lab", "up", "--state-dir", "{state}"],
+    # Refused when it reads plan.json, before it reads $NAUTOBOT_TOKEN or asks the server.
+    "export nautobot": ["export", "nautobot", "--url", "http://127.0.0.1:1", "--location", "x", "--dry-run"],
 }
 
 

@@ -30,6 +30,7 @@ COMMAND_MODULES: list[str] = [
     "report",
     "lab",
     "import",
+    "export",
     "cabling",
     "discover",
     "repair",

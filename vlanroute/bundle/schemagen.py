@@ -6,7 +6,7 @@ Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocum
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
 audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
 whatif.json, repair.json, cabling-check.json, lab.json, import.json, discover.json,
-emulate.json and emulate-traffic.json: every schema file.
+emulate.json, emulate-traffic.json and export-nautobot.json: every schema file.
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
 plan back, which every plan it writes satisfies (the serialiser writes the fields as read;
@@ -125,7 +125,7 @@ OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "Aud
            "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
            "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument",
            "import": "ImportDocument", "discover": "DiscoverDocument", "emulate": "EmulateDocument",
-           "emulate-traffic": "EmulateTrafficDocument"}
+           "emulate-traffic": "EmulateTrafficDocument", "export-nautobot": "ExportNautobotDocument"}
 
 # Where the command line is not `vlanroute NAME --json`.
 TITLES = {"emulate": "vlanroute emulate --json (and its --json-report file)",

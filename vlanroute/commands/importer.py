@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import yaml
 
+from vlanroute.commands.nautobot import import_nautobot
 from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
@@ -89,3 +90,7 @@ def ansible(inventory: Path, host_groups: tuple[str, ...], switch_groups: tuple[
     else:
         click.echo(text, nl=False)
     return ExitCode.OK
+
+
+# `vlanroute import nautobot` (commands/nautobot.py): the whole fabric from a Nautobot server.
+command.add_command(import_nautobot)

@@ -488,22 +488,33 @@ def _refuse_plan_document(path: Path) -> None:
                         "writes), not an inventory", file=str(path),
                         fix="give the inventory YAML the plan was made from; the commands that read a "
                             "rendered plan (verify, push, audit, save, rollback, cabling check, emulate, "
-                            "repair, lab up) take its OUTDIR")
+                            "repair, lab up, export nautobot) take its OUTDIR")
 
 
 class LoadedInventory:
     """A validated inventory with where it came from (for messages) and its host CSV read."""
 
     def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None,
-                 hosts_csv_lines: list[int] | None = None) -> None:
+                 hosts_csv_lines: list[int] | None = None, label: str | None = None) -> None:
         self.path = path
         self.spec = spec
         self.hosts_csv = hosts_csv
         self.hosts_csv_lines = hosts_csv_lines      # the line of each row, for messages
+        self.label = label                          # where an inventory built in memory came from
 
     @property
     def file(self) -> str:
-        return str(self.path)
+        return self.label or str(self.path)
+
+
+def inventory_from_mapping(raw: dict[str, Any], source: str) -> LoadedInventory:
+    """Validate an inventory an importer built in memory (model/nautobot.py) exactly as a
+    file's; `source` names it in messages. It has no file, so no hosts CSV."""
+    try:
+        inv = Inventory.model_validate(raw)
+    except ValidationError as exc:
+        raise _format_validation(exc, source, []) from None
+    return LoadedInventory(path=Path("."), spec=inv, hosts_csv=None, label=source)
 
 
 def _read_hosts_csv(inv_path: Path, rel: str) -> tuple[list[HostEntry], list[int]]:

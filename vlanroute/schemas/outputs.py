@@ -91,7 +91,8 @@ ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused", "
                                                 "rollback": ("transition", "refused", "TransitionCut.pairs", "TransitionStep.lines"), "analyze": ("throughput",),
                                                 "cabling-check": ("CableRecord.seen_b",),
                                                 "import": ("switches", "ImportedHost.port", "ImportedHost.mac",
-                                                           "ImportedHost.interface"),
+                                                           "ImportedHost.interface", "name", "platform", "topology",
+                                                           "notes"),
                                                 "discover": ("DiscoveredInventory.hosts", "DiscoveredSwitch.ssh_port")}
 
 
@@ -561,15 +562,28 @@ class ImportedSwitch(BaseModel):
     mgmt: str
 
 
+class ImportedTopology(_Record):
+    """`import nautobot`'s custom topology: the switches and every cable's ports."""
+
+    kind: Literal["custom"]
+    switches: list[str]
+    links: list[dict[str, Any]]
+
+
 class ImportDocument(_Output):
     """`vlanroute import ansible --json`: the inventory sections it wrote; `switches` only
-    when the inventory names switch groups."""
+    when the inventory names switch groups. `import nautobot --json`: the whole inventory
+    (`name`, `platform`, `topology` too), `groups` the selection, `notes` what was left out."""
 
     schema_: Literal["vlanroute-import/1"] = Field(default="vlanroute-import/1", alias="schema")
     source: str
     groups: list[str]
+    name: str | None = None
+    platform: str | None = None
+    topology: ImportedTopology | None = None
     hosts: ImportedHosts
     switches: dict[str, ImportedSwitch] | None = None
+    notes: list[str] | None = None
 
     def to_json(self) -> dict[str, object]:
         # Nothing it prints is null: a key without a value is left out.
@@ -680,3 +694,26 @@ class EmulateTrafficDocument(_Output):
     notes: list[str]
     aborted: str
     rows: list[TrafficRow]
+
+
+class ExportChange(_Record):
+    """One change `export nautobot` made (or, with --dry-run, would make)."""
+
+    kind: Literal["VLAN group", "VLAN", "LAG", "interface", "cable"]
+    action: Literal["create", "update"]
+    what: str
+
+
+class ExportNautobotDocument(_Output):
+    """`vlanroute export nautobot OUTDIR --json` (docs/import.md): every change, the count of
+    each kind, `written` false on a dry run or when nothing changed."""
+
+    schema_: Literal["vlanroute-export-nautobot/1"] = Field(default="vlanroute-export-nautobot/1", alias="schema")
+    outdir: str
+    server: str
+    selection: str
+    dry_run: bool
+    written: bool
+    changes: list[ExportChange]
+    counts: dict[str, Count]
+    notes: list[str]
