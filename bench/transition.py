@@ -28,7 +28,7 @@ def main() -> int:
     from vlanroute.bundle.failures import parse_failures
     from vlanroute.device.change import fabric_of, push_change, start_views
     from vlanroute.device.push import SwitchResult, prepare
-    from vlanroute.device.targets import select_targets
+    from vlanroute.device.targets import TargetMap, select_targets
     from vlanroute.plan.build import plan_from_file
     from vlanroute.render.write import RenderOptions, render_to_dir
     from vlanroute.transition.planner import plan
@@ -57,7 +57,9 @@ def main() -> int:
             for change, start_dir, target_dir in (("factory -> dor", None, a), ("dor -> turns", a, b),
                                                   ("dor -> repair", a, r), ("repair -> dor", r, a)):
                 doc = read_plan(target_dir)
-                targets = {t.name: t for t in select_targets(target_dir, doc, (), action="push", dry_run=True).targets}
+                targets = {t.name: t for t in select_targets(target_dir, doc, (), action="push", dry_run=True,
+                                                             target_map=TargetMap(Path("-"), None, {
+                                                                 s: ("127.0.0.1", 22) for s in doc.switches})).targets}
                 t0 = time.process_time()
                 results: dict[str, SwitchResult] = {}
                 for name, t in targets.items():
