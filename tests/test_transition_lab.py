@@ -104,7 +104,6 @@ def test_split_steps_on_the_lab_and_a_failure_between_them(farm, tmp_path, monke
     rest are sent as two steps, every line watched; a failure in the second half leaves the
     switch `partly-applied` (exit 3), loop-free, and `push --resume` finishes it."""
     import vlanroute.transition.planner as P
-    from vlanroute.lab import Faults
 
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "seed-torus.yaml")
