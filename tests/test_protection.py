@@ -9,7 +9,9 @@ import random
 import networkx as nx
 from hypothesis import given, settings, strategies as st
 
-from vlanroute.routing.protection import Primary, link, protect
+import pytest
+
+from vlanroute.routing.protection import Primary, link, per_link, protect
 
 
 def _fabric(rng: random.Random, kind: str) -> nx.Graph:
@@ -36,13 +38,14 @@ def _primaries(g: nx.Graph, rng: random.Random, n: int) -> list[Primary]:
     return out
 
 
-@settings(max_examples=80, deadline=None)
+@pytest.mark.parametrize("construct", [protect, per_link], ids=["cover", "per-link"])
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), kind=st.sampled_from(["torus", "ring", "random"]), n=st.integers(1, 4))
-def test_every_link_is_covered_by_a_backup_that_avoids_it_or_is_a_bridge(seed, kind, n):
+def test_every_link_is_covered_by_a_backup_that_avoids_it_or_is_a_bridge(construct, seed, kind, n):
     rng = random.Random(seed)
     g = _fabric(rng, kind)
     primaries = _primaries(g, rng, n)
-    prot = protect([link(a, b) for a, b in g.edges], primaries, sorted(g.nodes))
+    prot = construct([link(a, b) for a, b in g.edges], primaries, sorted(g.nodes))
     bridges = {link(a, b) for a, b in nx.bridges(g)}
     for b in prot.backups:
         t = nx.Graph(list(b.links))
@@ -73,3 +76,30 @@ def test_a_torus_needs_at_most_two_backups_per_tree_and_a_ring_one_per_link():
     for p in primaries:
         assert len({prot.failover[(p.vid, e)] for e in p.links}) == 4
     assert len(prot.backups) <= 5
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), kind=st.sampled_from(["torus", "ring", "random"]), n=st.integers(1, 3))
+def test_a_per_link_backup_is_its_tree_with_one_link_swapped(seed, kind, n):
+    """per_link keeps every other link of the primary: the backup for e is T - e + f with f
+    a fabric link across the cut T - e makes (so the backup is a spanning tree again), and
+    among those f the one with the fewest hops summed from the sources."""
+    rng = random.Random(seed)
+    g = _fabric(rng, kind)
+    primaries = _primaries(g, rng, n)
+    prot = per_link([link(a, b) for a, b in g.edges], primaries, sorted(g.nodes))
+    for p in primaries:
+        for e in p.links:
+            b = prot.backup_for(p.vid, e)
+            if b is None:
+                continue
+            assert len(b.links - p.links) == 1 and p.links - b.links == {e}
+            t = nx.Graph(list(p.links - {e}))
+            t.add_nodes_from(g.nodes)
+            side = nx.node_connected_component(t, e[0])
+            across = [link(x, y) for x, y in g.edges if (x in side) != (y in side) and link(x, y) != e]
+
+            def hops(f):
+                h = nx.Graph(list((p.links - {e}) | {f}))
+                return sum(sum(nx.single_source_shortest_path_length(h, s).values()) for s in p.sources)
+            assert hops(next(iter(b.links - p.links))) == min(hops(f) for f in across)

@@ -74,12 +74,21 @@ class Record(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
 
 
+class ProtectsDoc(Record):
+    """A backup VLAN covers these links of one routing VLAN's tree (the fast failover)."""
+    vlan: VlanId
+    links: list[Annotated[list[Name], Field(min_length=2, max_length=2)]] = []
+
+
 class VlanDoc(Record):
     id: VlanId
     sources: list[Name] = []
     switches: list[Name] = []
     links: list[Annotated[list[Name], Field(min_length=2, max_length=2)]] = []
     learning_subnet: Ipv4Network | None = None
+    # A backup VLAN (routing.protection links): the routing VLANs it stands in for, and for
+    # which of their links; absent for a routing VLAN.
+    protects: list[ProtectsDoc] = []
 
     def link_pairs(self) -> list[tuple[str, str]]:
         return [(a, b) for a, b in self.links]

@@ -62,6 +62,12 @@ def attachment_lines(plan: Plan) -> list[str]:
     return out
 
 
+def _backup_label(protects: dict[int, frozenset[tuple[str, str]]]) -> str:
+    """A backup VLAN's column: the routing VLANs it stands in for and for which dead pairs."""
+    return "backup: " + "; ".join(f"{vid} without {' '.join(f'{a}-{b}' for a, b in sorted(lks))}"
+                                  for vid, lks in sorted(protects.items()))
+
+
 def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     m = plan.metrics
     r = plan.routing_record()
@@ -73,7 +79,9 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
         console.print(f"chosen (no routing.algorithm): {plan.choice}", highlight=False)
     for line in attachment_lines(plan):
         console.print(line, highlight=False)
-    table = Table(title=f"{m.vlan_count} routing VLANs", show_lines=False)
+    backups = sum(1 for v in plan.vlans if v.protects)
+    title = f"{m.vlan_count} routing VLANs" + (f" ({backups} of them backups)" if backups else "")
+    table = Table(title=title, show_lines=False)
     table.add_column("VLAN", justify="right")
     table.add_column("sources (PVID of their hosts)")
     table.add_column("switches", justify="right")
@@ -82,7 +90,8 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     for v in plan.vlans:
         links = sorted(v.links, key=lambda l: (plan.topology.index(l[0]), plan.topology.index(l[1])))
         text = " ".join(f"{a}-{b}" for a, b in links) if small else str(len(links))
-        table.add_row(str(v.id), _ranges(v.sources), str(len(v.switches)), text)
+        who = _ranges(v.sources) if v.sources else _backup_label(v.protects)
+        table.add_row(str(v.id), who, str(len(v.switches)), text)
     if len(plan.vlans) > 40:
         console.print(f"{m.vlan_count} routing VLANs: {plan.vlans[0].id}..{plan.vlans[-1].id} (table omitted; use --json)")
     else:
@@ -95,6 +104,17 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
                   f"{m.link_load_lower_bound_budget:.6g} (this plan: x{within:.3f})")
     console.print(f"MAC entries: at most {m.max_mac_entries} per switch (capacity {m.mac_capacity}); "
                   f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
+    if m.protection is not None:
+        p = m.protection
+        gaps = (f"; {p.links_unprotected} tree links are bridges of the fabric and cannot be protected"
+                if p.links_unprotected else "")
+        ratio = p.max_link_load_failed_over / m.max_link_load if m.max_link_load else 1.0
+        console.print(f"fast failover: {p.backup_vlans} backup VLANs (in the VLAN and MAC counts above) cover "
+                      f"{p.links_protected} tree links{gaps}; a dead pair fails over by a PVID change on its "
+                      f"VLANs' source switches; max link load while failed over {p.max_link_load_failed_over:.6g} "
+                      f"(x{ratio:.3f} of this plan's)")
+    else:
+        console.print("fast failover: none (routing.protection: links plans backup VLANs; docs/failures.md)")
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "
                   "every route is the one chosen, every port and limit checked")
     if warnings:

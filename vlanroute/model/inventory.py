@@ -221,6 +221,9 @@ class RoutingSpec(Strict):
     root: Name | None = None
     # At most this many routing VLANs; default: the tightest hardware limit (plan/limits.py).
     max_vlans: Annotated[int, Field(strict=True, ge=1, le=4094)] | None = None
+    # links: backup VLANs whose trees avoid each link of every VLAN's tree, for the fast
+    # failover (plan/protection.py, docs/failures.md); they count in max_vlans.
+    protection: Literal["none", "links"] = "none"
 
     @field_validator("vlan_ids")
     @classmethod

@@ -32,6 +32,7 @@ from vlanroute.model.platforms import Platform, platform_json
 from vlanroute.plan.ports import (Cable, SwitchPlan, apply_vlans, build_port_plan, mgmt_addresses,
                                 resolve_platforms)
 from vlanroute.model.topology import Topology, build_topology
+from vlanroute.plan.protection import ProtectionFigures, backup_vlans, figures
 from vlanroute.plan.vlans import RoutingVlan, pack_vlans
 
 ADVICE_PREVIEW = 256   # the deadlock warning plans the advised engine up to this many switches
@@ -100,7 +101,10 @@ class Plan:
             "vlans": [{"id": v.id, "sources": v.sources,
                        "switches": sorted(v.switches, key=index.__getitem__),
                        "links": [pairs[i] for i in sorted(map(rank.__getitem__, v.links))],
-                       "learning_subnet": v.learning_subnet} for v in self.vlans],
+                       "learning_subnet": v.learning_subnet,
+                       **({"protects": [{"vlan": vid, "links": [pairs[i] for i in sorted(map(rank.__getitem__, lks))]}
+                                        for vid, lks in sorted(v.protects.items())]} if v.protects else {})}
+                      for v in self.vlans],
             "hosts": {h.name: {"switch": h.switch, "port": h.port, "vlan": h.vlan, "mac": h.mac,
                                "interface": h.interface, "index": h.index}
                       for h in self.hosts},
@@ -171,11 +175,28 @@ def build_plan(inv: LoadedInventory) -> Plan:
     vlans = pack_vlans(routes, topo, host_count)
     if len(vlans) > budget.max_vlans:
         raise over_budget(inv, len(vlans), budget, routes.algorithm)
+    protection: ProtectionFigures | None = None
+    if inv.spec.routing.protection == "links":
+        # Backup VLANs for the fast failover, numbered after the routing VLANs.
+        backups, prot, kind = backup_vlans(topo, vlans, budget.max_vlans - len(vlans),
+                                           {s: sw.platform.mac_capacity for s, sw in switches.items()},
+                                           sum(host_count.values()))
+        if len(vlans) + len(backups) > budget.max_vlans:
+            raise PlanError(f"routing.protection links needs {len(backups)} backup VLANs on top of the routing's "
+                            f"{len(vlans)}: {len(vlans) + len(backups)}, more than the {budget.max_vlans} allowed "
+                            f"({budget.binding})", file=inv.file, field="routing.protection",
+                            fix="raise routing.max_vlans if the switches allow it, or leave protection out "
+                                "(a dead pair is then healed by the repair, not failed over)")
+        protection = figures(topo, routes, vlans, prot, kind, host_count)
+        vlans = vlans + backups
     _assign_ids(inv, vlans)
+    for v in vlans:             # the routing VLANs a backup covers, by their ids now
+        v.protects = {vlans[i].id: lks for i, lks in v.protects.items()}
     apply_vlans(switches, hosts, vlans)
     metrics = compute_metrics(topo, routes, vlans, host_count,
                               {s: switch.platform.mac_capacity for s, switch in switches.items()}, budget.max_vlans,
                               optimum)
+    metrics.protection = protection
     check_limits(file, vlans, switches, metrics.mac_entries, len(hosts))
     settings["learning"]["prefix_len"] = assign_learning_addresses(inv, hosts, vlans,
                                                                   mgmt_addresses(switches))

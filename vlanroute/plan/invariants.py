@@ -23,7 +23,7 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     """Raise VerificationError listing every invariant of VLAN routing the plan breaks.
 
     - Each VLAN's links are cables, loop-free and connected, and reach every switch with
-      hosts: 802.1Q floods a broadcast or unknown unicast to every member port of its
+      hosts (a backup VLAN of the fast failover too): 802.1Q floods a broadcast or unknown unicast to every member port of its
       VLAN, and with spanning tree off on inter-switch ports a loop would circulate it
       for ever, while a missing switch would leave its hosts unreachable in that VLAN.
     - Every switch with hosts is the source of exactly one VLAN, and in that VLAN's tree
@@ -54,8 +54,10 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                 if (a, b) not in cabled:
                     bad.append(f"VLAN {v.id}: link {a}-{b} is not a cable of the topology")
         adj = _neighbour_sets(v.links)    # once per VLAN, walked from each of its sources
-        nodes = set(adj) or set(v.sources)
-        reach = set(reroot(adj, v.sources[0])) | {v.sources[0]}
+        nodes = set(adj) or set(v.sources) or set(v.switches)
+        # A backup VLAN (routing.protection) has no source: walk it from any of its switches.
+        start = v.sources[0] if v.sources else min(nodes, default="")
+        reach = set(reroot(adj, start)) | {start}
         connected = reach == nodes
         # A connected graph is loop-free exactly when it has one link fewer than nodes (a
         # tree); only a disconnected one needs the union-find walk over its links.

@@ -6,6 +6,8 @@ parallel cables (they form a LAG, whose hash spreads the flows over its members)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import networkx as nx
@@ -16,6 +18,9 @@ from vlanroute.routing.engine import Routes
 from vlanroute.routing.trees import bfs_distances, bfs_order, pruned_parents, spans_exactly
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
+
+if TYPE_CHECKING:
+    from vlanroute.plan.protection import ProtectionFigures
 
 
 @dataclass
@@ -38,6 +43,8 @@ class Metrics:
     link_load_lower_bound_budget: float = 0.0   # no routing within the VLAN budget does better
     link_load_optimum: float = 0.0              # no routing at all does better (routing/optimum.py)
     link_load_optimum_kind: str = "optimum"     # "optimum" (the LP), else the cheap bound it fell back to
+    # routing.protection links: the backup VLANs' figures (plan/protection.py); None: no protection
+    protection: ProtectionFigures | None = None
 
     @property
     def load_over_optimum(self) -> float:
@@ -57,6 +64,7 @@ class Metrics:
             "link_load_optimum": round(self.link_load_optimum, 4),
             "link_load_optimum_kind": self.link_load_optimum_kind,
             "load_over_optimum": round(self.load_over_optimum, 4),
+            **({"protection": self.protection.to_json()} if self.protection is not None else {}),
         }
 
 

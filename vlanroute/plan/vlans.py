@@ -3,7 +3,7 @@ which becomes one VLAN with an id and a learning subnet."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Routes, packing_of
@@ -22,6 +22,10 @@ class RoutingVlan:
     switches: frozenset[str]
     id: int = 0
     learning_subnet: str = ""
+    # A backup VLAN of the fast failover (plan/protection.py): per routing VLAN (its index in
+    # the plan's VLANs until ids are given, then its id), the links of its tree this one
+    # avoids. Empty for a routing VLAN.
+    protects: dict[int, frozenset[Link]] = field(default_factory=dict)
 
 
 def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[RoutingVlan]:

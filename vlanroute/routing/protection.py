@@ -21,17 +21,19 @@ For each VLAN's tree T, over the switches it must span:
    other uncovered links as the fabric allows; each backup covers the links of T it avoids;
 3. a link of T whose loss splits the fabric (a bridge: every path between its two sides
    uses it) cannot be protected: it is reported, never silently assumed covered.
-Every backup is a breadth-first tree from the VLAN's first source (ties broken by the
-switches' order, as the engines do), pruned to the switches it must span; identical
-backups of different VLANs share one VLAN.
+Every backup is a shortest-path tree from the VLAN's first source in which a link costs
+more the more trees (routing and backup) already use it, so the backups that take over
+together spread their load (ties broken by the switches' order, as the engines do), pruned
+to the switches it must span; identical backups of different VLANs share one VLAN.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from vlanroute.routing.trees import adjacency, bfs_tree, reroot
+from vlanroute.routing.trees import adjacency, reroot
 
 Link = tuple[str, str]           # a neighbour pair, the lesser name first
 
@@ -90,15 +92,28 @@ def _without(links: Iterable[Link], gone: Iterable[Link]) -> dict[str, list[str]
     return adjacency([lk for lk in links if lk not in gone])
 
 
-def _tree(adj: dict[str, list[str]], root: str, span: frozenset[str], order: Mapping[str, int]) -> frozenset[Link]:
-    """A breadth-first tree from `root` (ties by `order`), with the branches that reach no
-    switch of `span` cut off."""
-    ranked = {u: sorted(vs, key=lambda v: order.get(v, 0)) for u, vs in adj.items()}
-    ranked.setdefault(root, [])
-    for vs in list(ranked.values()):
-        for v in vs:
-            ranked.setdefault(v, [])
-    parent = bfs_tree(ranked, root, {u: order.get(u, 0) for u in ranked})
+def _tree(adj: dict[str, list[str]], root: str, span: frozenset[str], order: Mapping[str, int],
+          usage: Mapping[Link, int]) -> frozenset[Link]:
+    """A shortest-path tree from `root` where a link costs 1 plus a quarter per tree (routing
+    or backup) already on it, so that backups spread over the links (ties by `order`); the
+    branches that reach no switch of `span` cut off."""
+    import heapq
+    dist: dict[str, tuple[float, int]] = {root: (0.0, order.get(root, 0))}
+    parent: dict[str, str] = {}
+    heap = [(0.0, order.get(root, 0), root)]
+    done: set[str] = set()
+    while heap:
+        d, _, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        for v in sorted(adj.get(u, ()), key=lambda x: order.get(x, 0)):
+            nd = d + 1.0 + 0.25 * usage.get(link(u, v), 0)
+            key = (nd, order.get(u, 0))
+            if v not in done and (v not in dist or key < dist[v]):
+                dist[v] = key
+                parent[v] = u
+                heapq.heappush(heap, (nd, order.get(v, 0), v))
     keep: set[str] = set()
     for s in span:
         v = s
@@ -110,11 +125,81 @@ def _tree(adj: dict[str, list[str]], root: str, span: frozenset[str], order: Map
     return frozenset(link(v, p) for v, p in parent.items() if v in keep)
 
 
+def _parts(links: frozenset[Link], cut: Link) -> dict[str, int]:
+    """The two sides of a tree without one of its links: switch -> 0 or 1."""
+    adj = adjacency([lk for lk in links if lk != cut])
+    side: dict[str, int] = {}
+    for i, start in enumerate(cut):
+        side[start] = i
+        stack = [start]
+        while stack:
+            u = stack.pop()
+            for v in adj.get(u, ()):
+                if v not in side:
+                    side[v] = i
+                    stack.append(v)
+    return side
+
+
+def per_link(fabric: Iterable[Link], primaries: Sequence[Primary], order: Sequence[str]) -> Protection:
+    """One backup per link of each tree: the tree without it, joined again by the link across
+    the same cut that keeps the sources' paths shortest (the smallest change, as a repair
+    makes it: every other link of the tree kept, so its load stays the routing's). Costs a
+    VLAN per tree link; `protect` covers with fewer."""
+    links = sorted({link(*lk) for lk in fabric})
+    rank = {s: i for i, s in enumerate(order)}
+    backups: list[Backup] = []
+    by_tree: dict[frozenset[Link], int] = {}
+    failover: dict[tuple[int, Link], int] = {}
+    unprotected: dict[int, frozenset[Link]] = {}
+    for p in primaries:
+        bridges: set[Link] = set()
+        for cut in sorted(p.links):
+            side = _parts(p.links, cut)
+            across = [lk for lk in links if lk != cut and lk[0] in side and lk[1] in side
+                      and side[lk[0]] != side[lk[1]]]
+            if not across:
+                bridges.add(cut)
+                continue
+
+            def cost(f: Link, cut: Link = cut) -> tuple[int, int]:
+                tree = (p.links - {cut}) | {f}
+                adj = adjacency(tree)
+                total = sum(sum(_hops(adj, src).values()) for src in p.sources)
+                return total, min(rank.get(f[0], 0), rank.get(f[1], 0))
+            best = min(across, key=cost)
+            tree = (p.links - {cut}) | {best}
+            i = by_tree.get(tree)
+            if i is None:
+                i = by_tree[tree] = len(backups)
+                backups.append(Backup(tree, frozenset(s for lk in tree for s in lk) | p.switches))
+            backups[i].covers[p.vid] = backups[i].covers.get(p.vid, frozenset()) | {cut}
+            failover[(p.vid, cut)] = i
+        if bridges:
+            unprotected[p.vid] = frozenset(bridges)
+    return Protection(backups, failover, unprotected)
+
+
+def _hops(adj: Mapping[str, Iterable[str]], src: str) -> dict[str, int]:
+    dist = {src: 0}
+    frontier = [src]
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for v in adj.get(u, ()):
+                if v not in dist:
+                    dist[v] = dist[u] + 1
+                    nxt.append(v)
+        frontier = nxt
+    return dist
+
+
 def protect(fabric: Iterable[Link], primaries: Sequence[Primary], order: Sequence[str]) -> Protection:
     """Backup trees for every primary (module docstring). `fabric`: every neighbour pair
     with at least one cable; `order`: the switches' canonical order (ties)."""
     links = sorted({link(*lk) for lk in fabric})
     rank = {s: i for i, s in enumerate(order)}
+    usage: Counter[Link] = Counter(lk for p in primaries for lk in p.links)
     backups: list[Backup] = []
     by_tree: dict[frozenset[Link], int] = {}
     failover: dict[tuple[int, Link], int] = {}
@@ -137,12 +222,13 @@ def protect(fabric: Iterable[Link], primaries: Sequence[Primary], order: Sequenc
                     if _connected(_without(links, [*left, lk]), p.switches):
                         left.append(lk)
                 adj = _without(links, left)
-            tree = _tree(adj, root, p.switches, rank)
+            tree = _tree(adj, root, p.switches, rank, usage)
             covered = frozenset(lk for lk in p.links if lk not in tree)
             i = by_tree.get(tree)
             if i is None:
                 i = by_tree[tree] = len(backups)
                 backups.append(Backup(tree, frozenset(s for lk in tree for s in lk) | p.switches))
+                usage.update(tree)
             backups[i].covers[p.vid] = backups[i].covers.get(p.vid, frozenset()) | covered
             for lk in covered:
                 failover.setdefault((p.vid, lk), i)
@@ -167,4 +253,4 @@ def failed_over_parents(protection: Protection, primaries: Sequence[Primary], de
     return out
 
 
-__all__ = ["Backup", "Link", "Primary", "Protection", "failed_over_parents", "link", "protect"]
+__all__ = ["Backup", "Link", "Primary", "Protection", "failed_over_parents", "link", "per_link", "protect"]

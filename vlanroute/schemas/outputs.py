@@ -412,6 +412,21 @@ class FullReplan(_Record):
     trees_changed: int
 
 
+class FailoverMove(_Record):
+    """A routing VLAN's sources moved onto a backup VLAN: their host ports' PVID."""
+
+    vlan: int
+    backup: int
+    sources: list[str]
+    ports: Count
+
+
+class NotFailedOver(_Record):
+    vlan: int
+    sources: list[str]
+    why: str
+
+
 class RepairRecord(_Record):
     """The repair (bundle/repaired.py's record, also the repaired bundle's repair.json)."""
 
@@ -434,6 +449,10 @@ class RepairRecord(_Record):
     push_order: list[str]
     push_order_loop_free: bool
     down_cables: list[Annotated[list[str], Field(min_length=4, max_length=4)]]
+    # A failed-over bundle (bundle/failedover.py): what moved onto which backup VLAN, and
+    # what could not; absent from a repair's record.
+    failover: list[FailoverMove] | None = None
+    not_failed_over: list[NotFailedOver] | None = None
 
 
 class RepairDocument(_Output):

@@ -1,0 +1,161 @@
+"""The fast failover (issue 39 item 2): backup VLANs planned with `routing.protection: links`
+(plan/protection.py) and the failed-over plan of a dead neighbour pair (bundle/failedover.py).
+
+Checked against networkx on the plan's own document, not against the code's figures: every
+backup is a loop-free tree over every switch with hosts; it avoids the links it protects;
+for every single dead pair of the seed torus, every host pair is delivered again by a PVID
+change on source switches alone (no inter-switch port changes), on trees that avoid the
+dead pair; the costs (VLANs, MAC entries) fit the platform's limits as plan checks them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from vlanroute import api
+from vlanroute.bundle.document import PlanDocument, plan_document
+from vlanroute.bundle.failedover import failover_document
+from vlanroute.bundle.failures import Failures
+from vlanroute.cli import main
+from vlanroute.errors import PlanError
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_TORUS = ROOT / "inventories" / "seed-torus.yaml"
+SEED_TREE = ROOT / "inventories" / "seed-tree.yaml"
+PROTECT = ("routing.protection=links",)
+
+
+@pytest.fixture(scope="module")
+def protected(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("torus") / "out"
+    api.render(SEED_TORUS, out, sets=PROTECT)
+    return out
+
+
+def _doc(outdir: Path) -> PlanDocument:
+    return plan_document(json.loads((outdir / "plan.json").read_text()))
+
+
+def _tree(links: list[list[str]]) -> nx.Graph:
+    return nx.Graph([tuple(lk) for lk in links])
+
+
+def test_backups_are_trees_over_every_host_switch_avoiding_what_they_protect(protected: Path) -> None:
+    doc = _doc(protected)
+    routing = {v.id: v for v in doc.vlans if v.sources}
+    backups = [v for v in doc.vlans if v.protects]
+    assert routing and backups and len(routing) + len(backups) == len(doc.vlans)
+    host_switches = {h.switch for h in doc.hosts.values()}
+    covered = set()
+    for b in backups:
+        t = _tree(b.links)
+        assert nx.is_tree(t) and host_switches <= set(t.nodes)
+        for p in b.protects:
+            primary = {frozenset(lk) for lk in routing[p.vlan].links}
+            for lk in p.links:
+                assert frozenset(lk) in primary and not t.has_edge(*lk)
+                covered.add((p.vlan, frozenset(lk)))
+    # Every link of every routing tree is protected: the torus has no bridge.
+    assert covered == {(vid, frozenset(lk)) for vid, v in routing.items() for lk in v.links}
+    # Every host port is a member of every backup (so every host learns in it), and every
+    # inter-switch port carries exactly the VLANs whose trees use its link.
+    data = json.loads((protected / "plan.json").read_text())
+    for s, rec in data["switches"].items():
+        for lag in rec["lags"].values():
+            want = sorted(v.id for v in doc.vlans if _tree(v.links).has_edge(s, lag["neighbor"]))
+            assert lag["tagged"] == want
+    vlans_tsv = (protected / "hosts" / "vlans.tsv").read_text()
+    for b in backups:
+        assert any(line.split("\t")[0] == str(b.id) for line in vlans_tsv.splitlines()), b.id
+
+
+def test_the_costs_are_planned_and_shown(protected: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads((protected / "plan.json").read_text())
+    m = data["metrics"]
+    backups = sum(1 for v in data["vlans"] if v.get("protects"))
+    assert m["protection"]["backup_vlans"] == backups and m["vlan_count"] == len(data["vlans"])
+    # Every switch learns every host once per VLAN it is in: the backups count in the MAC table.
+    assert m["max_mac_entries"] == len(data["hosts"]) * len(data["vlans"]) <= m["mac_capacity"]
+    assert len(data["vlans"]) <= data["routing"]["max_vlans"]
+    rc = main(["plan", str(SEED_TORUS), "--set", PROTECT[0]])
+    out = capsys.readouterr().out
+    assert rc == 0 and f"fast failover: {backups} backup VLANs" in " ".join(out.split())
+
+
+def test_a_vlan_budget_too_small_for_the_backups_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["plan", str(SEED_TORUS), "--set", PROTECT[0], "--set", "routing.max_vlans=6"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "Traceback" not in err
+    assert "routing.protection" in err and "backup VLANs" in err
+
+
+def test_a_tree_fabric_has_nothing_to_protect_and_says_so() -> None:
+    plan = api.plan(SEED_TREE, PROTECT)
+    assert plan.metrics.protection is not None
+    assert plan.metrics.protection.backup_vlans == 0
+    assert plan.metrics.protection.links_unprotected == len(plan.vlans[0].links) > 0
+
+
+def _delivered(doc: PlanDocument, dead: set[frozenset[str]]) -> list[str]:
+    """Host switch pairs a frame cannot travel between: from each source switch, on the tree
+    of the VLAN its host ports' PVID names, without the dead pairs."""
+    pvid = {}
+    for s, rec in doc.switches.items():
+        pv = {p.pvid for p in rec.ports.values() if p.role == "host"}
+        if pv:
+            assert len(pv) == 1
+            pvid[s] = pv.pop()
+    trees = {v.id: v.links for v in doc.vlans}
+    bad = []
+    for s, vid in pvid.items():
+        t = nx.Graph([tuple(lk) for lk in trees[vid] if frozenset(lk) not in dead])
+        t.add_node(s)
+        for d in pvid:
+            if d != s and not (d in t and nx.has_path(t, s, d)):
+                bad.append(f"{s}->{d} in VLAN {vid}")
+    return bad
+
+
+def test_every_single_dead_pair_fails_over_by_pvids_alone(protected: Path) -> None:
+    doc = _doc(protected)
+    before = json.loads((protected / "plan.json").read_text())
+    pairs = sorted({tuple(sorted((c.a, c.b))) for c in doc.cabling if c.b in doc.switches})
+    assert len(pairs) == 12
+    for a, b in pairs:
+        dead = {frozenset((a, b))}
+        assert _delivered(doc, dead), "the cut breaks something before the failover"
+        rep = failover_document(doc, Failures(pairs=((a, b),)))
+        assert _delivered(rep.doc, dead) == [], (a, b)
+        after = json.loads(json.dumps(rep.doc.to_json()))
+        moved = {s for m in rep.record["failover"] for s in m["sources"]}
+        for s, rec in before["switches"].items():
+            for name, port in rec["ports"].items():
+                new = after["switches"][s]["ports"][name]
+                if port["role"] == "host" and s in moved:
+                    assert new["pvid"] != port["pvid"]
+                    assert {k: v for k, v in new.items() if k != "pvid"} == {k: v for k, v in port.items() if k != "pvid"}
+                else:
+                    assert new == port, (a, b, s, name)
+            assert after["switches"][s]["lags"] == rec["lags"]
+        assert [v["links"] for v in after["vlans"]] == [v["links"] for v in before["vlans"]]
+        assert rep.record["affected_vlans"] == [] and rep.record["switches_touched"] == sorted(moved, key=list(doc.switches).index)
+        assert rep.record["max_link_load"] <= 2 * before["metrics"]["max_link_load"]
+
+
+def test_a_second_dead_pair_uses_any_backup_that_avoids_both(protected: Path) -> None:
+    doc = _doc(protected)
+    dead = (("sw1", "sw2"), ("sw3", "sw7"))
+    rep = failover_document(doc, Failures(pairs=dead))
+    assert _delivered(rep.doc, {frozenset(p) for p in dead}) == []
+
+
+def test_what_cannot_fail_over_is_an_error_naming_the_way(protected: Path) -> None:
+    doc = _doc(protected)
+    with pytest.raises(PlanError, match="repair"):
+        failover_document(doc, Failures(switches=("sw3",)))
+    plain = api.plan(SEED_TORUS).to_document()
+    with pytest.raises(PlanError, match="routing.protection"):
+        failover_document(plain, Failures(pairs=(("sw1", "sw2"),)))

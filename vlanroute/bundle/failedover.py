@@ -1,0 +1,186 @@
+"""A published plan failed over around dead neighbour pairs: the hit VLANs' sources moved
+onto backup VLANs (routing.protection, plan/protection.py), nothing else changed.
+
+The fast failover of docs/failures.md. A routing VLAN whose tree uses a dead pair has its
+sources moved onto a VLAN whose tree avoids every dead pair and still joins every switch
+with hosts: the backup planned for that link first (`protects`), else the first other backup (by id)
+that does (after a second failure, say). The only lines that change on the
+switches are the PVIDs of the moved sources' host ports: no inter-switch membership
+changes, so no VLAN can get a loop in any state of the push, and the switches next to the
+failure need not be reached. The hosts need nothing: their learning frames already cover
+every backup VLAN (every switch of a backup knows every host there before the failure),
+and the hosts' tables keep their rows (the `vlan` column, which the host program only
+shows for a host attached untagged, follows the PVID).
+
+What cannot fail over is said, never assumed: a VLAN with no backup that avoids every dead
+pair, a source whose hosts are attached as trunks (the host, not the switch, would have to
+change its VLAN), a dead switch (its neighbours must change: `repair` does it). The record
+is repair.json's format with `failover` (what moved where) and `not_failed_over`, so push,
+rollback and the watcher treat it as any repaired bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vlanroute.bundle.document import PlanDocument, plan_document
+from vlanroute.bundle.failures import Failures, dead_cables, degraded, lost_capacity
+from vlanroute.bundle.repaired import REPAIR_FORMAT, Repaired, metrics_of, _routing_vlans
+from vlanroute.model.topology import Topology
+from vlanroute.routing.bounds import load_bounds
+from vlanroute.routing.repair import Link, RepairResult, link
+
+FAILOVER_FORMAT = REPAIR_FORMAT
+
+
+@dataclass(frozen=True)
+class Move:
+    vlan: int                   # the routing VLAN whose tree uses a dead pair
+    backup: int                 # the VLAN its sources send in now
+    sources: tuple[str, ...]    # the switches whose host ports change PVID
+    ports: int                  # how many host ports change
+
+    def to_json(self) -> dict[str, Any]:
+        return {"vlan": self.vlan, "backup": self.backup, "sources": list(self.sources), "ports": self.ports}
+
+
+def dead_pairs(failures: Failures, doc: PlanDocument) -> set[Link]:
+    """The neighbour pairs with no live cable left (a LAG that keeps a cable is no dead pair)."""
+    fabric = degraded(failures, doc)
+    return {lk for lk, n in fabric.cables.items() if n == 0}
+
+
+def _joins(links: frozenset[Link], dead: set[Link], need: set[str]) -> bool:
+    """Whether a tree without the dead pairs still joins every switch of `need`."""
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        if link(a, b) not in dead:
+            adj.setdefault(a, []).append(b)
+            adj.setdefault(b, []).append(a)
+    need = set(need)
+    if len(need) <= 1:
+        return True
+    start = next(iter(need))
+    seen = {start}
+    stack = [start]
+    while stack:
+        for v in adj.get(stack.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return need <= seen
+
+
+def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
+    """The failed-over plan and its record (the module docstring). PlanError when the plan
+    has no backup VLANs or nothing it can fail over."""
+    from vlanroute.errors import PlanError
+    backups = {v.id: v for v in doc.vlans if v.protects}
+    if not backups:
+        raise PlanError("the plan has no backup VLANs to fail over onto", field="routing.protection",
+                        fix="plan with routing.protection: links (plan/protection.py), or heal with `vlanroute repair`")
+    if failures.switches:
+        raise PlanError(f"a dead switch ({', '.join(failures.switches)}) is not failed over: its neighbours must change",
+                        field="--failed-switch", fix="heal a dead switch with `vlanroute repair` (the watcher does)")
+    dead = dead_pairs(failures, doc)
+    need = {h.switch for h in doc.hosts.values()}
+    attachment = {s: rec.host_attachment for s, rec in doc.switches.items()}
+    trees = {v.id: frozenset(link(a, b) for a, b in v.links) for v in doc.vlans}
+    moves: list[Move] = []
+    stuck: list[dict[str, Any]] = []
+    new_source: dict[str, int] = {}
+    for v in doc.vlans:
+        if not v.sources or not (trees[v.id] & dead):
+            continue
+        movable = [s for s in v.sources if attachment.get(s) == "untagged"]
+        trunk = [s for s in v.sources if s not in movable]
+        if trunk:
+            stuck.append({"vlan": v.id, "sources": trunk, "why": "hosts attached as trunks: the hosts would change"})
+        if not movable:
+            continue
+        planned = [b.id for b in backups.values() for p in b.protects if p.vlan == v.id
+                   and trees[v.id] & dead <= {link(x, y) for x, y in p.links}]
+        others = [b for b in backups if b not in planned]
+        chosen = next((b for b in [*planned, *others] if _joins(trees[b], dead, need)), None)
+        if chosen is None:
+            stuck.append({"vlan": v.id, "sources": movable, "why": "no backup VLAN avoids every dead pair"})
+            continue
+        for s in movable:
+            new_source[s] = chosen
+        ports = sum(1 for h in doc.hosts.values() if h.switch in movable)
+        moves.append(Move(v.id, chosen, tuple(movable), ports))
+    if not moves:
+        why = "; ".join(f"VLAN {x['vlan']}: {x['why']}" for x in stuck) or "no routing VLAN's tree uses a dead pair"
+        raise PlanError(f"nothing to fail over around {failures.describe()}: {why}", field="failures",
+                        fix="heal with `vlanroute repair`")
+    new_doc = _document(doc, failures, new_source)
+    fabric = degraded(failures, doc)
+    topo = _live_topology(doc, fabric.cables)
+    vlans = _routing_vlans(new_doc, {v.id: frozenset(link(a, b) for a, b in v.links) for v in new_doc.vlans}, fabric)
+    metrics = metrics_of(new_doc, topo, vlans, fabric)
+    data = new_doc.to_json()
+    data["metrics"] = metrics.to_json()
+    new_doc = plan_document(data, "the failed-over plan")
+    host_count = {s: fabric.hosts.get(s, 0) for s in topo.switches}
+    bound = load_bounds(topo, host_count, None).best
+    record = _record(doc, failures, moves, stuck, metrics.max_link_load, bound, metrics.deadlock_free)
+    result = RepairResult(trees, {}, {}, metrics.max_link_load, metrics.deadlock_free)
+    warnings = [f"VLAN {x['vlan']} not failed over ({', '.join(x['sources'])}): {x['why']}" for x in stuck]
+    if not metrics.deadlock_free:
+        warnings.append("while failed over the plan is not deadlock-free under 802.3x PAUSE: "
+                        "the balanced repair (`vlanroute repair`) should follow")
+    return Repaired(new_doc, record, result, metrics, bound, [], None, warnings)
+
+
+def _live_topology(doc: PlanDocument, cables: Mapping[Link, int]) -> Topology:
+    return Topology.from_links(list(doc.switches), [lk for lk, n in cables.items() for _ in range(n)])
+
+
+def _document(doc: PlanDocument, failures: Failures, new_source: dict[str, int]) -> PlanDocument:
+    data = doc.to_json()
+    for v in data["vlans"]:
+        v["sources"] = [s for s in v["sources"] if s not in new_source]
+    order = {s: i for i, s in enumerate(doc.switches)}
+    for v in data["vlans"]:
+        v["sources"] = sorted(v["sources"] + [s for s, b in new_source.items() if b == v["id"]], key=order.__getitem__)
+    for h in data["hosts"].values():
+        if h["switch"] in new_source:
+            h["vlan"] = new_source[h["switch"]]
+    for s, b in new_source.items():
+        for port in data["switches"][s]["ports"].values():
+            if port["role"] == "host":
+                port["pvid"] = b
+    data["warnings"] = list(data.get("warnings", [])) + [f"failed over around failures: {failures.describe()}"]
+    return plan_document(data, "the failed-over plan")
+
+
+def _record(doc: PlanDocument, failures: Failures, moves: list[Move], stuck: list[dict[str, Any]],
+            max_load: float, bound: float, deadlock_free: bool) -> dict[str, Any]:
+    touched = sorted({s for m in moves for s in m.sources}, key=list(doc.switches).index)
+    return {
+        "format": FAILOVER_FORMAT,
+        "plan": doc.name,
+        "failures": failures.to_json(),
+        "lost_capacity": lost_capacity(failures, doc),
+        "broken_vlans": sorted(m.vlan for m in moves),
+        "changes": [],
+        # The hosts re-learn in no VLAN: they already learn in every backup.
+        "affected_vlans": [],
+        "switches_touched": touched,
+        "hosts_lost": [],
+        "links_added": 0,
+        "extra_changes": 0,
+        "max_link_load": round(max_load, 4),
+        "link_load_lower_bound": round(bound, 4),
+        "deadlock_free": deadlock_free,
+        "deadlock_note": "",
+        "full_replan": None,
+        "push_order": touched,
+        "push_order_loop_free": True,
+        "down_cables": [[c.a, c.a_port, c.b, c.b_port] for i, c in enumerate(doc.cabling)
+                        if i in dead_cables(failures, doc)],
+        "failover": [m.to_json() for m in moves],
+        "not_failed_over": stuck,
+    }
