@@ -37,6 +37,7 @@ from vlanroute.device.credentials import Credentials
 from vlanroute.device import journal as J
 from vlanroute.device.journal import Journal, JournalWriteError, sha256_lines, sha256_text
 from vlanroute.device.statedir import FabricState, now_stamp
+from vlanroute.device import stpstate
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
@@ -359,7 +360,8 @@ class Pusher:
                 return res
             # Every line the apply sends, wrappers and save included (transaction.planned_commands).
             res.diff, res.commands = prep.diff, planned_commands(target.family, prep.commands,
-                                                                 save=self.options.save)
+                                                                 save=self.options.save,
+                                                                 stp=stpstate.read_commands(target, prep.predicted))
             res.prep, res.final_text = prep, running_text
             res.running_canonical = _canonical(target, prep.running)
             if previous is not None and res.running_canonical != previous.running_canonical:
@@ -512,6 +514,8 @@ class Pusher:
                          if d[:1] in "+-" and d[:3] not in ("+++", "---")]
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
+            elif blocked := stpstate.check(target, session.run, prep.predicted):
+                problem = stpstate.problem(blocked)       # issue 41 item 10: a tree would be cut
             else:
                 # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
                 res.commands_sent, res.final_text = sent, text
