@@ -118,7 +118,8 @@ class AristaEos(TrunkFamily):
         push=True, preview=True, audit=True)
     unconfirmed = (
         "spanning-tree bpdufilter enable as 'spanning tree off' on inter-switch ports (syntax "
-        "confirmed; that the port then forwards in every VLAN is not)",
+        "confirmed; that the port then forwards in every VLAN is not: push reads its state "
+        "after every change and does not save while it is not forwarding)",
         "port-channel load-balance trident fields ip ... on a 7050 (seen on a 7060CX2 only)",
         "channel-group N mode on printed as given (seen on a 7060CX2 only)",
     )
