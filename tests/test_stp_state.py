@@ -57,6 +57,11 @@ def test_dell_table_other_states_and_the_62xx_names() -> None:
     assert states[("1/g47", 101)] == StpPortState("blocked", "BLK")
     assert states[("1/g48", 101)].verdict == "off"
     assert states[(LagPort(1), 101)] == FWD
+    # `DIS` is FASTPATH's Disabled state ("STP is currently disabled on the port. The port
+    # forwards traffic") whatever the State column says: off, the link decides.
+    dis = PC62.parse_stp_state([text.replace("Gi1/0/4  Enabled  128.4     20000     FWD",
+                                             "1/g46    Enabled  128.4     20000     DIS")], [101]).states
+    assert dis[("1/g46", 101)].verdict == "off"
     off = PC62.parse_stp_state([text.replace("Spanning tree :Enabled", "Spanning tree :Disabled")], [101]).states
     assert off[("1/g47", 101)].verdict == off[("1/g48", 101)].verdict == "off"
     assert off[("Gi1/0/4", 101)] == FWD                  # a row that says FWD is read as printed

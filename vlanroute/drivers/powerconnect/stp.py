@@ -15,10 +15,12 @@ holds for every VLAN. Unknown, and read as such:
 - the 62xx layout (no 62xx capture was found; FW 3.x shares the OS6 CLI's lineage);
 - the other `Sts` words (FASTPATH manuals name the states Disabled, Blocking, Listening,
   Learning, Forwarding [FPSTP]): every word but `FWD` is "blocked", named as printed;
-- how a port with `spanning-tree disable` is printed. The FASTPATH manuals say such a port
-  "forwards traffic while learning MAC addresses" [FPSTP]; a row whose `State` is
-  `Disabled`, or every row under `Spanning tree :Disabled`, is read as `off`, and push then
-  reads the port's link (vlanroute.device.stpstate);
+- how a port with `spanning-tree disable` is printed. The FASTPATH manuals define the state
+  Disabled as "STP is currently disabled on the port. The port forwards traffic while
+  learning MAC addresses" [FPSTP]; so `Sts` `DIS`, a row whose `State` is `Disabled`, and
+  every row under `Spanning tree :Disabled` are read as `off`, and push then reads the
+  port's link (vlanroute.device.stpstate): up is forwarding, down is not (a port whose link
+  is down is Disabled in 802.1D's sense too);
 - whether such a port is listed at all: a port missing from the table counts as `off` too
   (Family.stp_off_unlisted).
 A reply without the `Name ... Sts` header and without the global line is not readable.
@@ -61,8 +63,10 @@ def parse_spanning_tree(text: str, vlans: list[int], lag_prefix: str) -> StpTabl
         sts, mode = row["Sts"], row["State"]
         if sts.upper() == "FWD":
             rows[port] = StpPortState("forwarding", sts)
-        elif global_off or mode.lower() == "disabled":
-            rows[port] = StpPortState("off", f"{sts} (spanning tree {'off on the switch' if global_off else 'disabled on the port'})")
+        elif global_off or mode.lower() == "disabled" or sts.upper() == "DIS":
+            why = "off on the switch" if global_off else "disabled on the port" if mode.lower() == "disabled" \
+                else "state Disabled"
+            rows[port] = StpPortState("off", f"{sts} (spanning tree {why})")
         else:
             rows[port] = StpPortState("blocked", sts)
     if columns is None and not seen_global:
