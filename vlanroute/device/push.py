@@ -7,10 +7,12 @@ push will change on the parsed models and show it, refuse a switch whose running
 touches what the plan manages (vlanroute.device.conflicts), ask the switch about the
 unconfirmed commands it would be sent (context help), then (unless --dry-run) send the
 commands one by one in the loop-safe order (vlanroute.device.order), check that the running
-config is what was predicted, and only then save it. Lines of the running config vlanroute
-does not manage are never sent, changed or compared. If the switch rejects a command, the
-session dies, or the result differs from the prediction, the switch is rolled back to the
-backup (over a new session if needed) and the startup config is left alone. Once the save's
+config is what was predicted and that every inter-switch port it leaves with spanning tree
+off forwards in the VLANs it carries (vlanroute.device.stpstate), and only then save it.
+Lines of the running config vlanroute does not manage are never sent, changed or compared.
+If the switch rejects a command, the session dies, the result differs from the prediction,
+or such a port does not forward, the switch is rolled back to the backup (over a new
+session if needed) and the startup config is left alone. Once the save's
 confirming key is sent, nothing is rolled back: the running config is the verified one and
 the startup config may already be written (SAVE-UNCERTAIN). A failure stops the run:
 switches not yet started are skipped unless --keep-going; `stop()` (Ctrl-C) does the same.

@@ -7,7 +7,8 @@ order and checked, vlanroute.device.order), read the switch's own diff of the pe
 change, commit. Nothing takes effect before the commit, so a rejected command or a lost
 session before it is undone by discarding the transaction: the running config never
 changed, which push checks by reading it back. After the commit the running config is
-read back and compared with the prediction as on any family; if it differs, the restore
+read back and compared with the prediction, and the inter-switch ports' spanning-tree state
+read (vlanroute.device.stpstate), as on any family; if either fails, the restore
 point is loaded (EOS `configure replace checkpoint:`), or, where the CLI has none, the
 inverse commands are committed in a new transaction. Only then is the config saved
 (unless push --no-save: the commit changes the running config only, as on any family).
