@@ -7,10 +7,12 @@ push will change on the parsed models and show it, refuse a switch whose running
 touches what the plan manages (vlanroute.device.conflicts), ask the switch about the
 unconfirmed commands it would be sent (context help), then (unless --dry-run) send the
 commands one by one in the loop-safe order (vlanroute.device.order), check that the running
-config is what was predicted, and only then save it. Lines of the running config vlanroute
-does not manage are never sent, changed or compared. If the switch rejects a command, the
-session dies, or the result differs from the prediction, the switch is rolled back to the
-backup (over a new session if needed) and the startup config is left alone. Once the save's
+config is what was predicted and that every inter-switch port it leaves with spanning tree
+off forwards in the VLANs it carries (vlanroute.device.stpstate), and only then save it.
+Lines of the running config vlanroute does not manage are never sent, changed or compared.
+If the switch rejects a command, the session dies, the result differs from the prediction,
+or such a port does not forward, the switch is rolled back to the backup (over a new
+session if needed) and the startup config is left alone. Once the save's
 confirming key is sent, nothing is rolled back: the running config is the verified one and
 the startup config may already be written (SAVE-UNCERTAIN). A failure stops the run:
 switches not yet started are skipped unless --keep-going; `stop()` (Ctrl-C) does the same.
@@ -37,6 +39,7 @@ from vlanroute.device.credentials import Credentials
 from vlanroute.device import journal as J
 from vlanroute.device.journal import Journal, JournalWriteError, sha256_lines, sha256_text
 from vlanroute.device.statedir import FabricState, now_stamp
+from vlanroute.device import stpstate
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
@@ -366,7 +369,8 @@ class Pusher:
                 return res
             # Every line the apply sends, wrappers and save included (transaction.planned_commands).
             res.diff, res.commands = prep.diff, planned_commands(target.family, prep.commands,
-                                                                 save=self.options.save)
+                                                                 save=self.options.save,
+                                                                 stp=stpstate.read_commands(target, prep.predicted))
             res.prep, res.final_text = prep, running_text
             res.running_canonical = _canonical(target, prep.running)
             if previous is not None and res.running_canonical != previous.running_canonical:
@@ -538,6 +542,8 @@ class Pusher:
                          if d[:1] in "+-" and d[:3] not in ("+++", "---")]
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
+            elif blocked := stpstate.check(target, session.run, prep.predicted):
+                problem = stpstate.problem(blocked)       # issue 41 item 10: a tree would be cut
             else:
                 # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
                 res.commands_sent, res.final_text = sent, text

@@ -7,7 +7,8 @@ order and checked, vlanroute.device.order), read the switch's own diff of the pe
 change, commit. Nothing takes effect before the commit, so a rejected command or a lost
 session before it is undone by discarding the transaction: the running config never
 changed, which push checks by reading it back. After the commit the running config is
-read back and compared with the prediction as on any family; if it differs, the restore
+read back and compared with the prediction, and the inter-switch ports' spanning-tree state
+read (vlanroute.device.stpstate), as on any family; if either fails, the restore
 point is loaded (EOS `configure replace checkpoint:`), or, where the CLI has none, the
 inverse commands are committed in a new transaction. Only then is the config saved
 (unless push --no-save: the commit changes the running config only, as on any family).
@@ -15,14 +16,14 @@ inverse commands are committed in a new transaction. Only then is the config sav
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, UTC
 import re
 from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
                                       SAVE_UNCERTAIN)
-from vlanroute.device import readback
+from vlanroute.device import readback, stpstate
 from vlanroute.device.journal import JournalWriteError
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
 from vlanroute.drivers.family import Family, Transaction
@@ -45,12 +46,13 @@ _READ_BACK = ("end", "show running-config")
 
 
 def planned_commands(family: Family, commands: list[str], *, save: bool = True,
-                     name: str | None = None) -> list[str]:
+                     name: str | None = None, stp: Sequence[str] = ()) -> list[str]:
     """Every line push sends to apply `commands` (the rendered lines, `configure` ... `end`,
     with their fixups) when all goes well, in send order: for a family with a transaction
     the restore point, the transaction's opening (OS10 `lock`, `start transaction`), the
     lines, the switch's diff, the commit (and `unlock`); then the read-back of the running
-    config, the save (with the key that answers its question, where it asks one) unless
+    config and the spanning-tree state's read (`stp`: vlanroute.device.stpstate.read_commands),
+    the save (with the key that answers its question, where it asks one) unless
     `save` is False (push --no-save), and the restore point's removal. This is what
     `push --dry-run --show-commands` lists (docs/push.md); `name`: the transaction's, else
     PREVIEW_NAME. Not listed: the read-only pre-flight before (`show running-config`,
@@ -62,7 +64,7 @@ def planned_commands(family: Family, commands: list[str], *, save: bool = True,
         saving = ["end", cli.save_command] + ([cli.save_answer or "y"] if cli.save_confirm else [])
     tx = family.transaction
     if tx is None:
-        return [*commands, *_READ_BACK, *saving]
+        return [*commands, *_READ_BACK, *stp, *saving]
     label = name or PREVIEW_NAME
 
     def fmt(lines: tuple[str, ...]) -> list[str]:
@@ -72,7 +74,7 @@ def planned_commands(family: Family, commands: list[str], *, save: bool = True,
     sent: list[str] = []
     for i, part in enumerate(parts):
         sent += [*fmt(tx.begin), *part, *([tx.diff] if tx.diff and i == 0 else []), *fmt(tx.commit)]
-    return [*fmt(tx.checkpoint), *sent, *_READ_BACK, *saving, *fmt(tx.cleanup)]
+    return [*fmt(tx.checkpoint), *sent, *_READ_BACK, *stp, *saving, *fmt(tx.cleanup)]
 
 
 def body(tx: Transaction, commands: list[str]) -> list[str]:
@@ -100,7 +102,8 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
         return [c.format(name=name) for c in commands]
 
     commands = body(tx, prep.commands)
-    res.commands = planned_commands(target.family, prep.commands, save=save, name=name)
+    res.commands = planned_commands(target.family, prep.commands, save=save, name=name,
+                                    stp=stpstate.read_commands(target, prep.predicted))
     want_before = canonical(prep.running_text)
     ui.total(target.name, len(commands))
     try:
@@ -164,6 +167,16 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
     if check.differences:
         return _restore(target, session, tx, fmt, prep, res, "running config after the commit differs from "
                         "the prediction: " + "; ".join(check.differences[:3]), want_before, canonical, reconnect)
+    # Issue 41 item 10: every inter-switch port the plan has forwarding must forward.
+    ui.status(target.name, "checking spanning tree")
+    try:
+        blocked = stpstate.check(target, session.run, prep.predicted)
+    except SessionError as exc:
+        return _restore(target, None, tx, fmt, prep, res, f"cannot read the spanning-tree state: {exc}",
+                        want_before, canonical, reconnect)
+    if blocked:
+        return _restore(target, session, tx, fmt, prep, res, stpstate.problem(blocked), want_before,
+                        canonical, reconnect)
     note = ("; note: " + "; ".join(check.notes[:2]) + (f" (and {len(check.notes) - 2} more)"
                                                         if len(check.notes) > 2 else "")) if check.notes else ""
     if not save:

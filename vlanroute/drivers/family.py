@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Literal
 
 
 from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
@@ -161,6 +162,29 @@ class LldpNeighbor:
     @property
     def truncated(self) -> bool:
         return self.system_name.endswith("...")
+
+
+@dataclass(frozen=True)
+class StpPortState:
+    """What a switch's spanning-tree table says of one bridge port in one VLAN
+    (`Family.parse_stp_state`): `forwarding`; `blocked` (any other state the table names:
+    discarding, blocking, learning ...); `off` (the table says spanning tree does not run on
+    the port, so it cannot say whether the port forwards: push then reads the port's link).
+    `shown` is the state as the switch printed it, for messages."""
+
+    verdict: Literal["forwarding", "blocked", "off"]
+    shown: str
+
+
+@dataclass(frozen=True)
+class StpTable:
+    """`Family.parse_stp_state`'s answer. `states`: (port or LAG, VLAN) -> its state, for the
+    rows the replies hold. `readable` False: a reply is not in the layout the reader knows
+    (then nothing in it is taken as forwarding); `why` says what was wrong."""
+
+    states: Mapping[tuple[PortRef, int], StpPortState]
+    readable: bool = True
+    why: str = ""
 
 
 class LineRole(Enum):
@@ -332,6 +356,22 @@ class Family:
         in the plan, so that `Et1` and `Ethernet1` are one port. Default: as given (the Dell
         62xx / OS6 tables print the names the plan uses)."""
         return text
+
+    # -- spanning-tree state after a push (vlanroute.device.stpstate) -------------------------
+    # A port vlanroute switched spanning tree off on may be left out of the family's table
+    # (OS10 `show spanning-tree active` lists the "RSTP-active interfaces" only): True, such
+    # a port missing from it counts as `off` (its link decides); False, as not readable.
+    stp_off_unlisted: bool = False
+
+    def stp_state_commands(self, vlans: list[int]) -> list[str]:
+        """The read-only commands that show the spanning-tree state of every port in `vlans`
+        (docs/platforms/<family>.md, "Spanning-tree state"); []: none known."""
+        return []
+
+    def parse_stp_state(self, replies: list[str], vlans: list[int]) -> StpTable:
+        """The replies to `stp_state_commands(vlans)`, in order -> the state of each (port,
+        VLAN) they show, ports and LAGs in the plan's names (LagPort for a LAG)."""
+        raise NotImplementedError(f"{self.name}: no spanning-tree state reader")
 
     # -- audit -----------------------------------------------------------------------------
     address_table_command: str | None = None

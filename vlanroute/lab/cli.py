@@ -20,6 +20,8 @@ sources on docs/platforms/powerconnect-62xx.md and dell-os6.md, and a behaviour 
 - `show version`, `show system`, `show interfaces status` in each CLI's layout;
 - `show lldp remote-device all` / `detail PORT` in the OS6 layout [NPD], [OS6F] (62xx: assumed
   the same), the neighbours coming from a cabling file (vlanroute.lab.wiring);
+- `show spanning-tree` in the OS6 layout [OS6STP] (62xx: assumed the same), the states the
+  emulator's own (it runs no spanning tree; lab/state.py `spanning_tree`);
 - context help: `?` is acted on at once, without Enter; the help is printed and the line
   is shown again without the `?` (as on other Cisco-like CLIs [NKI]; the Dell format of
   the listing is not in any source: assumed).
@@ -33,7 +35,7 @@ import re
 from vlanroute.drivers.powerconnect.cli import (BLOCK_OPEN, IF_BLOCK_OPEN, CliSyntaxError,
                                                 expand_port_range, parse_vlan_ids)
 from vlanroute.lab.state import (GLOBALS, INTERFACES, VLANS, PortState, SwitchState, address_table,
-                                 lldp_detail, lldp_summary, running_config)
+                                 lldp_detail, lldp_summary, running_config, spanning_tree)
 
 INVALID = "% Invalid input detected at '^' marker."       # with a caret line before it [FS]
 VLAN_WARNING = ("Warning: The use of large numbers of VLANs or interfaces may cause significant\n"
@@ -110,6 +112,7 @@ class Interpreter:
     block_return: str = "config"
     vlan_id: int = 0                             # OS6 `vlan N` sub-mode
     seeding: bool = False                        # loading a seed config (FakeSwitch.seed)
+    stp_blocking: re.Pattern[str] | None = None  # fault knob: ports `show spanning-tree` prints blocked
 
     os6 = False
 
@@ -208,6 +211,8 @@ class Interpreter:
             return Reply(self._page(address_table(self.state, os6=self.os6)))
         if args == ["lldp", "remote-device", "all"]:
             return Reply(self._page(lldp_summary(self.state)))
+        if args == ["spanning-tree"]:
+            return Reply(self._page(spanning_tree(self.state, os6=self.os6, blocking=self.stp_blocking)))
         if args[:3] == ["lldp", "remote-device", "detail"] and len(args) == 4:
             if args[3] not in self.state.ports:
                 raise CommandRejected(INVALID)

@@ -27,19 +27,22 @@ marked "(assumed)" is this emulator's own choice where no source shows the real 
   [FAKESW] (no real capture seen);
 - `show lldp neighbors`: counter lines, header, dashed line, one row per neighbour of the
   wired cables (vlanroute.lab.wiring), local port short (`Et1`), names whole [NTC]; a
-  host's MAC Port ID printed dotted, as EOS prints MACs (assumed).
+  host's MAC Port ID printed dotted, as EOS prints MACs (assumed);
+- `show spanning-tree topology vlan N status | json` in the JSON of Arista's tests [ANTA],
+  the states the emulator's own (stp_topology); the text form is not emulated.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from vlanroute.lab.state import LldpEntry, MacEntry, dotted
 from vlanroute.lab.trunkswitch import (CliSpec, Rejected, Reply, TrunkInterpreter, TrunkPort,
-                                       TrunkState, TrunkSwitchData, load_lines)
+                                       TrunkState, TrunkSwitchData, bridge_ports, load_lines)
 from vlanroute.vlanlist import format_vlan_list
 
 INVALID = "% Invalid input"
@@ -266,6 +269,8 @@ class EosInterpreter(TrunkInterpreter):
             return mac_table(sw.state)
         if args == ["lldp", "neighbors"]:
             return lldp_neighbors(sw.lldp)
+        if m := re.fullmatch(r"spanning-tree topology vlan (\d+) status \| json", " ".join(args)):
+            return stp_topology(sw.state, sw.lldp, int(m.group(1)), self.stp_blocking)
         raise Rejected(INVALID)
 
     def _diff(self, name: str) -> str:
@@ -454,6 +459,38 @@ def load(text: str, ports, hostname: str, model: str,  # type: ignore[no-untyped
     load_lines(cli, text, source=source, switch_name="EOS", skip=("end",))   # `end` closes the file
     data.state.mac_table = list(mac_table or [])
     return data.state
+
+
+def _carries(p: EosPort, vlan: int) -> bool:
+    if p.mode == "trunk":
+        return p.allowed is None or vlan in p.allowed
+    return p.mode == "access" and p.access_vlan == vlan
+
+
+def stp_topology(state: EosState, lldp: list[LldpEntry], vlan: int, blocking: re.Pattern[str] | None) -> str:
+    """`show spanning-tree topology vlan N status | json` in the JSON of Arista's own tests
+    [ANTA]: `unmappedVlans`, then the VLAN's topology (`Cist` under MSTP or RSTP, `VlN` under
+    rapid-pvst, `NoStp` under `spanning-tree mode none`; the MSTP name as in [ANTA]'s data,
+    the others assumed) with its `vlans` and one `{"state": ...}` per bridge port carrying
+    VLAN N (`Ethernet1`, `Port-Channel1`); a VLAN that does not exist has no topology. The
+    emulator runs no spanning tree: a carrying port whose link is up is `forwarding`, a
+    bpdufilter port too (what issue 41 item 10 asks of a real switch: assumed here), a port
+    whose link is down is not listed (assumed). `blocking` (Faults.stp_blocking): matching
+    ports are `discarding`, as [ANTA]'s data prints a blocked port."""
+    if vlan not in state.vlans:
+        return json.dumps({"unmappedVlans": [], "topologies": {}}, indent=4) + "\n"
+    name = {"none": "NoStp", "rapid-pvst": f"Vl{vlan}"}.get(state.stp_mode, "Cist")
+    vlans = [vlan] if state.stp_mode == "rapid-pvst" else sorted(state.vlans)
+    interfaces: dict[str, dict[str, str]] = {}
+    for port_name, port, up in bridge_ports(state, lldp, "Port-Channel{}"):
+        if not _carries(port, vlan):
+            continue
+        if blocking is not None and blocking.fullmatch(port_name):
+            interfaces[port_name] = {"state": "discarding"}
+        elif up:
+            interfaces[port_name] = {"state": "forwarding"}
+    topology = {"vlans": vlans, "interfaces": interfaces}
+    return json.dumps({"unmappedVlans": [], "topologies": {name: topology}}, indent=4) + "\n"
 
 
 def mac_table(state: EosState) -> str:

@@ -39,7 +39,9 @@ marks this emulator's own choice where no source shows the real switch:
   layout of a real S5248F-ON capture [ARC], names in full, `Not Advertised` for a host
   without a name, blocks separated by a dashed line and a blank line, none after the last;
   the TTL, timers, `Remote Port Description` and `Remote System Desc` values are the
-  emulator's own (assumed).
+  emulator's own (assumed);
+- `show spanning-tree active` in the User Guide's layout [UG10.5], [MXGUIDE], listing only
+  the ports spanning tree runs on; the states the emulator's own (spanning_tree_active).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from typing import ClassVar
 
 from vlanroute.lab.state import LldpEntry
 from vlanroute.lab.trunkswitch import (CliSpec, Rejected, Reply, TrunkInterpreter, TrunkPort,
-                                       TrunkState, TrunkSwitchData, load_lines)
+                                       TrunkState, TrunkSwitchData, bridge_ports, load_lines)
 from vlanroute.vlanlist import format_vlan_list
 
 INVALID = "% Error: Unrecognized command."            # (assumed wording; `% Error` is confirmed [UG])
@@ -223,6 +225,61 @@ def lldp_neighbors_detail(entries: list[LldpEntry]) -> str:
     return ("\n" + "-" * 75 + "\n\n").join(blocks) + ("\n" if blocks else "")
 
 
+def _carries(p: Os10Port, vlan: int) -> bool:
+    if p.mode == "trunk":
+        return vlan in p.allowed or p.access_vlan == vlan
+    return p.mode == "access" and p.access_vlan == vlan
+
+
+def spanning_tree_active(state: Os10State, lldp: list[LldpEntry], blocking: re.Pattern[str] | None) -> str:
+    """`show spanning-tree active` in the layout of the User Guide's examples [UG10.5],
+    [MXGUIDE]: the protocol line (the mode of a kept `spanning-tree mode X` line, else
+    `rapid-pvst`, OS10's default), then under RPVST+ one section per VLAN (`VLAN N`, root and
+    bridge lines, the two tables), under another mode one section for all. Only the ports
+    spanning tree runs on are listed ("RSTP-active interfaces" [UG10.5]): a port with
+    `spanning-tree disable` is not. The emulator runs no spanning tree: a listed port whose
+    link is up is `FWD` (`Desg`), one whose link is down is not listed (assumed);
+    `spanning-tree disable` on the whole switch prints nothing (assumed). `blocking`
+    (Faults.stp_blocking): matching ports carrying the VLAN are listed `BLK` (`Altr`), as
+    the guide prints a blocked port, whatever their config says."""
+    if state.stp_disabled:
+        return ""
+    mode = next((c[0].split()[-1] for c in state.head if c and c[0].startswith("spanning-tree mode ")), "rapid-pvst")
+    ports = bridge_ports(state, lldp, "port-channel{}")
+
+    def table(vlans: list[int]) -> list[str]:
+        rows: list[tuple[str, str, str]] = []
+        for name, port, up in ports:
+            if not any(_carries(port, v) for v in vlans):
+                continue
+            if blocking is not None and blocking.fullmatch(name):
+                rows.append((name, "BLK", "Altr"))
+            elif up and not port.stp_disabled:
+                rows.append((name, "FWD", "Desg"))
+        ident = {name: f"128.{i}" for i, (name, _, _) in enumerate(ports, start=1)}
+        out = ["Interface                                                  Designated",
+               "Name           PortID   Prio  Cost  Sts  Cost  Bridge ID              PortID",
+               "-" * 78]
+        out += [f"{n:<14} {ident[n]:<8} 128   500   {sts:<4} 0     32769 90b1.1cf4.a625   {ident[n]}"
+                for n, sts, _ in rows]
+        out += ["Interface", "Name           Role  PortID   Prio  Cost  Sts  Cost  Link-type  Edge", "-" * 70]
+        out += [f"{n:<14} {role:<5} {ident[n]:<8} 128   500   {sts:<4} 0     AUTO       No" for n, sts, role in rows]
+        return out
+
+    root = ["Executing IEEE compatible Spanning Tree Protocol",
+            "Root ID    Priority 32769, Address 90b1.1cf4.a625",
+            "Root Bridge hello time 2, max age 20, forward delay 15",
+            "Bridge ID    Priority 32769, Address 90b1.1cf4.a625",
+            "Configured hello time 2, max age 20, forward delay 15"]
+    lines = [f"Spanning tree enabled protocol {mode} with force-version rstp"]
+    if mode == "rapid-pvst":
+        for vlan in sorted(state.vlans):
+            lines += [f"VLAN {vlan}", *root, *table([vlan])]
+    else:
+        lines += [*root, *table(sorted(state.vlans))]
+    return "\n".join(lines) + "\n"
+
+
 _SESSIONS = iter(range(1, 1 << 30))
 
 
@@ -358,6 +415,8 @@ class Os10Interpreter(TrunkInterpreter):
             return lldp_neighbors(sw.lldp)
         if args == ["lldp", "neighbors", "detail"]:
             return lldp_neighbors_detail(sw.lldp)
+        if args == ["spanning-tree", "active"]:
+            return spanning_tree_active(sw.state, sw.lldp, self.stp_blocking)
         raise Rejected(INVALID)
 
     # -- configuration ------------------------------------------------------------------

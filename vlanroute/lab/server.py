@@ -62,6 +62,10 @@ class Faults:
                                      # (blocks the whole farm's event loop: for tests only)
     ignore: str | None = None        # EOS, OS10: regex of commands accepted without effect
     unprinted: str | None = None     # EOS: regex of lines in effect but printed only by `show running-config all`
+    # regex of port names (as the switch prints them: `1/g47`, `ch1`, `Te1/0/5`, `Po1`,
+    # `Ethernet1`, `Port-Channel1`, `ethernet1/1/1`, `port-channel1`) that the spanning-tree
+    # table shows blocked in every VLAN, whatever the config says
+    stp_blocking: str | None = None
 
 
 def _model(platform: Platform) -> str:
@@ -122,6 +126,8 @@ class FakeSwitch:
     def interpreter(self, **kw: object) -> Any:
         cls = EMULATED[self.platform.family]
         model = _model(self.platform)
+        if self.faults.stp_blocking:
+            kw["stp_blocking"] = re.compile(self.faults.stp_blocking)
         if self.eos is not None:
             kw.pop("ignore_paging_off", None)
             if self.faults.ignore:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import copy
+import re
 
 from vlanroute.drivers.powerconnect.cli import format_vlan_ids
 
@@ -268,3 +269,41 @@ def lldp_detail(state: SwitchState, port: str) -> str:
                 "System Capabilities Supported:", "System Capabilities Enabled:",
                 "Time to Live: 105 seconds"]
     return "\n".join(out) + "\n\n"
+
+
+def spanning_tree(state: SwitchState, *, os6: bool, blocking: re.Pattern[str] | None = None) -> str:
+    """`show spanning-tree` in the layout of a real OS6 switch [OS6STP]: the global line,
+    the root and bridge blocks, `Interfaces`, then `Name State Prio.Nbr Cost Sts Role
+    Restricted` with one row per bridge port (ports outside a LAG, then LAGs with members;
+    62xx `ch1`, OS6 `Po1`). The 62xx layout is assumed the same. The emulator runs no
+    spanning tree: a port under it prints `Enabled ... FWD Desg` when its link is up and
+    `DIS Disb` when down; a port with `spanning-tree disable` (or every port under `no
+    spanning-tree`) prints `Disabled ... DIS Disb` (assumed: no capture shows such a port).
+    `blocking` (fault knob Faults.stp_blocking): the ports whose name it matches print
+    `Enabled ... BLK Altn` whatever their config says, as a switch blocking them would."""
+    on = "Enabled" if state.stp_enabled else "Disabled"
+    lines = ["", f"Spanning tree :{on} - BPDU Flooding :Disabled - Portfast BPDU filtering :Disabled - mode :rstp",
+             "CST Regional Root:        80:00:00:10:18:00:00:01", "Regional Root Path Cost:  0",
+             "ROOT ID", "              Priority        32768", "              Address         0010.1800.0001",
+             "              This Switch is the Root.",
+             "              Hello Time 2 Sec Max Age 20 sec Forward Delay 15 sec TxHoldCount 6 sec",
+             "Interfaces", "", "Name     State    Prio.Nbr  Cost      Sts  Role  Restricted",
+             "------   -------- --------- --------- ---- ----- ----------"]
+    up = state.links_up()
+    lags_up = state.lags_up()
+    rows: list[tuple[str, PortState, bool]] = [(n, p, n in up) for n, p in state.ports.items()
+                                               if p.channel_group is None]
+    members = {p.channel_group for p in state.ports.values() if p.channel_group is not None}
+    rows += [(f"{'Po' if os6 else 'ch'}{n}", lag, n in lags_up) for n, lag in sorted(state.lags.items())
+             if n in members]
+    for number, (name, port, link) in enumerate(rows, start=1):
+        if blocking is not None and blocking.fullmatch(name):
+            mode, sts, role = "Enabled", "BLK", "Altn"
+        elif not state.stp_enabled or port.stp_disabled:
+            mode, sts, role = "Disabled", "DIS", "Disb"
+        elif link:
+            mode, sts, role = "Enabled", "FWD", "Desg"
+        else:
+            mode, sts, role = "Enabled", "DIS", "Disb"
+        lines.append(f"{name:<8} {mode:<8} {f'128.{number}':<9} {'20000':<9} {sts:<4} {role:<5} No")
+    return "\n".join(lines) + "\n\n"

@@ -102,6 +102,7 @@ class TrunkInterpreter:
     lacks: re.Pattern[str] | None = None
     mode: str = "priv"                      # priv | config | if | vlan | block (| heredoc: EOS)
     ignore: re.Pattern[str] | None = None   # fault knob: commands accepted without effect
+    stp_blocking: re.Pattern[str] | None = None   # fault knob: ports the spanning-tree state shows blocked
     targets: list[str] = field(default_factory=list)   # the open ports: a port's name or "Po1"
     block: list[str] | None = None
     seeding: bool = False
@@ -261,6 +262,18 @@ class TrunkInterpreter:
     @property
     def state(self) -> Any:
         raise NotImplementedError
+
+
+def bridge_ports(state: TrunkState, lldp: list[LldpEntry], lag_name: str) -> list[tuple[str, Any, bool]]:
+    """The bridge ports of a config as the spanning-tree tables name them, each with its
+    link: every port that is not a LAG member (up when a cable of the lab is plugged in, its
+    LLDP neighbour heard), then every LAG (`lag_name` formats its id; up when a member is)."""
+    up = {e.port for e in lldp}
+    out: list[tuple[str, Any, bool]] = [(n, p, n in up) for n, p in state.ports.items() if p.channel_group is None]
+    for lag_id, lag in sorted(state.lags.items()):
+        members = [n for n, p in state.ports.items() if p.channel_group == lag_id]
+        out.append((lag_name.format(lag_id), lag, any(n in up for n in members)))
+    return out
 
 
 def load_lines(cli: TrunkInterpreter, text: str, *, source: str, switch_name: str,

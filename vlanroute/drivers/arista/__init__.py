@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.drivers.arista import show
-from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, Transaction, Unprinted
+from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, StpTable, Transaction, Unprinted
 from vlanroute.drivers.trunkdelta import TrunkSyntax
 from vlanroute.drivers.trunkfamily import ShowReaders, TrunkFamily
 from vlanroute.drivers.trunkmode import TrunkDialect
@@ -118,7 +118,8 @@ class AristaEos(TrunkFamily):
         push=True, preview=True, audit=True)
     unconfirmed = (
         "spanning-tree bpdufilter enable as 'spanning tree off' on inter-switch ports (syntax "
-        "confirmed; that the port then forwards in every VLAN is not)",
+        "confirmed; that the port then forwards in every VLAN is not: push reads its state "
+        "after every change and does not save while it is not forwarding)",
         "port-channel load-balance trident fields ip ... on a 7050 (seen on a 7060CX2 only)",
         "channel-group N mode on printed as given (seen on a 7060CX2 only)",
     )
@@ -166,6 +167,17 @@ class AristaEos(TrunkFamily):
     syntax = SYNTAX
     readers = ShowReaders(show.facts, show.parse_address_table, show.parse_lldp_neighbors)
     vlan_line = r"vlan \d+"
+
+    # A bpdufilter port stays in the spanning tree (MSTP), so the topology lists it with its
+    # real state; a port spanning tree does not run on is listed under `NoStp` [ANTA]. A port
+    # missing from a VLAN's topology is therefore not read as forwarding.
+    stp_off_unlisted = False
+
+    def stp_state_commands(self, vlans: list[int]) -> list[str]:
+        return [show.stp_topology_command(v) for v in vlans]
+
+    def parse_stp_state(self, replies: list[str], vlans: list[int]) -> StpTable:
+        return show.parse_stp_topology(replies, vlans)
 
 
 ARISTA_EOS = AristaEos()

@@ -1,6 +1,7 @@
 """Arista EOS show output as vlanroute reads it: the learned-MAC table (`show mac
-address-table`), LLDP neighbours (`show lldp neighbors`) and pre-flight facts (`show
-version`, `show interfaces status`). Layouts: docs/platforms/arista-eos.md.
+address-table`), LLDP neighbours (`show lldp neighbors`), pre-flight facts (`show
+version`, `show interfaces status`) and the spanning-tree state after a push (`show
+spanning-tree topology vlan N status | json`). Layouts: docs/platforms/arista-eos.md.
 
 `show mac address-table` rows: `Vlan  Mac Address  Type  Ports  Moves  Last Move`, e.g.
 `  22    0013.0100.0002    DYNAMIC     Po300      1       0:10:37 ago` (Last Move may hold
@@ -10,10 +11,11 @@ and `Vx1` rows are not bridge ports. `show lldp neighbors`: see parse_lldp_neigh
 
 from __future__ import annotations
 
+import json
 import re
 
 from vlanroute.drivers.common import normalize_mac
-from vlanroute.drivers.family import LldpNeighbor, ShowCommand, SwitchFacts
+from vlanroute.drivers.family import LldpNeighbor, ShowCommand, StpPortState, StpTable, SwitchFacts
 from vlanroute.model.bridge import LagPort, PortRef
 
 _MAC_ROW = re.compile(r"^\s*(\d+)\s+([0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})\s+"
@@ -102,3 +104,47 @@ def facts(running_config: str, show: ShowCommand) -> SwitchFacts:
     if ports:
         sources["ports"] = "show interfaces status"
     return SwitchFacts(model=model, firmware=firmware, ports=ports, sources=sources)
+
+
+def stp_topology_command(vlan: int) -> str:
+    """The spanning-tree state of every port in one VLAN, as JSON: the command of Arista's
+    own test `VerifySTPForwardingPorts` [ANTA], with the `| json` pipe NAPALM's EOS driver
+    adds to every command it sends over SSH [NAPALM] (`_run_commands`)."""
+    return f"show spanning-tree topology vlan {vlan} status | json"
+
+
+def parse_stp_topology(replies: list[str], vlans: list[int]) -> StpTable:
+    """The replies to `stp_topology_command(v)` for each v of `vlans` -> (port, VLAN) ->
+    state. The JSON [ANTA] (`tests/units/anta_tests/test_stp.py`): `{"unmappedVlans": [],
+    "topologies": {"Mst10": {"vlans": [10], "interfaces": {"Ethernet10": {"state":
+    "forwarding"}, ...}}}}`; a topology is `MstN`, `Cist`, `VlN` or `NoStp` (the VLANs
+    spanning tree does not run in, its ports printed `forwarding`); a blocked port reads
+    `"state": "discarding"`. The topology of VLAN v is the one whose `vlans` list holds v
+    (as ANTA reads it); if none lists v, a reply of one topology without a `vlans` list is
+    taken as v's, since the command asked for v alone. Interfaces that are not bridge ports
+    of the plan (`Cpu`, `Vxlan1`, `PeerEthernet3`) are passed over. A reply that is not
+    such JSON is not readable; `{"topologies": {}}` (no instance for v, as ANTA treats it)
+    lists no port."""
+    states: dict[tuple[PortRef, int], StpPortState] = {}
+    for vlan, reply in zip(vlans, replies):
+        text = reply.strip()
+        try:
+            data = json.loads(text[text.find("{"):text.rfind("}") + 1] if "{" in text else text)
+            topologies = data["topologies"]
+            if not isinstance(topologies, dict):
+                raise TypeError("topologies is not a mapping")
+        except (ValueError, KeyError, TypeError) as exc:
+            return StpTable(states, False, f"`{stp_topology_command(vlan)}` did not answer the JSON of "
+                                           f"`topologies` ({type(exc).__name__}: {str(exc)[:80]})")
+        chosen = [t for t in topologies.values() if isinstance(t, dict) and vlan in (t.get("vlans") or [])]
+        if not chosen and len(topologies) == 1:
+            only = next(iter(topologies.values()))
+            chosen = [only] if isinstance(only, dict) and "vlans" not in only else []
+        for topology in chosen:
+            for name, info in (topology.get("interfaces") or {}).items():
+                port = long_port(name)
+                state = info.get("state") if isinstance(info, dict) else None
+                if port is None or not isinstance(state, str):
+                    continue
+                states[(port, vlan)] = StpPortState("forwarding" if state == "forwarding" else "blocked", state)
+    return StpTable(states)

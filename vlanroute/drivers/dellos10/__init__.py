@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import re
 
 from vlanroute.drivers.dellos10 import show
-from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, Transaction
+from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, StpTable, Transaction
 from vlanroute.drivers.trunkdelta import TrunkSyntax
 from vlanroute.drivers.trunkfamily import ShowReaders, TrunkFamily
 from vlanroute.drivers.trunkmode import TrunkDialect
@@ -155,6 +155,16 @@ class DellOS10(TrunkFamily):
     readers = ShowReaders(show.facts, show.parse_address_table, show.parse_lldp_neighbors_detail)
     vlan_line = r"interface vlan ?\d+"
     config_enter = "configure terminal"
+
+    # `show spanning-tree active` lists the ports spanning tree runs on [UG10.5]: a port
+    # with `spanning-tree disable` is not in it, and its link decides (device/stpstate.py).
+    stp_off_unlisted = True
+
+    def stp_state_commands(self, vlans: list[int]) -> list[str]:
+        return [show.STP_COMMAND]
+
+    def parse_stp_state(self, replies: list[str], vlans: list[int]) -> StpTable:
+        return show.parse_spanning_tree_active(replies[0], vlans)
 
 
     def advice(self, vlans_by_switch: Mapping[str, int]) -> list[str]:

@@ -1,6 +1,7 @@
 """Dell OS10 show output as vlanroute reads it: the learned-MAC table (`show mac
 address-table`), LLDP neighbours (`show lldp neighbors detail`), pre-flight facts (`show
-version`, `show interface status`). Layouts: docs/platforms/dell-os10.md.
+version`, `show interface status`) and the spanning-tree state after a push (`show
+spanning-tree active`). Layouts: docs/platforms/dell-os10.md.
 
 `show mac address-table` rows: `VlanId  Mac Address  Type  Interface`, e.g. `54
 00:50:56:af:12:f5   dynamic     port-channel1` or `... ethernet1/1/12:1`, after an optional
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 
 from vlanroute.drivers.common import normalize_mac
-from vlanroute.drivers.family import LldpNeighbor, ShowCommand, SwitchFacts
+from vlanroute.drivers.family import LldpNeighbor, ShowCommand, StpPortState, StpTable, SwitchFacts
 from vlanroute.model.bridge import LagPort, PortRef
 
 _MAC = r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}"
@@ -103,3 +104,60 @@ def facts(running_config: str, show: ShowCommand) -> SwitchFacts:
     if ports:
         sources["ports"] = "show interface status"
     return SwitchFacts(model=model, firmware=firmware, ports=ports, sources=sources)
+
+
+STP_COMMAND = "show spanning-tree active"
+_STP_PROTOCOL = re.compile(r"^\s*Spanning tree enabled protocol (\S+)", re.IGNORECASE)
+_STP_VLAN = re.compile(r"^\s*VLAN (\d+)\s*$")
+_PORT_ID = re.compile(r"^\d+\.\d+$")
+
+
+def parse_spanning_tree_active(text: str, vlans: list[int]) -> StpTable:
+    """`show spanning-tree active` -> (port, VLAN) -> state, in the layout of the OS10 User
+    Guide's examples [UG10.5], [MXGUIDE]: `Spanning tree enabled protocol rstp ...` (or
+    `rapid-pvst`, then one section per VLAN under a `VLAN 1` line), the root and bridge
+    lines, then two tables whose rows name the port and, three columns after its `PortID`
+    (`128.282`), its state `Sts`: `FWD` (forwarding), `BLK` (blocked), e.g.
+    `ethernet1/1/6:4   128.283  128   2000  BLK  0  32768 3417.4455.667f  128.153` and
+    `ethernet1/1/6:4   Altr  128.283 128  2000 BLK 0  AUTO  No`. Under RSTP a row holds for
+    every VLAN; under RPVST+ for its section's VLAN. The command lists "RSTP-active
+    interfaces" only [UG10.5], so a port with `spanning-tree disable` is not in it
+    (Family.stp_off_unlisted). Other modes (MST) print no example in a source read: a row
+    outside a VLAN section under them is read as blocked, its VLANs not being shown. A
+    blank reply (no active port: assumed) lists nothing; a reply that is neither blank nor
+    opens with the protocol line is not readable."""
+    protocol: str | None = None
+    vlan: int | None = None
+    states: dict[tuple[PortRef, int], StpPortState] = {}
+    for line in text.splitlines():
+        if m := _STP_PROTOCOL.match(line):
+            protocol = m.group(1).lower()
+            continue
+        if m := _STP_VLAN.match(line):
+            vlan = int(m.group(1))
+            continue
+        words = line.split()
+        port = port_ref(words[0]) if words else None
+        at = next((i for i, w in enumerate(words[1:3], start=1) if _PORT_ID.match(w)), None)
+        if port is None or at is None or len(words) <= at + 3:
+            continue
+        sts = words[at + 3]
+        if vlan is not None:
+            targets = [vlan] if vlan in vlans else []
+        else:
+            targets = list(vlans)
+        for v in targets:
+            if vlan is None and protocol != "rstp":
+                state = StpPortState("blocked", f"{sts} (spanning-tree mode {protocol or 'unknown'}: the "
+                                                "table does not show which VLANs this row is for)")
+            else:
+                state = StpPortState("forwarding" if sts.upper() == "FWD" else "blocked", sts)
+            # A port is in both tables of a section; a disagreement is read as not forwarding.
+            prev = states.get((port, v))
+            if prev is None or prev.verdict == "forwarding":
+                states[(port, v)] = state
+    if protocol is None and text.strip():
+        first = next(line.strip() for line in text.splitlines() if line.strip())
+        return StpTable({}, False, f"`{STP_COMMAND}` did not print `Spanning tree enabled protocol ...` "
+                                   f"({first[:80]})")
+    return StpTable(states)

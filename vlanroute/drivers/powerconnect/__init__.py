@@ -11,8 +11,8 @@ but no rollback yet. Bracketed keys are the sources on docs/platforms/<family>.m
 from __future__ import annotations
 
 from vlanroute.drivers.family import (CanonicalLine, Capabilities, CliDialog, Family, LldpNeighbor, Probe,
-                                      PushLine, ShowCommand, SwitchFacts)
-from vlanroute.drivers.powerconnect import address_table, delta, facts, lines, lldp, parser, target
+                                      PushLine, ShowCommand, StpTable, SwitchFacts)
+from vlanroute.drivers.powerconnect import address_table, delta, facts, lines, lldp, parser, stp, target
 from vlanroute.drivers.powerconnect.cli import interface_command, lag_label_62xx, lag_label_os6
 from vlanroute.drivers.powerconnect.defaults import OS6_DEFAULTS, PC62XX_DEFAULTS
 from vlanroute.model.bridge import PortRef, SwitchConfig
@@ -103,6 +103,16 @@ class _GeneralMode(_DellLldp, Family):
 
     def parse_address_table(self, text: str) -> dict[tuple[int, str], PortRef]:
         return address_table.parse_address_table(text, self._lag_prefix)
+
+    # `show spanning-tree`: one table for every VLAN (drivers/powerconnect/stp.py); a port
+    # with spanning tree disabled may not be listed (no source shows it).
+    stp_off_unlisted = True
+
+    def stp_state_commands(self, vlans: list[int]) -> list[str]:
+        return [stp.COMMAND]
+
+    def parse_stp_state(self, replies: list[str], vlans: list[int]) -> StpTable:
+        return stp.parse_spanning_tree(replies[0], vlans, self._lag_prefix)
 
 
 class PowerConnect62xx(_GeneralMode):
