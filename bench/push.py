@@ -27,6 +27,7 @@ n = int(sys.argv[1])
 with FakeSwitchFarm() as farm:
     for i in range(1, n + 1):
         farm.add(f"sw{i}", host=f"127.0.2.{i}", username=sys.argv[2], password=sys.argv[3])
+    wired = None
     print(json.dumps({name: [sw.host, sw.port, sw.known_hosts_line()]
                       for name, sw in farm.switches.items()}), flush=True)
     for line in sys.stdin:
@@ -34,6 +35,19 @@ with FakeSwitchFarm() as farm:
             for sw in farm.switches.values():
                 sw.state = sw.factory_state()
                 sw.saved.clear()
+            if wired:
+                farm.wire(*wired)       # the factory state has no LLDP neighbours
+            print("ok", flush=True)
+        elif line.startswith("wire "):
+            # The rendered cabling plugged in: the inter-switch links are up (push reads the
+            # spanning-tree state of every inter-switch port after every step, and a port
+            # whose link is down does not forward).
+            from pathlib import Path
+            from vlanroute.bundle.reader import read_all_cables, read_plan, host_macs
+            out = Path(line.split(" ", 1)[1].strip())
+            doc = read_plan(out)
+            wired = (read_all_cables(out, list(doc.switches)), host_macs(doc))
+            farm.wire(*wired)
             print("ok", flush=True)
         elif line.strip() == "count":
             print(json.dumps({n: len(sw.saved) for n, sw in farm.switches.items()}), flush=True)
@@ -60,12 +74,16 @@ def main() -> int:
     try:
         fakes = json.loads(child.stdout.readline())
         tmp = Path(tempfile.mkdtemp(prefix="vlanroute-bench-push-"))
+        (tmp / "state").mkdir(mode=0o700)       # push refuses a state directory others can read
         sets = [f"topology.dims={dims}", "topology.links_per_pair=1", f"hosts.count={3 * n}"]
         for name, (host, port, _) in fakes.items():
             sets += [f"switches.{name}.mgmt={host}", f"switches.{name}.ssh_port={port}"]
         doc = plan_from_file(ROOT / "inventories" / "seed-torus.yaml", sets).to_document()
         outdir = tmp / "out"
         render_to_dir(doc, outdir, RenderOptions(verify=False))
+        child.stdin.write(f"wire {outdir}\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "ok"
         known = tmp / "known_hosts"
         known.write_text("".join(line + "\n" for _, _, line in fakes.values()))
         targets = select_targets(outdir, read_plan(outdir), (), action="push").targets
