@@ -65,6 +65,7 @@ COMMANDS = {
     "emulate": ["emulate"],
     "repair": ["repair", "--failed-switch", "sw1", "-o", "{state}/repaired"],
     "lab up": ["lab", "up", "--state-dir", "{state}"],
+    "watch": ["watch", "--once", "--state-dir", "{state}"],
 }
 
 

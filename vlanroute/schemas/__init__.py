@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 COMMANDS = ("plan", "algorithms", "analyze", "render", "verify", "push", "audit", "draw",
-            "report", "emulate", "emulate-traffic", "lab", "import", "error", "cabling-check", "discover", "save", "rollback", "repair", "whatif")
+            "report", "emulate", "emulate-traffic", "lab", "import", "error", "cabling-check", "discover", "save", "rollback", "repair", "whatif",
+            "watch")
 
 
 def text(command: str) -> str:
