@@ -243,3 +243,34 @@ def test_once_finishes_an_action_killed_before_its_push_and_heals(farm, tmp_path
                "--known-hosts", str(cluster.known_hosts)])
     out, err = capsys.readouterr()
     assert rc == 0 and json.loads(out)["actions"] == [] and err == "", out + err
+
+
+def test_a_syslog_hint_starts_the_reads_at_once(farm, tmp_path, monkeypatch, capsys) -> None:
+    """A link-down message (the FASTPATH form assumed for the 62xx) makes the watcher read at
+    once and then at the debounce's pace: the failure counts long before the next regular
+    read (every 30 s here) would even have seen it."""
+    import socket
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    _push_plan(cluster, capsys)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    running = start(cluster, policy="propose", interval_s=30.0, debounce_s=1.0, syslog_listen=f"127.0.0.1:{port}")
+    try:
+        _rounds(running, 1)
+        running.wait("syslog")
+        ends = pair_ends(cluster.outdir, "core1", "leaf1")
+        unplug(cluster, ends)
+        sw, p = sorted(ends)[0]
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(f"<13> DEC 01 03:12:09 {sw} TRAPMGR[1]: traputil.c(636) 7 %% Link Down: {p}".encode(),
+                     ("127.0.0.1", port))
+        hint = running.wait("hint")
+        failed = running.wait("failures", timeout=25)
+    finally:
+        running.finish()
+    assert hint["port"] == p and hint["up"] is False
+    assert failed["failures"]["pairs"] == ["core1:leaf1"]
+    # Two reads after the hint, 1 s apart (the debounce's pace), not 30 s.
+    assert failed["round"] <= 1 + 1 + 2

@@ -57,7 +57,15 @@ class WatchPolicy:
         out["strategies"] = list(self.strategies)
         return out
 
+    def fast_s(self) -> float:
+        """The interval while a port has been seen down and does not count yet: the debounce's
+        reads spread over `debounce_s`, never slower than the interval nor faster than 0.2 s."""
+        if self.debounce_polls < 2:
+            return self.interval_s
+        return max(0.2, min(self.interval_s, self.debounce_s / (self.debounce_polls - 1)))
+
     def detection_bound_s(self) -> float:
         """The longest a dead port takes to count as down, reads aside: up to one interval
-        before its first poll sees it, then the debounce (polls and seconds)."""
-        return self.interval_s + max(self.debounce_s, (self.debounce_polls - 1) * self.interval_s)
+        before a read sees it (none with a syslog hint: a read at once), then the debounce
+        (its reads `fast_s` apart, and `debounce_s`)."""
+        return self.interval_s + max(self.debounce_s, (self.debounce_polls - 1) * self.fast_s())

@@ -4,6 +4,8 @@ One round reads every switch at once (a thread per switch, `LinkReader` of
 device/linkstate.py: `show interfaces status` or the family's equivalent) and hands the
 results to `on_round`: per switch its ports (port -> up) or why it could not be read. A
 round starts every `interval_s`, or at once when `poll_now()` is called (a syslog hint).
+While a port has been seen down but does not count yet, rounds come faster (`fast_s`, the
+watcher's choice), so that the debounce's reads are not an interval apart each.
 A switch whose read of an earlier round has not returned yet (a hung session waits for the
 command timeout) is reported as still reading, and not asked again until it answers: one
 slow switch never holds up the others' rounds.
@@ -30,9 +32,11 @@ ROUND_WAIT_S = 10.0                       # a round waits this long (at least) f
 class Poller:
     def __init__(self, targets: Sequence[Target], creds: Credentials, host_keys: HostKeyPolicy, interval_s: float,
                  on_round: RoundHandler, reader: Callable[..., Any] = LinkReader,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, fast_s: float | None = None) -> None:
         self.readers = {t.name: reader(t, creds, host_keys) for t in targets}
         self.interval_s = interval_s
+        self.fast_s = fast_s if fast_s is not None else interval_s
+        self.hurry = False                       # set by the watcher while a change is pending
         self.on_round = on_round
         self.clock = clock
         self.rounds = 0
@@ -65,8 +69,17 @@ class Poller:
             if self._stop.is_set():
                 break
             self.on_round(self.clock(), results)
-            self._now.wait(max(0.0, self.interval_s - (self.clock() - started)))
-            self._now.clear()
+            self._pause(started)
+
+    def _pause(self, started: float) -> None:
+        """Until the next round is due: the interval (shorter once the watcher hurries, which it
+        decides after it has seen this round), or a poll_now()."""
+        while not self._stop.is_set():
+            gap = min(self.interval_s, self.fast_s) if self.hurry else self.interval_s
+            remaining = gap - (self.clock() - started)
+            if remaining <= 0 or self._now.wait(min(remaining, 0.1)):
+                break
+        self._now.clear()
 
     def round(self) -> dict[str, Reading]:
         """Read every switch not still busy with an earlier read; wait for them (up to the

@@ -140,6 +140,7 @@ class Watcher:
         self.last_outcome: str | None = None
         self.actions_run: list[dict[str, Any]] = []
         self.rounds_seen = 0
+        self.poller: Poller | None = None
         self.exit_code = ExitCode.OK
         self._make_poller = poller
         self._last_hint = 0.0
@@ -155,7 +156,8 @@ class Watcher:
                  switches=len(self.targets), cables=len(self.doc.cabling), acted=self.acted.to_json(),
                  detection_bound_s=round(self.policy.detection_bound_s(), 3))
         poller = self._make_poller(self.targets, self.conn.creds, self.conn.host_keys(), self.policy.interval_s,
-                                   lambda at, results: self.rounds.put((at, results)))
+                                   lambda at, results: self.rounds.put((at, results)), fast_s=self.policy.fast_s())
+        self.poller = poller
         listener = self._listen(poller)         # a port that cannot be had stops the watcher before it acts
         self.recover()
         self.debounce.assume(self._ends_of(self.acted), up=False)
@@ -251,6 +253,8 @@ class Watcher:
                      classes=sorted(observed.classes), round=self.rounds_seen,
                      unknown_cables=[f"{a[0]} {a[1]} - {b[0]} {b[1]}" for a, b in observed.unknown_cables])
         self.current, self.observed = observed.failures, observed
+        if self.poller is not None:       # a port seen down, not counted yet: the next reads come sooner
+            self.poller.hurry = any(s.polls and s.up for k, s in self.debounce.keys.items() if k[0] != REACH)
 
     # -- deciding ---------------------------------------------------------------------------
 
