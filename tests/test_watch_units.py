@@ -11,7 +11,6 @@ import socket
 import stat
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -311,7 +310,7 @@ def test_the_hook_gets_the_event_on_stdin_and_no_password(tmp_path: Path, monkey
 
 def test_a_failing_hook_is_logged_never_fatal(tmp_path: Path) -> None:
     logged: list[tuple[str, dict]] = []
-    n = Notifier(f"/bin/sh -c 'echo broken >&2; exit 3'", {}, lambda e, **kw: logged.append((e, kw)))
+    n = Notifier("/bin/sh -c 'echo broken >&2; exit 3'", {}, lambda e, **kw: logged.append((e, kw)))
     n({"event": "proposed"})
     m = Notifier(str(tmp_path / "missing"), {}, lambda e, **kw: logged.append((e, kw)))
     m({"event": "proposed"})
