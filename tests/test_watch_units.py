@@ -11,6 +11,7 @@ import socket
 import stat
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -378,3 +379,102 @@ def test_systemd_reads_the_unit_without_complaint(tmp_path: Path, capsys) -> Non
     problems = [line for line in (done.stdout + done.stderr).splitlines()
                 if str(unit) in line or "vlanroute-watch" in line]
     assert done.returncode == 0 and not problems, done.stdout + done.stderr
+
+
+# -- the decisions, with scripted link states (no switch, no SSH) ---------------------------------
+
+
+class ScriptedPoller:
+    """Stands in for operate/poller.Poller: a round every 20 ms with the ports in `down` down."""
+
+    down: set[tuple[str, str]] = set()
+
+    def __init__(self, targets, creds, host_keys, interval_s, on_round, fast_s=None) -> None:  # type: ignore[no-untyped-def]
+        self.on_round, self.hurry = on_round, False
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stopped.wait(0.02):
+            self.on_round(time.monotonic(), {sw: {p: (sw, p) not in self.down for p in ports}
+                                             for sw, ports in ENDS.items()})
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def poll_now(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+
+
+ENDS: dict[str, list[str]] = {}
+
+
+def _scripted(tmp_path: Path, **policy):  # type: ignore[no-untyped-def]
+    from vlanroute.bundle.reader import read_plan
+    from vlanroute.device.credentials import Credentials
+    from vlanroute.device.journal import sha256_text
+    from vlanroute.device.statedir import FabricState
+    from vlanroute.operate.events import EventLog
+    from vlanroute.operate.watcher import Connection, Watcher
+    out = tmp_path / "out"
+    assert main(["render", str(INVENTORIES / "seed-ring.yaml"), "-o", str(out), "-q"]) == 0
+    doc = read_plan(out)
+    ENDS.clear()
+    for c in doc.cabling:
+        ENDS.setdefault(c.a, []).append(c.a_port)
+        ENDS.setdefault(c.b, []).append(c.b_port)
+    ScriptedPoller.down = set()
+    chosen = WatchPolicy.of(doc, {"interval_s": 0.2, "debounce_s": 0.1, "hold_down_s": 0.2, **policy})
+    log = EventLog("seed-ring", stream=open(os.devnull, "w"))  # noqa: SIM115 - closed with the test
+    w = Watcher(out, doc, sha256_text((out / "plan.json").read_text()), FabricState(tmp_path / "state"), chosen,
+                Connection(Credentials("u", "p")), [], log, poller=ScriptedPoller)
+    return w, out, doc, log
+
+
+def test_propose_and_the_way_back_with_scripted_links(tmp_path: Path) -> None:
+    w, out, doc, log = _scripted(tmp_path)
+    stop = threading.Event()
+    thread = threading.Thread(target=w.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        c = doc.cabling[0]
+        # One end of each cable of the pair down (two cables per pair): first one cable, a
+        # loss of capacity only (noted), then both, a dead pair (proposed).
+        ends = [(d.a, d.a_port) for d in doc.cabling if {d.a, d.b} == {c.a, c.b}]
+        ScriptedPoller.down = {ends[0]}
+        deadline = time.monotonic() + 60
+        while not [e for e in log.seen if e["event"] == "degraded"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ScriptedPoller.down = set(ends)
+        deadline = time.monotonic() + 60
+        while not [e for e in log.seen if e["event"] == "proposed"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ScriptedPoller.down = set()
+        while len([e for e in log.seen if e["event"] == "proposed"]) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(30)
+    proposed = [e for e in log.seen if e["event"] == "proposed"]
+    assert [p["kind"] for p in proposed] == ["heal", "return"]
+    assert [e["failures"]["cables"] for e in log.seen if e["event"] == "degraded"] == [[f"{ends[0][0]}:{ends[0][1]}"]]
+    assert proposed[0]["failures"]["pairs"] == [f"{min(c.a, c.b)}:{max(c.a, c.b)}"]
+    assert proposed[1]["bundles"] == [str(out.resolve())]
+    assert [a["outcome"] for a in w.summary()["actions"]] == ["noted", "proposed", "proposed"]
+
+
+def test_a_new_plan_json_stops_the_watcher_for_a_restart(tmp_path: Path) -> None:
+    w, out, doc, log = _scripted(tmp_path)
+    stop = threading.Event()
+    done: list[object] = []
+    thread = threading.Thread(target=lambda: done.append(w.run(stop)), daemon=True)
+    thread.start()
+    time.sleep(0.3)
+    (out / "plan.json").write_text((out / "plan.json").read_text().replace('"seed-ring"', '"seed-ring-2"', 1))
+    thread.join(30)
+    stop.set()
+    assert done == [1] and w.plan_changed and [e for e in log.seen if e["event"] == "plan-changed"]

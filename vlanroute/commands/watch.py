@@ -156,7 +156,7 @@ def _run(outdir: Path, doc: PlanDocument, state: FabricState, chosen: WatchPolic
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         log.close()
-    code = ExitCode.INTERRUPTED if interrupted.is_set() else code if once else ExitCode.OK
+    code = ExitCode.INTERRUPTED if interrupted.is_set() else code if once or watcher.plan_changed else ExitCode.OK
     if as_json:
         from vlanroute.schemas.outputs import WatchDocument
         emit_document(WatchDocument.model_validate({**watcher.summary(), "exit_code": int(code)}))

@@ -40,12 +40,12 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures, parse_failures
 from vlanroute.device import journal as J
 from vlanroute.device.credentials import Credentials
-from vlanroute.device.journal import last_journal, read_journal
+from vlanroute.device.journal import last_journal, read_journal, sha256_text
 from vlanroute.device.push import SUCCESS
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.statedir import FabricState, lock_fabric, now_stamp
 from vlanroute.device.targets import Target
-from vlanroute.errors import UserError
+from vlanroute.errors import UserError, VerificationError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.operate.debounce import Debouncer
 from vlanroute.operate.events import EventLog
@@ -141,6 +141,8 @@ class Watcher:
         self.actions_run: list[dict[str, Any]] = []
         self.rounds_seen = 0
         self.poller: Poller | None = None
+        self.plan_changed = False
+        self._plan_mark: tuple[int, int] | None = None
         self.exit_code = ExitCode.OK
         self._make_poller = poller
         self._last_hint = 0.0
@@ -166,6 +168,8 @@ class Watcher:
         give_up_at = started + self.policy.debounce_s + self.policy.hold_down_s + 3 * self.policy.interval_s + 60
         try:
             while not stop.is_set():
+                if self._plan_changed():
+                    break
                 try:
                     at, results = self.rounds.get(timeout=0.2)
                 except queue.Empty:
@@ -209,6 +213,26 @@ class Watcher:
         listener.start()
         self.log("syslog", listening=f"{listener.address[0]}:{listener.address[1]}")
         return listener
+
+    def _plan_changed(self) -> bool:
+        """OUTDIR's plan.json is not the one the watcher started with (rendered again): it stops,
+        exit 1, so that the service manager starts it again on the new plan (Restart=on-failure)."""
+        path = self.outdir / "plan.json"
+        try:
+            st = path.stat()
+            mark = (st.st_mtime_ns, st.st_size)
+            if mark == self._plan_mark:
+                return False
+            self._plan_mark = mark
+            changed = sha256_text(path.read_text()) != self.plan_sha256
+        except (OSError, UnicodeDecodeError):
+            changed = True
+        if changed:
+            self.plan_changed = True
+            self.exit_code = ExitCode.FAILED_CHECK
+            self.log("plan-changed", outdir=str(self.outdir),
+                     note="OUTDIR's plan.json changed (or is gone): the watcher stops, to be started again on it")
+        return changed
 
     def _pending(self) -> bool:
         return any(self.debounce.pending(k) for k in self.debounce.keys)
@@ -302,11 +326,12 @@ class Watcher:
                  f"the site heals {sorted(self.policy.heal)} automatically, not {sorted(classes(f) - self.policy.heal)}")
         try:
             remedies = self._remedies(f, aid)
-        except UserError as exc:
-            self._close(aid, FAILED, previous, error=exc.render())
+        except (UserError, VerificationError) as exc:
+            why = exc.render() if isinstance(exc, UserError) else f"the bundle failed its verification: {exc}"
+            self._close(aid, FAILED, previous, error=why)
             self.given_up = f
             self.exit_code = ExitCode.FAILED_CHECK
-            self.notify(self.log("heal-failed", action=aid, failures=f.to_json(), error=exc.render(),
+            self.notify(self.log("heal-failed", action=aid, failures=f.to_json(), error=why,
                                  note="no bundle could be written for these failures; a person must decide"))
             return
         for r in remedies:
