@@ -274,3 +274,33 @@ def test_a_syslog_hint_starts_the_reads_at_once(farm, tmp_path, monkeypatch, cap
     assert failed["failures"]["pairs"] == ["core1:leaf1"]
     # Two reads after the hint, 1 s apart (the debounce's pace), not 30 s.
     assert failed["round"] <= 1 + 1 + 2
+
+
+def test_a_second_failure_while_the_first_is_healed(farm, tmp_path, monkeypatch, capsys) -> None:
+    """A second pair dies while the fabric runs the first repair: the repair for both is made
+    from the published plan and pushed from where the switches stand (loop-free); when the
+    first comes back, the repair around the second alone; then the plan."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
+    _push_plan(cluster, capsys)
+    watch = LoopWatch(farm, _wires(cluster))
+    first, second = pair_ends(cluster.outdir, "core1", "leaf1"), pair_ends(cluster.outdir, "core2", "leaf2")
+    running = start(cluster, policy="auto")
+    try:
+        _rounds(running, 2)
+        unplug(cluster, first)
+        running.wait("healed")
+        unplug(cluster, first | second)
+        both = running.wait("healed", count=2)
+        assert both["failures"]["pairs"] == ["core1:leaf1", "core2:leaf2"]
+        _nothing_to_push(cluster, Path(both["bundle"]), capsys)
+        unplug(cluster, second)
+        one = running.wait("healed", count=3)           # the repair around the one still dead
+        assert one["failures"]["pairs"] == ["core2:leaf2"]
+        unplug(cluster, set())
+        running.wait("returned")
+    finally:
+        running.finish()
+        watch.stop()
+    assert watch.violations == []
+    _nothing_to_push(cluster, cluster.outdir, capsys)
