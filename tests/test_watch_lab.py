@@ -220,7 +220,7 @@ def test_once_finishes_an_action_killed_before_its_push_and_heals(farm, tmp_path
     next one says so, decides again from the links, heals, and `--once --json` reports it."""
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml")
-    _push_plan(cluster, capsys)
+    plan_state = _push_plan(cluster, capsys)
     journal = WatchJournal.of(FabricState(cluster.state))
     journal.append("start", pid=1)
     failures = {"cables": [], "pairs": ["core1:leaf1"], "switches": []}
@@ -243,6 +243,10 @@ def test_once_finishes_an_action_killed_before_its_push_and_heals(farm, tmp_path
                "--known-hosts", str(cluster.known_hosts)])
     out, err = capsys.readouterr()
     assert rc == 0 and json.loads(out)["actions"] == [] and err == "", out + err
+    # The watcher's push is a push like any other: `vlanroute rollback` undoes it.
+    rc, out, err = run(capsys, "rollback", str(cluster.outdir), "--yes", "--known-hosts", str(cluster.known_hosts))
+    assert rc == 0, out + err
+    assert canonical(farm) == plan_state
 
 
 def test_a_syslog_hint_starts_the_reads_at_once(farm, tmp_path, monkeypatch, capsys) -> None:
