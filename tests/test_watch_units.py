@@ -483,3 +483,56 @@ def test_a_new_plan_json_stops_the_watcher_for_a_restart(tmp_path: Path) -> None
     thread.join(30)
     stop.set()
     assert done == [1] and w.plan_changed and [e for e in log.seen if e["event"] == "plan-changed"]
+
+
+def _push_journal(state: Path, stamp: str, outdir: Path, events: list[dict]) -> Path:  # type: ignore[type-arg]
+    (state / "pushes").mkdir(parents=True, exist_ok=True)
+    path = state / "pushes" / f"{stamp}.jsonl"
+    head = {"journal": "vlanroute-push-journal/1", "event": "push", "time": "t", "push": stamp,
+            "outdir": str(outdir.resolve()), "plan": "seed-ring", "save": True, "switches": ["sw1", "sw2"]}
+    path.write_text("".join(json.dumps(r) + "\n" for r in [head, *events]))
+    return path
+
+
+APPLYING = {"time": "t", "event": "applying", "switch": "sw1", "backup": "/x", "backup_sha256": "0"}
+SAVED = [{"time": "t", "event": "saved", "switch": "sw1"}, {"time": "t", "event": "unchanged", "switch": "sw2"},
+         {"time": "t", "event": "end", "interrupted": False}]
+
+
+@pytest.mark.parametrize(("case", "outcome", "acted"), [
+    ("intent only", "abandoned", False),
+    ("pushing, no push journal", "abandoned", False),
+    ("pushing, the push finished", "healed", True),
+    ("pushing, the push unfinished, a later push", "abandoned", False),
+    ("pushing, the push unfinished, policy propose", "needs-person", False),
+    ("pushed", "healed", True),
+])
+def test_recovery_of_every_point_a_watcher_can_be_killed_at(tmp_path: Path, case: str, outcome: str,
+                                                            acted: bool) -> None:
+    w, out, doc, log = _scripted(tmp_path, policy="propose" if "propose" in case else "auto")
+    state = tmp_path / "state"
+    bundle = state / "watch" / "bundles" / "20261201T000000.000000Z-repair"
+    failures = {"cables": [], "pairs": ["sw1:sw2"], "switches": []}
+    j = w.journal
+    j.append("intent", action="A", mode="auto", kind="heal", failures=failures,
+             previous={"cables": [], "pairs": [], "switches": []})
+    if case != "intent only":
+        j.append("bundle", action="A", strategy="repair", bundle=str(bundle))
+        j.append("pushing", action="A", bundle=str(bundle), stamp="20261201T000001.000000Z", resume=None)
+    if "finished" in case:
+        _push_journal(state, "20261201T000002.000000Z", bundle, [APPLYING, *SAVED])
+    if "unfinished" in case:
+        _push_journal(state, "20261201T000002.000000Z", bundle, [APPLYING])
+    if "later push" in case:
+        _push_journal(state, "20261201T000009.000000Z", out, [])
+    if case == "pushed":
+        j.append("pushed", action="A", bundle=str(bundle), exit_code=0, journal="x")
+    w.recover()
+    done = [r for r in j.records() if r["event"] == "done"]
+    assert [r["outcome"] for r in done] == [outcome], case
+    assert (w.acted.pairs == (("sw1", "sw2"),)) is acted
+    if outcome == "needs-person":
+        event = [e for e in log.seen if e["event"] == "needs-person"][0]
+        assert event["commands"][0] == f"vlanroute push {bundle} --resume --state-dir {state}"
+    if "later push" in case:
+        assert "superseded by a later push" in done[0]["note"]

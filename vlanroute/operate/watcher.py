@@ -40,7 +40,7 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures, parse_failures
 from vlanroute.device import journal as J
 from vlanroute.device.credentials import Credentials
-from vlanroute.device.journal import last_journal, read_journal, sha256_text
+from vlanroute.device.journal import read_journal, sha256_text
 from vlanroute.device.push import SUCCESS
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.statedir import FabricState, lock_fabric, now_stamp
@@ -542,24 +542,37 @@ class Watcher:
             return
         self._recover_push(action, f, previous, pushing)
 
-    def _recover_push(self, action: Action, f: Failures, previous: Failures, pushing: dict[str, Any]) -> None:
-        bundle = Path(str(pushing.get("bundle")))
-        stamp = str(pushing.get("stamp", ""))
-        resumed = pushing.get("resume")
-        path = Path(resumed) if isinstance(resumed, str) and resumed else last_journal(self.state)
-        view = None
-        if path is not None and (resumed or path.stem >= stamp):
+    def _push_journal_of(self, bundle: Path, stamp: str, resumed: object) -> tuple[Path | None, Any, Path | None]:
+        """The push journal of the watcher's push of `bundle` started at `stamp` (or the one it
+        was resuming), its view, and a newer push journal if there is one."""
+        found = sorted(self.state.pushes.glob("*.jsonl")) if self.state.pushes.is_dir() else []
+        if isinstance(resumed, str) and resumed:
+            candidates = [Path(resumed)]
+        else:
+            candidates = [p for p in found if p.stem >= stamp]
+        for path in candidates:
             try:
                 view = read_journal(path, tolerant=True)
             except UserError:
-                view = None
-            if view is not None and view.header.get("outdir") != str(bundle.resolve()):
-                view = None
+                continue
+            if view.header.get("outdir") == str(bundle.resolve()):
+                newer = [p for p in found if p.stem > path.stem]
+                return path, view, (newer[-1] if newer else None)
+        return None, None, None
+
+    def _recover_push(self, action: Action, f: Failures, previous: Failures, pushing: dict[str, Any]) -> None:
+        bundle = Path(str(pushing.get("bundle")))
+        path, view, later = self._push_journal_of(bundle, str(pushing.get("stamp", "")), pushing.get("resume"))
         kind = str(action.intent.get("kind", "heal"))
         if view is None:            # the push never wrote its journal: it changed nothing
             self._close(action.id, ABANDONED, previous, note="killed before the push journaled a change")
             self.log("recovered", action=action.id, outcome=ABANDONED,
                      note="the push had not started changing switches; deciding again")
+            return
+        if later is not None:       # someone pushed or rolled back since: theirs is the fabric now
+            self._close(action.id, ABANDONED, previous, note=f"superseded by a later push ({later})")
+            self.log("recovered", action=action.id, outcome=ABANDONED, journal=str(path), later=str(later),
+                     note="a later push or rollback changed the fabric since; not resumed, deciding again")
             return
         done = {J.SAVED, J.UNCHANGED} | ({J.APPLIED} if view.header.get("save") is False else set())
         unfinished = [name for name, h in view.switches.items() if h.state not in done]
