@@ -536,3 +536,32 @@ def test_recovery_of_every_point_a_watcher_can_be_killed_at(tmp_path: Path, case
         assert event["commands"][0] == f"vlanroute push {bundle} --resume --state-dir {state}"
     if "later push" in case:
         assert "superseded by a later push" in done[0]["note"]
+
+
+def test_a_journal_that_cannot_be_written_stops_the_action_and_it_is_tried_again(tmp_path: Path) -> None:
+    from vlanroute.operate.journal import WatchJournalError
+    w, out, doc, log = _scripted(tmp_path, retry_s=0.3)
+    real = w.journal.append
+    refused: list[str] = []
+
+    def full_disk(event: str, **fields):  # type: ignore[no-untyped-def]
+        if event == "intent" and not refused:
+            refused.append(event)
+            raise WatchJournalError("cannot write the watch journal: no space left on the device")
+        return real(event, **fields)
+    w.journal.append = full_disk  # type: ignore[method-assign]
+    c = doc.cabling[0]
+    ScriptedPoller.down = {(d.a, d.a_port) for d in doc.cabling if {d.a, d.b} == {c.a, c.b}}
+    stop = threading.Event()
+    thread = threading.Thread(target=w.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not [e for e in log.seen if e["event"] == "proposed"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(30)
+    events = [e["event"] for e in log.seen]
+    assert "journal-failed" in events and events.index("journal-failed") < events.index("proposed")
+    assert [r["event"] for r in w.journal.records() if r.get("action")].count("intent") == 1

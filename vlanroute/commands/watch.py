@@ -74,7 +74,7 @@ OPTION_OF = {"policy": "--policy", "interval_s": "--interval", "debounce_polls":
 @click.option("--force", is_flag=True, help="--install-unit: replace an existing unit file.")
 @json_option(doc="docs/watch.md")
 @quiet_option(help="Print only the events a person must see (heal-failed, needs-person, gave-up, unreachable, "
-                   "flapping, notify-failed) on stderr; --events FILE still gets every one.")
+                   "flapping, notify-failed, journal-failed, plan-changed) on stderr; --events FILE gets every one.")
 def command(outdir: Path, state_dir: Path | None, known_hosts: Path | None, targets_file: Path | None, insecure: bool,
             workers: int, policy: str | None, interval_s: float | None, debounce_polls: int | None,
             debounce_s: float | None, hold_down_s: float | None, notify: str | None, syslog_listen: str | None,

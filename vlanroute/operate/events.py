@@ -22,7 +22,8 @@ from vlanroute.safeio.private import open_private
 
 
 # What --quiet still prints on stderr: the events a person must see.
-PROBLEMS = frozenset({"heal-failed", "needs-person", "gave-up", "unreachable", "notify-failed", "flapping"})
+PROBLEMS = frozenset({"heal-failed", "needs-person", "gave-up", "unreachable", "notify-failed", "flapping",
+                      "journal-failed", "plan-changed"})
 
 
 class EventLog:

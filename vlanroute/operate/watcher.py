@@ -51,7 +51,7 @@ from vlanroute.operate.debounce import Debouncer
 from vlanroute.operate.events import EventLog
 from vlanroute.operate.fabricview import End, Observed, classify
 from vlanroute.operate.heal import STRATEGIES, HealContext, Remedy, plan_remedy
-from vlanroute.operate.journal import Action, WatchJournal, history, watch_dir
+from vlanroute.operate.journal import Action, WatchJournal, WatchJournalError, history, watch_dir
 from vlanroute.operate.notify import Notifier
 from vlanroute.operate.policy import WatchPolicy
 from vlanroute.operate.poller import Poller, Reading
@@ -283,6 +283,17 @@ class Watcher:
     # -- deciding ---------------------------------------------------------------------------
 
     def decide(self) -> None:
+        """Act on the failures that count, if they call for it. A journal record that cannot be
+        written (a full disk) stops the action before its step, as in a push: it is tried again
+        `retry_s` later, and the watcher goes on watching."""
+        try:
+            self._decide()
+        except WatchJournalError as exc:
+            self.retry = _Retry(self.current, self.retry.attempts if self.retry else 0, self.clock() + self.policy.retry_s)
+            self.notify(self.log("journal-failed", error=exc.render(), in_s=self.policy.retry_s,
+                                 note="nothing more was done for this change; tried again later"))
+
+    def _decide(self) -> None:
         f = self.current
         if same(f, self.acted):
             self.retry, self.given_up = None, None
