@@ -189,7 +189,10 @@ class Watcher:
             if listener is not None:
                 listener.stop()
             self.log("stopped", acted=self.acted.to_json(), observed=self.current.to_json())
-            self.journal.append("stop", acted=self.acted.to_json())
+            try:
+                self.journal.append("stop", acted=self.acted.to_json())
+            except WatchJournalError:
+                pass                    # a record of nothing to resume: its loss changes nothing
             self.notify.wait(timeout=10)
         return self.exit_code
 
