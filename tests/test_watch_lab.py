@@ -11,10 +11,12 @@ import json
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from loopwatch import LoopWatch
 from push_support import build_cluster, correct_tables, run, set_ssh_env
+from vlanroute import schemas
 from vlanroute.cli import main
 from vlanroute.device.statedir import FabricState
 from vlanroute.operate.journal import WatchJournal
@@ -232,6 +234,7 @@ def test_once_finishes_an_action_killed_before_its_push_and_heals(farm, tmp_path
     out, err = capsys.readouterr()
     assert rc == 0, out + err
     summary = json.loads(out)
+    jsonschema.validate(summary, schemas.load("watch"))
     assert summary["schema"] == "vlanroute-watch/1" and summary["exit_code"] == 0
     assert [(a["action"], a["outcome"]) for a in summary["actions"]][0] == ("20261201T000000.000000Z", "abandoned")
     assert [a["outcome"] for a in summary["actions"]][1:] == ["healed"]
