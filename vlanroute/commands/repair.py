@@ -112,6 +112,9 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
         say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
+        if written.relearn is not None:
+            say.line(f"then, once pushed: {written.relearn} on every host (its header gives the clush, pdsh and "
+                     f"Ansible lines), and vlanroute audit {newdir}; or let `vlanroute watch` do it (docs/watch.md)")
     if as_json:
         from vlanroute.schemas.outputs import RepairDocument
         emit_document(RepairDocument.model_validate({
