@@ -565,3 +565,24 @@ def test_a_journal_that_cannot_be_written_stops_the_action_and_it_is_tried_again
     events = [e["event"] for e in log.seen]
     assert "journal-failed" in events and events.index("journal-failed") < events.index("proposed")
     assert [r["event"] for r in w.journal.records() if r.get("action")].count("intent") == 1
+
+
+def test_a_fabric_cut_in_two_is_heal_failed_and_not_tried_again(tmp_path: Path) -> None:
+    w, out, doc, log = _scripted(tmp_path, policy="auto")
+    cut = [{"sw1", "sw2"}, {"sw5", "sw6"}]                 # two pairs of the ring of 8: two halves
+    ScriptedPoller.down = {(d.a, d.a_port) for d in doc.cabling if {d.a, d.b} in cut}
+    stop = threading.Event()
+    thread = threading.Thread(target=w.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not [e for e in log.seen if e["event"] == "heal-failed"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)                                    # more rounds: nothing more is tried
+    finally:
+        stop.set()
+        thread.join(30)
+    failed = [e for e in log.seen if e["event"] == "heal-failed"]
+    assert len(failed) == 1 and "cut in parts" in failed[0]["error"] and failed[0]["pushed"] == []
+    assert not [e for e in log.seen if e["event"] in ("pushed", "healed")] and not w.acted
+    assert not list((tmp_path / "state").glob("pushes/*.jsonl"))

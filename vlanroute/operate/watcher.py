@@ -27,6 +27,7 @@ The loop (docs/watch.md):
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 import time
@@ -338,20 +339,15 @@ class Watcher:
         self.log("deciding", action=aid, kind=kind, mode=mode, failures=f.to_json(), previous=previous.to_json(),
                  why=None if auto or self.policy.policy == "propose" else
                  f"the site heals {sorted(self.policy.heal)} automatically, not {sorted(classes(f) - self.policy.heal)}")
-        try:
-            remedies = self._remedies(f, aid)
-        except (UserError, VerificationError) as exc:
-            why = exc.render() if isinstance(exc, UserError) else f"the bundle failed its verification: {exc}"
-            self._close(aid, FAILED, previous, error=why)
-            self.given_up = f
-            self.exit_code = ExitCode.FAILED_CHECK
-            self.notify(self.log("heal-failed", action=aid, failures=f.to_json(), error=why,
-                                 note="no bundle could be written for these failures; a person must decide"))
-            return
-        for r in remedies:
-            self.journal.append("bundle", action=aid, strategy=r.strategy, bundle=str(r.bundle), summary=r.summary,
-                                relearn=str(r.relearn) if r.relearn else None)
+        makers = self._makers(f, aid)
         if not auto:
+            try:
+                remedies = [self._written(aid, make) for make in makers]
+            except WatchJournalError:
+                raise
+            except (UserError, VerificationError) as exc:
+                self._heal_failed(aid, f, previous, exc)
+                return
             self._close(aid, PROPOSED, f)
             self.acted = f
             self.notify(self.log("proposed", action=aid, kind=kind, failures=f.to_json(),
@@ -364,16 +360,51 @@ class Watcher:
             self._close(aid, RETRY, previous, error=exc.message)
             self._schedule_retry(f, "busy", exc.message)
             return
+        # Each strategy's bundle is written and pushed before the next one is written: a fast
+        # remedy (a failover) must not wait for a slower one (the balanced repair).
+        remedies = []
+        code, run_error = int(ExitCode.OK), None
+        failure: UserError | VerificationError | None = None
         try:
-            code, run_error = self._push_all(aid, remedies)
+            for make in makers:
+                try:
+                    remedy = self._written(aid, make)
+                except WatchJournalError:
+                    raise
+                except (UserError, VerificationError) as exc:
+                    failure = exc
+                    break
+                remedies.append(remedy)
+                code, run_error = self._push_all(aid, [remedy])
+                if code != ExitCode.OK:
+                    break
         finally:
             lock.release()
+        if failure is not None:
+            self._heal_failed(aid, f, previous, failure, pushed=[str(r.bundle) for r in remedies])
+            return
         self._after_push(aid, f, previous, kind, remedies, code, run_error)
 
-    def _remedies(self, f: Failures, aid: str) -> list[Remedy]:
+    def _makers(self, f: Failures, aid: str) -> list[Callable[[], Remedy]]:
+        """What writes each bundle for `f`, in the policy's order (the plan itself when nothing has failed)."""
         if not f:
-            return [plan_remedy(self.ctx, self._last_relearn())]
-        return [STRATEGIES[name].remedy(self.ctx, f, aid) for name in self.policy.strategies]
+            return [lambda: plan_remedy(self.ctx, self._last_relearn())]
+        return [functools.partial(STRATEGIES[name].remedy, self.ctx, f, aid) for name in self.policy.strategies]
+
+    def _written(self, aid: str, make: Callable[[], Remedy]) -> Remedy:
+        r = make()
+        self.journal.append("bundle", action=aid, strategy=r.strategy, bundle=str(r.bundle), summary=r.summary,
+                            relearn=str(r.relearn) if r.relearn else None)
+        return r
+
+    def _heal_failed(self, aid: str, f: Failures, previous: Failures, exc: UserError | VerificationError,
+                     pushed: list[str] | None = None) -> None:
+        why = exc.render() if isinstance(exc, UserError) else f"the bundle failed its verification: {exc}"
+        self._close(aid, FAILED, previous, error=why, pushed=pushed or [])
+        self.given_up = f
+        self.exit_code = ExitCode.FAILED_CHECK
+        self.notify(self.log("heal-failed", action=aid, failures=f.to_json(), error=why, pushed=pushed or [],
+                             note="no bundle could be written for these failures; a person must decide"))
 
     def _push_all(self, aid: str, remedies: list[Remedy], resume: Path | None = None) -> tuple[int, str | None]:
         """Push each remedy's bundle in turn; `resume`: the push journal of a push to finish."""
