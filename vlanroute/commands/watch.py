@@ -97,7 +97,8 @@ def command(outdir: Path, state_dir: Path | None, known_hosts: Path | None, targ
     if print_unit or unit_dir is not None:
         return _unit(outdir, state, doc.name or outdir.name, env_file, unit_user, events_file, print_unit, unit_dir,
                      force)
-    require_intact(outdir, "watch", "(none: render OUTDIR again)")
+    require_intact(outdir, "watch", "--skip-manifest-check to a `vlanroute push` by hand (the watcher takes only "
+                                    "an intact bundle)")
     state.ensure()
     from vlanroute.operate.lock import lock_watcher
     lock = lock_watcher(state)                  # before anything else: one watcher per fabric
