@@ -235,7 +235,7 @@ def test_the_worked_example_in_the_docs_is_this_code() -> None:
 # commands are thin layers over the API. `schemas` holds the JSON Schema files (data).
 STAGES = ["model", "routing", "plan", "perf", "bundle", "drivers", "verify", "render", "transition", "device",
           "integrations", "emulate",
-          "pictures", "hostside", "lab", "api", "nornir_task", "commands", "cli"]
+          "pictures", "hostside", "lab", "api", "nornir_task", "operate", "commands", "cli"]
 MODULE_STAGES = {"api", "nornir_task", "cli"}
 DATA_PACKAGES = {"schemas"}
 HELPER_PACKAGES = {"safeio"}        # top-level helpers grouped in a package, below every stage

@@ -67,6 +67,7 @@ COMMANDS = {
     "lab up": ["lab", "up", "--state-dir", "{state}"],
     # Refused when it reads plan.json, before it reads $NAUTOBOT_TOKEN or asks the server.
     "export nautobot": ["export", "nautobot", "--url", "http://127.0.0.1:1", "--location", "x", "--dry-run"],
+    "watch": ["watch", "--once", "--state-dir", "{state}"],
 }
 
 

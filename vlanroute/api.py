@@ -35,8 +35,9 @@ from vlanroute.device import pushflow
 from vlanroute.device.change import observers
 from vlanroute.device.repairpush import down_cables
 from vlanroute.device.journal import sha256_text
-from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, UNCHANGED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, PushOptions, PushUI,
-                                   Pusher, SwitchResult)
+from vlanroute.device.push import (CHANGED, NOT_STARTED, PARTLY_APPLIED, ROLLBACK_FAILED, SAVE_UNCERTAIN, SUCCESS, UNCHANGED,
+                                   PushOptions, PushUI, Pusher, SwitchResult)
+from vlanroute.device.resume import resume_selection
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.targets import (TARGETS_ENV, Target, TargetMap, check_loopback, read_target_map,
@@ -237,7 +238,7 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
          workers: int = 4, keep_going: bool = False, strict: bool = False, save: bool = True,
          state_dir: str | Path | None = None, expected: dict[str, list[str]] | None = None,
          check_cabling: bool = True, ui: PushUI | None = None, selected: Targets | None = None,
-         check_manifest: bool = True) -> PushRun:
+         check_manifest: bool = True, resume: bool = False) -> PushRun:
     """Push OUTDIR's configs as `vlanroute push --yes` does: first every switch is logged in
     to, backed up (in the state directory, docs/push.md) and checked, changing nothing; if
     any fails there, nothing is changed anywhere. Then the switches are changed in the
@@ -253,7 +254,11 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     switch passed the pre-flight; `check_cabling=False` skips it. Unless `dry_run`, the
     fabric's lock is held throughout (docs/push.md, the state directory): another push,
     save or rollback of the same fabric at work raises UserError, changing nothing. Before everything, as the command
-    does, OUTDIR must match its manifest.json (`check_manifest=False`: `--skip-manifest-check`)."""
+    does, OUTDIR must match its manifest.json (`check_manifest=False`: `--skip-manifest-check`).
+    `resume=True` is `push --resume`: the last push's journal names the switches it did not
+    finish; only those are pushed (both passes), appended to the same journal, and those it
+    applied but did not finish saving are saved; refused if plan.json changed since. When the
+    last push finished every switch, nothing is done (`results` empty, a note says so)."""
     out = Path(outdir)
     if check_manifest:
         require_intact(out, "push", "check_manifest=False")
@@ -281,6 +286,16 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
     check_loopback(others)
     # One push, save or rollback per fabric at a time (statedir.lock_fabric); a dry run changes nothing.
     with contextlib.nullcontext() if dry_run else lock_fabric(state, "push"):
+        plan_sha = sha256_text(bundle.snapshot.text(PLAN_FILE))
+        journal = None
+        resave: frozenset[str] = frozenset()
+        if resume:      # under the lock: the journal read is the one continued
+            journal, chosen, resave = resume_selection(state, out, sel.doc.name, chosen, plan_sha)
+            resave = resave if save else frozenset()
+            if not chosen:
+                return PushRun(out, dry_run, [], [*sel.notes, "the last push finished every switch; nothing to do"])
+            others, unreadable = observers(out, sel.doc, chosen, tmap)
+            check_loopback(others)
         preview_options = PushOptions(dry_run=True, workers=workers, keep_going=True, host_keys=policy, strict=strict,
                                       save=save)
         pusher = Pusher(out, state, credentials, preview_options, ui or PushUI(), configs=configs)
@@ -290,9 +305,11 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
                 r.result = NOT_STARTED
                 r.message = "not changed: the running config changed since the diff was shown; run push again"
         failed = view.failed
-        # Switches the last push left unfinished (not saved): found as rendered, saved now.
-        _last, pending = pushflow.left_unfinished(state, sel.doc.name)
-        resave = frozenset(n for n in pending if n in {t.name for t in chosen}) if save else frozenset()
+        if not resume:
+            # Switches the last push left unfinished (not saved): found as rendered, saved now.
+            _last, pending = pushflow.left_unfinished(state, sel.doc.name)
+            resave = frozenset(n for n in pending if n in {t.name for t in chosen}) if save else frozenset()
+        # Also saved: what an interrupted push applied but did not save (resumed or not).
         to_save = [r for r in view.results if not r.diff and r.switch in resave and r.result == UNCHANGED]
         for r in to_save:
             r.message = "left unfinished by the last push, NOT saved: this push saves it"
@@ -303,13 +320,12 @@ def push(outdir: str | Path, credentials: Credentials, *, dry_run: bool = True,
         if unchecked:       # every switch logged in, yet these cables were never seen
             raise UserError(unchecked_refusal(unchecked), exit_code=int(ExitCode.FAILED_CHECK))
         bundle.require_unchanged("push")
-        header = {"outdir": str(out.resolve()), "plan": sel.doc.name,
-                  "plan_sha256": sha256_text(bundle.snapshot.text(PLAN_FILE)), "save": save,
+        header = {"outdir": str(out.resolve()), "plan": sel.doc.name, "plan_sha256": plan_sha, "save": save,
                   "switches": [r.switch for r in [*view.changing, *to_save]]}
         options = PushOptions(workers=workers, keep_going=keep_going, host_keys=policy, strict=strict, save=save,
                               resave=resave)
         runner = Pusher(out, state, credentials, replace(options, keep_going=False), ui or PushUI(), configs=configs)
-        outcome = pushflow.execute(view, runner, state, None, header, options, to_save)
+        outcome = pushflow.execute(view, runner, state, journal, header, options, to_save)
         return PushRun(out, dry_run, outcome.results, sel.notes, view.transition, str(outcome.journal.path))
 
 

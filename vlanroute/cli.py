@@ -35,6 +35,7 @@ COMMAND_MODULES: list[str] = [
     "discover",
     "repair",
     "whatif",
+    "watch",
 ]
 # A command whose name is a Python keyword lives in a module of another name.
 MODULE_OF = {"import": "importer"}

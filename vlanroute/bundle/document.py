@@ -29,6 +29,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, Serializatio
                       model_serializer, model_validator)
 
 from vlanroute.errors import UserError
+from vlanroute.model.operation import HealClass, Strategy, listen_address, notify_command
 from vlanroute.model.portlist import parse_port_list
 from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN, management_address
 
@@ -244,6 +245,28 @@ class AcknowledgedSyntax(Record):
     date: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
 
 
+class WatchDoc(Record):
+    """The inventory's `operation.watch` (model/operation.py), every field written: the
+    policy `vlanroute watch OUTDIR` follows (docs/watch.md). The same rules as the inventory:
+    the notify hook is one printable line starting with an absolute path."""
+    policy: Literal["auto", "propose"]
+    heal: list[HealClass]
+    strategies: Annotated[list[Strategy], Field(min_length=1)]
+    interval_s: Annotated[float, Field(ge=0.2, le=3600)]
+    debounce_polls: Annotated[int, Field(ge=1, le=100)]
+    debounce_s: Annotated[float, Field(ge=0, le=86_400)]
+    hold_down_s: Annotated[float, Field(ge=0, le=86_400)]
+    notify: Annotated[str, AfterValidator(notify_command)] | None = None
+    syslog_listen: Annotated[str, AfterValidator(listen_address)] | None = None
+    audit: bool = True
+    retries: Annotated[int, Field(ge=0, le=100)] = 3
+    retry_s: Annotated[float, Field(ge=0, le=86_400)] = 60.0
+
+
+class OperationDoc(Record):
+    watch: WatchDoc | None = None
+
+
 class PlanDocument(Record):
     format: Literal["vlanroute-plan/2"]
     name: Name | None = None
@@ -260,12 +283,16 @@ class PlanDocument(Record):
     warnings: list[str] = []
     # Written only when the inventory has any (a plan without stays byte-identical).
     acknowledged_syntax: list[AcknowledgedSyntax] = []
+    # The inventory's `operation` section; written only when it has one (as above).
+    operation: OperationDoc | None = None
 
     @model_serializer(mode="wrap")
     def _json(self, handler: Any, info: SerializationInfo) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
         if not out.get("acknowledged_syntax"):
             out.pop("acknowledged_syntax", None)
+        if out.get("operation") is None:
+            out.pop("operation", None)
         return out
 
     @model_validator(mode="after")

@@ -5,7 +5,7 @@ the code that produces the documents: `python -m vlanroute.bundle.schemagen` rew
 Generated: plan.json (bundle/document.py's PlanDocument), error.json (ErrorDocument),
 algorithms.json (AlgorithmsDocument), and from schemas/outputs.py render.json, verify.json,
 audit.json, push.json, analyze.json, save.json, rollback.json, report.json, draw.json,
-whatif.json, repair.json, cabling-check.json, lab.json, import.json, discover.json,
+whatif.json, repair.json, cabling-check.json, lab.json, import.json, discover.json, watch.json,
 emulate.json, emulate-traffic.json and export-nautobot.json: every schema file.
 
 plan.json is PlanDocument's *validation* schema: what `vlanroute` accepts when it reads a
@@ -44,7 +44,7 @@ def plan_schema() -> dict[str, Any]:
     body.pop("title", None)
     props = body["properties"]
     # Written only when the inventory has any (PlanDocument's serializer drops it otherwise).
-    body["required"] = [k for k in props if k != "acknowledged_syntax"]
+    body["required"] = [k for k in props if k not in ("acknowledged_syntax", "operation")]
     # VlanDoc has no serializer of its own: a plan writes every VLAN's lists, empty or not.
     body["$defs"]["VlanDoc"]["required"] = ["id", "links", "switches"]
     props["routing"]["required"] = ["algorithm"]
@@ -56,6 +56,8 @@ def plan_schema() -> dict[str, Any]:
     }
     props["acknowledged_syntax"]["description"] = ("the inventory's site.acknowledged_syntax "
                                                    "(docs/render.md); absent when it has none")
+    props["operation"]["description"] = ("the inventory's operation section: the watcher's policy "
+                                         "(docs/watch.md); absent when it has none")
     return {**_head("plan", "vlanroute plan --json: the plan document itself (plan.json, "
                     "docs/plan-format.md)"), **body}
 
@@ -125,7 +127,8 @@ OUTPUTS = {"render": "RenderDocument", "verify": "VerifyDocument", "audit": "Aud
            "rollback": "RollbackDocument", "report": "ReportDocument", "draw": "DrawDocument",
            "whatif": "WhatifDocument", "repair": "RepairDocument", "cabling-check": "CablingCheckDocument",
            "import": "ImportDocument", "discover": "DiscoverDocument", "emulate": "EmulateDocument",
-           "emulate-traffic": "EmulateTrafficDocument", "export-nautobot": "ExportNautobotDocument"}
+           "emulate-traffic": "EmulateTrafficDocument", "export-nautobot": "ExportNautobotDocument",
+           "watch": "WatchDocument"}
 
 # Where the command line is not `vlanroute NAME --json`.
 TITLES = {"emulate": "vlanroute emulate --json (and its --json-report file)",

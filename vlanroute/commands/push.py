@@ -25,15 +25,15 @@ from vlanroute.bundle.manifest import require_intact
 from vlanroute.bundle.reader import PLAN_FILE
 from vlanroute.commands.stateopts import state_dir_option
 from vlanroute.device.bundlegate import check_bundle, read_bundle
-from vlanroute.device.journal import Journal, require_last_journal, sha256_text
-from vlanroute.device import journal as J
+from vlanroute.device.journal import Journal, sha256_text
+from vlanroute.device.resume import resume_selection
 from vlanroute.device import pushflow
 from vlanroute.device.change import observers
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NEEDS_A_PERSON, PARTLY_APPLIED, ROLLED_BACK, SUCCESS,
                                    UNCHANGED, PushOptions, PushUI, Pusher, SwitchResult)
 from vlanroute.device.statedir import FabricState, lock_fabric
 from vlanroute.device.repairpush import down_cables, relearn_note
-from vlanroute.device.targets import Target, check_loopback, select_targets
+from vlanroute.device.targets import check_loopback, select_targets
 from vlanroute.natural import natural_key
 from vlanroute.transition.report import lines as transition_lines, to_json as transition_to_json
 from vlanroute.errors import UserError
@@ -180,26 +180,6 @@ def first_interrupt_stops(pusher: Pusher, err: Console) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _resume_selection(state: FabricState, outdir: Path, plan_name: str | None,
-                      targets: list[Target], plan_sha: str) -> tuple[Journal, list[Target], frozenset[str]]:
-    """The switches the last push did not finish: not applied (saved or, with --no-save,
-    left unsaved) and not unchanged; and of those, the ones it had applied and verified but
-    whose save did not end (`applied`, `saving`, SAVE-UNCERTAIN: their startup config may
-    still be the old one), which the resumed push saves if their running config is still as
-    rendered. Refused when plan.json changed since that push."""
-    journal, view = require_last_journal(state, outdir, plan_name, "push --resume")
-    if view.header.get("plan_sha256") != plan_sha:
-        raise UserError("plan.json changed since the push being resumed", file=str(outdir / PLAN_FILE),
-                        fix="push the new plan with a plain `vlanroute push` (or roll back first)")
-    saving = bool(view.header.get("save", True))
-    done = {J.SAVED, J.UNCHANGED} | ({J.APPLIED} if not saving else set())
-    finished = {name for name, h in view.switches.items() if h.state in done}
-    in_journal = set(view.switches)
-    resave = frozenset(name for name, h in view.switches.items()
-                       if saving and h.state in (J.APPLIED, J.SAVING, J.SAVE_UNCERTAIN))
-    return journal, [t for t in targets if t.name in in_journal and t.name not in finished], resave
-
-
 @click.command("push")
 @click.argument("outdir", type=click.Path(file_okay=False, path_type=Path))
 @ssh_options
@@ -277,7 +257,7 @@ def command(outdir: Path, switches: tuple[str, ...], known_hosts: Path | None, i
     journal: Journal | None = None
     resave: frozenset[str] = frozenset()
     if resume:
-        journal, targets, resave = _resume_selection(state, outdir, doc.name, targets, plan_sha)
+        journal, targets, resave = resume_selection(state, outdir, doc.name, targets, plan_sha)
         resave = resave if not no_save else frozenset()
         if not targets:
             click.echo("push --resume: the last push finished every switch; nothing to do", err=True)

@@ -3,7 +3,6 @@ failed cables, neighbour pairs and switches with the fewest link changes (docs/f
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,12 @@ from vlanroute.bundle.failures import (
 )
 from vlanroute.bundle.manifest import require_intact
 from vlanroute.bundle.reader import check_outdir, read_plan
-from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
+from vlanroute.bundle.repaired import Repaired
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
-from vlanroute.render.write import RenderOptions, render_to_dir
+from vlanroute.render.repaired import write_repaired
 
 HOST_TABLES = ("hosts/hosts.tsv", "hosts/vlans.tsv")
 
@@ -116,15 +115,9 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         raise UserError(f"every switch of the plan is failed ({len(doc.switches)} of {len(doc.switches)}): "
                         "there is no fabric left to repair", field="--failed-switch",
                         fix="name only the switches that are dead; bring at least one switch back first")
-    rep = repair_document(doc, failures, extra_changes, compare=not no_compare)
-    record_text = json.dumps(rep.record, indent=1) + "\n"
-    extra: tuple[tuple[str, str], ...] = ((REPAIR_FILE, record_text),)
-    if rep.record["affected_vlans"] and doc.hosts:      # the hosts re-learn in them (hosts/relearn.sh)
-        from vlanroute.render.relearn import RELEARN_FILE, relearn_script
-        extra += ((RELEARN_FILE, relearn_script(rep.doc.name or newdir.name, rep.record["affected_vlans"])),)
-    options = RenderOptions(per_host_scripts=(outdir / "hosts" / "per-host").is_dir(), force=force,
-                            extra_files=extra)
-    result = render_to_dir(rep.doc, newdir, options)
+    written = write_repaired(outdir, doc, failures, newdir, extra_changes=extra_changes, compare=not no_compare,
+                             force=force)
+    rep, result = written.repair, written.result
     same = _host_tables_same(outdir, newdir, set(rep.hosts_lost))
     for w in rep.warnings:
         say.warn(w)
@@ -133,6 +126,9 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
         say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
+        if written.relearn is not None:
+            say.line(f"then, once pushed: {written.relearn} on every host (its header gives the clush, pdsh and "
+                     f"Ansible lines), and vlanroute audit {newdir}; or let `vlanroute watch` do it (docs/watch.md)")
     if as_json:
         from vlanroute.schemas.outputs import RepairDocument
         emit_document(RepairDocument.model_validate({

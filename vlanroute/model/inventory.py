@@ -25,6 +25,7 @@ from vlanroute.model.hostcsv import read_hosts_csv
 from vlanroute.model.overrides import apply_sets
 from vlanroute.model.platforms import OVERRIDABLE_LIMITS, PLATFORMS
 from vlanroute.model.portlist import MAX_PORTS, PortListError, parse_port_list
+from vlanroute.model.operation import OperationSpec
 from vlanroute.model.site import SiteSpec
 # Strict patterns for every name that may reach a switch CLI, a shell script or a file
 # name (vlanroute/names.py); the plan document uses the same ones.
@@ -337,6 +338,8 @@ class Inventory(Strict):
     failures: FailuresSpec | None = None
     # What the site states about its own switches (model/site.py).
     site: SiteSpec = SiteSpec()
+    # How the site runs the pushed fabric: the watcher's policy (model/operation.py).
+    operation: OperationSpec = OperationSpec()
 
 
 # The ways sites write a MAC: colons or dashes between bytes (IEEE 802 / Windows), dots
@@ -491,7 +494,7 @@ def _refuse_plan_document(path: Path) -> None:
                         "writes), not an inventory", file=str(path),
                         fix="give the inventory YAML the plan was made from; the commands that read a "
                             "rendered plan (verify, push, audit, save, rollback, cabling check, emulate, "
-                            "repair, lab up, export nautobot) take its OUTDIR")
+                            "repair, watch, lab up, export nautobot) take its OUTDIR")
 
 
 class LoadedInventory:

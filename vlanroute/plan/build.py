@@ -117,6 +117,8 @@ class Plan:
             "warnings": self.warnings,
             "acknowledged_syntax": [{**ack.model_dump(), "date": ack.date.isoformat()}
                                     for ack in self.inventory.spec.site.acknowledged_syntax],
+            "operation": (self.inventory.spec.operation.model_dump(mode="json")
+                          if self.inventory.spec.operation.watch is not None else None),
         }
 
 

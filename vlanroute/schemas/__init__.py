@@ -12,7 +12,7 @@ from typing import Any
 
 COMMANDS = ("plan", "algorithms", "analyze", "render", "verify", "push", "audit", "draw",
             "report", "emulate", "emulate-traffic", "lab", "import", "error", "cabling-check", "discover", "save", "rollback", "repair", "whatif",
-            "export-nautobot")
+            "export-nautobot", "watch")
 
 
 def text(command: str) -> str:

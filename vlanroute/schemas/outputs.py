@@ -1,6 +1,6 @@
 """pydantic models of commands' `--json` objects whose schema file is generated from them
 (vlanroute/bundle/schemagen.py): render, verify, audit, push, analyze, save, rollback,
-report, draw, whatif, repair, `cabling check`, lab, import, discover, emulate and
+report, draw, whatif, repair, `cabling check`, lab, import, discover, watch, emulate and
 `emulate --traffic`. The command builds the model and prints
 its `to_json()`, so the schema cannot drift from what is printed. Fields are in the
 order the objects print them (docs/json.md). A data package imports no stage: plain types."""
@@ -736,3 +736,27 @@ class ExportNautobotDocument(_Output):
     changes: list[ExportChange]
     counts: dict[str, Count]
     notes: list[str]
+
+
+class WatchAction(_Record):
+    """One action of the watcher in this run (docs/watch.md): a heal, a return, a note."""
+
+    action: str                 # its id: a UTC time stamp
+    kind: Literal["heal", "return", "note"]
+    mode: Literal["auto", "propose", "note"]
+    outcome: str                # healed, returned, proposed, noted, retry, gave-up, needs-person, failed, abandoned
+    failures: RepairFailures
+    bundle: str | None
+
+
+class WatchDocument(_Output):
+    """`vlanroute watch --json`: printed when the watcher stops (or after `--once`)."""
+
+    schema_: Literal["vlanroute-watch/1"] = Field(default="vlanroute-watch/1", alias="schema")
+    outdir: str
+    state_dir: str
+    exit_code: int
+    policy: dict[str, Any]
+    acted: RepairFailures       # the failures the fabric is set up for (empty: the plan)
+    observed: RepairFailures    # the failures the links showed last
+    actions: list[WatchAction]

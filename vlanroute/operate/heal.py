@@ -1,0 +1,79 @@
+"""How the watcher heals: strategies that turn a failure set into a bundle to push.
+
+A strategy is one object behind one interface, listed in one table (`STRATEGIES`), as the
+routing engines and switch families are. Given the published plan and the failures, it
+writes a bundle (exactly what `render` writes, verified, with a manifest) and says what it
+is; the watcher pushes it through the loop-free transition machinery as `vlanroute push
+--yes` does, or proposes it. The policy (`operation.watch.strategies`) lists the strategies
+to apply, in order, to each change of the failure set:
+
+- `repair` (today): the minimal balanced repair of `vlanroute repair` (routing/repair.py,
+  bundle/repaired.py): every broken tree joined again with the fewest links, then the
+  lowest load; no host changes; the hosts re-learn in the repaired VLANs (relearn.sh).
+- `failover` (issue 39 item 2, to come): a PVID change onto protection trees planned and
+  pre-learned at render time, so delivery is restored without the hosts; the `repair`
+  after it then restores balance.
+
+When no failure is left, every strategy's answer is the published plan itself (`plan_remedy`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from vlanroute.bundle.document import PlanDocument
+from vlanroute.bundle.failures import Failures, check
+from vlanroute.render.repaired import write_repaired
+
+
+@dataclass(frozen=True)
+class HealContext:
+    outdir: Path                    # the published bundle
+    doc: PlanDocument               # its plan
+    bundles: Path                   # where new bundles go (<state dir>/watch/bundles)
+
+
+@dataclass(frozen=True)
+class Remedy:
+    strategy: str                   # the strategy's name, or "plan"
+    bundle: Path                    # what to push (OUTDIR for the plan itself)
+    summary: str                    # one line for people
+    relearn: Path | None = None     # the script the hosts run to re-learn, if they must
+    record: dict[str, Any] | None = None    # the strategy's own record (repair.json)
+
+    @property
+    def is_plan(self) -> bool:
+        return self.strategy == "plan"
+
+
+class Strategy(Protocol):
+    name: str
+
+    def remedy(self, ctx: HealContext, failures: Failures, action: str) -> Remedy:
+        """A bundle for the fabric with `failures` (not empty), written under ctx.bundles;
+        `action` is the watcher's id of this action (a UTC time stamp), for the folder name."""
+
+
+class RepairStrategy:
+    name = "repair"
+
+    def remedy(self, ctx: HealContext, failures: Failures, action: str) -> Remedy:
+        check(failures, ctx.doc, source=str(ctx.outdir / "plan.json"))
+        newdir = ctx.bundles / f"{action}-repair"
+        written = write_repaired(ctx.outdir, ctx.doc, failures, newdir, compare=False)
+        r = written.repair.record
+        summary = (f"repair around {failures.describe()}: {len(r['changes'])} VLAN tree(s) changed, "
+                   f"{r['links_added']} link(s) added, switches touched: {' '.join(r['switches_touched']) or 'none'}, "
+                   f"hosts lost: {len(r['hosts_lost'])}")
+        return Remedy(self.name, newdir, summary, written.relearn, r)
+
+
+STRATEGIES: dict[str, Strategy] = {"repair": RepairStrategy()}
+
+
+def plan_remedy(ctx: HealContext, relearn: Path | None = None) -> Remedy:
+    """Back to the published plan: OUTDIR itself. `relearn`: the script of the repair being
+    left (the hosts re-learn in the same VLANs on their way back)."""
+    return Remedy("plan", ctx.outdir, "the published plan", relearn)
