@@ -159,3 +159,24 @@ def test_what_cannot_fail_over_is_an_error_naming_the_way(protected: Path) -> No
     plain = api.plan(SEED_TORUS).to_document()
     with pytest.raises(PlanError, match="routing.protection"):
         failover_document(plain, Failures(pairs=(("sw1", "sw2"),)))
+
+
+def test_repair_failover_writes_a_verified_bundle_that_push_sends_as_pvids(protected: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    new = tmp_path / "failed-over"
+    rc = main(["repair", str(protected), "--failover", "--failed-pair", "sw1:sw2", "-o", str(new), "--json"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    out = json.loads(captured.out)
+    record = json.loads((new / "repair.json").read_text())
+    assert out["repair"] == record and out["verified"] is True
+    assert record["failover"] and record["changes"] == [] and record["affected_vlans"] == []
+    assert not (new / "hosts" / "relearn.sh").exists()
+    # The switch configs differ only on the moved sources' switches.
+    changed = sorted(p.name for p in (new / "switches").iterdir()
+                     if p.read_text() != (protected / "switches" / p.name).read_text())
+    moved = sorted({s for m in record["failover"] for s in m["sources"]})
+    assert [c.split(".")[0] for c in changed] == moved
+    rc = main(["repair", str(protected), "--failover", "--failed-switch", "sw3", "-o", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert rc != 0 and "Traceback" not in err and "repair" in err

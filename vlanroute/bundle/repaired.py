@@ -217,6 +217,8 @@ def _record(doc: PlanDocument, failures: Failures, result: RepairResult, lost: l
         # with them (a dead cable may come back at any moment; device/change.py).
         "down_cables": [[c.a, c.a_port, c.b, c.b_port] for i, c in enumerate(doc.cabling)
                         if i in dead_cables(failures, doc)],
+        "failover": [],             # a repair moves no source (bundle/failedover.py does)
+        "not_failed_over": [],
     }
 
 

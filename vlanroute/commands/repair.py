@@ -24,7 +24,7 @@ from vlanroute.commands.output import Say, emit_document, json_option, quiet_opt
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
-from vlanroute.render.repaired import write_repaired
+from vlanroute.render.repaired import write_failedover, write_repaired
 
 HOST_TABLES = ("hosts/hosts.tsv", "hosts/vlans.tsv")
 
@@ -66,6 +66,10 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
 @click.option("--extra-changes", type=click.IntRange(0, 10_000), default=0, show_default=True,
               help="Allow up to N more link exchanges (in any tree) that lower the max link load (greedy).")
 @click.option("--no-compare", is_flag=True, help="Skip the full re-plan of the degraded fabric (the comparison).")
+@click.option("--failover", is_flag=True,
+              help="Fail over instead of repairing: the dead pairs' VLANs move onto their backup VLANs "
+                   "(routing.protection: links) by the PVID of their source switches' host ports; no "
+                   "inter-switch port changes, the hosts need nothing (docs/failures.md).")
 @click.option("--force", is_flag=True, help="Replace NEWDIR even if it holds files no render wrote.")
 @click.option("--skip-manifest-check", is_flag=True,
               help="Repair a bundle that differs from what render wrote (manifest.json): the edit "
@@ -76,7 +80,7 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
 def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_pairs: tuple[str, ...],
             failed_switches: tuple[str, ...], failures_file: Path | None, from_cabling_check: bool,
             from_link_state: bool,
-            extra_changes: int, no_compare: bool, force: bool, skip_manifest_check: bool, switches: tuple[str, ...],
+            extra_changes: int, no_compare: bool, failover: bool, force: bool, skip_manifest_check: bool, switches: tuple[str, ...],
             known_hosts: Path | None, insecure: bool, workers: int, targets_file: Path | None,
             as_json: bool, quiet: bool) -> int:
     """Repair the published plan in OUTDIR around failed cables, pairs or switches and write
@@ -115,13 +119,22 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         raise UserError(f"every switch of the plan is failed ({len(doc.switches)} of {len(doc.switches)}): "
                         "there is no fabric left to repair", field="--failed-switch",
                         fix="name only the switches that are dead; bring at least one switch back first")
-    written = write_repaired(outdir, doc, failures, newdir, extra_changes=extra_changes, compare=not no_compare,
-                             force=force)
+    if failover:
+        written = write_failedover(outdir, doc, failures, newdir, force=force)
+    else:
+        written = write_repaired(outdir, doc, failures, newdir, extra_changes=extra_changes,
+                                 compare=not no_compare, force=force)
     rep, result = written.repair, written.result
     same = _host_tables_same(outdir, newdir, set(rep.hosts_lost))
     for w in rep.warnings:
         say.warn(w)
-    if say.human:
+    if say.human and failover:
+        _print_failover(Console(), doc, rep, newdir)
+        state = "verified" if result.verified else "NOT verified"
+        say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
+        say.line(f"next: vlanroute push {newdir} --dry-run (only host ports' PVIDs change, on the switches "
+                 "above); later the balanced repair (`vlanroute repair` without --failover) from the published plan")
+    elif say.human:
         _print(Console(), doc, rep, same, newdir)
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
@@ -202,6 +215,28 @@ def _host_tables_same(outdir: Path, newdir: Path, lost: set[str]) -> bool:
 
 def _links(links: list[tuple[str, str]]) -> str:
     return " ".join(f"{a}-{b}" for a, b in links) or "-"
+
+
+def _print_failover(console: Console, doc: PlanDocument, rep: Repaired, newdir: Path) -> None:
+    r = rep.record
+    f = r["failures"]
+    what = [f"cable {c}" for c in f["cables"]] + [f"pair {p.replace(':', '-')}" for p in f["pairs"]]
+    console.print(f"[bold]{doc.name}[/bold]: fail over around {', '.join(what)}", highlight=False)
+    table = Table(title=f"{len(r['failover'])} VLAN(s) failed over by the PVID of their source switches' host ports")
+    table.add_column("VLAN", justify="right")
+    table.add_column("onto backup", justify="right")
+    table.add_column("source switches")
+    table.add_column("host ports", justify="right")
+    for m in r["failover"]:
+        table.add_row(str(m["vlan"]), str(m["backup"]), " ".join(m["sources"]), str(m["ports"]))
+    console.print(table)
+    for x in r["not_failed_over"]:
+        console.print(f"NOT failed over: VLAN {x['vlan']} ({' '.join(x['sources'])}): {x['why']}", highlight=False)
+    console.print(f"max link load {r['max_link_load']:g} (lower bound of the degraded fabric "
+                  f"{r['link_load_lower_bound']:g}); deadlock-free under 802.3x PAUSE: "
+                  f"{'yes' if r['deadlock_free'] else 'no'}; no inter-switch port changes; the hosts re-learn in "
+                  "nothing and need no new files (hosts.tsv's vlan column follows the PVID: the host program only "
+                  "shows it)", highlight=False)
 
 
 def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool, newdir: Path) -> None:

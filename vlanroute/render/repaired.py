@@ -1,7 +1,9 @@
 """A repaired bundle written as `vlanroute repair` writes it: the repaired plan rendered,
 verified and published at once, with `repair.json` and, when VLAN trees changed and the plan
 has hosts, `hosts/relearn.sh` (docs/failures.md). `vlanroute watch` writes its repairs the
-same way, through this one function."""
+same way, through this one function; a failed-over bundle (`repair --failover`,
+bundle/failedover.py) through `write_failedover`, with no relearn.sh (the hosts already
+learn in every backup VLAN)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures
+from vlanroute.bundle.failedover import failover_document
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
 from vlanroute.render.relearn import RELEARN_FILE, relearn_script
 from vlanroute.render.write import RenderOptions, RenderResult, render_to_dir
@@ -37,3 +40,16 @@ def write_repaired(outdir: Path, doc: PlanDocument, failures: Failures, newdir: 
                             extra_files=extra)
     result = render_to_dir(rep.doc, newdir, options)
     return RepairedBundle(rep, result, result.outdir / RELEARN_FILE if relearn else None)
+
+
+def write_failedover(outdir: Path, doc: PlanDocument, failures: Failures, newdir: Path, *,
+                     force: bool = False) -> RepairedBundle:
+    """Fail OUTDIR's plan `doc` over around `failures` (its dead pairs' VLANs onto their
+    backups, bundle/failedover.py) and publish the bundle at NEWDIR; PlanError when the plan
+    has no backup VLANs or nothing can fail over."""
+    rep = failover_document(doc, failures)
+    extra: tuple[tuple[str, str], ...] = ((REPAIR_FILE, json.dumps(rep.record, indent=1) + "\n"),)
+    options = RenderOptions(per_host_scripts=(outdir / "hosts" / "per-host").is_dir(), force=force,
+                            extra_files=extra)
+    result = render_to_dir(rep.doc, newdir, options)
+    return RepairedBundle(rep, result, None)

@@ -450,9 +450,9 @@ class RepairRecord(_Record):
     push_order_loop_free: bool
     down_cables: list[Annotated[list[str], Field(min_length=4, max_length=4)]]
     # A failed-over bundle (bundle/failedover.py): what moved onto which backup VLAN, and
-    # what could not; absent from a repair's record.
-    failover: list[FailoverMove] | None = None
-    not_failed_over: list[NotFailedOver] | None = None
+    # what could not; empty for a repair.
+    failover: list[FailoverMove] = []
+    not_failed_over: list[NotFailedOver] = []
 
 
 class RepairDocument(_Output):
