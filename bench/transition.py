@@ -40,7 +40,7 @@ def main() -> int:
                      ("topology.dims=[8,8]", "hosts.count=null", "hosts.per_switch=4", "topology.links_per_pair=1")),
                     ("torus 16x16, 2 hosts/switch", ROOT / "inventories" / "seed-torus.yaml",
                      ("topology.dims=[16,16]", "hosts.count=null", "hosts.per_switch=2", "topology.links_per_pair=1",
-                      "platform=powerconnect-6224"))]
+                      "platform=powerconnect-8132"))]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, inventory, sets in fabrics:

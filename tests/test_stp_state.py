@@ -204,8 +204,23 @@ def test_a_blocked_lag_and_a_lag_whose_links_are_down_are_named(torus) -> None: 
     found = stpstate.not_forwarding(target, run_, cfg)
     assert [str(f) for f in found] == ["ch2 in VLANs 101-102: spanning tree off (not listed), link down",
                                        "ch3 in VLANs 101-104: BLK"]
-    message = stpstate.problem(found)
-    assert "ch3 in VLANs 101-104: BLK" in message and "ch2" in message and "after 50 s" in message
+    # The blocked LAG fails the step; the LAG whose links are down is a note (the cable, not the config).
+    assert [f.label for f in stpstate.blocked(found)] == ["ch3"]
+    message = stpstate.problem(stpstate.blocked(found))
+    assert "ch3 in VLANs 101-104: BLK" in message and "ch2" not in message and "after 50 s" in message
+    note = stpstate.down_note(found)
+    assert "ch2 in VLANs 101-102" in note and "link down" in note and "ch3" not in note
+    assert stpstate.down_note(stpstate.blocked(found)) == ""
+
+
+def test_a_down_link_is_not_waited_for(torus) -> None:  # type: ignore[no-untyped-def]
+    """Only a blocked port is read again until SETTLE_S: no config brings a cable back."""
+    target, cfg = torus
+    run_, _ = replies(HEADER, links({"1/g47", "1/g43"}))     # both of ch2's members down
+    slept: list[float] = []
+    found = stpstate.check(target, run_, cfg, sleep=slept.append, clock=lambda: 0.0)
+    assert [f.label for f in found] == ["ch2"] and found[0].link_down and slept == []
+    assert stpstate.blocked(found) == []
 
 
 def test_what_cannot_be_read_is_reported_never_forwarding(torus) -> None:  # type: ignore[no-untyped-def]

@@ -542,22 +542,25 @@ class Pusher:
                          if d[:1] in "+-" and d[:3] not in ("+++", "---")]
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
-            elif blocked := stpstate.check(target, session.run, prep.predicted):
+            elif blocked := stpstate.blocked(stp := stpstate.check(target, session.run, prep.predicted)):
                 problem = stpstate.problem(blocked)       # issue 41 item 10: a tree would be cut
             else:
+                down = stpstate.down_note(stp)            # a cable out: noted, the step stands
                 # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
                 res.commands_sent, res.final_text = sent, text
                 self._log_ahead(ev.applied if ctx.final else ev.stepped, name, ev.required, saved=False,
                                 commands_sent=sent, running_sha256=sha256_lines(_canonical(target, after)))
                 if not ctx.final:
-                    res.result, res.message = STEPPED, f"step {ctx.index} applied and verified"
+                    res.result, res.message = STEPPED, f"step {ctx.index} applied and verified" + down
                     return res
                 if not save:
                     res.result = APPLIED_UNSAVED
-                    res.message = "applied, NOT saved: `vlanroute save OUTDIR` commits it"
+                    res.message = "applied, NOT saved: `vlanroute save OUTDIR` commits it" + down
                     return res
                 self._log_ahead(ev.saving, name, ev.required)
-                return save_switch(session, res, self._log, ev)
+                saved = save_switch(session, res, self._log, ev)
+                saved.message += down if saved.result == APPLIED else ""
+                return saved
         except JournalWriteError as exc:
             problem = f"not saved: {exc.message} (the running config is rolled back)"
         except SaveFailed as exc:

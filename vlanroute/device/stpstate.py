@@ -29,8 +29,12 @@ asked, read-only, once the read-back has matched:
    age): while something is not forwarding, the state is read again every PAUSE_S seconds,
    for at most SETTLE_S seconds; what is still not forwarding then is the answer.
 
-Push treats a non-empty answer as a failed step: the switch is rolled back to where the
-step began, before anything is saved, and the message names each port, VLAN and state.
+Push treats a blocked port (or one it cannot read) as a failed step: the switch is rolled
+back to where the step began, before anything is saved, and the message names each port,
+VLAN and state. A port with spanning tree off whose link is down is not the config's doing:
+rolling the step back would not bring the cable back (and would leave the fabric between
+two states, as a rollback to the plan while a repaired cable is still out showed), so the
+step stands and its result carries a note naming the port (`down_note`).
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ class NotForwarding:
     label: str                       # as the switch names it: `1/g47`, `ch1`, `Po1`, `Ethernet1`
     vlans: tuple[int, ...]
     state: str                       # as printed (`BLK`, `discarding`), or `link down`, `not read: ...`
+    link_down: bool = False          # spanning tree off and the link down: the cable, not the config
 
     def __str__(self) -> str:
         many = "VLANs" if len(self.vlans) > 1 else "VLAN"
@@ -120,23 +125,44 @@ def not_forwarding(target: Target, run: Callable[[str], str], cfg: SwitchConfig)
                     continue
                 why = "link down" if up is False else f"link state not read ({link_note or 'the port is not listed'})"
                 text = f"spanning tree off ({state.shown}), {why}" if state.shown else f"spanning tree off, {why}"
+                down = up is False
             else:
-                text = state.shown
-            found.setdefault((ref, text), []).append(vlan)
-    return [NotForwarding(ref, family.port_label(ref), tuple(vs), text) for (ref, text), vs in found.items()]
+                text, down = state.shown, False
+            found.setdefault((ref, text, down), []).append(vlan)
+    return [NotForwarding(ref, family.port_label(ref), tuple(vs), text, down)
+            for (ref, text, down), vs in found.items()]
 
 
 def check(target: Target, run: Callable[[str], str], cfg: SwitchConfig, *,
           sleep: Callable[[float], None] = time.sleep,
           clock: Callable[[], float] = time.monotonic) -> list[NotForwarding]:
-    """`not_forwarding`, read again while something is not forwarding, for SETTLE_S seconds
-    at most (ports still converging): what is left then."""
+    """`not_forwarding`, read again while something is blocked (not a down link), for
+    SETTLE_S seconds at most (ports still converging): what is left then. A down cable is not
+    waited for: no config brings it back."""
     deadline = clock() + SETTLE_S
     while True:
         found = not_forwarding(target, run, cfg)
-        if not found or clock() + PAUSE_S > deadline:
+        if not blocked(found) or clock() + PAUSE_S > deadline:
             return found
         sleep(PAUSE_S)
+
+
+def blocked(found: list[NotForwarding]) -> list[NotForwarding]:
+    """What fails the step: every port not forwarding for a reason other than its link being
+    down with spanning tree off (blocked, learning, or not read)."""
+    return [f for f in found if not f.link_down]
+
+
+def down_note(found: list[NotForwarding]) -> str:
+    """The note a step carries for inter-switch ports whose link is down ('' if none): the
+    config is right and stays (a step rolled back would not bring the cable back, and the
+    transition already counts a down cable as active); `vlanroute repair` moves the VLANs off."""
+    down = [f for f in found if f.link_down]
+    if not down:
+        return ""
+    shown = "; ".join(map(str, down[:5])) + (f"; and {len(down) - 5} more" if len(down) > 5 else "")
+    return (f"; note: link down on inter-switch ports that carry VLANs: {shown} (trees cut there until the "
+            "cable is back; `vlanroute repair OUTDIR --failed-pair A:B` moves the VLANs off)")
 
 
 def problem(found: list[NotForwarding], waited: float | None = None) -> str:

@@ -170,15 +170,16 @@ def apply_in_transaction(target: Target, session: SwitchSession, prep: Prepared,
     # Issue 41 item 10: every inter-switch port the plan has forwarding must forward.
     ui.status(target.name, "checking spanning tree")
     try:
-        blocked = stpstate.check(target, session.run, prep.predicted)
+        stp = stpstate.check(target, session.run, prep.predicted)
     except SessionError as exc:
         return _restore(target, None, tx, fmt, prep, res, f"cannot read the spanning-tree state: {exc}",
                         want_before, canonical, reconnect)
-    if blocked:
+    if blocked := stpstate.blocked(stp):
         return _restore(target, session, tx, fmt, prep, res, stpstate.problem(blocked), want_before,
                         canonical, reconnect)
     note = ("; note: " + "; ".join(check.notes[:2]) + (f" (and {len(check.notes) - 2} more)"
                                                         if len(check.notes) > 2 else "")) if check.notes else ""
+    note += stpstate.down_note(stp)
     if not save:
         _cleanup(session, tx, fmt)
         res.result = APPLIED_UNSAVED
