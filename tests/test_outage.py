@@ -59,6 +59,14 @@ def test_a_loss_long_before_the_cut_is_not_the_outage() -> None:
     assert not o.interrupted and o.lost_before == 1 and o.lost == 0
 
 
+def test_losses_of_the_warm_up_are_not_counted() -> None:
+    # Rounds 0 and 1 lost while the switches set up their flows; every pair delivered from
+    # 15 ms on (start_ns): not lost before the cut, not the start of the outage.
+    got = [at(r) for r in range(2, 5)] + [at(r) for r in range(8, 12)]
+    o = pair_outage(("a", "b"), ROUNDS, got, cut_ns=T0 + 45 * MS, guard_ns=GUARD, start_ns=T0 + 15 * MS)
+    assert (o.lost, o.lost_before) == (3, 0) and o.outage_s == pytest.approx((81 - 41) / 1000)
+
+
 def test_the_loss_run_the_cut_falls_in_starts_before_the_guard() -> None:
     # Rounds 3, 4, 5 (30, 40, 50 ms) lost, the cut at 45 ms, guard 10 ms: round 3 was sent
     # before 45 - 10 = 35 ms but is part of the same run of losses, so the outage runs from

@@ -61,11 +61,14 @@ class ProbeRecord:
     cut_ns: int                        # the first cable end went down
     cut_end_ns: int = 0                # the last one went down
     unsent: int = 0                    # sendto refused (a full queue): counted as lost
+    start_ns: int = 0                  # every pair delivered from here on: losses before are the warm-up's
 
 
 def pair_outage(pair: tuple[str, str], round_ns: Sequence[int], deliveries: Iterable[tuple[int, int]],
-                cut_ns: int, guard_ns: int, tail_rounds: int = 3) -> PairOutage:
-    """One pair's outage (module docstring). `deliveries`: (round, arrival ns) per datagram."""
+                cut_ns: int, guard_ns: int, tail_rounds: int = 3, start_ns: int = 0) -> PairOutage:
+    """One pair's outage (module docstring). `deliveries`: (round, arrival ns) per datagram;
+    rounds sent before `start_ns` (the warm-up: the switches set up their flows) are not
+    counted as lost."""
     first: dict[int, int] = {}
     duplicates = 0
     for r, t in deliveries:
@@ -75,14 +78,14 @@ def pair_outage(pair: tuple[str, str], round_ns: Sequence[int], deliveries: Iter
         else:
             first[r] = t
     rounds = len(round_ns)
-    lost = [r for r in range(rounds) if r not in first]
+    lost = [r for r in range(rounds) if r not in first and round_ns[r] >= start_ns]
     after = [r for r in lost if round_ns[r] >= cut_ns - guard_ns]
     before = len(lost) - len(after)
     end_ok = all(r in first for r in range(max(0, rounds - tail_rounds), rounds))
     if not after:
         return PairOutage(pair, False, lost_before=before, duplicates=duplicates, delivering_at_end=end_ok)
     start = after[0]
-    while start - 1 >= 0 and start - 1 not in first:    # the run of losses the cut falls in
+    while start - 1 >= 0 and start - 1 not in first and round_ns[start - 1] >= start_ns:   # the loss run of the cut
         start -= 1
     before -= after[0] - start
     last_before = max((r for r in first if r < start), default=None)
@@ -101,7 +104,7 @@ def pair_outage(pair: tuple[str, str], round_ns: Sequence[int], deliveries: Iter
 
 def pair_outages(record: ProbeRecord, guard_s: float = 0.2) -> list[PairOutage]:
     guard = int(guard_s * NS)
-    return [pair_outage(p, record.round_ns, d, record.cut_ns, guard)
+    return [pair_outage(p, record.round_ns, d, record.cut_ns, guard, start_ns=record.start_ns)
             for p, d in zip(record.pairs, record.deliveries)]
 
 
@@ -155,7 +158,7 @@ def summarize(method: str, record: ProbeRecord, outages: Sequence[PairOutage], t
     values = [o.outage_s if o.outage_s is not None else math.inf for o in hit]
     restores = [o.restore_s for o in hit if o.restore_s is not None]
     gaps = [(b - a) / NS for a, b in zip(record.round_ns, record.round_ns[1:])]
-    before = sum(1 for t in record.round_ns if t < record.cut_ns - int(guard_s * NS)) * len(outages)
+    before = sum(1 for t in record.round_ns if record.start_ns <= t < record.cut_ns - int(guard_s * NS)) * len(outages)
     return OutageSummary(
         method, len(outages), len(hit), sum(1 for o in hit if o.outage_s is None),
         _finite(nearest_rank(values, 50)), _finite(nearest_rank(values, 90)), _finite(nearest_rank(values, 99)),

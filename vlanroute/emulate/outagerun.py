@@ -73,7 +73,8 @@ class CutEvent:
 @dataclass(frozen=True)
 class ProbeSettings:
     interval_s: float = 0.01            # one probe per pair per interval
-    warmup_s: float = 2.0               # probes before the cut
+    warmup_s: float = 2.0               # probes before the cut, once every pair delivers
+    prime_s: float = 30.0               # at most this long for every pair to deliver first
     timeout_s: float = 60.0             # the longest wait for every pair after the cut
     settle_s: float = 1.0               # every pair delivering this long ends the wait
     min_after_s: float = 2.0            # the wait lasts at least this long (a later loss shows)
@@ -143,11 +144,13 @@ def probe_rate_kbit(emu: Emulation, pairs: int, interval_s: float) -> int:
 
 def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, str]], *, method: str = "vlanroute",
             heal: Heal | None = None, settings: ProbeSettings = ProbeSettings(),
-            log: Callable[[str], None] = print, context: dict[str, Any] | None = None) -> Measurement:
+            log: Callable[[str], None] = print, context: dict[str, Any] | None = None,
+            after_probes: Callable[[], None] | None = None) -> Measurement:
     """The hook: probes over `pairs`, the pair's cables cut, `heal(event)` called at once (it
     may act and return, or start something that acts on its own and return), probes until
-    every pair delivers again or settings.timeout_s; then the storm check. The emulation is
-    built and learned by the caller (any fabric on emu's namespaces) and stays as it is."""
+    every pair delivers again or settings.timeout_s; then `after_probes` (if given) and the
+    storm check. The emulation is built and learned by the caller (any fabric on emu's
+    namespaces) and stays as it is."""
     plan = emu.plan
     pairs = list(pairs)
     hosts = sorted({h for p in pairs for h in p})
@@ -161,6 +164,12 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
     out = Measurement(method, ProbeRecord(pairs, settings.interval_s, [], [], 0), timeout_s=settings.timeout_s)
     try:
         probes.start()
+        # First every pair delivering (the switches set up their flows: OVS's first packet of
+        # each goes to its userspace; the hosts' ARP), then the warm-up whose losses count.
+        primed = _wait_delivering(probes, settings, time.monotonic() + settings.prime_s)
+        if not primed:
+            log(f"[{method}] not every pair delivered within {settings.prime_s:g} s of probes: cutting anyway")
+        start_ns = time.time_ns()
         time.sleep(settings.warmup_s)
         _check_interrupted()
         base_tx = _tx(emu)
@@ -204,11 +213,28 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
             s.close()
             if s in emu.sockets:
                 emu.sockets.remove(s)
-    out.record = ProbeRecord(pairs, settings.interval_s, rounds, deliveries, cut_ns, cut_end_ns)
+    out.record = ProbeRecord(pairs, settings.interval_s, rounds, deliveries, cut_ns, cut_end_ns, 0, start_ns)
     with emu.step("rate limits down"):
         emu.rate_limit("change", emu.options.rate_kbit)
+    if after_probes is not None:
+        after_probes()
     out.checks.append(emu.storm_check(f"after the cut ({METHOD_LABEL.get(method, method)})", probe=True))
     return out
+
+
+def _wait_delivering(probes: Probes, settings: ProbeSettings, deadline: float) -> bool:
+    """Until every pair has delivered for settle_s (True), or the deadline (False)."""
+    since: float | None = None
+    while time.monotonic() < deadline:
+        _check_interrupted()
+        if all(probes.delivering(int(settings.fresh_s * 1e9))):
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since >= settings.settle_s:
+                return True
+        else:
+            since = None
+        time.sleep(0.05)
+    return False
 
 
 def _tx(emu: Emulation) -> int:
@@ -408,7 +434,8 @@ def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[st
             peers.setdefault(a, set()).add(b)
         spanning.warm_arp(emu, peers)
         m = measure(emu, setup.pair, setup.pairs, method=method, heal=heal if method == "vlanroute" else None,
-                    settings=settings, log=log, context=setup.heal_context)
+                    settings=settings, log=log, context=setup.heal_context,
+                    after_probes=lambda: spanning.permanent_arp(emu, peers))
         out.measurement = m
         phase("probes")
         need(*m.checks)

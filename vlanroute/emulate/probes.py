@@ -190,22 +190,22 @@ def make_sockets(hosts: dict[str, tuple[str, str]]) -> dict[str, socket.socket]:
 
 
 def record(probes: Probes, rounds: list[int], deliveries: list[list[tuple[int, int]]], cut_ns: int,
-           cut_end_ns: int) -> ProbeRecord:
-    return ProbeRecord(probes.pairs, probes.interval_s, rounds, deliveries, cut_ns, cut_end_ns)
+           cut_end_ns: int, start_ns: int = 0) -> ProbeRecord:
+    return ProbeRecord(probes.pairs, probes.interval_s, rounds, deliveries, cut_ns, cut_end_ns, 0, start_ns)
 
 
 def save(rec: ProbeRecord, path: Path) -> None:
     """The record as JSON (the VM writes it; the host computes the outages)."""
     path.write_text(json.dumps({"pairs": rec.pairs, "interval_s": rec.interval_s, "round_ns": rec.round_ns,
                                 "deliveries": rec.deliveries, "cut_ns": rec.cut_ns, "cut_end_ns": rec.cut_end_ns,
-                                "unsent": rec.unsent}))
+                                "unsent": rec.unsent, "start_ns": rec.start_ns}))
 
 
 def load(path: Path) -> ProbeRecord:
     d = json.loads(path.read_text())
     return ProbeRecord([(a, b) for a, b in d["pairs"]], float(d["interval_s"]), [int(x) for x in d["round_ns"]],
                        [[(int(r), int(t)) for r, t in p] for p in d["deliveries"]], int(d["cut_ns"]),
-                       int(d["cut_end_ns"]), int(d["unsent"]))
+                       int(d["cut_end_ns"]), int(d["unsent"]), int(d.get("start_ns", 0)))
 
 
 def _fork(target: object) -> int:

@@ -183,6 +183,16 @@ def warm_arp(emu: Emulation, peers: dict[str, set[str]]) -> None:
                     fcntl.ioctl(s, netns.SIOCSARP, bytes(req))
 
 
+def permanent_arp(emu: Emulation, peers: dict[str, set[str]]) -> None:
+    """The emulation's permanent entries back (after the probes): no more ARP from the hosts,
+    whose requests for peers the cut had silenced are broadcasts a storm check would count."""
+    for host, others in peers.items():
+        h = emu.plan.hosts[host]
+        with netns.inside(emu.host_ns(host)):
+            netns.static_arp(netns.arp_request(h.interface, emu.plan.hosts[o].address, emu.plan.hosts[o].mac)
+                             for o in sorted(others))
+
+
 def announce_hosts(emu: Emulation) -> int:
     """One untagged broadcast from every host's MAC (what any host sends, an ARP or a DHCP
     request, does the same): every bridge learns every host. Paced at half the ports' rate
