@@ -52,6 +52,8 @@ def main() -> int:
     ap.add_argument("--unhealed-timeout", type=float, default=10.0,
                     help="the same for the plan with nobody acting (it never heals)")
     ap.add_argument("--stp-timers", choices=["default", "fastest"], default="default")
+    ap.add_argument("--ovs-datapath", choices=["auto", "system", "netdev"], default="auto",
+                    help="RSTP's datapath: the kernel's (system, where the openvswitch module loads) or userspace")
     ap.add_argument("--throughput", type=float, default=1.0, metavar="RATE_MBIT",
                     help="after the cut, emulate --traffic's measurement on the spanning trees at this rate (0: skip)")
     ap.add_argument("--throughput-seconds", type=float, default=6.0)
@@ -84,7 +86,8 @@ def main() -> int:
                     return 2
             heal, context = "vlanroute.emulate.outagerun:apply_repair", repair_context(outdir, newdir, (a, b))
         setup = prepare(spec, (a, b), methods, settings, max_pairs=args.pairs, stp_timers=args.stp_timers,
-                        unhealed_timeout_s=args.unhealed_timeout, throughput=throughput, heal=heal)
+                        unhealed_timeout_s=args.unhealed_timeout, throughput=throughput, heal=heal,
+                        ovs_datapath=args.ovs_datapath)
         setup.heal_context = context
         where = args.kernel
         if where == "auto":

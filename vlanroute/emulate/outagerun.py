@@ -102,10 +102,11 @@ def cut_now(emu: Emulation, pair: tuple[str, str]) -> tuple[list[str], int, int]
     this process: all ends within a millisecond, no process start between them (each `ip`
     costs 0.1 to 0.3 s under TCG). Returns the ports and the first and last instant."""
     a, b = pair
-    ends: list[tuple[str, str]] = []
-    for c in emu.plan.cables:
-        if {c.a, c.b} == {a, b}:
-            ends += [(c.a, c.a_port), (c.b, c.b_port)]
+    cables = [c for c in emu.plan.cables if {c.a, c.b} == {a, b}]
+    # One end of every cable first: a veth end set down takes the carrier off both ends, so
+    # every cable is dark after len(cables) writes (each can take a few hundred ms under TCG:
+    # the kernel waits for an RCU grace period); then the other ends, as failure.cut does.
+    ends = [(c.a, c.a_port) for c in cables] + [(c.b, c.b_port) for c in cables]
     # A socket per switch, made in its namespace beforehand (an ioctl acts in the namespace
     # of the socket it is made on), and each port's flags read: then only the writes remain.
     socks: dict[str, socket.socket] = {}
@@ -115,8 +116,10 @@ def cut_now(emu: Emulation, pair: tuple[str, str]) -> tuple[list[str], int, int]
     try:
         down = [(socks[s], netns._ifreq(p, struct.pack("=H", _flags(socks[s], p) & ~netns.IFF_UP))) for s, p in ends]
         start = time.time_ns()
-        for sock, request in down:
+        for i, (sock, request) in enumerate(down, start=1):
             fcntl.ioctl(sock, netns.SIOCSIFFLAGS, request)
+            if i == len(cables):
+                emu.log(f"    every cable of {a}-{b} dark {(time.time_ns() - start) / 1e6:.1f} ms after the first write")
         end = time.time_ns()
     finally:
         for sock in socks.values():
@@ -256,6 +259,7 @@ class Setup:
     model_blocked: list[tuple[str, str]] = field(default_factory=list)
     model_blocked_after: list[tuple[str, str]] = field(default_factory=list)
     throughput: dict[str, Any] | None = None  # options and the model's prediction (traffic.Prediction)
+    ovs_datapath: str = "auto"                # system (the kernel module), netdev (userspace), auto: system where it loads
     heal: str | None = None                   # module:function, imported where the emulation runs
     heal_context: dict[str, Any] = field(default_factory=dict)   # handed to it in CutEvent.context
 
@@ -268,7 +272,8 @@ class Setup:
         return Setup((d["pair"][0], d["pair"][1]), list(d["methods"]), [(a, b) for a, b in d["pairs"]],
                      int(d["candidates"]), ProbeSettings(**d["settings"]), float(d["unhealed_timeout_s"]),
                      str(d["stp_timers"]), str(d["model_root"]), [(a, b) for a, b in d["model_blocked"]],
-                     [(a, b) for a, b in d["model_blocked_after"]], d["throughput"], d["heal"], dict(d["heal_context"]))
+                     [(a, b) for a, b in d["model_blocked_after"]], d["throughput"], str(d["ovs_datapath"]),
+                     d["heal"], dict(d["heal_context"]))
 
 
 def tree_cut_pairs(spec: EmulationSpec, parent: dict[str, str], pair: tuple[str, str]) -> set[tuple[str, str]]:
@@ -294,7 +299,7 @@ def tree_cut_pairs(spec: EmulationSpec, parent: dict[str, str], pair: tuple[str,
 
 def prepare(spec: EmulationSpec, pair: tuple[str, str], methods: Sequence[str], settings: ProbeSettings, *,
             max_pairs: int = 1000, seed: int = 1, stp_timers: str = "default", unhealed_timeout_s: float = 10.0,
-            throughput: dict[str, Any] | None = None, heal: str | None = None) -> Setup:
+            throughput: dict[str, Any] | None = None, heal: str | None = None, ovs_datapath: str = "auto") -> Setup:
     """The probed pairs, the model's trees and the throughput prediction (numpy: here, not in
     the VM). Probed: the host pairs the cut breaks on the plan (failplan.cut_pairs) or on the
     spanning tree, each both ways; all of them up to `max_pairs`, else a seeded sample of
@@ -322,7 +327,7 @@ def prepare(spec: EmulationSpec, pair: tuple[str, str], methods: Sequence[str], 
         return sorted(set(blocked), key=lambda p: (order.index(p[0]), order.index(p[1])))
     every = {p for a, b in broken for p in ((a, b), (b, a))}
     return Setup(pair, list(methods), probed, len(every), settings, unhealed_timeout_s, stp_timers, tree.root,
-                 in_order(tree.blocked), in_order(after.blocked), prediction, heal)
+                 in_order(tree.blocked), in_order(after.blocked), prediction, ovs_datapath, heal)
 
 
 def throughput_hosts(spec: EmulationSpec) -> list[str]:
@@ -403,12 +408,13 @@ def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[st
             spanning.build_cables_and_hosts(emu)
             timers = spanning.STP_TIMERS[setup.stp_timers]
             if method == "rstp":
-                ovs = spanning.OvsRstp(emu)
+                ovs = spanning.OvsRstp(emu, setup.ovs_datapath)
                 ovs.build()
                 read = ovs.states
-                out.notes.append("RSTP: Open vSwitch " + ovs_version() + ", userspace datapath, one ovs-vswitchd "
-                                 "per switch; default RSTP timers (hello 2 s, forward delay 15 s, max age 20 s, "
-                                 "transmit hold count 6); host ports admin edge")
+                where = "the kernel datapath" if ovs.datapath == "system" else "the userspace datapath"
+                out.notes.append(f"RSTP: Open vSwitch {ovs_version()}, {where} (datapath_type={ovs.datapath}), one "
+                                 "ovs-vswitchd per switch; default RSTP timers (hello 2 s, forward delay 15 s, max "
+                                 "age 20 s, transmit hold count 6); host ports admin edge")
             else:
                 spanning.build_kernel_stp(emu, timers)
                 read = lambda: spanning.kernel_stp_states(emu)   # noqa: E731
@@ -610,11 +616,12 @@ class OutageReport:
 
 
 def frames_note(m: Measurement) -> str:
-    """Switch-port frames per probe sent, before the cut's first sample and at its worst after:
-    flooding raises it a few times over, a loop without bound."""
-    if len(m.frames) < 2:
+    """Switch-port frames per probe sent, at worst after the cut and at the end: a flooded
+    probe crosses every port of the tree (tens), a loop without bound. Samples in which the
+    sender sent nothing (it was not scheduled) are left out."""
+    steps = [(t1, (f1 - f0) / (p1 - p0)) for (_t0, f0, p0), (t1, f1, p1) in zip(m.frames, m.frames[1:]) if p1 > p0]
+    if not steps:
         return "no frame counts sampled"
-    steps = [(t1, (f1 - f0) / max(1, p1 - p0)) for (_t0, f0, p0), (t1, f1, p1) in zip(m.frames, m.frames[1:])]
     worst = max(steps, key=lambda s: s[1])
     settled = steps[-1][1]
     return (f"switch-port frames per probe: worst {worst[1]:.1f} ({worst[0]:.1f} s after the cut), "

@@ -9,9 +9,14 @@ script). Only the switches' loop prevention differs:
 - `stp`: the kernel bridge's IEEE 802.1D spanning tree (`stp_state 1`), one bridge per
   switch, no VLAN filtering, with the timers a site sets (`StpTimers`);
 - `rstp`: Open vSwitch's RSTP (IEEE 802.1D-2004), OVS from Debian's `openvswitch-switch`,
-  its userspace datapath (`datapath_type=netdev`: no kernel module), one ovsdb-server and
-  one ovs-vswitchd per switch, the daemon started inside the switch's namespace so that
-  it sees exactly that switch's ports; every file and socket under a private directory.
+  one ovsdb-server and one ovs-vswitchd per switch, the daemon started inside the switch's
+  namespace so that it sees exactly that switch's ports; every file and socket under a
+  private directory. Its datapath (`ovs_datapath`): the kernel's (`system`, the
+  `openvswitch` module, which the VM's Debian kernel has: frames are forwarded in the
+  kernel as the bridges of the other two fabrics forward them, and only BPDUs and the first
+  frame of each flow go to the daemon) or the userspace one (`netdev`: no module, every
+  frame through the daemon, which under QEMU TCG costs the daemon's CPU: on the seed
+  cluster 800 probes a second already lost a quarter of them before the cut).
   Host ports are RSTP edge ports (what a site sets towards compute nodes). OVS's QoS is
   `linux-noop` on every port, so it keeps the emulation's tbf rate limits (it would
   otherwise replace a port's queueing discipline by its own default).
@@ -278,8 +283,9 @@ class OvsRstp:
     """One ovsdb-server and ovs-vswitchd per switch; stop() (registered as the Emulation's
     cleanup) ends them all, also after a failure."""
 
-    def __init__(self, emu: Emulation) -> None:
+    def __init__(self, emu: Emulation, datapath: str = "auto") -> None:
         self.emu = emu
+        self.datapath = datapath
         self.root = Path(tempfile.mkdtemp(prefix="vlanroute-ovs-", dir=_memory_dir()))
         emu.cleanups.insert(0, self.stop)
 
@@ -294,8 +300,15 @@ class OvsRstp:
         missing = ovs_missing()
         if missing:
             raise netns.NetnsError(f"Open vSwitch missing ({', '.join(missing)}): apt-get install {OVS_PACKAGE}")
+        modprobe = shutil.which("modprobe") or "/usr/sbin/modprobe"
+        if self.datapath in ("auto", "system"):
+            # The kernel datapath where the module loads (the VM's kernel has it, the host may not).
+            loaded = subprocess.run([modprobe, "openvswitch"], capture_output=True, check=False).returncode == 0
+            if not loaded and self.datapath == "system":
+                raise netns.NetnsError("the openvswitch kernel module does not load here: --ovs-datapath netdev")
+            self.datapath = "system" if loaded or Path("/sys/module/openvswitch").exists() else "netdev"
         # The userspace datapath makes a tap device per bridge (its internal port).
-        subprocess.run([shutil.which("modprobe") or "/usr/sbin/modprobe", "tun"], capture_output=True, check=False)
+        subprocess.run([modprobe, "tun"], capture_output=True, check=False)
         emu.parallel_batches("ip", {emu.sw_ns(s): [*bond_lines(emu, s),
                                                     *[f"link set {m} up" for (sw, _n), up in emu.plan.uplinks.items()
                                                       if sw == s for m in up.members],
@@ -322,7 +335,8 @@ class OvsRstp:
                    f"--pidfile={d / 'vswitchd.pid'}", f"--unixctl={d / 'vswitchd.ctl'}", "--detach", "--no-chdir",
                    f"--log-file={d / 'vswitchd.log'}"]
         uplinks, hosts = bridge_ports(self.emu, switch)
-        config = ["--", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev", "rstp_enable=true",
+        config = ["--", "add-br", "br0", "--", "set", "bridge", "br0", f"datapath_type={self.datapath}",
+                  "rstp_enable=true",
                   f"other_config:rstp-priority={BRIDGE_PRIORITY}", f"other_config:rstp-address={bridge_mac(index)}",
                   "--", "--id=@noop", "create", "qos", "type=linux-noop"]
         for p in uplinks:
