@@ -175,7 +175,7 @@ def test_probes_measure_a_cable_down_for_a_known_time() -> None:
         time.sleep(0.3)
         subprocess.run(["ip", "-n", a, "link", "set", "e0", "up"], check=True)
         time.sleep(1.5)
-        assert all(probes.delivering(500 * MS))
+        assert all(probes.delivering(time.time_ns() - 500 * MS))
         rounds, deliveries = probes.stop()
         outs = pair_outages(record(probes, rounds, deliveries, cut, cut), guard_s=0.05)
         for s in socks.values():
@@ -186,3 +186,21 @@ def test_probes_measure_a_cable_down_for_a_known_time() -> None:
     for o in outs:
         assert o.interrupted and o.restored and o.duplicates == 0
         assert o.outage_s is not None and 0.3 <= o.outage_s < 2.5
+
+
+def test_the_setup_and_the_probe_record_cross_the_vm_boundary_unchanged(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The VM gets the setup as JSON and writes the probe records back as JSON (the host
+    computes the outages): both read back equal."""
+    import json
+
+    from vlanroute.emulate.outagerun import ProbeSettings, Setup
+    from vlanroute.emulate.probes import load, save
+    setup = Setup(("sw1", "sw2"), ["vlanroute", "rstp"], [("a", "b"), ("b", "a")], 10, ProbeSettings(interval_s=0.02),
+                  stp_timers="fastest", model_root="sw1", model_blocked=[("sw3", "sw4")],
+                  model_blocked_after=[("sw2", "sw6")], ovs_datapath="netdev", heal="m:f",
+                  heal_context={"steps": [["sw1", "add", "bond1", 101]], "relearn": [101]})
+    assert Setup.from_json(json.loads(json.dumps(setup.to_json()))) == setup
+    rec = ProbeRecord([("a", "b")], 0.01, ROUNDS, [[at(0), at(1), at(1, 3.0)]], T0 + 45 * MS, T0 + 46 * MS, 2,
+                      T0 + 5 * MS)
+    save(rec, tmp_path / "r.json")
+    assert load(tmp_path / "r.json") == rec

@@ -78,7 +78,7 @@ class ProbeSettings:
     timeout_s: float = 60.0             # the longest wait for every pair after the cut
     settle_s: float = 1.0               # every pair delivering this long ends the wait
     min_after_s: float = 2.0            # the wait lasts at least this long (a later loss shows)
-    fresh_s: float = 0.5                # a pair delivers when a probe sent this recently arrived
+    fresh_s: float = 0.5                # a pair delivers when a probe sent this recently arrived (at least 2.5 intervals)
     guard_s: float = 0.2                # probes sent this long before the cut count as the cut's
     sample_s: float = 0.5               # switch-port frame counters read this often
 
@@ -193,7 +193,8 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
             if now >= next_sample:
                 out.frames.append((since_cut, _tx(emu) - base_tx, probes.rounds() * len(pairs)))
                 next_sample = now + settings.sample_s
-            fresh = probes.delivering(int(settings.fresh_s * 1e9))
+            # A probe sent after the cut, and recently: an old one in flight is no restoration.
+            fresh = probes.delivering(max(cut_ns, time.time_ns() - _fresh_ns(settings)))
             if all(fresh):
                 all_since = all_since if all_since is not None else now
             else:
@@ -225,12 +226,16 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
     return out
 
 
+def _fresh_ns(settings: ProbeSettings) -> int:
+    return int(max(settings.fresh_s, 2.5 * settings.interval_s) * 1e9)
+
+
 def _wait_delivering(probes: Probes, settings: ProbeSettings, deadline: float) -> bool:
     """Until every pair has delivered for settle_s (True), or the deadline (False)."""
     since: float | None = None
     while time.monotonic() < deadline:
         _check_interrupted()
-        if all(probes.delivering(int(settings.fresh_s * 1e9))):
+        if all(probes.delivering(time.time_ns() - _fresh_ns(settings))):
             since = since if since is not None else time.monotonic()
             if time.monotonic() - since >= settings.settle_s:
                 return True

@@ -3,8 +3,9 @@ per host pair per round, every `interval_s`, each carrying its pair and round nu
 
 Two forked processes, so that the caller (the cut, a watcher's heal) runs beside them:
 - the sender sends round after round, pacing the rounds' starts `interval_s` apart (a
-  round late by more than that starts at once; no catch-up burst), and stamps each round's
-  start (CLOCK_REALTIME);
+  round late by more than that starts at once; no catch-up burst), each round's probes
+  spread over the interval in slices 2 ms apart, and stamps each round's start
+  (CLOCK_REALTIME);
 - the receiver reads every host's socket and keeps the arrival time the kernel stamped on
   each datagram (SO_TIMESTAMPNS), so a receiver scheduled late still records when the
   datagram arrived, not when it was read.
@@ -41,6 +42,7 @@ _CMSG_SPACE = socket.CMSG_SPACE(TIMESPEC.size)
 # then each pair's last round received (-1: none yet).
 STOP, ROUNDS, HEAD = 0, 1, 4
 DRAIN_S = 0.5                              # the receiver reads this long after the last round
+SLICE_S = 0.002                            # a round's probes go out in slices this far apart
 
 
 class Probes:
@@ -67,9 +69,8 @@ class Probes:
     def rounds(self) -> int:
         return int(self._slots[ROUNDS])
 
-    def delivering(self, age_ns: int) -> list[bool]:
-        """Per pair: has a probe sent in the last `age_ns` arrived?"""
-        since = time.time_ns() - age_ns
+    def delivering(self, since: int) -> list[bool]:
+        """Per pair: has a probe sent at or after `since` (CLOCK_REALTIME ns, the round's start) arrived?"""
         base, slots = HEAD + self.max_rounds, self._slots
         return [slots[base + i] >= 0 and slots[HEAD + slots[base + i]] >= since for i in range(len(self.pairs))]
 
@@ -111,17 +112,26 @@ class Probes:
         slots, interval = self._slots, self.interval_s
         targets = [(self.sockets[a], (self.addresses[b], PROBE_PORT), PAYLOAD.pack(i, 0)[:4])
                    for i, (a, b) in enumerate(self.pairs)]
+        # A round is spread over its interval in slices at least SLICE_S apart: sent at once,
+        # a thousand probes would fill the rate limit's queue of the one cable they all cross.
+        slices = max(1, min(len(targets), int(interval / SLICE_S)))
+        groups = [targets[k * len(targets) // slices:(k + 1) * len(targets) // slices] for k in range(slices)]
         round_bytes = [struct.pack("!I", r) for r in range(self.max_rounds)]
         next_start = time.monotonic()
         r = 0
         while slots[STOP] == 0 and r < self.max_rounds:
             slots[HEAD + r] = time.time_ns()
             tail = round_bytes[r]
-            for sock, to, head in targets:
-                try:
-                    sock.sendto(head + tail, to)
-                except OSError:
-                    pass                                   # counted as lost
+            for k, group in enumerate(groups):
+                if k:
+                    rest = next_start + k * interval / slices - time.monotonic()
+                    if rest > 0:
+                        time.sleep(rest)
+                for sock, to, head in group:
+                    try:
+                        sock.sendto(head + tail, to)
+                    except OSError:
+                        pass                               # counted as lost
             r += 1
             slots[ROUNDS] = r
             next_start += interval
