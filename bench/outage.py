@@ -1,0 +1,126 @@
+"""Benchmark: the outage of host pairs when every cable of a neighbour pair loses carrier,
+on vlanroute's plan (nobody acting, or a watcher's heal) and, on the same cables and hosts,
+Open vSwitch's RSTP and the kernel's 802.1D (issue 39's yardsticks; docs/emulate.md,
+"Outage: a cut pair against RSTP and 802.1D").
+
+Run (as root):
+  python bench/outage.py [OUTDIR | --hosts-per-switch N] [--fail-pair sw1:sw2] [--against rstp,stp]
+                         [--no-vlanroute] [--pairs 1000] [--interval-ms 10] [--timeout 60]
+                         [--unhealed-timeout 10] [--stp-timers default|fastest] [--throughput RATE_MBIT]
+                         [--heal MODULE:FUNCTION | --repair NEWDIR|auto] [--kernel auto|host|vm] [--json FILE]
+Without OUTDIR: the seed torus (inventories/seed-torus.yaml, its 225 hosts, 2 cables per
+pair as bonds) rendered for platform=linux-bridge; --hosts-per-switch N renders N per switch
+instead. The VM is used when this kernel has no bridge VLAN filtering or no bonding (as here
+and on CI). Prints one table (and JSON with --json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vlanroute.emulate.outagerun import (  # noqa: E402
+    METHODS,
+    ProbeSettings,
+    prepare,
+    repair_context,
+    run_here,
+    run_in_vm,
+)
+from vlanroute.emulate.spec import load  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("outdir", nargs="?", type=Path, help="a bundle rendered for platform=linux-bridge")
+    ap.add_argument("--hosts-per-switch", type=int, default=None)
+    ap.add_argument("--fail-pair", default="sw1:sw2")
+    ap.add_argument("--against", default="rstp,stp", help="spanning trees to compare with: rstp, stp (or none)")
+    ap.add_argument("--no-vlanroute", action="store_true", help="skip the plan's own run")
+    ap.add_argument("--pairs", type=int, default=1000, help="probe at most this many pairs (a seeded sample)")
+    ap.add_argument("--interval-ms", type=float, default=10.0)
+    ap.add_argument("--warmup", type=float, default=2.0)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds after the cut before a pair counts as never restored")
+    ap.add_argument("--unhealed-timeout", type=float, default=10.0,
+                    help="the same for the plan with nobody acting (it never heals)")
+    ap.add_argument("--stp-timers", choices=["default", "fastest"], default="default")
+    ap.add_argument("--ovs-datapath", choices=["auto", "system", "netdev"], default="auto",
+                    help="RSTP's datapath: the kernel's (system, where the openvswitch module loads) or userspace")
+    ap.add_argument("--throughput", type=float, default=1.0, metavar="RATE_MBIT",
+                    help="after the cut, emulate --traffic's measurement on the spanning trees at this rate (0: skip)")
+    ap.add_argument("--throughput-seconds", type=float, default=6.0)
+    ap.add_argument("--heal", default=None, help="module:function called with the cut (the watcher's hook)")
+    ap.add_argument("--repair", default=None, metavar="NEWDIR|auto",
+                    help="heal with `vlanroute repair`'s bundle for the pair (auto: make it), applied at the cut "
+                         "(outagerun.apply_repair: the delta, then learning frames)")
+    ap.add_argument("--kernel", choices=["auto", "host", "vm"], default="auto")
+    ap.add_argument("--vm-timeout", type=float, default=3600)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+
+    methods = ([] if args.no_vlanroute else ["vlanroute"]) + [m for m in args.against.split(",") if m and m != "none"]
+    if any(m not in METHODS for m in methods):
+        ap.error(f"--against takes {', '.join(METHODS[1:])}")
+    a, _, b = args.fail_pair.partition(":")
+    settings = ProbeSettings(interval_s=args.interval_ms / 1000, warmup_s=args.warmup, timeout_s=args.timeout)
+    throughput = None if not args.throughput else {
+        "patterns": ["all-to-all", "permutation"], "rate_mbit": args.throughput, "warmup_s": 3.0,
+        "seconds": args.throughput_seconds, "seed": 1}
+    with tempfile.TemporaryDirectory(prefix="bench-outage-") as tmp:
+        outdir = args.outdir or render(Path(tmp) / "torus", args.hosts_per_switch)
+        spec = load(outdir)
+        heal, context = args.heal, {}
+        if args.repair:
+            newdir = Path(tmp) / "repaired" if args.repair == "auto" else Path(args.repair)
+            if args.repair == "auto":
+                from vlanroute.cli import main as cli
+                if cli(["repair", str(outdir), "--failed-pair", f"{a}:{b}", "-o", str(newdir), "-q"]) != 0:
+                    return 2
+            heal, context = "vlanroute.emulate.outagerun:apply_repair", repair_context(outdir, newdir, (a, b))
+        setup = prepare(spec, (a, b), methods, settings, max_pairs=args.pairs, stp_timers=args.stp_timers,
+                        unhealed_timeout_s=args.unhealed_timeout, throughput=throughput, heal=heal,
+                        ovs_datapath=args.ovs_datapath)
+        setup.heal_context = context
+        where = args.kernel
+        if where == "auto":
+            from vlanroute.emulate.run import host_kernel_capable
+            capable, _why = host_kernel_capable()
+            where = "host" if capable and Path("/sys/module/bonding").exists() else "vm"
+        load_before = os.getloadavg()
+        start = time.monotonic()
+        if where == "host":
+            report = run_here(outdir, setup, "this host's kernel", log=lambda line: print(line, file=sys.stderr))
+            report.analyse()
+        else:
+            report = run_in_vm(outdir, setup, args.vm_timeout, log=lambda line: print(line, file=sys.stderr))
+        wall = time.monotonic() - start
+    print(report.text())
+    print(f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f} (1 min; "
+          f"{os.cpu_count()} cores); wall {wall:.0f} s")
+    if args.json is not None:
+        args.json.write_text(json.dumps({**report.to_json(), "wall_s": round(wall, 1),
+                                         "load_before": load_before[0]}, indent=1) + "\n")
+    return 0 if report.ok else 1
+
+
+def render(outdir: Path, per_switch: int | None) -> Path:
+    from vlanroute.plan.build import plan_from_file
+    from vlanroute.render.write import RenderOptions, render_to_dir
+    sets = ["platform=linux-bridge"]
+    if per_switch is not None:
+        sets += ["hosts.count=null", f"hosts.per_switch={per_switch}"]
+    plan = plan_from_file(str(ROOT / "inventories" / "seed-torus.yaml"), sets)
+    render_to_dir(plan.to_document(), outdir, RenderOptions())
+    return outdir
+
+
+if __name__ == "__main__":
+    sys.exit(main())

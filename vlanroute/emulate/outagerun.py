@@ -1,0 +1,773 @@
+"""The outage bench (issue 39's yardsticks): a neighbour pair's cables cut under continuous
+probe traffic, on vlanroute's plan and, on the same cables and hosts, on spanning-tree
+switches (Open vSwitch's RSTP, the kernel's 802.1D), each reported as emulate/outage.py
+computes it; `bench/outage.py` drives it, docs/emulate.md ("Outage: ...") has the figures.
+
+Per method, one after the other, each on fresh namespaces of the same spec:
+1. build: `vlanroute` runs the plan as `vlanroute emulate` does (switch scripts, host
+   programs, storm and MAC-table checks); `rstp` and `stp` build the same namespaces, veth
+   pairs, bonds, rate limits and hosts with spanning-tree switches (emulate/spanning.py),
+   wait until the tree has settled, compare its blocked cables with the model's, and let
+   every host send one broadcast (the bridges learn the hosts);
+2. measure(): probes run (emulate/probes.py), then every cable of the pair loses carrier at
+   both ends (as failure.cut, by ioctl so that all ends go within a millisecond), `heal`
+   is called if given, and the probes run until every pair delivers again (for `settle_s`,
+   and at least `min_after_s` after the cut) or the timeout; a storm check follows;
+3. spanning trees: the tree after the cut (against the model's), then the throughput of
+   `emulate --traffic`'s patterns between one host per switch (emulate/traffic.py), against
+   the TCP model of that degraded tree.
+
+The watcher's hook is `measure(emu, pair, pairs, heal=...)` (and `heal` in the setup, a
+`module:function` the VM imports): see docs/emulate.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import importlib
+import json
+import math
+import os
+import random
+import socket
+import struct
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vlanroute.emulate import netns, spanning
+from vlanroute.emulate.outage import OutageSummary, PairOutage, ProbeRecord, fmt_s, pair_outages, summarize
+from vlanroute.emulate.probes import Probes, make_sockets
+from vlanroute.emulate.run import (
+    Check,
+    Emulation,
+    Options,
+    _check_interrupted,
+    _signals_raise,
+    remove_stale_namespaces,
+)
+from vlanroute.emulate.spec import EmulationSpec, load, preload
+
+METHODS = ("vlanroute", "rstp", "stp")
+METHOD_LABEL = {"vlanroute": "vlanroute plan", "rstp": "RSTP (Open vSwitch 3.1)", "stp": "802.1D (kernel bridge)"}
+FRAME_BYTES = 100                       # a small frame, as Options.rate_fps counts it
+
+
+@dataclass(frozen=True)
+class CutEvent:
+    """What `heal` is given: the pair, the cable ends taken down ("switch port"), when
+    (CLOCK_REALTIME ns, the probes' clock), and the running emulation (its namespaces:
+    emu.sw_ns(switch), emu.host_ns(host); its plan: emu.plan)."""
+    pair: tuple[str, str]
+    ports: list[str]
+    cut_ns: int
+    cut_end_ns: int
+    emu: Emulation
+    context: dict[str, Any] = field(default_factory=dict)   # the setup's heal_context, as given
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    interval_s: float = 0.01            # one probe per pair per interval
+    warmup_s: float = 2.0               # probes before the cut, once every pair delivers
+    prime_s: float = 30.0               # at most this long for every pair to deliver first
+    timeout_s: float = 60.0             # the longest wait for every pair after the cut
+    settle_s: float = 1.0               # every pair delivering this long ends the wait
+    min_after_s: float = 2.0            # the wait lasts at least this long (a later loss shows)
+    fresh_s: float = 0.5                # a pair delivers when a probe sent this recently arrived (at least 2.5 intervals)
+    guard_s: float = 0.2                # probes sent this long before the cut count as the cut's
+    sample_s: float = 0.5               # switch-port frame counters read this often
+
+
+@dataclass
+class Measurement:
+    method: str
+    record: ProbeRecord
+    checks: list[Check] = field(default_factory=list)
+    heal_s: float | None = None         # how long heal() ran
+    waited_s: float = 0.0               # the cut to the end of the probes
+    frames: list[tuple[float, int, int]] = field(default_factory=list)   # (s since the cut, switch tx frames, probes sent)
+    timeout_s: float = 0.0
+
+
+Heal = Callable[[CutEvent], None]
+
+
+def cut_now(emu: Emulation, pair: tuple[str, str]) -> tuple[list[str], int, int]:
+    """Every cable of the pair down at both ends (failure.cut's ports), by SIOCSIFFLAGS from
+    this process: all ends within a millisecond, no process start between them (each `ip`
+    costs 0.1 to 0.3 s under TCG). Returns the ports and the first and last instant."""
+    a, b = pair
+    cables = [c for c in emu.plan.cables if {c.a, c.b} == {a, b}]
+    # One end of every cable first: a veth end set down takes the carrier off both ends, so
+    # every cable is dark after len(cables) writes (each can take a few hundred ms under TCG:
+    # the kernel waits for an RCU grace period); then the other ends, as failure.cut does.
+    ends = [(c.a, c.a_port) for c in cables] + [(c.b, c.b_port) for c in cables]
+    # A socket per switch, made in its namespace beforehand (an ioctl acts in the namespace
+    # of the socket it is made on), and each port's flags read: then only the writes remain.
+    socks: dict[str, socket.socket] = {}
+    for switch in sorted({s for s, _p in ends}):
+        with netns.inside(emu.sw_ns(switch)):
+            socks[switch] = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        down = [(socks[s], netns._ifreq(p, struct.pack("=H", _flags(socks[s], p) & ~netns.IFF_UP))) for s, p in ends]
+        start = time.time_ns()
+        for i, (sock, request) in enumerate(down, start=1):
+            fcntl.ioctl(sock, netns.SIOCSIFFLAGS, request)
+            if i == len(cables):
+                emu.log(f"    every cable of {a}-{b} dark {(time.time_ns() - start) / 1e6:.1f} ms after the first write")
+        end = time.time_ns()
+    finally:
+        for sock in socks.values():
+            sock.close()
+    return [f"{s} {p}" for s, p in ends], start, end
+
+
+def _flags(sock: socket.socket, interface: str) -> int:
+    return int(struct.unpack_from("=H", fcntl.ioctl(sock, netns.SIOCGIFFLAGS, netns._ifreq(interface)), 16)[0])
+
+
+def set_down(interface: str) -> None:
+    """`ip link set IF down` in this thread's namespace, by ioctl."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        fcntl.ioctl(s, netns.SIOCSIFFLAGS, netns._ifreq(interface, struct.pack("=H", _flags(s, interface) & ~netns.IFF_UP)))
+
+
+def probe_rate_kbit(emu: Emulation, pairs: int, interval_s: float) -> int:
+    """Every switch port's tbf rate while the probes run: twice what the busiest port can
+    carry if every probe crossed it, at least the traffic check's rate. A storm stays
+    bounded by it; the probes are never dropped by it."""
+    fps = pairs / interval_s
+    return max(emu.options.traffic_rate_kbit, math.ceil(2 * fps * FRAME_BYTES * 8 / 1000))
+
+
+def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, str]], *, method: str = "vlanroute",
+            heal: Heal | None = None, settings: ProbeSettings = ProbeSettings(),
+            log: Callable[[str], None] = print, context: dict[str, Any] | None = None,
+            after_probes: Callable[[], None] | None = None) -> Measurement:
+    """The hook: probes over `pairs`, the pair's cables cut, `heal(event)` called at once (it
+    may act and return, or start something that acts on its own and return), probes until
+    every pair delivers again or settings.timeout_s; then `after_probes` (if given) and the
+    storm check. The emulation is built and learned by the caller (any fabric on emu's
+    namespaces) and stays as it is."""
+    plan = emu.plan
+    pairs = list(pairs)
+    hosts = sorted({h for p in pairs for h in p})
+    socks = make_sockets({h: (emu.host_ns(h), plan.hosts[h].address) for h in hosts})
+    emu.sockets.extend(socks.values())
+    max_s = settings.warmup_s + settings.timeout_s + 30
+    probes = Probes(pairs, socks, {h: plan.hosts[h].address for h in hosts}, settings.interval_s, max_s)
+    kbit = probe_rate_kbit(emu, len(pairs), settings.interval_s)
+    with emu.step(f"rate limits up ({kbit} kbit/s)"):
+        emu.rate_limit("change", kbit)
+    out = Measurement(method, ProbeRecord(pairs, settings.interval_s, [], [], 0), timeout_s=settings.timeout_s)
+    try:
+        probes.start()
+        # First every pair delivering (the switches set up their flows: OVS's first packet of
+        # each goes to its userspace; the hosts' ARP), then the warm-up whose losses count.
+        primed = _wait_delivering(probes, settings, time.monotonic() + settings.prime_s)
+        if not primed:
+            log(f"[{method}] not every pair delivered within {settings.prime_s:g} s of probes: cutting anyway")
+        start_ns = time.time_ns()
+        time.sleep(settings.warmup_s)
+        _check_interrupted()
+        base_tx = _tx(emu)
+        ports, cut_ns, cut_end_ns = cut_now(emu, pair)
+        log(f"[{method}] cut {pair[0]}-{pair[1]}: {', '.join(ports)} down "
+            f"({(cut_end_ns - cut_ns) / 1e6:.1f} ms for all ends), {probes.rounds()} rounds sent")
+        if heal is not None:
+            started = time.monotonic()
+            heal(CutEvent(pair, ports, cut_ns, cut_end_ns, emu, dict(context or {})))
+            out.heal_s = time.monotonic() - started
+        cut_mono = time.monotonic() - (time.time_ns() - cut_ns) / 1e9
+        all_since: float | None = None
+        next_sample = 0.0
+        while True:
+            _check_interrupted()
+            now = time.monotonic()
+            since_cut = now - cut_mono
+            if now >= next_sample:
+                out.frames.append((since_cut, _tx(emu) - base_tx, probes.rounds() * len(pairs)))
+                next_sample = now + settings.sample_s
+            # A probe sent after the cut, and recently: an old one in flight is no restoration.
+            fresh = probes.delivering(max(cut_ns, time.time_ns() - _fresh_ns(settings)))
+            if all(fresh):
+                all_since = all_since if all_since is not None else now
+            else:
+                all_since = None
+            if (all_since is not None and now - all_since >= settings.settle_s
+                    and since_cut >= settings.min_after_s):
+                break
+            if since_cut >= settings.timeout_s:
+                log(f"[{method}] timeout: {fresh.count(False)} of {len(pairs)} pairs not delivering "
+                    f"{settings.timeout_s:g} s after the cut")
+                break
+            time.sleep(0.05)
+        out.waited_s = time.monotonic() - cut_mono
+        rounds, deliveries = probes.stop()
+    except BaseException:
+        probes.kill()
+        raise
+    finally:
+        for s in socks.values():
+            s.close()
+            if s in emu.sockets:
+                emu.sockets.remove(s)
+    out.record = ProbeRecord(pairs, settings.interval_s, rounds, deliveries, cut_ns, cut_end_ns, 0, start_ns)
+    with emu.step("rate limits down"):
+        emu.rate_limit("change", emu.options.rate_kbit)
+    if after_probes is not None:
+        after_probes()
+    out.checks.append(emu.storm_check(f"after the cut ({METHOD_LABEL.get(method, method)})", probe=True))
+    return out
+
+
+def _fresh_ns(settings: ProbeSettings) -> int:
+    return int(max(settings.fresh_s, 2.5 * settings.interval_s) * 1e9)
+
+
+def _wait_delivering(probes: Probes, settings: ProbeSettings, deadline: float) -> bool:
+    """Until every pair has delivered for settle_s (True), or the deadline (False)."""
+    since: float | None = None
+    while time.monotonic() < deadline:
+        _check_interrupted()
+        if all(probes.delivering(time.time_ns() - _fresh_ns(settings))):
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since >= settings.settle_s:
+                return True
+        else:
+            since = None
+        time.sleep(0.05)
+    return False
+
+
+def _tx(emu: Emulation) -> int:
+    return sum(tx for _rx, tx in emu.counters().values())
+
+
+# -- the setup: what the host computes before the VM ----------------------------------------------
+
+@dataclass
+class Setup:
+    pair: tuple[str, str]
+    methods: list[str]
+    pairs: list[tuple[str, str]]              # probed, the same in every method
+    candidates: int                           # ordered pairs a cut breaks (plan or spanning tree), or their reverse
+    settings: ProbeSettings
+    unhealed_timeout_s: float = 10.0          # the plan with nobody acting never heals: wait this long
+    stp_timers: str = "default"
+    model_root: str = ""
+    model_blocked: list[tuple[str, str]] = field(default_factory=list)
+    model_blocked_after: list[tuple[str, str]] = field(default_factory=list)
+    throughput: dict[str, Any] | None = None  # options and the model's prediction (traffic.Prediction)
+    ovs_datapath: str = "auto"                # system (the kernel module), netdev (userspace), auto: system where it loads
+    heal: str | None = None                   # module:function, imported where the emulation runs
+    heal_context: dict[str, Any] = field(default_factory=dict)   # handed to it in CutEvent.context
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        return d
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Setup:
+        return Setup((d["pair"][0], d["pair"][1]), list(d["methods"]), [(a, b) for a, b in d["pairs"]],
+                     int(d["candidates"]), ProbeSettings(**d["settings"]), float(d["unhealed_timeout_s"]),
+                     str(d["stp_timers"]), str(d["model_root"]), [(a, b) for a, b in d["model_blocked"]],
+                     [(a, b) for a, b in d["model_blocked_after"]], d["throughput"], str(d["ovs_datapath"]),
+                     d["heal"], dict(d["heal_context"]))
+
+
+def tree_cut_pairs(spec: EmulationSpec, parent: dict[str, str], pair: tuple[str, str]) -> set[tuple[str, str]]:
+    """Ordered host pairs whose path in the spanning tree (`parent`: switch -> its root
+    port's neighbour) crosses the pair."""
+    if parent.get(pair[1]) == pair[0]:
+        child = pair[1]
+    elif parent.get(pair[0]) == pair[1]:
+        child = pair[0]
+    else:
+        return set()                      # a blocked pair: cutting it breaks no path
+
+    def under(s: str) -> bool:
+        while s in parent:
+            if s == child:
+                return True
+            s = parent[s]
+        return s == child
+    side = {s for s in spec.switches if under(s)}
+    return {(a, b) for a, ha in spec.hosts.items() for b, hb in spec.hosts.items()
+            if a != b and (ha.switch in side) != (hb.switch in side)}
+
+
+def prepare(spec: EmulationSpec, pair: tuple[str, str], methods: Sequence[str], settings: ProbeSettings, *,
+            max_pairs: int = 1000, seed: int = 1, stp_timers: str = "default", unhealed_timeout_s: float = 10.0,
+            throughput: dict[str, Any] | None = None, heal: str | None = None, ovs_datapath: str = "auto") -> Setup:
+    """The probed pairs, the model's trees and the throughput prediction (numpy: here, not in
+    the VM). Probed: the host pairs the cut breaks on the plan (failplan.cut_pairs) or on the
+    spanning tree, each both ways; all of them up to `max_pairs`, else a seeded sample of
+    that many."""
+    from vlanroute.emulate.failplan import check_pair, cut_pairs
+    from vlanroute.emulate.traffic import cable_pairs, switch_order
+    from vlanroute.perf.stp import spanning_tree
+    check_pair(spec, pair)
+    order = switch_order(spec)
+    cables = cable_pairs(spec)
+    tree = spanning_tree(order, cables, lag=True)
+    key = (pair[0], pair[1]) if order.index(pair[0]) < order.index(pair[1]) else (pair[1], pair[0])
+    after = spanning_tree(order, {k: v for k, v in cables.items() if k != key}, lag=True)
+    broken = cut_pairs(spec, pair) | tree_cut_pairs(spec, tree.parent, pair)
+    # Both ways, as an application's traffic goes (requests and replies, TCP's ACKs): every
+    # destination also sends, so that a bridge that lost its entry for it learns it again.
+    ends = sorted({(a, b) if a < b else (b, a) for a, b in broken})
+    if 2 * len(ends) > max_pairs:
+        ends = sorted(random.Random(seed).sample(ends, max(1, max_pairs // 2)))
+    probed = sorted({p for a, b in ends for p in ((a, b), (b, a))})
+    prediction = None
+    if throughput is not None and any(m in methods for m in ("rstp", "stp")):
+        prediction = predict_after(spec, {k: v for k, v in cables.items() if k != key}, throughput)
+    def in_order(blocked: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        return sorted(set(blocked), key=lambda p: (order.index(p[0]), order.index(p[1])))
+    every = {p for a, b in broken for p in ((a, b), (b, a))}
+    return Setup(pair, list(methods), probed, len(every), settings, unhealed_timeout_s, stp_timers, tree.root,
+                 in_order(tree.blocked), in_order(after.blocked), prediction, ovs_datapath, heal)
+
+
+def throughput_hosts(spec: EmulationSpec) -> list[str]:
+    """One host per switch (its first, natural order): the traffic check's measurable size under TCG."""
+    from vlanroute.natural import natsorted
+    first: dict[str, str] = {}
+    for h in natsorted(spec.hosts):
+        first.setdefault(spec.hosts[h].switch, h)
+    return [first[s] for s in natsorted(first)]
+
+
+def predict_after(spec: EmulationSpec, cables: dict[tuple[str, str], int], opt: dict[str, Any]) -> dict[str, Any]:
+    """emulate --traffic's TCP model on the spanning tree of the cables left (LAGs: each
+    bond one port), between throughput_hosts."""
+    from vlanroute.emulate.tcpmodel import predict
+    from vlanroute.emulate.traffic import Prepared, host_flows, switch_order
+    from vlanroute.perf.patterns import demands
+    from vlanroute.perf.stp import stp_fabric
+    hosts = [(h, spec.hosts[h].switch) for h in throughput_hosts(spec)]
+    fabric = stp_fabric(switch_order(spec), hosts, cables, speed=float(opt["rate_mbit"]) / 1000, lag=True)
+    small = dataclasses.replace(spec, hosts={h: spec.hosts[h] for h, _s in hosts})
+    rows = []
+    for pattern in opt["patterns"]:
+        for demand in demands(fabric, pattern, (int(opt.get("seed", 1)),)):
+            p = predict(fabric, demand)
+            rows.append(Prepared("spanning tree", demand.name, host_flows(small, fabric, demand), p.maxmin_mbit,
+                                 p.maxmin_slowest_mbit, p.max_mbit, p.aggregate_mbit, p.slowest_mbit).__dict__)
+    return {**opt, "patterns": list(opt["patterns"]), "prepared": rows}
+
+
+# -- one method --------------------------------------------------------------------------------
+
+@dataclass
+class MethodRun:
+    method: str
+    checks: list[Check] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    phases: dict[str, float] = field(default_factory=dict)
+    measurement: Measurement | None = None
+    throughput: list[dict[str, Any]] = field(default_factory=list)
+    aborted: str = ""
+
+
+def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[str], None],
+               heal: Heal | None = None) -> MethodRun:
+    """Build one fabric, measure, tear down (always)."""
+    out = MethodRun(method)
+    options = Options()
+    emu = Emulation(spec, options, log, prefix=f"vo{os.getpid()}{method[0]}-")
+    settings = setup.settings
+    if method == "vlanroute" and heal is None:
+        settings = dataclasses.replace(settings, timeout_s=setup.unhealed_timeout_s)
+    started = time.monotonic()
+
+    def phase(name: str) -> None:
+        nonlocal started
+        out.phases[name] = round(time.monotonic() - started, 2)
+        started = time.monotonic()
+
+    def need(*checks: Check) -> None:
+        out.checks.extend(checks)
+        for c in checks:
+            log(f"[{method}] {'ok' if c.ok else 'FAIL'}: {c.name}: {c.detail}")
+        bad = [c.name for c in checks if not c.ok]
+        if bad:
+            raise netns.NetnsError(" and ".join(bad) + " failed")
+    ovs: spanning.OvsRstp | None = None
+    try:
+        if method == "vlanroute":
+            need(emu.build())
+            phase("build")
+            need(emu.learn())
+            phase("learn")
+            spanning.hosts_checksum_off(emu)
+            need(emu.storm_check("after the learning broadcasts and VLAN-1 probes", probe=True), emu.fdb_check())
+            phase("checks")
+        else:
+            spanning.build_cables_and_hosts(emu)
+            timers = spanning.STP_TIMERS[setup.stp_timers]
+            if method == "rstp":
+                ovs = spanning.OvsRstp(emu, setup.ovs_datapath)
+                ovs.build()
+                read = ovs.states
+                where = "the kernel datapath" if ovs.datapath == "system" else "the userspace datapath"
+                out.notes.append(f"RSTP: Open vSwitch {ovs_version()}, {where} (datapath_type={ovs.datapath}), one "
+                                 "ovs-vswitchd per switch; default RSTP timers (hello 2 s, forward delay 15 s, max "
+                                 "age 20 s, transmit hold count 6); host ports admin edge")
+            else:
+                spanning.build_kernel_stp(emu, timers)
+                read = lambda: spanning.kernel_stp_states(emu)   # noqa: E731
+                out.notes.append(f"802.1D: the kernel bridge's STP, {timers.label}")
+            phase("build")
+            # BPDUs: at most one per port per hello time in a settled tree, which the storm
+            # check's counters count; a loop sends hundreds per port.
+            hello = 2.0 if method == "rstp" else timers.hello_s
+            ports = sum(len(spanning.bridge_ports(emu, s)[0]) + len(spanning.bridge_ports(emu, s)[1])
+                        for s in spec.switches)
+            emu.options = dataclasses.replace(options, storm_bound=options.storm_bound
+                                              + ports * math.ceil(options.storm_window_s / hello + 1))
+            settle = 4 * timers.forward_delay_s + 30 if method == "stp" else 60.0
+            states = spanning.wait_settled(read, settle)
+            blocked = spanning.blocked_pairs(emu, states)
+            need(_tree_check("before the cut", blocked, setup.model_blocked))
+            phase("tree settled")
+            spanning.announce_hosts(emu)
+            need(emu.storm_check("after every host's broadcast", probe=True))
+            phase("checks")
+        peers: dict[str, set[str]] = {}
+        for a, b in setup.pairs:
+            peers.setdefault(a, set()).add(b)
+        spanning.warm_arp(emu, peers)
+        m = measure(emu, setup.pair, setup.pairs, method=method, heal=heal if method == "vlanroute" else None,
+                    settings=settings, log=log, context=setup.heal_context,
+                    after_probes=lambda: spanning.permanent_arp(emu, peers))
+        out.measurement = m
+        phase("probes")
+        need(*m.checks)
+        if method != "vlanroute":
+            dead = _dead_ports(emu, setup.pair)
+            states = spanning.wait_settled(read, 60.0 + 2 * spanning.STP_TIMERS[setup.stp_timers].forward_delay_s,
+                                           ignore=dead)
+            need(_tree_check("after the cut", spanning.blocked_pairs(emu, states), setup.model_blocked_after))
+            if setup.throughput is not None:
+                if method == "stp":
+                    waited = spanning.wait_stp_quiet(emu, spanning.STP_TIMERS[setup.stp_timers])
+                    out.notes.append(f"802.1D: the topology change ended {waited:.1f} s after the tree settled "
+                                     "(the throughput is measured after it: unicast is flooded more during it)")
+                out.throughput = measure_throughput(emu, setup.throughput, log)
+            phase("throughput")
+    except (netns.NetnsError, OSError) as exc:
+        out.aborted = str(exc)
+        log(f"[{method}] aborted: {exc}")
+    finally:
+        start = time.monotonic()
+        emu.teardown()
+        out.phases["teardown"] = round(time.monotonic() - start, 2)
+    return out
+
+
+def _dead_ports(emu: Emulation, pair: tuple[str, str]) -> frozenset[tuple[str, str]]:
+    a, b = pair
+    return frozenset((s, up.lag_name or up.members[0]) for s, n in ((a, b), (b, a))
+                     for up in [emu.plan.uplinks[(s, n)]])
+
+
+def _tree_check(when: str, blocked: list[tuple[str, str]], model: list[tuple[str, str]]) -> Check:
+    return Check(f"spanning tree {when}", blocked == model,
+                 f"blocked pairs {', '.join(f'{a}-{b}' for a, b in blocked) or 'none'} "
+                 f"({'as the model' if blocked == model else 'the model: ' + ', '.join(f'{a}-{b}' for a, b in model)})",
+                 [] if blocked == model else [f"blocked {blocked}, the model {model}"])
+
+
+def ovs_version() -> str:
+    try:
+        out = netns.run([spanning._tool("ovs-vswitchd"), "--version"]).stdout
+    except (netns.NetnsError, OSError):
+        return "?"
+    return out.split()[-1] if out.split() else "?"
+
+
+def measure_throughput(emu: Emulation, opt: dict[str, Any], log: Callable[[str], None]) -> list[dict[str, Any]]:
+    """emulate --traffic's measurement (traffic.shape, traffic.measure) of each prepared
+    pattern on the running fabric; rows as traffic.Measured's fields."""
+    from vlanroute.emulate.traffic import Measured, TrafficOptions, measure as measure_flows, shape
+    topt = TrafficOptions(patterns=tuple(opt["patterns"]), rate_mbit=float(opt["rate_mbit"]),
+                          warmup_s=float(opt["warmup_s"]), seconds=float(opt["seconds"]), seed=int(opt.get("seed", 1)))
+    shape(emu, topt)
+    rows = []
+    for p in opt["prepared"]:
+        flows = [(a, b) for a, b in p["flows"]]
+        log(f"[traffic] {p['pattern']}: {len(flows)} TCP flows ...")
+        got, window_s = measure_flows(emu, flows, topt, log)
+        row = Measured(p["pattern"], "spanning tree after the cut", len(flows), p["predicted_mbit"],
+                       sum(got.values()), p["slowest_predicted_mbit"], min(got.values()) if got else 0.0,
+                       p["max_mbit"], p["tcp_mbit"], p["tcp_slowest_mbit"])
+        log(f"[traffic] {p['pattern']}: predicted {row.tcp_mbit:.2f} Mbit/s, measured {row.measured_mbit:.2f} "
+            f"({row.tcp_ratio:.3f}), window {window_s:.1f} s")
+        rows.append({**row.__dict__, "tcp_ratio": round(row.tcp_ratio, 4), "window_s": round(window_s, 2)})
+    return rows
+
+
+# -- the whole bench ---------------------------------------------------------------------------
+
+@dataclass
+class OutageReport:
+    outdir: str
+    kernel: str
+    pair: tuple[str, str]
+    setup: Setup
+    runs: list[MethodRun] = field(default_factory=list)
+    summaries: list[OutageSummary] = field(default_factory=list)
+    outages: dict[str, list[PairOutage]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.runs) and all(not r.aborted and all(c.ok for c in r.checks) for r in self.runs)
+
+    def analyse(self) -> None:
+        """The outages from the probe records (the VM records, this computes)."""
+        self.summaries, self.outages = [], {}
+        for r in self.runs:
+            m = r.measurement
+            if m is None:
+                continue
+            outs = pair_outages(m.record, self.setup.settings.guard_s)
+            self.outages[r.method] = outs
+            s = summarize(r.method, m.record, outs, m.timeout_s, self.setup.settings.guard_s)
+            s.notes = list(r.notes)
+            self.summaries.append(s)
+
+    def label(self, method: str) -> str:
+        if method == "vlanroute" and self.setup.heal:
+            return f"vlanroute + {self.setup.heal.rpartition(':')[2]}"
+        return METHOD_LABEL.get(method, method)
+
+    def text(self) -> str:
+        st = self.setup
+        lines = [f"outage of {st.pair[0]}-{st.pair[1]} (every cable, carrier lost at both ends, nobody acting "
+                 f"unless a heal is given) on {self.outdir}, {self.kernel}",
+                 f"probes: {len(st.pairs)} ordered host pairs (of {st.candidates}: the pairs the cut breaks on the "
+                 f"plan or on the spanning tree, both ways{'' if len(st.pairs) == st.candidates else ', a seeded sample'}), one UDP "
+                 f"datagram each every {st.settings.interval_s * 1000:g} ms asked; outage = last delivery before "
+                 f"the loss to the first after it (arrival times, kernel-stamped); percentiles nearest-rank over "
+                 f"the interrupted pairs, a pair never restored counts as infinite"]
+        head = (f"{'method':26} {'pairs':>5} {'hit':>5} {'median':>8} {'p90':>8} {'p99':>8} {'max':>8} "
+                f"{'never':>5} {'lost':>7} {'dups':>5} {'storm':>5} {'interval':>13}")
+        lines += [head, "-" * len(head)]
+        by = {r.method: r for r in self.runs}
+        for s in self.summaries:
+            run = by[s.method]
+            storm = "yes" if any(not c.ok and c.name.startswith("no storm") for c in run.checks) else "no"
+            cell = fmt_s if s.interrupted else (lambda v: "-")
+            lines.append(f"{self.label(s.method):26} {s.pairs:5d} {s.interrupted:5d} "
+                         f"{cell(s.median_s):>8} {cell(s.p90_s):>8} {cell(s.p99_s):>8} {cell(s.max_s):>8} "
+                         f"{s.never_restored:5d} {s.lost:7d} {s.duplicates:5d} {storm:>5} "
+                         f"{s.achieved_interval_s * 1000:5.1f}/{s.achieved_interval_p99_s * 1000:5.1f} ms")
+        for s in self.summaries:
+            if s.overloaded:
+                lines.append(f"{s.method}: OVERLOADED: {s.lost_before_share:.1%} of the probes lost before the cut, "
+                             f"rounds {s.achieved_interval_s * 1000:.1f} ms apart for {s.interval_s * 1000:g} asked: "
+                             "these figures measure the emulator's CPU more than the fabric (fewer pairs or a "
+                             "longer interval)")
+        lines.append("(hit: pairs that lost a probe; never: not restored within the timeout "
+                     f"({', '.join(f'{self.label(s.method)} {s.timeout_s:g} s' for s in self.summaries)}); "
+                     "interval: the sender's median / p99 time between rounds)")
+        for r in self.runs:
+            for note in r.notes:
+                lines.append(f"{r.method}: {note}")
+            if r.measurement is not None:
+                m = r.measurement
+                if m.heal_s is not None:
+                    lines.append(f"{r.method}: heal() returned after {m.heal_s:.2f} s")
+                lines.append(f"{r.method}: {frames_note(m)}")
+            for c in r.checks:
+                if not c.ok:
+                    lines.append(f"{r.method}: FAIL: {c.name}: {c.detail}")
+                    lines += [f"    {p}" for p in c.problems[:6]]
+            if r.aborted:
+                lines.append(f"{r.method}: aborted: {r.aborted}")
+            lines.append(f"{r.method}: time: " + ", ".join(f"{k} {v:.1f} s" for k, v in r.phases.items()))
+        rows = [(r.method, t) for r in self.runs for t in r.throughput]
+        if rows:
+            lines.append("throughput after the cut (emulate --traffic's TCP measurement, one host per switch, "
+                         f"every cable and host link at {rows[0][1].get('rate_mbit', st.throughput and st.throughput['rate_mbit'])} "
+                         "Mbit/s; predicted: the TCP model on the spanning tree of the cables left, LAGs as one port)")
+            lines.append(f"{'method':26} {'pattern':22} {'flows':>5} {'predicted':>9} {'measured':>8} {'meas/pred':>9}")
+            for method, t in rows:
+                lines.append(f"{self.label(method):26} {t['pattern']:22} {t['flows']:5d} "
+                             f"{t['tcp_mbit']:9.2f} {t['measured_mbit']:8.2f} {t['tcp_ratio']:9.3f}")
+        lines.append("RESULT: " + ("PASS" if self.ok else "FAIL"))
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        runs = []
+        for r in self.runs:
+            m = r.measurement
+            runs.append({"method": r.method, "aborted": r.aborted, "notes": r.notes, "phases": r.phases,
+                         "checks": [dataclasses.asdict(c) for c in r.checks], "throughput": r.throughput,
+                         "heal_s": m.heal_s if m else None, "waited_s": m.waited_s if m else None,
+                         "frames": m.frames if m else []})
+        return {"outdir": self.outdir, "kernel": self.kernel, "pair": list(self.pair), "ok": self.ok,
+                "setup": {k: v for k, v in self.setup.to_json().items() if k != "throughput"},
+                "summaries": [dataclasses.asdict(s) for s in self.summaries],
+                "pairs": {method: [dataclasses.asdict(o) for o in outs] for method, outs in self.outages.items()},
+                "runs": runs}
+
+
+def frames_note(m: Measurement) -> str:
+    """Switch-port frames per probe sent, at worst after the cut and at the end: a flooded
+    probe crosses every port of the tree (tens), a loop without bound. Samples in which the
+    sender sent nothing (it was not scheduled) are left out."""
+    steps = [(t1, (f1 - f0) / (p1 - p0)) for (_t0, f0, p0), (t1, f1, p1) in zip(m.frames, m.frames[1:]) if p1 > p0]
+    if not steps:
+        return "no frame counts sampled"
+    worst = max(steps, key=lambda s: s[1])
+    settled = steps[-1][1]
+    return (f"switch-port frames per probe: worst {worst[1]:.1f} ({worst[0]:.1f} s after the cut), "
+            f"{settled:.1f} at the end")
+
+
+def repair_context(outdir: Path, newdir: Path, pair: tuple[str, str]) -> dict[str, Any]:
+    """apply_repair's context: the linux-bridge delta from OUTDIR to `vlanroute repair`'s
+    bundle NEWDIR in the loop-free transition's order, as the failure scenario applies it
+    (emulate/failure.py), and the VLANs to re-learn in (repair.json's affected VLANs)."""
+    from vlanroute.emulate.failplan import Failure, repair_delta, repair_record
+    from vlanroute.emulate.transition import plan_bridges
+    spec, repaired = load(outdir), load(newdir)
+    failure = Failure(pair=pair)
+    failure.check(spec)
+    repair_delta(spec, repaired, None, failure.dead())          # refuses a bundle that is not its repair
+    planned = plan_bridges(spec, repaired, spec, dead=failure.dead())
+    steps = [[step.switch, cmd.verb, cmd.port, cmd.vlan]
+             for step in planned.transition.steps for cmd in planned.commands[(step.switch, step.kind)]]
+    record = repair_record(newdir)
+    vlans = failure.broken_vlans(spec) if record is None else sorted(record["affected_vlans"])
+    return {"steps": steps, "relearn": vlans, "repair": str(newdir)}
+
+
+def apply_repair(event: CutEvent) -> None:
+    """A heal for measure(): what a watcher that knew at once would do with today's repair
+    (repair_context): the delta, one `bridge vlan` per line in order, then one learning frame
+    per host and repaired VLAN (emulate/relearn.py). Its outage is the floor of the repair
+    path without detection; the watcher's own heal replaces it."""
+    from vlanroute.emulate.failplan import BridgeStep
+    from vlanroute.emulate.failure import apply_delta
+    from vlanroute.emulate.relearn import relearn_frames
+    emu = event.emu
+    steps = [BridgeStep(s, verb, port, int(vlan)) for s, verb, port, vlan in event.context["steps"]]
+    delta = apply_delta(emu, steps, "in the loop-free transition's order")
+    learned = relearn_frames(emu, [int(v) for v in event.context["relearn"]])
+    emu.log(f"[heal] {delta.detail}; {learned.detail}")
+    problems = delta.problems + learned.problems
+    if problems:
+        raise netns.NetnsError("the repair failed: " + "; ".join(problems[:3]))
+
+
+def resolve_heal(spec: str | None) -> Heal | None:
+    """`module:function` -> the function (the watcher's hook, imported where the emulation runs)."""
+    if not spec:
+        return None
+    module, _, name = spec.partition(":")
+    fn = getattr(importlib.import_module(module), name)
+    if not callable(fn):
+        raise TypeError(f"{spec} is not callable")
+    return fn    # type: ignore[no-any-return]
+
+
+def run_here(outdir: Path, setup: Setup, kernel: str, log: Callable[[str], None] = print,
+             heal: Heal | None = None) -> OutageReport:
+    """Every method of the setup, one after the other, in this kernel (needs root)."""
+    spec = load(outdir)
+    remove_stale_namespaces(log)
+    report = OutageReport(str(outdir), kernel, setup.pair, setup)
+    heal = heal or resolve_heal(setup.heal)
+    with _signals_raise():
+        for method in setup.methods:
+            log(f"[{method}] ...")
+            report.runs.append(run_method(spec, setup, method, log, heal))
+    return report
+
+
+def run_in_vm(outdir: Path, setup: Setup, timeout_s: float, log: Callable[[str], None]) -> OutageReport:
+    """The same inside the emulation VM; the VM records, this side computes the outages."""
+    import shlex
+    import shutil
+    import tempfile
+
+    from vlanroute.emulate import vm
+    from vlanroute.emulate.run import lean_python
+    from vlanroute.emulate.spec import save_specs
+    with tempfile.TemporaryDirectory(prefix="vlanroute-outage-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(outdir, work / "outdir")
+        (work / "setup.json").write_text(json.dumps(setup.to_json()))
+        save_specs([work / "outdir"], work / "specs.pickle")
+        python, py_env = lean_python()
+        args = [*python, "-m", "vlanroute.emulate.outagerun", str(work / "setup.json"), str(work / "outdir"),
+                str(work / "result"), str(work / "specs.pickle"), f"QEMU {vm.ACCEL_TOKEN}"]
+        result = vm.run_in_vm(" ".join(shlex.quote(a) for a in args), work,
+                              vm.VmConfig(timeout_s=timeout_s, extra_env=py_env),
+                              on_line=lambda line: log(line.rstrip("\n")))
+        kernel = (f"the emulation VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} under QEMU "
+                  f"{result.accel.upper()}, {vm.VmConfig().cpus} vCPUs)")
+        report = OutageReport(str(outdir), kernel, setup.pair, setup)
+        if not (work / "result" / "runs.json").exists():
+            report.runs.append(MethodRun("vm", aborted=f"the VM wrote no result (exit {result.returncode})"))
+            return report
+        report.runs = read_runs(work / "result", setup)
+    report.analyse()
+    return report
+
+
+def write_runs(runs: list[MethodRun], folder: Path) -> None:
+    """The VM's side: every run's plain fields, each probe record in a file of its own."""
+    from vlanroute.emulate.probes import save
+    folder.mkdir(parents=True, exist_ok=True)
+    plain = []
+    for r in runs:
+        m = r.measurement
+        if m is not None:
+            save(m.record, folder / f"{r.method}.probes.json")
+        plain.append({"method": r.method, "aborted": r.aborted, "notes": r.notes, "phases": r.phases,
+                      "checks": [dataclasses.asdict(c) for c in r.checks], "throughput": r.throughput,
+                      "measurement": None if m is None else {
+                          "heal_s": m.heal_s, "waited_s": m.waited_s, "frames": m.frames, "timeout_s": m.timeout_s,
+                          "checks": [dataclasses.asdict(c) for c in m.checks]}})
+    (folder / "runs.json").write_text(json.dumps(plain))
+
+
+def read_runs(folder: Path, setup: Setup) -> list[MethodRun]:
+    from vlanroute.emulate.probes import load as load_record
+    runs = []
+    for d in json.loads((folder / "runs.json").read_text()):
+        r = MethodRun(d["method"], [Check(**c) for c in d["checks"]], d["notes"], d["phases"], None, d["throughput"],
+                      d["aborted"])
+        if d["measurement"] is not None:
+            md = d["measurement"]
+            r.measurement = Measurement(r.method, load_record(folder / f"{r.method}.probes.json"),
+                                        [Check(**c) for c in md["checks"]], md["heal_s"], md["waited_s"],
+                                        [tuple(x) for x in md["frames"]], md["timeout_s"])   # type: ignore[misc]
+        runs.append(r)
+    return runs
+
+
+def main(argv: list[str]) -> int:
+    """In the VM: `python -m vlanroute.emulate.outagerun SETUP OUTDIR RESULT_DIR SPECS LABEL`."""
+    setup = Setup.from_json(json.loads(Path(argv[0]).read_text()))
+    preload(Path(argv[3]))
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+    report = run_here(Path(argv[1]), setup, argv[4] if len(argv) > 4 else "this kernel", log)
+    write_runs(report.runs, Path(argv[2]))
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
