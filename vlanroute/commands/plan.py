@@ -62,6 +62,33 @@ def attachment_lines(plan: Plan) -> list[str]:
     return out
 
 
+def _share_note(sources: list[str], shares: dict[str, int]) -> str:
+    """How many hosts of each source send in a VLAN, where not all of them do."""
+    if not shares:
+        return ""
+    counts = set(shares.values())
+    if len(shares) == len(sources) and len(counts) == 1:
+        n = counts.pop()
+        return f" ({n} host{'s' if n > 1 else ''} of each)"
+    return " (" + ", ".join(f"{s}: {n}" for s, n in shares.items()) + " hosts; the others all)"
+
+
+def spread_line(plan: Plan) -> str:
+    """What routing below the switch costs and gives, or "" if the plan has none."""
+    split = plan.routes.splits
+    if not split:
+        return ""
+    m = plan.metrics
+    text = (f"routing below the switch: the hosts of {len(split)} switches send in several VLANs (per-port "
+            f"PVIDs); this plan: {m.vlan_count} VLANs, at most {m.max_mac_entries} MAC entries per switch")
+    if plan.routes.unspread is not None:
+        load, vlans = plan.routes.unspread
+        ratio = f", x{load / m.link_load_optimum:.3f}" if m.link_load_optimum else ""
+        text += (f"; with one tree per switch: max link load {load:g}{ratio}, {vlans} VLANs, "
+                 f"at most {vlans * m.hosts} MAC entries")
+    return text
+
+
 def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     m = plan.metrics
     r = plan.routing_record()
@@ -82,7 +109,7 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     for v in plan.vlans:
         links = sorted(v.links, key=lambda l: (plan.topology.index(l[0]), plan.topology.index(l[1])))
         text = " ".join(f"{a}-{b}" for a, b in links) if small else str(len(links))
-        table.add_row(str(v.id), _ranges(v.sources), str(len(v.switches)), text)
+        table.add_row(str(v.id), _ranges(v.sources) + _share_note(v.sources, v.shares), str(len(v.switches)), text)
     if len(plan.vlans) > 40:
         console.print(f"{m.vlan_count} routing VLANs: {plan.vlans[0].id}..{plan.vlans[-1].id} (table omitted; use --json)")
     else:
@@ -95,6 +122,9 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
                   f"{m.link_load_lower_bound_budget:.6g} (this plan: x{within:.3f})")
     console.print(f"MAC entries: at most {m.max_mac_entries} per switch (capacity {m.mac_capacity}); "
                   f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
+    line = spread_line(plan)
+    if line:
+        console.print(line, highlight=False)
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "
                   "every route is the one chosen, every port and limit checked")
     if warnings:

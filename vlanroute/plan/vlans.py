@@ -3,7 +3,7 @@ which becomes one VLAN with an id and a learning subnet."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Routes, packing_of
@@ -22,9 +22,12 @@ class RoutingVlan:
     switches: frozenset[str]
     id: int = 0
     learning_subnet: str = ""
+    # Routing below the switch: the sources that send only some of their hosts in this
+    # VLAN, with how many (routing/packing.py); every other source sends all its hosts.
+    shares: dict[str, int] = field(default_factory=dict)
 
 
 def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[RoutingVlan]:
     """One VLAN per shared tree, ordered by each VLAN's first source in switch order."""
-    return [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches)
+    return [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches, shares=dict(t.shares))
             for t in packing_of(routes, topo, host_count)]

@@ -74,8 +74,11 @@ class BudgetEngine(Engine[BudgetParams]):
     reads = frozenset({"dimension_order", "max_vlans"})
 
     def params(self, topo: Topology, options: Options) -> BudgetParams:
-        first = DOR if DOR.refuses(topo) is None else SHORTEST
-        return BudgetParams(options.max_vlans, first.params(topo, options))
+        if DOR.refuses(topo) is None:
+            return BudgetParams(options.max_vlans, DOR.params(topo, options))
+        # its searches start from one tree per switch: the shortest engine without routing
+        # below the switch (which competes as an engine of its own)
+        return BudgetParams(options.max_vlans, replace(SHORTEST.params(topo, options), spread=False))
 
     def route(self, topo: Topology, host_count: dict[str, int], params: BudgetParams) -> Routes:
         if isinstance(params.minimal, DorParams):

@@ -23,7 +23,7 @@ import networkx as nx
 from vlanroute.errors import UserError
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Engine, Options, Routes, packing_of
-from vlanroute.routing.trees import ParentMap, arc_loads, pruned_parents, spans_exactly
+from vlanroute.routing.trees import ParentMap, Splits, arc_loads, pruned_parents, senders, spans_exactly
 
 DEADLOCK_FREE_COST = 1.25    # flow control on: a deadlock-free plan may carry up to this much more
 # Engines whose search grows fast with the fabric, tried by default only up to this many switches
@@ -51,13 +51,12 @@ class Choice:
     tried: tuple[Candidate, ...]
 
 
-def deadlock_free(parents: dict[str, ParentMap], host_count: dict[str, int]) -> bool:
+def deadlock_free(parents: dict[str, ParentMap], host_count: dict[str, int], splits: Splits | None = None) -> bool:
     """Whether the routes between switches with hosts have an acyclic channel dependency
     graph (plan/metrics.py computes the plan's own verdict the same way)."""
     hosts = {s for s, n in host_count.items() if n}
     deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
-    for src in hosts:
-        tree = parents[src]
+    for src, tree, _ in senders(parents, host_count, splits):
         if not spans_exactly(tree, src, hosts):
             tree = pruned_parents(tree, src, hosts)
         for v, p in tree.items():
@@ -86,8 +85,8 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
         vlans = len(packing_of(routes, topo, host_count))
         if vlans > options.max_vlans:
             continue
-        peak = max(arc_loads(routes.parents, host_count, cables).values(), default=0.0)
-        free = engine.deadlock_free or deadlock_free(routes.parents, host_count)
+        peak = max(arc_loads(routes.parents, host_count, cables, routes.splits).values(), default=0.0)
+        free = engine.deadlock_free or deadlock_free(routes.parents, host_count, routes.splits)
         tried.append(Candidate(engine.name, routes, peak, vlans, free))
         if peak <= optimum * (1 + 1e-9) and (free or not flow_control):
             break                             # at the optimum (and deadlock-free if it must be)

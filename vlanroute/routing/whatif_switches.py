@@ -77,7 +77,7 @@ class SwitchIndex:
             cuts[t.vid] = got
         alive = {s: n for s, n in self.hosts.items() if s != w}
         fabric = Degraded(cables, frozenset({w}), alive)
-        senders = {t.vid: {s: alive.get(s, 0) for s in t.sources if s != w} for t in self.trees}
+        senders = {t.vid: t.senders(alive, (w,)) for t in self.trees}
         book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()})
         adj = fabric.adjacency()
         peak, hot = self._hot(book)
@@ -106,7 +106,7 @@ class SwitchIndex:
         rt = self.rooted[t.vid]
         arcs, adj, rank = self.arcs, self.adj, self.rank
         kids = self.children[t.vid][w]
-        sw = self.hosts[w] if w in t.sources else 0
+        sw = t.senders(self.hosts).get(w, 0)
         S, H = rt.S, rt.H                  # intact tree sums (H: every host; the tree spans all)
         S2, H2 = S - sw, H - hw
         parent, s, h = rt.parent, rt.s, rt.h
