@@ -118,9 +118,9 @@ def spread_routes(topo: Topology, host_count: dict[str, int], best: Routes, max_
     found.add(best)
     base = (found.peaks[0], len(packing_of(best, topo, host_count)))
     got = shared_trees(topo, host_count, max_vlans, best.parents)
-    if got is not None:
-        found.add(Routes(best.algorithm, got[1], replace(best.choices, spread="shared-trees"), splits=got[2],
-                         unspread=base))
+    if got is not None and found.add(Routes(best.algorithm, got[1], replace(best.choices, spread="shared-trees"),
+                                            splits=got[2], unspread=base)):
+        return found.best()[0]          # at the distance bound: no minimal routing carries less
     got = spread(topo, host_count, best.parents, max_vlans, minimal=True)
     if got is not None:
         found.add(Routes(best.algorithm, got[1], replace(best.choices, spread="routed"), splits=got[2],

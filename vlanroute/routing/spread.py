@@ -125,11 +125,13 @@ def spread(topo: Topology, host_count: dict[str, int], parents: dict[str, Parent
 
 
 SHARED_UP_TO = 16    # shared trees tried, at most (one more each time, from the most central switch out)
+SHARED_UNITS = 64    # senders per switch on shared trees, at most (one per host below that: the
+                     # hosts of a leaf spread over as many spines as it has hosts)
 
 
 def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, base: dict[str, ParentMap], *,
                  minimal: bool = True,
-                 units: int = UNITS) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
+                 units: int = SHARED_UNITS) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
     """(max load per cable, parents, splits) of the senders (`senders_of`) on k shared trees:
     the breadth-first trees of k switches spread out over the fabric (farthest first from the
     most central, switches without hosts included: the spines of a leaf-spine, whose trees
@@ -158,6 +160,7 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
     keys = sorted(roots, key=lambda k: (int(k.rsplit("#", 1)[1]), -problem.hosts[idx[roots[k]]], idx[roots[k]]))
     dist = {s: _distances(problem, s) for s in hosted}
     invc = problem.inv_cables
+    floor = distance_sum(topo, host_count) / (2 * topo.graph.number_of_edges())
     best: tuple[tuple[float, int], list[_Tree], dict[str, int]] | None = None
     trees: list[_Tree] = []
     shortest_for: list[set[int]] = []          # per tree: the switches it is shortest for
@@ -203,6 +206,8 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
         score = (round(max(load), 6), used)
         if best is None or score < best[0]:
             best = (score, list(trees), dict(tree_of))
+        if minimal and score[0] <= floor * (1 + 1e-9):
+            break                           # minimal routes at the distance bound: none carries less
     if best is None:
         return None
     (peak, _), chosen, tree_of = best
