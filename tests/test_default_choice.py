@@ -43,8 +43,9 @@ def every_plan(topo: Topology, hosts: dict[str, int], known: dict[str, Routes] |
     return loads
 
 
-# The acyclic engine's figure where docs/routing-bounds.md gives it (asserted here, where the
-# chooser has planned it already: about 22 s of CPU on this fabric).
+# The acyclic engine's figure where docs/routing-bounds.md gives it: its full search, as
+# routing.algorithm: acyclic runs it (about 22 s of CPU on this fabric; the default runs its
+# quick search, routing/choose.py).
 ACYCLIC_FIGURES = {"6x6 torus, 3 cables gone": 1.290}
 
 
@@ -61,7 +62,8 @@ def test_default_is_the_best_plan(fabric, request: pytest.FixtureRequest) -> Non
     assert choice.reason.startswith(choice.routes.algorithm + ":")
     figure = ACYCLIC_FIGURES.get(request.node.callspec.id)
     if figure is not None:
-        assert others["acyclic"] / opt == pytest.approx(figure, abs=5e-4)
+        full = ENGINES["acyclic"].route(topo, hosts, ENGINES["acyclic"].params(topo, Options()))
+        assert max_load(topo, hosts, full.parents, full.splits) / opt == pytest.approx(figure, abs=5e-4)
 
 
 @pytest.mark.parametrize("fabric", FABRICS[:2] + [FABRICS[5]])

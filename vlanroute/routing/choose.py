@@ -15,7 +15,7 @@ with flow control the deadlock-free engines next.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import networkx as nx
@@ -72,12 +72,24 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
     """The best plan of `engines` (in the table's order, the old default first)."""
     cables = topo.arc_cables()
     tried: list[Candidate] = []
-    order = sorted(engines, key=lambda e: (0 if e.minimal else 1 if (flow_control and e.deadlock_free) else 2))
+    # The default's searches are the engines' quick ones (Options.quick: fixed counts, a few
+    # seconds); the heavy engines go last, so that they start from what the others found
+    # (the budget engine's tree search is the acyclic engine's guide, routing/memo.py) and
+    # are skipped once a plan reaches the optimum.
+    options = replace(options, quick=True)
+    sources = sum(1 for n in host_count.values() if n)
+    order = sorted(engines, key=lambda e: (3 if e.name in HEAVY else 0 if e.minimal
+                                           else 1 if (flow_control and e.deadlock_free) else 2))
     for engine in order:
         if engine.refuses(topo) is not None or len(topo.switches) > HEAVY.get(engine.name, len(topo.switches)):
             continue
-        if not engine.deadlock_free and any(c.peak <= optimum * (1 + 1e-9) for c in tried):
-            continue                          # cannot beat a plan at the optimum
+        if not engine.deadlock_free and any(c.peak <= optimum * (1 + 1e-9) and c.vlans <= sources for c in tried):
+            # cannot beat a plan at the optimum (only tie it with fewer VLANs, below one per
+            # switch with hosts: what a plan routed below the switch may need more than)
+            continue
+        if tried and flow_control:
+            best_peak = min(c.peak for c in tried)
+            options = replace(options, worth_below=best_peak * DEADLOCK_FREE_COST * (1 + 1e-9))
         try:
             routes = engine.route(topo, host_count, engine.params(topo, options))
         except UserError:

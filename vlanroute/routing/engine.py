@@ -68,6 +68,12 @@ class Options:
     dimension_order: tuple[int, ...] | None = None   # routing.dimension_order; None: auto
     root: str | None = None                          # routing.root
     max_vlans: int = 4094                            # the VLAN budget (plan/limits.py)
+    # The default's search (no routing.algorithm, routing/choose.py): an engine with a large
+    # search runs a smaller one, fixed in counts (never in time), so plans stay deterministic.
+    quick: bool = False
+    # ...and the max load above which the default will not take a plan (its best so far
+    # times its deadlock-free allowance): a search may skip steps that cannot get under it.
+    worth_below: float | None = None
 
 
 @dataclass(frozen=True)
