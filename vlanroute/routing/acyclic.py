@@ -135,6 +135,7 @@ class Effort:
     polish: int = POLISH
     refine_steps: int = REFINE_STEPS
     refine_iterations: int = REFINE_ITERATIONS
+    refine_polish: float = float("inf")     # branch moves looked at per refined order, at most
     restarts: int = RESTARTS
     # routing below the switch on the best plan's order (routing/spread.py), within the budget
     spread: bool = False
@@ -156,14 +157,15 @@ FULL = Effort()
 # attempts negotiated for 20 rounds at two targets, guided orders probed for 2 rounds from
 # every root (the 8 most central above 36 switches) and the 2 best negotiated, two fifths
 # of the order refinement's simplex iterations (its walk is what takes dragonflies to
-# 1.25x the optimum), one restart on tori; then the hosts of each switch on several trees
-# in the best plan's order where that lowers the load within the budget
-# (routing/spread.py). Measured against the full search (docs/routing-bounds.md): random
-# 3-regular graphs of 24 switches 1.074x, 1.065x, 1.269x where it gave 1.074x, 1.070x,
-# 1.296x; the dragonfly of 6 groups of 4 the same 1.250x; a third to a fifth of the CPU.
+# 1.25x the optimum) and 50,000 branch moves looked at per refined order, one restart on
+# tori; then the hosts of each switch on several trees in the best plan's order where that
+# lowers the load within the budget (routing/spread.py). Measured against the full search
+# (docs/routing-bounds.md): random 3-regular graphs of 24 switches 1.074x, 1.065x, 1.269x
+# where it gave 1.074x, 1.070x, 1.296x; the dragonfly of 6 groups of 4 the same 1.250x;
+# a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
-               guide_probe=2, guided=2, polish=2, refine_iterations=100_000, restarts=1, spread=True,
-               scan_up_to=SCAN, guided_roots=None)
+               guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
+               spread=True, scan_up_to=SCAN, guided_roots=None)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -569,7 +571,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         # switch, every order's LP is also rounded onto several trees per switch.
         refined, split = refined_split(topo, host_count, plan_order(done[2], sorted(topo.arc_cables())),
                                        effort.refine_steps, effort.refine_iterations,
-                                       effort.max_vlans if effort.spread else None)
+                                       effort.max_vlans if effort.spread else None, effort.refine_polish)
         if refined is not None and round(refined[0], 6) < done[0]:
             done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
     if effort.spread:

@@ -67,12 +67,17 @@ EPS = 1e-9
 TABU = 10           # channels moved last, not moved again
 
 
+def refine_variables(topo: Topology, host_count: dict[str, int]) -> int:
+    """The order LP's size, estimated: an order allows about half the turns."""
+    sources = sum(1 for s in topo.switches if host_count.get(s, 0))
+    return sources * (len(turns_of(topo)) // 2 + 2 * len(topo.arc_cables()))
+
+
 def worth_refining(topo: Topology, host_count: dict[str, int], load: float) -> bool:
     """Whether a plan carrying `load` gets its order refined (FROM, VARIABLES, ABOVE)."""
     if topo.kind != "custom" or len(topo.switches) < FROM:
         return False
-    sources = sum(1 for s in topo.switches if host_count.get(s, 0))
-    if sources * (len(turns_of(topo)) // 2 + 2 * len(topo.arc_cables())) > VARIABLES:
+    if refine_variables(topo, host_count) > VARIABLES:
         return False
     return load > ABOVE * optimum_bound(topo, host_count).value
 
@@ -265,11 +270,13 @@ Spread = tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[A
 
 def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
                   steps: int = STEPS, iterations: int = ITERATIONS,
-                  max_vlans: int | None = None) -> tuple[Refined | None, Spread | None]:
+                  max_vlans: int | None = None,
+                  polish_work: float = float("inf")) -> tuple[Refined | None, Spread | None]:
     """`refined_plan`'s best plan, and with `max_vlans` (routing below the switch allowed) the
     best plan whose switches' hosts are rounded onto several trees from the same LPs
     (`rounded_group_trees`, then branch moves of the senders), within `max_vlans` VLANs;
-    (max load, parents, splits, order), None if no order gives one that fits."""
+    (max load, parents, splits, order), None if no order gives one that fits. `polish_work`:
+    the branch moves looked at per order, at most (acyclic_polish.py)."""
     from vlanroute.routing.packing import pack
     from vlanroute.routing.spread import DEPTH, WORK, gathered, senders_of
 
@@ -284,7 +291,7 @@ def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, in
         trees = rounded_trees(topo, lp, better, sol)
         if trees is None:
             continue
-        load, moved = polish(topo, host_count, better, trees)
+        load, moved = polish(topo, host_count, better, trees, max_work=polish_work)
         if best is None or load < best[0] * (1 - EPS):
             best = (load, moved, better)
         if max_vlans is None:
@@ -292,7 +299,8 @@ def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, in
         groups = rounded_group_trees(topo, lp, better, sol, roots, weights)
         if groups is None:
             continue
-        load, groups = polish(topo, host_count, better, groups, roots, weights, depth=DEPTH, max_work=WORK)
+        load, groups = polish(topo, host_count, better, groups, roots, weights, depth=DEPTH,
+                              max_work=min(WORK, polish_work))
         if split is not None and load >= split[0] * (1 - EPS):
             continue
         parents, splits = gathered(groups, roots, weights, list(topo.switches), moved)
