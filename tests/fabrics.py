@@ -10,7 +10,7 @@ from collections import deque
 import networkx as nx
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, Splits, arc_loads, source_arc_loads
 
 
 def custom(edges: list[tuple[str, str]], hosted: set[str] | None = None, per: int = 4) -> tuple[Topology, dict[str, int]]:
@@ -89,17 +89,21 @@ def greedy_shortest_trees(topo: Topology, host_count: dict[str, int]) -> dict[st
     return parents
 
 
-def max_load(topo: Topology, host_count: dict[str, int], parents: dict[str, ParentMap]) -> float:
-    return max(arc_loads(parents, host_count, topo.arc_cables()).values(), default=0.0)
+def max_load(topo: Topology, host_count: dict[str, int], parents: dict[str, ParentMap],
+             splits: Splits | None = None) -> float:
+    return max(arc_loads(parents, host_count, topo.arc_cables(), splits).values(), default=0.0)
 
 
-def channel_dependencies_acyclic(parents: dict[str, ParentMap], host_count: dict[str, int]) -> bool:
+def channel_dependencies_acyclic(parents: dict[str, ParentMap], host_count: dict[str, int],
+                                 splits: Splits | None = None) -> bool:
     """Dally and Seitz's criterion, computed here from the trees: channel p->v waits for
-    v->w wherever a route between switches with hosts crosses p, v, w."""
+    v->w wherever a route between switches with hosts crosses p, v, w (every tree a
+    switch's hosts send on, with `splits`)."""
     cdg = nx.DiGraph()
     hosted = {s for s, n in host_count.items() if n}
-    for src in hosted:
-        tree = parents[src]
+    trees = [(src, tree) for src in hosted
+             for tree in ([t for t, _ in splits[src]] if splits and src in splits else [parents[src]])]
+    for src, tree in trees:
         for dst in hosted - {src}:
             path = [dst]
             while path[-1] != src:

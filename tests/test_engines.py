@@ -81,10 +81,21 @@ def traffic(draw: st.DrawFn, topo: Topology) -> dict[str, int]:
 # --------------------------------------------------------------------------- independent checks
 
 
-def check_trees(routes: Routes, g: nx.Graph) -> None:
-    """Every switch has a tree; each of its links is a cable pair; each path leads home."""
+def every_tree(routes: Routes) -> list[tuple[str, dict[str, str]]]:
+    """(source, tree) for each switch's tree and every tree of a switch routed below the switch."""
+    return [*routes.parents.items(), *((s, t) for s, shares in routes.splits.items() for t, _ in shares)]
+
+
+def check_trees(routes: Routes, g: nx.Graph, hosts: dict[str, int] | None = None) -> None:
+    """Every switch has a tree; each of its links is a cable pair; each path leads home.
+    Routed below the switch: a split switch's trees are at least two and carry its hosts."""
     assert set(routes.parents) == set(g.nodes)
-    for src, par in routes.parents.items():
+    for s, shares in routes.splits.items():
+        assert len(shares) >= 2 and all(n > 0 for _, n in shares)
+        if hosts is not None:
+            assert sum(n for _, n in shares) == hosts[s], f"the trees of {s} carry all its hosts"
+        assert routes.parents[s] is shares[0][0] or routes.parents[s] == shares[0][0]
+    for src, par in every_tree(routes):
         assert set(par) == set(g.nodes) - {src}, f"the tree of {src} must reach every switch"
         for v, p in par.items():
             assert g.has_edge(p, v), f"{src}'s route to {v} uses {p}-{v}, which is no cable"
@@ -112,7 +123,7 @@ def depths(par: dict[str, str], src: str) -> dict[str, int]:
 def channel_dependencies_acyclic(routes: Routes) -> bool:
     """Dally and Seitz: a route p->q->r makes channel p->q wait for q->r; no cycle, no deadlock."""
     cdg = nx.DiGraph()
-    for par in routes.parents.values():
+    for _, par in every_tree(routes):
         for v, p in par.items():
             if p in par:
                 cdg.add_edge((par[p], p), (p, v))
@@ -124,16 +135,26 @@ def check_packing(routes: Routes, topo: Topology, hosts: dict[str, int], budget:
     packing = packing_of(routes, topo, hosts)
     assert len(packing) <= budget
     senders = {s for s, n in hosts.items() if n}
-    assert sorted(s for t in packing for s in t.sources) == sorted(senders)
+    assert {s for t in packing for s in t.sources} == senders
+    in_vlans: dict[str, int] = {}
     for t in packing:
         assert nx.is_forest(nx.Graph(list(t.links))) if t.links else True
+        shares = dict(t.shares)
         for s in t.sources:
-            for dst in senders:
-                v = dst
-                while v != s:
-                    p = routes.parents[s][v]
-                    assert (p, v) in t.links or (v, p) in t.links
-                    v = p
+            in_vlans[s] = in_vlans.get(s, 0) + shares.get(s, hosts[s])
+            trees = [x for x, _ in routes.splits[s]] if s in routes.splits else [routes.parents[s]]
+
+            def in_vlan(tree: dict[str, str], s: str = s) -> bool:
+                for dst in senders:
+                    v = dst
+                    while v != s:
+                        p = tree[v]
+                        if (p, v) not in t.links and (v, p) not in t.links:
+                            return False
+                        v = p
+                return True
+            assert any(in_vlan(x) for x in trees)
+    assert in_vlans == {s: hosts[s] for s in senders}, "every host sends in exactly one VLAN"
 
 
 def route_with(engine: Engine, topo: Topology, hosts: dict[str, int], max_vlans: int = 4094) -> Routes:
@@ -146,15 +167,15 @@ def route_with(engine: Engine, topo: Topology, hosts: dict[str, int], max_vlans:
 def check_engine(engine: Engine, topo: Topology, hosts: dict[str, int], max_vlans: int) -> None:
     g = topo.simple()
     routes = route_with(engine, topo, hosts, max_vlans)
-    check_trees(routes, g)
+    check_trees(routes, g, hosts)
     if engine.minimal:
-        for src, par in routes.parents.items():
+        for src, par in every_tree(routes):
             assert depths(par, src) == nx.single_source_shortest_path_length(g, src), f"{engine.name}: not shortest"
     if engine.deadlock_free:
         assert channel_dependencies_acyclic(routes)
     if engine.name == "dor" and topo.kind in ("mesh", "hyper-crossbar"):
         assert channel_dependencies_acyclic(routes), "dimension order never turns back to an earlier dimension"
-    if engine.name == "budget":
+    if engine.name == "budget" or routes.splits:
         check_packing(routes, topo, hosts, max_vlans)
         if isinstance(routes.choices, BudgetChoices):
             senders = [s for s, n in hosts.items() if n]

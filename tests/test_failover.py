@@ -100,22 +100,20 @@ def test_a_tree_fabric_has_nothing_to_protect_and_says_so() -> None:
 
 
 def _delivered(doc: PlanDocument, dead: set[frozenset[str]]) -> list[str]:
-    """Host switch pairs a frame cannot travel between: from each source switch, on the tree
-    of the VLAN its host ports' PVID names, without the dead pairs."""
-    pvid = {}
-    for s, rec in doc.switches.items():
-        pv = {p.pvid for p in rec.ports.values() if p.role == "host"}
-        if pv:
-            assert len(pv) == 1
-            pvid[s] = pv.pop()
+    """Host switch pairs a frame cannot travel between: from each host port, on the tree of
+    the VLAN its PVID names (one or several per switch: routing below the switch), without
+    the dead pairs."""
+    pvids = {s: {p.pvid for p in rec.ports.values() if p.role == "host"} for s, rec in doc.switches.items()}
+    pvids = {s: pv for s, pv in pvids.items() if pv}
     trees = {v.id: v.links for v in doc.vlans}
     bad = []
-    for s, vid in pvid.items():
-        t = nx.Graph([tuple(lk) for lk in trees[vid] if frozenset(lk) not in dead])
-        t.add_node(s)
-        for d in pvid:
-            if d != s and not (d in t and nx.has_path(t, s, d)):
-                bad.append(f"{s}->{d} in VLAN {vid}")
+    for s, pv in pvids.items():
+        for vid in sorted(pv):      # type: ignore[type-var]
+            t = nx.Graph([tuple(lk) for lk in trees[vid] if frozenset(lk) not in dead])
+            t.add_node(s)
+            for d in pvids:
+                if d != s and not (d in t and nx.has_path(t, s, d)):
+                    bad.append(f"{s}->{d} in VLAN {vid}")
     return bad
 
 
@@ -180,3 +178,30 @@ def test_repair_failover_writes_a_verified_bundle_that_push_sends_as_pvids(prote
     rc = main(["repair", str(protected), "--failover", "--failed-switch", "sw3", "-o", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert rc != 0 and "Traceback" not in err and "repair" in err
+
+
+def test_a_switch_whose_hosts_send_in_several_vlans_moves_only_the_hit_ones(tmp_path: Path) -> None:
+    """Routed below the switch (a leaf-spine: each leaf's hosts on every spine's tree) with
+    backups: a dead leaf-spine pair moves the hosts of the VLANs whose trees use it, each
+    leaf's other hosts keep their PVID, and the planned failed-over load is what the moved
+    document gives."""
+    from test_spread import leaf_spine_inventory
+    inv = leaf_spine_inventory(tmp_path, "linux-bridge", leaves=4, spines=2, per=2)
+    out = tmp_path / "out"
+    api.render(inv, out, sets=PROTECT)
+    doc = _doc(out)
+    routing = [v for v in doc.vlans if not v.protects]
+    assert len(routing) == 2 and all(len(v.sources) == 4 for v in routing)     # every leaf in both
+    planned = json.loads((out / "plan.json").read_text())["metrics"]["protection"]
+    worst = 0.0
+    for leaf, spine in [(f"l{i}", f"s{j}") for i in range(4) for j in range(2)]:
+        dead = {frozenset((leaf, spine))}
+        rep = failover_document(doc, Failures(pairs=((leaf, spine),)))
+        assert _delivered(rep.doc, dead) == []
+        hit = {v.id for v in routing if frozenset((leaf, spine)) in {frozenset(lk) for lk in v.links}}
+        for s, rec in doc.switches.items():
+            for name, port in rec.ports.items():
+                new = rep.doc.switches[s].ports[name]
+                assert (new.pvid != port.pvid) == (port.role == "host" and port.pvid in hit), (leaf, spine, s, name)
+        worst = max(worst, rep.record["max_link_load"])
+    assert worst == pytest.approx(planned["max_link_load_failed_over"])

@@ -90,7 +90,9 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
     trees = {v.id: frozenset(link(a, b) for a, b in v.links) for v in doc.vlans}
     moves: list[Move] = []
     stuck: list[dict[str, Any]] = []
-    new_source: dict[str, int] = {}
+    # (switch, VLAN its host ports send in) -> the backup they send in now: per VLAN, since
+    # routed below the switch a switch's hosts send in several and only the hit ones move.
+    new_pvid: dict[tuple[str, int], int] = {}
     for v in doc.vlans:
         if not v.sources or not (trees[v.id] & dead):
             continue
@@ -108,14 +110,14 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
             stuck.append({"vlan": v.id, "sources": movable, "why": "no backup VLAN avoids every dead pair"})
             continue
         for s in movable:
-            new_source[s] = chosen
-        ports = sum(1 for h in doc.hosts.values() if h.switch in movable)
+            new_pvid[(s, v.id)] = chosen
+        ports = sum(1 for h in doc.hosts.values() if h.switch in movable and h.vlan == v.id)
         moves.append(Move(v.id, chosen, tuple(movable), ports))
     if not moves:
         why = "; ".join(f"VLAN {x['vlan']}: {x['why']}" for x in stuck) or "no routing VLAN's tree uses a dead pair"
         raise PlanError(f"nothing to fail over around {failures.describe()}: {why}", field="failures",
                         fix="heal with `vlanroute repair`")
-    new_doc = _document(doc, failures, new_source)
+    new_doc = _document(doc, failures, new_pvid)
     fabric = degraded(failures, doc)
     topo = _live_topology(doc, fabric.cables)
     vlans = _routing_vlans(new_doc, {v.id: frozenset(link(a, b) for a, b in v.links) for v in new_doc.vlans}, fabric)
@@ -138,20 +140,20 @@ def _live_topology(doc: PlanDocument, cables: Mapping[Link, int]) -> Topology:
     return Topology.from_links(list(doc.switches), [lk for lk, n in cables.items() for _ in range(n)])
 
 
-def _document(doc: PlanDocument, failures: Failures, new_source: dict[str, int]) -> PlanDocument:
+def _document(doc: PlanDocument, failures: Failures, new_pvid: dict[tuple[str, int], int]) -> PlanDocument:
     data = doc.to_json()
     for v in data["vlans"]:
-        v["sources"] = [s for s in v["sources"] if s not in new_source]
+        v["sources"] = [s for s in v["sources"] if (s, v["id"]) not in new_pvid]
     order = {s: i for i, s in enumerate(doc.switches)}
     for v in data["vlans"]:
-        v["sources"] = sorted(v["sources"] + [s for s, b in new_source.items() if b == v["id"]], key=order.__getitem__)
+        joined = {s for (s, _), b in new_pvid.items() if b == v["id"]} - set(v["sources"])
+        v["sources"] = sorted([*v["sources"], *joined], key=order.__getitem__)
     for h in data["hosts"].values():
-        if h["switch"] in new_source:
-            h["vlan"] = new_source[h["switch"]]
-    for s, b in new_source.items():
-        for port in data["switches"][s]["ports"].values():
+        h["vlan"] = new_pvid.get((h["switch"], h["vlan"]), h["vlan"])
+    for s, rec in data["switches"].items():
+        for port in rec["ports"].values():
             if port["role"] == "host":
-                port["pvid"] = b
+                port["pvid"] = new_pvid.get((s, port["pvid"]), port["pvid"])
     data["warnings"] = list(data.get("warnings", [])) + [f"failed over around failures: {failures.describe()}"]
     return plan_document(data, "the failed-over plan")
 

@@ -14,7 +14,7 @@ the same figures for a plan of the degraded fabric from scratch, for comparison.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vlanroute.bundle.document import PlanDocument, plan_document
@@ -33,6 +33,7 @@ from vlanroute.routing.repair import (
     push_order,
     repair,
 )
+from vlanroute.routing.shortest import ShortestParams
 from vlanroute.routing.trees import tree_parents
 
 REPAIR_FILE = "repair.json"
@@ -67,8 +68,21 @@ class Repaired:
     warnings: list[str] = field(default_factory=list)
 
 
+def vlan_shares(doc: PlanDocument) -> dict[int, tuple[tuple[str, int], ...]]:
+    """Routing below the switch: for each VLAN, its sources that send only some of their
+    hosts in it, with how many (from the hosts' VLANs, their ports' PVIDs)."""
+    count: dict[tuple[str, int], int] = {}
+    total: dict[str, int] = {}
+    for h in doc.hosts.values():
+        count[(h.switch, h.vlan)] = count.get((h.switch, h.vlan), 0) + 1
+        total[h.switch] = total.get(h.switch, 0) + 1
+    return {v.id: tuple((s, count.get((s, v.id), 0)) for s in v.sources
+                        if count.get((s, v.id), 0) < total.get(s, 0)) for v in doc.vlans}
+
+
 def trees_of(doc: PlanDocument) -> list[Tree]:
-    return [Tree(v.id, tuple(v.sources), frozenset(link(a, b) for a, b in v.links)) for v in doc.vlans]
+    shares = vlan_shares(doc)
+    return [Tree(v.id, tuple(v.sources), frozenset(link(a, b) for a, b in v.links), shares[v.id]) for v in doc.vlans]
 
 
 def degraded_topology(doc: PlanDocument, fabric: Degraded) -> Topology:
@@ -82,23 +96,30 @@ def degraded_topology(doc: PlanDocument, fabric: Degraded) -> Topology:
 def _routing_vlans(doc: PlanDocument, trees: dict[int, frozenset[tuple[str, str]]],
                    fabric: Degraded) -> list[RoutingVlan]:
     out = []
+    shares = vlan_shares(doc)
     for v in doc.vlans:
         links = trees[v.id]
         nodes = {s for l in links for s in l} or {s for s, n in fabric.hosts.items() if n}
         out.append(RoutingVlan(sources=[s for s in v.sources if s not in fabric.dead_switches],
-                               links=frozenset(links), switches=frozenset(nodes), id=v.id))
+                               links=frozenset(links), switches=frozenset(nodes), id=v.id,
+                               shares={s: n for s, n in shares[v.id] if s not in fabric.dead_switches}))
     return out
 
 
 def metrics_of(doc: PlanDocument, topo: Topology, vlans: list[RoutingVlan], fabric: Degraded) -> Metrics:
     """plan/metrics.py's figures for these trees on the degraded fabric."""
     hosts = {s: fabric.hosts.get(s, 0) for s in topo.switches}
-    parents = {}
+    parents: dict[str, dict[str, str]] = {}
+    split: dict[str, list[tuple[dict[str, str], int]]] = {}
     for v in vlans:
         for s in v.sources:
             if hosts.get(s):
-                parents[s] = tree_parents(v.links, s) if v.links else {s: s}
-    routes = Routes(str(doc.routing.get("algorithm", "repair")), parents, _NoChoices())
+                tree = tree_parents(v.links, s) if v.links else {s: s}
+                parents.setdefault(s, tree)
+                if s in v.shares:           # routing below the switch: its hosts in this VLAN
+                    split.setdefault(s, []).append((tree, v.shares[s]))
+    routes = Routes(str(doc.routing.get("algorithm", "repair")), parents, _NoChoices(),
+                    splits={s: tuple(shares) for s, shares in split.items()})
     caps = {s: doc.platforms[doc.switches[s].platform].mac_capacity if doc.switches[s].platform in doc.platforms
             else 1 << 30 for s in topo.switches}
     return compute_metrics(topo, routes, vlans, hosts, caps, doc.routing.get("max_vlans"))
@@ -230,7 +251,12 @@ def full_replan(doc: PlanDocument, topo: Topology, host_count: dict[str, int]) -
     if isinstance(wanted, str) and wanted in ENGINES and ENGINES[wanted].refuses(topo) is None:
         engine = ENGINES[wanted]
     max_vlans = int(doc.routing.get("max_vlans", 4094))
-    routes = engine.route(topo, host_count, engine.params(topo, Options(max_vlans=max_vlans)))
+    params = engine.params(topo, Options(max_vlans=max_vlans))
+    if isinstance(params, ShortestParams):
+        # one tree per switch: the comparison counts the hosts whose PVID a re-plan changes,
+        # and is on the repair's critical path
+        params = replace(params, spread=False)
+    routes = engine.route(topo, host_count, params)
     packed = packing_of(routes, topo, host_count)
     first = min((v.id for v in doc.vlans), default=2)
     vlans = [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches, id=first + i)
@@ -238,8 +264,7 @@ def full_replan(doc: PlanDocument, topo: Topology, host_count: dict[str, int]) -
     caps = {s: 1 << 30 for s in topo.switches}
     m = compute_metrics(topo, routes, vlans, host_count, caps, max_vlans)
     new_pvid = {s: v.id for v in vlans for s in v.sources}
-    old_pvid = {s: v.id for v in doc.vlans for s in v.sources}
-    moved = sum(1 for h in doc.hosts.values() if h.switch in new_pvid and new_pvid[h.switch] != old_pvid.get(h.switch))
+    moved = sum(1 for h in doc.hosts.values() if h.switch in new_pvid and new_pvid[h.switch] != h.vlan)
     old_trees = {v.id: frozenset(link(a, b) for a, b in v.links) for v in doc.vlans}
     changed = sum(1 for v in vlans if old_trees.get(v.id) != frozenset(link(a, b) for a, b in v.links))
     changed += max(0, len(doc.vlans) - len(vlans))

@@ -68,6 +68,33 @@ def _backup_label(protects: dict[int, frozenset[tuple[str, str]]]) -> str:
                                   for vid, lks in sorted(protects.items()))
 
 
+def _share_note(sources: list[str], shares: dict[str, int]) -> str:
+    """How many hosts of each source send in a VLAN, where not all of them do."""
+    if not shares:
+        return ""
+    counts = set(shares.values())
+    if len(shares) == len(sources) and len(counts) == 1:
+        n = counts.pop()
+        return f" ({n} host{'s' if n > 1 else ''} of each)"
+    return " (" + ", ".join(f"{s}: {n}" for s, n in shares.items()) + " hosts; the others all)"
+
+
+def spread_line(plan: Plan) -> str:
+    """What routing below the switch costs and gives, or "" if the plan has none."""
+    split = plan.routes.splits
+    if not split:
+        return ""
+    m = plan.metrics
+    text = (f"routing below the switch: the hosts of {len(split)} switches send in several VLANs (per-port "
+            f"PVIDs); this plan: {m.vlan_count} VLANs, at most {m.max_mac_entries} MAC entries per switch")
+    if plan.routes.unspread is not None:
+        load, vlans = plan.routes.unspread
+        ratio = f", x{load / m.link_load_optimum:.3f}" if m.link_load_optimum else ""
+        text += (f"; with one tree per switch: max link load {load:g}{ratio}, {vlans} VLANs, "
+                 f"at most {vlans * m.hosts} MAC entries")
+    return text
+
+
 def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     m = plan.metrics
     r = plan.routing_record()
@@ -90,7 +117,7 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     for v in plan.vlans:
         links = sorted(v.links, key=lambda l: (plan.topology.index(l[0]), plan.topology.index(l[1])))
         text = " ".join(f"{a}-{b}" for a, b in links) if small else str(len(links))
-        who = _ranges(v.sources) if v.sources else _backup_label(v.protects)
+        who = _ranges(v.sources) + _share_note(v.sources, v.shares) if v.sources else _backup_label(v.protects)
         table.add_row(str(v.id), who, str(len(v.switches)), text)
     if len(plan.vlans) > 40:
         console.print(f"{m.vlan_count} routing VLANs: {plan.vlans[0].id}..{plan.vlans[-1].id} (table omitted; use --json)")
@@ -106,7 +133,7 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
                   f"deadlock-free under 802.3x PAUSE: {'yes' if m.deadlock_free else 'no'}")
     if m.protection is not None:
         p = m.protection
-        gaps = (f"; {p.links_unprotected} tree links are bridges of the fabric and cannot be protected"
+        gaps = (f"; {p.links_unprotected} tree links are bridges of the fabric (for the switches they join) and cannot be protected"
                 if p.links_unprotected else "")
         ratio = p.max_link_load_failed_over / m.max_link_load if m.max_link_load else 1.0
         console.print(f"fast failover: {p.backup_vlans} backup VLANs (in the VLAN and MAC counts above) cover "
@@ -115,6 +142,9 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
                       f"(x{ratio:.3f} of this plan's)")
     else:
         console.print("fast failover: none (routing.protection: links plans backup VLANs; docs/failures.md)")
+    line = spread_line(plan)
+    if line:
+        console.print(line, highlight=False)
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "
                   "every route is the one chosen, every port and limit checked")
     if warnings:

@@ -113,7 +113,7 @@ def not_forwarding(target: Target, run: Callable[[str], str], cfg: SwitchConfig)
     commands = family.stp_state_commands(vlans)
     table = _read_table(target, run, commands, vlans)
     links, link_note = _read_links(target, run)
-    found: dict[tuple[PortRef, str], list[int]] = {}
+    found: dict[tuple[PortRef, str, bool], list[int]] = {}
     for ref, carried in ports.items():
         for vlan in carried:
             state = _state_of(target, table, commands, ref, vlan)

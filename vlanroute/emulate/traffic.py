@@ -146,14 +146,20 @@ def vlan_fabric(spec: EmulationSpec, gbps: float) -> Fabric:
     from vlanroute.perf.fabric import from_trees
     from vlanroute.routing.trees import tree_parents
     hosts = [(h.name, h.switch) for h in spec.hosts.values()]
-    vlan_of = {h.switch: h.vlan for h in spec.hosts.values()}
-    trees = {}
-    for s in switch_order(spec):
-        vlan = vlan_of.get(s, spec.vlan_ids[0])
+    vlan_of: dict[str, int] = {}
+    for h in spec.hosts.values():
+        vlan_of.setdefault(h.switch, h.vlan)       # its first host's VLAN (the only one unless split)
+
+    def tree(vlan: int, root: str) -> dict[str, str]:
         links = {(a, b) if a < b else (b, a) for a, ns in spec.tree[vlan].items() for b in ns}
-        trees[s] = tree_parents(links, s)
+        return tree_parents(links, root)
+
+    trees = {s: tree(vlan_of.get(s, spec.vlan_ids[0]), s) for s in switch_order(spec)}
+    # routing below the switch: a host whose VLAN is not its switch's first sends on its own tree
+    own = {h.name: (f"{h.switch}/{h.vlan}", tree(h.vlan, h.switch)) for h in spec.hosts.values()
+           if h.vlan != vlan_of[h.switch]}
     cables = Counter((u.switch, u.neighbor) for u in spec.uplinks.values() for _ in u.members)
-    return from_trees("VLAN routing", switch_order(spec), hosts, trees, cables, speed=gbps)
+    return from_trees("VLAN routing", switch_order(spec), hosts, trees, cables, speed=gbps, host_trees=own)
 
 
 def cable_pairs(spec: EmulationSpec) -> dict[tuple[str, str], int]:

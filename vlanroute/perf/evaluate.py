@@ -28,10 +28,11 @@ def problem_of(fabric: Fabric, demand: Demand) -> maxmin.Problem:
     """Resources: each endpoint's uplinks, then its downlinks, then the directed arcs."""
     ends = len(demand.end_switch)
     arcs = arc_index(fabric)
-    sources = sorted({demand.end_switch[e] for e in demand.src.tolist()})
+    tree = demand.end_tree or demand.end_switch        # the tree each endpoint's flows take
+    sources = sorted({tree[e] for e in demand.src.tolist()})
     paths = fabric.paths(sources)
     arc_rows = {k: np.array([2 * ends + arcs[a] for a in v], dtype=np.int64) for k, v in paths.items()}
-    src_sw = [demand.end_switch[e] for e in demand.src.tolist()]
+    src_sw = [tree[e] for e in demand.src.tolist()]
     dst_sw = [demand.end_switch[e] for e in demand.dst.tolist()]
     chunks = [arc_rows[(s, d)] for s, d in zip(src_sw, dst_sw)]
     lengths = np.array([len(c) for c in chunks], dtype=np.int64)

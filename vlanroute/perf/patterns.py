@@ -7,7 +7,8 @@ transfer from one host to another; the model gives its rate.
 - all-to-all: every host to every other host. Identical flows between the same two
   switches form one group, and the hosts of a switch one endpoint (their links' capacity
   summed): max-min gives identical flows identical rates, so nothing is lost, and 4,096
-  hosts are 65,536 groups instead of 16 M flows.
+  hosts are 65,536 groups instead of 16 M flows. Routed below the switch, the hosts of a
+  switch that send on one tree are one endpoint (a switch may have several).
 - permutation: each host sends to one other host and receives from one (a seeded random
   permutation; a host the permutation maps to itself sends nothing).
 - neighbour: the hosts in order on a P x Q process grid (P the largest divisor of the host
@@ -24,7 +25,7 @@ import math
 import difflib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,8 @@ class Demand:
     src: IntArray              # group -> source endpoint
     dst: IntArray              # group -> destination endpoint
     weight: FloatArray         # group -> number of flows
+    # the tree (a key of Fabric.trees) each endpoint's flows take; empty: its switch's
+    end_tree: list[str] = field(default_factory=list)
 
     @property
     def flows(self) -> int:
@@ -53,14 +56,25 @@ class Demand:
 
 
 def all_to_all(fabric: Fabric) -> Demand:
-    count = Counter(fabric.host_switch)
-    ends = [s for s in fabric.switches if count[s]]
-    n = np.array([count[s] for s in ends], dtype=np.int64)
+    if fabric.host_tree:
+        # endpoints: the hosts of one switch on one tree (switch order, then first host)
+        count = Counter(zip(fabric.host_switch, fabric.host_tree))
+        rank = {s: i for i, s in enumerate(fabric.switches)}
+        first: dict[str, int] = {}
+        for i, t in enumerate(fabric.host_tree):
+            first.setdefault(t, i)
+        keys = sorted(count, key=lambda k: (rank[k[0]], first[k[1]]))
+        ends, trees = [s for s, _ in keys], [t for _, t in keys]
+        n = np.array([count[k] for k in keys], dtype=np.int64)
+    else:
+        count1 = Counter(fabric.host_switch)
+        ends, trees = [s for s in fabric.switches if count1[s]], []
+        n = np.array([count1[s] for s in ends], dtype=np.int64)
     src = np.repeat(np.arange(len(ends), dtype=np.int64), len(ends))
     dst = np.tile(np.arange(len(ends), dtype=np.int64), len(ends))
     weight = (n[src] * (n[dst] - (src == dst))).astype(float)
     keep = weight > 0
-    return Demand("all-to-all", ends, n, src[keep], dst[keep], weight[keep])
+    return Demand("all-to-all", ends, n, src[keep], dst[keep], weight[keep], trees)
 
 
 def host_pairs(name: str, fabric: Fabric, pairs: Sequence[tuple[int, int]]) -> Demand:
@@ -70,7 +84,8 @@ def host_pairs(name: str, fabric: Fabric, pairs: Sequence[tuple[int, int]]) -> D
     src = np.array([a for a, _ in keys], dtype=np.int64)
     dst = np.array([b for _, b in keys], dtype=np.int64)
     weight = np.array([counted[k] for k in keys], dtype=float)
-    return Demand(name, list(fabric.host_switch), np.ones(len(fabric.hosts), dtype=np.int64), src, dst, weight)
+    return Demand(name, list(fabric.host_switch), np.ones(len(fabric.hosts), dtype=np.int64), src, dst, weight,
+                  list(fabric.host_tree))
 
 
 def permutation(fabric: Fabric, seed: int) -> Demand:

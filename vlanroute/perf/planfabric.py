@@ -11,6 +11,7 @@ from vlanroute.perf.fabric import DEFAULT_SPEED, Fabric, big_switch, from_trees
 from vlanroute.perf.patterns import demands
 from vlanroute.perf.stp import stp_fabric
 from vlanroute.plan.build import Plan
+from vlanroute.routing.trees import tree_parents
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,23 @@ class Fabrics:
 def fabrics_of(plan: Plan, *, speed: float = DEFAULT_SPEED, stp_lag: bool = True) -> Fabrics:
     topo = plan.topology
     hosts = [(h.name, h.switch) for h in plan.hosts]
-    vlan = from_trees("VLAN routing", topo.switches, hosts, plan.routes.parents, topo.arc_cables(), speed=speed)
+    vlan = from_trees("VLAN routing", topo.switches, hosts, plan.routes.parents, topo.arc_cables(), speed=speed,
+                      host_trees=host_trees(plan))
     pairs = {(a, b): d["cables"] for a, b, d in topo.simple().edges(data=True)}
     return Fabrics(vlan, stp_fabric(topo.switches, hosts, pairs, speed=speed, lag=stp_lag), big_switch(hosts, speed=speed))
+
+
+def host_trees(plan: Plan) -> dict[str, tuple[str, dict[str, str]]]:
+    """Routed below the switch: each host of a split switch -> ('switch/VLAN', the tree of
+    its VLAN rooted at its switch); hosts of other switches send on their switch's tree."""
+    if not plan.routes.splits:
+        return {}
+    by_id = {v.id: v for v in plan.vlans}
+    out: dict[str, tuple[str, dict[str, str]]] = {}
+    for h in plan.hosts:
+        if h.switch in plan.routes.splits:
+            out[h.name] = (f"{h.switch}/{h.vlan}", tree_parents(by_id[h.vlan].links, h.switch))
+    return out
 
 
 def combined(results: Sequence[Result]) -> Result:

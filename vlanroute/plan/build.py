@@ -233,7 +233,7 @@ def _advice_cost(advice: Engine[Any], topo: Topology, host_count: dict[str, int]
                 "plan it to see its VLAN count)")
     routes = advice.route(topo, host_count, advice.params(topo, Options(max_vlans=budget.max_vlans)))
     vlans = packing_of(routes, topo, host_count)
-    peak = max(arc_loads(routes.parents, host_count, topo.arc_cables()).values(), default=0.0)
+    peak = max(arc_loads(routes.parents, host_count, topo.arc_cables(), routes.splits).values(), default=0.0)
     bound = metrics.link_load_optimum
     fit = "" if len(vlans) <= budget.max_vlans else f", more than the {budget.max_vlans} that fit"
     return (f" and needs {len(vlans)} VLANs here{fit}, with a max link load of {peak:g}"

@@ -26,13 +26,15 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
       hosts (a backup VLAN of the fast failover too): 802.1Q floods a broadcast or unknown unicast to every member port of its
       VLAN, and with spanning tree off on inter-switch ports a loop would circulate it
       for ever, while a missing switch would leave its hosts unreachable in that VLAN.
-    - Every switch with hosts is the source of exactly one VLAN, and in that VLAN's tree
-      each of its routes enters every switch from the neighbour the routing chose: a
-      frame in a tree can take only the tree's path, so the tree must be the routes.
-    - A host port has PVID = its switch's VLAN (an untagged frame is classified into the
-      PVID, so the host's frames follow its switch's routes) and is an untagged member of
-      every routing VLAN and of nothing else (replies come back in the sender's VLAN and
-      must leave untagged to a host that knows no tags).
+    - Every switch with hosts is the source of exactly one VLAN (or, routed below the
+      switch, of one VLAN per tree its hosts send on), and in that VLAN's tree each of its
+      routes enters every switch from the neighbour the routing chose: a frame in a tree
+      can take only the tree's path, so the tree must be the routes.
+    - A host port has PVID = its host's VLAN, one its switch is a source of, and each of
+      those VLANs gets exactly the hosts the routing sends on its tree (an untagged frame
+      is classified into the PVID, so the host's frames follow the routes of its tree);
+      it is an untagged member of every routing VLAN and of nothing else (replies come
+      back in the sender's VLAN and must leave untagged to a host that knows no tags).
     - An inter-switch port or LAG is a tagged member of exactly the VLANs whose tree
       uses that neighbour pair: a VLAN on a link its tree does not use closes a loop
       in it when both ends are in the tree, and a VLAN missing from a link its tree
@@ -42,11 +44,18 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     """
     bad: list[str] = []
     host_switches = {h.switch for h in hosts}
+    hosts_on: dict[str, int] = {}
+    for one in hosts:
+        hosts_on[one.switch] = hosts_on.get(one.switch, 0) + 1
+    carried: dict[tuple[str, int], int] = {}       # split sources: hosts their routes put in each VLAN
     ids = [v.id for v in vlans]
     if len(set(ids)) != len(ids):
         bad.append(f"VLAN ids are not unique: {ids}")
 
-    source_vlan: dict[str, int] = {}
+    source_vlans: dict[str, list[int]] = {}
+    # hosts each VLAN must get from each of its sources (a split source: its share)
+    expected: dict[tuple[str, int], int] = {}
+    split = routes.splits
     cabled = set(topo.arc_cables())
     for v in vlans:
         if not v.links <= cabled:         # one set test; the loop only words what is wrong
@@ -69,13 +78,23 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
         missing = host_switches - reach
         if missing:
             bad.append(f"VLAN {v.id}: does not reach switches with hosts {sorted(missing)[:5]}")
+        shares = dict(v.shares)
         for s in v.sources:
-            if s in source_vlan:
-                bad.append(f"switch {s} is a source of VLANs {source_vlan[s]} and {v.id}")
-            source_vlan[s] = v.id
+            of_s = source_vlans.setdefault(s, [])
+            if of_s and s not in split:
+                bad.append(f"switch {s} is a source of VLANs {of_s[0]} and {v.id}")
+            of_s.append(v.id)
+            expected[(s, v.id)] = shares.get(s, hosts_on.get(s, 0))
         # Each source's paths in the VLAN tree must be the paths the routing chose: every
-        # switch on the way to a switch with hosts is entered from the same neighbour.
+        # switch on the way to a switch with hosts is entered from the same neighbour. A
+        # split source's hosts in this VLAN send on the tree of its share (counted below).
         for s in v.sources:
+            if s in split:
+                trees = [t for t, n in split[s] if tree and _routes_in_tree(t, s, host_switches, adj)]
+                carried[(s, v.id)] = sum(n for t, n in split[s] if any(t is x for x in trees))
+                if not trees:
+                    bad.append(f"VLAN {v.id}: none of the trees of {s}'s hosts is its tree")
+                continue
             if tree and _routes_in_tree(routes.parents[s], s, host_switches, adj):
                 continue
             vpar = reroot(adjacency(v.links), s)     # a broken VLAN: the full check words it
@@ -83,8 +102,15 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                 if vpar.get(x) != p:
                     bad.append(f"VLAN {v.id}: the routes of {s} reach {x} from {vpar.get(x)} "
                                f"but the routing says from {p}")
-    for s in host_switches - set(source_vlan):
+    for s in host_switches - set(source_vlans):
         bad.append(f"switch {s} has hosts but no VLAN")
+    for s, its in split.items():
+        if sum(n for _, n in its) != hosts_on.get(s, 0):
+            bad.append(f"switch {s}: its trees carry {sum(n for _, n in its)} hosts, it has {hosts_on.get(s, 0)}")
+        for vid in source_vlans.get(s, []):
+            if carried.get((s, vid)) != expected[(s, vid)]:
+                bad.append(f"VLAN {vid}: {expected[(s, vid)]} hosts of {s} send in it, its routes say "
+                           f"{carried.get((s, vid))}")
 
     by_link: dict[tuple[str, str], set[int]] = {}     # as the VLANs store each link: one orientation
     for v in vlans:
@@ -98,6 +124,7 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
     # Host ports mostly share one untagged list (every routing VLAN): its set is made once
     # per distinct list object, not once per port (16,384 ports x 512 VLANs on a 32x32 torus).
     untagged_set: dict[int, tuple[list[int], set[int]]] = {}
+    pvids: dict[tuple[str, int], int] = {}        # host ports per (switch, PVID)
     host_of_port = {(h.switch, h.port): h for h in hosts}
     for switch in switches.values():
         for pname, port in switch.ports.items():
@@ -108,8 +135,12 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                 if h is None or h.name != port.host:
                     bad.append(f"{switch.name}:{pname}: host port does not match the host list")
                     continue
-                if port.pvid != source_vlan.get(switch.name) or port.pvid != h.vlan:
-                    bad.append(f"{switch.name}:{pname}: PVID {port.pvid}, expected {source_vlan.get(switch.name)}")
+                mine = source_vlans.get(switch.name, [])
+                if port.pvid not in mine or port.pvid != h.vlan:
+                    bad.append(f"{switch.name}:{pname}: PVID {port.pvid}, expected "
+                               f"{' or '.join(map(str, mine)) or 'a VLAN of its switch'}")
+                else:
+                    pvids[(switch.name, h.vlan)] = pvids.get((switch.name, h.vlan), 0) + 1
                 if h.vlan not in all_ids:          # reported by the PVID check above
                     continue
                 member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
@@ -128,6 +159,9 @@ def verify_plan(topo: Topology, routes: Routes, vlans: list[RoutingVlan], hosts:
                     lag = switch.lags.get(port.lag or 0)
                     if lag is None or pname not in lag.members or lag.neighbor != port.neighbor or lag.tagged != want:
                         bad.append(f"{switch.name}:{pname}: LAG {port.lag} does not hold it or differs")
+    for (s, vid), want_hosts in expected.items():
+        if pvids.get((s, vid), 0) != want_hosts:
+            bad.append(f"switch {s}: {pvids.get((s, vid), 0)} host ports have PVID {vid}, expected {want_hosts}")
     seen_ports: set[tuple[str, str]] = set()
     for c in cables:
         for s, end, n in ((c.a, c.a_port, c.b), (c.b, c.b_port, c.a)):

@@ -413,7 +413,7 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
     (vlanroute.model.bridge.host_port_membership), links tagged where their trees use them."""
     all_ids = frozenset(v.id for v in vlans)
     every = sorted(all_ids)
-    vlan_of_source = {s: v.id for v in vlans for s in v.sources}
+    vlan_of_host = host_vlans(hosts, vlans)
     # The VLANs of each link as the VLANs store it (one orientation); a port looks up both
     # orientations of its neighbour pair (half the entries of a map keyed both ways).
     by_link: dict[tuple[str, str], list[int]] = {}
@@ -433,7 +433,7 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
         for port in switch.ports.values():
             if port.role == "host":
                 h = host_by_name[port.host]  # type: ignore[index]
-                h.vlan = vlan_of_source[h.switch]
+                h.vlan = vlan_of_host[h.name]
                 member = host_port_membership(switch.host_attachment, h.vlan, all_ids)
                 port.pvid = member.pvid
                 # the common case shares one list between all host ports (read, never changed)
@@ -443,6 +443,31 @@ def apply_vlans(switches: dict[str, SwitchPlan], hosts: list[Host], vlans: list[
                 port.tagged = tagged(switch.name, port.neighbor)  # type: ignore[arg-type]
         for lag in switch.lags.values():
             lag.tagged = tagged(switch.name, lag.neighbor)
+
+
+def host_vlans(hosts: list[Host], vlans: list[RoutingVlan]) -> dict[str, int]:
+    """Each host's VLAN (its port's PVID): its switch's VLAN, or where the switch's hosts
+    send in several (routing below the switch, `RoutingVlan.shares`), its hosts in inventory
+    order fill those VLANs in id order, each with its share."""
+    whole: dict[str, int] = {}
+    quota: dict[str, list[list[int]]] = {}         # split switch -> [[VLAN id, hosts left], ...]
+    for v in sorted(vlans, key=lambda v: v.id):
+        for s in v.sources:
+            if s in v.shares:
+                quota.setdefault(s, []).append([v.id, v.shares[s]])
+            else:
+                whole[s] = v.id
+    out: dict[str, int] = {}
+    for h in sorted(hosts, key=lambda h: h.index):
+        left = quota.get(h.switch)
+        if left is None:
+            out[h.name] = whole[h.switch]
+            continue
+        while len(left) > 1 and left[0][1] <= 0:
+            left.pop(0)
+        out[h.name] = left[0][0]
+        left[0][1] -= 1
+    return out
 
 
 def mgmt_addresses(switches: dict[str, SwitchPlan]) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.protection import Primary, Protection, failed_over_parents, link, per_link, protect
-from vlanroute.routing.trees import max_load
+from vlanroute.routing.protection import Primary, Protection, link, per_link, protect
+from vlanroute.routing.trees import adjacency, max_load, reroot
 
 
 @dataclass(frozen=True)
@@ -80,17 +80,30 @@ def backup_vlans(topo: Topology, vlans: list[RoutingVlan], spare_vlans: int, mac
 def figures(topo: Topology, routes: Routes, vlans: list[RoutingVlan], prot: Protection, kind: str,
             host_count: dict[str, int]) -> ProtectionFigures:
     """What the backups give: the worst load over every single dead pair with the VLANs that
-    used it failed over (their sources rerooted on the backup trees)."""
+    used it failed over (their sources rerooted on the backup trees). Counted per VLAN and
+    source, so a switch whose hosts send in several VLANs (routing below the switch,
+    `RoutingVlan.shares`) moves only the hosts of the VLANs the dead pair hits."""
     primaries = _primaries(vlans)
-    vid_of = {s: i for i, v in enumerate(vlans) for s in v.sources}
-    parents = {s: p for s, p in routes.parents.items() if s in vid_of}
     cables = topo.arc_cables()
     worst = 0.0
     for a, b in sorted({link(x, y) for x, y in topo.simple().edges}):
-        after = failed_over_parents(prot, primaries, (a, b), parents, vid_of)
-        if any(p.get(a) == b or p.get(b) == a for p in after.values()):
-            continue                # a tree still crosses it: an unprotected link (a bridge)
+        dead = (a, b)
+        trees: dict[str, list[tuple[dict[str, str], int]]] = {}
+        crossed = False
+        for i, v in enumerate(vlans):
+            hit = dead in primaries[i].links
+            backup = prot.backup_for(i, dead) if hit else None
+            for s in v.sources:
+                n = v.shares.get(s, host_count.get(s, 0))
+                if hit and backup is None:
+                    crossed = True          # a tree still crosses it: an unprotected link (a bridge)
+                tree = reroot(adjacency(backup.links if backup is not None else v.links), s)
+                trees.setdefault(s, []).append((tree, n))
+        if crossed:
+            continue
+        parents = {s: ts[0][0] for s, ts in trees.items()}
+        splits = {s: tuple(ts) for s, ts in trees.items()}
         left = {arc: n for arc, n in cables.items() if {arc[0], arc[1]} != {a, b}}
-        worst = max(worst, max_load(after, host_count, left))
+        worst = max(worst, max_load(parents, host_count, left, splits))
     covered = sum(len(lks) for b in prot.backups for lks in b.covers.values())
     return ProtectionFigures(kind, len(prot.backups), covered, sum(len(x) for x in prot.unprotected.values()), worst)

@@ -26,9 +26,12 @@ class RoutingVlan:
     # the plan's VLANs until ids are given, then its id), the links of its tree this one
     # avoids. Empty for a routing VLAN.
     protects: dict[int, frozenset[Link]] = field(default_factory=dict)
+    # Routing below the switch: the sources that send only some of their hosts in this
+    # VLAN, with how many (routing/packing.py); every other source sends all its hosts.
+    shares: dict[str, int] = field(default_factory=dict)
 
 
 def pack_vlans(routes: Routes, topo: Topology, host_count: dict[str, int]) -> list[RoutingVlan]:
     """One VLAN per shared tree, ordered by each VLAN's first source in switch order."""
-    return [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches)
+    return [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches, shares=dict(t.shares))
             for t in packing_of(routes, topo, host_count)]

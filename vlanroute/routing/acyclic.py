@@ -69,9 +69,12 @@ import heapq
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing.acyclic_negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic_negotiate import add_tree_load, charge_path, negotiate
 from vlanroute.routing.acyclic_polish import polish
-from vlanroute.routing.acyclic_refine import refined_plan, worth_refining
+from vlanroute.routing.acyclic_refine import ITERATIONS as REFINE_ITERATIONS
+from vlanroute.routing.acyclic_refine import STEPS as REFINE_STEPS
+from vlanroute.routing.acyclic_refine import refined_split, worth_refining
 from vlanroute.routing.acyclic_restarts import ABOVE as RESTART_ABOVE
 from vlanroute.routing.acyclic_restarts import RESTARTS, named_back, shuffled
 from vlanroute.routing.bounds import distance_sum
@@ -80,8 +83,10 @@ from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import plan_order
+from vlanroute.routing.packing import pack
+from vlanroute.routing.spread import spread
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.trees import Arc, ParentMap, max_load, reroot, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, Share, max_load, reroot, source_arc_loads
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 
@@ -109,6 +114,60 @@ GUIDED = 2          # guided orders negotiated in full
 POLISH = 3          # best plans whose branches are moved (acyclic_polish.py)
 
 
+@dataclass(frozen=True)
+class Effort:
+    """How much of the search above runs: counts, never a time limit, so the same
+    inventory always gives the same plan. FULL is the engine named by routing.algorithm;
+    QUICK is what the default (no routing.algorithm) runs, a few seconds of CPU on 64
+    switches (routing/choose.py)."""
+
+    roots: int = ROOTS              # escape roots at every sharpness (most central first, then by degree)
+    sharpness: tuple[float, ...] = SHARPNESS
+    scan: bool = True               # every switch as an escape root too (up to SCAN / IRREGULAR switches)
+    one_by_one: int = 2             # attempts grown one source after another
+    probe: int = PROBE
+    negotiate: int = NEGOTIATE      # attempts negotiated on their order
+    rounds: int = NEGOTIATION_ROUNDS    # negotiation rounds at each target
+    targets: tuple[float, ...] = TARGETS
+    guided_roots: int | None = None     # escape roots of the guided orders (None: as the scan)
+    guide_probe: int = GUIDE_PROBE
+    guided: int = GUIDED
+    polish: int = POLISH
+    refine_steps: int = REFINE_STEPS
+    refine_iterations: int = REFINE_ITERATIONS
+    refine_polish: float = float("inf")     # branch moves looked at per refined order, at most
+    restarts: int = RESTARTS
+    # routing below the switch on the best plan's order (routing/spread.py), within the budget
+    spread: bool = False
+    max_vlans: int = 4094
+    scan_up_to: int | None = None   # the scans (escape roots, guided roots) up to this many switches only
+    # A plan above this max load cannot be chosen (the default's best so far times its
+    # deadlock-free allowance): the order refinement and the torus restarts, which took plans
+    # down by at most REACH and RESTART_REACH, are skipped when even that would not get there.
+    worth_below: float | None = None
+
+
+REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
+RESTART_REACH = 1.15    # the shuffled restarts': 1.500x to 1.359x (8x8 torus)
+
+
+FULL = Effort()
+# The default's search: every escape root scanned at one sharpness up to 36 switches (4 of
+# them at that sharpness above), one attempt grown one source after another, the 2 best
+# attempts negotiated for 20 rounds at two targets, guided orders probed for 2 rounds from
+# every root (the 8 most central above 36 switches) and the 2 best negotiated, two fifths
+# of the order refinement's simplex iterations (its walk is what takes dragonflies to
+# 1.25x the optimum) and 50,000 branch moves looked at per refined order, one restart on
+# tori; then the hosts of each switch on several trees in the best plan's order where that
+# lowers the load within the budget (routing/spread.py). Measured against the full search
+# (docs/routing-bounds.md): random 3-regular graphs of 24 switches 1.074x, 1.065x, 1.269x
+# where it gave 1.074x, 1.070x, 1.296x; the dragonfly of 6 groups of 4 the same 1.250x;
+# a third to a fifth of the CPU.
+QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
+               guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
+               spread=True, scan_up_to=SCAN, guided_roots=None)
+
+
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
 Plan = tuple[float, int, dict[str, ParentMap], "AcyclicChoices", dict[Arc, int]]
 
@@ -122,52 +181,60 @@ class AcyclicChoices:
     guided: bool = False        # the order admitted the budget engine's heaviest turns first
     refined: bool = False       # the order was changed by the order LP's prices (acyclic_refine.py)
     shuffle: int = 0            # planned under this shuffle of the switch names (acyclic_restarts.py); 0: none
+    spread: bool = False        # the hosts of some switches on several trees in the order (routing/spread.py)
 
     def record(self) -> dict[str, object]:
         return {"root": self.root, "escaped": self.escaped, "negotiated": self.negotiated, "polished": self.polished,
-                "guided": self.guided, "refined": self.refined, "shuffle": self.shuffle}
+                "guided": self.guided, "refined": self.refined, "shuffle": self.shuffle,
+                **({"spread": "routed"} if self.spread else {})}
 
 
-class AcyclicEngine(Engine[None]):
+class AcyclicEngine(Engine[Effort]):
     name = "acyclic"
     summary = "balanced routes grown for all sources at once, any turn that keeps channel dependencies acyclic (Nue-like)"
     minimal = False
     deadlock_free = True
 
-    def params(self, topo: Topology, options: Options) -> None:
-        return None
+    def params(self, topo: Topology, options: Options) -> Effort:
+        return replace(QUICK, max_vlans=options.max_vlans, worth_below=options.worth_below) if options.quick else FULL
 
-    def route(self, topo: Topology, host_count: dict[str, int], params: None) -> Routes:
+    def route(self, topo: Topology, host_count: dict[str, int], params: Effort = FULL) -> Routes:
         if topo.kind in ("tree", "complete"):
             forced = forced_routes(topo, self.name)
             assert forced is not None
             return Routes(self.name, forced.parents, AcyclicChoices(topo.switches[0], 0))
-        routes = acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count), guide_for(topo, host_count))
+        routes = acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count), guide_for(topo, host_count),
+                                params)
         if topo.kind != "torus" or len(topo.switches) > IRREGULAR:
             return routes
         # Tori: the same search under shuffled switch names, which breaks the symmetry that
         # holds the search at the ring cuts' floor (routing/acyclic_restarts.py).
         cables = topo.arc_cables()
-        load = max_load(routes.parents, host_count, cables)
+        load = max_load(routes.parents, host_count, cables, routes.splits)
         if load <= RESTART_ABOVE * optimum_bound(topo, host_count).value:
             return routes
-        for seed in range(1, RESTARTS + 1):
-            got = shuffled_routes(topo, host_count, seed, self.name)
-            peak = max_load(got.parents, host_count, cables)
+        if params.worth_below is not None and load > params.worth_below * RESTART_REACH:
+            return routes
+        for seed in range(1, params.restarts + 1):
+            got = shuffled_routes(topo, host_count, seed, self.name, params)
+            peak = max_load(got.parents, host_count, cables, got.splits)
             if round(peak, 6) < round(load, 6):
                 routes, load = got, peak
         return routes
 
 
-def shuffled_routes(topo: Topology, host_count: dict[str, int], seed: int, algorithm: str = "acyclic") -> Routes:
+def shuffled_routes(topo: Topology, host_count: dict[str, int], seed: int, algorithm: str = "acyclic",
+                    effort: Effort = FULL) -> Routes:
     """The search of `topo` as a custom fabric under the switch-name shuffle `seed`
     (routing/acyclic_restarts.py), its routes and escape root in the real names."""
     other, real = shuffled(topo, seed)
     hosts = {v: host_count.get(s, 0) for v, s in real.items()}
-    got = acyclic_routes(other, hosts, algorithm, None, guide_for(other, hosts))
+    got = acyclic_routes(other, hosts, algorithm, None, guide_for(other, hosts), effort)
     assert isinstance(got.choices, AcyclicChoices)
     choices = replace(got.choices, root=real.get(got.choices.root, got.choices.root), shuffle=seed)
-    return Routes(algorithm, named_back(got.parents, real), choices)
+    splits = {real[s]: tuple((named_back({s: t}, real)[real[s]], n) for t, n in shares)
+              for s, shares in got.splits.items()}
+    return Routes(algorithm, named_back(got.parents, real), choices, splits=splits, unspread=got.unspread)
 
 
 def guide_for(topo: Topology, host_count: dict[str, int]) -> dict[str, ParentMap] | None:
@@ -403,25 +470,28 @@ class _Router:
 
 
 def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = "acyclic",
-                   start: Routes | None = None, guide: dict[str, ParentMap] | None = None) -> Routes:
+                   start: Routes | None = None, guide: dict[str, ParentMap] | None = None,
+                   effort: Effort = FULL) -> Routes:
     """The best plan over the starts, rounds and negotiations (module docstring). `start`:
-    a deadlock-free routing to improve on (the turns engine's), besides the escape starts."""
+    a deadlock-free routing to improve on (the turns engine's), besides the escape starts;
+    `effort`: how much of the search runs."""
     g = topo.simple()
     first = central_switch(topo)
     by_degree = sorted(topo.switches, key=lambda s: (-g.degree(s), topo.index(s)))
     n = len(topo.switches)
     irregular = n <= IRREGULAR and topo.kind == "custom"
     small = n <= BIG or irregular
-    roots = [first, *[s for s in by_degree if s != first][:ROOTS - 1]]
-    sharps = SHARPNESS if small else SHARPNESS[-1:]
+    roots = [first, *[s for s in by_degree if s != first][:effort.roots - 1]]
+    sharps = effort.sharpness if small else effort.sharpness[-1:]
     # (escape root or None for `start`, sharpness, all sources at once or one by one)
-    attempts: list[tuple[str | None, float, bool]] = [(r, x, True) for x in sharps for r in roots[:ROOTS if small else 1]]
-    if n <= SCAN or irregular:
+    attempts: list[tuple[str | None, float, bool]] = [(r, x, True) for x in sharps
+                                                      for r in roots[:effort.roots if small else 1]]
+    if effort.scan and (n <= SCAN or irregular) and n <= (effort.scan_up_to or n):
         # Every switch as the escape root at the first sharpness: the root shapes the
         # channel order that negotiation later keeps (on the degraded 6x6 torus the
         # negotiated plans ranged from 1.39x to 2.0x the optimum over the roots).
         attempts += [(r, SHARPNESS[0], True) for r in topo.switches if r not in roots]
-    attempts += [(r, SHARPNESS[-1], False) for r in roots[:2]]
+    attempts += [(r, SHARPNESS[-1], False) for r in roots[:effort.one_by_one]]
     if start is not None:
         attempts += [(None, x, False) for x in sharps]
     # (max load, sources escaped, trees, choices, a channel order the trees increase in)
@@ -429,6 +499,8 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     plans: list[Plan] = []      # negotiated and guided plans; the best of the rounds joins them
     # Heavy sources first: they are routed while most turns are still free.
     sources = sorted(topo.switches, key=lambda s: (-host_count.get(s, 0), topo.index(s)))
+
+    probe, negotiated, targets = effort.probe, effort.negotiate, effort.targets
 
     def improve(r: _Router, name: str, rounds: int) -> None:
         nonlocal best
@@ -456,22 +528,26 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             for s in sources:
                 r.route(s)
         name = root if root is not None else start.algorithm if start else ""
-        improve(r, name, PROBE if small else ROUNDS)
+        improve(r, name, probe if small else ROUNDS)
         probed.append((len(r.escaped), round(r.peak(), 6), len(probed), name, r))
     probed.sort(key=lambda f: f[:3])
-    for _, _, _, name, r in probed[:NEGOTIATE if small else 1]:
-        improve(r, name, ROUNDS - PROBE if small else 0)
+    for _, _, _, name, r in probed[:negotiated if small else 1]:
+        improve(r, name, ROUNDS - probe if small else 0)
         # Negotiated congestion on this attempt's channel order (routing/acyclic_negotiate.py):
         # the routes stay increasing in the order, so the plan stays deadlock-free.
         assert best is not None
         rank = r.rank()
-        for factor in TARGETS if small else TARGETS[:1]:
-            load, trees = negotiate(topo, host_count, rank, dict(r.trees), r.bound, target_factor=factor)
+        for factor in targets if small else targets[:1]:
+            load, trees = negotiate(topo, host_count, rank, dict(r.trees), r.bound, rounds=effort.rounds,
+                                    target_factor=factor)
             escaped = sum(1 for s in r.escaped if trees[s] == r.trees[s])     # still on the escape tree
             plans.append((round(load, 6), escaped, trees, AcyclicChoices(name, escaped, negotiated=True), rank))
     if guide is not None:
         scan = topo.switches if n <= SCAN or irregular else roots[:1]
-        plans += guided_orders(topo, host_count, guide, scan, TARGETS if small else TARGETS[:1])
+        if effort.guided_roots is not None or n > (effort.scan_up_to or n):
+            # the most central switches first (the escape tree's root shapes the order)
+            scan = [first, *[s for s in by_degree if s != first]][:effort.guided_roots or 8]
+        plans += guided_orders(topo, host_count, guide, scan, targets if small else targets[:1], effort)
     assert best is not None
     plans.append(best)
     # Single branches moved off the hottest links, each on its plan's channel order
@@ -479,19 +555,38 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     # the best after (on an 8x8 torus with 6 cables gone 1.43x stayed, 1.45x fell to 1.41x).
     plans.sort(key=lambda f: f[:2])
     final: list[Plan] = []
-    for load, escaped, trees, choices, rank in plans[:POLISH]:
+    for load, escaped, trees, choices, rank in plans[:effort.polish]:
         better, moved = polish(topo, host_count, rank, trees)
         final.append((round(better, 6), escaped, moved, replace(choices, polished=True), rank)
                      if round(better, 6) < load else (load, escaped, trees, choices, rank))
     done = min(final, key=lambda f: f[:2])
-    if n <= IRREGULAR and worth_refining(topo, host_count, done[0]):
+    # routing below the switch: (max load, parents, splits, order), the best found so far
+    split: tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc, int]] | None = None
+    hopeless = effort.worth_below is not None and done[0] > effort.worth_below * REACH
+    if n <= IRREGULAR and not hopeless and worth_refining(topo, host_count, done[0]):
         # The best plan's order itself improved with the order LP's prices (acyclic_refine.py).
         # From the order of the plan's own routes, not the search's (which holds every turn the
         # search ever took): on random 3-regular graphs of 48 switches 1.41x against none
-        # better than 1.78x, 1.57x against 1.66x, 1.54x against 1.65x.
-        refined = refined_plan(topo, host_count, plan_order(done[2], sorted(topo.arc_cables())))
+        # better than 1.78x, 1.57x against 1.66x, 1.54x against 1.65x. With routing below the
+        # switch, every order's LP is also rounded onto several trees per switch.
+        refined, split = refined_split(topo, host_count, plan_order(done[2], sorted(topo.arc_cables())),
+                                       effort.refine_steps, effort.refine_iterations,
+                                       effort.max_vlans if effort.spread else None, effort.refine_polish)
         if refined is not None and round(refined[0], 6) < done[0]:
             done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
+    if effort.spread:
+        # The hosts of each switch on several trees in the plan's own channel order
+        # (routing/spread.py): still deadlock-free, kept where it lowers the load in the budget.
+        got = spread(topo, host_count, done[2], effort.max_vlans, rank=done[4])
+        if got is not None and (split is None or got[0] < split[0]):
+            split = (got[0], got[1], got[2], done[4])
+    if split is not None and round(split[0], 6) < done[0]:
+        unspread = (done[0], len(pack(done[2], {s for s, h in host_count.items() if h},
+                                      {s: i for i, s in enumerate(topo.switches)})))
+        refined_order = split[3] is not done[4]
+        return Routes(algorithm, split[1], replace(done[3], spread=True, refined=done[3].refined or refined_order,
+                                                   escaped=0 if refined_order else done[3].escaped),
+                      splits=split[2], unspread=unspread)
     return Routes(algorithm, done[2], done[3])
 
 
@@ -508,7 +603,7 @@ def dependency_weights(trees: dict[str, ParentMap], host_count: dict[str, int]) 
 
 
 def guided_orders(topo: Topology, host_count: dict[str, int], guide: dict[str, ParentMap], roots: list[str],
-                  targets: tuple[float, ...]) -> list[Plan]:
+                  targets: tuple[float, ...], effort: Effort = FULL) -> list[Plan]:
     """Plans negotiated on channel orders that admit the guide's heaviest turns.
 
     Per escape root: the escape tree's turns first (so every source keeps a route), then
@@ -527,13 +622,14 @@ def guided_orders(topo: Topology, host_count: dict[str, int], guide: dict[str, P
             r.deps.try_add(r.arc_id[a], r.arc_id[b])
         rank = r.rank()
         start = {s: reroot(r.tree_adj, s) for s in topo.switches}
-        load, trees = negotiate(topo, host_count, rank, start, r.bound, rounds=GUIDE_PROBE, target_factor=targets[0])
+        load, trees = negotiate(topo, host_count, rank, start, r.bound, rounds=effort.guide_probe,
+                                target_factor=targets[0])
         probed.append((round(load, 6), topo.index(root), root, rank, start, trees, r.bound))
     probed.sort(key=lambda f: f[:2])
     found: list[Plan] = []
-    for _, _, root, rank, start, trees, bound in probed[:GUIDED]:
+    for _, _, root, rank, start, trees, bound in probed[:effort.guided]:
         for factor in targets:
-            load, better = negotiate(topo, host_count, rank, trees, bound, target_factor=factor)
+            load, better = negotiate(topo, host_count, rank, trees, bound, rounds=effort.rounds, target_factor=factor)
             escaped = sum(1 for s in topo.switches if better[s] == start[s])
             found.append((round(load, 6), escaped, better, AcyclicChoices(root, escaped, True, guided=True), rank))
     return found

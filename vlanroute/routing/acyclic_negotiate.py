@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import ParentMap, bfs_order
+from vlanroute.routing.trees import ParentMap, bfs_order, hop_distances
 
 ROUNDS = 40            # rounds of re-routing every source (20 and 40 measured: 40 is better on some)
 TARGET = 1.3           # links above this multiple of `scale` (the distance bound) are "hot"
@@ -40,18 +40,35 @@ Arc = tuple[str, str]
 class OrderedRouter:
     """Trees whose routes increase in a fixed channel rank, and their loads."""
 
-    def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int]) -> None:
+    def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
+                 roots: Mapping[str, str] | None = None, weights: Mapping[str, int] | None = None,
+                 minimal: bool = False) -> None:
+        """Trees keyed by source switch, or by sender (a group of a switch's hosts: routing
+        below the switch) with `roots` (its switch) and `weights` (its hosts). No rank: any
+        turn (routing/spread.py, for plans that need not be deadlock-free); `minimal`: every
+        route a shortest path."""
         cables = topo.arc_cables()
         self.topo, self.hosts = topo, hosts
+        self.roots, self.weights = roots, weights
         self.arcs = sorted(cables)
         self.arc_id = {a: i for i, a in enumerate(self.arcs)}
-        self.rank = [rank[a] for a in self.arcs]
+        # no order: every channel ranked 0 and every turn allowed (`ordered` False)
+        self.ordered = rank is not None
+        self.rank = [rank[a] for a in self.arcs] if rank is not None else [0] * len(self.arcs)
         self.cap = [float(cables[a]) for a in self.arcs]
         self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
         for a, b in self.arcs:
             self.adj[a].append(b)
         self.load = [0.0] * len(self.arcs)
         self.trees: dict[str, ParentMap] = {}
+        self.dist: dict[str, list[int]] | None = None      # hops from each root, with `minimal`
+        if minimal:
+            index = {s: i for i, s in enumerate(topo.switches)}
+            nbrs = [[index[b] for b in self.adj[a]] for a in topo.switches]
+            self.index = index
+            self.dist = {}
+            for r in set(roots.values()) if roots is not None else topo.switches:
+                self.dist[r] = hop_distances(nbrs, index[r])
 
     def set_tree(self, src: str, tree: ParentMap) -> None:
         old = self.trees.get(src)
@@ -63,8 +80,17 @@ class OrderedRouter:
     def peak(self) -> float:
         return max((x / c for x, c in zip(self.load, self.cap)), default=0.0)
 
-    def increasing(self, src: str, tree: ParentMap) -> bool:
+    def root(self, key: str) -> str:
+        return self.roots[key] if self.roots is not None else key
+
+    def weight(self, key: str) -> int:
+        return self.weights[key] if self.weights is not None else self.hosts.get(key, 0)
+
+    def increasing(self, key: str, tree: ParentMap) -> bool:
         """Whether every route of the tree turns only to a higher-ranked channel."""
+        src = self.root(key)
+        if not self.ordered:
+            return True
         for v, p in tree.items():
             if p != src and self.rank[self.arc_id[(tree[p], p)]] >= self.rank[self.arc_id[(p, v)]]:
                 return False
@@ -79,18 +105,23 @@ class OrderedRouter:
         self._add_load(src, self.trees[src], 1.0)
         return new is not None
 
-    def _route(self, src: str, weight: Callable[[int], float]) -> ParentMap | None:
+    def _route(self, sender: str, weight: Callable[[int], float]) -> ParentMap | None:
         """Dijkstra over the switches: a switch is reached once, and from it only on
         channels ranked above the one it was reached on. Each destination's traffic loads
         its path as soon as it is reached, so the later ones see it."""
         rank, arc_id, load = self.rank, self.arc_id, self.load
-        hs = self.hosts.get(src, 0)
+        src, hs = self.root(sender), self.weight(sender)
+        ordered = self.ordered
+        dist = self.dist[src] if self.dist is not None else None
+        index = self.index if dist is not None else {}
         parent: ParentMap = {}
         into: dict[str, int] = {}
         cost = {src: 0.0}
         heap: list[tuple[float, int, str, str, int]] = []
         count = 0
         for w in self.adj[src]:
+            if dist is not None and dist[index[w]] != 1:
+                continue
             a = arc_id[(src, w)]
             heapq.heappush(heap, (weight(a), count, w, src, a))
             count += 1
@@ -111,29 +142,38 @@ class OrderedRouter:
                 charge_path(load, added, parent, into, src, w, demand)
             for x in self.adj[w]:
                 if x not in cost:
+                    if dist is not None and dist[index[x]] != dist[index[w]] + 1:
+                        continue
                     b = arc_id[(w, x)]
-                    if rank[b] > rank[a]:
+                    if not ordered or rank[b] > rank[a]:
                         heapq.heappush(heap, (now + weight(b), count, x, w, b))
                         count += 1
         for b, demand in added:
             load[b] -= demand
         return parent if len(cost) == n else None
 
-    def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
-        add_tree_load(self.load, self.arc_id, self.hosts, src, tree, sign)
+    def _add_load(self, key: str, tree: ParentMap, sign: float) -> None:
+        add_tree_load(self.load, self.arc_id, self.hosts, self.root(key), tree, sign, self.weight(key))
 
 
-def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees: dict[str, ParentMap],
-              scale: float, rounds: int = ROUNDS, seed: int = 0, target_factor: float = TARGET) -> tuple[float, dict[str, ParentMap]]:
+def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None, trees: dict[str, ParentMap],
+              scale: float, rounds: int = ROUNDS, seed: int = 0, target_factor: float = TARGET,
+              roots: Mapping[str, str] | None = None, weights: Mapping[str, int] | None = None,
+              minimal: bool = False) -> tuple[float, dict[str, ParentMap]]:
     """The best (max load per cable, trees) over `rounds` rounds of negotiated re-routing
-    from `trees`, whose routes must increase in `rank` (every channel ranked)."""
-    r = OrderedRouter(topo, hosts, rank)
+    from `trees`, whose routes must increase in `rank` (every channel ranked; None: any
+    turn). `trees` are keyed by source switch, or by sender with `roots` and `weights`;
+    `minimal`: shortest routes only (OrderedRouter)."""
+    r = OrderedRouter(topo, hosts, rank, roots, weights, minimal)
     for s, t in trees.items():
         assert r.increasing(s, t), "the start's routes increase in the order"
         r.set_tree(s, t)
     best = (r.peak(), dict(r.trees))
     history = [0.0] * len(r.arcs)
-    sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
+    if roots is None:
+        sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
+    else:
+        sources = sorted(trees, key=lambda k: (-r.weight(k), topo.index(r.root(k)), k))
     rnd = random.Random(seed)
     load, cap = r.load, r.cap
     for _ in range(rounds):
@@ -155,10 +195,11 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int], trees
 
 
 def add_tree_load(load: list[float], arc_id: dict[tuple[str, str], int], hosts: dict[str, int], src: str,
-                  tree: ParentMap, sign: float) -> None:
-    """Add (sign 1) or remove (-1) the all-to-all load of `src`'s hosts along its tree: each
-    arc carries them to the hosts below it (shared by acyclic.py's router and negotiation)."""
-    hs = hosts.get(src, 0)
+                  tree: ParentMap, sign: float, weight: int | None = None) -> None:
+    """Add (sign 1) or remove (-1) the all-to-all load of `src`'s hosts (or `weight` of them)
+    along its tree: each arc carries them to the hosts below it (shared by acyclic.py's
+    router and negotiation)."""
+    hs = hosts.get(src, 0) if weight is None else weight
     if not hs:
         return
     below = {v: hosts.get(v, 0) for v in tree}

@@ -12,13 +12,20 @@ the maximum in the end (hill climbing on (maximum, links at it)).
 A move is allowed only if the tree's routes still increase in the channel order (the
 turn into u -> v and every turn out of v), so the plan stays deadlock-free
 (Dally and Seitz 1987), as negotiation's does. The budget engine (budget.py) makes the
-same moves with no order, on plans that need not be deadlock-free.
+same moves with no order, on plans that need not be deadlock-free; with `minimal`, only
+to a parent one hop nearer the source (the shortest engine's trees stay shortest).
+
+The trees are keyed by sender: a source switch, or one group of a switch's hosts when the
+hosts of a switch send on several trees (routing/spread.py, routing below the switch);
+`roots` and `weights` then give each key's switch and hosts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, path, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, path, source_arc_loads
 
 EPS = 1e-9
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
@@ -30,7 +37,9 @@ class _Trees:
     """Trees and their loads per pair of switches and direction (over `cap` cables)."""
 
     def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
-                 trees: dict[str, ParentMap]) -> None:
+                 trees: dict[str, ParentMap], roots: Mapping[str, str] | None = None,
+                 weights: Mapping[str, int] | None = None, minimal: bool = False,
+                 max_work: float = float("inf")) -> None:
         cables = topo.arc_cables()
         self.hosts = hosts
         self.rank = rank
@@ -41,28 +50,34 @@ class _Trees:
             self.adj[a].append(b)
             self.load[(a, b)] = 0.0
         self.trees = {s: dict(t) for s, t in trees.items()}
+        self.root = {k: roots[k] if roots is not None else k for k in self.trees}
+        self.weight = {k: weights[k] if weights is not None else hosts.get(k, 0) for k in self.trees}
+        # hops from each root, when every move must keep the routes shortest
+        self.dist: dict[str, dict[str, int]] | None = None
+        if minimal:
+            self.dist = {r: bfs_distances(self.adj, r) for r in set(self.root.values())}
         for s, t in self.trees.items():
-            for arc, x in source_arc_loads(t, s, hosts):
+            for arc, x in source_arc_loads(t, self.root[s], hosts, weight=self.weight[s]):
                 self.load[arc] += x
+        self._shapes: dict[str, tuple[dict[str, list[str]], dict[str, float]]] = {}
+        self.work = 0                       # branch moves looked at so far
+        self.max_work = max_work
 
     def peak(self) -> float:
         return max((x / self.cap[a] for a, x in self.load.items()), default=0.0)
 
-    def path(self, src: str, v: str) -> list[Arc]:
-        """The links from src to v in src's tree."""
-        nodes = path(self.trees[src], src, v)
+    def path(self, key: str, v: str) -> list[Arc]:
+        """The links from the key's root to v in its tree."""
+        nodes = path(self.trees[key], self.root[key], v)
         return list(zip(nodes, nodes[1:]))
 
-    def try_move(self, src: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
-        """Move one branch of src's tree off the hot arc if no link it loads reaches `level`;
+    def try_move(self, key: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
+        """Move one branch of the key's tree off the hot arc if no link it loads reaches `level`;
         or if one link reaches it (not above) and, `depth` > 0, a further move takes a
         branch of some tree off that link in turn (an ejection chain)."""
-        tree, rank = self.trees[src], self.rank
-        children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
-        for v, p in tree.items():
-            children[p].append(v)
-        # what each switch's branch carries: src's traffic to the hosts below it
-        carried = {v: x for (_, v), x in source_arc_loads(tree, src, self.hosts)}
+        tree, rank, src = self.trees[key], self.rank, self.root[key]
+        dist = self.dist[src] if self.dist is not None else None
+        children, carried = self._shape(key)
         # the switches whose path from src crosses the hot arc: the subtree under its head
         stack, under = [hot[1]], []
         while stack:
@@ -74,17 +89,22 @@ class _Trees:
             demand = carried.get(v, 0.0)
             if not demand:
                 continue
-            old = self.path(src, v)
+            old = self.path(key, v)
             old_parent = tree[v]
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
             for u in self.adj[v]:
                 if u == tree[v] or u in inside and self._in_subtree(tree, u, v):
                     continue
+                if dist is not None and dist[u] != dist[v] - 1:
+                    continue
+                self.work += 1
+                if self.work > self.max_work:
+                    return False
                 arc = (u, v)
                 if rank is not None and (top is not None and rank[arc] >= top
                                          or u != src and rank[(tree[u], u)] >= rank[arc]):
                     continue
-                new = [arc, *self.path(src, u)]
+                new = [arc, *self.path(key, u)]
                 delta: dict[Arc, float] = {}
                 for a in old:
                     delta[a] = delta.get(a, 0.0) - demand
@@ -95,7 +115,7 @@ class _Trees:
                 over = [a for a, d in delta.items() if d > 0 and (self.load[a] + d) / self.cap[a] >= level - EPS]
                 if len(over) > (1 if depth else 0) or any((self.load[a] + delta[a]) / self.cap[a] > level + EPS for a in over):
                     continue
-                self._apply(src, v, u, delta, 1.0)
+                self._apply(key, v, u, delta, 1.0)
                 if not over:
                     return True
                 # the one link it brought to the maximum: move some tree's branch off it in turn
@@ -103,13 +123,27 @@ class _Trees:
                 if any(self.trees[s].get(nxt[1]) == nxt[0] and self.try_move(s, nxt, level, depth - 1, sources)
                        for s in sources):
                     return True
-                self._apply(src, v, old_parent, delta, -1.0)
+                self._apply(key, v, old_parent, delta, -1.0)
         return False
 
-    def _apply(self, src: str, v: str, parent: str, delta: dict[Arc, float], sign: float) -> None:
+    def _shape(self, key: str) -> tuple[dict[str, list[str]], dict[str, float]]:
+        """The key's tree as child lists, and what each switch's branch carries (the key's
+        traffic to the hosts below it); kept until a move changes the tree."""
+        got = self._shapes.get(key)
+        if got is None:
+            tree, src = self.trees[key], self.root[key]
+            children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
+            for v, p in tree.items():
+                children[p].append(v)
+            carried = {v: x for (_, v), x in source_arc_loads(tree, src, self.hosts, weight=self.weight[key])}
+            got = self._shapes[key] = (children, carried)
+        return got
+
+    def _apply(self, key: str, v: str, parent: str, delta: dict[Arc, float], sign: float) -> None:
         for a, d in delta.items():
             self.load[a] += sign * d
-        self.trees[src][v] = parent
+        self.trees[key][v] = parent
+        self._shapes.pop(key, None)
 
     @staticmethod
     def _in_subtree(tree: ParentMap, u: str, v: str) -> bool:
@@ -122,13 +156,19 @@ class _Trees:
 
 
 def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
-           trees: dict[str, ParentMap]) -> tuple[float, dict[str, ParentMap]]:
+           trees: dict[str, ParentMap], roots: Mapping[str, str] | None = None,
+           weights: Mapping[str, int] | None = None, minimal: bool = False, depth: int = DEPTH,
+           max_work: float = float("inf")) -> tuple[float, dict[str, ParentMap]]:
     """(max load per cable, trees) after moving branches off the most loaded links while
     that lowers their number; `trees` must increase in `rank`, and the result does. With
     no rank, any branch move is allowed (the budget engine's trees, which need not be
-    deadlock-free)."""
-    t = _Trees(topo, hosts, rank, trees)
-    sources = sorted(t.trees, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
+    deadlock-free); with `minimal` only moves that keep every route shortest. `trees` are
+    keyed by source switch, or by sender with `roots` (its switch) and `weights` (its hosts).
+    `depth`: further moves an ejection chain may take; `max_work`: branch moves looked at,
+    at most (a measure of work that is the same on every run, unlike a time limit), after
+    which the trees are returned as they are."""
+    t = _Trees(topo, hosts, rank, trees, roots, weights, minimal, max_work)
+    sources = sorted(t.trees, key=lambda s: (-t.weight[s], topo.index(t.root[s]), s))
     for _ in range(PASSES):
         level = t.peak()
         hot = [a for a, x in t.load.items() if x / t.cap[a] >= level - EPS]
@@ -137,9 +177,9 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
             if t.load[arc] / t.cap[arc] < level - EPS:
                 continue            # an earlier move took it off the maximum already
             for s in sources:
-                if t.trees[s].get(arc[1]) == arc[0] and t.try_move(s, arc, level, DEPTH, sources):
+                if t.trees[s].get(arc[1]) == arc[0] and t.try_move(s, arc, level, depth, sources):
                     moved = True
                     break
-        if not moved:
+        if not moved or t.work > t.max_work:
             break
     return t.peak(), t.trees

@@ -43,7 +43,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic_polish import polish
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import OrderLP, OrderSolution, turns_of
-from vlanroute.routing.trees import Arc, ParentMap
+from vlanroute.routing.trees import Arc, ParentMap, Share
 
 # Where it runs (the LPs cost): custom fabrics of at least FROM switches whose order LP has at
 # most VARIABLES variables (estimated: an order allows about half the turns) and whose plan
@@ -67,12 +67,17 @@ EPS = 1e-9
 TABU = 10           # channels moved last, not moved again
 
 
+def refine_variables(topo: Topology, host_count: dict[str, int]) -> int:
+    """The order LP's size, estimated: an order allows about half the turns."""
+    sources = sum(1 for s in topo.switches if host_count.get(s, 0))
+    return sources * (len(turns_of(topo)) // 2 + 2 * len(topo.arc_cables()))
+
+
 def worth_refining(topo: Topology, host_count: dict[str, int], load: float) -> bool:
     """Whether a plan carrying `load` gets its order refined (FROM, VARIABLES, ABOVE)."""
     if topo.kind != "custom" or len(topo.switches) < FROM:
         return False
-    sources = sum(1 for s in topo.switches if host_count.get(s, 0))
-    if sources * (len(turns_of(topo)) // 2 + 2 * len(topo.arc_cables())) > VARIABLES:
+    if refine_variables(topo, host_count) > VARIABLES:
         return False
     return load > ABOVE * optimum_bound(topo, host_count).value
 
@@ -193,6 +198,57 @@ def rounded_trees(topo: Topology, lp: OrderLP, rank: dict[Arc, int],
     return trees
 
 
+def rounded_group_trees(topo: Topology, lp: OrderLP, rank: dict[Arc, int], sol: OrderSolution,
+                        roots: dict[str, str], weights: dict[str, int]) -> dict[str, ParentMap] | None:
+    """Routing below the switch: one tree per sender (a group of a switch's hosts,
+    routing/spread.py `senders_of`), increasing in `rank`. The LP's flow of a source into a
+    switch is shared among its senders as the senders' hosts share the source's: the
+    channels into the switch, in the order, each cover a slice of the flow, and sender k of
+    K enters on the channel whose slice holds the middle of its own, (k + 1/2) / K. A switch
+    a sender's tree cannot enter there takes its earliest-arrival path (as
+    `rounded_trees`). None if some source cannot reach every switch in the order."""
+    in_order = sorted(range(len(lp.arcs)), key=lambda i: rank[lp.arcs[i]])
+    row = {s: k for k, s in enumerate(lp.sources)}
+    by_switch: dict[str, list[str]] = {}
+    for key in sorted(roots, key=lambda k: int(k.rsplit("#", 1)[1])):
+        by_switch.setdefault(roots[key], []).append(key)
+    into: dict[str, list[int]] = {}
+    for i in in_order:
+        into.setdefault(lp.arcs[i][1], []).append(i)
+    trees: dict[str, ParentMap] = {}
+    for src, keys in by_switch.items():
+        earliest = _grow(src, lp.arcs, in_order, rank, None)
+        if len(earliest) < len(topo.switches) - 1:
+            return None
+        flow = sol.inflow[row[src]]
+        total = sum(weights[k] for k in keys)
+        done = 0
+        for key in keys:
+            middle = (done + weights[key] / 2) / total
+            done += weights[key]
+            pick: dict[str, int] = {}
+            for v, chans in into.items():
+                amount = [max(float(flow[i]), 0.0) for i in chans]
+                whole = sum(amount)
+                if whole <= EPS:
+                    continue
+                acc = 0.0
+                for i, part in zip(chans, amount):
+                    acc += part / whole
+                    if acc >= middle - EPS:
+                        pick[v] = i
+                        break
+            tree = _grow(src, lp.arcs, in_order, rank, lambda i, v: pick.get(v) == i)
+            for v in topo.switches:
+                if v != src and v not in tree:
+                    w = v
+                    while w != src:
+                        tree[w] = earliest[w]
+                        w = earliest[w]
+            trees[key] = tree
+    return trees
+
+
 def _grow(src: str, arcs: list[Arc], in_order: list[int], rank: dict[Arc, int],
           take: Callable[[int, str], bool] | None) -> ParentMap:
     """A tree grown over the channels in order: a channel u -> v joins when u is in the tree
@@ -208,8 +264,53 @@ def _grow(src: str, arcs: list[Arc], in_order: list[int], rank: dict[Arc, int],
     return tree
 
 
+Refined = tuple[float, dict[str, ParentMap], dict[Arc, int]]
+Spread = tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc, int]]
+
+
+def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
+                  steps: int = STEPS, iterations: int = ITERATIONS,
+                  max_vlans: int | None = None,
+                  polish_work: float = float("inf")) -> tuple[Refined | None, Spread | None]:
+    """`refined_plan`'s best plan, and with `max_vlans` (routing below the switch allowed) the
+    best plan whose switches' hosts are rounded onto several trees from the same LPs
+    (`rounded_group_trees`, then branch moves of the senders), within `max_vlans` VLANs;
+    (max load, parents, splits, order), None if no order gives one that fits. `polish_work`:
+    the branch moves looked at per order, at most (acyclic_polish.py)."""
+    from vlanroute.routing.packing import pack
+    from vlanroute.routing.spread import DEPTH, WORK, gathered, senders_of
+
+    lp = OrderLP(topo, host_count)
+    best: Refined | None = None
+    split: Spread | None = None
+    roots, weights = senders_of(host_count, list(topo.switches))
+    index = {s: i for i, s in enumerate(topo.switches)}
+    hosted = {s for s, n in host_count.items() if n}
+    for key, sol in order_walk(lp, rank, steps, iterations=iterations):
+        better = rank_of(lp, key)
+        trees = rounded_trees(topo, lp, better, sol)
+        if trees is None:
+            continue
+        load, moved = polish(topo, host_count, better, trees, max_work=polish_work)
+        if best is None or load < best[0] * (1 - EPS):
+            best = (load, moved, better)
+        if max_vlans is None:
+            continue
+        groups = rounded_group_trees(topo, lp, better, sol, roots, weights)
+        if groups is None:
+            continue
+        load, groups = polish(topo, host_count, better, groups, roots, weights, depth=DEPTH,
+                              max_work=min(WORK, polish_work))
+        if split is not None and load >= split[0] * (1 - EPS):
+            continue
+        parents, splits = gathered(groups, roots, weights, list(topo.switches), moved)
+        if len(pack(parents, hosted, index, splits)) <= max_vlans:
+            split = (load, parents, splits, better)
+    return best, split
+
+
 def refined_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
-                 steps: int = STEPS) -> tuple[float, dict[str, ParentMap], dict[Arc, int]] | None:
+                 steps: int = STEPS, iterations: int = ITERATIONS) -> tuple[float, dict[str, ParentMap], dict[Arc, int]] | None:
     """(max load per cable, trees, their channel order): trees rounded from the LP of every
     order the walk from `rank` found below the ones before it (order_walk), polished
     (acyclic_polish.py), the one that carries least; None if each of those orders leaves a
@@ -219,7 +320,7 @@ def refined_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int
     earlier one gave 1.45x)."""
     lp = OrderLP(topo, host_count)
     best: tuple[float, dict[str, ParentMap], dict[Arc, int]] | None = None
-    for key, sol in order_walk(lp, rank, steps):
+    for key, sol in order_walk(lp, rank, steps, iterations=iterations):
         better = rank_of(lp, key)
         trees = rounded_trees(topo, lp, better, sol)
         if trees is None:

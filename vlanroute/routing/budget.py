@@ -34,6 +34,8 @@ from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.budget_search import BudgetChoices
 from vlanroute.routing.dor import DOR, DorParams
 from vlanroute.routing.engine import Choices, Engine, Options, Routes, packing_of
+from vlanroute.routing.packing import SharedTree
+from vlanroute.routing.memo import Store, fabric_key
 from vlanroute.routing.select import peak_and_mean
 from vlanroute.routing.shortest import SHORTEST, ShortestParams
 from vlanroute.routing.trees import distinct_trees
@@ -74,10 +76,31 @@ class BudgetEngine(Engine[BudgetParams]):
     reads = frozenset({"dimension_order", "max_vlans"})
 
     def params(self, topo: Topology, options: Options) -> BudgetParams:
-        first = DOR if DOR.refuses(topo) is None else SHORTEST
-        return BudgetParams(options.max_vlans, first.params(topo, options))
+        if DOR.refuses(topo) is None:
+            return BudgetParams(options.max_vlans, DOR.params(topo, options))
+        # its searches start from one tree per switch: the shortest engine without routing
+        # below the switch (which competes as an engine of its own)
+        return BudgetParams(options.max_vlans, replace(SHORTEST.params(topo, options), spread=False))
 
     def route(self, topo: Topology, host_count: dict[str, int], params: BudgetParams) -> Routes:
+        sources = sum(1 for n in host_count.values() if n)
+        # The acyclic engine's guide is this search without branch moves: kept for the same
+        # fabric, budget ladder and minimal routing (routing/memo.py), searched once per plan.
+        minimal_key = replace(params.minimal, max_vlans=0) if isinstance(params.minimal, ShortestParams) \
+            else params.minimal
+        key = (fabric_key(topo, host_count), tuple(ladder(params.max_vlans, sources)), minimal_key)
+        searched = _SEARCHED.get(key, lambda: self._search(topo, host_count, params))
+        best = searched.routes
+        if searched.searched and params.branch_moves and params.max_vlans >= sources \
+                and len(topo.switches) <= POLISH_UP_TO:
+            best = polished(topo, host_count, best, searched.peak)
+        if isinstance(best.choices, BudgetChoices):
+            best = replace(best, choices=replace(best.choices, max_vlans=params.max_vlans))
+        return best
+
+    def _search(self, topo: Topology, host_count: dict[str, int], params: BudgetParams) -> _Searched:
+        """The plan before branch moves: the minimal routing where it fits and reaches the
+        distance bound, else the best of the searches up to the budget."""
         if isinstance(params.minimal, DorParams):
             minimal = DOR.route(topo, host_count, params.minimal)
         else:
@@ -88,10 +111,12 @@ class BudgetEngine(Engine[BudgetParams]):
         if not fits or peak > mean * (1 + 1e-9):
             # D, the distance sum of the bound: the mean load times the cable-directions.
             distance_total = round(mean * 2 * topo.graph.number_of_edges())
-            within = monotone_within_budget(topo, host_count, params.max_vlans, minimal, fits, distance_total,
-                                            params.branch_moves)
-            if within is not minimal:
-                return within
+            within = searched_within_budget(topo, host_count, params.max_vlans, minimal, fits, distance_total)
+            routes = within if within is not minimal else self._kept(minimal, packing)
+            return _Searched(routes, score(within, host_count, topo)[0], True)
+        return _Searched(self._kept(minimal, packing), round(peak, 6), False)
+
+    def _kept(self, minimal: Routes, packing: tuple[SharedTree, ...]) -> Routes:
         return Routes(self.name, minimal.parents, MinimalFits(minimal.algorithm, minimal.choices), packing)
 
 
@@ -108,6 +133,26 @@ def ladder(k: int, sources: int) -> list[int]:
     if k >= sources:
         points.add(sources)
     return sorted(points)
+
+
+@dataclass(frozen=True)
+class _Searched:
+    """The budget engine's plan before branch moves, its all-to-all maximum load (as `score`
+    rounds it), and whether the searches ran (else the minimal routing reached the distance
+    bound within the budget, and is kept as it is)."""
+
+    routes: Routes
+    peak: float
+    searched: bool
+
+
+_SEARCHED: Store[_Searched] = Store()
+
+
+def searched_within_budget(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes, fits: bool,
+                           distance_total: int) -> Routes:
+    """`monotone_within_budget` without the branch moves (they follow in the engine)."""
+    return monotone_within_budget(topo, host_count, k, minimal, fits, distance_total, branch_moves=False)
 
 
 def monotone_within_budget(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes, fits: bool,

@@ -15,7 +15,7 @@ with flow control the deadlock-free engines next.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import networkx as nx
@@ -23,7 +23,7 @@ import networkx as nx
 from vlanroute.errors import UserError
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Engine, Options, Routes, packing_of
-from vlanroute.routing.trees import ParentMap, arc_loads, pruned_parents, spans_exactly
+from vlanroute.routing.trees import ParentMap, Splits, arc_loads, pruned_parents, senders, spans_exactly
 
 DEADLOCK_FREE_COST = 1.25    # flow control on: a deadlock-free plan may carry up to this much more
 # Engines whose search grows fast with the fabric, tried by default only up to this many switches
@@ -51,13 +51,12 @@ class Choice:
     tried: tuple[Candidate, ...]
 
 
-def deadlock_free(parents: dict[str, ParentMap], host_count: dict[str, int]) -> bool:
+def deadlock_free(parents: dict[str, ParentMap], host_count: dict[str, int], splits: Splits | None = None) -> bool:
     """Whether the routes between switches with hosts have an acyclic channel dependency
     graph (plan/metrics.py computes the plan's own verdict the same way)."""
     hosts = {s for s, n in host_count.items() if n}
     deps: set[tuple[tuple[str, str], tuple[str, str]]] = set()
-    for src in hosts:
-        tree = parents[src]
+    for src, tree, _ in senders(parents, host_count, splits):
         if not spans_exactly(tree, src, hosts):
             tree = pruned_parents(tree, src, hosts)
         for v, p in tree.items():
@@ -73,12 +72,24 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
     """The best plan of `engines` (in the table's order, the old default first)."""
     cables = topo.arc_cables()
     tried: list[Candidate] = []
-    order = sorted(engines, key=lambda e: (0 if e.minimal else 1 if (flow_control and e.deadlock_free) else 2))
+    # The default's searches are the engines' quick ones (Options.quick: fixed counts, a few
+    # seconds); the heavy engines go last, so that they start from what the others found
+    # (the budget engine's tree search is the acyclic engine's guide, routing/memo.py) and
+    # are skipped once a plan reaches the optimum.
+    options = replace(options, quick=True)
+    sources = sum(1 for n in host_count.values() if n)
+    order = sorted(engines, key=lambda e: (3 if e.name in HEAVY else 0 if e.minimal
+                                           else 1 if (flow_control and e.deadlock_free) else 2))
     for engine in order:
         if engine.refuses(topo) is not None or len(topo.switches) > HEAVY.get(engine.name, len(topo.switches)):
             continue
-        if not engine.deadlock_free and any(c.peak <= optimum * (1 + 1e-9) for c in tried):
-            continue                          # cannot beat a plan at the optimum
+        if not engine.deadlock_free and any(c.peak <= optimum * (1 + 1e-9) and c.vlans <= sources for c in tried):
+            # cannot beat a plan at the optimum (only tie it with fewer VLANs, below one per
+            # switch with hosts: what a plan routed below the switch may need more than)
+            continue
+        if tried and flow_control:
+            best_peak = min(c.peak for c in tried)
+            options = replace(options, worth_below=best_peak * DEADLOCK_FREE_COST * (1 + 1e-9))
         try:
             routes = engine.route(topo, host_count, engine.params(topo, options))
         except UserError:
@@ -86,8 +97,8 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
         vlans = len(packing_of(routes, topo, host_count))
         if vlans > options.max_vlans:
             continue
-        peak = max(arc_loads(routes.parents, host_count, cables).values(), default=0.0)
-        free = engine.deadlock_free or deadlock_free(routes.parents, host_count)
+        peak = max(arc_loads(routes.parents, host_count, cables, routes.splits).values(), default=0.0)
+        free = engine.deadlock_free or deadlock_free(routes.parents, host_count, routes.splits)
         tried.append(Candidate(engine.name, routes, peak, vlans, free))
         if peak <= optimum * (1 + 1e-9) and (free or not flow_control):
             break                             # at the optimum (and deadlock-free if it must be)

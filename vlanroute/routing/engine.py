@@ -8,8 +8,10 @@ the inventory's routing settings into its own typed parameters, and routes a top
 
 What it returns is the same for every engine: for every source switch, a tree of paths to
 every other switch (a parent map, see routing/trees.py), because VLAN routing sends all
-frames of a source in one VLAN and a VLAN must be loop-free; and a typed record of the
-choices it made, which becomes the `routing` section of plan.json.
+frames of a host in one VLAN (its port's PVID) and a VLAN must be loop-free; and a typed
+record of the choices it made, which becomes the `routing` section of plan.json. An engine
+may route below the switch: the hosts of one switch then send on several trees
+(`Routes.splits`), each host on one.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
 from vlanroute.routing.packing import SharedTree, pack
-from vlanroute.routing.trees import ParentMap
+from vlanroute.routing.trees import ParentMap, Share, senders
 
 if TYPE_CHECKING:
     from vlanroute.model.topology import Topology
@@ -45,6 +47,18 @@ class Routes:
     # choosing between candidate routings (routing/packing.py; it is deterministic, so
     # the plan would compute the same). None: the plan packs.
     packing: tuple[SharedTree, ...] | None = field(default=None, compare=False, repr=False)
+    # Routing below the switch: switch -> the trees its hosts send on, each with how many of
+    # its hosts send on it (at least two trees; the hosts add up to the switch's). A switch
+    # absent here sends all its hosts on parents[switch]; for one present, parents[switch]
+    # is the first of its trees.
+    splits: Mapping[str, tuple[Share, ...]] = field(default_factory=dict)
+    # With splits: the max load per cable and the VLANs of the engine's plan with one tree
+    # per switch, which routing below the switch improved on (what `plan` shows it cost).
+    unspread: tuple[float, int] | None = field(default=None, compare=False)
+
+    def senders(self, host_count: Mapping[str, int]) -> list[tuple[str, ParentMap, int]]:
+        """(source switch, tree, hosts sending on it) for every tree that carries traffic."""
+        return senders(self.parents, host_count, self.splits)
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,12 @@ class Options:
     dimension_order: tuple[int, ...] | None = None   # routing.dimension_order; None: auto
     root: str | None = None                          # routing.root
     max_vlans: int = 4094                            # the VLAN budget (plan/limits.py)
+    # The default's search (no routing.algorithm, routing/choose.py): an engine with a large
+    # search runs a smaller one, fixed in counts (never in time), so plans stay deterministic.
+    quick: bool = False
+    # ...and the max load above which the default will not take a plan (its best so far
+    # times its deadlock-free allowance): a search may skip steps that cannot get under it.
+    worth_below: float | None = None
 
 
 @dataclass(frozen=True)
@@ -99,4 +119,4 @@ def packing_of(routes: Routes, topo: Topology, host_count: dict[str, int]) -> tu
     if routes.packing is not None:
         return routes.packing
     order = {s: i for i, s in enumerate(topo.switches)}
-    return pack(routes.parents, {s for s, n in host_count.items() if n}, order)
+    return pack(routes.parents, {s for s, n in host_count.items() if n}, order, routes.splits)

@@ -37,6 +37,7 @@ import numpy as np
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
+from vlanroute.routing.memo import Store, fabric_key
 
 LP_VARIABLES = 50_000      # sources x directed neighbour pairs: the full LP's size limit
 
@@ -58,10 +59,21 @@ class Optimum:
         return "the optimum" if self.exact else f"the {self.kind} bound"
 
 
+# The optimum of the fabrics solved last (routing/memo.py): the plan, the default's engines
+# (acyclic's order refinement and torus restarts) and the metrics ask for the same LP, which
+# costs up to a few seconds on 64 switches.
+_SOLVED: Store[Optimum] = Store()
+
+
 def optimum_bound(topo: Topology, host_count: dict[str, int], limit: int = LP_VARIABLES) -> Optimum:
-    """The LP optimum where it fits `limit` (variables), else the best cheap bound."""
+    """The LP optimum where it fits `limit` (variables), else the best cheap bound (kept for
+    the same fabric and hosts)."""
+    return _SOLVED.get((limit, fabric_key(topo, host_count)),
+                       lambda: _optimum(topo, host_count, limit, topo.arc_cables()))
+
+
+def _optimum(topo: Topology, host_count: dict[str, int], limit: int, arcs: dict[tuple[str, str], int]) -> Optimum:
     sources = [s for s in topo.switches if host_count.get(s, 0)]
-    arcs = topo.arc_cables()
     if len(sources) < 2 or not arcs:
         return Optimum(0.0, "optimum")
     sym = symmetric_lp_bound(topo, host_count)

@@ -19,8 +19,10 @@ For each VLAN's tree T, over the switches it must span:
    edge-disjoint spanning trees (Nash-Williams), though not every T leaves one behind);
 2. else backups are added greedily: the first link not yet covered is left out, and as many
    other uncovered links as the fabric allows; each backup covers the links of T it avoids;
-3. a link of T whose loss splits the fabric (a bridge: every path between its two sides
-   uses it) cannot be protected: it is reported, never silently assumed covered.
+3. a link of T whose loss splits the fabric between switches T must span (a bridge for
+   them: every path between its two sides uses it) cannot be protected: it is reported,
+   never silently assumed covered. A tree that spans only the switches with hosts (a
+   leaf-spine's VLAN through one spine) is joined again through switches outside it.
 Every backup is a shortest-path tree from the VLAN's first source in which a link costs
 more the more trees (routing and backup) already use it, so the backups that take over
 together spread their load (ties broken by the switches' order, as the engines do), pruned
@@ -144,9 +146,12 @@ def _parts(links: frozenset[Link], cut: Link) -> dict[str, int]:
 def per_link(fabric: Iterable[Link], primaries: Sequence[Primary], order: Sequence[str]) -> Protection:
     """One backup per link of each tree: the tree without it, joined again by the link across
     the same cut that keeps the sources' paths shortest (the smallest change, as a repair
-    makes it: every other link of the tree kept, so its load stays the routing's). Costs a
-    VLAN per tree link; `protect` covers with fewer."""
+    makes it: every other link of the tree kept, so its load stays the routing's), or, where
+    no link joins the two sides directly (a tree over only some switches), by the shortest
+    path through switches outside the tree. Costs a VLAN per tree link; `protect` covers
+    with fewer."""
     links = sorted({link(*lk) for lk in fabric})
+    fabric_adj = adjacency(links)
     rank = {s: i for i, s in enumerate(order)}
     backups: list[Backup] = []
     by_tree: dict[frozenset[Link], int] = {}
@@ -156,19 +161,24 @@ def per_link(fabric: Iterable[Link], primaries: Sequence[Primary], order: Sequen
         bridges: set[Link] = set()
         for cut in sorted(p.links):
             side = _parts(p.links, cut)
-            across = [lk for lk in links if lk != cut and lk[0] in side and lk[1] in side
-                      and side[lk[0]] != side[lk[1]]]
+            across: list[frozenset[Link]] = [frozenset({lk}) for lk in links if lk != cut and lk[0] in side
+                                             and lk[1] in side and side[lk[0]] != side[lk[1]]]
             if not across:
-                bridges.add(cut)
-                continue
+                # A tree that spans only some switches (those with hosts): join its two sides
+                # through switches outside it, by the fewest links.
+                path = _outside_path(fabric_adj, side, cut, rank)
+                if path is None:
+                    bridges.add(cut)
+                    continue
+                across = [path]
 
-            def cost(f: Link, cut: Link = cut) -> tuple[int, int]:
-                tree = (p.links - {cut}) | {f}
+            def cost(f: frozenset[Link], cut: Link = cut) -> tuple[int, int]:
+                tree = (p.links - {cut}) | f
                 adj = adjacency(tree)
                 total = sum(sum(_hops(adj, src).values()) for src in p.sources)
-                return total, min(rank.get(f[0], 0), rank.get(f[1], 0))
+                return total, min(rank.get(x, 0) for lk in f for x in lk)
             best = min(across, key=cost)
-            tree = (p.links - {cut}) | {best}
+            tree = (p.links - {cut}) | best
             i = by_tree.get(tree)
             if i is None:
                 i = by_tree[tree] = len(backups)
@@ -178,6 +188,36 @@ def per_link(fabric: Iterable[Link], primaries: Sequence[Primary], order: Sequen
         if bridges:
             unprotected[p.vid] = frozenset(bridges)
     return Protection(backups, failover, unprotected)
+
+
+def _outside_path(adj: Mapping[str, Iterable[str]], side: Mapping[str, int], cut: Link,
+                  rank: Mapping[str, int]) -> frozenset[Link] | None:
+    """The fewest fabric links joining side 0 of a tree to side 1 through switches outside
+    the tree only (`side`: the tree's switches), never `cut`; None if there is no such path.
+    Any path between the sides in the fabric without `cut` has such a stretch, so None means
+    `cut` separates the sides in the fabric too. Ties by the switches' order."""
+    starts = sorted((s for s, i in side.items() if i == 0), key=lambda s: rank.get(s, 0))
+    parent: dict[str, str | None] = {s: None for s in starts}
+    frontier = starts
+    while frontier:
+        nxt: list[str] = []
+        for u in frontier:
+            for v in sorted(adj.get(u, ()), key=lambda x: rank.get(x, 0)):
+                if link(u, v) == cut or v in parent:
+                    continue
+                if side.get(v) == 1:
+                    out = {link(u, v)}
+                    w: str | None = u
+                    while w is not None and parent[w] is not None:
+                        out.add(link(w, parent[w]))  # type: ignore[arg-type]
+                        w = parent[w]
+                    return frozenset(out)
+                if v in side:
+                    continue                         # another switch of side 0: not through it
+                parent[v] = u
+                nxt.append(v)
+        frontier = nxt
+    return None
 
 
 def _hops(adj: Mapping[str, Iterable[str]], src: str) -> dict[str, int]:

@@ -56,10 +56,18 @@ def link(a: str, b: str) -> Link:
 @dataclass(frozen=True)
 class Tree:
     """A routing VLAN as the repair sees it: its id, the switches whose hosts send in it
-    (their PVID), and its links."""
+    (their PVID), and its links; `shares`: the sources that send only some of their hosts
+    in it (routing below the switch), with how many."""
     vid: int
     sources: tuple[str, ...]
     links: frozenset[Link]
+    shares: tuple[tuple[str, int], ...] = ()
+
+    def senders(self, hosts: Mapping[str, int], skip: Iterable[str] = ()) -> dict[str, int]:
+        """Each source (but those in `skip`) -> its hosts that send in this VLAN."""
+        part = dict(self.shares)
+        gone = set(skip)
+        return {s: part.get(s, hosts.get(s, 0)) for s in self.sources if s not in gone}
 
     @cached_property
     def switches(self) -> frozenset[str]:
@@ -550,7 +558,7 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     links that keep it so."""
     adj = fabric.adjacency()
     by_vid = {t.vid: t for t in trees}
-    senders = {t.vid: {s: fabric.hosts.get(s, 0) for s in t.sources if s not in fabric.dead_switches}
+    senders = {t.vid: t.senders(fabric.hosts, fabric.dead_switches)
                for t in trees}
     if broken is None:                  # the what-if knows them from its index
         broken = broken_vlans(trees, fabric)

@@ -82,7 +82,7 @@ class Candidates:
         for peak, i in scored:
             if peak > scored[0][0]:
                 break
-            packing = pack(self.routes[i].parents, host_switches, order)
+            packing = pack(self.routes[i].parents, host_switches, order, self.routes[i].splits)
             if best is None or len(packing) < best[0]:
                 best = (len(packing), self.routes[i], packing)
         assert best is not None
@@ -96,7 +96,7 @@ def peak_and_mean(routes: Routes, host_count: dict[str, int], cables: dict[Arc, 
     its distance), so a minimal routing whose maximum is the mean (the distance bound)
     cannot be beaten by another one.
     """
-    loads = arc_loads(routes.parents, host_count, cables)
+    loads = arc_loads(routes.parents, host_count, cables, routes.splits)
     if not loads:
         return 0.0, 0.0
     return max(loads.values()), sum(x * cables[a] for a, x in loads.items()) / sum(cables.values())

@@ -8,6 +8,11 @@ routing in vlanroute is a set of such trees; the walks over them live here, once
 Loads: under all-to-all traffic (one unit per ordered pair of distinct hosts) the link
 p->v of the tree of source s carries hosts(s) x (hosts in the subtree below v). One pass
 over the tree from the leaves up gives every link: O(switches) per source.
+
+Routing below the switch: a host port's PVID selects the VLAN, so the hosts of one switch
+may send on different trees (`Splits`: switch -> its trees, each with the hosts that send
+on it). Then the link p->v of one of those trees carries (its hosts) x (hosts below v),
+and `senders` lists every (switch, tree, hosts) that sends.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ from typing import TypeVar
 N = TypeVar("N", bound=Hashable)
 ParentMap = dict[str, str]
 Arc = tuple[str, str]          # a directed neighbour pair: one direction of the cables between two switches
+# The trees the hosts of one switch send on when they do not all send on one: (tree, hosts
+# sending on it), at least two, the hosts adding up to the switch's (routing below the switch).
+Share = tuple[ParentMap, int]
+Splits = Mapping[str, tuple[Share, ...]]
 
 
 # --------------------------------------------------------------------------- walks
@@ -223,13 +232,29 @@ def add_loads(load: dict[Arc, float], contrib: list[tuple[Arc, float]], cables: 
         load[arc] = load.get(arc, 0.0) + sign * x / cables[arc]
 
 
-def arc_loads(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict[Arc, int]) -> dict[Arc, float]:
-    """Load per cable and direction of the whole routing (sources = switches with hosts)."""
-    load: dict[Arc, float] = {}
+def senders(parents: Mapping[str, ParentMap], hosts: Mapping[str, int],
+            splits: Splits | None = None) -> list[tuple[str, ParentMap, int]]:
+    """(source switch, tree, hosts sending on it) for every tree that carries traffic: a
+    switch's own tree with all its hosts, or each of its `splits` with its share."""
+    out: list[tuple[str, ParentMap, int]] = []
     for src, par in parents.items():
         hs = hosts.get(src, 0)
         if not hs:
             continue
+        shares = splits.get(src) if splits else None
+        if shares:
+            out.extend((src, tree, n) for tree, n in shares if n)
+        else:
+            out.append((src, par, hs))
+    return out
+
+
+def arc_loads(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict[Arc, int],
+              splits: Splits | None = None) -> dict[Arc, float]:
+    """Load per cable and direction of the whole routing (sources = switches with hosts,
+    each on its own tree or, with `splits`, its hosts on several)."""
+    load: dict[Arc, float] = {}
+    for src, par, hs in senders(parents, hosts, splits):
         # source_arc_loads, added up in place: no list of (arc, load) per source (the
         # routing engines compare candidates by this, 1,024 trees of 1,023 links a candidate)
         order = bfs_order(par, src)
@@ -245,7 +270,8 @@ def arc_loads(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict
     return {a: x / cables[a] for a, x in load.items()}
 
 
-def max_load(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict[Arc, int]) -> float:
+def max_load(parents: dict[str, ParentMap], hosts: dict[str, int], cables: dict[Arc, int],
+             splits: Splits | None = None) -> float:
     """The largest load of one cable in one direction (the figure routings compete on:
     a full-duplex link's directions are independent)."""
-    return max(arc_loads(parents, hosts, cables).values(), default=0.0)
+    return max(arc_loads(parents, hosts, cables, splits).values(), default=0.0)

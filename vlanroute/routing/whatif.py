@@ -58,7 +58,7 @@ def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
     for t in trees:
         if not t.links:
             continue
-        senders = {s: hosts.get(s, 0) for s in t.sources}
+        senders = t.senders(hosts)
         order, parent, adj = rooted_tree(t.links)
         s_below, h_below = subtree_sums(order, parent, senders, hosts)
         root = order[0]
@@ -112,7 +112,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
             by_link.setdefault(l, []).append(t.vid)
         for s in {s for l in t.links for s in l} | set(t.sources):
             by_switch.setdefault(s, []).append(t.vid)
-    senders = {t.vid: {s: hosts.get(s, 0) for s in t.sources} for t in trees}
+    senders = {t.vid: t.senders(hosts) for t in trees}
     intact = Degraded(cables, frozenset(), hosts)
     base = LoadBook.of({t.vid: t.links for t in trees}, senders, intact)
     rows = _row_sums(cables, hosts, switches)
@@ -178,7 +178,7 @@ def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:
     for t in trees:
         if not t.links:
             continue
-        senders = {s: hosts.get(s, 0) for s in t.sources}
+        senders = t.senders(hosts)
         s_all = sum(senders.values())
         order, parent, _ = rooted_tree(t.links)
         s_below, h_below = subtree_sums(order, parent, senders, hosts)

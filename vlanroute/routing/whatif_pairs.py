@@ -57,7 +57,7 @@ class RootedTree:
                     parent[v] = u
                     stack.append(v)
         tin = {v: i for i, v in enumerate(pre)}
-        s, h = subtree_sums(pre, parent, {v: hosts.get(v, 0) for v in tree.sources}, hosts)
+        s, h = subtree_sums(pre, parent, tree.senders(hosts), hosts)
         size = dict.fromkeys(pre, 1)
         for v in reversed(pre[1:]):
             p = parent[v]

@@ -29,6 +29,8 @@ from collections.abc import Mapping
 
 from collections.abc import Callable
 
+import numpy as np
+
 from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, improve_tree
 from vlanroute.routing.whatif_pairs import RootedTree
 
@@ -45,6 +47,9 @@ class SwitchIndex:
         self.trees, self.rooted, self.arcs = trees, rooted, arcs
         self.base_total, self.ncab, self.adj, self.hosts = base_total, ncab, adj, hosts
         self.rank = {(u, v): i for u, vs in adj.items() for i, v in enumerate(vs)}
+        self.live_adj = adj
+        self.arc_list = list(arcs)
+        self.ncab_array = np.array(ncab, dtype=float)
         everyone = set(switches)
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
         self.up = [0] * len(arcs)
@@ -77,14 +82,17 @@ class SwitchIndex:
             cuts[t.vid] = got
         alive = {s: n for s, n in self.hosts.items() if s != w}
         fabric = Degraded(cables, frozenset({w}), alive)
-        senders = {t.vid: {s: alive.get(s, 0) for s in t.sources if s != w} for t in self.trees}
+        senders = {t.vid: t.senders(alive, (w,)) for t in self.trees}
         book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()})
-        adj = fabric.adjacency()
+        adj: Mapping[str, list[str]] | None = None      # the live fabric's, when an exchange is tried
         peak, hot = self._hot(book)
         for t in self.trees:
             c = cuts[t.vid]
             if not c.joins or all(c.fixed(n, hot, self.adj, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
+            if adj is None:
+                # the intact fabric's neighbours without w: what Degraded.adjacency() gives
+                adj = {u: [v for v in vs if v != w] for u, vs in self.live_adj.items() if u != w}
             joins = [(u, z) if u < z else (z, u) for u, z, _, _ in c.joins]
             links = frozenset(l for l in t.links if w not in l) | set(joins)
             moved = improve_tree(t.vid, links, joins, fabric, adj, book, None)
@@ -94,11 +102,12 @@ class SwitchIndex:
 
     def _hot(self, book: LoadBook) -> tuple[float, list[Arc]]:
         """The fabric's max load per cable and the arcs at it (none when it is 0)."""
-        inf = float("inf")
-        values = {a: (x / n if n else (inf if x > 1e-9 else 0.0))
-                  for a, x, n in zip(self.arcs, book.total.values(), self.ncab)}
-        peak = max(values.values(), default=0.0)
-        return peak, ([a for a, x in values.items() if x == peak] if peak > 0 else [])
+        raw = np.fromiter(book.total.values(), dtype=float, count=len(self.arc_list))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(self.ncab_array > 0, raw / np.maximum(self.ncab_array, 1),
+                              np.where(raw > 1e-9, np.inf, 0.0))
+        peak = float(values.max()) if len(values) else 0.0
+        return peak, ([self.arc_list[i] for i in np.flatnonzero(values == peak)] if peak > 0 else [])
 
     def _tree(self, t: Tree, w: str, hw: int, total: list[float]) -> _Cuts | None:
         """Join the parts of t without w as repair_tree does and add the loads' corrections
@@ -106,7 +115,7 @@ class SwitchIndex:
         rt = self.rooted[t.vid]
         arcs, adj, rank = self.arcs, self.adj, self.rank
         kids = self.children[t.vid][w]
-        sw = self.hosts[w] if w in t.sources else 0
+        sw = t.senders(self.hosts).get(w, 0)
         S, H = rt.S, rt.H                  # intact tree sums (H: every host; the tree spans all)
         S2, H2 = S - sw, H - hw
         parent, s, h = rt.parent, rt.s, rt.h

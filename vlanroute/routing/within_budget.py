@@ -52,10 +52,8 @@ def route_within_budget(topo: Topology, host_count: dict[str, int], k: int, mini
 
 def score(routes: Routes, host_count: dict[str, int], topo: Topology) -> tuple[float, int]:
     """(all-to-all maximum load per cable, rounded; total routed hops over host pairs)."""
-    loads = arc_loads(routes.parents, host_count, topo.arc_cables())
+    loads = arc_loads(routes.parents, host_count, topo.arc_cables(), routes.splits)
     hops = 0
-    for src, par in routes.parents.items():
-        hs = host_count.get(src, 0)
-        if hs:
-            hops += hs * sum(host_count.get(v, 0) * d for v, d in tree_depths(par, src).items())
+    for src, par, hs in routes.senders(host_count):
+        hops += hs * sum(host_count.get(v, 0) * d for v, d in tree_depths(par, src).items())
     return round(max(loads.values(), default=0.0), 6), hops

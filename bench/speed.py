@@ -1,0 +1,190 @@
+"""Benchmark: CPU seconds of the default plan, of `whatif` and of `repair` (issue 40's targets:
+the default plan at most 5 s of CPU on any fabric up to 64 switches and 30 s on the 32x32
+torus with 16 hosts per switch; whatif at most 10 s on a 16x16 torus and 120 s on a 32x32).
+
+Run: python bench/speed.py [--quick] [--plan | --whatif | --repair] [NAME-SUBSTRING ...]
+
+Every case runs in a fresh interpreter (nothing cached between cases) and prints the CPU
+seconds of that process's work (imports excluded), which a shared machine inflates far less
+than the wall clock. Columns:
+- plan: `plan_from_file` of the inventory with no routing.algorithm (the default choice):
+  the engine chosen, its max link load over the exact optimum (or the bound named),
+  VLANs, deadlock-free, CPU seconds;
+- whatif: what `vlanroute whatif INVENTORY` runs, the plan and then every single pair and
+  switch failure repaired (routing/whatif.py), both CPU figures;
+- repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
+  plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
+  verified (render is timed apart).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# The inventories of the repository name their engine: the default (no routing.algorithm)
+# is what is measured, with their own settings (802.3x flow control on, as by default).
+DEFAULT = ["routing.algorithm=null"]
+BIG = ["platform=linux-bridge", "switches={}", "settings.learning.pool=10.0.0.0/8", "topology.links_per_pair=1"]
+TORUS = "inventories/seed-torus.yaml"
+
+
+def torus(dims: str, per: int) -> tuple[str, list[str]]:
+    return TORUS, [f"topology.dims=[{dims}]", f"hosts={{per_switch: {per}}}", *BIG, *DEFAULT]
+
+
+# (name, inventory or @fabric of tests/fabrics.py, --set overrides)
+PLANS: list[tuple[str, str, list[str]]] = [
+    ("seed tree", "inventories/seed-tree.yaml", DEFAULT),
+    ("seed ring 8", "inventories/seed-ring.yaml", DEFAULT),
+    ("seed mesh 4x2", "inventories/seed-mesh.yaml", DEFAULT),
+    ("seed torus 4x2", TORUS, DEFAULT),
+    ("seed complete 8", "inventories/seed-complete.yaml", DEFAULT),
+    ("leaf-spine 8x4", "@leaf_spine(8, 4)", []),
+    ("leaf-spine 16x4", "@leaf_spine(16, 4)", []),
+    ("leaf-spine 16x8", "@leaf_spine(16, 8)", []),
+    ("random 3-regular 24", "@random_regular(24, 3, seed=1)", []),
+    ("random 3-regular 48 (seed 2)", "@random_regular(48, 3, seed=2)", []),
+    ("random 4-regular 64 (seed 3)", "@random_regular(64, 4, seed=3)", []),
+    ("6x6 torus, 3 cables gone", "@degraded_torus(6, 3, seed=0)", []),
+    ("8x8 torus, 6 cables gone", "@degraded_torus(8, 6, seed=1)", []),
+    ("dragonfly 6x4", "@dragonfly(6, 4)", []),
+    ("dragonfly 9x4", "@dragonfly(9, 4)", []),
+    ("torus 6x6", *torus("6,6", 4)),
+    ("torus 7x7", *torus("7,7", 4)),
+    ("torus 8x8", *torus("8,8", 4)),
+    ("torus 4x4x4", *torus("4,4,4", 4)),
+    ("torus 16x16", *torus("16,16", 4)),
+    ("torus 32x32, 16 h/sw", *torus("32,32", 16)),
+]
+WHATIFS = [("torus 16x16", *torus("16,16", 4)), ("torus 32x32, 16 h/sw", *torus("32,32", 16))]
+REPAIRS = [("leaf-spine 8x4", "@leaf_spine(8, 4)", [], "l0:s0"),
+           ("torus 8x8", *torus("8,8", 4), "sw1:sw2"),
+           ("torus 16x16", *torus("16,16", 4), "sw1:sw2"),
+           ("torus 32x32, 16 h/sw", *torus("32,32", 16), "sw1:sw2")]
+QUICK = {"seed torus 4x2", "leaf-spine 8x4", "random 3-regular 24", "torus 8x8", "torus 16x16"}
+
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1] + "/tests")
+from pathlib import Path
+kind, inv, sets = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+from vlanroute.plan.build import plan_from_file
+from vlanroute.routing.whatif import what_if
+from vlanroute.bundle.repaired import trees_of, repair_document
+from vlanroute.routing.repair import link
+out = {}
+c0 = time.process_time()
+plan = plan_from_file(inv, sets)
+out["plan"] = time.process_time() - c0
+m = plan.metrics
+out.update(engine=plan.routes.algorithm, ratio=m.load_over_optimum, kind=m.link_load_optimum_kind,
+           vlans=m.vlan_count, df=m.deadlock_free, switches=m.switches)
+if kind == "whatif":
+    c0 = time.process_time()
+    doc = plan.to_document()
+    cables = {}
+    for c in doc.cabling:
+        cables[link(c.a, c.b)] = cables.get(link(c.a, c.b), 0) + 1
+    hosts = {s: 0 for s in doc.switches}
+    for h in doc.hosts.values():
+        hosts[h.switch] += 1
+    rows = what_if(trees_of(doc), cables, hosts, list(doc.switches), bool(doc.metrics.get("deadlock_free")))
+    out["whatif"] = time.process_time() - c0
+    out["failures"] = len(rows)
+elif kind == "repair":
+    import tempfile
+    from vlanroute.bundle.failures import parse_failures, check
+    from vlanroute.bundle.reader import read_plan
+    from vlanroute.render.write import RenderOptions, render_to_dir
+    tmp = Path(tempfile.mkdtemp())
+    render_to_dir(plan.to_document(), tmp / "out", RenderOptions())
+    c0 = time.process_time()
+    doc = read_plan(tmp / "out")
+    failures = parse_failures(pairs=[sys.argv[5]])
+    check(failures, doc)
+    rep = repair_document(doc, failures)
+    out["repair"] = time.process_time() - c0
+    c0 = time.process_time()
+    render_to_dir(rep.doc, tmp / "new", RenderOptions())
+    out["render"] = time.process_time() - c0
+    out["replan"] = rep.record["full_replan"]["algorithm"] if rep.record["full_replan"] else "-"
+print(json.dumps(out))
+"""
+
+
+def inventory(spec: str, tmp: Path) -> str:
+    """An inventory file: a path of the repository, or a fabric of tests/fabrics.py written out."""
+    if not spec.startswith("@"):
+        return str(ROOT / spec)
+    sys.path.insert(0, str(ROOT / "tests"))
+    import yaml
+
+    topo, hosts = eval("fabrics." + spec[1:])        # noqa: S307 - the table above, not input
+    links = [{"a": a, "b": b} for a, b in topo.simple().edges()]     # one cable per pair in those fabrics
+    doc = {"name": "bench", "platform": "linux-bridge",
+           "topology": {"kind": "custom", "switches": list(topo.switches), "links": links},
+           "hosts": {"per_switch": {s: n for s, n in hosts.items()}},
+           "settings": {"learning": {"pool": "10.0.0.0/8"}}}
+    path = tmp / (spec[1:].split("(")[0] + ".yaml")
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return str(path)
+
+
+def run(kind: str, spec: str, sets: list[str], extra: list[str]) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        inv = inventory(spec, Path(tmp))
+        got = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), kind, inv, json.dumps(sets), *extra],
+                             capture_output=True, text=True, cwd=ROOT)
+    if got.returncode != 0:
+        return {"error": (got.stderr.strip().splitlines() or ["?"])[-1]}
+    return dict(json.loads(got.stdout))
+
+
+def quality(r: dict[str, object]) -> str:
+    kind = "" if r["kind"] == "optimum" else f" ({r['kind']})"
+    return f"{r['engine']:<8} {float(r['ratio']):>6.3f}{kind:<11} {int(r['vlans']):>5} {'df' if r['df'] else '--':>3}"  # type: ignore[arg-type]
+
+
+def main() -> int:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    quick = "--quick" in sys.argv
+    only = {k for k in ("plan", "whatif", "repair") if f"--{k}" in sys.argv} or {"plan", "whatif", "repair"}
+
+    def wanted(name: str) -> bool:
+        return (not quick or name in QUICK) and (not args or any(a in name for a in args))
+
+    if "plan" in only:
+        print(f"{'default plan':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>3} {'CPU s':>7}")
+        for name, spec, sets in PLANS:
+            if wanted(name):
+                r = run("plan", spec, sets, [])
+                print(f"{name:<30} " + (r["error"] if "error" in r else f"{quality(r)} {r['plan']:>7.2f}"),  # type: ignore[str-bytes-safe]
+                      flush=True)
+        print()
+    if "whatif" in only:
+        print(f"{'whatif':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>3} {'plan s':>7} "
+              f"{'failures':>8} {'whatif s':>8} {'total s':>7}")
+        for name, spec, sets in WHATIFS:
+            if wanted(name):
+                r = run("whatif", spec, sets, [])
+                print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
+                      f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>8.2f} "
+                      f"{float(r['plan']) + float(r['whatif']):>7.2f}"), flush=True)  # type: ignore[arg-type]
+        print()
+    if "repair" in only:
+        print(f"{'repair (one failed pair)':<30} {'pair':<8} {'re-plan':<8} {'repair s':>8} {'render s':>8}")
+        for name, spec, sets, pair in REPAIRS:
+            if wanted(name):
+                r = run("repair", spec, sets, [pair])
+                print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
+                      f"{pair:<8} {r['replan']:<8} {r['repair']:>8.2f} {r['render']:>8.2f}"), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
