@@ -311,3 +311,69 @@ def test_a_second_failure_while_the_first_is_healed(farm, tmp_path, monkeypatch,
         watch.stop()
     assert watch.violations == []
     _nothing_to_push(cluster, cluster.outdir, capsys)
+
+
+def test_a_protected_plan_fails_over_by_pvids_first_then_repairs_then_returns(farm, tmp_path, monkeypatch,
+                                                                             capsys) -> None:
+    """With backup VLANs (routing.protection: links) the default strategies push the fast
+    failover first: a change of host ports' PVIDs alone on the hit VLANs' source switches
+    (no inter-switch port changes), then the balanced repair from the failed-over state,
+    then the plan after the hold-down; every line of every switch loop-free."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
+    _push_plan(cluster, capsys)
+    expected = _expected_repair(cluster, tmp_path, capsys, "--failed-pair", "core1:leaf1")
+    watch = LoopWatch(farm, _wires(cluster))
+    running = start(cluster, policy="auto")
+    try:
+        _rounds(running, 2)
+        unplug(cluster, pair_ends(cluster.outdir, "core1", "leaf1"))
+        healed = running.wait("healed")
+        pushed = running.events("pushed")
+        assert [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in pushed] == ["failover", "repair"]
+        assert all(e["exit_code"] == 0 for e in pushed)
+        failover = Path(pushed[0]["bundle"])
+        record = json.loads((failover / "repair.json").read_text())
+        assert record["failover"] and record["changes"] == []
+        # The failed-over plan differs from the published one in host ports' PVIDs alone.
+        before, after = cluster.plan, json.loads((failover / "plan.json").read_text())
+        for s, rec in before["switches"].items():
+            for name, port in rec["ports"].items():
+                new = after["switches"][s]["ports"][name]
+                assert {k: v for k, v in new.items() if k != "pvid"} == {k: v for k, v in port.items() if k != "pvid"}
+                assert new["pvid"] == port["pvid"] or port["role"] == "host"
+        assert [v["links"] for v in after["vlans"]] == [v["links"] for v in before["vlans"]]
+        # Then the balanced repair, the one `vlanroute repair` writes; the switches run it.
+        assert healed["bundle"] == pushed[1]["bundle"] and len(healed["summary"]) == 2
+        assert "fast failover" in healed["summary"][0]
+        assert json.loads((Path(healed["bundle"]) / "plan.json").read_text()) == \
+            json.loads((expected / "plan.json").read_text())
+        _nothing_to_push(cluster, Path(healed["bundle"]), capsys)
+        unplug(cluster, set())
+        running.wait("returned")
+    finally:
+        running.finish()
+        watch.stop()
+    assert watch.violations == [] and watch.states > 20
+    _nothing_to_push(cluster, cluster.outdir, capsys)
+
+
+def test_a_dead_switch_skips_the_failover_and_says_why(farm, tmp_path, monkeypatch, capsys) -> None:
+    """The failover does not heal a dead switch (its neighbours must change): the watcher
+    logs `skipped` with the reason and the repair heals it."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
+    _push_plan(cluster, capsys)
+    running = start(cluster, policy="auto")
+    try:
+        _rounds(running, 2)
+        dead = {(r["a"], r["a_port"]) for r in cluster.plan["cabling"] if r["a"] == "leaf3" or r["b"] == "leaf3"} | \
+               {(r["b"], r["b_port"]) for r in cluster.plan["cabling"] if r["a"] == "leaf3" or r["b"] == "leaf3"}
+        unplug(cluster, dead)
+        healed = running.wait("healed")
+        skipped = running.events("skipped")
+        assert [(e["strategy"], "dead switch" in e["why"]) for e in skipped] == [("failover", True)]
+        assert [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in running.events("pushed")] == ["repair"]
+        assert healed["failures"]["switches"] == ["leaf3"]
+    finally:
+        running.finish()

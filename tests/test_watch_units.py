@@ -144,7 +144,7 @@ def test_the_policy_travels_from_the_inventory_to_plan_json(tmp_path: Path) -> N
     doc = plan_from_file(inv).to_document()
     data = doc.to_json()
     assert data["operation"]["watch"] == {
-        "policy": "auto", "heal": ["pair"], "strategies": ["repair"], "interval_s": 2.0, "debounce_polls": 2,
+        "policy": "auto", "heal": ["pair"], "strategies": ["failover", "repair"], "interval_s": 2.0, "debounce_polls": 2,
         "debounce_s": 5.0, "hold_down_s": 60.0, "notify": "/usr/local/bin/page --fabric w",
         "syslog_listen": "127.0.0.1:5514", "audit": True, "retries": 3, "retry_s": 60.0}
     policy = WatchPolicy.of(doc)

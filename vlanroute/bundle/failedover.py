@@ -154,6 +154,11 @@ def _document(doc: PlanDocument, failures: Failures, new_pvid: dict[tuple[str, i
         for port in rec["ports"].values():
             if port["role"] == "host":
                 port["pvid"] = new_pvid.get((s, port["pvid"]), port["pvid"])
+    # A dead cable is not expected any more (cabling check and push's cabling gate would
+    # refuse it as missing), as in a repaired plan; its ports keep their VLANs, which the
+    # moved sources no longer send in across it.
+    down = dead_cables(failures, doc)
+    data["cabling"] = [c for i, c in enumerate(data["cabling"]) if i not in down]
     data["warnings"] = list(data.get("warnings", [])) + [f"failed over around failures: {failures.describe()}"]
     return plan_document(data, "the failed-over plan")
 

@@ -10,6 +10,7 @@ the bundle was rendered with; the command line may override any field.
       watch:
         policy: auto            # or propose (the default): write the repair, notify, push nothing
         heal: [pair, switch]    # the failure classes `auto` heals; others are proposed
+        strategies: [failover, repair]  # pushed in this order (the default): failover where it applies
         interval_s: 5           # one link-state read of every switch per interval
         debounce_polls: 2       # a port counts as down after this many polls in a row ...
         debounce_s: 5           # ... and this many seconds
@@ -31,7 +32,9 @@ from typing import Annotated, Literal, get_args
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 HealClass = Literal["pair", "switch"]
-Strategy = Literal["repair"]        # `failover` (pre-learned protection trees) will join it
+# In the order the default applies them: the fast failover onto the plan's backup VLANs
+# (skipped where the plan has none or it cannot cover the failure), then the balanced repair.
+Strategy = Literal["failover", "repair"]
 HEAL_CLASSES: tuple[HealClass, ...] = get_args(HealClass)
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 

@@ -7,12 +7,16 @@ is; the watcher pushes it through the loop-free transition machinery as `vlanrou
 --yes` does, or proposes it. The policy (`operation.watch.strategies`) lists the strategies
 to apply, in order, to each change of the failure set:
 
-- `repair` (today): the minimal balanced repair of `vlanroute repair` (routing/repair.py,
+- `failover`: the fast failover (routing.protection: links; bundle/failedover.py): the
+  hit VLANs' sources moved onto the backup VLANs planned and pre-learned at render time, a
+  PVID change on their host ports and nothing else, so delivery is restored without the
+  hosts and with no inter-switch change. Where it does not apply (the plan has no backups,
+  a dead switch, nothing the backups can cover) it says why (`NotApplicable`) and the
+  watcher goes on with the next strategy.
+- `repair`: the minimal balanced repair of `vlanroute repair` (routing/repair.py,
   bundle/repaired.py): every broken tree joined again with the fewest links, then the
   lowest load; no host changes; the hosts re-learn in the repaired VLANs (relearn.sh).
-- `failover` (issue 39 item 2, to come): a PVID change onto protection trees planned and
-  pre-learned at render time, so delivery is restored without the hosts; the `repair`
-  after it then restores balance.
+  After a failover it restores the balance (and the VLANs' own trees).
 
 When no failure is left, every strategy's answer is the published plan itself (`plan_remedy`).
 """
@@ -25,7 +29,8 @@ from typing import Any, Protocol
 
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures, check
-from vlanroute.render.repaired import write_repaired
+from vlanroute.errors import PlanError
+from vlanroute.render.repaired import write_failedover, write_repaired
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,39 @@ class RepairStrategy:
         return Remedy(self.name, newdir, summary, written.relearn, r)
 
 
-STRATEGIES: dict[str, Strategy] = {"repair": RepairStrategy()}
+class NotApplicable(Exception):
+    """A strategy that does not apply to these failures (nothing written): the watcher logs
+    why and goes on with the next one."""
+
+    def __init__(self, strategy: str, why: str) -> None:
+        super().__init__(f"{strategy}: {why}")
+        self.strategy, self.why = strategy, why
+
+
+class FailoverStrategy:
+    name = "failover"
+
+    def remedy(self, ctx: HealContext, failures: Failures, action: str) -> Remedy:
+        check(failures, ctx.doc, source=str(ctx.outdir / "plan.json"))
+        if not any(v.protects for v in ctx.doc.vlans):
+            raise NotApplicable(self.name, "the plan has no backup VLANs (routing.protection: links)")
+        if failures.switches:
+            raise NotApplicable(self.name, f"a dead switch ({', '.join(failures.switches)}) is healed by the repair")
+        newdir = ctx.bundles / f"{action}-failover"
+        try:
+            written = write_failedover(ctx.outdir, ctx.doc, failures, newdir)
+        except PlanError as exc:
+            raise NotApplicable(self.name, exc.message) from None
+        r = written.repair.record
+        moved = "; ".join(f"VLAN {m['vlan']} -> {m['backup']} ({' '.join(m['sources'])})" for m in r["failover"])
+        left = (f"; not failed over: {', '.join(str(x['vlan']) for x in r['not_failed_over'])}"
+                if r["not_failed_over"] else "")
+        summary = (f"fast failover around {failures.describe()}: {moved}; PVIDs only, switches touched: "
+                   f"{' '.join(r['switches_touched'])}{left}")
+        return Remedy(self.name, newdir, summary, None, r)
+
+
+STRATEGIES: dict[str, Strategy] = {"failover": FailoverStrategy(), "repair": RepairStrategy()}
 
 
 def plan_remedy(ctx: HealContext, relearn: Path | None = None) -> Remedy:

@@ -46,12 +46,12 @@ from vlanroute.device.push import SUCCESS
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.statedir import FabricState, lock_fabric, now_stamp
 from vlanroute.device.targets import Target
-from vlanroute.errors import UserError, VerificationError
+from vlanroute.errors import PlanError, UserError, VerificationError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.operate.debounce import Debouncer
 from vlanroute.operate.events import EventLog
 from vlanroute.operate.fabricview import End, Observed, classify
-from vlanroute.operate.heal import STRATEGIES, HealContext, Remedy, plan_remedy
+from vlanroute.operate.heal import STRATEGIES, HealContext, NotApplicable, Remedy, plan_remedy
 from vlanroute.operate.journal import Action, WatchJournal, WatchJournalError, history, watch_dir
 from vlanroute.operate.notify import Notifier
 from vlanroute.operate.policy import WatchPolicy
@@ -132,6 +132,7 @@ class Watcher:
             self.ends.setdefault(c.b, []).append(c.b_port)
         hist = history(self.journal.records())
         self.acted = failures_of(hist.acted)          # what the fabric is set up for
+        self._skipped: list[str] = []                 # this action's strategies that did not apply, and why
         self.current = self.acted                     # what the links show (once rounds came)
         self.observed = Observed(self.acted)
         self.unread: dict[str, str] = {}
@@ -340,9 +341,13 @@ class Watcher:
                  why=None if auto or self.policy.policy == "propose" else
                  f"the site heals {sorted(self.policy.heal)} automatically, not {sorted(classes(f) - self.policy.heal)}")
         makers = self._makers(f, aid)
+        self._skipped = []
         if not auto:
             try:
-                remedies = [self._written(aid, make) for make in makers]
+                remedies = [r for make in makers if (r := self._written(aid, make)) is not None]
+                if not remedies:
+                    raise PlanError("no strategy of the policy applies: " + "; ".join(self._skipped),
+                                    field="operation.watch.strategies", fix="add repair to the strategies")
             except WatchJournalError:
                 raise
             except (UserError, VerificationError) as exc:
@@ -374,12 +379,17 @@ class Watcher:
                 except (UserError, VerificationError) as exc:
                     failure = exc
                     break
+                if remedy is None:
+                    continue
                 remedies.append(remedy)
                 code, run_error = self._push_all(aid, [remedy])
                 if code != ExitCode.OK:
                     break
         finally:
             lock.release()
+        if failure is None and not remedies:
+            failure = PlanError("no strategy of the policy applies: " + "; ".join(self._skipped),
+                                field="operation.watch.strategies", fix="add repair to the strategies")
         if failure is not None:
             self._heal_failed(aid, f, previous, failure, pushed=[str(r.bundle) for r in remedies])
             return
@@ -391,8 +401,14 @@ class Watcher:
             return [lambda: plan_remedy(self.ctx, self._last_relearn())]
         return [functools.partial(STRATEGIES[name].remedy, self.ctx, f, aid) for name in self.policy.strategies]
 
-    def _written(self, aid: str, make: Callable[[], Remedy]) -> Remedy:
-        r = make()
+    def _written(self, aid: str, make: Callable[[], Remedy]) -> Remedy | None:
+        """The remedy `make` writes, journaled; None (logged) where its strategy does not apply."""
+        try:
+            r = make()
+        except NotApplicable as exc:
+            self._skipped.append(str(exc))
+            self.log("skipped", action=aid, strategy=exc.strategy, why=exc.why)
+            return None
         self.journal.append("bundle", action=aid, strategy=r.strategy, bundle=str(r.bundle), summary=r.summary,
                             relearn=str(r.relearn) if r.relearn else None)
         return r
