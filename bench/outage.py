@@ -7,10 +7,13 @@ Run (as root):
   python bench/outage.py [OUTDIR | --hosts-per-switch N] [--fail-pair sw1:sw2] [--against rstp,stp]
                          [--no-vlanroute] [--pairs 1000] [--interval-ms 10] [--timeout 60]
                          [--unhealed-timeout 10] [--stp-timers default|fastest] [--throughput RATE_MBIT]
-                         [--heal MODULE:FUNCTION | --repair NEWDIR|auto] [--kernel auto|host|vm] [--json FILE]
+                         [--heal MODULE:FUNCTION | --repair NEWDIR|auto | --failover [--no-repair]]
+                         [--kernel auto|host|vm] [--json FILE]
 Without OUTDIR: the seed torus (inventories/seed-torus.yaml, its 225 hosts, 2 cables per
-pair as bonds) rendered for platform=linux-bridge; --hosts-per-switch N renders N per switch
-instead. The VM is used when this kernel has no bridge VLAN filtering or no bonding (as here
+pair as bonds) rendered for platform=linux-bridge (with --failover, and
+routing.protection=links: backup VLANs); --hosts-per-switch N renders N per switch
+instead. --failover heals with emulate/failoverheal.py: the dead pair found by rtnetlink,
+the PVIDs moved onto the backups, then (unless --no-repair) the balanced repair. The VM is used when this kernel has no bridge VLAN filtering or no bonding (as here
 and on CI). Prints one table (and JSON with --json).
 """
 
@@ -61,6 +64,9 @@ def main() -> int:
     ap.add_argument("--repair", default=None, metavar="NEWDIR|auto",
                     help="heal with `vlanroute repair`'s bundle for the pair (auto: make it), applied at the cut "
                          "(outagerun.apply_repair: the delta, then learning frames)")
+    ap.add_argument("--failover", action="store_true",
+                    help="heal with the fast failover (emulate/failoverheal.apply_failover), then the repair")
+    ap.add_argument("--no-repair", action="store_true", help="with --failover: no balanced repair after it")
     ap.add_argument("--kernel", choices=["auto", "host", "vm"], default="auto")
     ap.add_argument("--vm-timeout", type=float, default=3600)
     ap.add_argument("--json", type=Path, default=None)
@@ -75,7 +81,7 @@ def main() -> int:
         "patterns": ["all-to-all", "permutation"], "rate_mbit": args.throughput, "warmup_s": 3.0,
         "seconds": args.throughput_seconds, "seed": 1}
     with tempfile.TemporaryDirectory(prefix="bench-outage-") as tmp:
-        outdir = args.outdir or render(Path(tmp) / "torus", args.hosts_per_switch)
+        outdir = args.outdir or render(Path(tmp) / "torus", args.hosts_per_switch, args.failover)
         spec = load(outdir)
         heal, context = args.heal, {}
         if args.repair:
@@ -85,6 +91,15 @@ def main() -> int:
                 if cli(["repair", str(outdir), "--failed-pair", f"{a}:{b}", "-o", str(newdir), "-q"]) != 0:
                     return 2
             heal, context = "vlanroute.emulate.outagerun:apply_repair", repair_context(outdir, newdir, (a, b))
+        if args.failover:
+            from vlanroute.cli import main as cli
+            from vlanroute.emulate.failoverheal import failover_context
+            newdir = Path(tmp) / "repaired"
+            if not args.no_repair and cli(["repair", str(outdir), "--failed-pair", f"{a}:{b}", "-o", str(newdir),
+                                           "-q"]) != 0:
+                return 2
+            heal = "vlanroute.emulate.failoverheal:apply_failover"
+            context = failover_context(outdir, None if args.no_repair else newdir, (a, b))
         setup = prepare(spec, (a, b), methods, settings, max_pairs=args.pairs, stp_timers=args.stp_timers,
                         unhealed_timeout_s=args.unhealed_timeout, throughput=throughput, heal=heal,
                         ovs_datapath=args.ovs_datapath)
@@ -111,10 +126,10 @@ def main() -> int:
     return 0 if report.ok else 1
 
 
-def render(outdir: Path, per_switch: int | None) -> Path:
+def render(outdir: Path, per_switch: int | None, protect: bool = False) -> Path:
     from vlanroute.plan.build import plan_from_file
     from vlanroute.render.write import RenderOptions, render_to_dir
-    sets = ["platform=linux-bridge"]
+    sets = ["platform=linux-bridge"] + (["routing.protection=links"] if protect else [])
     if per_switch is not None:
         sets += ["hosts.count=null", f"hosts.per_switch={per_switch}"]
     plan = plan_from_file(str(ROOT / "inventories" / "seed-torus.yaml"), sets)

@@ -1,0 +1,157 @@
+"""The fast failover on the emulated linux-bridge fabric: the outage bench's heal for a
+protected plan (routing.protection: links), and the balanced repair after it.
+
+What a watcher on Linux switches does, as fast as the family allows (docs/failures.md,
+"Fast failover"; docs/emulate.md, "Outage"):
+
+1. **Detect.** Every switch's links are read by rtnetlink (emulate/rtnl.py: one dump per
+   switch namespace, no process started); a neighbour pair is dead when no cable between
+   the two has carrier at either end. The pair that was cut is not given to it: it finds
+   it, as an agent does from the kernel's RTM_NEWLINK events (which arrive sooner than
+   this read).
+2. **Fail over.** The table made before the cut (`failover_context`, from the published
+   plan, for every neighbour pair: what `vlanroute repair --failover` changes) gives the
+   host ports whose PVID moves onto a backup VLAN; each switch's are set by rtnetlink, one
+   buffer per switch. No inter-switch port changes, so no VLAN can get a loop; the backups
+   were learned before the cut, so nothing floods and no host acts.
+3. **Then the balanced repair** (when the context carries one): `vlanroute repair`'s
+   bundle reached from the failed-over state by the loop-free transition
+   (emulate/transition.py `plan_bridges`), one `bridge vlan` line at a time in its order,
+   the PVIDs moving back with it, then one learning frame per host in the repaired VLANs.
+   The probes keep running: a loss it caused would show as a later loss in the report.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vlanroute.emulate import netns, rtnl
+
+if TYPE_CHECKING:
+    from vlanroute.emulate.outagerun import CutEvent
+
+
+def _key(a: str, b: str) -> str:
+    return f"{a}:{b}" if a <= b else f"{b}:{a}"
+
+
+def failover_table(outdir: Path) -> dict[str, list[list[Any]]]:
+    """For every neighbour pair of OUTDIR's fabric whose death the backups cover: the host
+    ports whose PVID the failover moves, as [switch, port, new PVID] (bundle/failedover.py,
+    what `vlanroute repair --failover --failed-pair A:B` writes)."""
+    from vlanroute.bundle.failedover import failover_document
+    from vlanroute.bundle.failures import Failures
+    from vlanroute.bundle.reader import read_plan
+    from vlanroute.errors import PlanError
+    doc = read_plan(outdir)
+    pairs = sorted({tuple(sorted((c.a, c.b))) for c in doc.cabling if c.b in doc.switches and c.a != c.b})
+    table: dict[str, list[list[Any]]] = {}
+    for a, b in pairs:
+        try:
+            moved = failover_document(doc, Failures(pairs=((a, b),))).doc
+        except PlanError:
+            continue                        # nothing to fail over (no tree uses the pair), or no backup
+        table[_key(a, b)] = [[s, port, new.pvid] for s, rec in moved.switches.items()
+                             for port, new in rec.ports.items()
+                             if new.role == "host" and new.pvid != doc.switches[s].ports[port].pvid]
+    return table
+
+
+def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str, str] | None = None) -> dict[str, Any]:
+    """apply_failover's context: the failover table, each switch's uplink members by
+    neighbour (what detection reads), and, with `repaired` (`vlanroute repair`'s bundle for
+    `pair`), the repair's lines from the failed-over state in the loop-free transition's
+    order and its VLANs to re-learn."""
+    from dataclasses import replace
+    from vlanroute.emulate.failplan import repair_record
+    from vlanroute.emulate.spec import load
+    from vlanroute.emulate.transition import plan_bridges
+    spec = load(outdir)
+    uplinks: dict[str, dict[str, list[str]]] = {}
+    for (s, n), up in spec.uplinks.items():
+        uplinks.setdefault(s, {})[n] = list(up.members)
+    table = failover_table(outdir)
+    context: dict[str, Any] = {"table": table, "uplinks": uplinks, "repair": None}
+    if repaired is not None and pair is not None:
+        # The failed-over fabric: the published one with the moved hosts' PVIDs (its VLANs'
+        # trees unchanged, the dead pair's ports still carrying them).
+        moved = {(s, port): int(vid) for s, port, vid in table[_key(*pair)]}
+        failed_over = replace(spec, hosts={n: replace(h, vlan=moved.get((h.switch, h.port), h.vlan))
+                                           for n, h in spec.hosts.items()})
+        planned = plan_bridges(failed_over, load(repaired), spec)
+        lines = [[step.switch, *cmd.argv()] for step in planned.transition.steps
+                 for cmd in planned.commands[(step.switch, step.kind)]]
+        record = repair_record(repaired)
+        context["repair"] = {"lines": lines, "relearn": sorted(record["affected_vlans"]) if record else [],
+                             "cuts": len(planned.transition.cuts), "bundle": str(repaired)}
+    json.dumps(context)                     # it crosses into the VM as JSON
+    return context
+
+
+def dead_pairs(socks: dict[str, socket.socket], uplinks: dict[str, dict[str, list[str]]]) -> list[str]:
+    """The neighbour pairs none of whose cables has carrier at either end, read now."""
+    carrier = {s: rtnl.links(sock) for s, sock in socks.items()}
+    dead = []
+    for s, by_neighbour in uplinks.items():
+        for n, members in by_neighbour.items():
+            if s >= n:
+                continue
+            theirs = uplinks.get(n, {}).get(s, [])
+            ends = [(s, m) for m in members] + [(n, m) for m in theirs]
+            if all(not (carrier[x].get(m) and carrier[x][m].carrier) for x, m in ends):
+                dead.append(_key(s, n))
+    return dead
+
+
+def apply_failover(event: CutEvent) -> None:
+    """The heal for outagerun.measure (module docstring): detect, fail over, then repair."""
+    emu, ctx = event.emu, event.context
+    t0 = time.monotonic()
+    socks = {s: rtnl.open_in(emu.sw_ns(s)) for s in emu.plan.switches}
+    try:
+        dead = dead_pairs(socks, ctx["uplinks"])
+        t_detect = time.monotonic()
+        if len(dead) != 1 or dead[0] not in ctx["table"]:
+            raise netns.NetnsError(f"the failover expected one dead pair its table covers, found {dead or 'none'}")
+        by_switch: dict[str, list[tuple[str, int]]] = {}
+        for s, port, vid in ctx["table"][dead[0]]:
+            by_switch.setdefault(s, []).append((port, int(vid)))
+        for s, moves in by_switch.items():
+            index = {name: link.index for name, link in rtnl.links(socks[s]).items()}
+            rtnl.set_pvids(socks[s], [(index[p], v) for p, v in moves])
+        t_done = time.monotonic()
+    finally:
+        for sock in socks.values():
+            sock.close()
+    moved = sum(len(m) for m in by_switch.values())
+    emu.log(f"[heal] failover: {dead[0]} found dead {1000 * (t_detect - t0):.1f} ms into the heal "
+            f"(rtnetlink reads of {len(emu.plan.switches)} switches), {moved} host ports' PVIDs moved on "
+            f"{len(by_switch)} switches ({', '.join(sorted(by_switch))}) {1000 * (t_done - t_detect):.1f} ms later")
+    if dead[0] != _key(*event.pair):
+        raise netns.NetnsError(f"the failover found {dead[0]} dead, the bench cut {_key(*event.pair)}")
+    repair = ctx.get("repair")
+    if repair:
+        _repair(event, repair)
+
+
+def _repair(event: CutEvent, repair: dict[str, Any]) -> None:
+    """The balanced repair from the failed-over state (module docstring, 3)."""
+    from vlanroute.emulate.relearn import relearn_frames
+    emu = event.emu
+    time.sleep(1.0)                     # delivery is back: the repair follows, as the watcher's does
+    t0 = time.monotonic()
+    problems = []
+    for switch, *argv in repair["lines"]:
+        r = netns.run(["bridge", "-n", emu.sw_ns(switch), *argv], check=False)
+        if r.returncode != 0:
+            problems.append(f"{switch}: bridge {' '.join(argv)}: {r.stderr.strip()}")
+    learned = relearn_frames(emu, [int(v) for v in repair["relearn"]])
+    emu.log(f"[heal] repair after the failover: {len(repair['lines'])} `bridge vlan` lines in the loop-free "
+            f"transition's order ({repair['cuts']} planned cuts) in {time.monotonic() - t0:.1f} s; {learned.detail}")
+    problems += learned.problems
+    if problems:
+        raise netns.NetnsError("the repair after the failover failed: " + "; ".join(problems[:3]))
