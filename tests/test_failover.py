@@ -205,3 +205,54 @@ def test_a_switch_whose_hosts_send_in_several_vlans_moves_only_the_hit_ones(tmp_
                 assert (new.pvid != port.pvid) == (port.role == "host" and port.pvid in hit), (leaf, spine, s, name)
         worst = max(worst, rep.record["max_link_load"])
     assert worst == pytest.approx(planned["max_link_load_failed_over"])
+
+
+def test_failover_then_repair_cuts_no_host_pair_by_way_of_the_repairs_trees(tmp_path: Path) -> None:
+    """On linux bridges (the emulation's transition, every state checked): the plan to the
+    failover, the failover to the repair's trees with the failover's PVIDs, and that to the
+    repair each cut no host pair; straight from the failover to the repair does (a switch's
+    hosts move back before other switches have added the repaired VLAN's new links)."""
+    from dataclasses import replace
+
+    from vlanroute.emulate.spec import load
+    from vlanroute.emulate.transition import plan_bridges
+    from vlanroute.render.repaired import write_failedover, write_repaired, write_retreed
+    out = tmp_path / "out"
+    api.render(SEED_TORUS, out, sets=(*PROTECT, "platform=linux-bridge", "hosts.count=null", "hosts.per_switch=4"))
+    doc = _doc(out)
+    failures = Failures(pairs=(("sw1", "sw2"),))
+    write_failedover(out, doc, failures, tmp_path / "failover")
+    write_retreed(out, doc, failures, tmp_path / "retree")
+    write_repaired(out, doc, failures, tmp_path / "repair", compare=False)
+    spec, retree, repair = load(out), load(tmp_path / "retree"), load(tmp_path / "repair")
+    over = _doc(tmp_path / "failover")
+    failed_over = replace(spec, hosts={n: replace(h, vlan=over.hosts[n].vlan) for n, h in spec.hosts.items()})
+    assert failed_over.hosts != spec.hosts
+
+    def cut(a, b) -> int:  # type: ignore[no-untyped-def]
+        return sum(len(c.pairs) for c in plan_bridges(a, b, spec).transition.cuts)
+    assert cut(spec, failed_over) == 0
+    assert cut(failed_over, retree) == 0 and cut(retree, repair) == 0
+    assert cut(failed_over, repair) > 0
+
+
+def test_repair_after_failover_writes_the_repairs_trees_with_the_hosts_failed_over(
+        protected: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """By hand, the watcher's middle step: `repair --after-failover` keeps the failover's
+    PVIDs (hosts' VLANs) and takes the repair's trees; with --failover it is refused."""
+    over, mid, rep = tmp_path / "failover", tmp_path / "mid", tmp_path / "repair"
+    for flags, where in ((["--failover"], over), (["--after-failover"], mid), ([], rep)):
+        assert main(["repair", str(protected), *flags, "--failed-pair", "sw1:sw2", "-o", str(where), "-q",
+                     "--no-compare"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    plans = {n: json.loads((d / "plan.json").read_text()) for n, d in (("over", over), ("mid", mid), ("rep", rep))}
+    assert [v["links"] for v in plans["mid"]["vlans"]] == [v["links"] for v in plans["rep"]["vlans"]]
+    assert [v["links"] for v in plans["mid"]["vlans"]] != [v["links"] for v in plans["over"]["vlans"]]
+    pvids = {n: {(s, p): port["pvid"] for s, rec in d["switches"].items() for p, port in rec["ports"].items()
+                 if port["role"] == "host"} for n, d in plans.items()}
+    assert pvids["mid"] == pvids["over"] != pvids["rep"]
+    assert (mid / "hosts" / "relearn.sh").is_file()     # the hosts may learn in the new trees at once
+    rc = main(["repair", str(protected), "--failover", "--after-failover", "--failed-pair", "sw1:sw2",
+               "-o", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert rc != 0 and "--after-failover" in err and "Traceback" not in err

@@ -1,11 +1,14 @@
 """The outage bench in the emulation VM (vlanroute/emulate/outagerun.py, bench/outage.py):
-the seed torus with 2 hosts per switch, 2 cables per pair as bonds, sw1-sw2 cut under probe
-traffic on vlanroute's plan healed through the watcher's hook (outagerun.apply_repair:
-`vlanroute repair`'s delta and learning frames at the cut), on Open vSwitch's RSTP and on
-the kernel's 802.1D (the fastest timers the standard allows, to keep the test short), the
-same cables and hosts. Every probed pair the cut interrupts comes back within the timeout,
-each outage positive and finite, no storm, no duplicate, and each spanning tree blocks the
-cables the model (vlanroute.perf.stp) blocks, before the cut and after it."""
+the seed torus with 2 hosts per switch, 2 cables per pair as bonds, backup VLANs planned
+(routing.protection: links), sw1-sw2 cut under probe traffic on vlanroute's plan healed
+through the watcher's hook as the linux-bridge family does it (emulate/failoverheal.py: the
+dead pair found by rtnetlink, the PVIDs moved onto the backups, then the balanced repair
+from the failed-over state and learning frames), on Open vSwitch's RSTP and on the kernel's
+802.1D (the fastest timers the standard allows, to keep the test short), the same cables
+and hosts. Every probed pair the cut interrupts comes back within the timeout, each outage
+positive and finite, no storm, no duplicate, no loss after the heal (the repair that
+follows the failover included), and each spanning tree blocks the cables the model
+(vlanroute.perf.stp) blocks, before the cut and after it."""
 
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ from emulate_support import render
 
 from vlanroute.cli import main
 from vlanroute.emulate import vm
-from vlanroute.emulate.outagerun import ProbeSettings, prepare, repair_context, run_in_vm
+from vlanroute.emulate.failoverheal import failover_context
+from vlanroute.emulate.outagerun import ProbeSettings, prepare, run_in_vm
 from vlanroute.emulate.spanning import ovs_missing
 from vlanroute.emulate.spec import load
 
@@ -30,17 +34,18 @@ SEED = ROOT / "inventories" / "seed-torus.yaml"
 def test_a_healed_plan_rstp_and_8021d_restore_every_cut_pair(tmp_path: Path) -> None:
     if vm.missing_tools() or ovs_missing():
         pytest.skip("emulation tools missing: " + ", ".join(vm.missing_tools() + ovs_missing()))
-    out = render(SEED, tmp_path / "torus", "hosts.count=null", "hosts.per_switch=2", "platform=linux-bridge")
+    out = render(SEED, tmp_path / "torus", "hosts.count=null", "hosts.per_switch=2", "platform=linux-bridge",
+                 "routing.protection=links")
     assert main(["repair", str(out), "--failed-pair", "sw1:sw2", "-o", str(tmp_path / "repaired"), "-q"]) == 0
     spec = load(out)
     # 8 host pairs both ways at 20 ms: about what RSTP's userspace datapath forwards under
     # TCG on a busy machine without losing probes before the cut (docs/emulate.md).
     settings = ProbeSettings(interval_s=0.02, warmup_s=2.0, timeout_s=45.0)
     setup = prepare(spec, ("sw1", "sw2"), ["vlanroute", "rstp", "stp"], settings, max_pairs=16, stp_timers="fastest",
-                    heal="vlanroute.emulate.outagerun:apply_repair")
-    setup.heal_context = repair_context(out, tmp_path / "repaired", ("sw1", "sw2"))
+                    heal="vlanroute.emulate.failoverheal:apply_failover")
+    setup.heal_context = failover_context(out, tmp_path / "repaired", ("sw1", "sw2"))
     assert len(setup.pairs) == 16 and all((b, a) in setup.pairs for a, b in setup.pairs)
-    assert setup.heal_context["steps"] and setup.heal_context["relearn"]
+    assert setup.heal_context["table"]["sw1:sw2"] and setup.heal_context["repair"]["lines"]
     lines: list[str] = []
     report = run_in_vm(out, setup, 540, lines.append)
     text = report.text()
@@ -56,6 +61,11 @@ def test_a_healed_plan_rstp_and_8021d_restore_every_cut_pair(tmp_path: Path) -> 
     run = {r.method: r for r in report.runs}
     vlanroute = run["vlanroute"].measurement
     assert vlanroute is not None and vlanroute.heal_s is not None, text     # the hook ran, and returned
+    # It found the pair itself, moved PVIDs only, then repaired; nothing was lost after that.
+    heal = [line for line in lines if "[heal]" in line]
+    assert any("failover: sw1:sw2 found dead" in line for line in heal), "\n".join(lines[-40:])
+    assert any("repair after the failover" in line for line in heal), "\n".join(lines[-40:])
+    assert report.summaries[0].later_losses == 0, text
     for method in ("rstp", "stp"):
         names = [c.name for c in run[method].checks if c.ok]
         assert "spanning tree before the cut" in names and "spanning tree after the cut" in names, text

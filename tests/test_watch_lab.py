@@ -317,8 +317,9 @@ def test_a_protected_plan_fails_over_by_pvids_first_then_repairs_then_returns(fa
                                                                              capsys) -> None:
     """With backup VLANs (routing.protection: links) the default strategies push the fast
     failover first: a change of host ports' PVIDs alone on the hit VLANs' source switches
-    (no inter-switch port changes), then the balanced repair from the failed-over state,
-    then the plan after the hold-down; every line of every switch loop-free."""
+    (no inter-switch port changes); then the repair's trees with the hosts still failed
+    over, then the balanced repair (the PVIDs back), then the plan after the hold-down;
+    every line of every switch loop-free."""
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
     _push_plan(cluster, capsys)
@@ -330,7 +331,7 @@ def test_a_protected_plan_fails_over_by_pvids_first_then_repairs_then_returns(fa
         unplug(cluster, pair_ends(cluster.outdir, "core1", "leaf1"))
         healed = running.wait("healed")
         pushed = running.events("pushed")
-        assert [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in pushed] == ["failover", "repair"]
+        assert [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in pushed] == ["failover", "retree", "repair"]
         assert all(e["exit_code"] == 0 for e in pushed)
         failover = Path(pushed[0]["bundle"])
         record = json.loads((failover / "repair.json").read_text())
@@ -343,8 +344,13 @@ def test_a_protected_plan_fails_over_by_pvids_first_then_repairs_then_returns(fa
                 assert {k: v for k, v in new.items() if k != "pvid"} == {k: v for k, v in port.items() if k != "pvid"}
                 assert new["pvid"] == port["pvid"] or port["role"] == "host"
         assert [v["links"] for v in after["vlans"]] == [v["links"] for v in before["vlans"]]
-        # Then the balanced repair, the one `vlanroute repair` writes; the switches run it.
-        assert healed["bundle"] == pushed[1]["bundle"] and len(healed["summary"]) == 2
+        # Then the repair's trees with the hosts still failed over, then the balanced repair,
+        # the one `vlanroute repair` writes; the switches run it.
+        retree = json.loads((Path(pushed[1]["bundle"]) / "plan.json").read_text())
+        assert [v["links"] for v in retree["vlans"]] == \
+            [v["links"] for v in json.loads((expected / "plan.json").read_text())["vlans"]]
+        assert {h: r["vlan"] for h, r in retree["hosts"].items()} == {h: r["vlan"] for h, r in after["hosts"].items()}
+        assert healed["bundle"] == pushed[2]["bundle"] and len(healed["summary"]) == 3
         assert "fast failover" in healed["summary"][0]
         assert json.loads((Path(healed["bundle"]) / "plan.json").read_text()) == \
             json.loads((expected / "plan.json").read_text())

@@ -136,6 +136,27 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
     return Repaired(new_doc, record, result, metrics, bound, [], None, warnings)
 
 
+def retreed_document(doc: PlanDocument, failures: Failures, repaired: Repaired) -> Repaired:
+    """The step between a failover and its balanced repair: the repair's VLAN trees with the
+    failover's PVIDs (`repaired`: repair_document of `doc` for the same failures).
+
+    Why a step of its own: from the failed-over fabric straight to the repair, a switch's
+    change moves its hosts' PVIDs back into a repaired VLAN whose new links other switches
+    have not added yet, and the transition has to cut host pairs (6,412 on the seed torus
+    for sw1-sw2). The VLANs the repair changes are the hit ones, which no host sends in
+    while failed over: their trees can change in any order without cutting anyone, and the
+    PVIDs then move back onto whole trees, one host port at a time, with no cut either."""
+    over = failover_document(doc, failures)
+    new_pvid = {(s, int(m["vlan"])): int(m["backup"]) for m in over.record["failover"] for s in m["sources"]}
+    data = _document(repaired.doc, failures, new_pvid).to_json()
+    data["metrics"] = over.metrics.to_json()          # the traffic still runs as failed over
+    new_doc = plan_document(data, "the repair's trees with the failover's PVIDs")
+    record = {**repaired.record, "failover": over.record["failover"], "not_failed_over": over.record["not_failed_over"],
+              "max_link_load": over.record["max_link_load"]}
+    return Repaired(new_doc, record, repaired.result, over.metrics, over.bound, repaired.hosts_lost, None,
+                    [*repaired.warnings, *over.warnings])
+
+
 def _live_topology(doc: PlanDocument, cables: Mapping[Link, int]) -> Topology:
     return Topology.from_links(list(doc.switches), [lk for lk, n in cables.items() for _ in range(n)])
 

@@ -24,7 +24,7 @@ from vlanroute.commands.output import Say, emit_document, json_option, quiet_opt
 from vlanroute.commands.sshopts import host_key_policy, ssh_options, target_map
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
-from vlanroute.render.repaired import write_failedover, write_repaired
+from vlanroute.render.repaired import write_failedover, write_repaired, write_retreed
 
 HOST_TABLES = ("hosts/hosts.tsv", "hosts/vlans.tsv")
 
@@ -70,6 +70,10 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
               help="Fail over instead of repairing: the dead pairs' VLANs move onto their backup VLANs "
                    "(routing.protection: links) by the PVID of their source switches' host ports; no "
                    "inter-switch port changes, the hosts need nothing (docs/failures.md).")
+@click.option("--after-failover", is_flag=True,
+              help="The step between a pushed failover and the repair: the repair's VLAN trees with the "
+                   "hosts still failed over (the changed VLANs are idle, so neither this push nor the "
+                   "repair's after it cuts a host pair; docs/failures.md).")
 @click.option("--force", is_flag=True, help="Replace NEWDIR even if it holds files no render wrote.")
 @click.option("--skip-manifest-check", is_flag=True,
               help="Repair a bundle that differs from what render wrote (manifest.json): the edit "
@@ -80,7 +84,7 @@ def gather_failures(cables: tuple[str, ...], pairs: tuple[str, ...], switches: t
 def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_pairs: tuple[str, ...],
             failed_switches: tuple[str, ...], failures_file: Path | None, from_cabling_check: bool,
             from_link_state: bool,
-            extra_changes: int, no_compare: bool, failover: bool, force: bool, skip_manifest_check: bool, switches: tuple[str, ...],
+            extra_changes: int, no_compare: bool, failover: bool, after_failover: bool, force: bool, skip_manifest_check: bool, switches: tuple[str, ...],
             known_hosts: Path | None, insecure: bool, workers: int, targets_file: Path | None,
             as_json: bool, quiet: bool) -> int:
     """Repair the published plan in OUTDIR around failed cables, pairs or switches and write
@@ -119,8 +123,13 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         raise UserError(f"every switch of the plan is failed ({len(doc.switches)} of {len(doc.switches)}): "
                         "there is no fabric left to repair", field="--failed-switch",
                         fix="name only the switches that are dead; bring at least one switch back first")
+    if failover and after_failover:
+        raise UserError("--failover and --after-failover are two different steps", field="--after-failover",
+                        fix="write the failover first (--failover), push it, then --after-failover, push, then the repair")
     if failover:
         written = write_failedover(outdir, doc, failures, newdir, force=force)
+    elif after_failover:
+        written = write_retreed(outdir, doc, failures, newdir, force=force)
     else:
         written = write_repaired(outdir, doc, failures, newdir, extra_changes=extra_changes,
                                  compare=not no_compare, force=force)
@@ -139,6 +148,9 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
         say.line(f"next: vlanroute push {newdir} --dry-run (only the switches touched change, in the order above)")
+        if after_failover:
+            say.line("the hosts stay failed over in this bundle; once it is pushed, the repair itself (`vlanroute "
+                     "repair` without --after-failover) moves their PVIDs back")
         if written.relearn is not None:
             say.line(f"then, once pushed: {written.relearn} on every host (its header gives the clush, pdsh and "
                      f"Ansible lines), and vlanroute audit {newdir}; or let `vlanroute watch` do it (docs/watch.md)")

@@ -14,10 +14,11 @@ What a watcher on Linux switches does, as fast as the family allows (docs/failur
    host ports whose PVID moves onto a backup VLAN; each switch's are set by rtnetlink, one
    buffer per switch. No inter-switch port changes, so no VLAN can get a loop; the backups
    were learned before the cut, so nothing floods and no host acts.
-3. **Then the balanced repair** (when the context carries one): `vlanroute repair`'s
-   bundle reached from the failed-over state by the loop-free transition
-   (emulate/transition.py `plan_bridges`), one `bridge vlan` line at a time in its order,
-   the PVIDs moving back with it, then one learning frame per host in the repaired VLANs.
+3. **Then the balanced repair** (when the context carries one), as the watcher pushes it:
+   the repair's trees with the hosts still failed over, then the PVIDs back (bundle/
+   failedover.py `retreed_document`: no host pair cut on the way), each by the loop-free
+   transition (emulate/transition.py `plan_bridges`), one `bridge vlan` line at a time in
+   its order, then one learning frame per host in the repaired VLANs.
    The probes keep running: a loss it caused would show as a later loss in the report.
 """
 
@@ -79,15 +80,23 @@ def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str
     if repaired is not None and pair is not None:
         # The failed-over fabric: the published one with the moved hosts' PVIDs (its VLANs'
         # trees unchanged, the dead pair's ports still carrying them).
+        # The failed-over fabric: the published one with the moved hosts' PVIDs (its VLANs'
+        # trees unchanged, the dead pair's ports still carrying them); then the repair's
+        # trees with those PVIDs (bundle/failedover.py retreed_document: the changed VLANs
+        # are idle, no host pair is cut), then the repair (the PVIDs back).
         moved = {(s, port): int(vid) for s, port, vid in table[_key(*pair)]}
-        failed_over = replace(spec, hosts={n: replace(h, vlan=moved.get((h.switch, h.port), h.vlan))
-                                           for n, h in spec.hosts.items()})
-        planned = plan_bridges(failed_over, load(repaired), spec)
-        lines = [[step.switch, *cmd.argv()] for step in planned.transition.steps
-                 for cmd in planned.commands[(step.switch, step.kind)]]
+        target = load(repaired)
+        failed_over, retree = (replace(x, hosts={n: replace(h, vlan=moved.get((h.switch, h.port), h.vlan))
+                                                 for n, h in x.hosts.items()}) for x in (spec, target))
+        lines, cuts = [], 0
+        for a, b in ((failed_over, retree), (retree, target)):
+            planned = plan_bridges(a, b, spec)
+            lines += [[step.switch, *cmd.argv()] for step in planned.transition.steps
+                      for cmd in planned.commands[(step.switch, step.kind)]]
+            cuts += sum(len(c.pairs) for c in planned.transition.cuts)
         record = repair_record(repaired)
         context["repair"] = {"lines": lines, "relearn": sorted(record["affected_vlans"]) if record else [],
-                             "cuts": len(planned.transition.cuts), "bundle": str(repaired)}
+                             "cut_pairs": cuts, "bundle": str(repaired)}
     json.dumps(context)                     # it crosses into the VM as JSON
     return context
 
@@ -151,7 +160,8 @@ def _repair(event: CutEvent, repair: dict[str, Any]) -> None:
             problems.append(f"{switch}: bridge {' '.join(argv)}: {r.stderr.strip()}")
     learned = relearn_frames(emu, [int(v) for v in repair["relearn"]])
     emu.log(f"[heal] repair after the failover: {len(repair['lines'])} `bridge vlan` lines in the loop-free "
-            f"transition's order ({repair['cuts']} planned cuts) in {time.monotonic() - t0:.1f} s; {learned.detail}")
+            f"transition's order (its trees first, then the PVIDs back: {repair['cut_pairs']} host pairs cut on the "
+            f"way) in {time.monotonic() - t0:.1f} s; {learned.detail}")
     problems += learned.problems
     if problems:
         raise netns.NetnsError("the repair after the failover failed: " + "; ".join(problems[:3]))

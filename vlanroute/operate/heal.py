@@ -16,7 +16,9 @@ to apply, in order, to each change of the failure set:
 - `repair`: the minimal balanced repair of `vlanroute repair` (routing/repair.py,
   bundle/repaired.py): every broken tree joined again with the fewest links, then the
   lowest load; no host changes; the hosts re-learn in the repaired VLANs (relearn.sh).
-  After a failover it restores the balance (and the VLANs' own trees).
+  After a failover it restores the balance (and the VLANs' own trees) in two pushes: the
+  repair's trees while the hosts are still failed over (`retree_remedy`: the changed VLANs
+  are idle then, so no host pair is cut), then the PVIDs back.
 
 When no failure is left, every strategy's answer is the published plan itself (`plan_remedy`).
 """
@@ -30,7 +32,7 @@ from typing import Any, Protocol
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures, check
 from vlanroute.errors import PlanError
-from vlanroute.render.repaired import write_failedover, write_repaired
+from vlanroute.render.repaired import write_failedover, write_repaired, write_retreed
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,17 @@ class FailoverStrategy:
 
 
 STRATEGIES: dict[str, Strategy] = {"failover": FailoverStrategy(), "repair": RepairStrategy()}
+
+
+def retree_remedy(ctx: HealContext, failures: Failures, action: str) -> Remedy:
+    """Between a pushed failover and its repair: the repair's trees with the failover's
+    PVIDs (render/repaired.py write_retreed), so that neither push cuts a host pair."""
+    newdir = ctx.bundles / f"{action}-retree"
+    written = write_retreed(ctx.outdir, ctx.doc, failures, newdir)
+    r = written.repair.record
+    summary = (f"the repair's trees around {failures.describe()} with the hosts still failed over: "
+               f"{len(r['changes'])} idle VLAN tree(s) changed")
+    return Remedy("retree", newdir, summary, written.relearn, r)
 
 
 def plan_remedy(ctx: HealContext, relearn: Path | None = None) -> Remedy:

@@ -51,7 +51,7 @@ from vlanroute.exitcodes import ExitCode
 from vlanroute.operate.debounce import Debouncer
 from vlanroute.operate.events import EventLog
 from vlanroute.operate.fabricview import End, Observed, classify
-from vlanroute.operate.heal import STRATEGIES, HealContext, NotApplicable, Remedy, plan_remedy
+from vlanroute.operate.heal import STRATEGIES, HealContext, NotApplicable, Remedy, plan_remedy, retree_remedy
 from vlanroute.operate.journal import Action, WatchJournal, WatchJournalError, history, watch_dir
 from vlanroute.operate.notify import Notifier
 from vlanroute.operate.policy import WatchPolicy
@@ -381,6 +381,15 @@ class Watcher:
                     break
                 if remedy is None:
                     continue
+                if remedy.strategy == "repair" and remedies and remedies[-1].strategy == "failover":
+                    # The repair's trees first, the PVIDs still failed over: no host pair
+                    # is cut on the way (bundle/failedover.py retreed_document).
+                    step = self._written(aid, functools.partial(retree_remedy, self.ctx, f, aid))
+                    assert step is not None
+                    remedies.append(step)
+                    code, run_error = self._push_all(aid, [step])
+                    if code != ExitCode.OK:
+                        break
                 remedies.append(remedy)
                 code, run_error = self._push_all(aid, [remedy])
                 if code != ExitCode.OK:

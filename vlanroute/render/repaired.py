@@ -13,7 +13,7 @@ from pathlib import Path
 
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures
-from vlanroute.bundle.failedover import failover_document
+from vlanroute.bundle.failedover import failover_document, retreed_document
 from vlanroute.bundle.repaired import REPAIR_FILE, Repaired, repair_document
 from vlanroute.render.relearn import RELEARN_FILE, relearn_script
 from vlanroute.render.write import RenderOptions, RenderResult, render_to_dir
@@ -53,3 +53,19 @@ def write_failedover(outdir: Path, doc: PlanDocument, failures: Failures, newdir
                             extra_files=extra)
     result = render_to_dir(rep.doc, newdir, options)
     return RepairedBundle(rep, result, None)
+
+
+def write_retreed(outdir: Path, doc: PlanDocument, failures: Failures, newdir: Path, *,
+                  force: bool = False) -> RepairedBundle:
+    """The bundle between a failover and its repair (bundle/failedover.py `retreed_document`):
+    the repair's trees, the failover's PVIDs. Its relearn.sh is the repair's: the hosts may
+    learn in the changed VLANs as soon as their trees stand, before anyone sends in them."""
+    rep = retreed_document(doc, failures, repair_document(doc, failures, compare=False))
+    extra: tuple[tuple[str, str], ...] = ((REPAIR_FILE, json.dumps(rep.record, indent=1) + "\n"),)
+    relearn = bool(rep.record["affected_vlans"] and doc.hosts)
+    if relearn:
+        extra += ((RELEARN_FILE, relearn_script(rep.doc.name or newdir.name, rep.record["affected_vlans"])),)
+    options = RenderOptions(per_host_scripts=(outdir / "hosts" / "per-host").is_dir(), force=force,
+                            extra_files=extra)
+    result = render_to_dir(rep.doc, newdir, options)
+    return RepairedBundle(rep, result, result.outdir / RELEARN_FILE if relearn else None)
