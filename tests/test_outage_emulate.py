@@ -45,7 +45,7 @@ def test_a_healed_plan_rstp_and_8021d_restore_every_cut_pair(tmp_path: Path) -> 
                     heal="vlanroute.emulate.failoverheal:apply_failover")
     setup.heal_context = failover_context(out, tmp_path / "repaired", ("sw1", "sw2"))
     assert len(setup.pairs) == 16 and all((b, a) in setup.pairs for a, b in setup.pairs)
-    assert setup.heal_context["table"]["sw1:sw2"] and setup.heal_context["repair"]["lines"]
+    assert setup.heal_context["table"]["sw1:sw2"] and setup.heal_context["repair"]["trees"]
     lines: list[str] = []
     report = run_in_vm(out, setup, 540, lines.append)
     text = report.text()
@@ -65,7 +65,7 @@ def test_a_healed_plan_rstp_and_8021d_restore_every_cut_pair(tmp_path: Path) -> 
     heal = [line for line in lines if "[heal]" in line]
     assert any("failover: sw1:sw2 found dead" in line for line in heal), "\n".join(lines[-40:])
     assert any("repair after the failover" in line for line in heal), "\n".join(lines[-40:])
-    assert report.summaries[0].later_losses == 0, text
+    assert report.summaries[0].later_lost == 0, text
     for method in ("rstp", "stp"):
         names = [c.name for c in run[method].checks if c.ok]
         assert "spanning tree before the cut" in names and "spanning tree after the cut" in names, text

@@ -324,12 +324,17 @@ def test_a_protected_plan_fails_over_by_pvids_first_then_repairs_then_returns(fa
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
     _push_plan(cluster, capsys)
     expected = _expected_repair(cluster, tmp_path, capsys, "--failed-pair", "core1:leaf1")
+    # The hosts have learned in the repaired trees (the audit before the PVIDs move back).
+    for name, entries in correct_tables(json.loads((expected / "plan.json").read_text())).items():
+        for vlan, mac, port in entries:
+            farm.switches[name].seed_mac(vlan, mac, port)
     watch = LoopWatch(farm, _wires(cluster))
     running = start(cluster, policy="auto")
     try:
         _rounds(running, 2)
         unplug(cluster, pair_ends(cluster.outdir, "core1", "leaf1"))
         healed = running.wait("healed")
+        assert not running.events("holding")
         pushed = running.events("pushed")
         assert [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in pushed] == ["failover", "retree", "repair"]
         assert all(e["exit_code"] == 0 for e in pushed)
@@ -383,3 +388,36 @@ def test_a_dead_switch_skips_the_failover_and_says_why(farm, tmp_path, monkeypat
         assert healed["failures"]["switches"] == ["leaf3"]
     finally:
         running.finish()
+
+
+def test_the_hosts_stay_failed_over_until_they_have_learned_the_repaired_trees(farm, tmp_path, monkeypatch,
+                                                                              capsys) -> None:
+    """The switches have not learned the hosts in the repaired trees (nobody ran relearn.sh):
+    after the failover and the repair's trees the watcher holds the PVIDs on the backups
+    (an entry pointing the old way would black-hole unicast) and says what finishes it."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
+    _push_plan(cluster, capsys)
+    for name, entries in correct_tables(cluster.plan).items():        # learned as planned, before the cut
+        for vlan, mac, port in entries:
+            farm.switches[name].seed_mac(vlan, mac, port)
+    watch = LoopWatch(farm, _wires(cluster))
+    running = start(cluster, policy="auto")
+    try:
+        _rounds(running, 2)
+        unplug(cluster, pair_ends(cluster.outdir, "core1", "leaf1"))
+        healed = running.wait("healed")
+        holding = running.events("holding")
+        assert len(holding) == 1 and holding[0]["audit"]["ok"] is False and "relearn" in holding[0]["relearn"]
+        assert holding[0]["bundle"].endswith("-repair") and "vlanroute push" in holding[0]["note"]
+        pushed = [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in running.events("pushed")]
+        assert pushed == ["failover", "retree"]
+        assert healed["bundle"].endswith("-retree")
+        _nothing_to_push(cluster, Path(healed["bundle"]), capsys)
+        unplug(cluster, set())
+        running.wait("returned")
+    finally:
+        running.finish()
+        watch.stop()
+    assert watch.violations == []
+    _nothing_to_push(cluster, cluster.outdir, capsys)

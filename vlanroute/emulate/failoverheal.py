@@ -15,10 +15,11 @@ What a watcher on Linux switches does, as fast as the family allows (docs/failur
    buffer per switch. No inter-switch port changes, so no VLAN can get a loop; the backups
    were learned before the cut, so nothing floods and no host acts.
 3. **Then the balanced repair** (when the context carries one), as the watcher pushes it:
-   the repair's trees with the hosts still failed over, then the PVIDs back (bundle/
-   failedover.py `retreed_document`: no host pair cut on the way), each by the loop-free
-   transition (emulate/transition.py `plan_bridges`), one `bridge vlan` line at a time in
-   its order, then one learning frame per host in the repaired VLANs.
+   the repair's trees with the hosts still failed over (bundle/failedover.py
+   `retreed_document`: no host pair cut on the way), one learning frame per host in the
+   repaired VLANs (what relearn.sh sends; the watcher waits for its audit to pass), then
+   the PVIDs back, each by the loop-free transition (emulate/transition.py
+   `plan_bridges`), one `bridge vlan` line at a time in its order.
    The probes keep running: a loss it caused would show as a later loss in the report.
 """
 
@@ -88,15 +89,16 @@ def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str
         target = load(repaired)
         failed_over, retree = (replace(x, hosts={n: replace(h, vlan=moved.get((h.switch, h.port), h.vlan))
                                                  for n, h in x.hosts.items()}) for x in (spec, target))
-        lines, cuts = [], 0
+        phases: list[list[list[str]]] = []
+        cuts = 0
         for a, b in ((failed_over, retree), (retree, target)):
             planned = plan_bridges(a, b, spec)
-            lines += [[step.switch, *cmd.argv()] for step in planned.transition.steps
-                      for cmd in planned.commands[(step.switch, step.kind)]]
+            phases.append([[step.switch, *cmd.argv()] for step in planned.transition.steps
+                           for cmd in planned.commands[(step.switch, step.kind)]])
             cuts += sum(len(c.pairs) for c in planned.transition.cuts)
         record = repair_record(repaired)
-        context["repair"] = {"lines": lines, "relearn": sorted(record["affected_vlans"]) if record else [],
-                             "cut_pairs": cuts, "bundle": str(repaired)}
+        context["repair"] = {"trees": phases[0], "back": phases[1], "cut_pairs": cuts, "bundle": str(repaired),
+                             "relearn": sorted(record["affected_vlans"]) if record else []}
     json.dumps(context)                     # it crosses into the VM as JSON
     return context
 
@@ -148,20 +150,26 @@ def apply_failover(event: CutEvent) -> None:
 
 
 def _repair(event: CutEvent, repair: dict[str, Any]) -> None:
-    """The balanced repair from the failed-over state (module docstring, 3)."""
+    """The balanced repair from the failed-over state (module docstring, 3): the repair's
+    trees, the hosts' learning frames in them, then the PVIDs back."""
     from vlanroute.emulate.relearn import relearn_frames
     emu = event.emu
     time.sleep(1.0)                     # delivery is back: the repair follows, as the watcher's does
     t0 = time.monotonic()
+    problems = _bridge_lines(emu, repair["trees"])
+    learned = relearn_frames(emu, [int(v) for v in repair["relearn"]])
+    problems += learned.problems + _bridge_lines(emu, repair["back"])
+    emu.log(f"[heal] repair after the failover: {len(repair['trees'])} `bridge vlan` lines of the repair's trees, "
+            f"{learned.detail}, then {len(repair['back'])} lines moving the PVIDs back, each in its loop-free "
+            f"transition's order ({repair['cut_pairs']} host pairs cut on the way), {time.monotonic() - t0:.1f} s")
+    if problems:
+        raise netns.NetnsError("the repair after the failover failed: " + "; ".join(problems[:3]))
+
+
+def _bridge_lines(emu: Any, lines: list[list[str]]) -> list[str]:
     problems = []
-    for switch, *argv in repair["lines"]:
+    for switch, *argv in lines:
         r = netns.run(["bridge", "-n", emu.sw_ns(switch), *argv], check=False)
         if r.returncode != 0:
             problems.append(f"{switch}: bridge {' '.join(argv)}: {r.stderr.strip()}")
-    learned = relearn_frames(emu, [int(v) for v in repair["relearn"]])
-    emu.log(f"[heal] repair after the failover: {len(repair['lines'])} `bridge vlan` lines in the loop-free "
-            f"transition's order (its trees first, then the PVIDs back: {repair['cut_pairs']} host pairs cut on the "
-            f"way) in {time.monotonic() - t0:.1f} s; {learned.detail}")
-    problems += learned.problems
-    if problems:
-        raise netns.NetnsError("the repair after the failover failed: " + "; ".join(problems[:3]))
+    return problems

@@ -388,7 +388,7 @@ class Watcher:
                     assert step is not None
                     remedies.append(step)
                     code, run_error = self._push_all(aid, [step])
-                    if code != ExitCode.OK:
+                    if code != ExitCode.OK or not self._learned(aid, step, remedy):
                         break
                 remedies.append(remedy)
                 code, run_error = self._push_all(aid, [remedy])
@@ -494,6 +494,27 @@ class Watcher:
         self.retry = _Retry(f, attempts, self.clock() + self.policy.retry_s)
         self.log("retry", failures=f.to_json(), attempt=attempts, of=self.policy.retries, why=why, error=error,
                  in_s=self.policy.retry_s)
+
+    def _learned(self, aid: str, step: Remedy, repair: Remedy) -> bool:
+        """Whether the switches have learned the hosts in the repaired trees (the audit of
+        the retree bundle passes), so the PVIDs may move back. Else the hosts stay on the
+        backups: a switch of a changed VLAN that has not seen a host's learning frame
+        since its tree changed may hold an entry pointing the old way, and unicast would
+        follow it to a dead end (docs/method.md, "MAC tables after a repair"). Delivery is
+        whole meanwhile; the repair's push waits for the hosts (relearn.sh, or the refresh
+        job) and a person, or the return to the plan."""
+        if step.relearn is None:
+            return True
+        audit = self._audit(aid, step.bundle)
+        if audit.get("ok") is True:
+            return True
+        self.notify(self.log("holding", action=aid, bundle=str(repair.bundle), audit=audit,
+                             relearn=self._relearn_line([step]),
+                             note="the hosts stay on the backup VLANs (delivery is whole) until they have "
+                                  "re-learned in the repaired trees: run the relearn line, then `vlanroute push "
+                                  f"{repair.bundle}`; the return to the plan does not need it"),
+                    bundle=str(repair.bundle))
+        return False
 
     def _audit(self, aid: str, bundle: Path) -> dict[str, Any]:
         try:
