@@ -4,11 +4,12 @@ protected plan (routing.protection: links), and the balanced repair after it.
 What a watcher on Linux switches does, as fast as the family allows (docs/failures.md,
 "Fast failover"; docs/emulate.md, "Outage"):
 
-1. **Detect.** Every switch's links are read by rtnetlink (emulate/rtnl.py: one dump per
-   switch namespace, no process started); a neighbour pair is dead when no cable between
-   the two has carrier at either end. The pair that was cut is not given to it: it finds
-   it, as an agent does from the kernel's RTM_NEWLINK events (which arrive sooner than
-   this read).
+1. **Detect.** Before anything fails, an agent (`prepare`, called by the bench before the
+   probes start) opens one rtnetlink socket per switch namespace subscribed to its link
+   notifications (emulate/rtnl.py) and reads every link once. At the cut it reads the
+   RTM_NEWLINK notifications the kernel queued (no process started, no dump); a neighbour
+   pair is dead when no cable between the two has carrier at either end. The pair that was
+   cut is not given to it: it finds it.
 2. **Fail over.** The table made before the cut (`failover_context`, from the published
    plan, for every neighbour pair: what `vlanroute repair --failover` changes) gives the
    host ports whose PVID moves onto a backup VLAN; each switch's are set by rtnetlink, one
@@ -26,7 +27,6 @@ What a watcher on Linux switches does, as fast as the family allows (docs/failur
 from __future__ import annotations
 
 import json
-import socket
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,9 +103,36 @@ def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str
     return context
 
 
-def dead_pairs(socks: dict[str, socket.socket], uplinks: dict[str, dict[str, list[str]]]) -> list[str]:
-    """The neighbour pairs none of whose cables has carrier at either end, read now."""
-    carrier = {s: rtnl.links(sock) for s, sock in socks.items()}
+class Agent:
+    """What runs on the fabric before anything fails: one rtnetlink socket per switch
+    namespace, subscribed to its link notifications, and the carrier and index of every
+    link as it stood then."""
+
+    def __init__(self, emu: Any) -> None:
+        self.socks = {s: rtnl.open_in(emu.sw_ns(s), events=True) for s in emu.plan.switches}
+        self.state = {s: rtnl.links(sock) for s, sock in self.socks.items()}
+
+    def update(self) -> int:
+        """Apply the notifications queued since; how many there were."""
+        n = 0
+        for s, sock in self.socks.items():
+            for link in rtnl.link_events(sock):
+                self.state[s][link.name] = link
+                n += 1
+        return n
+
+    def close(self) -> None:
+        for sock in self.socks.values():
+            sock.close()
+
+
+def prepare(emu: Any, context: dict[str, Any]) -> Agent:
+    """apply_failover's set-up before the cut (outagerun.measure calls it)."""
+    return Agent(emu)
+
+
+def dead_pairs(state: dict[str, dict[str, rtnl.Link]], uplinks: dict[str, dict[str, list[str]]]) -> list[str]:
+    """The neighbour pairs none of whose cables has carrier at either end in `state`."""
     dead = []
     for s, by_neighbour in uplinks.items():
         for n, members in by_neighbour.items():
@@ -113,7 +140,7 @@ def dead_pairs(socks: dict[str, socket.socket], uplinks: dict[str, dict[str, lis
                 continue
             theirs = uplinks.get(n, {}).get(s, [])
             ends = [(s, m) for m in members] + [(n, m) for m in theirs]
-            if all(not (carrier[x].get(m) and carrier[x][m].carrier) for x, m in ends):
+            if all(not (state[x].get(m) and state[x][m].carrier) for x, m in ends):
                 dead.append(_key(s, n))
     return dead
 
@@ -122,9 +149,10 @@ def apply_failover(event: CutEvent) -> None:
     """The heal for outagerun.measure (module docstring): detect, fail over, then repair."""
     emu, ctx = event.emu, event.context
     t0 = time.monotonic()
-    socks = {s: rtnl.open_in(emu.sw_ns(s)) for s in emu.plan.switches}
+    agent = event.armed if isinstance(event.armed, Agent) else Agent(emu)
     try:
-        dead = dead_pairs(socks, ctx["uplinks"])
+        events = agent.update()
+        dead = dead_pairs(agent.state, ctx["uplinks"])
         t_detect = time.monotonic()
         if len(dead) != 1 or dead[0] not in ctx["table"]:
             raise netns.NetnsError(f"the failover expected one dead pair its table covers, found {dead or 'none'}")
@@ -132,21 +160,25 @@ def apply_failover(event: CutEvent) -> None:
         for s, port, vid in ctx["table"][dead[0]]:
             by_switch.setdefault(s, []).append((port, int(vid)))
         for s, moves in by_switch.items():
-            index = {name: link.index for name, link in rtnl.links(socks[s]).items()}
-            rtnl.set_pvids(socks[s], [(index[p], v) for p, v in moves])
+            index = {name: link.index for name, link in agent.state[s].items()}
+            rtnl.set_pvids(agent.socks[s], [(index[p], v) for p, v in moves])
         t_done = time.monotonic()
     finally:
-        for sock in socks.values():
-            sock.close()
+        if agent is not event.armed:
+            agent.close()
     moved = sum(len(m) for m in by_switch.values())
-    emu.log(f"[heal] failover: {dead[0]} found dead {1000 * (t_detect - t0):.1f} ms into the heal "
-            f"(rtnetlink reads of {len(emu.plan.switches)} switches), {moved} host ports' PVIDs moved on "
-            f"{len(by_switch)} switches ({', '.join(sorted(by_switch))}) {1000 * (t_done - t_detect):.1f} ms later")
+    emu.log(f"[heal] failover: {dead[0]} found dead {1000 * (t_detect - t0):.1f} ms into the heal ({events} link "
+            f"notifications read from the {len(agent.socks)} switches' rtnetlink sockets), {moved} host ports' "
+            f"PVIDs moved on {len(by_switch)} switches ({', '.join(sorted(by_switch))}) "
+            f"{1000 * (t_done - t_detect):.1f} ms later")
     if dead[0] != _key(*event.pair):
         raise netns.NetnsError(f"the failover found {dead[0]} dead, the bench cut {_key(*event.pair)}")
     repair = ctx.get("repair")
     if repair:
         _repair(event, repair)
+
+
+apply_failover.prepare = prepare        # type: ignore[attr-defined]
 
 
 def _repair(event: CutEvent, repair: dict[str, Any]) -> None:

@@ -68,6 +68,7 @@ class CutEvent:
     cut_end_ns: int
     emu: Emulation
     context: dict[str, Any] = field(default_factory=dict)   # the setup's heal_context, as given
+    armed: Any = None               # what the heal's `prepare(emu, context)` made before the probes, if it has one
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,10 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
     with emu.step(f"rate limits up ({kbit} kbit/s)"):
         emu.rate_limit("change", kbit)
     out = Measurement(method, ProbeRecord(pairs, settings.interval_s, [], [], 0), timeout_s=settings.timeout_s)
+    # A heal may set itself up before the cut, as an agent running on the fabric is (its
+    # sockets open, subscribed to the kernel's link events): `heal.prepare(emu, context)`.
+    prepare = getattr(heal, "prepare", None)
+    armed = prepare(emu, dict(context or {})) if prepare is not None else None
     try:
         probes.start()
         # First every pair delivering (the switches set up their flows: OVS's first packet of
@@ -181,7 +186,7 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
             f"({(cut_end_ns - cut_ns) / 1e6:.1f} ms for all ends), {probes.rounds()} rounds sent")
         if heal is not None:
             started = time.monotonic()
-            heal(CutEvent(pair, ports, cut_ns, cut_end_ns, emu, dict(context or {})))
+            heal(CutEvent(pair, ports, cut_ns, cut_end_ns, emu, dict(context or {}), armed))
             out.heal_s = time.monotonic() - started
         cut_mono = time.monotonic() - (time.time_ns() - cut_ns) / 1e9
         all_since: float | None = None
@@ -217,6 +222,8 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
             s.close()
             if s in emu.sockets:
                 emu.sockets.remove(s)
+        if armed is not None and hasattr(armed, "close"):
+            armed.close()
     out.record = ProbeRecord(pairs, settings.interval_s, rounds, deliveries, cut_ns, cut_end_ns, 0, start_ns)
     with emu.step("rate limits down"):
         emu.rate_limit("change", emu.options.rate_kbit)

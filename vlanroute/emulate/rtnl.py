@@ -7,6 +7,8 @@ messages are those iproute2 sends (linux/rtnetlink.h, linux/if_bridge.h):
 
 - `links`: RTM_GETLINK with NLM_F_DUMP; per link its name (IFLA_IFNAME), index and whether
   its carrier is up (IFF_LOWER_UP in ifi_flags), as `ip link` shows LOWER_UP;
+- `link_events`: the RTM_NEWLINK notifications the kernel queued on a socket subscribed to
+  RTMGRP_LINK (`ip monitor link`): a carrier change is there the moment it happens;
 - `set_pvids`: per port one RTM_SETLINK of family AF_BRIDGE with IFLA_AF_SPEC holding
   IFLA_BRIDGE_VLAN_INFO {flags PVID | UNTAGGED, vid}, which is what `bridge vlan add dev
   PORT vid VID pvid untagged` sends: the port's PVID moves to VID (a port has one), its
@@ -59,11 +61,16 @@ def _attr(kind: int, payload: bytes) -> bytes:
     return body + b"\0" * (_align(len(body)) - len(body))
 
 
-def open_in(namespace: str) -> socket.socket:
-    """A NETLINK_ROUTE socket made inside `namespace` (it acts there from then on)."""
+RTMGRP_LINK = 0x1
+
+
+def open_in(namespace: str, events: bool = False) -> socket.socket:
+    """A NETLINK_ROUTE socket made inside `namespace` (it acts there from then on);
+    `events`: subscribed to the link notifications (RTMGRP_LINK), which the kernel queues
+    on it as links change, for `link_events` to read."""
     with netns.inside(namespace):
         sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
-    sock.bind((0, 0))
+    sock.bind((0, RTMGRP_LINK if events else 0))
     return sock
 
 
@@ -100,24 +107,47 @@ def _replies(sock: socket.socket, seqs: set[int], dump: bool) -> list[tuple[int,
     return out
 
 
+def _link(payload: bytes) -> Link:
+    _family, _type, index, flags, _change = _IFINFO.unpack_from(payload)
+    at, name = _IFINFO.size, ""
+    while at + _RTA.size <= len(payload):
+        length, rta = _RTA.unpack_from(payload, at)
+        if length < _RTA.size:
+            break
+        if rta == IFLA_IFNAME:
+            name = payload[at + _RTA.size: at + length].split(b"\0", 1)[0].decode()
+        at += _align(length)
+    return Link(index, name, bool(flags & IFF_LOWER_UP))
+
+
+def link_events(sock: socket.socket) -> list[Link]:
+    """The link notifications queued on an `events` socket since the last read, in order
+    (what `ip monitor link` prints), without waiting."""
+    out: list[Link] = []
+    while True:
+        try:
+            data = sock.recv(1 << 20, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return out
+        at = 0
+        while at + _NLMSG.size <= len(data):
+            length, kind, _flags, _seq, _pid = _NLMSG.unpack_from(data, at)
+            if length < _NLMSG.size:
+                break
+            if kind == RTM_NEWLINK:
+                out.append(_link(data[at + _NLMSG.size: at + length]))
+            at += _align(length)
+
+
 def links(sock: socket.socket) -> dict[str, Link]:
     """Every link of the socket's namespace by name: its index and carrier."""
     request = _message(RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, 1, _IFINFO.pack(AF_UNSPEC, 0, 0, 0, 0))
     sock.send(request)
     out: dict[str, Link] = {}
     for kind, payload in _replies(sock, {1}, dump=True):
-        if kind != RTM_NEWLINK:
-            continue
-        _family, _type, index, flags, _change = _IFINFO.unpack_from(payload)
-        at, name = _IFINFO.size, ""
-        while at + _RTA.size <= len(payload):
-            length, rta = _RTA.unpack_from(payload, at)
-            if length < _RTA.size:
-                break
-            if rta == IFLA_IFNAME:
-                name = payload[at + _RTA.size: at + length].split(b"\0", 1)[0].decode()
-            at += _align(length)
-        out[name] = Link(index, name, bool(flags & IFF_LOWER_UP))
+        if kind == RTM_NEWLINK:
+            link = _link(payload)
+            out[link.name] = link
     return out
 
 
