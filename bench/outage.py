@@ -99,7 +99,8 @@ def main() -> int:
                                            "-q"]) != 0:
                 return 2
             heal = "vlanroute.emulate.failoverheal:apply_failover"
-            context = failover_context(outdir, None if args.no_repair else newdir, (a, b))
+            context = failover_context(outdir, None if args.no_repair else newdir, (a, b),
+                                       None if args.no_repair else throughput)
         setup = prepare(spec, (a, b), methods, settings, max_pairs=args.pairs, stp_timers=args.stp_timers,
                         unhealed_timeout_s=args.unhealed_timeout, throughput=throughput, heal=heal,
                         ovs_datapath=args.ovs_datapath)

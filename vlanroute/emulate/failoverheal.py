@@ -63,11 +63,32 @@ def failover_table(outdir: Path) -> dict[str, list[list[Any]]]:
     return table
 
 
-def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str, str] | None = None) -> dict[str, Any]:
+def predict_healed(repaired: Any, opt: dict[str, Any]) -> dict[str, Any]:
+    """emulate --traffic's TCP model on the repaired plan's VLAN routes, between the
+    outage bench's throughput hosts (one per switch): what the healed fabric should carry."""
+    from dataclasses import replace
+    from vlanroute.emulate.outagerun import throughput_hosts
+    from vlanroute.emulate.tcpmodel import predict
+    from vlanroute.emulate.traffic import Prepared, host_flows, vlan_fabric
+    from vlanroute.perf.patterns import demands
+    small = replace(repaired, hosts={h: repaired.hosts[h] for h in throughput_hosts(repaired)})
+    fabric = vlan_fabric(small, float(opt["rate_mbit"]) / 1000)
+    rows = []
+    for pattern in opt["patterns"]:
+        for demand in demands(fabric, pattern, (int(opt.get("seed", 1)),)):
+            p = predict(fabric, demand)
+            rows.append(Prepared("the healed plan", demand.name, host_flows(small, fabric, demand), p.maxmin_mbit,
+                                 p.maxmin_slowest_mbit, p.max_mbit, p.aggregate_mbit, p.slowest_mbit).__dict__)
+    return {**opt, "patterns": list(opt["patterns"]), "prepared": rows}
+
+
+def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str, str] | None = None,
+                     throughput: dict[str, Any] | None = None) -> dict[str, Any]:
     """apply_failover's context: the failover table, each switch's uplink members by
     neighbour (what detection reads), and, with `repaired` (`vlanroute repair`'s bundle for
     `pair`), the repair's lines from the failed-over state in the loop-free transition's
-    order and its VLANs to re-learn."""
+    order and its VLANs to re-learn; with `throughput` (the bench's options), the healed
+    plan's predicted throughput, measured after the heal as on the spanning trees."""
     from dataclasses import replace
     from vlanroute.emulate.failplan import repair_record
     from vlanroute.emulate.spec import load
@@ -99,6 +120,8 @@ def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str
         record = repair_record(repaired)
         context["repair"] = {"trees": phases[0], "back": phases[1], "cut_pairs": cuts, "bundle": str(repaired),
                              "relearn": sorted(record["affected_vlans"]) if record else []}
+        if throughput is not None:
+            context["throughput"] = predict_healed(target, throughput)
     json.dumps(context)                     # it crosses into the VM as JSON
     return context
 

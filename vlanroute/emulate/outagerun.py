@@ -460,6 +460,9 @@ def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[st
         out.measurement = m
         phase("probes")
         need(*m.checks)
+        if method == "vlanroute" and "throughput" in setup.heal_context:
+            out.throughput = measure_throughput(emu, setup.heal_context["throughput"], log, "the healed plan")
+            phase("throughput")
         if method != "vlanroute":
             dead = _dead_ports(emu, setup.pair)
             states = spanning.wait_settled(read, 60.0 + 2 * spanning.STP_TIMERS[setup.stp_timers].forward_delay_s,
@@ -503,7 +506,8 @@ def ovs_version() -> str:
     return out.split()[-1] if out.split() else "?"
 
 
-def measure_throughput(emu: Emulation, opt: dict[str, Any], log: Callable[[str], None]) -> list[dict[str, Any]]:
+def measure_throughput(emu: Emulation, opt: dict[str, Any], log: Callable[[str], None],
+                       label: str = "spanning tree after the cut") -> list[dict[str, Any]]:
     """emulate --traffic's measurement (traffic.shape, traffic.measure) of each prepared
     pattern on the running fabric; rows as traffic.Measured's fields."""
     from vlanroute.emulate.traffic import Measured, TrafficOptions, measure as measure_flows, shape
@@ -515,7 +519,7 @@ def measure_throughput(emu: Emulation, opt: dict[str, Any], log: Callable[[str],
         flows = [(a, b) for a, b in p["flows"]]
         log(f"[traffic] {p['pattern']}: {len(flows)} TCP flows ...")
         got, window_s = measure_flows(emu, flows, topt, log)
-        row = Measured(p["pattern"], "spanning tree after the cut", len(flows), p["predicted_mbit"],
+        row = Measured(p["pattern"], label, len(flows), p["predicted_mbit"],
                        sum(got.values()), p["slowest_predicted_mbit"], min(got.values()) if got else 0.0,
                        p["max_mbit"], p["tcp_mbit"], p["tcp_slowest_mbit"])
         log(f"[traffic] {p['pattern']}: predicted {row.tcp_mbit:.2f} Mbit/s, measured {row.measured_mbit:.2f} "
@@ -606,8 +610,9 @@ class OutageReport:
         rows = [(r.method, t) for r in self.runs for t in r.throughput]
         if rows:
             lines.append("throughput after the cut (emulate --traffic's TCP measurement, one host per switch, "
-                         f"every cable and host link at {rows[0][1].get('rate_mbit', st.throughput and st.throughput['rate_mbit'])} "
-                         "Mbit/s; predicted: the TCP model on the spanning tree of the cables left, LAGs as one port)")
+                         f"every cable and host link at {_rate(rows[0][1], st)} "
+                         "Mbit/s; predicted: the TCP model on the spanning tree of the cables left, LAGs as one port, "
+                         "or on the healed plan's VLAN routes)")
             lines.append(f"{'method':26} {'pattern':22} {'flows':>5} {'predicted':>9} {'measured':>8} {'meas/pred':>9}")
             for method, t in rows:
                 lines.append(f"{self.label(method):26} {t['pattern']:22} {t['flows']:5d} "
@@ -628,6 +633,12 @@ class OutageReport:
                 "summaries": [dataclasses.asdict(s) for s in self.summaries],
                 "pairs": {method: [dataclasses.asdict(o) for o in outs] for method, outs in self.outages.items()},
                 "runs": runs}
+
+
+def _rate(row: dict[str, Any], setup: Setup) -> Any:
+    """The throughput rows' link rate (Mbit/s): the spanning trees' options, or the heal's."""
+    opt = setup.throughput or setup.heal_context.get("throughput") or {}
+    return row.get("rate_mbit", opt.get("rate_mbit"))
 
 
 def frames_note(m: Measurement) -> str:
