@@ -15,6 +15,7 @@ as `hosts/relearn.sh` does.
 
 from __future__ import annotations
 
+import errno
 import time
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from vlanroute.emulate.run import Check, Emulation
 
 RELEARN_CHOICES = ("program", "frames")
+RETRIES = 10
 
 
 def relearn_frames(emu: Emulation, vlans: list[int]) -> Check:
@@ -40,11 +42,22 @@ def relearn_frames(emu: Emulation, vlans: list[int]) -> Check:
     for name in sorted(emu.plan.hosts):
         start = time.monotonic()
         host = emu.plan.hosts[name]
-        try:
-            with netns.inside(emu.host_ns(name)):
-                sent += len(send_raw(host.interface, vlans))
-        except (UserError, OSError) as exc:
-            problems.append(f"{name}: {exc}")
+        for attempt in range(RETRIES + 1):
+            try:
+                with netns.inside(emu.host_ns(name)):
+                    sent += len(send_raw(host.interface, vlans))
+                break
+            except OSError as exc:
+                # A full transmit queue (ENOBUFS) while probes run: wait, as a host's own
+                # sender would; the frames go out once the queue drains.
+                if exc.errno == errno.ENOBUFS and attempt < RETRIES:
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                problems.append(f"{name}: {exc}")
+                break
+            except UserError as exc:
+                problems.append(f"{name}: {exc}")
+                break
         rest = gap - (time.monotonic() - start)
         if rest > 0:
             time.sleep(rest)
