@@ -159,7 +159,7 @@ def start_and_fill(shared: Path, work: Path) -> dict[str, Any]:
     started = time.monotonic() - t
     t = time.monotonic()
     nb = pynautobot.api(server.url, token=server.token)
-    base = Base(nb)
+    base = Base(nb, PORTS)
     plan = render_seed(work)
     fill(nb, base, "seed", seed_fabric(plan), prefix="192.0.2.0/24")
     fills = {"seed": round(time.monotonic() - t, 1)}
