@@ -343,6 +343,30 @@ def load(workdir: Path) -> Server | None:
     return Server(**data)
 
 
+def _running(pgid: int) -> bool:
+    """Whether a process of group `pgid` still runs. A zombie does not, though kill() still
+    finds it until its parent reaps it (this process, when it started the servers: waiting
+    for its zombies took 20 s per server)."""
+    try:
+        os.waitpid(pgid, os.WNOHANG)      # reap the group's leader if this process started it
+    except ChildProcessError:
+        pass
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    if not Path("/proc/self/stat").exists():
+        return True
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _ppid, group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
+            continue                      # ended while read
+        if int(group) == pgid and state not in ("Z", "X"):
+            return True
+    return False
+
+
 def stop(workdir: Path) -> None:
     """Stop every process start() began (last first) and remove PostgreSQL's data."""
     state = load(workdir)
@@ -355,9 +379,7 @@ def stop(workdir: Path) -> None:
             continue
         end = time.monotonic() + 20
         while time.monotonic() < end:
-            try:
-                os.killpg(pid, 0)
-            except ProcessLookupError:
+            if not _running(pid):
                 break
             time.sleep(0.1)
         else:
