@@ -10,10 +10,11 @@
 - `writeback`: the seed torus's switches and one host per switch, with their interfaces and
   no cable, for the write-back.
 
-The server starts once per run and is shared by the pytest-xdist workers (its database is a
-committed dump of a freshly migrated one, then `migrate`: about 20 s; without a dump of the
-installed Nautobot's 2.4.x the full migration takes minutes, tests/nautobot_server.py): the first to need it starts and fills it under a file lock, and tests/conftest.py
-stops it when the whole run is over. Without PostgreSQL, Redis or nautobot the tests skip
+The server starts once per run and is shared by the pytest-xdist workers: the first to need
+it starts and fills it under a file lock (about 80 s on an idle-ish machine: its database is
+a committed dump of a freshly migrated one, then `migrate`; without a dump of the installed
+Nautobot's 2.4.x the full migration adds minutes, tests/nautobot_server.py), and
+tests/conftest.py stops it when the whole run is over. Without PostgreSQL, Redis or nautobot the tests skip
 with the reason; on CI (.ci/run installs them) that is an error.
 """
 
