@@ -27,8 +27,8 @@ import gzip
 import importlib.metadata
 import json
 import os
-import re
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -41,6 +41,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 
 
@@ -148,7 +149,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _as_pg_user() -> dict[str, str]:
+def _as_pg_user() -> dict[str, Any]:      # subprocess's `user`
     return {"user": "postgres"} if os.geteuid() == 0 else {}
 
 
