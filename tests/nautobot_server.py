@@ -3,9 +3,17 @@ Redis from Debian, Nautobot from PyPI (the `nautobot` extra), each on its own po
 127.0.0.1, with its own data under a temporary directory.
 
 `start(workdir)` initialises PostgreSQL (initdb), starts it and Redis, writes Nautobot's
-configuration (`nautobot-server init`), runs the migrations, makes a superuser with an API
+configuration (`nautobot-server init`), builds the database, makes a superuser with an API
 token and starts `nautobot-server runserver`; `stop(workdir)` stops them all and removes the
-data. The processes run in sessions of their own, so that the pytest-xdist worker that
+data.
+
+The database: `nautobot-server migrate` on an empty database takes minutes (160-570 s on the
+2-core machine, CPU-bound), so a dump of a freshly migrated database of the installed Nautobot
+version is restored first (tests/fixtures/nautobot/nautobot-VERSION.sql.gz, written by
+`python tests/nautobot_server.py --write-dump`), and `migrate` still runs on it: it applies
+nothing when the dump is the installed version's and only the newer migrations when it is an
+older 2.4.x's, so the database is always what Nautobot's own migrations build. Without a dump
+of the same minor release the full migration runs, and `Server.database` says so. The processes run in sessions of their own, so that the pytest-xdist worker that
 started them can end before the others are done (tests/conftest.py stops them once the
 whole run is over). `missing()` says why a server cannot start here (the tests then skip).
 
@@ -15,9 +23,12 @@ Debian's package creates, with its data in a directory of that user's own.
 
 from __future__ import annotations
 
+import gzip
+import importlib.metadata
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -30,6 +41,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 
 
@@ -42,6 +54,10 @@ def _pg_bin() -> Path:
 
 PG_BIN = _pg_bin()
 STATE = "nautobot-server.json"
+DUMPS = Path(__file__).resolve().parent / "fixtures" / "nautobot"
+_DUMP_NAME = re.compile(r"nautobot-(\d+)\.(\d+)\.(\d+)\.sql\.gz")
+# The dump's first line names the version that migrated it (checked by tests/test_nautobot_dump.py).
+VERSION_LINE = "-- nautobot-version: "
 
 
 @dataclass
@@ -52,6 +68,8 @@ class Server:
     pgdata: str              # PostgreSQL's data (its own directory: owned by postgres when root)
     pids: list[int]          # the process groups to stop, last started first
     seconds: dict[str, float]   # what each start-up step took
+    database: str = ""       # how the database was built: the dump restored, or the full migration
+    pg_port: int = 0
 
     def env(self) -> dict[str, str]:
         return {"NAUTOBOT_URL": self.url, "NAUTOBOT_TOKEN": self.token}
@@ -79,22 +97,78 @@ def missing() -> str | None:
     return None
 
 
+def nautobot_version() -> str | None:
+    """The installed Nautobot's version (the one `nautobot-server` runs), or None."""
+    try:
+        return importlib.metadata.version("nautobot")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def dump_path(version: str, directory: Path = DUMPS) -> Path:
+    return directory / f"nautobot-{version}.sql.gz"
+
+
+def _release(version: str) -> tuple[int, int, int] | None:
+    found = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version)
+    return (int(found[1]), int(found[2]), int(found[3])) if found else None
+
+
+def choose_dump(version: str | None, directory: Path = DUMPS) -> tuple[Path | None, str]:
+    """The dump to restore before `migrate` for Nautobot `version`, and a sentence for the
+    server's log: the version's own dump; else the newest dump of an older release of the same
+    minor version (`migrate` then applies the newer migrations, as an upgrade would); else None
+    (the full migration). A newer release's dump is never used: its tables may hold columns
+    the installed Nautobot does not know."""
+    repo = Path(__file__).resolve().parent.parent
+    where = directory.relative_to(repo) if directory.is_relative_to(repo) else directory
+    release = _release(version) if version else None
+    if version is None or release is None:
+        return None, f"Nautobot's version is unknown ({version!r}): the full migration, no dump restored"
+    exact = dump_path(version, directory)
+    if exact.exists():
+        return exact, f"restored {where / exact.name} (Nautobot {version}, the installed version), then migrate"
+    older = []
+    for path in directory.glob("nautobot-*.sql.gz"):
+        found = _DUMP_NAME.fullmatch(path.name)
+        if found:
+            other = (int(found[1]), int(found[2]), int(found[3]))
+            if other[:2] == release[:2] and other < release:
+                older.append((other, path))
+    if older:
+        other, path = max(older)
+        return path, (f"no dump for Nautobot {version} in {where}: restored the dump of {'.'.join(map(str, other))} "
+                      f"({path.name}), then migrate applies the newer migrations")
+    return None, (f"no dump for Nautobot {version} (nor an older {release[0]}.{release[1]}.x) in {where}: the full "
+                  "migration (minutes; `python tests/nautobot_server.py --write-dump` writes the dump)")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def _as_pg_user() -> dict[str, str]:
+def _as_pg_user() -> dict[str, Any]:      # subprocess's `user`
     return {"user": "postgres"} if os.geteuid() == 0 else {}
 
 
-def _run(cmd: list[str], log: Path, env: dict[str, str] | None = None, **kw: object) -> None:
+def _run(cmd: list[str], log: Path, env: dict[str, str] | None = None, **kw: object) -> str:
+    """Run `cmd` with its output appended to `log`; that output."""
     with open(log, "ab") as out:
+        before = out.tell()
         done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, check=False, **kw)  # type: ignore[call-overload]
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}); its output: {log}\n"
                            + log.read_text(errors="replace")[-3000:])
+    with open(log, "rb") as again:
+        again.seek(before)
+        return again.read().decode(errors="replace")
+
+
+def _note(log: Path, text: str) -> None:
+    with open(log, "a") as out:
+        out.write(f"[tests/nautobot_server.py] {text}\n")
 
 
 def _spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None, **kw: object) -> int:
@@ -117,8 +191,10 @@ def _wait_port(port: int, seconds: float, what: str, log: Path) -> None:
                        + log.read_text(errors="replace")[-3000:])
 
 
-def start(workdir: Path) -> Server:
-    """Start PostgreSQL, Redis and Nautobot (migrated, with a superuser and a token)."""
+def start(workdir: Path, *, dump: bool = True, serve: bool = True) -> Server:
+    """Start PostgreSQL, Redis and Nautobot (migrated, with a superuser and a token).
+    `dump=False`: the full migration whatever dump there is; `serve=False`: only the migrated
+    database (and Redis), no superuser and no web server (what --write-dump needs)."""
     workdir.mkdir(parents=True, exist_ok=True)
     root = workdir / "nautobot"
     root.mkdir(exist_ok=True)
@@ -130,21 +206,35 @@ def start(workdir: Path) -> Server:
     state = Server(url="", token="", root=str(root), pgdata=str(pgdata), pids=pids, seconds=seconds)
     (workdir / STATE).write_text(json.dumps(asdict(state)))
     try:
-        _start(workdir, root, pgdata, state)
+        _start(workdir, root, pgdata, state, dump=dump, serve=serve)
     except BaseException:
         stop(workdir)
         raise
     return state
 
 
-def _start(workdir: Path, root: Path, pgdata: Path, state: Server) -> None:
+def _pg(tool: str, port: int) -> list[str]:
+    return [str(PG_BIN / tool), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres"]
+
+
+def _restore(dump: Path, port: int, log: Path) -> None:
+    """Load a plain-SQL dump into the empty database `nautobot` (stop at the first error)."""
+    with open(log, "ab") as out:
+        done = subprocess.run([*_pg("psql", port), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "nautobot", "-f", "-"],
+                              input=gzip.decompress(dump.read_bytes()), stdout=subprocess.DEVNULL, stderr=out,
+                              check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"psql could not load it (exit code {done.returncode}; its errors: {log})")
+
+
+def _start(workdir: Path, root: Path, pgdata: Path, state: Server, *, dump: bool, serve: bool) -> None:
     seconds, pids = state.seconds, state.pids
     t = time.monotonic()
     if os.geteuid() == 0:
         pg = pwd.getpwnam("postgres")
         os.chown(pgdata, pg.pw_uid, pg.pw_gid)
     pg_log = root / "postgres.log"
-    pg_port = _free_port()
+    pg_port = state.pg_port = _free_port()
     _run([str(PG_BIN / "initdb"), "-D", str(pgdata / "data"), "-U", "postgres", "--auth=trust",
           "--encoding=UTF8", "--locale=C"], pg_log, cwd="/", **_as_pg_user())
     # fsync off: a test database that is thrown away (migrations run several times faster).
@@ -154,7 +244,7 @@ def _start(workdir: Path, root: Path, pgdata: Path, state: Server) -> None:
                        pg_log, cwd="/", **_as_pg_user()))
     _save(workdir, state)
     _wait_port(pg_port, 60, "PostgreSQL", pg_log)
-    _run([str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(pg_port), "-U", "postgres", "nautobot"], pg_log)
+    _run([*_pg("createdb", pg_port), "nautobot"], pg_log)
     seconds["postgresql"] = time.monotonic() - t
 
     t = time.monotonic()
@@ -181,11 +271,36 @@ def _start(workdir: Path, root: Path, pgdata: Path, state: Server) -> None:
     t = time.monotonic()
     _run([server, "init", "--disable-installation-metrics", str(config)], log, env=env)
     seconds["init"] = time.monotonic() - t
-    t = time.monotonic()
-    _run([server, "--config", str(config), "migrate", "--no-input"], log, env=env)
-    seconds["migrate"] = time.monotonic() - t
 
+    chosen, state.database = choose_dump(nautobot_version()) if dump else (None, "the full migration (asked for)")
+    if chosen is not None:
+        t = time.monotonic()
+        try:
+            _restore(chosen, pg_port, log)
+        except RuntimeError as exc:
+            # A dump psql cannot load (a psql older than the pg_dump that wrote it): start
+            # again from an empty database, as if there were none.
+            state.database += f"; but {exc}, so the full migration on an empty database"
+            _run([*_pg("dropdb", pg_port), "nautobot"], pg_log)
+            _run([*_pg("createdb", pg_port), "nautobot"], pg_log)
+        seconds["restore"] = time.monotonic() - t
+    _note(log, state.database)
     t = time.monotonic()
+    out = _run([server, "--config", str(config), "migrate", "--no-input"], log, env=env)
+    seconds["migrate"] = time.monotonic() - t
+    applied = len(re.findall(r"^\s*Applying ", out, flags=re.MULTILINE))
+    state.database += f"; migrate applied {applied} migration(s)"
+    _note(log, state.database)
+    _save(workdir, state)
+    if not serve:
+        return
+
+    # The web server starts while the superuser is made (two Django start-ups at once on two
+    # cores); the API answers the token only once both are done.
+    t = time.monotonic()
+    pids.append(_spawn([server, "--config", str(config), "runserver", "--noreload", "--nothreading",
+                        "--skip-checks", f"127.0.0.1:{web_port}"], log, env=env, cwd=str(root)))
+    _save(workdir, state)
     token = secrets.token_hex(20)
     script = ("from django.contrib.auth import get_user_model\n"
               "from nautobot.users.models import Token\n"
@@ -193,11 +308,6 @@ def _start(workdir: Path, root: Path, pgdata: Path, state: Server) -> None:
               f"Token.objects.create(user=u, key='{token}')\n")
     _run([server, "--config", str(config), "nbshell", "--command", script], log, env=env)
     seconds["superuser"] = time.monotonic() - t
-
-    t = time.monotonic()
-    pids.append(_spawn([server, "--config", str(config), "runserver", "--noreload", "--nothreading",
-                        f"127.0.0.1:{web_port}"], log, env=env, cwd=str(root)))
-    _save(workdir, state)
     state.url = f"http://127.0.0.1:{web_port}"
     state.token = token
     _wait_api(state.url, token, 180, log)
@@ -234,6 +344,30 @@ def load(workdir: Path) -> Server | None:
     return Server(**data)
 
 
+def _running(pgid: int) -> bool:
+    """Whether a process of group `pgid` still runs. A zombie does not, though kill() still
+    finds it until its parent reaps it (this process, when it started the servers: waiting
+    for its zombies took 20 s per server)."""
+    try:
+        os.waitpid(pgid, os.WNOHANG)      # reap the group's leader if this process started it
+    except ChildProcessError:
+        pass
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    if not Path("/proc/self/stat").exists():
+        return True
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _ppid, group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
+            continue                      # ended while read
+        if int(group) == pgid and state not in ("Z", "X"):
+            return True
+    return False
+
+
 def stop(workdir: Path) -> None:
     """Stop every process start() began (last first) and remove PostgreSQL's data."""
     state = load(workdir)
@@ -246,9 +380,7 @@ def stop(workdir: Path) -> None:
             continue
         end = time.monotonic() + 20
         while time.monotonic() < end:
-            try:
-                os.killpg(pid, 0)
-            except ProcessLookupError:
+            if not _running(pid):
                 break
             time.sleep(0.1)
         else:
@@ -264,10 +396,47 @@ def stop(workdir: Path) -> None:
     (workdir / STATE).unlink()
 
 
-if __name__ == "__main__":          # python tests/nautobot_server.py DIR: start, print, wait for ^C
+def write_dump(workdir: Path, directory: Path = DUMPS) -> Path:
+    """Migrate an empty database with the installed Nautobot and write it as
+    `directory`/nautobot-VERSION.sql.gz: plain SQL from pg_dump --no-owner --no-privileges,
+    gzip -9, its first lines naming the versions that made it."""
+    version = nautobot_version()
+    if version is None or _release(version) is None:
+        raise RuntimeError(f"Nautobot's version is unknown ({version!r}): install the `nautobot-server` extra")
+    state = start(workdir, dump=False, serve=False)
+    try:
+        sql = subprocess.run([*_pg("pg_dump", state.pg_port), "--no-owner", "--no-privileges", "nautobot"],
+                             capture_output=True, check=True).stdout
+        pg = subprocess.run([str(PG_BIN / "pg_dump"), "--version"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    finally:
+        stop(workdir)
+    header = (f"{VERSION_LINE}{version}\n"
+              f"-- A freshly migrated Nautobot {version} database: `nautobot-server migrate` on an empty one\n"
+              f"-- ({state.seconds['migrate']:.0f} s here), then pg_dump --no-owner --no-privileges ({pg}).\n"
+              "-- Written by `python tests/nautobot_server.py --write-dump`; restored by start() before\n"
+              "-- `migrate` (tests/nautobot_server.py).\n")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = dump_path(version, directory)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
+        out.write(header.encode() + sql)          # mtime=0, no name: gzip -9n, the same bytes for the same SQL
+    partial.replace(path)
+    return path
+
+
+if __name__ == "__main__":
+    # python tests/nautobot_server.py DIR: start, print, wait for ^C.
+    # python tests/nautobot_server.py --write-dump [DIR]: write the installed version's dump.
+    if sys.argv[1:2] == ["--write-dump"]:
+        work = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="vlanroute-nautobot-dump-"))
+        written = write_dump(work)
+        print(f"{written} ({written.stat().st_size} bytes)")
+        sys.exit(0)
     where = Path(sys.argv[1])
     s = start(where)
     print(json.dumps(asdict(s), indent=1), flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))     # `kill` stops the servers too
     try:
         signal.pause()
     finally:

@@ -10,9 +10,11 @@
 - `writeback`: the seed torus's switches and one host per switch, with their interfaces and
   no cable, for the write-back.
 
-The server starts once per run (migrations take minutes) and is shared by the pytest-xdist
-workers: the first to need it starts and fills it under a file lock, and tests/conftest.py
-stops it when the whole run is over. Without PostgreSQL, Redis or nautobot the tests skip
+The server starts once per run and is shared by the pytest-xdist workers: the first to need
+it starts and fills it under a file lock (about 80 s on an idle-ish machine: its database is
+a committed dump of a freshly migrated one, then `migrate`; without a dump of the installed
+Nautobot's 2.4.x the full migration adds minutes, tests/nautobot_server.py), and
+tests/conftest.py stops it when the whole run is over. Without PostgreSQL, Redis or nautobot the tests skip
 with the reason; on CI (.ci/run installs them) that is an error.
 """
 
@@ -39,7 +41,8 @@ from vlanroute.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 PLATFORM_MAP = ["--platform-map", "PowerConnect 6248=powerconnect-6248"]
 PORTS = [f"1/g{i}" for i in range(1, 49)] + [f"1/xg{i}" for i in range(1, 5)]
-# The first test waits for the server: its migrations take minutes (more on a busy machine).
+# The first test waits for the server's start and fill (minutes on a busy machine; more when
+# there is no dump to restore and the full migration runs).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3000)]
 
 _why = nautobot_server.missing()
@@ -157,7 +160,7 @@ def start_and_fill(shared: Path, work: Path) -> dict[str, Any]:
     started = time.monotonic() - t
     t = time.monotonic()
     nb = pynautobot.api(server.url, token=server.token)
-    base = Base(nb)
+    base = Base(nb, PORTS)
     plan = render_seed(work)
     fill(nb, base, "seed", seed_fabric(plan), prefix="192.0.2.0/24")
     fills = {"seed": round(time.monotonic() - t, 1)}
@@ -166,7 +169,7 @@ def start_and_fill(shared: Path, work: Path) -> dict[str, Any]:
     fill_broken(nb, base)
     fills["broken"] = round(time.monotonic() - t - sum(fills.values()), 1)
     info = {"url": server.url, "token": server.token, "steps": {k: round(v, 1) for k, v in server.seconds.items()},
-            "start_s": round(started, 1), "fill_s": fills}
+            "start_s": round(started, 1), "fill_s": fills, "database": server.database}
     (shared / "filled.json").write_text(json.dumps(info))
     return info
 
@@ -227,7 +230,19 @@ def _same_tree(a: Path, b: Path) -> list[str]:
 def test_the_seed_torus_read_from_nautobot_renders_byte_identical_to_its_yaml(
         env: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
-        print(f"\nNautobot start-up {env['start_s']} s ({env['steps']}), filling {env['fill_s']} s")
+        print(f"\nNautobot start-up {env['start_s']} s ({env['steps']}), filling {env['fill_s']} s\n"
+              f"its database: {env['database']}")
+    # The database was built as tests/nautobot_server.py says: the installed version's dump
+    # restored and `migrate` with nothing left to apply, or the fallback, said as such.
+    version = nautobot_server.nautobot_version()
+    dump, said = nautobot_server.choose_dump(version)
+    assert env["database"].startswith(said)
+    if "psql could not load it" in env["database"]:       # a psql older than the dump's pg_dump
+        assert "so the full migration on an empty database" in env["database"]
+    elif dump == nautobot_server.dump_path(str(version)):
+        assert "restore" in env["steps"] and env["database"].endswith("migrate applied 0 migration(s)")
+    elif dump is None:
+        assert "restore" not in env["steps"] and "the full migration" in env["database"]
     plan = render_seed(tmp_path)
     imported = tmp_path / "imported"
     imported.mkdir()
