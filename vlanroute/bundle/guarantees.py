@@ -556,7 +556,7 @@ def single_text(kind: str, vs: list[Verdict], policy: Policy, full: bool = False
     if kind == "switch" and any(v.hosts_lost for v in heals):
         how += " (the dead switch's own hosts lost)"
     if not heals:
-        text = f"no single {kind} failure heals (all {n} split the fabric)"
+        text = f"no single {kind} failure heals ({f'all {n} split' if n > 1 else 'it splits'} the fabric)"
     elif not split:
         text = f"every single {kind} failure ({n}) heals{how}"
     else:
