@@ -73,18 +73,19 @@ def _joins(links: frozenset[Link], dead: set[Link], need: set[str]) -> bool:
     return need <= seen
 
 
-def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
-    """The failed-over plan and its record (the module docstring). PlanError when the plan
-    has no backup VLANs or nothing it can fail over."""
-    from vlanroute.errors import PlanError
+@dataclass(frozen=True)
+class Choice:
+    """What a failover around some dead pairs moves: per (source switch, routing VLAN its
+    host ports send in), the backup they send in now; the moves by VLAN; what cannot move."""
+    new_pvid: dict[tuple[str, int], int]
+    moves: list[Move]
+    stuck: list[dict[str, Any]]
+
+
+def choose(doc: PlanDocument, dead: set[Link]) -> Choice:
+    """The failover's choice around the dead pairs (the module docstring), without the
+    document: `failover_document` writes it, the what-if (bundle/guarantees.py) prices it."""
     backups = {v.id: v for v in doc.vlans if v.protects}
-    if not backups:
-        raise PlanError("the plan has no backup VLANs to fail over onto", field="routing.protection",
-                        fix="plan with routing.protection: links (plan/protection.py), or heal with `vlanroute repair`")
-    if failures.switches:
-        raise PlanError(f"a dead switch ({', '.join(failures.switches)}) is not failed over: its neighbours must change",
-                        field="--failed-switch", fix="heal a dead switch with `vlanroute repair` (the watcher does)")
-    dead = dead_pairs(failures, doc)
     need = {h.switch for h in doc.hosts.values()}
     attachment = {s: rec.host_attachment for s, rec in doc.switches.items()}
     trees = {v.id: frozenset(link(a, b) for a, b in v.links) for v in doc.vlans}
@@ -113,6 +114,22 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
             new_pvid[(s, v.id)] = chosen
         ports = sum(1 for h in doc.hosts.values() if h.switch in movable and h.vlan == v.id)
         moves.append(Move(v.id, chosen, tuple(movable), ports))
+    return Choice(new_pvid, moves, stuck)
+
+
+def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
+    """The failed-over plan and its record (the module docstring). PlanError when the plan
+    has no backup VLANs or nothing it can fail over."""
+    from vlanroute.errors import PlanError
+    if not any(v.protects for v in doc.vlans):
+        raise PlanError("the plan has no backup VLANs to fail over onto", field="routing.protection",
+                        fix="plan with routing.protection: links (plan/protection.py), or heal with `vlanroute repair`")
+    if failures.switches:
+        raise PlanError(f"a dead switch ({', '.join(failures.switches)}) is not failed over: its neighbours must change",
+                        field="--failed-switch", fix="heal a dead switch with `vlanroute repair` (the watcher does)")
+    dead = dead_pairs(failures, doc)
+    choice = choose(doc, dead)
+    new_pvid, moves, stuck = choice.new_pvid, choice.moves, choice.stuck
     if not moves:
         why = "; ".join(f"VLAN {x['vlan']}: {x['why']}" for x in stuck) or "no routing VLAN's tree uses a dead pair"
         raise PlanError(f"nothing to fail over around {failures.describe()}: {why}", field="failures",
@@ -128,6 +145,7 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
     host_count = {s: fabric.hosts.get(s, 0) for s in topo.switches}
     bound = load_bounds(topo, host_count, None).best
     record = _record(doc, failures, moves, stuck, metrics.max_link_load, bound, metrics.deadlock_free)
+    trees = {v.id: frozenset(link(a, b) for a, b in v.links) for v in doc.vlans}
     result = RepairResult(trees, {}, {}, metrics.max_link_load, metrics.deadlock_free)
     warnings = [f"VLAN {x['vlan']} not failed over ({', '.join(x['sources'])}): {x['why']}" for x in stuck]
     if not metrics.deadlock_free:

@@ -95,6 +95,18 @@ def spread_line(plan: Plan) -> str:
     return text
 
 
+def healing_line(plan: Plan, doubles: int = 200, seed: int = 0) -> str:
+    """What heals by itself (bundle/guarantees.py): every single failure's class and the
+    share of a seeded sample of double failures that heal, from the live fabric's
+    connectivity, the backups and the watch policy alone (a few milliseconds on the seed
+    fabrics); the repairs themselves, their loads and deadlock freedom are `whatif`'s."""
+    from vlanroute.bundle.guarantees import Doubles, Fabric, plan_line
+    fab = Fabric.of_plan(plan)
+    singles = [fab.classify(f) for f in fab.singles()]
+    sample = Doubles(fab.double_counts(), seed, [fab.classify(f) for f in fab.doubles(doubles, seed)])
+    return plan_line(fab, singles, sample) + " (`vlanroute whatif`: the loads and deadlock freedom after each)"
+
+
 def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     m = plan.metrics
     r = plan.routing_record()
@@ -145,6 +157,7 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
     line = spread_line(plan)
     if line:
         console.print(line, highlight=False)
+    console.print(healing_line(plan), highlight=False)
     console.print("plan verified: every VLAN is a loop-free tree over all switches with hosts, "
                   "every route is the one chosen, every port and limit checked")
     if warnings:

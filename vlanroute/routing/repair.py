@@ -212,6 +212,20 @@ def acyclic(deps: Iterable[tuple[str, str, str]]) -> bool:
     return nx.is_directed_acyclic_graph(cdg)
 
 
+def channel_cycle(trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
+                  hosts: Mapping[str, int]) -> list[Arc]:
+    """One cycle of the channel dependency graph of these trees, as its channels in order
+    (each waits for the next, the last for the first); [] when there is none. What a
+    repair that could not keep a plan deadlock-free says as its reason."""
+    cdg = nx.DiGraph()
+    for vid, links in trees.items():
+        cdg.add_edges_from(((a, b), (b, c)) for a, b, c in tree_dependencies(links, senders.get(vid, {}), hosts))
+    try:
+        return [u for u, _ in nx.find_cycle(cdg)]
+    except nx.NetworkXNoCycle:
+        return []
+
+
 class LoadBook:
     """The raw load of every VLAN on every arc, their sum, and the arcs by load per cable
     (a heap with stale entries skipped), to try an exchange of one link in one tree
@@ -613,11 +627,18 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         book.add(vid, best[3])
         new[vid] = by_vid[vid].links - {dead_link} | {best[2]}
 
+    # Each VLAN's dependencies, kept while its tree stays the same: the guard asks for all
+    # the others' once per repaired VLAN, and most trees never change.
+    known: dict[int, tuple[frozenset[Link], set[tuple[str, str, str]]]] = {}
+
     def deps_except(vid: int | None) -> set[tuple[str, str, str]]:
         out: set[tuple[str, str, str]] = set()
         for v, links in new.items():
             if v != vid:
-                out |= tree_dependencies(links, senders[v], fabric.hosts)
+                got = known.get(v)
+                if got is None or got[0] != links:
+                    got = known[v] = (links, tree_dependencies(links, senders[v], fabric.hosts))
+                out |= got[1]
         return out
 
     guard = keep_deadlock_free           # the plan was deadlock-free: keep it so if possible

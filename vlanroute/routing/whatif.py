@@ -22,7 +22,8 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, rooted_tree, subtree_sums
+from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, channel_cycle, link, repair,
+                                      rooted_tree, subtree_sums)
 from vlanroute.routing.whatif_pairs import Book, RootedTree, pair_failure
 from vlanroute.routing.whatif_switches import SwitchIndex
 
@@ -38,6 +39,10 @@ class FailureRow:
     unrepairable: int         # trees whose hosts the live fabric cannot join again
     max_load: float | None    # per cable after the minimal repair (None: not repairable)
     bound: float              # a lower bound of the degraded fabric's max load
+    # After the repair, for a plan that was deadlock-free (None otherwise: nothing to keep):
+    # whether it still is, and if not one cycle of channels the repaired routes close.
+    deadlock_free: bool | None = None
+    deadlock_cycle: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "failure": self.name, "pairs_cut": self.pairs_cut,
@@ -140,6 +145,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
             ncab = list(base_ncab)
             ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0
             peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab))
+        free: tuple[bool | None, tuple[tuple[str, str], ...]] = (None, ())
         if peak is not None:
             added, unrepairable, max_load = len(broken), 0, peak
         else:
@@ -147,14 +153,17 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
                             check_deadlock=False)
             added, unrepairable = result.links_added, len(result.unrepairable)
             max_load = None if result.unrepairable else result.max_load
+            if deadlock_free and not result.unrepairable:
+                free = _deadlock_after(trees, result, fabric)
         live = total_cables - cables[pair]
         out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), added, unrepairable, max_load,
-                              distance_sum / (2 * live) if live else 0.0))
+                              distance_sum / (2 * live) if live else 0.0, *free))
     index = SwitchIndex(trees, rooted, arcs, base_total, base_ncab, adj, hosts, switches)
     for w in switches:
         broken = by_switch.get(w, [])
         cut = switch_cut.get(w, 0)
         fast = None if deadlock_free else index.switch_failure(w, cables)
+        free = (None, ())
         if fast is not None:
             max_load, added, unrepairable = fast[0], fast[1], 0
         else:
@@ -163,11 +172,23 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
             result = repair(trees, fabric, keep_deadlock_free=deadlock_free, broken=broken, check_deadlock=False)
             max_load = None if result.unrepairable else result.max_load
             added, unrepairable = result.links_added, len(result.unrepairable)
+            if deadlock_free and not result.unrepairable:
+                free = _deadlock_after(trees, result, fabric)
         live = total_cables - sum(n for l, n in cables.items() if w in l)
         d_w = distance_sum - 2 * hosts.get(w, 0) * rows[w]
         out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), added, unrepairable, max_load,
-                              d_w / (2 * live) if live else 0.0))
+                              d_w / (2 * live) if live else 0.0, *free))
     return out
+
+
+def _deadlock_after(trees: list[Tree], result: RepairResult, fabric: Degraded
+                    ) -> tuple[bool, tuple[tuple[str, str], ...]]:
+    """Whether a repair of a deadlock-free plan kept it so (`repair` computes it under its
+    guard), and if not one cycle of channels the repaired routes close."""
+    if result.deadlock_free:
+        return True, ()
+    senders = {t.vid: t.senders(fabric.hosts, fabric.dead_switches) for t in trees}
+    return False, tuple(channel_cycle(result.trees, senders, fabric.hosts))
 
 
 def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:

@@ -93,7 +93,8 @@ ABSENT_WHEN_NONE: dict[str, tuple[str, ...]] = {"push": ("journal", "refused", "
                                                 "import": ("switches", "ImportedHost.port", "ImportedHost.mac",
                                                            "ImportedHost.interface", "name", "platform", "topology",
                                                            "notes"),
-                                                "discover": ("DiscoveredInventory.hosts", "DiscoveredSwitch.ssh_port")}
+                                                "discover": ("DiscoveredInventory.hosts", "DiscoveredSwitch.ssh_port"),
+                                                "whatif": ("guarantees",)}
 
 
 def _without_absent(doc: BaseModel, name: str) -> dict[str, object]:
@@ -340,9 +341,16 @@ class DrawDocument(_Output):
     index: str
 
 
+HealName = Literal["failover+repair", "repair", "split"]
+OutageName = Literal["none", "failover", "repair", "person", "until-return"]
+FailoverName = Literal["covers", "partial", "none", "no-backups", "not-needed", "switch"]
+DoubleKind = Literal["pair+pair", "pair+switch", "switch+switch"]
+
+
 class WhatifFailure(BaseModel):
     """One single failure and its minimal repair (routing/whatif.py's rows; other keys as
-    routing gives them)."""
+    routing gives them), then how it heals (bundle/guarantees.py; absent from the rows of
+    a whatif before the guarantees, which still read)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -355,6 +363,106 @@ class WhatifFailure(BaseModel):
     unrepairable: Count
     max_link_load: Number | None
     link_load_lower_bound: Number
+    heal: HealName | None = None
+    heals: bool | None = None
+    outage: OutageName | None = None
+    automatic: bool | None = None
+    not_automatic_because: str | None = None
+    failover: FailoverName | None = None
+    hosts_lost_names: list[str] | None = None
+    cut_off: list[list[str]] | None = None
+    cut_off_hosts: Count | None = None
+    max_link_load_failed_over: Number | None = None
+    deadlock_free_after: bool | None = None
+    deadlock_note: str | None = None
+    deadlock_free_failed_over: bool | None = None
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LoadSpread(_Strict):
+    median: Number
+    max: Number
+
+
+class HealGroup(_Strict):
+    """A group of failure sets (single pair, single switch, or one kind of double): how many
+    heal how, their outage classes, how many the watcher heals by itself, deadlock freedom
+    after the heal (counted where the plan was deadlock-free), the max load per cable
+    after the repair and while failed over, over those that heal."""
+
+    count: Count
+    heal: dict[HealName, Count]
+    outage: dict[OutageName, Count]
+    automatic: Count
+    deadlock_checked: Count
+    deadlock_free_after: Count
+    max_link_load: LoadSpread | None
+    max_link_load_failed_over: LoadSpread | None
+
+
+class WatchBrief(_Strict):
+    """The watcher's policy as far as healing goes (plan.json `operation.watch`, or its defaults)."""
+
+    policy: Literal["auto", "propose"]
+    heal: list[str]
+    strategies: list[str]
+
+
+class FailureSet(_Strict):
+    """Failed neighbour pairs `a:b` and switches."""
+
+    cables: list[str]
+    pairs: list[str]
+    switches: list[str]
+
+
+class DoubleFailure(_Strict):
+    """One sampled double failure, healed as the watcher heals it: from the published plan,
+    around both."""
+
+    kind: DoubleKind
+    failures: FailureSet
+    pairs_cut: Count | None
+    hosts_lost: Count
+    max_link_load: Number | None
+    heal: HealName
+    heals: bool
+    outage: OutageName
+    automatic: bool
+    not_automatic_because: str
+    failover: FailoverName
+    hosts_lost_names: list[str]
+    cut_off: list[list[str]]
+    cut_off_hosts: Count
+    max_link_load_failed_over: Number | None
+    deadlock_free_after: bool | None
+    deadlock_note: str
+    deadlock_free_failed_over: bool | None
+
+
+class DoubleSample(_Strict):
+    """The double failures: how many there are of each kind, the seeded sample and its classes."""
+
+    population: dict[DoubleKind, Count]
+    sampled: Count
+    seed: int
+    heal: Count
+    share_heal: Number | None
+    kinds: dict[DoubleKind, HealGroup]
+    failures: list[DoubleFailure]
+
+
+class WhatifGuarantees(_Strict):
+    """What heals by itself (docs/failures.md, "What heals by itself: the guarantees")."""
+
+    policy: WatchBrief
+    detection_bound_s: Number
+    summary: list[str]
+    single: dict[Literal["pair", "switch"], HealGroup]
+    doubles: DoubleSample | None
 
 
 class WhatifDocument(_Output):
@@ -366,6 +474,14 @@ class WhatifDocument(_Output):
     name: str | None
     max_link_load: Number | None
     failures: list[WhatifFailure]
+    # Absent from a whatif before the guarantees (so it still reads).
+    guarantees: WhatifGuarantees | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out = _without_absent(self, "whatif")
+        # A row prints what it was given: the healing keys only where they were.
+        out["failures"] = [r.model_dump(exclude_unset=True) for r in self.failures]
+        return out
 
 
 class _Record(BaseModel):
