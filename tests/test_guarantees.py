@@ -143,8 +143,13 @@ def test_with_backups_every_pair_fails_over_and_the_policy_decides_who_acts(prot
     fab = Fabric.of(protected)
     for v in (fab.classify(f) for f in fab.singles()):
         _check(protected, fab, v)
-        # The watcher's strategies today: repair only, so the failover is ready but by hand.
-        assert v.failover == ("covers" if v.kind == "pair" else "switch") and v.heal == "repair"
+        # The default strategies fail over first: every pair by failover then repair.
+        assert v.failover == ("covers" if v.kind == "pair" else "switch")
+        assert v.heal == ("failover+repair" if v.kind == "pair" else "repair")
+    # A site whose watcher only repairs: the failover is ready, by hand.
+    fab = Fabric.of(protected, Policy("propose", frozenset({"pair", "switch"}), ("repair",)))
+    for v in (fab.classify(f) for f in fab.singles()):
+        assert v.heal == "repair"
     auto = Policy("auto", frozenset({"pair"}), ("failover", "repair"))
     fab = Fabric.of(protected, auto)
     for v in (fab.classify(f) for f in fab.singles()):
@@ -211,7 +216,7 @@ def test_the_site_policy_decides_what_the_watcher_heals_by_itself(tmp_path: Path
     sets = ("operation.watch.policy=auto", "operation.watch.heal=[pair]")
     doc = _doc("seed-ring", sets)
     fab = Fabric.of(doc)
-    assert fab.policy == Policy("auto", frozenset({"pair"}), ("repair",))
+    assert fab.policy == Policy("auto", frozenset({"pair"}), ("failover", "repair"))
     singles = [fab.classify(f) for f in fab.singles()]
     assert all(v.automatic == (v.kind == "pair") for v in singles)
     assert all("pair failures only" in v.why_not for v in singles if v.kind == "switch")
@@ -234,7 +239,7 @@ def test_whatif_json_states_the_classes_and_plan_says_the_same_in_one_line(
     data = _whatif(str(INVENTORIES / "seed-ring.yaml"), "--doubles", "30", "--seed", "7")
     g = data["guarantees"]
     rows = data["failures"]
-    assert g["policy"] == {"policy": "propose", "heal": ["pair", "switch"], "strategies": ["repair"]}
+    assert g["policy"] == {"policy": "propose", "heal": ["pair", "switch"], "strategies": ["failover", "repair"]}
     assert g["single"]["pair"]["heal"] == {"repair": 8} and g["single"]["switch"]["heal"] == {"repair": 8}
     assert all(r["heal"] == "repair" and r["outage"] == "person" for r in rows)
     assert [len(r["hosts_lost_names"]) for r in rows] == [r["hosts_lost"] for r in rows]
