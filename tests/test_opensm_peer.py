@@ -109,7 +109,9 @@ def test_loads_count_one_unit_per_ordered_host_pair_per_cable() -> None:
     assert F.cable_loads(TINY, paths) == {("a", 1): 2.0, ("b", 3): 2.0, ("c", 1): 2.0, ("b", 1): 1.0, ("b", 2): 1.0}
 
 
-@pytest.mark.parametrize(("kind", "engine", "free"), [("torus", "shortest", False), ("torus", "updown", True),
+# The shortest engine's 3x4 torus routes are deadlock-free since its tie-breaks of issue 40
+# (routing below the switch); the custom fabric's are not: both verdicts are still met.
+@pytest.mark.parametrize(("kind", "engine", "free"), [("torus", "shortest", True), ("torus", "updown", True),
                                                       ("custom", "shortest", False), ("custom", "updown", True)])
 def test_the_load_model_and_the_dependency_graph_are_vlanroutes(kind: str, engine: str, free: bool) -> None:
     """A vlanroute plan's routes, fed through the bench's path-level functions, give the
