@@ -122,9 +122,10 @@ def inventory(spec: str, tmp: Path) -> str:
     if not spec.startswith("@"):
         return str(ROOT / spec)
     sys.path.insert(0, str(ROOT / "tests"))
+    import fabrics
     import yaml
 
-    topo, hosts = eval("fabrics." + spec[1:])        # noqa: S307 - the table above, not input
+    topo, hosts = eval("fabrics." + spec[1:], {"fabrics": fabrics})   # noqa: S307 - the table above, not input
     links = [{"a": a, "b": b} for a, b in topo.simple().edges()]     # one cable per pair in those fabrics
     doc = {"name": "bench", "platform": "linux-bridge",
            "topology": {"kind": "custom", "switches": list(topo.switches), "links": links},
