@@ -524,11 +524,24 @@ class Emulation:
         after = self.counters()
         moved = {k: after[k][1] - before[k][1] for k in after if after[k][1] != before[k][1]}
         total = sum(moved.values())
+        again = ""
+        if total > self.options.storm_bound:
+            # A loop never lets go of a frame; a late frame of a host (an ARP probe the
+            # kernel sends seconds after a TCP exchange, on a loaded machine) comes once.
+            # So a second window decides: a storm is still there.
+            time.sleep(self.options.storm_window_s)
+            later = self.counters()
+            second = {k: later[k][1] - after[k][1] for k in later if later[k][1] != after[k][1]}
+            if sum(second.values()) <= self.options.storm_bound:
+                again = (f"; {total} in the first window, {sum(second.values())} in the next: frames that "
+                         "stopped, not a loop")
+                moved = second
+                total = sum(second.values())
         self.storm_frames += total
         busiest = sorted(moved.items(), key=lambda kv: -kv[1])[:6]
         ok = total <= self.options.storm_bound
         detail = (f"{total} frames sent by switch ports in {self.options.storm_window_s:.1f} s "
-                  f"(bound {self.options.storm_bound})")
+                  f"(bound {self.options.storm_bound}){again}")
         problems = [] if ok else [f"broadcast storm: {s} {p} sent {n} frames" for (s, p), n in busiest]
         return Check(f"no storm {label}", ok, detail, problems)
 
