@@ -67,19 +67,10 @@ def predict_healed(repaired: Any, opt: dict[str, Any]) -> dict[str, Any]:
     """emulate --traffic's TCP model on the repaired plan's VLAN routes, between the
     outage bench's throughput hosts (one per switch): what the healed fabric should carry."""
     from dataclasses import replace
-    from vlanroute.emulate.outagerun import throughput_hosts
-    from vlanroute.emulate.tcpmodel import predict
-    from vlanroute.emulate.traffic import Prepared, host_flows, vlan_fabric
-    from vlanroute.perf.patterns import demands
+    from vlanroute.emulate.outagerun import predicted, throughput_hosts
+    from vlanroute.emulate.traffic import vlan_fabric
     small = replace(repaired, hosts={h: repaired.hosts[h] for h in throughput_hosts(repaired)})
-    fabric = vlan_fabric(small, float(opt["rate_mbit"]) / 1000)
-    rows = []
-    for pattern in opt["patterns"]:
-        for demand in demands(fabric, pattern, (int(opt.get("seed", 1)),)):
-            p = predict(fabric, demand)
-            rows.append(Prepared("the healed plan", demand.name, host_flows(small, fabric, demand), p.maxmin_mbit,
-                                 p.maxmin_slowest_mbit, p.max_mbit, p.aggregate_mbit, p.slowest_mbit).__dict__)
-    return {**opt, "patterns": list(opt["patterns"]), "prepared": rows}
+    return predicted(small, vlan_fabric(small, float(opt["rate_mbit"]) / 1000), opt, "the healed plan")
 
 
 def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str, str] | None = None,

@@ -354,18 +354,25 @@ def throughput_hosts(spec: EmulationSpec) -> list[str]:
 def predict_after(spec: EmulationSpec, cables: dict[tuple[str, str], int], opt: dict[str, Any]) -> dict[str, Any]:
     """emulate --traffic's TCP model on the spanning tree of the cables left (LAGs: each
     bond one port), between throughput_hosts."""
-    from vlanroute.emulate.tcpmodel import predict
-    from vlanroute.emulate.traffic import Prepared, host_flows, switch_order
-    from vlanroute.perf.patterns import demands
+    from vlanroute.emulate.traffic import switch_order
     from vlanroute.perf.stp import stp_fabric
     hosts = [(h, spec.hosts[h].switch) for h in throughput_hosts(spec)]
     fabric = stp_fabric(switch_order(spec), hosts, cables, speed=float(opt["rate_mbit"]) / 1000, lag=True)
     small = dataclasses.replace(spec, hosts={h: spec.hosts[h] for h, _s in hosts})
+    return predicted(small, fabric, opt, "spanning tree")
+
+
+def predicted(small: EmulationSpec, fabric: Any, opt: dict[str, Any], label: str) -> dict[str, Any]:
+    """The TCP model's prediction of each of the options' patterns on `fabric` between the
+    hosts of `small` (throughput_hosts), as measure_throughput takes it."""
+    from vlanroute.emulate.tcpmodel import predict
+    from vlanroute.emulate.traffic import Prepared, host_flows
+    from vlanroute.perf.patterns import demands
     rows = []
     for pattern in opt["patterns"]:
         for demand in demands(fabric, pattern, (int(opt.get("seed", 1)),)):
             p = predict(fabric, demand)
-            rows.append(Prepared("spanning tree", demand.name, host_flows(small, fabric, demand), p.maxmin_mbit,
+            rows.append(Prepared(label, demand.name, host_flows(small, fabric, demand), p.maxmin_mbit,
                                  p.maxmin_slowest_mbit, p.max_mbit, p.aggregate_mbit, p.slowest_mbit).__dict__)
     return {**opt, "patterns": list(opt["patterns"]), "prepared": rows}
 
