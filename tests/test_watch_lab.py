@@ -52,6 +52,13 @@ def _expected_repair(cluster, tmp_path: Path, capsys, *failure: str) -> Path:  #
     return expected
 
 
+def _learned(farm, plan: dict) -> None:  # type: ignore[no-untyped-def,type-arg]
+    """The fake switches' MAC tables as the hosts' learning frames leave them under `plan`."""
+    for name, entries in correct_tables(plan).items():
+        for vlan, mac, port in entries:
+            farm.switches[name].seed_mac(vlan, mac, port)
+
+
 def _rounds(running, n: int) -> None:  # type: ignore[no-untyped-def]
     target = running.watcher.rounds_seen + n
     deadline = time.monotonic() + 60
@@ -68,9 +75,7 @@ def test_auto_heals_a_dead_pair_audits_and_returns_after_the_hold_down(farm, tmp
     record = json.loads((expected / "repair.json").read_text())
     assert record["changes"], "the pair must carry a tree, or there is nothing to heal"
     # The hosts have learned where the repaired plan wants them (the audit after the heal).
-    for name, entries in correct_tables(json.loads((expected / "plan.json").read_text())).items():
-        for vlan, mac, port in entries:
-            farm.switches[name].seed_mac(vlan, mac, port)
+    _learned(farm, json.loads((expected / "plan.json").read_text()))
     watch = LoopWatch(farm, _wires(cluster))
     running = start(cluster, policy="auto")
     try:
@@ -325,9 +330,7 @@ def test_a_protected_plan_fails_over_by_pvids_first_then_repairs_then_returns(fa
     _push_plan(cluster, capsys)
     expected = _expected_repair(cluster, tmp_path, capsys, "--failed-pair", "core1:leaf1")
     # The hosts have learned in the repaired trees (the audit before the PVIDs move back).
-    for name, entries in correct_tables(json.loads((expected / "plan.json").read_text())).items():
-        for vlan, mac, port in entries:
-            farm.switches[name].seed_mac(vlan, mac, port)
+    _learned(farm, json.loads((expected / "plan.json").read_text()))
     watch = LoopWatch(farm, _wires(cluster))
     running = start(cluster, policy="auto")
     try:
@@ -398,9 +401,7 @@ def test_the_hosts_stay_failed_over_until_they_have_learned_the_repaired_trees(f
     set_ssh_env(monkeypatch)
     cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
     _push_plan(cluster, capsys)
-    for name, entries in correct_tables(cluster.plan).items():        # learned as planned, before the cut
-        for vlan, mac, port in entries:
-            farm.switches[name].seed_mac(vlan, mac, port)
+    _learned(farm, cluster.plan)                                      # learned as planned, before the cut
     watch = LoopWatch(farm, _wires(cluster))
     running = start(cluster, policy="auto")
     try:
