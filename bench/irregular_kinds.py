@@ -8,7 +8,7 @@ Run: python bench/irregular_kinds.py [--markdown]
 Per fabric, 4 hosts per (hosted) switch: `acyclic`'s all-to-all max link load over the
 exact optimum (routing/optimum.py's LP), whether its channel dependency graph is acyclic
 (computed from the routes), whether the order LP refined its channel order (custom fabrics
-of 20 to 64 switches, routing/acyclic_refine.py), its CPU seconds, and where one is known a
+of 20 to 64 switches, routing/acyclic/refine.py), its CPU seconds, and where one is known a
 floor for any plan
 with one tree per source switch: on a leaf-spine of L leaves and S spines a leaf sends each
 other leaf's traffic through one spine, so some uplink carries ceil((L-1)/S) leaves' worth

@@ -2,7 +2,7 @@
 
 Run: python bench/order_lp.py
 
-For each fabric the acyclic engine plans (routing/acyclic.py); its routes' channel
+For each fabric the acyclic engine plans (routing/acyclic/engine.py); its routes' channel
 dependencies are acyclic, so they have a topological order (networkx's, lexicographic by
 channel). For that order an LP gives the least max load of any *splittable* all-to-all
 routing whose paths increase in the order (min L; per source, flow on the first channels

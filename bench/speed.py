@@ -11,7 +11,7 @@ than the wall clock. Columns:
   the engine chosen, its max link load over the exact optimum (or the bound named),
   VLANs, deadlock-free, CPU seconds;
 - whatif: what `vlanroute whatif INVENTORY` runs, the plan and then every single pair and
-  switch failure repaired (routing/whatif.py), both CPU figures;
+  switch failure repaired (routing/whatif/failures.py), both CPU figures;
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
   plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
   verified (render is timed apart).
@@ -74,7 +74,7 @@ sys.path.insert(0, sys.argv[1] + "/tests")
 from pathlib import Path
 kind, inv, sets = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 from vlanroute.plan.build import plan_from_file
-from vlanroute.routing.whatif import what_if
+from vlanroute.routing.whatif.failures import what_if
 from vlanroute.bundle.repaired import trees_of, repair_document
 from vlanroute.routing.repair import link
 out = {}

@@ -1,14 +1,14 @@
 """Benchmark: the acyclic engine on intact tori under shuffled switch names
-(routing/acyclic_restarts.py), against the same search under the grid-order names.
+(routing/acyclic/restarts.py), against the same search under the grid-order names.
 
 Run: python bench/torus_shuffles.py [--markdown] [--seeds N] [DIMS ...]   (DIMS like 8x8; default 5x5 7x7 8x6 8x8)
 
 Per torus, 4 hosts per switch: the all-to-all max link load over the exact optimum
 (routing/optimum.py) of the engine's search under the real names (the turns start, the
 guided orders), then of the search of the same torus as a custom fabric under each shuffle
-1..N (default: acyclic_restarts.RESTARTS), whether each plan's channel dependency graph is
+1..N (default: restarts.RESTARTS), whether each plan's channel dependency graph is
 acyclic (computed from its routes), and the CPU seconds of each search. The engine keeps
-the lightest of the first and, above acyclic_restarts.ABOVE, of the shuffles.
+the lightest of the first and, above restarts.ABOVE, of the shuffles.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import fabrics as F  # noqa: E402
 
-from vlanroute.routing import acyclic as A  # noqa: E402
-from vlanroute.routing.acyclic_restarts import RESTARTS  # noqa: E402
+from vlanroute.routing.acyclic import engine as A  # noqa: E402
+from vlanroute.routing.acyclic.restarts import RESTARTS  # noqa: E402
 from vlanroute.routing.optimum import optimum_bound  # noqa: E402
 from vlanroute.routing.turns import turn_routes  # noqa: E402
 

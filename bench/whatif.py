@@ -1,4 +1,4 @@
-"""Benchmark: `vlanroute whatif` (routing/whatif.py) on tori of growing size: every single
+"""Benchmark: `vlanroute whatif` (routing/whatif/failures.py) on tori of growing size: every single
 pair and switch failure repaired in turn. Prints a table: failures, seconds, per failure.
 
 Run: python bench/whatif.py [--quick]   (--quick: up to 8x8)
@@ -14,7 +14,7 @@ from pathlib import Path
 from vlanroute.bundle.repaired import trees_of
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.repair import link
-from vlanroute.routing.whatif import what_if
+from vlanroute.routing.whatif.failures import what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG = ["topology.links_per_pair=1", "hosts={per_switch: 4}", "platform=linux-bridge", "switches={}",

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import increasing
 from topologies import connected_graphs
 
-import vlanroute.routing.acyclic_refine as refine
+import vlanroute.routing.acyclic.refine as refine
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic import guided_orders
+from vlanroute.routing.acyclic.engine import guided_orders
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound
@@ -32,7 +32,7 @@ def route(topo: Topology, hosts: dict[str, int]) -> dict[str, dict[str, str]]:
 
 
 def route_unrefined(topo: Topology, hosts: dict[str, int]) -> dict[str, dict[str, str]]:
-    """`route` without the order refinement (acyclic_refine.py): it costs a 6x6 torus with
+    """`route` without the order refinement (acyclic/refine.py): it costs a 6x6 torus with
     cables gone about 17 s."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(refine, "FROM", len(topo.switches) + 1)
@@ -165,7 +165,7 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     # IRREGULAR switches (on 8x8 tori with cables gone the scan took the plans from 1.9-3.0x
     # the optimum to 1.37-1.63x, bench/degraded_tori.py); a generated torus keeps one root.
     # Scaled down here: limits of 4 and 12 switches on 4x3 tori, intact and with two cables gone.
-    import vlanroute.routing.acyclic as engine
+    import vlanroute.routing.acyclic.engine as engine
     tried: list[str | None] = []
     grown = engine._Router.__init__
 
@@ -177,7 +177,7 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(engine, "SCAN", 4)
     monkeypatch.setattr(engine, "BIG", 4)
     monkeypatch.setattr(engine, "IRREGULAR", 12)
-    monkeypatch.setattr(engine, "RESTARTS", 0)      # a shuffled torus is a custom fabric (acyclic_restarts.py)
+    monkeypatch.setattr(engine, "RESTARTS", 0)      # a shuffled torus is a custom fabric (acyclic/restarts.py)
     intact = Topology.from_generator("torus", [4, 3])
     hosts = {s: 1 for s in intact.switches}
     route(intact, hosts)

@@ -1,4 +1,4 @@
-"""Negotiated congestion on a fixed channel order (routing/acyclic_negotiate.py): its trees
+"""Negotiated congestion on a fixed channel order (routing/acyclic/negotiate.py): its trees
 span the fabric, every route increases in the given order (so the channel dependency graph,
 computed here from the routes, stays acyclic), its reported load is the trees' real load,
 and it never returns a plan worse than its start."""
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from topologies import connected_graphs
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import negotiate
+from vlanroute.routing.acyclic.negotiate import negotiate
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.updown import central_switch, updown_routes

@@ -1,4 +1,4 @@
-"""Moving single branches on a fixed channel order (routing/acyclic_polish.py): its trees
+"""Moving single branches on a fixed channel order (routing/acyclic/polish.py): its trees
 span the fabric, every route still increases in the order (so the channel dependency
 graph, computed here from the routes, stays acyclic), its reported load is the trees' real
 load, it never raises the maximum, and on a leaf-spine it reaches the best that one tree
@@ -18,8 +18,8 @@ from test_acyclic_negotiate import check_ordered_plan, hosted, start_and_order
 from topologies import connected_graphs
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import negotiate
-from vlanroute.routing.acyclic_polish import polish
+from vlanroute.routing.acyclic.negotiate import negotiate
+from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound

@@ -1,4 +1,4 @@
-"""Channel orders refined with the order LP (routing/order_lp.py, routing/acyclic_refine.py).
+"""Channel orders refined with the order LP (routing/order_lp.py, routing/acyclic/refine.py).
 
 The LP of an order is sandwiched independently: no splittable routing beats the exact
 optimum (routing/optimum.py), and trees whose routes increase in the order are one of the
@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import check_ordered_plan, hosted, start_and_order
 from topologies import connected_graphs
 
-import vlanroute.routing.acyclic_refine as refine
+import vlanroute.routing.acyclic.refine as refine
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_polish import polish
-from vlanroute.routing.acyclic_refine import order_walk, rank_of, refined_plan, rounded_trees, worth_refining
+from vlanroute.routing.acyclic.polish import polish
+from vlanroute.routing.acyclic.refine import order_walk, rank_of, refined_plan, rounded_trees, worth_refining
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import OrderLP

@@ -1,4 +1,4 @@
-"""Restarts of the acyclic engine under shuffled switch names (routing/acyclic_restarts.py):
+"""Restarts of the acyclic engine under shuffled switch names (routing/acyclic/restarts.py):
 the renamed fabric is the same fabric and its plans come back to the real names with the
 same loads; on the 8x8 torus the restarts reach issue 23's 1.4 target deadlock-free, where
 the engine's own names leave it at the ring cuts' 1.5; tori already under ABOVE pay nothing."""
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from test_acyclic import spans
 from topologies import connected_graphs
 
-import vlanroute.routing.acyclic as engine
+import vlanroute.routing.acyclic.engine as engine
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_restarts import named_back, shuffled
+from vlanroute.routing.acyclic.restarts import named_back, shuffled
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.registry import ENGINES

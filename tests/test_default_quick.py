@@ -13,7 +13,7 @@ import yaml
 
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing import budget, optimum
-from vlanroute.routing.acyclic import ACYCLIC, FULL, QUICK
+from vlanroute.routing.acyclic.engine import ACYCLIC, FULL, QUICK
 from vlanroute.routing.choose import DEADLOCK_FREE_COST, choose_routes
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound

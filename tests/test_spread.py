@@ -25,7 +25,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.plan.build import plan_from_file
 from vlanroute.plan.invariants import verify_plan
 from vlanroute.render.write import render_to_dir
-from vlanroute.routing.acyclic_negotiate import OrderedRouter
+from vlanroute.routing.acyclic.negotiate import OrderedRouter
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import plan_order

@@ -109,7 +109,7 @@ def test_switch_cuts_in_one_pass_match_a_search(case) -> None:  # type: ignore[n
     """switch_cuts (one pass per tree) equals a search per switch and tree, on random trees
     (a tree per VLAN over some of the switches; two switches outside every tree hold hosts too)."""
     from vlanroute.routing.repair import Tree, link
-    from vlanroute.routing.whatif import switch_cuts
+    from vlanroute.routing.whatif.failures import switch_cuts
     raw_trees, counts = case
     n = len(counts) - 2
     hosts = {f"s{i}": c for i, c in enumerate(counts)}

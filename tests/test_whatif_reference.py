@@ -1,4 +1,4 @@
-"""routing/whatif.py (its fast paths: routing/whatif_pairs.py) against a plain reference on
+"""routing/whatif/failures.py (its fast paths: routing/whatif/pairs.py) against a plain reference on
 random small fabrics (hypothesis): for every single pair and switch failure, apply the
 failure, run `repair` from scratch (no intact loads handed in, no index of the broken
 trees), count the cut host pairs by a search in each tree with networkx, and recompute
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vlanroute.routing.repair import Degraded, Tree, link, repair
-from vlanroute.routing.whatif import FailureRow, what_if
+from vlanroute.routing.whatif.failures import FailureRow, what_if
 
 
 def _graph(kind: str, seed: int, size: int) -> nx.Graph:

@@ -326,7 +326,7 @@ def order_trees(topo: Topology, host_count: dict[str, int], key: Callable[[Arc],
                 rounds: int = 4, sharpness: float = 4.0) -> dict[str, dict[str, str]] | None:
     """One tree per source whose every path goes up the channel order `key` (so all trees
     together keep the channel dependencies acyclic), grown greedily against the loads of the
-    others (link weight 1 + (load / optimum) ** sharpness, as routing/acyclic.py weighs
+    others (link weight 1 + (load / optimum) ** sharpness, as routing/acyclic/engine.py weighs
     them), then `rounds` passes of rip-up and re-route; the passes' best. A source whose
     greedy tree gets stuck takes its earliest-arrival tree; None if even that cannot reach
     every switch (some pair has no path up the order)."""

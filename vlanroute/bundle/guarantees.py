@@ -164,7 +164,7 @@ class Fabric:
         for a, b in cables:
             key = link(a, b)
             self.cables[key] = self.cables.get(key, 0) + 1
-        # routing/whatif.py's order, so that its rows and `singles` go together
+        # routing/whatif/failures.py's order, so that its rows and `singles` go together
         self.pairs = sorted(self.cables, key=lambda lk: (self.position[lk[0]], self.position[lk[1]]))
         self.hosts = dict.fromkeys(self.switches, 0)
         self.host_names: dict[str, list[str]] = {s: [] for s in self.switches}
@@ -421,7 +421,7 @@ class Fabric:
         return [Failures(pairs=(p,)) for p in self.pairs] + [Failures(switches=(s,)) for s in self.switches]
 
     def row_name(self, failures: Failures) -> str:
-        """A single failure as routing/whatif.py names its row: `a:b` in the switches' order, or the switch."""
+        """A single failure as routing/whatif/failures.py names its row: `a:b` in the switches' order, or the switch."""
         if failures.switches:
             return failures.switches[0]
         a, b = sorted(failures.pairs[0], key=self.position.__getitem__)

@@ -21,7 +21,7 @@ from vlanroute.commands.common import set_option
 from vlanroute.commands.output import emit_document, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
 from vlanroute.operate.policy import WatchPolicy
-from vlanroute.routing.whatif import FailureRow, what_if
+from vlanroute.routing.whatif.failures import FailureRow, what_if
 
 HEADERS = ["failure", "host pairs cut", "hosts lost", "trees to repair", "links added", "max load after",
            "bound", "load / bound", "heals", "outage", "load failed over", "deadlock-free after"]

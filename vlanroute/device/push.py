@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 import difflib
 from pathlib import Path
 import threading
@@ -43,11 +43,12 @@ from vlanroute.device import stpstate
 from vlanroute.errors import UserError
 from vlanroute.device.order import PortRoles, UnsafeOrder, check_order, insert_fixups
 from vlanroute.device.preflight import PreflightMismatch, check_facts, gather_facts, run_probes
-# The result values live in device/results.py (transaction.py names them too); the CLI,
-# the API and Nornir import them from here.
+# The result values and types live in device/results.py (transaction.py names them too); the
+# CLI, the API and Nornir import them from here.
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, CHANGED, DRY_RUN,  # noqa: F401
                                       NEEDS_A_PERSON, NOT_STARTED, PARTLY_APPLIED, ROLLBACK_FAILED,
-                                      ROLLED_BACK, SAVE_UNCERTAIN, SKIPPED, STEPPED, SUCCESS, UNCHANGED)
+                                      ROLLED_BACK, SAVE_UNCERTAIN, SKIPPED, STEPPED, SUCCESS, UNCHANGED,
+                                      Prepared, PushUI, SwitchResult)
 from vlanroute.device.session import (CommandRejected, ConnectFailed, ConnectionLost, HostKeyPolicy,
                                       SaveFailed, SessionError, SwitchSession)
 from vlanroute.device.targets import Target
@@ -57,41 +58,6 @@ _log = logging.getLogger(__name__)
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_PAUSE_S = 1.0
-
-
-@dataclass
-class SwitchResult:
-    switch: str
-    result: str
-    commands_sent: int = 0
-    seconds: float = 0.0
-    backup: Path | None = None
-    message: str = ""
-    diff: list[str] = field(default_factory=list)
-    running_canonical: list[str] = field(default_factory=list)
-    switch_diff: list[str] = field(default_factory=list)   # the switch's own diff (transaction)
-    commands: list[str] = field(default_factory=list)     # what is (or would be) sent, in order
-    # The preview's computed change (the transition is planned from it), and the running
-    # config known when this result ended (what the fabric's history records of the switch).
-    prep: Prepared | None = field(default=None, repr=False, compare=False)
-    final_text: str | None = field(default=None, repr=False, compare=False)
-
-    def to_json(self) -> dict[str, object]:
-        """The record of `push --json` (docs/json.md, vlanroute/schemas/push.json)."""
-        return {"switch": self.switch, "result": self.result, "commands_sent": self.commands_sent,
-                "seconds": round(self.seconds, 3), "backup": str(self.backup) if self.backup else None,
-                "message": self.message, "diff": self.diff, "commands": self.commands,
-                "switch_diff": self.switch_diff}
-
-
-class PushUI:
-    """What the push reports while it runs; the CLI shows it with rich, tests may record it."""
-
-    def begin(self, switch: str) -> None: ...
-    def total(self, switch: str, commands: int) -> None: ...
-    def status(self, switch: str, text: str) -> None: ...
-    def advance(self, switch: str) -> None: ...
-    def done(self, result: SwitchResult) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -109,15 +75,6 @@ class PushOptions:
 
 class PushRefused(Exception):
     """The running config touches what the plan manages (vlanroute.device.conflicts)."""
-
-
-@dataclass
-class Prepared:
-    running_text: str
-    running: SwitchConfig
-    predicted: SwitchConfig
-    commands: list[str]
-    diff: list[str]
 
 
 def _parse(target: Target, text: str, source: str, strict: bool = True) -> SwitchConfig:

@@ -22,15 +22,14 @@ import re
 from typing import TYPE_CHECKING
 
 from vlanroute.device.results import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, ROLLBACK_FAILED, ROLLED_BACK,
-                                      SAVE_UNCERTAIN)
+                                      SAVE_UNCERTAIN, Prepared, PushUI, SwitchResult)
 from vlanroute.device import readback, stpstate
 from vlanroute.device.journal import JournalWriteError
 from vlanroute.device.session import CommandRejected, ConnectionLost, SaveFailed, SessionError, SwitchSession
 from vlanroute.drivers.family import Family, Transaction
 from vlanroute.errors import UserError
 
-if TYPE_CHECKING:                      # push imports this module
-    from vlanroute.device.push import Prepared, PushUI, SwitchResult
+if TYPE_CHECKING:
     from vlanroute.device.targets import Target
 
 

@@ -1,5 +1,5 @@
 """The loop-safe order of a full delta, one home for every family (PowerConnect/OS6 in
-drivers/powerconnect/delta.py, EOS/OS10 in drivers/trunkdelta.py): the commands that take a
+drivers/powerconnect/delta.py, EOS/OS10 in drivers/trunk/delta.py): the commands that take a
 switch from one parsed config to another, as rollback sends them.
 
 Order, chosen so that no step can open a loop even outside a transaction: spanning tree

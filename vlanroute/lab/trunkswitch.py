@@ -3,7 +3,7 @@ state they keep, the fault knobs and mode dispatch of a session, the commands bo
 take alike, and the loading of a running config. Each family module states only what
 differs: prompts, command words, limits and reply texts, with the sources for them.
 
-This mirrors vlanroute.drivers.trunkfamily (the two families' drivers) but imports nothing
+This mirrors vlanroute.drivers.trunk.family (the two families' drivers) but imports nothing
 from it: the emulator must not share code with the parsers it tests.
 """
 

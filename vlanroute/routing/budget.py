@@ -14,7 +14,7 @@ less). Routes may be longer than minimal; what is minimised is the all-to-all ma
 link load, then the total routed hops.
 
 Where the budget allows every source switch a tree of its own (K at least the sources),
-the best plan's trees then get branch moves (acyclic_polish.py, with no channel order: these
+the best plan's trees then get branch moves (acyclic/polish.py, with no channel order: these
 routes need not be deadlock-free): one switch of one source's tree hangs from another
 neighbour when that takes load off the most loaded links. Searched trees leave a few
 links one destination too heavy where an exact assignment is needed: on a leaf-spine of
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_polish import polish
+from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.bounds import budget_lower_bound
 from vlanroute.routing.budget_search import BudgetChoices
 from vlanroute.routing.dor import DOR, DorParams
@@ -192,7 +192,7 @@ BUDGET = BudgetEngine()
 
 def polished(topo: Topology, host_count: dict[str, int], routes: Routes, peak: float) -> Routes:
     """`routes` (all-to-all maximum load `peak`, as `score` rounds it) after branch moves
-    with no channel order (acyclic_polish.py), if they lower that load; every source keeps a
+    with no channel order (acyclic/polish.py), if they lower that load; every source keeps a
     spanning tree, so the plan needs at most one VLAN per source switch (the caller's
     budget allows that many)."""
     load, trees = polish(topo, host_count, None, routes.parents)

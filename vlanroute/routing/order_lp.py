@@ -14,7 +14,7 @@ graph, so it is deadlock-free (Dally and Seitz 1987). For a fixed order, the bes
 Only the turns that go up the order are variables; routes never enter their source again and
 never U-turn (a VLAN route is a path in a tree). Solved with scipy's HiGHS (dual simplex, so
 the duals are those of a vertex). The duals price every forbidden turn: a negative reduced
-cost says that allowing it would lower the objective, which is how routing/acyclic_refine.py
+cost says that allowing it would lower the objective, which is how routing/acyclic/refine.py
 chooses which channel to move in the order (column pricing, as in any simplex method).
 """
 

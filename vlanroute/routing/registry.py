@@ -17,7 +17,7 @@ from vlanroute.routing.engine import Engine
 from vlanroute.routing.shortest import SHORTEST
 from vlanroute.routing.turns import TURNS
 from vlanroute.routing.updown import UPDOWN
-from vlanroute.routing.acyclic import ACYCLIC
+from vlanroute.routing.acyclic.engine import ACYCLIC
 
 ENGINES: dict[str, Engine[Any]] = {e.name: e for e in (DOR, SHORTEST, UPDOWN, TURNS, ACYCLIC, BUDGET)}
 

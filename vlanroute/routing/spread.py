@@ -11,9 +11,9 @@ OpenSM's engines do by routing per destination host.
 `spread` starts from one tree per switch (an engine's plan), splits every switch's hosts
 into at most `UNITS` senders of equal size, each starting on its switch's tree, and then
 routes the senders again as the acyclic engine routes switches: negotiated congestion
-(routing/acyclic_negotiate.py: every sender's tree against the others' loads, with a cost
+(routing/acyclic/negotiate.py: every sender's tree against the others' loads, with a cost
 that rises steeply above a target and a history that grows on the links left hot) and
-branch moves (routing/acyclic_polish.py), keyed by sender. The same constraint as the
+branch moves (routing/acyclic/polish.py), keyed by sender. The same constraint as the
 plan they come from: routes increasing in a channel order (deadlock-free, the acyclic
 engine), shortest routes (the shortest engine), or none (the budget engine). The senders of
 one switch whose trees end up equal are merged again; the result is kept only if it
@@ -34,8 +34,8 @@ hosts on several trees get closer to the LP than a switch on one.
 from __future__ import annotations
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import negotiate
-from vlanroute.routing.acyclic_polish import polish
+from vlanroute.routing.acyclic.negotiate import negotiate
+from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.packing import pack
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.trees import Arc, ParentMap, Share, max_load, pruned_parents

@@ -348,7 +348,7 @@ DoubleKind = Literal["pair+pair", "pair+switch", "switch+switch"]
 
 
 class WhatifFailure(BaseModel):
-    """One single failure and its minimal repair (routing/whatif.py's rows; other keys as
+    """One single failure and its minimal repair (routing/whatif/failures.py's rows; other keys as
     routing gives them), then how it heals (bundle/guarantees.py; absent from the rows of
     a whatif before the guarantees, which still read)."""
 

@@ -16,9 +16,9 @@ import re
 
 from vlanroute.drivers.arista import show
 from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, StpTable, Transaction, Unprinted
-from vlanroute.drivers.trunkdelta import TrunkSyntax
-from vlanroute.drivers.trunkfamily import ShowReaders, TrunkFamily
-from vlanroute.drivers.trunkmode import TrunkDialect
+from vlanroute.drivers.trunk.delta import TrunkSyntax
+from vlanroute.drivers.trunk.family import ShowReaders, TrunkFamily
+from vlanroute.drivers.trunk.mode import TrunkDialect
 from vlanroute.model.bridge import LagPort, PortRef
 
 # The one LAG hash vlanroute renders, as a real 7060CX2 (EOS 4.23) prints it [CSM].

@@ -22,9 +22,9 @@ import re
 
 from vlanroute.drivers.dellos10 import show
 from vlanroute.drivers.family import Capabilities, CliDialog, FirmwareDefaults, StpTable, Transaction
-from vlanroute.drivers.trunkdelta import TrunkSyntax
-from vlanroute.drivers.trunkfamily import ShowReaders, TrunkFamily
-from vlanroute.drivers.trunkmode import TrunkDialect
+from vlanroute.drivers.trunk.delta import TrunkSyntax
+from vlanroute.drivers.trunk.family import ShowReaders, TrunkFamily
+from vlanroute.drivers.trunk.mode import TrunkDialect
 from vlanroute.model.bridge import LagPort, PortRef
 
 # The LAG hash on source/destination IP and L4 ports, as typed on a real S4112F-ON

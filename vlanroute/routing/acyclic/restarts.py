@@ -1,6 +1,6 @@
 """Restarts of the acyclic engine under shuffled switch names: symmetry breaking on tori.
 
-Every tie in the acyclic engine's search (routing/acyclic.py) is broken by the switches'
+Every tie in the acyclic engine's search (routing/acyclic/engine.py) is broken by the switches'
 names and order: which escape root comes first, which switch the all-sources Dijkstra
 settles first, which of two equally loaded links a tree takes. On a torus every switch and
 cable looks the same, and with names in grid order every attempt takes the same symmetric
@@ -12,7 +12,7 @@ The same search on the same torus, with the switches renamed and reordered by a 
 shuffle and routed as a custom fabric (every escape root scanned, the guided orders), gets
 out of that trap: on the 8x8 torus, 4 hosts per switch, shuffles 1 to 8 gave 1.359, 1.422,
 1.438, 1.500, 1.406, 1.406, 1.375 and 1.391 (docs/routing-bounds.md). So tori of up to
-acyclic.IRREGULAR switches whose plan is above ABOVE times the exact optimum are planned
+engine.IRREGULAR switches whose plan is above ABOVE times the exact optimum are planned
 again under the shuffles 1 to RESTARTS, the routes named back, and the lightest plan is
 kept. The seeds are fixed, so the same inventory always gives the same plan.
 """

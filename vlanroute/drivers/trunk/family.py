@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from vlanroute.drivers.family import (CanonicalLine, Family, LldpNeighbor, PushLine, ShowCommand,
                                       SwitchFacts)
-from vlanroute.drivers.trunkdelta import TrunkSyntax, canonical_lines, delta_commands, port_fixups
-from vlanroute.drivers.trunklines import classify_push_lines
-from vlanroute.drivers.trunkmode import TrunkDialect, parse_trunk
+from vlanroute.drivers.trunk.delta import TrunkSyntax, canonical_lines, delta_commands, port_fixups
+from vlanroute.drivers.trunk.lines import classify_push_lines
+from vlanroute.drivers.trunk.mode import TrunkDialect, parse_trunk
 from vlanroute.model.bridge import LagPort, PortRef, SwitchConfig
 from vlanroute.model.platforms import Platform
 

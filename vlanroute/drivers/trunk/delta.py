@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from vlanroute.drivers import deltaorder
 from vlanroute.drivers.deltaorder import DeltaSteps
 from vlanroute.drivers.family import CanonicalLine, FirmwareDefaults
-from vlanroute.drivers.trunkmode import ALL_VLANS
+from vlanroute.drivers.trunk.mode import ALL_VLANS
 from vlanroute.model.bridge import LagPort, PortConfig, PortRef, SwitchConfig
 from vlanroute.vlanlist import format_vlan_list
 

@@ -1,6 +1,6 @@
 """Local search on a fixed channel order: the acyclic engine's last step.
 
-Negotiated congestion (routing/acyclic_negotiate.py) re-routes whole trees; it leaves a few
+Negotiated congestion (routing/acyclic/negotiate.py) re-routes whole trees; it leaves a few
 links one destination too heavy where only an exact assignment is good enough (on a
 leaf-spine of 16 leaves and 8 spines every engine's trees put three destinations on some
 uplink, 1.6x the optimum, where two on each, 1.067x, exist). This step moves single

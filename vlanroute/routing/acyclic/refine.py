@@ -1,7 +1,7 @@
 """A better channel order for the acyclic engine's best plan, found with the order LP's prices.
 
 The acyclic engine's plans are held by their channel order: negotiation and branch moves
-(acyclic_negotiate.py, acyclic_polish.py) only re-route within it, and on larger random
+(acyclic/negotiate.py, acyclic/polish.py) only re-route within it, and on larger random
 graphs the order itself is poor (a random 3-regular graph of 48 switches: plan 2.031x the
 optimum, and 2.010x is the best any splittable routing can do in its order,
 routing/order_lp.py). This step changes the order.
@@ -22,7 +22,7 @@ routing/order_lp.py). This step changes the order.
   least SHARE of the LP's largest flow of that source into the switch. A switch left out
   takes its earliest-arrival path, and every switch on that path moves to its earliest
   entry, which keeps each subtree increasing (a lower entry allows more turns out). Then
-  branch moves (acyclic_polish.py), which do most of the work: the rounded trees carried
+  branch moves (acyclic/polish.py), which do most of the work: the rounded trees carried
   1.26 to 1.58 times the LP's load on four random graphs, the moved ones 1.06 to 1.14.
   The lightest of these plans is the refined one.
 
@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_polish import polish
+from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import OrderLP, OrderSolution, turns_of
 from vlanroute.routing.trees import Arc, ParentMap, Share
@@ -276,7 +276,7 @@ def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, in
     best plan whose switches' hosts are rounded onto several trees from the same LPs
     (`rounded_group_trees`, then branch moves of the senders), within `max_vlans` VLANs;
     (max load, parents, splits, order), None if no order gives one that fits. `polish_work`:
-    the branch moves looked at per order, at most (acyclic_polish.py)."""
+    the branch moves looked at per order, at most (acyclic/polish.py)."""
     from vlanroute.routing.packing import pack
     from vlanroute.routing.spread import DEPTH, WORK, gathered, senders_of
 
@@ -313,7 +313,7 @@ def refined_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int
                  steps: int = STEPS, iterations: int = ITERATIONS) -> tuple[float, dict[str, ParentMap], dict[Arc, int]] | None:
     """(max load per cable, trees, their channel order): trees rounded from the LP of every
     order the walk from `rank` found below the ones before it (order_walk), polished
-    (acyclic_polish.py), the one that carries least; None if each of those orders leaves a
+    (acyclic/polish.py), the one that carries least; None if each of those orders leaves a
     switch without hosts unreachable from some source. Every improving order is rounded,
     not only the last: a lower LP does not promise lighter trees (random 3-regular graphs
     of 48 switches, seed 4: the walk's best order, 1.26x the optimum, rounded to 1.68x; an

@@ -29,7 +29,7 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   one-source-after-another start and the turns engine's routes compete (fewer on larger
   fabrics); each gets PROBE passes and the best NEGOTIATE the rest (above those sizes:
   every attempt all passes, the best one negotiated).
-- Negotiated congestion (routing/acyclic_negotiate.py): the routes of those best attempts
+- Negotiated congestion (routing/acyclic/negotiate.py): the routes of those best attempts
   are routed again and again with their channel order fixed (PathFinder's present and
   history costs), which the growing search cannot do once the sources hold every turn:
   on the degraded 6x6 torus 1.7x the optimum falls to 1.39x. The escape root matters most
@@ -42,23 +42,23 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   plan needs most (DFSSSP's start, Domke, Hoefler, Nagel, IPDPS 2011, without its virtual
   lanes). Random 3-regular graphs of 24 switches: 1.13x-1.87x the optimum over ten seeds
   before, 1.13x-1.49x after; degraded 8x8 tori 1.37x-1.63x before, 1.22x-1.41x after.
-- Branch moves (routing/acyclic_polish.py): on the best plans' channel orders, single
+- Branch moves (routing/acyclic/polish.py): on the best plans' channel orders, single
   branches of trees move off the most loaded links (with ejection chains of up to three
   moves) while the links at the maximum get fewer. Negotiation leaves a few links one
   destination too heavy where only an exact assignment will do: on a leaf-spine of 16
   leaves and 8 spines 1.6x the optimum falls to 1.067x, the best one tree per source can
   do.
-- Refined orders (routing/acyclic_refine.py): on custom fabrics of 20 to IRREGULAR switches
+- Refined orders (routing/acyclic/refine.py): on custom fabrics of 20 to IRREGULAR switches
   whose plan is above 1.1x the exact optimum, the best plan's channel order is changed
   move by move where the order LP's duals price the forbidden turns (routing/order_lp.py),
   and trees are rounded from the LP's flows and polished; kept if it carries less.
   Everything above only re-routes within an order, and on larger random graphs the order
   was what held the plan (random 3-regular graphs of 48 switches: 1.34-2.14x the optimum
   before, 1.06-1.55x after).
-- Shuffled names (routing/acyclic_restarts.py): every tie above is broken by the switches'
+- Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
-  to IRREGULAR switches whose plan is above acyclic_restarts.ABOVE times the optimum are
+  to IRREGULAR switches whose plan is above restarts.ABOVE times the optimum are
   searched again as custom fabrics under fixed shuffles of the names: the 8x8 torus from
   1.5x the optimum to 1.359x, the 7x7 from 1.5x to 1.381x.
 """
@@ -69,14 +69,14 @@ import heapq
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic_negotiate import ROUNDS as NEGOTIATION_ROUNDS
-from vlanroute.routing.acyclic_negotiate import add_tree_load, charge_path, negotiate
-from vlanroute.routing.acyclic_polish import polish
-from vlanroute.routing.acyclic_refine import ITERATIONS as REFINE_ITERATIONS
-from vlanroute.routing.acyclic_refine import STEPS as REFINE_STEPS
-from vlanroute.routing.acyclic_refine import refined_split, worth_refining
-from vlanroute.routing.acyclic_restarts import ABOVE as RESTART_ABOVE
-from vlanroute.routing.acyclic_restarts import RESTARTS, named_back, shuffled
+from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
+from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
+from vlanroute.routing.acyclic.polish import polish
+from vlanroute.routing.acyclic.refine import ITERATIONS as REFINE_ITERATIONS
+from vlanroute.routing.acyclic.refine import STEPS as REFINE_STEPS
+from vlanroute.routing.acyclic.refine import refined_split, worth_refining
+from vlanroute.routing.acyclic.restarts import ABOVE as RESTART_ABOVE
+from vlanroute.routing.acyclic.restarts import RESTARTS, named_back, shuffled
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.budget import BUDGET
 from vlanroute.routing.depgraph import DependencyGraph
@@ -111,7 +111,7 @@ NEGOTIATE = 4       # and negotiation on their channel order (1 above BIG)
 TARGETS = (1.3, 1.4, 1.5)
 GUIDE_PROBE = 4     # negotiation rounds that rank the guided orders' roots (8 and 40 measured: no better)
 GUIDED = 2          # guided orders negotiated in full
-POLISH = 3          # best plans whose branches are moved (acyclic_polish.py)
+POLISH = 3          # best plans whose branches are moved (acyclic/polish.py)
 
 
 @dataclass(frozen=True)
@@ -177,10 +177,10 @@ class AcyclicChoices:
     root: str           # the escape tree's root
     escaped: int        # sources routed on the escape tree (their search got stuck)
     negotiated: bool = False    # improved by negotiated congestion on a fixed channel order
-    polished: bool = False      # improved by moving single branches on that order (acyclic_polish.py)
+    polished: bool = False      # improved by moving single branches on that order (acyclic/polish.py)
     guided: bool = False        # the order admitted the budget engine's heaviest turns first
-    refined: bool = False       # the order was changed by the order LP's prices (acyclic_refine.py)
-    shuffle: int = 0            # planned under this shuffle of the switch names (acyclic_restarts.py); 0: none
+    refined: bool = False       # the order was changed by the order LP's prices (acyclic/refine.py)
+    shuffle: int = 0            # planned under this shuffle of the switch names (acyclic/restarts.py); 0: none
     spread: bool = False        # the hosts of some switches on several trees in the order (routing/spread.py)
 
     def record(self) -> dict[str, object]:
@@ -208,7 +208,7 @@ class AcyclicEngine(Engine[Effort]):
         if topo.kind != "torus" or len(topo.switches) > IRREGULAR:
             return routes
         # Tori: the same search under shuffled switch names, which breaks the symmetry that
-        # holds the search at the ring cuts' floor (routing/acyclic_restarts.py).
+        # holds the search at the ring cuts' floor (routing/acyclic/restarts.py).
         cables = topo.arc_cables()
         load = max_load(routes.parents, host_count, cables, routes.splits)
         if load <= RESTART_ABOVE * optimum_bound(topo, host_count).value:
@@ -226,7 +226,7 @@ class AcyclicEngine(Engine[Effort]):
 def shuffled_routes(topo: Topology, host_count: dict[str, int], seed: int, algorithm: str = "acyclic",
                     effort: Effort = FULL) -> Routes:
     """The search of `topo` as a custom fabric under the switch-name shuffle `seed`
-    (routing/acyclic_restarts.py), its routes and escape root in the real names."""
+    (routing/acyclic/restarts.py), its routes and escape root in the real names."""
     other, real = shuffled(topo, seed)
     hosts = {v: host_count.get(s, 0) for v, s in real.items()}
     got = acyclic_routes(other, hosts, algorithm, None, guide_for(other, hosts), effort)
@@ -533,7 +533,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     probed.sort(key=lambda f: f[:3])
     for _, _, _, name, r in probed[:negotiated if small else 1]:
         improve(r, name, ROUNDS - probe if small else 0)
-        # Negotiated congestion on this attempt's channel order (routing/acyclic_negotiate.py):
+        # Negotiated congestion on this attempt's channel order (routing/acyclic/negotiate.py):
         # the routes stay increasing in the order, so the plan stays deadlock-free.
         assert best is not None
         rank = r.rank()
@@ -551,7 +551,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     assert best is not None
     plans.append(best)
     # Single branches moved off the hottest links, each on its plan's channel order
-    # (routing/acyclic_polish.py), for the POLISH best plans: the best before is not always
+    # (routing/acyclic/polish.py), for the POLISH best plans: the best before is not always
     # the best after (on an 8x8 torus with 6 cables gone 1.43x stayed, 1.45x fell to 1.41x).
     plans.sort(key=lambda f: f[:2])
     final: list[Plan] = []
@@ -564,7 +564,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     split: tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc, int]] | None = None
     hopeless = effort.worth_below is not None and done[0] > effort.worth_below * REACH
     if n <= IRREGULAR and not hopeless and worth_refining(topo, host_count, done[0]):
-        # The best plan's order itself improved with the order LP's prices (acyclic_refine.py).
+        # The best plan's order itself improved with the order LP's prices (acyclic/refine.py).
         # From the order of the plan's own routes, not the search's (which holds every turn the
         # search ever took): on random 3-regular graphs of 48 switches 1.41x against none
         # better than 1.78x, 1.57x against 1.66x, 1.54x against 1.65x. With routing below the

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, channel_cycle, link, repair,
                                       rooted_tree, subtree_sums)
-from vlanroute.routing.whatif_pairs import Book, RootedTree, pair_failure
-from vlanroute.routing.whatif_switches import SwitchIndex
+from vlanroute.routing.whatif.pairs import Book, RootedTree, pair_failure
+from vlanroute.routing.whatif.switches import SwitchIndex
 
 
 @dataclass
@@ -127,7 +127,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     cuts = pair_cuts(trees, hosts)
     switch_cut = switch_cuts(trees, hosts)
     out = []
-    # The pair failures' fast path (routing/whatif_pairs.py): the same choices as `repair`.
+    # The pair failures' fast path (routing/whatif/pairs.py): the same choices as `repair`.
     rooted = {t.vid: RootedTree(t, hosts) for t in trees if t.links}
     arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
     base_total = [base.total.get(a, 0.0) for a in arcs]

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, improve_tree
-from vlanroute.routing.whatif_pairs import RootedTree
+from vlanroute.routing.whatif.pairs import RootedTree
 
 Arc = tuple[str, str]
 

@@ -3,7 +3,7 @@
 A deadlock-free routing's channel dependency graph is acyclic (Dally and Seitz 1987), so its
 channels have a topological order, and every route whose channels increase in that order
 keeps the graph acyclic, whatever the other routes do. With the order fixed (taken from a
-routing the acyclic engine grew, routing/acyclic.py), sources can be routed again and again
+routing the acyclic engine grew, routing/acyclic/engine.py), sources can be routed again and again
 independently, which the growing search cannot afford: there each new turn depends on
 every other source's turns, so once all sources are routed hardly any turn is left free.
 
