@@ -150,10 +150,42 @@ def test_a_second_dead_pair_uses_any_backup_that_avoids_both(protected: Path) ->
     assert _delivered(rep.doc, {frozenset(p) for p in dead}) == []
 
 
-def test_what_cannot_fail_over_is_an_error_naming_the_way(protected: Path) -> None:
+def test_a_dead_switch_fails_over_its_transit_vlans_and_leaves_the_plan(protected: Path) -> None:
     doc = _doc(protected)
-    with pytest.raises(PlanError, match="repair"):
-        failover_document(doc, Failures(switches=("sw3",)))
+    over = failover_document(doc, Failures(switches=("sw3",)))
+    new = over.doc
+    assert "sw3" not in new.switches and not any(h.switch == "sw3" for h in new.hosts.values())
+    assert over.record["hosts_lost"] == sorted((h for h, r in doc.hosts.items() if r.switch == "sw3"),
+                                               key=lambda h: doc.hosts[h].index)
+    # Moved: exactly the VLANs whose tree, without sw3, no longer joins the live switches
+    # with hosts; each onto a backup whose tree avoids sw3 and joins them all.
+    live = {h.switch for h in doc.hosts.values()} - {"sw3"}
+
+    def joins(links: list[tuple[str, str]] | list[list[str]]) -> bool:
+        g = nx.Graph([tuple(lk) for lk in links if "sw3" not in lk])
+        g.add_nodes_from(live)
+        return all(nx.has_path(g, a, b) for a in live for b in live)
+    hit = {v.id for v in doc.vlans if v.sources and not joins(v.links)}
+    assert hit and {m["vlan"] for m in over.record["failover"]} == hit
+    by_id = {v.id: v for v in doc.vlans}
+    for m in over.record["failover"]:
+        assert joins(by_id[m["backup"]].links) and "sw3" not in m["sources"]
+    # Nothing else changes but host PVIDs and, towards sw3, ports that now carry nothing.
+    for s, rec in new.switches.items():
+        for name, port in rec.ports.items():
+            old = doc.switches[s].ports[name]
+            if port.role == "host":
+                assert port.pvid == old.pvid or (s, old.pvid) in {(x, m["vlan"]) for m in over.record["failover"]
+                                                                  for x in m["sources"]}
+            elif port.neighbor == "sw3":
+                assert port.tagged == []
+            else:
+                assert port.tagged == old.tagged
+    touched = set(over.record["switches_touched"])
+    assert {s for m in over.record["failover"] for s in m["sources"]} | {"sw2", "sw4", "sw7"} == touched
+
+
+def test_what_cannot_fail_over_is_an_error_naming_the_way(protected: Path) -> None:
     plain = api.plan(SEED_TORUS).to_document()
     with pytest.raises(PlanError, match="routing.protection"):
         failover_document(plain, Failures(pairs=(("sw1", "sw2"),)))
@@ -175,9 +207,16 @@ def test_repair_failover_writes_a_verified_bundle_that_push_sends_as_pvids(prote
                      if p.read_text() != (protected / "switches" / p.name).read_text())
     moved = sorted({s for m in record["failover"] for s in m["sources"]})
     assert [c.split(".")[0] for c in changed] == moved
-    rc = main(["repair", str(protected), "--failover", "--failed-switch", "sw3", "-o", str(tmp_path / "x")])
-    err = capsys.readouterr().err
-    assert rc != 0 and "Traceback" not in err and "repair" in err
+    # A dead switch: its bundle leaves it out, and the configs change on the moved sources'
+    # switches and on its neighbours (their ports towards it) only.
+    rc = main(["repair", str(protected), "--failover", "--failed-switch", "sw3", "-o", str(tmp_path / "x"), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["verified"] is True
+    record = out["repair"]
+    assert not (tmp_path / "x" / "switches" / "sw3.cfg").exists()
+    changed = sorted(p.name.split(".")[0] for p in (tmp_path / "x" / "switches").iterdir()
+                     if p.read_text() != (protected / "switches" / p.name).read_text())
+    assert changed == record["switches_touched"]
 
 
 def test_a_switch_whose_hosts_send_in_several_vlans_moves_only_the_hit_ones(tmp_path: Path) -> None:

@@ -64,15 +64,16 @@ def _undelivered(doc: PlanDocument, failures: Failures) -> list[str]:
     """What a healed document fails to deliver: from each host port, on the tree of the VLAN
     its PVID names without the dead links and switches, to every other live switch with
     hosts. Every VLAN must be loop-free (a VLAN no host sends in any more, a primary while
-    failed over, may keep its dead link: no frame of a host enters it)."""
+    failed over, may keep its dead link: no frame of a host enters it; one that ran through a
+    dead switch is left a forest without it)."""
     dead_pairs = {frozenset(p) for p in failures.pairs}
     dead = set(failures.switches)
     bad = []
     trees = {}
     for v in doc.vlans:
         whole = nx.Graph([tuple(lk) for lk in v.links])
-        if whole.number_of_nodes() and not nx.is_tree(whole):
-            bad.append(f"VLAN {v.id} is no tree")
+        if whole.number_of_nodes() and not nx.is_forest(whole):
+            bad.append(f"VLAN {v.id} has a loop")
         trees[v.id] = nx.Graph([tuple(lk) for lk in v.links if frozenset(lk) not in dead_pairs and not set(lk) & dead])
     pvids = {s: {p.pvid for p in rec.ports.values() if p.role == "host"} for s, rec in doc.switches.items()
              if s not in dead}
@@ -143,9 +144,9 @@ def test_with_backups_every_pair_fails_over_and_the_policy_decides_who_acts(prot
     fab = Fabric.of(protected)
     for v in (fab.classify(f) for f in fab.singles()):
         _check(protected, fab, v)
-        # The default strategies fail over first: every pair by failover then repair.
-        assert v.failover == ("covers" if v.kind == "pair" else "switch")
-        assert v.heal == ("failover+repair" if v.kind == "pair" else "repair")
+        # The default strategies fail over first: every pair and every switch (its own
+        # hosts aside) by failover then repair.
+        assert v.failover == "covers" and v.heal == "failover+repair", v.name()
     # A site whose watcher only repairs: the failover is ready, by hand.
     fab = Fabric.of(protected, Policy("propose", frozenset({"pair", "switch"}), ("repair",)))
     for v in (fab.classify(f) for f in fab.singles()):
@@ -158,7 +159,7 @@ def test_with_backups_every_pair_fails_over_and_the_policy_decides_who_acts(prot
             assert v.heal == "failover+repair" and v.automatic and v.outage == "failover"
             assert v.max_link_load_failed_over is not None
         else:
-            assert v.heal == "repair" and not v.automatic and "switch" in v.why_not and v.outage == "person"
+            assert v.heal == "failover+repair" and not v.automatic and "switch" in v.why_not and v.outage == "person"
 
 
 def test_the_doubles_of_the_seed_torus_all_heal_as_repair_says(protected: PlanDocument) -> None:

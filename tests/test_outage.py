@@ -193,12 +193,14 @@ def test_the_setup_and_the_probe_record_cross_the_vm_boundary_unchanged(tmp_path
     computes the outages): both read back equal."""
     import json
 
-    from vlanroute.emulate.outagerun import ProbeSettings, Setup
+    from vlanroute.emulate.failplan import Failure
+    from vlanroute.emulate.outagerun import ProbeSettings, Setup, Stage
     from vlanroute.emulate.probes import load, save
-    setup = Setup(("sw1", "sw2"), ["vlanroute", "rstp"], [("a", "b"), ("b", "a")], 10, ProbeSettings(interval_s=0.02),
-                  stp_timers="fastest", model_root="sw1", model_blocked=[("sw3", "sw4")],
-                  model_blocked_after=[("sw2", "sw6")], ovs_datapath="netdev", heal="m:f",
-                  heal_context={"steps": [["sw1", "add", "bond1", 101]], "relearn": [101]})
+    stages = [Stage(Failure(pair=("sw1", "sw2")), [("a", "b"), ("b", "a")], 10, [("sw2", "sw6")],
+                    {"steps": [["sw1", "add", "bond1", 101]], "relearn": [101]}),
+              Stage(Failure(switch="sw3"), [("c", "d"), ("d", "c")], 4, [], {"delta": None})]
+    setup = Setup(stages, ["vlanroute", "rstp"], ProbeSettings(interval_s=0.02), stp_timers="fastest",
+                  model_root="sw1", model_blocked=[("sw3", "sw4")], ovs_datapath="netdev", heal="m:f")
     assert Setup.from_json(json.loads(json.dumps(setup.to_json()))) == setup
     rec = ProbeRecord([("a", "b")], 0.01, ROUNDS, [[at(0), at(1), at(1, 3.0)]], T0 + 45 * MS, T0 + 46 * MS, 2,
                       T0 + 5 * MS)

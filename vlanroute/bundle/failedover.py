@@ -82,11 +82,13 @@ class Choice:
     stuck: list[dict[str, Any]]
 
 
-def choose(doc: PlanDocument, dead: set[Link]) -> Choice:
+def choose(doc: PlanDocument, dead: set[Link], dead_switches: frozenset[str] = frozenset()) -> Choice:
     """The failover's choice around the dead pairs (the module docstring), without the
-    document: `failover_document` writes it, the what-if (bundle/guarantees.py) prices it."""
+    document: `failover_document` writes it, the what-if (bundle/guarantees.py) prices it.
+    `dead_switches`: switches that died (their pairs are in `dead`): their hosts are lost,
+    so a tree needs to join only the others, and their own host ports move nowhere."""
     backups = {v.id: v for v in doc.vlans if v.protects}
-    need = {h.switch for h in doc.hosts.values()}
+    need = {h.switch for h in doc.hosts.values()} - dead_switches
     attachment = {s: rec.host_attachment for s, rec in doc.switches.items()}
     trees = {v.id: frozenset(link(a, b) for a, b in v.links) for v in doc.vlans}
     moves: list[Move] = []
@@ -95,10 +97,13 @@ def choose(doc: PlanDocument, dead: set[Link]) -> Choice:
     # routed below the switch a switch's hosts send in several and only the hit ones move.
     new_pvid: dict[tuple[str, int], int] = {}
     for v in doc.vlans:
-        if not v.sources or not (trees[v.id] & dead):
+        sources = [s for s in v.sources if s not in dead_switches]
+        # Hit: the dead pairs split its tree between switches with hosts (a dead switch that
+        # was a leaf of it, or a dead pair towards no host, leaves it whole for the others).
+        if not sources or not (trees[v.id] & dead) or _joins(trees[v.id], dead, need):
             continue
-        movable = [s for s in v.sources if attachment.get(s) == "untagged"]
-        trunk = [s for s in v.sources if s not in movable]
+        movable = [s for s in sources if attachment.get(s) == "untagged"]
+        trunk = [s for s in sources if s not in movable]
         if trunk:
             stuck.append({"vlan": v.id, "sources": trunk, "why": "hosts attached as trunks: the hosts would change"})
         if not movable:
@@ -124,11 +129,8 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
     if not any(v.protects for v in doc.vlans):
         raise PlanError("the plan has no backup VLANs to fail over onto", field="routing.protection",
                         fix="plan with routing.protection: links (plan/protection.py), or heal with `vlanroute repair`")
-    if failures.switches:
-        raise PlanError(f"a dead switch ({', '.join(failures.switches)}) is not failed over: its neighbours must change",
-                        field="--failed-switch", fix="heal a dead switch with `vlanroute repair` (the watcher does)")
     dead = dead_pairs(failures, doc)
-    choice = choose(doc, dead)
+    choice = choose(doc, dead, frozenset(failures.switches))
     new_pvid, moves, stuck = choice.new_pvid, choice.moves, choice.stuck
     if not moves:
         why = "; ".join(f"VLAN {x['vlan']}: {x['why']}" for x in stuck) or "no routing VLAN's tree uses a dead pair"
@@ -136,7 +138,7 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
                         fix="heal with `vlanroute repair`")
     new_doc = _document(doc, failures, new_pvid)
     fabric = degraded(failures, doc)
-    topo = _live_topology(doc, fabric.cables)
+    topo = _live_topology(doc, fabric.cables, frozenset(failures.switches))
     vlans = _routing_vlans(new_doc, {v.id: frozenset(link(a, b) for a, b in v.links) for v in new_doc.vlans}, fabric)
     metrics = metrics_of(new_doc, topo, vlans, fabric)
     data = new_doc.to_json()
@@ -175,8 +177,9 @@ def retreed_document(doc: PlanDocument, failures: Failures, repaired: Repaired) 
                     [*repaired.warnings, *over.warnings])
 
 
-def _live_topology(doc: PlanDocument, cables: Mapping[Link, int]) -> Topology:
-    return Topology.from_links(list(doc.switches), [lk for lk, n in cables.items() for _ in range(n)])
+def _live_topology(doc: PlanDocument, cables: Mapping[Link, int], dead: frozenset[str] = frozenset()) -> Topology:
+    return Topology.from_links([s for s in doc.switches if s not in dead],
+                               [lk for lk, n in cables.items() for _ in range(n)])
 
 
 def _document(doc: PlanDocument, failures: Failures, new_pvid: dict[tuple[str, int], int]) -> PlanDocument:
@@ -198,13 +201,33 @@ def _document(doc: PlanDocument, failures: Failures, new_pvid: dict[tuple[str, i
     # moved sources no longer send in across it.
     down = dead_cables(failures, doc)
     data["cabling"] = [c for i, c in enumerate(data["cabling"]) if i not in down]
+    # A dead switch leaves the plan with its hosts, as in a repaired plan (push must not try
+    # to reach it), and every VLAN's links to it; its neighbours' ports towards it carry no
+    # VLAN any more, as in a repaired plan. Removals only, on dead ports: nothing sends
+    # across them, and a removal can close no loop in any state of the push.
+    gone = set(failures.switches)
+    if gone:
+        for v in data["vlans"]:
+            v["links"] = [lk for lk in v["links"] if not set(lk) & gone]
+            v["switches"] = [s for s in v["switches"] if s not in gone]
+            v["sources"] = [s for s in v["sources"] if s not in gone]
+        data["hosts"] = {h: rec for h, rec in data["hosts"].items() if rec["switch"] not in gone}
+        data["switches"] = {s: rec for s, rec in data["switches"].items() if s not in gone}
+        for rec in data["switches"].values():
+            for port in [*rec["ports"].values(), *rec["lags"].values()]:
+                if port.get("neighbor") in gone:
+                    port["tagged"] = []
     data["warnings"] = list(data.get("warnings", [])) + [f"failed over around failures: {failures.describe()}"]
     return plan_document(data, "the failed-over plan")
 
 
 def _record(doc: PlanDocument, failures: Failures, moves: list[Move], stuck: list[dict[str, Any]],
             max_load: float, bound: float, deadlock_free: bool) -> dict[str, Any]:
-    touched = sorted({s for m in moves for s in m.sources}, key=list(doc.switches).index)
+    gone = set(failures.switches)
+    # A dead switch's neighbours change too: their ports towards it lose its VLANs.
+    near = {s for s, rec in doc.switches.items() if s not in gone
+            and (any(p.neighbor in gone for p in rec.ports.values()) or any(g.neighbor in gone for g in rec.lags.values()))}
+    touched = sorted({s for m in moves for s in m.sources} | near, key=list(doc.switches).index)
     return {
         "format": FAILOVER_FORMAT,
         "plan": doc.name,
@@ -215,7 +238,7 @@ def _record(doc: PlanDocument, failures: Failures, moves: list[Move], stuck: lis
         # The hosts re-learn in no VLAN: they already learn in every backup.
         "affected_vlans": [],
         "switches_touched": touched,
-        "hosts_lost": [],
+        "hosts_lost": sorted((h for h, rec in doc.hosts.items() if rec.switch in gone), key=lambda h: doc.hosts[h].index),
         "links_added": 0,
         "extra_changes": 0,
         "max_link_load": round(max_load, 4),

@@ -7,8 +7,8 @@ watcher does with it (docs/watch.md): its remedy is made from the published plan
 failure that counts at that moment, so a second failure while the first is healed gets the
 remedy of both together, and that is what is classed here.
 
-- `failover+repair`: every routing VLAN the dead pairs cut has a backup VLAN that avoids
-  them and joins every switch with hosts (bundle/failedover.py `choose`, the very choice of
+- `failover+repair`: every routing VLAN the dead pairs (a dead switch's among them) cut
+  has a backup VLAN that avoids them and joins every live switch with hosts (bundle/failedover.py `choose`, the very choice of
   `repair --failover`), and the watcher's strategies fail over: delivery comes back with a
   PVID change on the source switches; the balanced repair follows.
 - `repair`: the live fabric still joins every live switch with hosts, so the minimal
@@ -17,8 +17,10 @@ remedy of both together, and that is what is classed here.
 - `split`: the live fabric falls into parts that each hold hosts: no tree can join them;
   the host pairs across the parts stay cut until a cable or switch returns.
 
-Hosts on a dead switch are lost whatever heals (named); a dead switch is never failed over
-(its neighbours must change: the repair heals it). Whether the watcher acts by itself is
+Hosts on a dead switch are lost whatever heals (named); a dead switch fails over as its
+dead pairs do, its own hosts aside (every routing VLAN it carried through to switches with
+hosts has a backup that avoids it), and its neighbours' ports towards it lose their VLANs.
+Whether the watcher acts by itself is
 the policy's (`operation.watch`: `auto`, and every class of the set in `heal`), else it
 only proposes and a person pushes.
 
@@ -314,12 +316,10 @@ class Fabric:
         kinds = ["pair"] * len(failures.pairs) + ["switch"] * len(failures.switches)
         parts = self.parts(failures)
         lost = [h for s in failures.switches for h in self.host_names[s]]
-        if failures.switches:
-            failover = "switch"
-        elif not self.has_backups:
+        if not self.has_backups:
             failover = "no-backups"
         else:
-            c = choose(self.doc, set(failures.pairs))
+            c = choose(self.doc, self.dead_pairs(failures), frozenset(failures.switches))
             failover = ("partial" if c.moves else "none") if c.stuck else ("covers" if c.moves else "not-needed")
         if len(parts) > 1:
             heal = "split"
@@ -368,13 +368,17 @@ class Fabric:
                 cut += sum(senders.get(x, 0) for x in part) * (total - inside)
         return cut
 
+    def dead_pairs(self, failures: Failures) -> set[tuple[str, str]]:
+        """The dead neighbour pairs: those named, and every pair of a dead switch."""
+        return set(failures.pairs) | {link(s, n) for s in failures.switches for n in self.adj[s]}
+
     def failed_over(self, failures: Failures) -> tuple[float, bool | None]:
         """The max load per cable while failed over around the dead pairs, and (for a plan
         that was deadlock-free) whether the failed-over routes are: the hit VLANs' sources
         send in their backups (bundle/failedover.py's choice), every tree as it stands."""
-        c = choose(self.doc, set(failures.pairs))
+        c = choose(self.doc, self.dead_pairs(failures), frozenset(failures.switches))
         fabric = self.degraded(failures)
-        senders = {t.vid: dict(t.senders(fabric.hosts)) for t in self.trees}
+        senders = {t.vid: dict(t.senders(fabric.hosts, fabric.dead_switches)) for t in self.trees}
         for (s, vid), backup in c.new_pvid.items():
             n = senders[vid].pop(s, 0)
             senders[backup][s] = senders[backup].get(s, 0) + n

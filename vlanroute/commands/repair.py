@@ -141,8 +141,10 @@ def command(outdir: Path, newdir: Path, failed_cables: tuple[str, ...], failed_p
         _print_failover(Console(), doc, rep, newdir)
         state = "verified" if result.verified else "NOT verified"
         say.line(f"{newdir}: {result.files} files, {result.bytes} bytes, {state}")
-        say.line(f"next: vlanroute push {newdir} --dry-run (only host ports' PVIDs change, on the switches "
-                 "above); later the balanced repair (`vlanroute repair` without --failover) from the published plan")
+        changes = ("host ports' PVIDs change, and the ports towards the dead switch lose their VLANs"
+                   if rep.record["failures"]["switches"] else "only host ports' PVIDs change")
+        say.line(f"next: vlanroute push {newdir} --dry-run ({changes}, on the switches above); later the balanced "
+                 "repair (`vlanroute repair` without --failover) from the published plan")
     elif say.human:
         _print(Console(), doc, rep, same, newdir)
         state = "verified" if result.verified else "NOT verified"
@@ -232,7 +234,8 @@ def _links(links: list[tuple[str, str]]) -> str:
 def _print_failover(console: Console, doc: PlanDocument, rep: Repaired, newdir: Path) -> None:
     r = rep.record
     f = r["failures"]
-    what = [f"cable {c}" for c in f["cables"]] + [f"pair {p.replace(':', '-')}" for p in f["pairs"]]
+    what = ([f"cable {c}" for c in f["cables"]] + [f"pair {p.replace(':', '-')}" for p in f["pairs"]]
+            + [f"switch {s}" for s in f["switches"]])
     console.print(f"[bold]{doc.name}[/bold]: fail over around {', '.join(what)}", highlight=False)
     table = Table(title=f"{len(r['failover'])} VLAN(s) failed over by the PVID of their source switches' host ports")
     table.add_column("VLAN", justify="right")
@@ -246,9 +249,12 @@ def _print_failover(console: Console, doc: PlanDocument, rep: Repaired, newdir: 
         console.print(f"NOT failed over: VLAN {x['vlan']} ({' '.join(x['sources'])}): {x['why']}", highlight=False)
     console.print(f"max link load {r['max_link_load']:g} (lower bound of the degraded fabric "
                   f"{r['link_load_lower_bound']:g}); deadlock-free under 802.3x PAUSE: "
-                  f"{'yes' if r['deadlock_free'] else 'no'}; no inter-switch port changes; the hosts re-learn in "
-                  "nothing and need no new files (hosts.tsv's vlan column follows the PVID: the host program only "
-                  "shows it)", highlight=False)
+                  f"{'yes' if r['deadlock_free'] else 'no'}; "
+                  + (f"inter-switch ports: only those towards the dead switch ({' '.join(f['switches'])}) lose "
+                     "their VLANs" if f["switches"] else "no inter-switch port changes")
+                  + "; the hosts re-learn in nothing and need no new files (hosts.tsv's vlan column follows the PVID: "
+                  "the host program only shows it)" + (f"; hosts lost: {len(r['hosts_lost'])}" if r["hosts_lost"] else ""),
+                  highlight=False)
 
 
 def _print(console: Console, doc: PlanDocument, rep: Repaired, same: bool, newdir: Path) -> None:

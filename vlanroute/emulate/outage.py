@@ -140,6 +140,8 @@ class OutageSummary:
     timeout_s: float
     lost_before_share: float = 0.0      # of the probes sent before the cut, the share lost
     notes: list[str] = field(default_factory=list)
+    stage: int = 0                      # which failure of the run (0: the first; the later ones follow its heal)
+    failure: str = ""                   # what failed: "fail sw1-sw2", "stop sw3"
 
     @property
     def overloaded(self) -> bool:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.emulate import netns, spanning
+from vlanroute.emulate.failplan import Failure
 from vlanroute.emulate.outage import OutageSummary, PairOutage, ProbeRecord, fmt_s, pair_outages, summarize
 from vlanroute.emulate.probes import Probes, make_sockets
 from vlanroute.emulate.run import (
@@ -59,16 +60,22 @@ FRAME_BYTES = 100                       # a small frame, as Options.rate_fps cou
 
 @dataclass(frozen=True)
 class CutEvent:
-    """What `heal` is given: the pair, the cable ends taken down ("switch port"), when
-    (CLOCK_REALTIME ns, the probes' clock), and the running emulation (its namespaces:
-    emu.sw_ns(switch), emu.host_ns(host); its plan: emu.plan)."""
-    pair: tuple[str, str]
+    """What `heal` is given: the failure (a neighbour pair or a switch), the ends taken down
+    ("switch port"), when (CLOCK_REALTIME ns, the probes' clock), and the running emulation
+    (its namespaces: emu.sw_ns(switch), emu.host_ns(host); its plan: emu.plan, the
+    published one: the cabling)."""
+    failure: Failure
     ports: list[str]
     cut_ns: int
     cut_end_ns: int
     emu: Emulation
     context: dict[str, Any] = field(default_factory=dict)   # the setup's heal_context, as given
     armed: Any = None               # what the heal's `prepare(emu, context)` made before the probes, if it has one
+
+    @property
+    def pair(self) -> tuple[str, str] | None:
+        """The dead neighbour pair (None when a switch died)."""
+        return self.failure.pair
 
 
 @dataclass(frozen=True)
@@ -98,16 +105,20 @@ class Measurement:
 Heal = Callable[[CutEvent], None]
 
 
-def cut_now(emu: Emulation, pair: tuple[str, str]) -> tuple[list[str], int, int]:
-    """Every cable of the pair down at both ends (failure.cut's ports), by SIOCSIFFLAGS from
-    this process: all ends within a millisecond, no process start between them (each `ip`
-    costs 0.1 to 0.3 s under TCG). Returns the ports and the first and last instant."""
-    a, b = pair
-    cables = [c for c in emu.plan.cables if {c.a, c.b} == {a, b}]
+def cut_now(emu: Emulation, failure: Failure) -> tuple[list[str], int, int]:
+    """Every cable of the failure's neighbour pairs down at both ends (failure.cut's ports),
+    and for a dead switch its host ports too (its hosts lose their carrier, as
+    failure.stop_host_links), by SIOCSIFFLAGS from this process: all ends within a
+    millisecond, no process start between them (each `ip` costs 0.1 to 0.3 s under TCG).
+    Returns the ports and the first and last instant."""
+    dead = {frozenset(p) for p in failure.pairs(emu.plan)}
+    cables = [c for c in emu.plan.cables if c.kind != "host" and frozenset((c.a, c.b)) in dead]
     # One end of every cable first: a veth end set down takes the carrier off both ends, so
     # every cable is dark after len(cables) writes (each can take a few hundred ms under TCG:
     # the kernel waits for an RCU grace period); then the other ends, as failure.cut does.
     ends = [(c.a, c.a_port) for c in cables] + [(c.b, c.b_port) for c in cables]
+    if failure.switch:
+        ends += [(h.switch, h.port) for h in emu.plan.hosts.values() if h.switch == failure.switch]
     # A socket per switch, made in its namespace beforehand (an ioctl acts in the namespace
     # of the socket it is made on), and each port's flags read: then only the writes remain.
     socks: dict[str, socket.socket] = {}
@@ -120,7 +131,8 @@ def cut_now(emu: Emulation, pair: tuple[str, str]) -> tuple[list[str], int, int]
         for i, (sock, request) in enumerate(down, start=1):
             fcntl.ioctl(sock, netns.SIOCSIFFLAGS, request)
             if i == len(cables):
-                emu.log(f"    every cable of {a}-{b} dark {(time.time_ns() - start) / 1e6:.1f} ms after the first write")
+                emu.log(f"    every cable of {failure.label()} dark {(time.time_ns() - start) / 1e6:.1f} ms after "
+                        "the first write")
         end = time.time_ns()
     finally:
         for sock in socks.values():
@@ -146,15 +158,19 @@ def probe_rate_kbit(emu: Emulation, pairs: int, interval_s: float) -> int:
     return max(emu.options.traffic_rate_kbit, math.ceil(2 * fps * FRAME_BYTES * 8 / 1000))
 
 
-def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, str]], *, method: str = "vlanroute",
+def measure(emu: Emulation, failure: Failure | tuple[str, str], pairs: Sequence[tuple[str, str]], *,
+            method: str = "vlanroute",
             heal: Heal | None = None, settings: ProbeSettings = ProbeSettings(),
             log: Callable[[str], None] = print, context: dict[str, Any] | None = None,
             after_probes: Callable[[], None] | None = None) -> Measurement:
-    """The hook: probes over `pairs`, the pair's cables cut, `heal(event)` called at once (it
-    may act and return, or start something that acts on its own and return), probes until
-    every pair delivers again or settings.timeout_s; then `after_probes` (if given) and the
-    storm check. The emulation is built and learned by the caller (any fabric on emu's
-    namespaces) and stays as it is."""
+    """The hook: probes over `pairs`, the failure's cables cut (a neighbour pair's, or a
+    switch's and its host links), `heal(event)` called at once (it may act and return, or
+    start something that acts on its own and return), probes until every pair delivers
+    again or settings.timeout_s; then `after_probes` (if given) and the storm check. The
+    emulation is built and learned by the caller (any fabric on emu's namespaces) and stays
+    as it is; a second call measures a second failure on what the first left."""
+    if isinstance(failure, tuple):
+        failure = Failure(pair=failure)
     plan = emu.plan
     pairs = list(pairs)
     hosts = sorted({h for p in pairs for h in p})
@@ -181,12 +197,12 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
         time.sleep(settings.warmup_s)
         _check_interrupted()
         base_tx = _tx(emu)
-        ports, cut_ns, cut_end_ns = cut_now(emu, pair)
-        log(f"[{method}] cut {pair[0]}-{pair[1]}: {', '.join(ports)} down "
+        ports, cut_ns, cut_end_ns = cut_now(emu, failure)
+        log(f"[{method}] {failure.label()}: {', '.join(ports)} down "
             f"({(cut_end_ns - cut_ns) / 1e6:.1f} ms for all ends), {probes.rounds()} rounds sent")
         if heal is not None:
             started = time.monotonic()
-            heal(CutEvent(pair, ports, cut_ns, cut_end_ns, emu, dict(context or {}), armed))
+            heal(CutEvent(failure, ports, cut_ns, cut_end_ns, emu, dict(context or {}), armed))
             out.heal_s = time.monotonic() - started
         cut_mono = time.monotonic() - (time.time_ns() - cut_ns) / 1e9
         all_since: float | None = None
@@ -229,7 +245,8 @@ def measure(emu: Emulation, pair: tuple[str, str], pairs: Sequence[tuple[str, st
         emu.rate_limit("change", emu.options.rate_kbit)
     if after_probes is not None:
         after_probes()
-    out.checks.append(emu.storm_check(f"after the cut ({METHOD_LABEL.get(method, method)})", probe=True))
+    out.checks.append(emu.storm_check(f"after the cut ({failure.label()}, {METHOD_LABEL.get(method, method)})",
+                                      probe=True))
     return out
 
 
@@ -258,34 +275,73 @@ def _tx(emu: Emulation) -> int:
 
 # -- the setup: what the host computes before the VM ----------------------------------------------
 
+def failure_json(failure: Failure) -> dict[str, Any]:
+    return {"pair": list(failure.pair)} if failure.pair else {"switch": failure.switch}
+
+
+def failure_from_json(d: dict[str, Any]) -> Failure:
+    return Failure(pair=(d["pair"][0], d["pair"][1])) if d.get("pair") else Failure(switch=str(d["switch"]))
+
+
+@dataclass
+class Stage:
+    """One failure of the bench, measured once the previous one is healed (or settled)."""
+    failure: Failure
+    pairs: list[tuple[str, str]]              # probed, the same in every method
+    candidates: int                           # ordered pairs this failure breaks (plan or spanning tree), or their reverse
+    model_blocked_after: list[tuple[str, str]] = field(default_factory=list)
+    heal_context: dict[str, Any] = field(default_factory=dict)   # handed to the heal in CutEvent.context
+
+    def to_json(self) -> dict[str, Any]:
+        return {"failure": failure_json(self.failure), "pairs": [list(p) for p in self.pairs],
+                "candidates": self.candidates, "model_blocked_after": [list(p) for p in self.model_blocked_after],
+                "heal_context": self.heal_context}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Stage:
+        return Stage(failure_from_json(d["failure"]), [(a, b) for a, b in d["pairs"]], int(d["candidates"]),
+                     [(a, b) for a, b in d["model_blocked_after"]], dict(d["heal_context"]))
+
+
 @dataclass
 class Setup:
-    pair: tuple[str, str]
+    stages: list[Stage]
     methods: list[str]
-    pairs: list[tuple[str, str]]              # probed, the same in every method
-    candidates: int                           # ordered pairs a cut breaks (plan or spanning tree), or their reverse
     settings: ProbeSettings
     unhealed_timeout_s: float = 10.0          # the plan with nobody acting never heals: wait this long
     stp_timers: str = "default"
     model_root: str = ""
     model_blocked: list[tuple[str, str]] = field(default_factory=list)
-    model_blocked_after: list[tuple[str, str]] = field(default_factory=list)
-    throughput: dict[str, Any] | None = None  # options and the model's prediction (traffic.Prediction)
+    throughput: dict[str, Any] | None = None  # options and the model's prediction after the last failure (traffic.Prediction)
     ovs_datapath: str = "auto"                # system (the kernel module), netdev (userspace), auto: system where it loads
     heal: str | None = None                   # module:function, imported where the emulation runs
-    heal_context: dict[str, Any] = field(default_factory=dict)   # handed to it in CutEvent.context
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The first failure's probed pairs."""
+        return self.stages[0].pairs
+
+    @property
+    def heal_context(self) -> dict[str, Any]:
+        """The first failure's heal context."""
+        return self.stages[0].heal_context
+
+    @heal_context.setter
+    def heal_context(self, value: dict[str, Any]) -> None:
+        self.stages[0].heal_context = value
 
     def to_json(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        return d
+        return {"stages": [st.to_json() for st in self.stages], "methods": self.methods,
+                "settings": dataclasses.asdict(self.settings), "unhealed_timeout_s": self.unhealed_timeout_s,
+                "stp_timers": self.stp_timers, "model_root": self.model_root,
+                "model_blocked": [list(p) for p in self.model_blocked], "throughput": self.throughput,
+                "ovs_datapath": self.ovs_datapath, "heal": self.heal}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Setup:
-        return Setup((d["pair"][0], d["pair"][1]), list(d["methods"]), [(a, b) for a, b in d["pairs"]],
-                     int(d["candidates"]), ProbeSettings(**d["settings"]), float(d["unhealed_timeout_s"]),
-                     str(d["stp_timers"]), str(d["model_root"]), [(a, b) for a, b in d["model_blocked"]],
-                     [(a, b) for a, b in d["model_blocked_after"]], d["throughput"], str(d["ovs_datapath"]),
-                     d["heal"], dict(d["heal_context"]))
+        return Setup([Stage.from_json(x) for x in d["stages"]], list(d["methods"]), ProbeSettings(**d["settings"]),
+                     float(d["unhealed_timeout_s"]), str(d["stp_timers"]), str(d["model_root"]),
+                     [(a, b) for a, b in d["model_blocked"]], d["throughput"], str(d["ovs_datapath"]), d["heal"])
 
 
 def tree_cut_pairs(spec: EmulationSpec, parent: dict[str, str], pair: tuple[str, str]) -> set[tuple[str, str]]:
@@ -309,55 +365,113 @@ def tree_cut_pairs(spec: EmulationSpec, parent: dict[str, str], pair: tuple[str,
             if a != b and (ha.switch in side) != (hb.switch in side)}
 
 
-def prepare(spec: EmulationSpec, pair: tuple[str, str], methods: Sequence[str], settings: ProbeSettings, *,
-            max_pairs: int = 1000, seed: int = 1, stp_timers: str = "default", unhealed_timeout_s: float = 10.0,
-            throughput: dict[str, Any] | None = None, heal: str | None = None, ovs_datapath: str = "auto") -> Setup:
-    """The probed pairs, the model's trees and the throughput prediction (numpy: here, not in
-    the VM). Probed: the host pairs the cut breaks on the plan (failplan.cut_pairs) or on the
-    spanning tree, each both ways; all of them up to `max_pairs`, else a seeded sample of
-    that many."""
-    from vlanroute.emulate.failplan import check_pair, cut_pairs
+def tree_path(parent: dict[str, str], a: str, b: str) -> list[str]:
+    """The switches on the spanning tree's path from a to b (`parent`: switch -> its root
+    port's neighbour), both ends included."""
+    up_a = [a]
+    while up_a[-1] in parent:
+        up_a.append(parent[up_a[-1]])
+    seen = {s: i for i, s in enumerate(up_a)}
+    up_b = [b]
+    while up_b[-1] not in seen:
+        up_b.append(parent[up_b[-1]])
+    return up_a[:seen[up_b[-1]] + 1] + up_b[-2::-1]
+
+
+def tree_switch_pairs(spec: EmulationSpec, parent: dict[str, str], switch: str) -> set[tuple[str, str]]:
+    """Ordered host pairs whose path in the spanning tree passes through `switch` (its own
+    hosts' pairs included)."""
+    return {(a, b) for a, ha in spec.hosts.items() for b, hb in spec.hosts.items()
+            if a != b and switch in tree_path(parent, ha.switch, hb.switch)}
+
+
+def prepare(spec: EmulationSpec, failures: tuple[str, str] | Failure | Sequence[Failure], methods: Sequence[str],
+            settings: ProbeSettings, *, max_pairs: int = 1000, seed: int = 1, stp_timers: str = "default",
+            unhealed_timeout_s: float = 10.0, throughput: dict[str, Any] | None = None, heal: str | None = None,
+            ovs_datapath: str = "auto", running: Sequence[EmulationSpec] | None = None) -> Setup:
+    """The probed pairs of each failure, the model's trees and the throughput prediction
+    after the last failure (numpy: here, not in the VM). `failures`: one neighbour pair, or
+    failures in the order they happen, each once the previous one is healed; `running`: the
+    bundle vlanroute's fabric runs when each happens (the published plan first, then each
+    repair; default: the published plan for the first). Probed for each failure: the host
+    pairs it breaks on the running plan (failplan's cut pairs) or on the spanning tree of
+    the cables still alive, each both ways, none with a host on a dead switch; all of them
+    up to `max_pairs`, else a seeded sample of that many."""
     from vlanroute.emulate.traffic import cable_pairs, switch_order
     from vlanroute.perf.stp import spanning_tree
-    check_pair(spec, pair)
+    if isinstance(failures, Failure):
+        failures = [failures]
+    elif isinstance(failures, tuple) and len(failures) == 2 and all(isinstance(x, str) for x in failures):
+        failures = [Failure(pair=(str(failures[0]), str(failures[1])))]
+    failures = list(failures)                 # type: ignore[arg-type]
+    plans = list(running or [spec])
+    if len(plans) < len(failures):
+        raise ValueError(f"{len(failures)} failures need the running bundle of each, {len(plans)} given")
     order = switch_order(spec)
     cables = cable_pairs(spec)
-    tree = spanning_tree(order, cables, lag=True)
-    key = (pair[0], pair[1]) if order.index(pair[0]) < order.index(pair[1]) else (pair[1], pair[0])
-    after = spanning_tree(order, {k: v for k, v in cables.items() if k != key}, lag=True)
-    broken = cut_pairs(spec, pair) | tree_cut_pairs(spec, tree.parent, pair)
-    # Both ways, as an application's traffic goes (requests and replies, TCP's ACKs): every
-    # destination also sends, so that a bridge that lost its entry for it learns it again.
-    ends = sorted({(a, b) if a < b else (b, a) for a, b in broken})
-    if 2 * len(ends) > max_pairs:
-        ends = sorted(random.Random(seed).sample(ends, max(1, max_pairs // 2)))
-    probed = sorted({p for a, b in ends for p in ((a, b), (b, a))})
-    prediction = None
-    if throughput is not None and any(m in methods for m in ("rstp", "stp")):
-        prediction = predict_after(spec, {k: v for k, v in cables.items() if k != key}, throughput)
+
+    def key(p: tuple[str, str]) -> tuple[str, str]:
+        return (p[0], p[1]) if order.index(p[0]) < order.index(p[1]) else (p[1], p[0])
+
+    def tree_of(dead_switches: set[str], dead_pairs: set[tuple[str, str]]) -> Any:
+        alive = [s for s in order if s not in dead_switches]
+        return spanning_tree(alive, {k: v for k, v in cables.items()
+                                     if k not in dead_pairs and not (set(k) & dead_switches)}, lag=True)
+
     def in_order(blocked: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return sorted(set(blocked), key=lambda p: (order.index(p[0]), order.index(p[1])))
-    every = {p for a, b in broken for p in ((a, b), (b, a))}
-    return Setup(pair, list(methods), probed, len(every), settings, unhealed_timeout_s, stp_timers, tree.root,
-                 in_order(tree.blocked), in_order(after.blocked), prediction, ovs_datapath, heal)
+
+    first = tree_of(set(), set())
+    dead_switches: set[str] = set()
+    dead_pairs: set[tuple[str, str]] = set()
+    stages: list[Stage] = []
+    for i, (failure, plan) in enumerate(zip(failures, plans)):
+        failure.check(spec)
+        before = tree_of(dead_switches, dead_pairs)
+        dead_switches |= set(failure.dead())
+        dead_pairs |= {key(p) for p in failure.pairs(spec)}
+        after = tree_of(dead_switches, dead_pairs)
+        on_plan = failure.cut_pairs(plan)
+        on_tree = (tree_cut_pairs(spec, before.parent, failure.pair) if failure.pair
+                   else tree_switch_pairs(spec, before.parent, str(failure.switch)))
+        broken = {(a, b) for a, b in on_plan | on_tree
+                  if spec.hosts[a].switch not in dead_switches and spec.hosts[b].switch not in dead_switches}
+        # Both ways, as an application's traffic goes (requests and replies, TCP's ACKs): every
+        # destination also sends, so that a bridge that lost its entry for it learns it again.
+        ends = sorted({(a, b) if a < b else (b, a) for a, b in broken})
+        if 2 * len(ends) > max_pairs:
+            ends = sorted(random.Random(seed + i).sample(ends, max(1, max_pairs // 2)))
+        probed = sorted({p for a, b in ends for p in ((a, b), (b, a))})
+        every = {p for a, b in broken for p in ((a, b), (b, a))}
+        stages.append(Stage(failure, probed, len(every), in_order(after.blocked)))
+    prediction = None
+    if throughput is not None and any(m in methods for m in ("rstp", "stp")):
+        prediction = predict_after(spec, {k: v for k, v in cables.items()
+                                          if k not in dead_pairs and not (set(k) & dead_switches)},
+                                   throughput, dead_switches)
+    return Setup(stages, list(methods), settings, unhealed_timeout_s, stp_timers, first.root,
+                 in_order(first.blocked), prediction, ovs_datapath, heal)
 
 
-def throughput_hosts(spec: EmulationSpec) -> list[str]:
-    """One host per switch (its first, natural order): the traffic check's measurable size under TCG."""
+def throughput_hosts(spec: EmulationSpec, dead: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """One host per switch (its first, natural order) but the `dead` ones: the traffic
+    check's measurable size under TCG."""
     from vlanroute.natural import natsorted
     first: dict[str, str] = {}
-    for h in natsorted(spec.hosts):
+    for h in natsorted(h for h, x in spec.hosts.items() if x.switch not in dead):
         first.setdefault(spec.hosts[h].switch, h)
     return [first[s] for s in natsorted(first)]
 
 
-def predict_after(spec: EmulationSpec, cables: dict[tuple[str, str], int], opt: dict[str, Any]) -> dict[str, Any]:
+def predict_after(spec: EmulationSpec, cables: dict[tuple[str, str], int], opt: dict[str, Any],
+                  dead: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """emulate --traffic's TCP model on the spanning tree of the cables left (LAGs: each
-    bond one port), between throughput_hosts."""
+    bond one port) among the switches alive, between throughput_hosts."""
     from vlanroute.emulate.traffic import switch_order
     from vlanroute.perf.stp import stp_fabric
-    hosts = [(h, spec.hosts[h].switch) for h in throughput_hosts(spec)]
-    fabric = stp_fabric(switch_order(spec), hosts, cables, speed=float(opt["rate_mbit"]) / 1000, lag=True)
+    hosts = [(h, spec.hosts[h].switch) for h in throughput_hosts(spec, dead)]
+    alive = [s for s in switch_order(spec) if s not in dead]
+    fabric = stp_fabric(alive, hosts, cables, speed=float(opt["rate_mbit"]) / 1000, lag=True)
     small = dataclasses.replace(spec, hosts={h: spec.hosts[h] for h, _s in hosts})
     return predicted(small, fabric, opt, "spanning tree")
 
@@ -385,9 +499,14 @@ class MethodRun:
     checks: list[Check] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)
-    measurement: Measurement | None = None
+    measurements: list[Measurement] = field(default_factory=list)    # one per stage measured
     throughput: list[dict[str, Any]] = field(default_factory=list)
     aborted: str = ""
+
+    @property
+    def measurement(self) -> Measurement | None:
+        """The first failure's measurement."""
+        return self.measurements[0] if self.measurements else None
 
 
 def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[str], None],
@@ -457,24 +576,32 @@ def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[st
             spanning.announce_hosts(emu)
             need(emu.storm_check("after every host's broadcast", probe=True))
             phase("checks")
-        peers: dict[str, set[str]] = {}
-        for a, b in setup.pairs:
-            peers.setdefault(a, set()).add(b)
-        spanning.warm_arp(emu, peers)
-        m = measure(emu, setup.pair, setup.pairs, method=method, heal=heal if method == "vlanroute" else None,
-                    settings=settings, log=log, context=setup.heal_context,
-                    after_probes=lambda: spanning.permanent_arp(emu, peers))
-        out.measurement = m
-        phase("probes")
-        need(*m.checks)
-        if method == "vlanroute" and "throughput" in setup.heal_context:
-            out.throughput = measure_throughput(emu, setup.heal_context["throughput"], log, "the healed plan")
+        dead: set[tuple[str, str]] = set()
+        for i, stage in enumerate(setup.stages):
+            if i and method == "vlanroute" and heal is None:
+                out.notes.append(f"{stage.failure.label()} not measured: nobody healed the failure before it")
+                break
+            peers: dict[str, set[str]] = {}
+            for a, b in stage.pairs:
+                peers.setdefault(a, set()).add(b)
+            spanning.warm_arp(emu, peers)
+            m = measure(emu, stage.failure, stage.pairs, method=method, heal=heal if method == "vlanroute" else None,
+                        settings=settings, log=log, context=stage.heal_context,
+                        after_probes=lambda: spanning.permanent_arp(emu, peers))
+            out.measurements.append(m)
+            phase("probes" if len(setup.stages) == 1 else f"probes {i + 1}")
+            need(*m.checks)
+            dead |= _dead_ports(emu, stage.failure)
+            if method != "vlanroute":
+                states = spanning.wait_settled(read, 60.0 + 2 * spanning.STP_TIMERS[setup.stp_timers].forward_delay_s,
+                                               ignore=frozenset(dead))
+                need(_tree_check(f"after the cut ({stage.failure.label()})", spanning.blocked_pairs(emu, states),
+                                 stage.model_blocked_after))
+        last = setup.stages[len(out.measurements) - 1].heal_context if out.measurements else {}
+        if method == "vlanroute" and "throughput" in last:
+            out.throughput = measure_throughput(emu, last["throughput"], log, "the healed plan")
             phase("throughput")
         if method != "vlanroute":
-            dead = _dead_ports(emu, setup.pair)
-            states = spanning.wait_settled(read, 60.0 + 2 * spanning.STP_TIMERS[setup.stp_timers].forward_delay_s,
-                                           ignore=dead)
-            need(_tree_check("after the cut", spanning.blocked_pairs(emu, states), setup.model_blocked_after))
             if setup.throughput is not None:
                 if method == "stp":
                     waited = spanning.wait_stp_quiet(emu, spanning.STP_TIMERS[setup.stp_timers])
@@ -492,10 +619,12 @@ def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[st
     return out
 
 
-def _dead_ports(emu: Emulation, pair: tuple[str, str]) -> frozenset[tuple[str, str]]:
-    a, b = pair
-    return frozenset((s, up.lag_name or up.members[0]) for s, n in ((a, b), (b, a))
-                     for up in [emu.plan.uplinks[(s, n)]])
+def _dead_ports(emu: Emulation, failure: Failure) -> set[tuple[str, str]]:
+    """The bridge ports a failure leaves without carrier: both ends of its pairs' uplinks,
+    and a dead switch's host ports."""
+    ports = {(s, up.lag_name or up.members[0]) for a, b in failure.pairs(emu.plan) for s, n in ((a, b), (b, a))
+             for up in [emu.plan.uplinks[(s, n)]]}
+    return ports | {(h.switch, h.port) for h in emu.plan.hosts.values() if h.switch == failure.switch}
 
 
 def _tree_check(when: str, blocked: list[tuple[str, str]], model: list[tuple[str, str]]) -> Check:
@@ -541,7 +670,6 @@ def measure_throughput(emu: Emulation, opt: dict[str, Any], log: Callable[[str],
 class OutageReport:
     outdir: str
     kernel: str
-    pair: tuple[str, str]
     setup: Setup
     runs: list[MethodRun] = field(default_factory=list)
     summaries: list[OutageSummary] = field(default_factory=list)
@@ -552,17 +680,19 @@ class OutageReport:
         return bool(self.runs) and all(not r.aborted and all(c.ok for c in r.checks) for r in self.runs)
 
     def analyse(self) -> None:
-        """The outages from the probe records (the VM records, this computes)."""
+        """The outages from the probe records (the VM records, this computes), per method
+        and failure, the failures in order."""
         self.summaries, self.outages = [], {}
-        for r in self.runs:
-            m = r.measurement
-            if m is None:
-                continue
-            outs = pair_outages(m.record, self.setup.settings.guard_s)
-            self.outages[r.method] = outs
-            s = summarize(r.method, m.record, outs, m.timeout_s, self.setup.settings.guard_s)
-            s.notes = list(r.notes)
-            self.summaries.append(s)
+        for i, stage in enumerate(self.setup.stages):
+            for r in self.runs:
+                if i >= len(r.measurements):
+                    continue
+                m = r.measurements[i]
+                outs = pair_outages(m.record, self.setup.settings.guard_s)
+                self.outages[stage_key(r.method, i)] = outs
+                s = summarize(r.method, m.record, outs, m.timeout_s, self.setup.settings.guard_s)
+                s.notes, s.stage, s.failure = list(r.notes), i, stage.failure.label()
+                self.summaries.append(s)
 
     def label(self, method: str) -> str:
         if method == "vlanroute" and self.setup.heal:
@@ -571,28 +701,36 @@ class OutageReport:
 
     def text(self) -> str:
         st = self.setup
-        lines = [f"outage of {st.pair[0]}-{st.pair[1]} (every cable, carrier lost at both ends, nobody acting "
-                 f"unless a heal is given) on {self.outdir}, {self.kernel}",
-                 f"probes: {len(st.pairs)} ordered host pairs (of {st.candidates}: the pairs the cut breaks on the "
-                 f"plan or on the spanning tree, both ways{'' if len(st.pairs) == st.candidates else ', a seeded sample'}), one UDP "
-                 f"datagram each every {st.settings.interval_s * 1000:g} ms asked; outage = last delivery before "
-                 f"the loss to the first after it (arrival times, kernel-stamped); percentiles nearest-rank over "
-                 f"the interrupted pairs, a pair never restored counts as infinite"]
-        head = (f"{'method':26} {'pairs':>5} {'hit':>5} {'median':>8} {'p90':>8} {'p99':>8} {'max':>8} "
+        what = ", then once healed ".join(
+            f"{x.failure.label()} ({'every cable of the pair' if x.failure.pair else 'every cable and host link'}"
+            ", carrier lost at both ends)" for x in st.stages)
+        lines = [f"outage of {what}, nobody acting unless a heal is given, on {self.outdir}, {self.kernel}"]
+        for x in st.stages:
+            lines.append(f"probes of {x.failure.label()}: {len(x.pairs)} ordered host pairs (of {x.candidates}: the "
+                         "pairs it breaks on the running plan or on the spanning tree, both ways, none with a host on "
+                         f"a dead switch{'' if len(x.pairs) == x.candidates else ', a seeded sample'})")
+        lines.append(f"one UDP datagram each every {st.settings.interval_s * 1000:g} ms asked; outage = last delivery "
+                     "before the loss to the first after it (arrival times, kernel-stamped); percentiles nearest-rank "
+                     "over the interrupted pairs, a pair never restored counts as infinite")
+        several = len(st.stages) > 1
+        head = (f"{'method':26} {'failure' if several else '':{13 if several else 0}}{' ' if several else ''}"
+                f"{'pairs':>5} {'hit':>5} {'median':>8} {'p90':>8} {'p99':>8} {'max':>8} "
                 f"{'never':>5} {'lost':>7} {'dups':>5} {'storm':>5} {'interval':>13}")
         lines += [head, "-" * len(head)]
         by = {r.method: r for r in self.runs}
         for s in self.summaries:
             run = by[s.method]
-            storm = "yes" if any(not c.ok and c.name.startswith("no storm") for c in run.checks) else "no"
+            m = run.measurements[s.stage]
+            storm = "yes" if any(not c.ok and c.name.startswith("no storm") for c in m.checks) else "no"
             cell = fmt_s if s.interrupted else (lambda v: "-")
-            lines.append(f"{self.label(s.method):26} {s.pairs:5d} {s.interrupted:5d} "
+            failure = f"{s.failure:13} " if several else ""
+            lines.append(f"{self.label(s.method):26} {failure}{s.pairs:5d} {s.interrupted:5d} "
                          f"{cell(s.median_s):>8} {cell(s.p90_s):>8} {cell(s.p99_s):>8} {cell(s.max_s):>8} "
                          f"{s.never_restored:5d} {s.lost:7d} {s.duplicates:5d} {storm:>5} "
                          f"{s.achieved_interval_s * 1000:5.1f}/{s.achieved_interval_p99_s * 1000:5.1f} ms")
         for s in self.summaries:
             if s.overloaded:
-                lines.append(f"{s.method}: OVERLOADED: {s.lost_before_share:.1%} of the probes lost before the cut, "
+                lines.append(f"{s.method}{' (' + s.failure + ')' if several else ''}: OVERLOADED: {s.lost_before_share:.1%} of the probes lost before the cut, "
                              f"rounds {s.achieved_interval_s * 1000:.1f} ms apart for {s.interval_s * 1000:g} asked: "
                              "these figures measure the emulator's CPU more than the fabric (fewer pairs or a "
                              "longer interval)")
@@ -602,11 +740,11 @@ class OutageReport:
         for r in self.runs:
             for note in r.notes:
                 lines.append(f"{r.method}: {note}")
-            if r.measurement is not None:
-                m = r.measurement
+            for i, m in enumerate(r.measurements):
+                which = f" ({st.stages[i].failure.label()})" if several else ""
                 if m.heal_s is not None:
-                    lines.append(f"{r.method}: heal() returned after {m.heal_s:.2f} s")
-                lines.append(f"{r.method}: {frames_note(m)}")
+                    lines.append(f"{r.method}{which}: heal() returned after {m.heal_s:.2f} s")
+                lines.append(f"{r.method}{which}: {frames_note(m)}")
             for c in r.checks:
                 if not c.ok:
                     lines.append(f"{r.method}: FAIL: {c.name}: {c.detail}")
@@ -616,7 +754,7 @@ class OutageReport:
             lines.append(f"{r.method}: time: " + ", ".join(f"{k} {v:.1f} s" for k, v in r.phases.items()))
         rows = [(r.method, t) for r in self.runs for t in r.throughput]
         if rows:
-            lines.append("throughput after the cut (emulate --traffic's TCP measurement, one host per switch, "
+            lines.append(f"throughput after {'the last failure' if several else 'the cut'} (emulate --traffic's TCP measurement, one host per switch, "
                          f"every cable and host link at {_rate(rows[0][1], st)} "
                          "Mbit/s; predicted: the TCP model on the spanning tree of the cables left, LAGs as one port, "
                          "or on the healed plan's VLAN routes)")
@@ -630,21 +768,27 @@ class OutageReport:
     def to_json(self) -> dict[str, Any]:
         runs = []
         for r in self.runs:
-            m = r.measurement
             runs.append({"method": r.method, "aborted": r.aborted, "notes": r.notes, "phases": r.phases,
                          "checks": [dataclasses.asdict(c) for c in r.checks], "throughput": r.throughput,
-                         "heal_s": m.heal_s if m else None, "waited_s": m.waited_s if m else None,
-                         "frames": m.frames if m else []})
-        return {"outdir": self.outdir, "kernel": self.kernel, "pair": list(self.pair), "ok": self.ok,
+                         "failures": [{"heal_s": m.heal_s, "waited_s": m.waited_s, "frames": m.frames}
+                                      for m in r.measurements]})
+        return {"outdir": self.outdir, "kernel": self.kernel,
+                "failures": [x.failure.label() for x in self.setup.stages], "ok": self.ok,
                 "setup": {k: v for k, v in self.setup.to_json().items() if k != "throughput"},
                 "summaries": [dataclasses.asdict(s) for s in self.summaries],
                 "pairs": {method: [dataclasses.asdict(o) for o in outs] for method, outs in self.outages.items()},
                 "runs": runs}
 
 
+def stage_key(method: str, stage: int) -> str:
+    """OutageReport.outages' key: the method for the first failure, `method:N` for the Nth."""
+    return method if stage == 0 else f"{method}:{stage + 1}"
+
+
 def _rate(row: dict[str, Any], setup: Setup) -> Any:
     """The throughput rows' link rate (Mbit/s): the spanning trees' options, or the heal's."""
-    opt = setup.throughput or setup.heal_context.get("throughput") or {}
+    heals = [x.heal_context.get("throughput") for x in setup.stages]
+    opt = setup.throughput or next((h for h in heals if h), None) or {}
     return row.get("rate_mbit", opt.get("rate_mbit"))
 
 
@@ -713,7 +857,7 @@ def run_here(outdir: Path, setup: Setup, kernel: str, log: Callable[[str], None]
     """Every method of the setup, one after the other, in this kernel (needs root)."""
     spec = load(outdir)
     remove_stale_namespaces(log)
-    report = OutageReport(str(outdir), kernel, setup.pair, setup)
+    report = OutageReport(str(outdir), kernel, setup)
     heal = heal or resolve_heal(setup.heal)
     with _signals_raise():
         for method in setup.methods:
@@ -744,7 +888,7 @@ def run_in_vm(outdir: Path, setup: Setup, timeout_s: float, log: Callable[[str],
                               on_line=lambda line: log(line.rstrip("\n")))
         kernel = (f"the emulation VM (Debian kernel {vm.find_kernel().name.removeprefix('vmlinuz-')} under QEMU "
                   f"{result.accel.upper()}, {vm.VmConfig().cpus} vCPUs)")
-        report = OutageReport(str(outdir), kernel, setup.pair, setup)
+        report = OutageReport(str(outdir), kernel, setup)
         if not (work / "result" / "runs.json").exists():
             report.runs.append(MethodRun("vm", aborted=f"the VM wrote no result (exit {result.returncode})"))
             return report
@@ -759,14 +903,13 @@ def write_runs(runs: list[MethodRun], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     plain = []
     for r in runs:
-        m = r.measurement
-        if m is not None:
-            save(m.record, folder / f"{r.method}.probes.json")
+        for i, m in enumerate(r.measurements):
+            save(m.record, folder / f"{r.method}.{i}.probes.json")
         plain.append({"method": r.method, "aborted": r.aborted, "notes": r.notes, "phases": r.phases,
                       "checks": [dataclasses.asdict(c) for c in r.checks], "throughput": r.throughput,
-                      "measurement": None if m is None else {
+                      "measurements": [{
                           "heal_s": m.heal_s, "waited_s": m.waited_s, "frames": m.frames, "timeout_s": m.timeout_s,
-                          "checks": [dataclasses.asdict(c) for c in m.checks]}})
+                          "checks": [dataclasses.asdict(c) for c in m.checks]} for m in r.measurements]})
     (folder / "runs.json").write_text(json.dumps(plain))
 
 
@@ -774,13 +917,12 @@ def read_runs(folder: Path, setup: Setup) -> list[MethodRun]:
     from vlanroute.emulate.probes import load as load_record
     runs = []
     for d in json.loads((folder / "runs.json").read_text()):
-        r = MethodRun(d["method"], [Check(**c) for c in d["checks"]], d["notes"], d["phases"], None, d["throughput"],
+        r = MethodRun(d["method"], [Check(**c) for c in d["checks"]], d["notes"], d["phases"], [], d["throughput"],
                       d["aborted"])
-        if d["measurement"] is not None:
-            md = d["measurement"]
-            r.measurement = Measurement(r.method, load_record(folder / f"{r.method}.probes.json"),
-                                        [Check(**c) for c in md["checks"]], md["heal_s"], md["waited_s"],
-                                        [tuple(x) for x in md["frames"]], md["timeout_s"])   # type: ignore[misc]
+        for i, md in enumerate(d["measurements"]):
+            r.measurements.append(Measurement(r.method, load_record(folder / f"{r.method}.{i}.probes.json"),
+                                              [Check(**c) for c in md["checks"]], md["heal_s"], md["waited_s"],
+                                              [tuple(x) for x in md["frames"]], md["timeout_s"]))   # type: ignore[misc]
         runs.append(r)
     return runs
 

@@ -30,16 +30,24 @@ RELEARN_CHOICES = ("program", "frames")
 RETRIES = 10
 
 
-def relearn_frames(emu: Emulation, vlans: list[int]) -> Check:
+def relearn_frames(emu: Emulation, vlans: list[int], dead: frozenset[str] = frozenset()) -> Check:
     """One learning frame per host and VLAN, paced so that no switch port's queue sees more
-    than half its rate limit: each broadcast crosses every link of its tree once and reaches
-    every host port of the VLAN, so N frames per second put N on every port."""
+    than half its rate limit (a quarter while the outage bench's probes run): each broadcast
+    crosses every link of its tree once and reaches every host port of the VLAN, so N frames
+    per second put N on every port. The hosts of
+    `dead` switches send nothing (their switch is gone)."""
     from vlanroute.emulate.run import Check
     opt = emu.options
-    gap = len(vlans) / (0.5 * opt.rate_fps)          # seconds per host: its frames, at half the limit
+    # The ports' rate now: the options' (emu.rate_kbit 0: none set yet), or the outage
+    # bench's, raised while its probes run to twice what they could put on one port: then
+    # a quarter of it, the probes keep their half.
+    now = emu.rate_kbit or opt.rate_kbit
+    share = 0.25 if now > opt.rate_kbit else 0.5
+    gap = len(vlans) / (share * now * 1000 / 8 / 100)     # seconds per host: its frames, at that share
     problems: list[str] = []
     sent = 0
-    for name in sorted(emu.plan.hosts):
+    hosts = sorted(h for h, x in emu.plan.hosts.items() if x.switch not in dead)
+    for name in hosts:
         start = time.monotonic()
         host = emu.plan.hosts[name]
         for attempt in range(RETRIES + 1):
@@ -62,8 +70,8 @@ def relearn_frames(emu: Emulation, vlans: list[int]) -> Check:
         if rest > 0:
             time.sleep(rest)
     emu.learn_drops = emu.rate_limit_drops()       # the MAC-table check names drops on uplinks
-    n = len(emu.plan.hosts)
+    n = len(hosts)
     return Check(f"re-learning in VLANs {','.join(map(str, vlans))} (learning frames from one process)",
                  not problems,
                  f"{n - len(problems)}/{n} hosts sent {sent} tagged learning frames (`vlanroute learn --raw`'s) "
-                 f"from their interface, {0.5 * opt.rate_fps:.0f} a second", problems)
+                 f"from their interface, {len(vlans) / gap:.0f} a second", problems)

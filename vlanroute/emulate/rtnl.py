@@ -1,5 +1,5 @@
-"""The two rtnetlink requests the emulated fast failover needs, without a process per
-command: every link's carrier in a namespace, and a bridge port's PVID.
+"""The rtnetlink requests the emulated heals need, without a process per command: every
+link's carrier in a namespace, and a bridge port's VLAN memberships and PVID.
 
 Why not `ip` and `bridge`: under the emulation VM's TCG each process start costs 0.1 to
 0.3 s (emulate/outagerun.py `cut_now`), which would measure QEMU, not the failover. The
@@ -12,7 +12,11 @@ messages are those iproute2 sends (linux/rtnetlink.h, linux/if_bridge.h):
 - `set_pvids`: per port one RTM_SETLINK of family AF_BRIDGE with IFLA_AF_SPEC holding
   IFLA_BRIDGE_VLAN_INFO {flags PVID | UNTAGGED, vid}, which is what `bridge vlan add dev
   PORT vid VID pvid untagged` sends: the port's PVID moves to VID (a port has one), its
-  other memberships stay. Sent in one buffer, each acknowledged (NLM_F_ACK).
+  other memberships stay. Sent in one buffer, each acknowledged (NLM_F_ACK);
+- `bridge_vlans`: any `bridge vlan {add|del} dev PORT vid VID [pvid] [untagged]` line, as
+  iproute2's bridge/vlan.c sends it: RTM_SETLINK to add, RTM_DELLINK to delete, the same
+  IFLA_AF_SPEC, one message per line, each acknowledged before the next is sent (a
+  transition's order is the point of its lines).
 
 A socket is made in a namespace (`open_in`) and acts there for its whole life.
 """
@@ -27,7 +31,7 @@ from dataclasses import dataclass
 from vlanroute.emulate import netns
 
 NETLINK_ROUTE = 0
-RTM_NEWLINK, RTM_GETLINK, RTM_SETLINK = 16, 18, 19
+RTM_NEWLINK, RTM_DELLINK, RTM_GETLINK, RTM_SETLINK = 16, 17, 18, 19
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
 AF_UNSPEC, AF_BRIDGE = 0, 7
@@ -151,15 +155,31 @@ def links(sock: socket.socket) -> dict[str, Link]:
     return out
 
 
+def _vlan_message(verb: str, index: int, vid: int, flags: int, seq: int) -> bytes:
+    spec = _attr(IFLA_BRIDGE_VLAN_INFO, struct.pack("=HH", flags, vid))
+    body = _IFINFO.pack(AF_BRIDGE, 0, index, 0, 0) + _attr(IFLA_AF_SPEC, spec)
+    return _message(RTM_SETLINK if verb == "add" else RTM_DELLINK, NLM_F_REQUEST | NLM_F_ACK, seq, body)
+
+
 def set_pvids(sock: socket.socket, ports: list[tuple[int, int]]) -> None:
     """`bridge vlan add dev PORT vid VID pvid untagged` for every (port index, VID), in one
     buffer; RtnlError if the kernel refuses one."""
     if not ports:
         return
-    buf = b""
-    for seq, (index, vid) in enumerate(ports, start=2):
-        spec = _attr(IFLA_BRIDGE_VLAN_INFO, struct.pack("=HH", BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED, vid))
-        body = _IFINFO.pack(AF_BRIDGE, 0, index, 0, 0) + _attr(IFLA_AF_SPEC, spec)
-        buf += _message(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, seq, body)
-    sock.send(buf)
+    flags = BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED
+    sock.send(b"".join(_vlan_message("add", index, vid, flags, seq) for seq, (index, vid) in enumerate(ports, start=2)))
     _replies(sock, set(range(2, 2 + len(ports))), dump=False)
+
+
+def bridge_vlan(sock: socket.socket, index: int, argv: list[str]) -> None:
+    """One `bridge vlan` line, `argv` as emulate/transition.py's BridgeCommand.argv() writes
+    it (`vlan add|del dev PORT vid VID [pvid] [untagged]`; PORT is the link `index`), sent
+    and acknowledged; RtnlError if the kernel refuses it, ValueError for another line."""
+    if len(argv) < 6 or argv[0] != "vlan" or argv[1] not in ("add", "del") or argv[2] != "dev" or argv[4] != "vid":
+        raise ValueError(f"not a bridge vlan line: {' '.join(argv)}")
+    extra = set(argv[6:])
+    if extra - {"pvid", "untagged"}:
+        raise ValueError(f"unknown flags in: {' '.join(argv)}")
+    flags = (BRIDGE_VLAN_INFO_PVID if "pvid" in extra else 0) | (BRIDGE_VLAN_INFO_UNTAGGED if "untagged" in extra else 0)
+    sock.send(_vlan_message(argv[1], index, int(argv[5]), flags, 1))
+    _replies(sock, {1}, dump=False)

@@ -9,10 +9,10 @@ to apply, in order, to each change of the failure set:
 
 - `failover`: the fast failover (routing.protection: links; bundle/failedover.py): the
   hit VLANs' sources moved onto the backup VLANs planned and pre-learned at render time, a
-  PVID change on their host ports and nothing else, so delivery is restored without the
-  hosts and with no inter-switch change. Where it does not apply (the plan has no backups,
-  a dead switch, nothing the backups can cover) it says why (`NotApplicable`) and the
-  watcher goes on with the next strategy.
+  PVID change on their host ports and nothing else (a dead switch's neighbours also take
+  its VLANs off their ports towards it: removals on dead ports), so delivery is restored
+  without the hosts. Where it does not apply (the plan has no backups, nothing the backups
+  can cover) it says why (`NotApplicable`) and the watcher goes on with the next strategy.
 - `repair`: the minimal balanced repair of `vlanroute repair` (routing/repair.py,
   bundle/repaired.py): every broken tree joined again with the fewest links, then the
   lowest load; no host changes; the hosts re-learn in the repaired VLANs (relearn.sh).
@@ -93,8 +93,6 @@ class FailoverStrategy:
         check(failures, ctx.doc, source=str(ctx.outdir / "plan.json"))
         if not any(v.protects for v in ctx.doc.vlans):
             raise NotApplicable(self.name, "the plan has no backup VLANs (routing.protection: links)")
-        if failures.switches:
-            raise NotApplicable(self.name, f"a dead switch ({', '.join(failures.switches)}) is healed by the repair")
         newdir = ctx.bundles / f"{action}-failover"
         try:
             written = write_failedover(ctx.outdir, ctx.doc, failures, newdir)
