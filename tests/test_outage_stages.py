@@ -38,7 +38,8 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = render(SEED, tmp / "plan", *sets, "routing.protection=links")
     plain = render(SEED, tmp / "plain", *sets)
     runs = {"pair": [str(out), "--failed-pair", "sw1:sw2"], "then-switch": [str(tmp / "pair"), "--failed-switch", "sw3"],
-            "switch": [str(out), "--failed-switch", "sw3"], "plain-switch": [str(plain), "--failed-switch", "sw3"]}
+            "switch": [str(out), "--failed-switch", "sw3"], "plain-switch": [str(plain), "--failed-switch", "sw3"],
+            "then-pair": [str(tmp / "switch"), "--failed-pair", "sw1:sw2"]}
     for name, args in runs.items():
         assert main(["repair", *args, "-o", str(tmp / name), "-q"]) == 0
     return {"plan": out, "plain": plain, **{name: tmp / name for name in runs}}
@@ -149,6 +150,16 @@ def test_after_a_repair_the_next_failure_fails_over_from_it(bundles: dict[str, P
         _replay(bundles["pair"], bundles["then-switch"], bundles["plan"], ctx["delta"]["lines"])
     first = stage_context(bundles["plan"], Failure(pair=("sw1", "sw2")), bundles["pair"], bundles["plan"])
     assert first["delta"] is None and first["repair"]["trees"] and first["table"]["sw1:sw2"]
+    # After a dead switch's repair, the next pair: the switch stays dead in every line.
+    then = stage_context(bundles["switch"], Failure(pair=("sw1", "sw2")), bundles["then-pair"], bundles["plan"])
+    assert "sw3" not in then["uplinks"] and not any("sw3" in k.split(":") for k in then["table"])
+    part = then["repair"] or then["delta"]
+    assert part["dead"] == ["sw3"] and not any(s == "sw3" for s, *_ in part.get("lines", part.get("trees", [])))
+    if then["repair"]:
+        _replay(bundles["switch"], bundles["then-pair"], bundles["plan"], then["repair"]["trees"] + then["repair"]["back"],
+                then["table"]["sw1:sw2"])
+    else:
+        _replay(bundles["switch"], bundles["then-pair"], bundles["plan"], then["delta"]["lines"])
 
 
 def test_what_died() -> None:

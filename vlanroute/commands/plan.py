@@ -149,8 +149,8 @@ def print_summary(plan: Plan, console: Console, warnings: bool = True) -> None:
                 if p.links_unprotected else "")
         ratio = p.max_link_load_failed_over / m.max_link_load if m.max_link_load else 1.0
         console.print(f"fast failover: {p.backup_vlans} backup VLANs (in the VLAN and MAC counts above) cover "
-                      f"{p.links_protected} tree links{gaps}; a dead pair fails over by a PVID change on its "
-                      f"VLANs' source switches; max link load while failed over {p.max_link_load_failed_over:.6g} "
+                      f"{p.links_protected} tree links{gaps}; a dead pair or switch fails over by a PVID change on "
+                      f"its VLANs' source switches; max link load of a dead pair while failed over {p.max_link_load_failed_over:.6g} "
                       f"(x{ratio:.3f} of this plan's)")
     else:
         console.print("fast failover: none (routing.protection: links plans backup VLANs; docs/failures.md)")

@@ -118,6 +118,8 @@ def stage_context(active: Path, failure: Failure | None, repaired: Path | None, 
     context: dict[str, Any] = {"table": table, "uplinks": uplinks, "repair": None, "delta": None}
     if repaired is not None and failure is not None:
         target = load(repaired)
+        # Dead: this failure's switch, and those an earlier failure took out of the running bundle.
+        gone = failure.dead() | (frozenset(cables.switches) - frozenset(spec.switches))
         record = repair_record(repaired)
         relearn = sorted(record["affected_vlans"]) if record else failure.broken_vlans(spec)
         key = _key(*failure.pair) if failure.pair else str(failure.switch)
@@ -132,15 +134,15 @@ def stage_context(active: Path, failure: Failure | None, repaired: Path | None, 
             phases: list[list[list[str]]] = []
             cuts = 0
             for a, b in ((failed_over, retree), (retree, target)):
-                planned = plan_bridges(a, b, cables, dead=failure.dead())
+                planned = plan_bridges(a, b, cables, dead=gone)
                 phases.append(_lines(planned))
                 cuts += sum(len(c.pairs) for c in planned.transition.cuts)
             context["repair"] = {"trees": phases[0], "back": phases[1], "cut_pairs": cuts, "bundle": str(repaired),
-                                 "relearn": relearn, "dead": sorted(failure.dead())}
+                                 "relearn": relearn, "dead": sorted(gone)}
         else:
-            planned = plan_bridges(spec, target, cables, dead=failure.dead())
+            planned = plan_bridges(spec, target, cables, dead=gone)
             context["delta"] = {"lines": _lines(planned), "bundle": str(repaired), "relearn": relearn,
-                                "dead": sorted(failure.dead()),
+                                "dead": sorted(gone),
                                 "cut_pairs": sum(len(c.pairs) for c in planned.transition.cuts)}
         if throughput is not None:
             context["throughput"] = predict_healed(target, throughput)
