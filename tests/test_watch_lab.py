@@ -395,6 +395,35 @@ def test_a_dead_leaf_skips_the_failover_and_says_why(farm, tmp_path, monkeypatch
         running.finish()
 
 
+def test_a_dead_core_switch_fails_over_then_its_repair_s_trees(farm, tmp_path, monkeypatch, capsys) -> None:
+    """core2 dies (every cable of it dark): the trees it carried through fail over onto
+    backups that avoid it, by PVIDs on the source switches (its neighbours' ports towards it
+    lose their VLANs), then the repair's trees; the hosts hold on the backups until they
+    have learned the repaired trees. No VLAN has a loop at any moment."""
+    set_ssh_env(monkeypatch)
+    cluster = build_cluster(farm, tmp_path, "custom-lab.yaml", extra_sets=("routing.protection=links",))
+    _push_plan(cluster, capsys)
+    _learned(farm, cluster.plan)
+    watch = LoopWatch(farm, _wires(cluster))
+    running = start(cluster, policy="auto")
+    try:
+        _rounds(running, 2)
+        rows = [r for r in cluster.plan["cabling"] if "core2" in (r["a"], r["b"])]
+        unplug(cluster, {(r["a"], r["a_port"]) for r in rows} | {(r["b"], r["b_port"]) for r in rows})
+        healed = running.wait("healed")
+        assert running.events("skipped") == []
+        pushed = [Path(e["bundle"]).name.rsplit("-", 1)[1] for e in running.events("pushed")]
+        assert pushed == ["failover", "retree"], pushed
+        assert healed["failures"]["switches"] == ["core2"]
+        record = json.loads((Path(running.events("pushed")[0]["bundle"]) / "repair.json").read_text())
+        assert record["failover"] and "core2" not in record["switches_touched"]
+        assert not (Path(running.events("pushed")[0]["bundle"]) / "switches" / "core2.cfg").exists()
+    finally:
+        running.finish()
+        watch.stop()
+    assert watch.violations == []
+
+
 def test_the_hosts_stay_failed_over_until_they_have_learned_the_repaired_trees(farm, tmp_path, monkeypatch,
                                                                               capsys) -> None:
     """The switches have not learned the hosts in the repaired trees (nobody ran relearn.sh):
