@@ -10,8 +10,8 @@ Run (as root):
                          [--unhealed-timeout 10] [--stp-timers default|fastest] [--throughput RATE_MBIT]
                          [--heal MODULE:FUNCTION | --repair NEWDIR|auto | --failover [--no-repair]]
                          [--kernel auto|host|vm] [--json FILE]
---fail: a neighbour pair (A:B: every cable of it) or a switch (S: every cable and host
-link of it); given again, the next failure happens once the previous one is healed
+--fail: a neighbour pair (A:B: every cable of it) or a switch (S: every cable of
+it); given again, the next failure happens once the previous one is healed
 (vlanroute: its heal returned and every probed pair delivers; spanning trees: settled), and
 its own probed pairs are measured (default: --fail sw1:sw2). --fail-pair A:B is --fail A:B.
 Without OUTDIR: the seed torus (inventories/seed-torus.yaml, its 225 hosts, 2 cables per

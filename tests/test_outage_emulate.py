@@ -1,7 +1,7 @@
 """The outage bench in the emulation VM (vlanroute/emulate/outagerun.py, bench/outage.py):
 the seed torus with 2 hosts per switch, 2 cables per pair as bonds, backup VLANs planned
 (routing.protection: links), sw1-sw2 cut under probe traffic, then once healed sw3 dead
-(every cable and host link of it), on vlanroute's plan healed through the watcher's hook as
+(every cable of it), on vlanroute's plan healed through the watcher's hook as
 the linux-bridge family does it (emulate/failoverheal.py: the dead pair found by rtnetlink,
 the PVIDs moved onto the backups, then the balanced repair from the failed-over state and
 learning frames, each line by rtnetlink; the dead switch found the same way and failed over
