@@ -198,7 +198,7 @@ def test_the_setup_and_the_probe_record_cross_the_vm_boundary_unchanged(tmp_path
     from vlanroute.emulate.probes import load, save
     stages = [Stage(Failure(pair=("sw1", "sw2")), [("a", "b"), ("b", "a")], 10, [("sw2", "sw6")],
                     {"steps": [["sw1", "add", "bond1", 101]], "relearn": [101]}),
-              Stage(Failure(switch="sw3"), [("c", "d"), ("d", "c")], 4, [], {"delta": None})]
+              Stage(Failure(switch="sw3"), [("c", "d"), ("d", "c")], 4, [], {"delta": None}, ["vlanroute"])]
     setup = Setup(stages, ["vlanroute", "rstp"], ProbeSettings(interval_s=0.02), stp_timers="fastest",
                   model_root="sw1", model_blocked=[("sw3", "sw4")], ovs_datapath="netdev", heal="m:f")
     assert Setup.from_json(json.loads(json.dumps(setup.to_json()))) == setup

@@ -53,6 +53,8 @@ def test_a_healed_plan_rstp_and_8021d_restore_every_cut_pair(tmp_path: Path) -> 
     setup.stages[1].heal_context = stage_context(tmp_path / "repaired", failures[1], tmp_path / "then", out)
     for stage in setup.stages:
         assert len(stage.pairs) == 16 and all((b, a) in stage.pairs for a, b in stage.pairs)
+    # 802.1D once: its second stage would add half a minute to the suite and test nothing new.
+    setup.stages[1].methods = ["vlanroute", "rstp"]
     assert setup.heal_context["table"]["sw1:sw2"] and setup.heal_context["repair"]["trees"]
     assert setup.stages[1].heal_context["table"]["sw3"] and setup.stages[1].heal_context["repair"]["trees"]
     lines: list[str] = []
@@ -60,7 +62,8 @@ def test_a_healed_plan_rstp_and_8021d_restore_every_cut_pair(tmp_path: Path) -> 
     text = report.text()
     assert report.ok, text + "\n" + "\n".join(lines[-40:])
     assert [(s.method, s.failure) for s in report.summaries] == [
-        (m, f) for f in ("fail sw1-sw2", "stop sw3") for m in ("vlanroute", "rstp", "stp")], text
+        ("vlanroute", "fail sw1-sw2"), ("rstp", "fail sw1-sw2"), ("stp", "fail sw1-sw2"),
+        ("vlanroute", "stop sw3"), ("rstp", "stop sw3")], text
     for s in report.summaries:
         assert s.interrupted > 0 and s.never_restored == 0, text
         assert s.duplicates == 0 and s.not_delivering_at_end == 0, text

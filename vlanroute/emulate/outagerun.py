@@ -294,16 +294,17 @@ class Stage:
     candidates: int                           # ordered pairs this failure breaks (plan or spanning tree), or their reverse
     model_blocked_after: list[tuple[str, str]] = field(default_factory=list)
     heal_context: dict[str, Any] = field(default_factory=dict)   # handed to the heal in CutEvent.context
+    methods: list[str] | None = None          # measured on these only (and no later stage on the others); None: all
 
     def to_json(self) -> dict[str, Any]:
         return {"failure": failure_json(self.failure), "pairs": [list(p) for p in self.pairs],
                 "candidates": self.candidates, "model_blocked_after": [list(p) for p in self.model_blocked_after],
-                "heal_context": self.heal_context}
+                "heal_context": self.heal_context, "methods": self.methods}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Stage:
         return Stage(failure_from_json(d["failure"]), [(a, b) for a, b in d["pairs"]], int(d["candidates"]),
-                     [(a, b) for a, b in d["model_blocked_after"]], dict(d["heal_context"]))
+                     [(a, b) for a, b in d["model_blocked_after"]], dict(d["heal_context"]), d.get("methods"))
 
 
 @dataclass
@@ -583,6 +584,8 @@ def run_method(spec: EmulationSpec, setup: Setup, method: str, log: Callable[[st
         for i, stage in enumerate(setup.stages):
             if i and method == "vlanroute" and heal is None:
                 out.notes.append(f"{stage.failure.label()} not measured: nobody healed the failure before it")
+                break
+            if stage.methods is not None and method not in stage.methods:
                 break
             peers: dict[str, set[str]] = {}
             for a, b in stage.pairs:
