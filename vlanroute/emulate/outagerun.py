@@ -17,7 +17,7 @@ Per method, one after the other, each on fresh namespaces of the same spec:
    `emulate --traffic`'s patterns between one host per switch (emulate/traffic.py), against
    the TCP model of that degraded tree.
 
-The watcher's hook is `measure(emu, pair, pairs, heal=...)` (and `heal` in the setup, a
+The watcher's hook is `measure(emu, failure, pairs, heal=...)` (and `heal` in the setup, a
 `module:function` the VM imports): see docs/emulate.md.
 """
 
@@ -179,7 +179,9 @@ def measure(emu: Emulation, failure: Failure | tuple[str, str], pairs: Sequence[
     hosts = sorted({h for p in pairs for h in p})
     socks = make_sockets({h: (emu.host_ns(h), plan.hosts[h].address) for h in hosts})
     emu.sockets.extend(socks.values())
-    max_s = settings.warmup_s + settings.timeout_s + 30
+    # The sender's own bound (probes.stop() ends it): every phase may take its longest, and a
+    # heal that repairs after its failover returns minutes later under TCG.
+    max_s = settings.prime_s + settings.warmup_s + settings.timeout_s + 300
     probes = Probes(pairs, socks, {h: plan.hosts[h].address for h in hosts}, settings.interval_s, max_s)
     kbit = probe_rate_kbit(emu, len(pairs), settings.interval_s)
     with emu.step(f"rate limits up ({kbit} kbit/s)"):
@@ -226,7 +228,9 @@ def measure(emu: Emulation, failure: Failure | tuple[str, str], pairs: Sequence[
             if (all_since is not None and now - all_since >= settings.settle_s
                     and since_cut >= settings.min_after_s):
                 break
-            if since_cut >= settings.timeout_s:
+            # A pair not restored timeout_s after the cut is never restored; a heal that went
+            # on (its repair) is watched for min_after_s after it returned, for later losses.
+            if since_cut >= max(settings.timeout_s, (out.heal_s or 0.0) + settings.min_after_s):
                 log(f"[{method}] timeout: {fresh.count(False)} of {len(pairs)} pairs not delivering "
                     f"{settings.timeout_s:g} s after the cut")
                 break

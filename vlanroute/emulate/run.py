@@ -277,7 +277,10 @@ class Emulation:
         return waiting
 
     def make_namespaces(self) -> None:
-        netns.batch("ip", (f"netns add {n}" for n in self.all_ns()))
+        # Right after another fabric's teardown the kernel is still freeing its namespaces
+        # (under TCG for minutes: 233 `netns add` took over 120 s once), and every new one
+        # waits for that: a long bound, not a failure.
+        netns.batch("ip", (f"netns add {n}" for n in self.all_ns()), timeout=900)
         for n in self.all_ns():
             with netns.inside(n):
                 # No IPv6: router solicitations and DAD would teach the bridges the host MACs
