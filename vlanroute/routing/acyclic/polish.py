@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, path, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, source_arc_loads
 
 EPS = 1e-9
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
@@ -60,6 +60,7 @@ class _Trees:
             for arc, x in source_arc_loads(t, self.root[s], hosts, weight=self.weight[s]):
                 self.load[arc] += x
         self._shapes: dict[str, tuple[dict[str, list[str]], dict[str, float]]] = {}
+        self._paths: dict[str, dict[str, list[Arc]]] = {}
         self.work = 0                       # branch moves looked at so far
         self.max_work = max_work
 
@@ -67,9 +68,21 @@ class _Trees:
         return max((x / self.cap[a] for a, x in self.load.items()), default=0.0)
 
     def path(self, key: str, v: str) -> list[Arc]:
-        """The links from the key's root to v in its tree."""
-        nodes = path(self.trees[key], self.root[key], v)
-        return list(zip(nodes, nodes[1:]))
+        """The links from the key's root to v in its tree (kept until a move changes the
+        tree: the moves of one hot link ask for the same paths again and again)."""
+        paths = self._paths.get(key)
+        if paths is None:
+            paths = self._paths[key] = {self.root[key]: []}
+        got = paths.get(v)
+        if got is None:
+            tree = self.trees[key]
+            up = [v]                        # v, its parent, ... up to a switch whose path is known
+            while tree[up[-1]] not in paths:
+                up.append(tree[up[-1]])
+            for x in reversed(up):
+                got = paths[x] = [*paths[tree[x]], (tree[x], x)]
+            assert got is not None
+        return got
 
     def try_move(self, key: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
         """Move one branch of the key's tree off the hot arc if no link it loads reaches `level`;
@@ -144,6 +157,7 @@ class _Trees:
             self.load[a] += sign * d
         self.trees[key][v] = parent
         self._shapes.pop(key, None)
+        self._paths.pop(key, None)
 
     @staticmethod
     def _in_subtree(tree: ParentMap, u: str, v: str) -> bool:
