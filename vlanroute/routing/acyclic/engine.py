@@ -358,9 +358,14 @@ class _Router:
             if demand:
                 # w's traffic now loads its path: later destinations see it.
                 charge_path(load, added, parent, into, src, w, demand)
-                # the costs of settled switches on heavier links are stale; the re-queue
-                # above corrects every candidate as it is popped
-                self._refresh(src, parent, into, cost, weight)
+                # the costs of settled switches on heavier links are stale (recomputed,
+                # parents before children: `cost` is in settling order; the link cost
+                # inlined, a call per switch was most of it); the re-queue above corrects
+                # every candidate as it is popped
+                for x in cost:
+                    if x != src:
+                        b = into[x]
+                        cost[x] = cost[parent[x]] + (1.0 + (load[b] / cap[b] / scale) ** sharp)
             for x in self.adj[w]:
                 if x not in cost:
                     heapq.heappush(heap, (cost[w] + weight(arc_id[(w, x)]), count, x, w))
@@ -447,15 +452,6 @@ class _Router:
                 self.trees[src] = parent[src]
                 self.used[src] = used[src]
             self._add_load(src, self.trees[src], 1.0)
-
-    @staticmethod
-    def _refresh(src: str, parent: ParentMap, into: dict[str, int], cost: dict[str, float],
-                 weight: object) -> None:
-        """Recompute the path costs of the settled switches (parents before children)."""
-        assert callable(weight)
-        for v in list(cost):
-            if v != src:
-                cost[v] = cost[parent[v]] + weight(into[v])
 
     def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
         add_tree_load(self.load, self.arc_id, self.hosts, src, tree, sign)
