@@ -143,6 +143,7 @@ class _Trees:
                 over = [a for a, d in delta.items() if d > 0 and (load[a] + d) / cap[a] >= level - EPS]
                 if len(over) > (1 if depth else 0) or any((load[a] + delta[a]) / cap[a] > level + EPS for a in over):
                     continue
+                kept = self._shapes.get(key), self._paths.get(key)
                 self._apply(key, v, u, delta, 1.0)
                 if not over:
                     return True
@@ -151,6 +152,11 @@ class _Trees:
                 if any(self.try_move(s, nxt, level, depth - 1, sources) for s in self.holding(nxt)):
                     return True
                 self._apply(key, v, old_parent, delta, -1.0)
+                # the tree is as it was (a failed chain undoes all its moves): so are its shape and paths
+                if kept[0] is not None:
+                    self._shapes[key] = kept[0]
+                if kept[1] is not None:
+                    self._paths[key] = kept[1]
         return False
 
     def holding(self, arc: Arc) -> list[str]:
