@@ -138,26 +138,28 @@ class OrderedRouter:
         settled[src] = True
         order = [src]
         heap: list[tuple[float, int, int, int, int]] = []
+        push, pop, sharp, slack = heapq.heappush, heapq.heappop, SHARPNESS, 1 + 1e-9
         count = 0
         for w, a in out[src]:
             if dist is not None and dist[w] != 1:
                 continue
-            heapq.heappush(heap, ((1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** SHARPNESS),
-                                  count, w, src, a))
+            push(heap, ((1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** sharp), count, w, src, a))
             count += 1
-        while heap and len(order) < n:
-            key, _, w, v, a = heapq.heappop(heap)
+        reached = 1
+        while heap and reached < n:
+            key, _, w, v, a = pop(heap)
             if settled[w]:
                 continue
             # the link cost inlined (a call per queued channel was a third of the time)
-            now = cost[v] + (1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** SHARPNESS)
-            if now > key * (1 + 1e-9):         # loads rose since it was queued
-                heapq.heappush(heap, (now, count, w, v, a))
+            now = cost[v] + (1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** sharp)
+            if now > key * slack:              # loads rose since it was queued
+                push(heap, (now, count, w, v, a))
                 count += 1
                 continue
             settled[w] = True
             cost[w], parent[w], into[w] = now, v, a
             order.append(w)
+            reached += 1
             demand = float(hs * host_of[w])
             if demand:
                 x = w
@@ -169,8 +171,8 @@ class OrderedRouter:
                     if dist is not None and dist[x] != dist[w] + 1:
                         continue
                     if not ordered or rank[b] > rank[a]:
-                        heapq.heappush(heap, (now + (1.0 + history[b]) * (1.0 + (load[b] / cap[b] / target) ** SHARPNESS),
-                                              count, x, w, b))
+                        push(heap, (now + (1.0 + history[b]) * (1.0 + (load[b] / cap[b] / target) ** sharp),
+                                    count, x, w, b))
                         count += 1
         # what each channel of the tree carries: the hosts below it (leaves up)
         below = [0] * n
