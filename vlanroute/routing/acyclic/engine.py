@@ -375,18 +375,22 @@ class _Router:
                 if x not in cost:
                     heapq.heappush(heap, (cost[w] + weight(arc_id[(w, x)]), count, x, w))
                     count += 1
+        if len(cost) == n:
+            # the tree's load is on already: every destination charged its path, which adds
+            # up to what _add_load would put there (whole numbers, exact in floats)
+            self.trees[src] = parent
+            self.used[src] = used
+            return True
         for b, demand in added:
             load[b] -= demand
-        if len(cost) < n:
-            for c, d in used:
-                self.deps.remove(c, d)
-            if not fallback:
-                return False
-            parent = reroot(self.tree_adj, src)
-            used = []
-            self.escaped.add(src)
+        for c, d in used:
+            self.deps.remove(c, d)
+        if not fallback:
+            return False
+        parent = reroot(self.tree_adj, src)
+        self.escaped.add(src)
         self.trees[src] = parent
-        self.used[src] = used
+        self.used[src] = []
         self._add_load(src, parent, 1.0)
         return True
 
