@@ -9,7 +9,12 @@ seconds of that process's work (imports excluded), which a shared machine inflat
 than the wall clock. Columns:
 - plan: `plan_from_file` of the inventory with no routing.algorithm (the default choice):
   the engine chosen, its max link load over the exact optimum (or the bound named),
-  VLANs, deadlock-free, CPU seconds;
+  VLANs, deadlock-free, CPU seconds. 802.3x flow control is on in every row (the default,
+  on every platform), so the default prefers a deadlock-free plan, but not one that
+  carries more than 1.25 times the best plan's load (routing/choose.py); then it takes the
+  best plan and warns. "df" says which: "df", or "--" with the best deadlock-free plan's
+  load over the chosen one's ("-- x1.287": the tori, the degraded tori and the random
+  graphs, where no deadlock-free engine comes within 1.25x; "-- none": none fits);
 - whatif: what `vlanroute whatif INVENTORY` runs, the plan and then every single pair and
   switch failure repaired (routing/whatif/failures.py), both CPU figures;
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
@@ -20,6 +25,7 @@ than the wall clock. Columns:
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -83,7 +89,8 @@ plan = plan_from_file(inv, sets)
 out["plan"] = time.process_time() - c0
 m = plan.metrics
 out.update(engine=plan.routes.algorithm, ratio=m.load_over_optimum, kind=m.link_load_optimum_kind,
-           vlans=m.vlan_count, df=m.deadlock_free, switches=m.switches)
+           vlans=m.vlan_count, df=m.deadlock_free, switches=m.switches, fc=plan.settings["flow_control"],
+           choice=plan.choice or "")
 if kind == "whatif":
     c0 = time.process_time()
     doc = plan.to_document()
@@ -146,9 +153,20 @@ def run(kind: str, spec: str, sets: list[str], extra: list[str]) -> dict[str, ob
     return dict(json.loads(got.stdout))
 
 
+def deadlock(r: dict[str, object]) -> str:
+    """'df', or why not: flow control off, or the best deadlock-free plan's load over the
+    chosen one's (routing/choose.py names it in its reason), or none."""
+    if r["df"]:
+        return "df"
+    if not r.get("fc"):
+        return "-- fc off"
+    got = re.search(r"deadlock-free plan \(\w+\) carries x([0-9.]+)", str(r.get("choice", "")))
+    return f"-- x{got.group(1)}" if got else "-- none"
+
+
 def quality(r: dict[str, object]) -> str:
     kind = "" if r["kind"] == "optimum" else f" ({r['kind']})"
-    return f"{r['engine']:<8} {float(r['ratio']):>6.3f}{kind:<11} {int(r['vlans']):>5} {'df' if r['df'] else '--':>3}"  # type: ignore[arg-type]
+    return f"{r['engine']:<8} {float(r['ratio']):>6.3f}{kind:<11} {int(r['vlans']):>5} {deadlock(r):>9}"  # type: ignore[arg-type]
 
 
 def main() -> int:
@@ -160,7 +178,7 @@ def main() -> int:
         return (not quick or name in QUICK) and (not args or any(a in name for a in args))
 
     if "plan" in only:
-        print(f"{'default plan':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>3} {'CPU s':>7}")
+        print(f"{'default plan':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>9} {'CPU s':>7}")
         for name, spec, sets in PLANS:
             if wanted(name):
                 r = run("plan", spec, sets, [])
@@ -168,7 +186,7 @@ def main() -> int:
                       flush=True)
         print()
     if "whatif" in only:
-        print(f"{'whatif':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>3} {'plan s':>7} "
+        print(f"{'whatif':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>9} {'plan s':>7} "
               f"{'failures':>8} {'whatif s':>8} {'total s':>7}")
         for name, spec, sets in WHATIFS:
             if wanted(name):

@@ -62,3 +62,57 @@ def test_the_default_keeps_its_deadlock_free_rule() -> None:
         assert fabrics.channel_dependencies_acyclic(choice.routes.parents, hosts, choice.routes.splits)
     # the heavy engine goes last: it starts from what the others found
     assert [c.engine for c in choice.tried][-1] == "acyclic" or "acyclic" not in [c.engine for c in choice.tried]
+
+
+HASHED = """
+import hashlib, json, sys
+sys.path.insert(0, "tests")
+import fabrics
+from vlanroute.routing.shortest import SHORTEST, ShortestParams
+topo, hosts = fabrics.degraded_torus(8, 6, seed=1)
+routes = SHORTEST.route(topo, hosts, ShortestParams(spread=False))
+assert routes.choices.shared        # share_trees moved sources onto other trees
+print(hashlib.sha1(json.dumps([[s, list(t.items())] for s, t in routes.parents.items()]).encode()).hexdigest())
+"""
+
+
+def test_shared_trees_do_not_depend_on_string_hashing() -> None:
+    """The trees share_trees hands on, their entries' order included (the budget engine's
+    search and the branch moves walk them in that order), are the same whatever Python's
+    string hash seed: with the frozenset of a tree's links walked as it came, the budget
+    engine's plan of this fabric changed between runs (61 or 62 VLANs)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    runs = [subprocess.Popen([sys.executable, "-c", HASHED], cwd=root, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("0", "2")]
+    outs = [p.communicate()[0] for p in runs]
+    assert all(p.returncode == 0 for p in runs)
+    assert outs[0] == outs[1]
+
+
+def test_turn_routes_are_kept_but_each_caller_gets_its_own_trees() -> None:
+    from vlanroute.routing.turns import turn_routes
+
+    topo, hosts = fabrics.random_regular(16, 3, seed=5)
+    first = turn_routes(topo, hosts)
+    first.parents[topo.switches[0]].clear()          # a caller that changes its trees...
+    again = turn_routes(topo, hosts)
+    assert len(again.parents[topo.switches[0]]) == len(topo.switches) - 1     # ...changes no one else's
+    other = {s: n + 1 for s, n in hosts.items()}
+    assert turn_routes(topo, other).parents == turn_routes(topo, other).parents
+
+
+def test_hopeless_acyclic_plans_are_not_spread() -> None:
+    """Routing below the switch is skipped where even its largest measured gain
+    (SPREAD_REACH) cannot bring the acyclic plan within the default's allowance; where the
+    plan can still be chosen, it runs (here it lowers the load)."""
+    topo, hosts = fabrics.random_regular(16, 3, seed=5)
+    opt = optimum_bound(topo, hosts).value
+    open_ = ACYCLIC.route(topo, hosts, ACYCLIC.params(topo, Options(quick=True, max_vlans=4094)))
+    assert open_.splits and open_.unspread is not None
+    hopeless = ACYCLIC.route(topo, hosts, ACYCLIC.params(topo, Options(quick=True, max_vlans=4094,
+                                                                          worth_below=opt * 0.5)))
+    assert not hopeless.splits and hopeless.unspread is None

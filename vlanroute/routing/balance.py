@@ -115,7 +115,9 @@ def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, 
         trees.setdefault(key, []).append(s)
     if len(trees) <= 1:
         return None
-    adjs = {key: adjacency(key) for key in trees}
+    # sorted: a frozenset's order changes from run to run (string hashes), and the order of
+    # the rerooted trees' entries steers the searches that start from them (budget, polish)
+    adjs = {key: adjacency(sorted(key)) for key in trees}
     parents = dict(routing)
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
     load: dict[Arc, float] = {}

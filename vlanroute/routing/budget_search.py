@@ -280,6 +280,24 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
             return src_below[u] * (dst_total - dst_below[u]) * invc[ai]
         return 0.0
 
+    def move_changes(t: int, par: dict[int, int], x: int, y: int, z: int, lose: list[int], gain: list[int],
+                     src_below: list[int], dst_below: list[int]) -> dict[int, float]:
+        """What tree t puts on every arc a move of Y (y's subtree) from x to z changes."""
+        changes: dict[int, float] = {}
+        src_y, dst_y = src_below[y], dst_below[y]
+        for w in lose:
+            for ai, val in arc_values(t, par[w], w, src_below[w] - src_y, dst_below[w] - dst_y):
+                changes[ai] = val
+        for w in gain:
+            for ai, val in arc_values(t, par[w], w, src_below[w] + src_y, dst_below[w] + dst_y):
+                changes[ai] = val
+        # the edge x-y goes, z-y comes
+        for ai, _ in arc_values(t, x, y, src_y, dst_y):
+            changes.setdefault(ai, 0.0)
+        for ai, val in arc_values(t, z, y, src_y, dst_y):
+            changes[ai] = changes.get(ai, 0.0) + val
+        return changes
+
     ends: list[tuple[int, int]] = [(0, 0)] * len(arc)
     for (a, b), i in arc.items():
         ends[i] = (a, b)
@@ -306,6 +324,11 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                 best = None
                 # Y moves across the hot link: out of c's subtree (fewer destinations or
                 # sources below c) or into it (more destinations below c, fewer beyond).
+                # What this tree puts on each arc of a move is arc_values' and old_tree_value's
+                # arithmetic, inlined (the scan below is most of the engine's time): the link
+                # from each w to its parent changes on the paths x..lca (Y leaves) and z..lca
+                # (Y arrives), x-y goes (0 there now) and z-y comes (the tree had nothing there).
+                st = src_total[t]
                 for y in order[1:]:
                     x = par[y]
                     y_in = tin[c] <= tin[y] < tout[c]
@@ -314,7 +337,6 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         if z == x or (tin[c] <= tin[z] < tout[c]) == y_in or tin[y] <= tin[z] < tout[y]:
                             continue
                         # path x -> lca(x, z) loses Y; z -> lca gains Y
-                        changes: dict[int, float] = {}
                         a1, a2 = x, z
                         src_y, dst_y = src_below[y], dst_below[y]
                         lose, gain = [], []
@@ -326,25 +348,31 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                 gain.append(a2)
                                 a2 = par[a2]
                         work += len(lose) + len(gain)
-                        for w in lose:
-                            for ai, val in arc_values(t, par[w], w, src_below[w] - src_y, dst_below[w] - dst_y):
-                                changes[ai] = val
-                        for w in gain:
-                            for ai, val in arc_values(t, par[w], w, src_below[w] + src_y, dst_below[w] + dst_y):
-                                changes[ai] = val
-                        # the edge x-y goes, z-y comes
-                        old_xy = arc_values(t, x, y, src_y, dst_y)
-                        new_zy = arc_values(t, z, y, src_y, dst_y)
-                        for ai, _ in old_xy:
-                            changes.setdefault(ai, 0.0)
-                        for ai, val in new_zy:
-                            changes[ai] = changes.get(ai, 0.0) + val
-                        # old contributions of this tree on the changed arcs
                         worst = 0.0
-                        for ai, val in changes.items():
-                            worst = max(worst, load[ai] - old_tree_value(t, ai, par, src_below, dst_below) + val)
+                        for w in lose:
+                            pw = par[w]
+                            sc, dc = src_below[w] - src_y, dst_below[w] - dst_y
+                            ad, au = arc[(pw, w)], arc[(w, pw)]
+                            worst = max(worst, load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad]
+                                        + (st - sc) * dc * invc[ad])
+                            worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
+                                        + sc * (dst_total - dc) * invc[au])
+                        for w in gain:
+                            pw = par[w]
+                            sc, dc = src_below[w] + src_y, dst_below[w] + dst_y
+                            ad, au = arc[(pw, w)], arc[(w, pw)]
+                            worst = max(worst, load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad]
+                                        + (st - sc) * dc * invc[ad])
+                            worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
+                                        + sc * (dst_total - dc) * invc[au])
+                        ad, au = arc[(x, y)], arc[(y, x)]
+                        worst = max(worst, load[ad] - (st - src_y) * dst_y * invc[ad] + 0.0)
+                        worst = max(worst, load[au] - src_y * (dst_total - dst_y) * invc[au] + 0.0)
+                        ad, au = arc[(z, y)], arc[(y, z)]
+                        worst = max(worst, load[ad] - 0.0 + (st - src_y) * dst_y * invc[ad])
+                        worst = max(worst, load[au] - 0.0 + src_y * (dst_total - dst_y) * invc[au])
                         if worst < peak - 1e-9 and (best is None or worst < best[0]):
-                            best = (worst, y, z, changes)
+                            best = (worst, y, z, move_changes(t, par, x, y, z, lose, gain, src_below, dst_below))
                 if best is not None:
                     _, y, z, changes = best
                     for ai, val in changes.items():

@@ -37,7 +37,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import networkx as nx
 
@@ -45,6 +45,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.routing.ringcuts import ring_splits
 from vlanroute.routing.dor import dor_orders, dor_routes
 from vlanroute.routing.engine import Engine, Options, Routes
+from vlanroute.routing.memo import Store, fabric_key
 from vlanroute.routing.select import forced_routes
 from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
 from vlanroute.routing.updown import central_switch, updown_routes
@@ -89,7 +90,18 @@ class TurnsEngine(Engine[None]):
 
 
 def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
-    """Per source a tree, all together with an acyclic channel dependency graph."""
+    """Per source a tree, all together with an acyclic channel dependency graph. Kept for
+    the same fabric and hosts (routing/memo.py): the default plan asks three times (this
+    engine, the acyclic engine's start, the deadlock warning's advice); each caller gets
+    trees of its own."""
+    got = _ROUTED.get(fabric_key(topo, host_count), lambda: _turn_routes(topo, host_count))
+    return replace(got, parents={s: dict(t) for s, t in got.parents.items()})
+
+
+_ROUTED: Store[Routes] = Store()
+
+
+def _turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
     cables = topo.arc_cables()
     if topo.kind in ("tree", "complete"):
         forced = forced_routes(topo, TurnsEngine.name)     # the one minimal routing: no turn closes a cycle

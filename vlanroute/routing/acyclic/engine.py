@@ -142,13 +142,18 @@ class Effort:
     max_vlans: int = 4094
     scan_up_to: int | None = None   # the scans (escape roots, guided roots) up to this many switches only
     # A plan above this max load cannot be chosen (the default's best so far times its
-    # deadlock-free allowance): the order refinement and the torus restarts, which took plans
-    # down by at most REACH and RESTART_REACH, are skipped when even that would not get there.
+    # deadlock-free allowance): the order refinement, the torus restarts and routing below the
+    # switch, which took plans down by at most REACH, RESTART_REACH and SPREAD_REACH, are
+    # skipped when even that would not get there.
     worth_below: float | None = None
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
 RESTART_REACH = 1.15    # the shuffled restarts': 1.500x to 1.359x (8x8 torus)
+# routing below the switch's (routing/spread.py) on the acyclic engine's best plan: 1.188x to
+# 1.156x the optimum (dragonfly 5x4), 1.189x to 1.180x, 1.091x to 1.077x (random 3-regular 24
+# and 16), nothing on leaf-spines (2026-11-29, QUICK); skipped like the two above, with a margin
+SPREAD_REACH = 1.1
 
 
 FULL = Effort()
@@ -358,25 +363,34 @@ class _Router:
             if demand:
                 # w's traffic now loads its path: later destinations see it.
                 charge_path(load, added, parent, into, src, w, demand)
-                # the costs of settled switches on heavier links are stale; the re-queue
-                # above corrects every candidate as it is popped
-                self._refresh(src, parent, into, cost, weight)
+                # the costs of settled switches on heavier links are stale (recomputed,
+                # parents before children: `cost` is in settling order; the link cost
+                # inlined, a call per switch was most of it); the re-queue above corrects
+                # every candidate as it is popped
+                for x in cost:
+                    if x != src:
+                        b = into[x]
+                        cost[x] = cost[parent[x]] + (1.0 + (load[b] / cap[b] / scale) ** sharp)
             for x in self.adj[w]:
                 if x not in cost:
                     heapq.heappush(heap, (cost[w] + weight(arc_id[(w, x)]), count, x, w))
                     count += 1
+        if len(cost) == n:
+            # the tree's load is on already: every destination charged its path, which adds
+            # up to what _add_load would put there (whole numbers, exact in floats)
+            self.trees[src] = parent
+            self.used[src] = used
+            return True
         for b, demand in added:
             load[b] -= demand
-        if len(cost) < n:
-            for c, d in used:
-                self.deps.remove(c, d)
-            if not fallback:
-                return False
-            parent = reroot(self.tree_adj, src)
-            used = []
-            self.escaped.add(src)
+        for c, d in used:
+            self.deps.remove(c, d)
+        if not fallback:
+            return False
+        parent = reroot(self.tree_adj, src)
+        self.escaped.add(src)
         self.trees[src] = parent
-        self.used[src] = used
+        self.used[src] = []
         self._add_load(src, parent, 1.0)
         return True
 
@@ -447,15 +461,6 @@ class _Router:
                 self.trees[src] = parent[src]
                 self.used[src] = used[src]
             self._add_load(src, self.trees[src], 1.0)
-
-    @staticmethod
-    def _refresh(src: str, parent: ParentMap, into: dict[str, int], cost: dict[str, float],
-                 weight: object) -> None:
-        """Recompute the path costs of the settled switches (parents before children)."""
-        assert callable(weight)
-        for v in list(cost):
-            if v != src:
-                cost[v] = cost[parent[v]] + weight(into[v])
 
     def _add_load(self, src: str, tree: ParentMap, sign: float) -> None:
         add_tree_load(self.load, self.arc_id, self.hosts, src, tree, sign)
@@ -574,7 +579,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
                                        effort.max_vlans if effort.spread else None, effort.refine_polish)
         if refined is not None and round(refined[0], 6) < done[0]:
             done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
-    if effort.spread:
+    if effort.spread and not (effort.worth_below is not None and done[0] > effort.worth_below * SPREAD_REACH):
         # The hosts of each switch on several trees in the plan's own channel order
         # (routing/spread.py): still deadlock-free, kept where it lowers the load in the budget.
         got = spread(topo, host_count, done[2], effort.max_vlans, rank=done[4])

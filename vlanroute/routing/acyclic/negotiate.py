@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import ParentMap, bfs_order, hop_distances
+from vlanroute.routing.trees import ParentMap, bfs_order, hop_distances, source_arc_loads
 
 ROUNDS = 40            # rounds of re-routing every source (20 and 40 measured: 40 is better on some)
 TARGET = 1.3           # links above this multiple of `scale` (the distance bound) are "hot"
@@ -38,7 +38,12 @@ Arc = tuple[str, str]
 
 
 class OrderedRouter:
-    """Trees whose routes increase in a fixed channel rank, and their loads."""
+    """Trees whose routes increase in a fixed channel rank, and their loads.
+
+    Switches and channels are numbered inside (lists, not dictionaries: the Dijkstra of
+    `_route` is most of the acyclic engine's and routing below the switch's time). Loads
+    are sums of host products, whole numbers that floats hold exactly, so a tree's load is
+    taken off and put back in any order with the same result."""
 
     def __init__(self, topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
                  roots: Mapping[str, str] | None = None, weights: Mapping[str, int] | None = None,
@@ -56,26 +61,32 @@ class OrderedRouter:
         self.ordered = rank is not None
         self.rank = [rank[a] for a in self.arcs] if rank is not None else [0] * len(self.arcs)
         self.cap = [float(cables[a]) for a in self.arcs]
-        self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
-        for a, b in self.arcs:
-            self.adj[a].append(b)
+        self.names = list(topo.switches)
+        self.index = {s: i for i, s in enumerate(self.names)}
+        index = self.index
+        # per switch: (neighbour, channel id) in channel order
+        self.out: list[list[tuple[int, int]]] = [[] for _ in self.names]
+        for i, (a, b) in enumerate(self.arcs):
+            self.out[index[a]].append((index[b], i))
+        self.host_of = [hosts.get(s, 0) for s in self.names]
         self.load = [0.0] * len(self.arcs)
         self.trees: dict[str, ParentMap] = {}
+        self._carried: dict[str, list[tuple[int, float]]] = {}     # per key: (channel, load) of its tree
         self.dist: dict[str, list[int]] | None = None      # hops from each root, with `minimal`
         if minimal:
-            index = {s: i for i, s in enumerate(topo.switches)}
-            nbrs = [[index[b] for b in self.adj[a]] for a in topo.switches]
-            self.index = index
+            nbrs = [[j for j, _ in self.out[i]] for i in range(len(self.names))]
             self.dist = {}
             for r in set(roots.values()) if roots is not None else topo.switches:
                 self.dist[r] = hop_distances(nbrs, index[r])
 
     def set_tree(self, src: str, tree: ParentMap) -> None:
-        old = self.trees.get(src)
+        old = self._carried.get(src)
         if old is not None:
-            self._add_load(src, old, -1.0)
+            self._charge(old, -1.0)
         self.trees[src] = tree
-        self._add_load(src, tree, 1.0)
+        carried = self._tree_carried(src, tree)
+        self._carried[src] = carried
+        self._charge(carried, 1.0)
 
     def peak(self) -> float:
         return max((x / c for x, c in zip(self.load, self.cap)), default=0.0)
@@ -96,64 +107,98 @@ class OrderedRouter:
                 return False
         return True
 
-    def reroute(self, src: str, weight: Callable[[int], float]) -> bool:
-        """src's tree again against the others' loads; kept as it was if the search is stuck."""
-        old = self.trees[src]
-        self._add_load(src, old, -1.0)
-        new = self._route(src, weight)
-        self.trees[src] = new if new is not None else old
-        self._add_load(src, self.trees[src], 1.0)
-        return new is not None
+    def reroute(self, src: str, history: list[float], target: float) -> bool:
+        """src's tree again against the others' loads (link cost (1 + history) (1 + (load /
+        target) ** SHARPNESS) per cable); kept as it was if the search is stuck."""
+        old = self._carried[src]
+        self._charge(old, -1.0)
+        got = self._route(src, history, target)
+        if got is None:
+            self._charge(old, 1.0)
+            return False
+        self.trees[src], self._carried[src] = got
+        return True
 
-    def _route(self, sender: str, weight: Callable[[int], float]) -> ParentMap | None:
+    def _route(self, sender: str, history: list[float],
+               target: float) -> tuple[ParentMap, list[tuple[int, float]]] | None:
         """Dijkstra over the switches: a switch is reached once, and from it only on
         channels ranked above the one it was reached on. Each destination's traffic loads
-        its path as soon as it is reached, so the later ones see it."""
-        rank, arc_id, load = self.rank, self.arc_id, self.load
-        src, hs = self.root(sender), self.weight(sender)
+        its path as soon as it is reached, so the later ones see it; the tree found stays
+        loaded (with its (channel, load) list), a stuck search (None) leaves no load."""
+        rank, load, out, host_of, cap = self.rank, self.load, self.out, self.host_of, self.cap
+        root = self.root(sender)
+        src, hs = self.index[root], self.weight(sender)
         ordered = self.ordered
-        dist = self.dist[src] if self.dist is not None else None
-        index = self.index if dist is not None else {}
-        parent: ParentMap = {}
-        into: dict[str, int] = {}
-        cost = {src: 0.0}
-        heap: list[tuple[float, int, str, str, int]] = []
+        dist = self.dist[root] if self.dist is not None else None
+        n = len(self.names)
+        parent = [-1] * n
+        into = [-1] * n
+        cost = [0.0] * n
+        settled = [False] * n
+        settled[src] = True
+        order = [src]
+        heap: list[tuple[float, int, int, int, int]] = []
+        push, pop, sharp, slack = heapq.heappush, heapq.heappop, SHARPNESS, 1 + 1e-9
         count = 0
-        for w in self.adj[src]:
-            if dist is not None and dist[index[w]] != 1:
+        for w, a in out[src]:
+            if dist is not None and dist[w] != 1:
                 continue
-            a = arc_id[(src, w)]
-            heapq.heappush(heap, (weight(a), count, w, src, a))
+            push(heap, ((1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** sharp), count, w, src, a))
             count += 1
-        n = len(self.topo.switches)
-        added: list[tuple[int, float]] = []
-        while heap and len(cost) < n:
-            key, _, w, v, a = heapq.heappop(heap)
-            if w in cost:
+        reached = 1
+        while heap and reached < n:
+            key, _, w, v, a = pop(heap)
+            if settled[w]:
                 continue
-            now = cost[v] + weight(a)
-            if now > key * (1 + 1e-9):         # loads rose since it was queued
-                heapq.heappush(heap, (now, count, w, v, a))
+            # the link cost inlined (a call per queued channel was a third of the time)
+            now = cost[v] + (1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** sharp)
+            if now > key * slack:              # loads rose since it was queued
+                push(heap, (now, count, w, v, a))
                 count += 1
                 continue
+            settled[w] = True
             cost[w], parent[w], into[w] = now, v, a
-            demand = float(hs * self.hosts.get(w, 0))
+            order.append(w)
+            reached += 1
+            demand = float(hs * host_of[w])
             if demand:
-                charge_path(load, added, parent, into, src, w, demand)
-            for x in self.adj[w]:
-                if x not in cost:
-                    if dist is not None and dist[index[x]] != dist[index[w]] + 1:
+                x = w
+                while x != src:
+                    load[into[x]] += demand
+                    x = parent[x]
+            for x, b in out[w]:
+                if not settled[x]:
+                    if dist is not None and dist[x] != dist[w] + 1:
                         continue
-                    b = arc_id[(w, x)]
                     if not ordered or rank[b] > rank[a]:
-                        heapq.heappush(heap, (now + weight(b), count, x, w, b))
+                        push(heap, (now + (1.0 + history[b]) * (1.0 + (load[b] / cap[b] / target) ** sharp),
+                                    count, x, w, b))
                         count += 1
-        for b, demand in added:
-            load[b] -= demand
-        return parent if len(cost) == n else None
+        # what each channel of the tree carries: the hosts below it (leaves up)
+        below = [0] * n
+        for v in order:
+            below[v] = host_of[v]
+        for v in reversed(order[1:]):
+            below[parent[v]] += below[v]
+        carried = [(into[v], float(hs * below[v])) for v in order[1:] if below[v]] if hs else []
+        if len(order) < n:
+            self._charge(carried, -1.0)
+            return None
+        names = self.names
+        return {names[v]: names[parent[v]] for v in order[1:]}, carried
 
-    def _add_load(self, key: str, tree: ParentMap, sign: float) -> None:
-        add_tree_load(self.load, self.arc_id, self.hosts, self.root(key), tree, sign, self.weight(key))
+    def _tree_carried(self, key: str, tree: ParentMap) -> list[tuple[int, float]]:
+        """(channel id, load) of every channel of the key's tree that carries its traffic."""
+        hs = self.weight(key)
+        if not hs:
+            return []
+        arc_id = self.arc_id
+        return [(arc_id[a], float(x)) for a, x in source_arc_loads(tree, self.root(key), self.hosts, weight=hs)]
+
+    def _charge(self, carried: list[tuple[int, float]], sign: float) -> None:
+        load = self.load
+        for a, x in carried:
+            load[a] += sign * x
 
 
 def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None, trees: dict[str, ParentMap],
@@ -178,13 +223,9 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None
     load, cap = r.load, r.cap
     for _ in range(rounds):
         target = max(target_factor * scale, 1e-9)
-
-        def weight(a: int) -> float:
-            return (1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** SHARPNESS)
-
         rnd.shuffle(sources)
         for s in sources:
-            r.reroute(s, weight)
+            r.reroute(s, history, target)
         peak = r.peak()
         if peak < best[0] - 1e-9:
             best = (peak, dict(r.trees))

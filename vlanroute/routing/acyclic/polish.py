@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, path, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, source_arc_loads
 
 EPS = 1e-9
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
@@ -59,7 +59,15 @@ class _Trees:
         for s, t in self.trees.items():
             for arc, x in source_arc_loads(t, self.root[s], hosts, weight=self.weight[s]):
                 self.load[arc] += x
-        self._shapes: dict[str, tuple[dict[str, list[str]], dict[str, float]]] = {}
+        self._shapes: dict[str, tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int]]] = {}
+        self._paths: dict[str, dict[str, list[Arc]]] = {}
+        # the keys whose tree holds each arc (a move updates it): the trees that can move a
+        # branch off a hot link, without asking every tree
+        self.users: dict[Arc, set[str]] = {a: set() for a in self.load}
+        for k, t in self.trees.items():
+            for v, p in t.items():
+                self.users[(p, v)].add(k)
+        self.place: dict[str, int] = {}     # each key's place in the order its trees are tried (`holding`)
         self.work = 0                       # branch moves looked at so far
         self.max_work = max_work
 
@@ -67,9 +75,21 @@ class _Trees:
         return max((x / self.cap[a] for a, x in self.load.items()), default=0.0)
 
     def path(self, key: str, v: str) -> list[Arc]:
-        """The links from the key's root to v in its tree."""
-        nodes = path(self.trees[key], self.root[key], v)
-        return list(zip(nodes, nodes[1:]))
+        """The links from the key's root to v in its tree (kept until a move changes the
+        tree: the moves of one hot link ask for the same paths again and again)."""
+        paths = self._paths.get(key)
+        if paths is None:
+            paths = self._paths[key] = {self.root[key]: []}
+        got = paths.get(v)
+        if got is None:
+            tree = self.trees[key]
+            up = [v]                        # v, its parent, ... up to a switch whose path is known
+            while tree[up[-1]] not in paths:
+                up.append(tree[up[-1]])
+            for x in reversed(up):
+                got = paths[x] = [*paths[tree[x]], (tree[x], x)]
+            assert got is not None
+        return got
 
     def try_move(self, key: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
         """Move one branch of the key's tree off the hot arc if no link it loads reaches `level`;
@@ -77,7 +97,8 @@ class _Trees:
         branch of some tree off that link in turn (an ejection chain)."""
         tree, rank, src = self.trees[key], self.rank, self.root[key]
         dist = self.dist[src] if self.dist is not None else None
-        children, carried = self._shape(key)
+        children, carried, tin, tout = self._shape(key)
+        load, cap = self.load, self.cap
         # the switches whose path from src crosses the hot arc: the subtree under its head
         stack, under = [hot[1]], []
         while stack:
@@ -93,7 +114,7 @@ class _Trees:
             old_parent = tree[v]
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
             for u in self.adj[v]:
-                if u == tree[v] or u in inside and self._in_subtree(tree, u, v):
+                if u == tree[v] or u in inside and tin[v] <= tin[u] < tout[v]:     # u in v's subtree
                     continue
                 if dist is not None and dist[u] != dist[v] - 1:
                     continue
@@ -104,31 +125,49 @@ class _Trees:
                 if rank is not None and (top is not None and rank[arc] >= top
                                          or u != src and rank[(tree[u], u)] >= rank[arc]):
                     continue
-                new = [arc, *self.path(key, u)]
+                # the paths to v and to u share their first links: there nothing changes
+                to_u = self.path(key, u)
+                i = 0
+                for x, y in zip(old, to_u):
+                    if x != y:
+                        break
+                    i += 1
                 delta: dict[Arc, float] = {}
-                for a in old:
-                    delta[a] = delta.get(a, 0.0) - demand
-                for a in new:
-                    delta[a] = delta.get(a, 0.0) + demand
-                if delta[hot] >= 0:
+                for a in old[i:]:
+                    delta[a] = -demand
+                delta[arc] = demand
+                for a in to_u[i:]:
+                    delta[a] = demand
+                if delta.get(hot, 0.0) >= 0:
                     continue                # u's path crosses the hot arc too: no progress
-                over = [a for a, d in delta.items() if d > 0 and (self.load[a] + d) / self.cap[a] >= level - EPS]
-                if len(over) > (1 if depth else 0) or any((self.load[a] + delta[a]) / self.cap[a] > level + EPS for a in over):
+                over = [a for a, d in delta.items() if d > 0 and (load[a] + d) / cap[a] >= level - EPS]
+                if len(over) > (1 if depth else 0) or any((load[a] + delta[a]) / cap[a] > level + EPS for a in over):
                     continue
+                kept = self._shapes.get(key), self._paths.get(key)
                 self._apply(key, v, u, delta, 1.0)
                 if not over:
                     return True
                 # the one link it brought to the maximum: move some tree's branch off it in turn
                 nxt = over[0]
-                if any(self.trees[s].get(nxt[1]) == nxt[0] and self.try_move(s, nxt, level, depth - 1, sources)
-                       for s in sources):
+                if any(self.try_move(s, nxt, level, depth - 1, sources) for s in self.holding(nxt)):
                     return True
                 self._apply(key, v, old_parent, delta, -1.0)
+                # the tree is as it was (a failed chain undoes all its moves): so are its shape and paths
+                if kept[0] is not None:
+                    self._shapes[key] = kept[0]
+                if kept[1] is not None:
+                    self._paths[key] = kept[1]
         return False
 
-    def _shape(self, key: str) -> tuple[dict[str, list[str]], dict[str, float]]:
-        """The key's tree as child lists, and what each switch's branch carries (the key's
-        traffic to the hosts below it); kept until a move changes the tree."""
+    def holding(self, arc: Arc) -> list[str]:
+        """The keys whose tree holds `arc`, in the order they are tried. A failed move
+        leaves every tree as it was, so the list stays right while it is walked."""
+        return sorted(self.users[arc], key=self.place.__getitem__)
+
+    def _shape(self, key: str) -> tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int]]:
+        """The key's tree as child lists, what each switch's branch carries (the key's
+        traffic to the hosts below it), and depth-first entry and exit times (u is in v's
+        subtree when tin[v] <= tin[u] < tout[v]); kept until a move changes the tree."""
         got = self._shapes.get(key)
         if got is None:
             tree, src = self.trees[key], self.root[key]
@@ -136,23 +175,29 @@ class _Trees:
             for v, p in tree.items():
                 children[p].append(v)
             carried = {v: x for (_, v), x in source_arc_loads(tree, src, self.hosts, weight=self.weight[key])}
-            got = self._shapes[key] = (children, carried)
+            tin: dict[str, int] = {}
+            tout: dict[str, int] = {}
+            stack: list[tuple[str, bool]] = [(src, False)]
+            while stack:
+                v, leaving = stack.pop()
+                if leaving:
+                    tout[v] = len(tin)
+                    continue
+                tin[v] = len(tin)
+                stack.append((v, True))
+                stack.extend((c, False) for c in children[v])
+            got = self._shapes[key] = (children, carried, tin, tout)
         return got
 
     def _apply(self, key: str, v: str, parent: str, delta: dict[Arc, float], sign: float) -> None:
         for a, d in delta.items():
             self.load[a] += sign * d
-        self.trees[key][v] = parent
+        tree = self.trees[key]
+        self.users[(tree[v], v)].discard(key)
+        self.users[(parent, v)].add(key)
+        tree[v] = parent
         self._shapes.pop(key, None)
-
-    @staticmethod
-    def _in_subtree(tree: ParentMap, u: str, v: str) -> bool:
-        """Whether u lies in v's subtree (walking up from u meets v)."""
-        while u in tree:
-            if u == v:
-                return True
-            u = tree[u]
-        return u == v
+        self._paths.pop(key, None)
 
 
 def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
@@ -169,6 +214,7 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
     which the trees are returned as they are."""
     t = _Trees(topo, hosts, rank, trees, roots, weights, minimal, max_work)
     sources = sorted(t.trees, key=lambda s: (-t.weight[s], topo.index(t.root[s]), s))
+    t.place = {s: i for i, s in enumerate(sources)}
     for _ in range(PASSES):
         level = t.peak()
         hot = [a for a, x in t.load.items() if x / t.cap[a] >= level - EPS]
@@ -176,8 +222,8 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
         for arc in hot:
             if t.load[arc] / t.cap[arc] < level - EPS:
                 continue            # an earlier move took it off the maximum already
-            for s in sources:
-                if t.trees[s].get(arc[1]) == arc[0] and t.try_move(s, arc, level, depth, sources):
+            for s in t.holding(arc):
+                if t.try_move(s, arc, level, depth, sources):
                     moved = True
                     break
         if not moved or t.work > t.max_work:
