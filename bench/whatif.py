@@ -2,7 +2,8 @@
 pair and switch failure repaired in turn. Prints a table: failures, seconds, per failure.
 
 Run: python bench/whatif.py [--quick]   (--quick: up to 8x8)
-Target of issue 22: a 16x16 torus in under 30 s (docs/failures.md gives the measured figures).
+Targets: issue 22, a 16x16 torus in under 30 s; issue 40, at most 10 s of CPU (bench/speed.py --whatif
+measures the 32x32 torus too). docs/failures.md gives the measured figures.
 """
 
 from __future__ import annotations

@@ -58,6 +58,7 @@ from vlanroute.routing.repair import (
     repair,
     tree_dependencies,
 )
+from vlanroute.routing.whatif.pairs import RootedTree
 
 if TYPE_CHECKING:
     from vlanroute.plan.build import Plan
@@ -185,6 +186,8 @@ class Fabric:
         self._doc: PlanDocument | None = None
         self._cuts: tuple[set[Link], set[str]] | None = None
         self._connected: bool | None = None
+        self._rooted: dict[int, RootedTree] | None = None
+        self._loads: LoadBook | None = None
 
     @classmethod
     def of(cls, doc: PlanDocument, policy: Policy | None = None) -> Fabric:
@@ -340,37 +343,68 @@ class Fabric:
         return Degraded(cables, frozenset(failures.switches), hosts)
 
     def pairs_cut(self, failures: Failures) -> int:
-        """Ordered surviving host pairs whose source VLAN's tree no longer joins them."""
+        """Ordered surviving host pairs whose source VLAN's tree no longer joins them.
+
+        Per tree, from its Euler intervals (routing/whatif/pairs.py RootedTree, built once):
+        the failures remove a few of its links (the dead pairs', the dead switches'), each
+        of which cuts off its lower end's subtree; a part is such a subtree less the subtrees
+        cut off inside it, so its senders and hosts are differences of subtree sums, and a
+        part with senders s and hosts h cuts s x (live hosts - h). A dead switch is a part
+        of its own, without live senders or hosts."""
         fabric = self.degraded(failures)
         total = sum(fabric.hosts.values())
+        dead = set(failures.switches)
+        dead_pairs = {link(a, b) for a, b in failures.pairs}
+        rooted = self._rooted_trees()
         cut = 0
         for t in self.trees:
-            senders = t.senders(fabric.hosts, fabric.dead_switches)
-            if not any(senders.values()):
+            rt = rooted.get(t.vid)
+            if rt is not None and len(rt.pre) != len(t.switches):
+                cut += _cut_by_search(t, fabric, total)     # not one tree: search it
                 continue
-            adj: dict[str, list[str]] = {}
-            for a, b in t.links:
-                if fabric.alive(a, b):
-                    adj.setdefault(a, []).append(b)
-                    adj.setdefault(b, []).append(a)
-            done: set[str] = set()
-            for s in senders:
-                if s in done:
-                    continue
-                part, todo = {s}, [s]
-                while todo:
-                    for v in adj.get(todo.pop(), ()):
-                        if v not in part:
-                            part.add(v)
-                            todo.append(v)
-                done |= part
-                inside = sum(fabric.hosts.get(x, 0) for x in part)
-                cut += sum(senders.get(x, 0) for x in part) * (total - inside)
+            inside = rt.tin if rt is not None else {}
+            for s, n in t.senders(fabric.hosts, dead).items():
+                if s not in inside:                 # a source off the tree's links: a part of its own
+                    cut += n * (total - fabric.hosts.get(s, 0))
+            if rt is None:
+                continue
+            lower = [a if rt.parent.get(a) == b else b for a, b in dead_pairs if (a, b) in t.links]
+            for w in dead:
+                if w in inside:
+                    lower += [v if rt.parent.get(v) == w else w for v in self.adj[w]
+                              if link(w, v) in t.links and link(w, v) not in dead_pairs]
+            parts: dict[str | None, list[int]] = {None: [rt.S, rt.H]}     # None: the root's part
+            open_: list[str] = []
+            for r in sorted(set(lower), key=rt.tin.__getitem__):
+                while open_ and not rt.below(open_[-1], r):
+                    open_.pop()
+                up = parts[open_[-1] if open_ else None]
+                up[0] -= rt.s[r]
+                up[1] -= rt.h[r]
+                parts[r] = [rt.s[r], rt.h[r]]
+                open_.append(r)
+            root = rt.pre[0]
+            for top, (sr, hr) in parts.items():
+                if (top if top is not None else root) not in dead:
+                    cut += sr * (total - hr)
         return cut
 
     def dead_pairs(self, failures: Failures) -> set[tuple[str, str]]:
         """The dead neighbour pairs: those named, and every pair of a dead switch."""
         return set(failures.pairs) | {link(s, n) for s in failures.switches for n in self.adj[s]}
+
+    def _intact_loads(self) -> LoadBook:
+        if self._loads is None:
+            fabric = Degraded(self.cables, frozenset(), self.hosts)
+            self._loads = LoadBook.of({t.vid: t.links for t in self.trees},
+                                      {t.vid: t.senders(self.hosts) for t in self.trees}, fabric)
+        return self._loads
+
+    def _rooted_trees(self) -> dict[int, RootedTree]:
+        """Every tree with links rooted once (for pairs_cut)."""
+        if self._rooted is None:
+            self._rooted = {t.vid: RootedTree(t, self.hosts) for t in self.trees if t.links}
+        return self._rooted
 
     def failed_over(self, failures: Failures) -> tuple[float, bool | None]:
         """The max load per cable while failed over around the dead pairs, and (for a plan
@@ -402,8 +436,11 @@ class Fabric:
         if v.heals:
             if repaired is None:
                 fabric = self.degraded(v.failures)
+                # Without a dead switch the hosts stay: the repair starts from the intact
+                # loads and recomputes only the broken trees' (as whatif's single pairs do).
                 result = repair(self.trees, fabric, keep_deadlock_free=self.deadlock_free,
-                                check_deadlock=self.deadlock_free)
+                                check_deadlock=self.deadlock_free,
+                                base=None if v.failures.switches else self._intact_loads())
                 cycle: tuple[tuple[str, str], ...] = ()
                 if self.deadlock_free and not result.deadlock_free:
                     senders = {t.vid: t.senders(fabric.hosts, fabric.dead_switches) for t in self.trees}
@@ -460,6 +497,32 @@ class Fabric:
         i -= counts["pair+switch"]
         a, b = _unrank(i, len(self.switches))
         return Failures(switches=(self.switches[a], self.switches[b]))
+
+
+def _cut_by_search(t: Tree, fabric: Degraded, total: int) -> int:
+    """The host pairs a tree's sources can no longer reach, by a search from each: what
+    Fabric.pairs_cut computes from subtree sums, for a tree whose links are not one tree."""
+    senders = t.senders(fabric.hosts, fabric.dead_switches)
+    adj: dict[str, list[str]] = {}
+    for a, b in t.links:
+        if fabric.alive(a, b):
+            adj.setdefault(a, []).append(b)
+            adj.setdefault(b, []).append(a)
+    done: set[str] = set()
+    cut = 0
+    for s in senders:
+        if s in done:
+            continue
+        part, todo = {s}, [s]
+        while todo:
+            for v in adj.get(todo.pop(), ()):
+                if v not in part:
+                    part.add(v)
+                    todo.append(v)
+        done |= part
+        inside = sum(fabric.hosts.get(x, 0) for x in part)
+        cut += sum(senders.get(x, 0) for x in part) * (total - inside)
+    return cut
 
 
 def _unrank(i: int, n: int) -> tuple[int, int]:

@@ -270,6 +270,26 @@ class LoadBook:
             heapq.heappop(self._heap)
         return None
 
+    def at_peak(self) -> tuple[float, list[Arc]]:
+        """The max load per cable and every arc at it (the heap's valid entries at its top)."""
+        aside = []
+        found: float | None = None
+        arcs: list[Arc] = []
+        while self._heap:
+            load, arc = self._heap[0]
+            if abs(-load - self.per_cable(arc, self.total.get(arc, 0.0))) > 1e-9:
+                heapq.heappop(self._heap)           # stale
+                continue
+            if found is not None and -load != found:
+                break
+            found = -load
+            if arc not in arcs:
+                arcs.append(arc)
+            aside.append(heapq.heappop(self._heap))
+        for item in aside:
+            heapq.heappush(self._heap, item)
+        return (found or 0.0), arcs
+
     def peak_except(self, arcs: set[Arc]) -> float:
         """The highest load per cable over the arcs not in `arcs`."""
         aside = []
@@ -323,30 +343,46 @@ class Exchanges:
         x, y = cut
         adj: dict[str, list[str]] = {}
         for a, b in links:
-            adj.setdefault(a, []).append(b)
-            adj.setdefault(b, []).append(a)
-        self.parent: dict[str, str | None] = {x: None}
+            got = adj.get(a)
+            if got is None:
+                adj[a] = [b]
+            else:
+                got.append(b)
+            got = adj.get(b)
+            if got is None:
+                adj[b] = [a]
+            else:
+                got.append(a)
+        parent: dict[str, str | None] = {x: None}
         order = [x]
+        up: list[str] = []                  # each switch's parent, along order[1:]
         for u in order:
             for v in adj[u]:
-                if v not in self.parent:
-                    self.parent[v] = u
+                if v not in parent:
+                    parent[v] = u
                     order.append(v)
-        self.s = {v: senders.get(v, 0) for v in order}
-        self.h = {v: hosts.get(v, 0) for v in order}
-        for v in reversed(order[1:]):
-            p = self.parent[v]
-            assert p is not None
-            self.s[p] += self.s[v]
-            self.h[p] += self.h[v]
+                    up.append(u)
+        s = {v: senders.get(v, 0) for v in order}
+        h = {v: hosts.get(v, 0) for v in order}
+        for i in range(len(up) - 1, -1, -1):
+            v, p = order[i + 1], up[i]
+            s[p] += s[v]
+            h[p] += h[v]
+        self.parent, self.order, self.s, self.h = parent, order, s, h
         # y's part: y and its descendants, when rooted at x.
-        self.far = {y}
-        for v in order:
-            if self.parent[v] in self.far:
-                self.far.add(v)
+        self.far = self.below(y)
         self.x, self.y = x, y
         self.s2, self.h2 = self.s[y], self.h[y]
         self.s1, self.h1 = self.s[x] - self.s2, self.h[x] - self.h2
+
+    def below(self, v: str) -> set[str]:
+        """v and its descendants, when rooted at x (a BFS order lists them after v)."""
+        out = {v}
+        parent = self.parent
+        for u in self.order[self.order.index(v) + 1:]:
+            if parent[u] in out:
+                out.add(u)
+        return out
 
     def candidates(self, adj: Mapping[str, list[str]]) -> list[Link]:
         near = [v for v in self.parent if v not in self.far]
@@ -524,14 +560,22 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     that gives the lowest max load over the fabric (then the lowest over the arcs it
     changes); with `other_deps` (the other VLANs' channel dependencies: keep the plan
     deadlock-free), the best that keeps it so when any does. `book` holds this tree's
-    loads on entry and the chosen tree's on return."""
+    loads on entry and the chosen tree's on return.
+
+    Without the guard, only the candidates whose exchange changes every arc at the max
+    load are priced: any other leaves such an arc at the max, so its peak is at least the
+    cut link's own (which changes nothing and changes no arc: it wins that tie), and the
+    choice is the same as over every candidate."""
     current = links
     for cut in sorted(movable):
         if cut not in current:
             continue
         ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
+        options = ex.candidates(adj)
+        if other_deps is None:
+            options = _may_lower(ex, current, cut, options, book)
         tried = []
-        for c in ex.candidates(adj):
+        for c in options:
             d = ex.delta(c) if c != cut else {}
             peak, local = trial_peak(book, d)
             tried.append((round(peak, 9), round(local, 9), c != cut, c, d))
@@ -547,6 +591,41 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
             current = current - {cut} | {chosen[3]}
             book.add(vid, chosen[4])
     return current
+
+
+def _may_lower(ex: Exchanges, links: frozenset[Link], cut: Link, options: list[Link], book: LoadBook) -> list[Link]:
+    """The cut link and the candidates whose exchange changes every arc at the fabric's max
+    load (improve_tree) and raises no arc to it: an exchange changes only the arcs of the
+    cut link, of the new link (raised by the load across the cut), and of the tree's links
+    on the ways from the new link's ends to the cut's, so it changes a tree link's arcs
+    exactly when one of its ends lies below that link."""
+    if cut not in options:
+        return options                   # not the case of the argument above: price them all
+    peak, hot = book.at_peak()
+    if peak <= 0:
+        return [cut]
+    keep = options
+    for a, b in hot:
+        l = link(a, b)
+        if l == cut:
+            continue
+        if l not in links or a not in ex.parent or b not in ex.parent:
+            return [cut]                 # an arc off the tree (or off x's part of it): no exchange lowers it
+        sub = ex.below(a if ex.parent.get(a) == b else b)
+        keep = [c for c in keep if c == cut or c[0] in sub or c[1] in sub]
+    # The new link's arcs carry the load that crosses the cut: at the max or above, the
+    # exchange cannot lower it.
+    out = []
+    total, far = book.total, ex.far
+    up, down = ex.s1 * ex.h2, ex.s2 * ex.h1
+    for c in keep:
+        a, b = c
+        if a in far:
+            a, b = b, a                   # a in x's part, b in y's part
+        if c == cut or not ((up and book.per_cable((a, b), total.get((a, b), 0.0) + up) >= peak)
+                            or (down and book.per_cable((b, a), total.get((b, a), 0.0) + down) >= peak)):
+            out.append(c)
+    return out
 
 
 # ------------------------------------------------------------------ the whole plan

@@ -27,6 +27,7 @@ cut leaves without a live link across it, a tree that misses a host switch) goes
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Mapping
 
 import numpy as np
@@ -34,6 +35,7 @@ import numpy as np
 from vlanroute.routing.repair import Link, Tree, subtree_sums
 
 TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
+MIN_TOP = 16         # fewer left in the prefix: sorted again
 
 
 class RootedTree:
@@ -134,16 +136,25 @@ class _Side:
 
 
 class Book:
-    """The raw load of every arc and the cables per arc; on demand, the arcs sorted by load
-    per cable (descending), the TOP most loaded ones each with a bit (`topbit`)."""
+    """The raw load of every arc and the cables per arc; the most loaded arcs, in decreasing
+    load per cable, each with a bit (`topbit`), and on demand every arc so sorted.
+
+    The most loaded arcs are kept as an exact prefix of that order while loads change
+    (`add`): an arc that rises to the prefix's last load or above joins it, one of the
+    prefix that falls below the rest of it leaves it. Every arc outside then stays at or
+    below the prefix's last load, so the first arc of the prefix that an exchange does not
+    change carries the largest load off the changed arcs. Only when the prefix has shrunk
+    below MIN_TOP arcs is it sorted again from scratch (numpy's partition): an exchange
+    changes the loads of a few dozen arcs, a full sort per broken tree cost most of it."""
 
     def __init__(self, arc: dict[tuple[str, str], int], total: list[float], ncab: list[int]) -> None:
         self.arc, self.total, self.ncab = arc, total, ncab
         self._ncab = np.asarray(ncab, dtype=float)
         self._order: list[tuple[float, int]] | None = None
-        self._top: list[tuple[float, int]] = []
-        self._vals = np.zeros(len(ncab))
-        self.sorted = False
+        self._top: list[tuple[float, int]] = []           # (-load per cable, arc), ascending
+        self._in_top: dict[int, float] = {}                # arc -> its key in _top
+        self._fresh = False                                 # _top is an exact prefix
+        self._marked = False                                # topbit and topval match _top
         self.topbit: dict[int, int] = {}
         self.topval: list[float] = []
 
@@ -155,30 +166,49 @@ class Book:
         return self.per_cable(i, self.total[i] + d)
 
     def add(self, i: int, d: float) -> None:
-        self.total[i] += d
-        self.sorted = False
+        x = self.total[i] + d
+        self.total[i] = x
+        self._order = None
+        if not self._fresh:
+            return
+        top = self._top
+        key = -self.per_cable(i, x)
+        old = self._in_top.pop(i, None)
+        if old is not None:
+            del top[bisect_left(top, (old, i))]
+            self._marked = False
+        if top and key <= top[-1][0]:
+            insort(top, (key, i))
+            self._in_top[i] = key
+            self._marked = False
+            if len(top) > TOP:
+                _, j = top.pop()
+                del self._in_top[j]
+        elif not top:
+            self._fresh = False
 
     def mark_top(self) -> None:
-        """The TOP most loaded arcs, in decreasing load per cable (the lower index first on a
-        tie), each with its bit. Only those are sorted (numpy's partition): this runs once per
-        broken tree of every failure, and the full order is rarely needed (`order`)."""
-        if not self.sorted:
+        """The most loaded arcs (up to TOP), in decreasing load per cable, each with its bit."""
+        if not self._fresh or len(self._top) < MIN_TOP:
             raw = np.asarray(self.total, dtype=float)
             vals = np.where(self._ncab > 0, raw / np.where(self._ncab > 0, self._ncab, 1.0),
                             np.where(raw > 1e-9, np.inf, 0.0))
             k = min(TOP, len(vals))
             idx = np.argpartition(-vals, k - 1)[:k] if 0 < k < len(vals) else np.arange(len(vals))
             idx = idx[np.lexsort((idx, -vals[idx]))]
-            self._vals, self._order, self.sorted = vals, None, True
             self._top = [(-float(vals[i]), int(i)) for i in idx]
-        self.topbit = {i: 1 << n for n, (_, i) in enumerate(self._top)}
-        self.topval = [-k for k, _ in self._top]
+            self._in_top = {i: k for k, i in self._top}
+            self._fresh, self._marked = bool(self._top), False
+        if not self._marked:
+            self.topbit = {i: 1 << n for n, (_, i) in enumerate(self._top)}
+            self.topval = [-k for k, _ in self._top]
+            self._marked = True
 
     @property
     def order(self) -> list[tuple[float, int]]:
-        """Every arc as (-load per cable, index), most loaded first; after mark_top."""
+        """Every arc as (-load per cable, index), most loaded first."""
         if self._order is None:
-            vals = self._vals.tolist()
+            vals = self.values()
             self._order = [(-vals[i], i) for i in sorted(range(len(vals)), key=vals.__getitem__, reverse=True)]
         return self._order
 

@@ -139,6 +139,7 @@ class SwitchIndex:
             t0 = rt.tin[w]
             return rt.pre[:t0] + rt.pre[t0 + rt.size[w]:]
 
+        part_of = _Parts(rt, w, kids).of
         parts = list(sums)
         first = max(parts, key=lambda i: size[i])
         if sum(1 for i in parts if size[i] == size[first]) > 1:
@@ -154,7 +155,7 @@ class SwitchIndex:
                     for u in adj.get(z, ()):
                         if u == w:
                             continue
-                        j = _part(rt, w, kids, u)
+                        j = part_of(u)
                         if j in inside:
                             key = (u, rank[(u, z)], z, j, i)
                             if best is None or key < best:
@@ -219,14 +220,25 @@ class SwitchIndex:
         total[self.arcs[(p, v)]] += new_down - old_down
 
 
-def _part(rt: RootedTree, w: str, kids: list[str], q: str) -> int:
-    """The part of q once w is gone (index into kids, or len(kids): the part above w)."""
-    t = rt.tin[q]
-    for i, c in enumerate(kids):
-        lo = rt.tin[c]
-        if lo <= t < lo + rt.size[c]:
-            return i
-    return len(kids)
+class _Parts:
+    """The part of a switch once w is gone (index into w's children, or their count: the
+    part above w), from the preorder positions: outside w's interval, the part above w;
+    inside, the child's whose interval holds it."""
+
+    def __init__(self, rt: RootedTree, w: str, kids: list[str]) -> None:
+        self.tin = rt.tin
+        self.lo, self.hi = rt.tin[w], rt.tin[w] + rt.size[w]
+        self.kids = [(rt.tin[c], rt.tin[c] + rt.size[c]) for c in kids]
+        self.top = len(kids)
+
+    def of(self, q: str) -> int:
+        t = self.tin[q]
+        if not self.lo < t < self.hi:
+            return self.top
+        for i, (lo, hi) in enumerate(self.kids):
+            if lo <= t < hi:
+                return i
+        return self.top
 
 
 class _Cuts:
@@ -238,12 +250,13 @@ class _Cuts:
                  hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
                  totals: tuple[int, int]) -> None:
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
+        self._parts = _Parts(rt, w, kids)
         self.hang, self.below, self.totals = hang, below, totals
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
 
     def part(self, q: str) -> int:
-        return _part(self.rt, self.w, self.kids, q)
+        return self._parts.of(q)
 
     def below_in_parts(self, i: int, top: int) -> bool:
         """Part i hangs (at any depth) below part top in the parts' tree."""

@@ -1,0 +1,162 @@
+"""The shortcuts that make `vlanroute whatif` fast (issue 40), each against a plain reference
+on random small fabrics (hypothesis):
+
+- Fabric.pairs_cut (bundle/guarantees.py) from subtree sums, against a search with networkx
+  from every source to every live host switch, for every single and double failure;
+- improve_tree (routing/repair.py) prices only the candidates that change every arc at the
+  max load: its trees and loads equal those of a plain loop that prices every candidate;
+- the what-if's book of loads (routing/whatif/pairs.py Book) keeps its most loaded arcs as a
+  prefix of the sorted order while loads change: after every change, the largest load off
+  any set of arcs equals the maximum over the others.
+"""
+
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vlanroute.bundle.failures import Failures
+from vlanroute.bundle.guarantees import Fabric, Policy
+from vlanroute.routing.repair import Degraded, Exchanges, Link, LoadBook, Tree, improve_tree, link, trial_peak
+from vlanroute.routing.whatif.pairs import TOP, Book
+
+
+def _graph(seed: int, n: int) -> nx.Graph:
+    rng = random.Random(seed)
+    g = nx.cycle_graph(n)
+    for _ in range(rng.randrange(0, n + 1)):
+        a, b = rng.randrange(n), rng.randrange(n)
+        if a != b:
+            g.add_edge(a, b)
+    return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
+
+
+def _spanning(g: nx.Graph, rng: random.Random, nodes: list[str] | None = None) -> frozenset[Link]:
+    """A random spanning tree of g (of the subgraph on `nodes` when given; it must be connected)."""
+    h = g.subgraph(nodes) if nodes is not None else g
+    root = rng.choice(sorted(h.nodes))
+    seen, links, frontier = {root}, set(), [root]
+    while frontier:
+        u = frontier.pop(rng.randrange(len(frontier)))
+        for v in sorted(h[u], key=lambda _: rng.random()):
+            if v not in seen:
+                seen.add(v)
+                links.add(link(u, v))
+                frontier.append(v)
+    return frozenset(links)
+
+
+def _trees(g: nx.Graph, hosts: dict[str, int], rng: random.Random, k: int, shares: bool) -> list[Tree]:
+    names = sorted(g.nodes)
+    groups: list[list[str]] = [[] for _ in range(k)]
+    for s in names:
+        groups[rng.randrange(k)].append(s)
+    out = []
+    for vid, group in enumerate(groups, start=101):
+        part = tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if shares and rng.random() < 0.3)
+        links = frozenset() if rng.random() < 0.1 else _spanning(g, rng)
+        out.append(Tree(vid, tuple(group), links, part))
+    return out
+
+
+def _reference_cut(trees: list[Tree], hosts: dict[str, int], f: Failures) -> int:
+    dead = set(f.switches)
+    dead_pairs = {link(*p) for p in f.pairs}
+    live = {s: n for s, n in hosts.items() if s not in dead}
+    cut = 0
+    for t in trees:
+        g = nx.Graph()
+        g.add_nodes_from(live)
+        g.add_edges_from(l for l in t.links if l not in dead_pairs and not set(l) & dead)
+        for s, n in t.senders(live, dead).items():
+            for d, m in live.items():
+                if d != s and not nx.has_path(g, s, d):
+                    cut += n * m
+    return cut
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 9), st.integers(1, 4), st.booleans(), st.booleans())
+def test_pairs_cut_equals_a_search_from_every_source(seed: int, n: int, k: int, empty: bool, shares: bool) -> None:
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    switches = sorted(g.nodes)
+    hosts = {s: rng.choice((0, 1, 3)) if empty else rng.choice((1, 2)) for s in switches}
+    trees = _trees(g, hosts, rng, k, shares)
+    host_list = [(f"h{s}-{i}", s) for s in switches for i in range(hosts[s])]
+    fab = Fabric(switches, list(g.edges), host_list, trees, False, Policy("propose", frozenset(), ("repair",)),
+                 False, lambda: None)  # type: ignore[arg-type,return-value]
+    for f in [*fab.singles(), *fab.doubles(60, seed)]:
+        assert fab.pairs_cut(f) == _reference_cut(trees, hosts, f), f
+
+
+def _plain_improve(vid: int, links: frozenset[Link], movable: list[Link], fabric: Degraded,
+                   adj: dict[str, list[str]], book: LoadBook) -> frozenset[Link]:
+    """improve_tree without its guard, pricing every candidate (its code before the pruning)."""
+    current = links
+    for cut in sorted(movable):
+        if cut not in current:
+            continue
+        ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
+        tried = []
+        for c in ex.candidates(adj):
+            d = ex.delta(c) if c != cut else {}
+            peak, local = trial_peak(book, d)
+            tried.append((round(peak, 9), round(local, 9), c != cut, c, d))
+        chosen = min(tried, key=lambda t: t[:4])
+        if chosen[3] != cut:
+            current = current - {cut} | {chosen[3]}
+            book.add(vid, chosen[4])
+    return current
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 10), st.integers(2, 5), st.booleans())
+def test_improve_tree_chooses_as_if_it_priced_every_candidate(seed: int, n: int, k: int, parallel: bool) -> None:
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
+    hosts = {s: rng.choice((1, 2, 4)) for s in g.nodes}
+    trees = _trees(g, hosts, rng, k, shares=False)
+    fabric = Degraded(cables, frozenset(), hosts)
+    adj = fabric.adjacency()
+    senders = {t.vid: t.senders(hosts) for t in trees}
+    for t in trees:
+        if len(t.links) < 2:
+            continue
+        movable = rng.sample(sorted(t.links), rng.randrange(1, min(3, len(t.links)) + 1))
+        books = [LoadBook.of({u.vid: u.links for u in trees}, senders, fabric) for _ in range(2)]
+        got = improve_tree(t.vid, t.links, movable, fabric, adj, books[0], None)
+        want = _plain_improve(t.vid, t.links, movable, fabric, adj, books[1])
+        assert got == want
+        assert books[0].total == books[1].total
+        assert books[0].max_load() == books[1].max_load()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 150), st.integers(1, 300))
+def test_the_books_most_loaded_arcs_stay_a_prefix_of_the_order(seed: int, arcs: int, steps: int) -> None:
+    rng = random.Random(seed)
+    ncab = [rng.choice((0, 1, 1, 2, 3)) for _ in range(arcs)]
+    total = [float(rng.randrange(0, 50)) if n else 0.0 for n in ncab]
+    book = Book({}, list(total), ncab)
+    for _ in range(steps):
+        i = rng.randrange(arcs)
+        book.add(i, float(rng.randrange(-int(total[i]), 30)) if total[i] else float(rng.randrange(0, 30)))
+        total[i] = book.total[i]
+        if rng.random() < 0.3:
+            continue
+        book.mark_top()
+        values = book.values()
+        assert book.topval == sorted(values, reverse=True)[:len(book.topval)]
+        assert [values[i] for i in sorted(book.topbit, key=book.topbit.__getitem__)] == book.topval
+        assert 0 < len(book.topval) <= TOP
+        skip = set(rng.sample(range(arcs), rng.randrange(0, arcs + 1)))
+        mask = 0
+        for j in skip:
+            mask |= book.topbit.get(j, 0)
+        want = max((values[j] for j in range(arcs) if j not in skip), default=0.0)
+        assert book.peak_except(mask, [(j, 1) for j in skip]) == want
