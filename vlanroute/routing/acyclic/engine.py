@@ -61,6 +61,9 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   to IRREGULAR switches whose plan is above restarts.ABOVE times the optimum are
   searched again as custom fabrics under fixed shuffles of the names: the 8x8 torus from
   1.5x the optimum to 1.359x, the 7x7 from 1.5x to 1.381x.
+- Stored plans (routing/acyclic/stored.py): where an offline search's plan of the torus's
+  shape ships (the 8x8 torus, 1.250x the optimum, bench/torus_order_walk.py), a torus with
+  equal hosts per switch takes it instead of the search.
 """
 
 from __future__ import annotations
