@@ -28,34 +28,36 @@ from vlanroute.routing.turns import turn_routes
 ACYCLIC = ENGINES["acyclic"]
 
 
-def saved_8x8() -> dict[str, object]:
-    data: dict[str, object] = json.loads(files("vlanroute.routing.acyclic").joinpath("plans", "torus-8x8.json")
-                                         .read_text())
+def saved(name: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads(files("vlanroute.routing.acyclic").joinpath("plans", name).read_text())
     return data
 
 
+@pytest.mark.parametrize("k", [8, 6])
 @pytest.mark.parametrize("per", [4, 1, 3])
-def test_the_8x8_plan_is_deadlock_free_within_1_25_of_the_optimum(per: int) -> None:
-    """Issue 40's target without virtual lanes: what OpenSM's torus-2QoS needs two lanes for.
-    With equal hosts every load and the optimum scale alike, so the ratio holds for any count."""
-    topo, hosts = fabrics.torus([8, 8], per)
+def test_the_stored_plans_are_deadlock_free_within_1_25_of_the_optimum(k: int, per: int) -> None:
+    """Issue 40's target without virtual lanes on the 8x8 torus: what OpenSM's torus-2QoS
+    needs two lanes for. With equal hosts every load and the optimum scale alike, so the
+    ratio holds for any count."""
+    topo, hosts = fabrics.torus([k, k], per)
     got = stored_plan(topo, hosts)
-    assert got is not None and got[0] == "torus-8x8.json"
+    assert got is not None and got[0] == f"torus-{k}x{k}.json"
     trees = got[1]
     assert all(spans(topo, s, trees[s]) for s in topo.switches)
     assert acyclic_dependencies(topo, trees) and channel_dependencies_acyclic(trees, hosts)
     ratio = max_load(topo, hosts, trees) / optimum_bound(topo, hosts).value
     assert ratio <= 1.25 + 1e-9
-    saved = saved_8x8()
-    assert ratio == pytest.approx(saved["load_over_optimum"])
-    assert str(saved["generated_by"]).startswith("python bench/torus_order_walk.py")
+    data = saved(got[0])
+    assert ratio == pytest.approx(data["load_over_optimum"])
+    assert str(data["generated_by"]).startswith(f"python bench/torus_order_walk.py {k} ")
 
 
 def test_unequal_hosts_or_other_shapes_get_no_stored_plan() -> None:
     topo, hosts = fabrics.torus([8, 8])
     assert stored_plan(topo, {**hosts, "sw5": 2}) is None
     assert stored_plan(topo, {**hosts, "sw5": 0}) is None
-    assert stored_plan(*fabrics.torus([6, 6])) is None
+    assert stored_plan(*fabrics.torus([5, 5])) is None
+    assert stored_plan(*fabrics.torus([8, 6])) is None
     assert stored_plan(*fabrics.degraded_torus(8, 1, 3)) is None      # a custom fabric
 
 
