@@ -44,7 +44,7 @@ def relearn_frames(emu: Emulation, vlans: list[int], dead: frozenset[str] = froz
     gap = len(vlans) / (0.5 * opt.rate_fps)          # seconds per host: its frames, at half the limit
     problems: list[str] = []
     sent = 0
-    hosts = sorted(h for h, x in emu.plan.hosts.items() if x.switch not in dead)
+    hosts = sorted(h for h, x in emu.plan.hosts.items() if not dead or x.switch not in dead)
     for name in hosts:
         start = time.monotonic()
         host = emu.plan.hosts[name]
