@@ -1,6 +1,7 @@
 """The fabrics of issue 23 (and others of their kinds) as (Topology, hosts per switch),
 built from networkx graphs here, and the greedy baseline a default plan must match.
-Shared by tests/test_optimum.py, test_acyclic.py, test_default_choice.py and bench/quality.py."""
+Shared by tests/test_optimum.py, test_acyclic.py, test_default_choice.py and bench/quality.py;
+random_spanning_tree by the what-if's reference tests."""
 
 from __future__ import annotations
 
@@ -11,6 +12,22 @@ import networkx as nx
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.trees import Arc, ParentMap, Splits, arc_loads, source_arc_loads
+
+
+def random_spanning_tree(g: nx.Graph, rng: random.Random) -> frozenset[tuple[str, str]]:
+    """A random spanning tree of the connected graph g (a randomised breadth-first search
+    from a random root), its links as repair.link orders them."""
+    from vlanroute.routing.repair import link
+    root = rng.choice(sorted(g.nodes))
+    seen, links, frontier = {root}, set(), [root]
+    while frontier:
+        u = frontier.pop(rng.randrange(len(frontier)))
+        for v in sorted(g[u], key=lambda _: rng.random()):
+            if v not in seen:
+                seen.add(v)
+                links.add(link(u, v))
+                frontier.append(v)
+    return frozenset(links)
 
 
 def custom(edges: list[tuple[str, str]], hosted: set[str] | None = None, per: int = 4) -> tuple[Topology, dict[str, int]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,18 +48,7 @@ def _case(kind: str, seed: int, size: int, parallel: bool, k: int, empty: bool
         groups[rng.randrange(k)].append(s)
     trees = []
     for vid, group in enumerate(groups, start=101):
-        root = rng.choice(names)
-        order = {root}
-        links = set()
-        frontier = [root]
-        while frontier:                                   # a random spanning tree (random BFS)
-            u = frontier.pop(rng.randrange(len(frontier)))
-            for v in sorted(g[u], key=lambda _: rng.random()):
-                if v not in order:
-                    order.add(v)
-                    links.add(link(u, v))
-                    frontier.append(v)
-        trees.append(Tree(vid, tuple(group), frozenset(links)))
+        trees.append(Tree(vid, tuple(group), random_spanning_tree(g, rng)))
     return trees, cables, hosts, names
 
 

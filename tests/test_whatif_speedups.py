@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,21 +35,6 @@ def _graph(seed: int, n: int) -> nx.Graph:
     return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
 
 
-def _spanning(g: nx.Graph, rng: random.Random, nodes: list[str] | None = None) -> frozenset[Link]:
-    """A random spanning tree of g (of the subgraph on `nodes` when given; it must be connected)."""
-    h = g.subgraph(nodes) if nodes is not None else g
-    root = rng.choice(sorted(h.nodes))
-    seen, links, frontier = {root}, set(), [root]
-    while frontier:
-        u = frontier.pop(rng.randrange(len(frontier)))
-        for v in sorted(h[u], key=lambda _: rng.random()):
-            if v not in seen:
-                seen.add(v)
-                links.add(link(u, v))
-                frontier.append(v)
-    return frozenset(links)
-
-
 def _trees(g: nx.Graph, hosts: dict[str, int], rng: random.Random, k: int, shares: bool) -> list[Tree]:
     names = sorted(g.nodes)
     groups: list[list[str]] = [[] for _ in range(k)]
@@ -57,7 +43,7 @@ def _trees(g: nx.Graph, hosts: dict[str, int], rng: random.Random, k: int, share
     out = []
     for vid, group in enumerate(groups, start=101):
         part = tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if shares and rng.random() < 0.3)
-        links = frozenset() if rng.random() < 0.1 else _spanning(g, rng)
+        links = frozenset() if rng.random() < 0.1 else random_spanning_tree(g, rng)
         out.append(Tree(vid, tuple(group), links, part))
     return out
 
