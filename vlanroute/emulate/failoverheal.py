@@ -10,8 +10,8 @@ What a watcher on Linux switches does, as fast as the family allows (docs/failur
    RTM_NEWLINK notifications the kernel queued (no process started, no dump); a neighbour
    pair is dead when no cable between the two has carrier at either end. The pair that was
    cut is not given to it: it finds it.
-2. **Fail over.** The table made before the cut (`failover_context`, from the published
-   plan, for every neighbour pair: what `vlanroute repair --failover` changes) gives the
+2. **Fail over.** The table made before the cut (`stage_context`, from the running
+   bundle, for every neighbour pair and switch: what `vlanroute repair --failover` changes) gives the
    host ports whose PVID moves onto a backup VLAN; each switch's are set by rtnetlink, one
    buffer per switch. No inter-switch port changes, so no VLAN can get a loop; the backups
    were learned before the cut, so nothing floods and no host acts.
@@ -82,13 +82,6 @@ def predict_healed(repaired: Any, opt: dict[str, Any]) -> dict[str, Any]:
     from vlanroute.emulate.traffic import vlan_fabric
     small = replace(repaired, hosts={h: repaired.hosts[h] for h in throughput_hosts(repaired)})
     return predicted(small, vlan_fabric(small, float(opt["rate_mbit"]) / 1000), opt, "the healed plan")
-
-
-def failover_context(outdir: Path, repaired: Path | None = None, pair: tuple[str, str] | None = None,
-                     throughput: dict[str, Any] | None = None) -> dict[str, Any]:
-    """apply_failover's context for the first failure on OUTDIR, a dead pair (stage_context)."""
-    from vlanroute.emulate.failplan import Failure
-    return stage_context(outdir, Failure(pair=pair) if pair else None, repaired, outdir, throughput)
 
 
 def stage_context(active: Path, failure: Failure | None, repaired: Path | None, cabled: Path,
