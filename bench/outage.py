@@ -48,6 +48,7 @@ from vlanroute.emulate.outagerun import (  # noqa: E402
 )
 from vlanroute.emulate.failplan import Failure, parse_pair, parse_switch  # noqa: E402
 from vlanroute.emulate.spec import load  # noqa: E402
+from vlanroute.errors import UserError  # noqa: E402
 
 
 def parse_failure(text: str) -> Failure:
@@ -91,7 +92,10 @@ def main() -> int:
     methods = ([] if args.no_vlanroute else ["vlanroute"]) + [m for m in args.against.split(",") if m and m != "none"]
     if any(m not in METHODS for m in methods):
         ap.error(f"--against takes {', '.join(METHODS[1:])}")
-    stages = [parse_failure(x) for x in (args.fail or []) + ([args.fail_pair] if args.fail_pair else [])]
+    try:
+        stages = [parse_failure(x) for x in (args.fail or []) + ([args.fail_pair] if args.fail_pair else [])]
+    except UserError as exc:
+        ap.error(f"{exc.message} ({exc.fix})")
     stages = stages or [Failure(pair=("sw1", "sw2"))]
     if len(stages) > 1 and not args.no_vlanroute and not args.failover:
         ap.error("a second --fail needs --failover (vlanroute's fabric must heal the first failure)")
@@ -178,4 +182,8 @@ def render(outdir: Path, per_switch: int | None, protect: bool = False) -> Path:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except UserError as exc:            # a switch or pair the plan does not have, say
+        print(f"error: {exc.render()}", file=sys.stderr)
+        sys.exit(2)
