@@ -42,7 +42,6 @@ from vlanroute.emulate.outagerun import (  # noqa: E402
     METHODS,
     ProbeSettings,
     prepare,
-    repair_context,
     run_here,
     run_in_vm,
 )
@@ -80,7 +79,8 @@ def main() -> int:
     ap.add_argument("--heal", default=None, help="module:function called with the cut (the watcher's hook)")
     ap.add_argument("--repair", default=None, metavar="NEWDIR|auto",
                     help="heal with `vlanroute repair`'s bundle for the pair (auto: make it), applied at the cut "
-                         "(outagerun.apply_repair: the delta, then learning frames)")
+                         "(failoverheal.apply_failover without the failover: found by rtnetlink, the repair's lines, "
+                         "then learning frames)")
     ap.add_argument("--failover", action="store_true",
                     help="heal with the fast failover (emulate/failoverheal.apply_failover), then the repair")
     ap.add_argument("--no-repair", action="store_true", help="with --failover: no balanced repair after it")
@@ -118,7 +118,9 @@ def main() -> int:
                 from vlanroute.cli import main as cli
                 if cli(["repair", str(outdir), "--failed-pair", f"{a}:{b}", "-o", str(newdir), "-q"]) != 0:
                     return 2
-            heal, context = "vlanroute.emulate.outagerun:apply_repair", repair_context(outdir, newdir, (a, b))
+            from vlanroute.emulate.failoverheal import stage_context
+            heal = "vlanroute.emulate.failoverheal:apply_failover"
+            context = stage_context(outdir, stages[0], newdir, outdir, throughput, failover=False)
         if args.failover:
             from vlanroute.cli import main as cli
             from vlanroute.emulate.failoverheal import stage_context

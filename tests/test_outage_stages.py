@@ -23,6 +23,7 @@ from vlanroute.emulate.failplan import Failure
 from vlanroute.emulate.outagerun import ProbeSettings, prepare, tree_path, tree_switch_pairs
 from vlanroute.emulate.spec import load
 from vlanroute.emulate.transition import BridgeCommand, _apply, bridge_ports
+from vlanroute.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "inventories" / "seed-torus.yaml"
@@ -136,6 +137,19 @@ def test_without_backups_a_dead_switch_is_healed_by_the_repair_s_lines(bundles: 
     assert ctx["delta"]["relearn"] and ctx["delta"]["lines"]
     assert not any(s == "sw3" for s, *_ in ctx["delta"]["lines"])
     _replay(bundles["plain"], bundles["plain-switch"], bundles["plain"], ctx["delta"]["lines"])
+
+
+def test_the_repair_alone_heals_a_covered_pair_by_its_lines(bundles: dict[str, Path]) -> None:
+    # bench/outage.py --repair: the pair is covered by backups, but no failover is taken.
+    ctx = stage_context(bundles["plan"], Failure(pair=("sw1", "sw2")), bundles["pair"], bundles["plan"],
+                        failover=False)
+    assert ctx["table"] == {} and ctx["repair"] is None and ctx["delta"]["dead"] == []
+    assert ctx["delta"]["relearn"] and ctx["delta"]["lines"]
+    _replay(bundles["plan"], bundles["pair"], bundles["plan"], ctx["delta"]["lines"])
+    # A bundle that is not this bundle's repair is refused, naming the file.
+    with pytest.raises(UserError, match="other switches"):
+        stage_context(bundles["plan"], Failure(pair=("sw1", "sw2")), bundles["switch"], bundles["plan"],
+                      failover=False)
 
 
 def test_after_a_repair_the_next_failure_fails_over_from_it(bundles: dict[str, Path]) -> None:

@@ -85,7 +85,7 @@ def predict_healed(repaired: Any, opt: dict[str, Any]) -> dict[str, Any]:
 
 
 def stage_context(active: Path, failure: Failure | None, repaired: Path | None, cabled: Path,
-                  throughput: dict[str, Any] | None = None) -> dict[str, Any]:
+                  throughput: dict[str, Any] | None = None, *, failover: bool = True) -> dict[str, Any]:
     """apply_failover's context for one failure on the fabric running bundle `active` (the
     published plan, or the repair of an earlier failure), cabled as bundle `cabled` (the
     published plan: every cable, dead or alive): the failover table of `active`, each
@@ -97,22 +97,26 @@ def stage_context(active: Path, failure: Failure | None, repaired: Path | None, 
     - anything else (the watcher's failover does not apply: no backup covers it, docs/
       watch.md), (`delta`): the repair's lines from `active` in the loop-free transition's
       order, then its VLANs to re-learn.
-    With `throughput` (the bench's options), the healed plan's predicted throughput,
-    measured after the heal as on the spanning trees."""
+    With `failover=False` every failure takes the second way (`bench/outage.py --repair`:
+    today's repair path alone, its floor once the failure is found). With `throughput`
+    (the bench's options), the healed plan's predicted throughput, measured after the heal
+    as on the spanning trees. A `repaired` bundle that is not `active`'s repair for
+    `failure` is refused (UserError, failplan.repair_delta)."""
     from dataclasses import replace
-    from vlanroute.emulate.failplan import repair_record
+    from vlanroute.emulate.failplan import repair_delta, repair_record
     from vlanroute.emulate.spec import load
     from vlanroute.emulate.transition import plan_bridges
     spec, cables = load(active), load(cabled)
     uplinks: dict[str, dict[str, list[str]]] = {}
     for (s, n), up in spec.uplinks.items():
         uplinks.setdefault(s, {})[n] = list(up.members)
-    table = failover_table(active)
+    table = failover_table(active) if failover else {}
     context: dict[str, Any] = {"table": table, "uplinks": uplinks, "repair": None, "delta": None}
     if repaired is not None and failure is not None:
         target = load(repaired)
         # Dead: this failure's switch, and those an earlier failure took out of the running bundle.
         gone = failure.dead() | (frozenset(cables.switches) - frozenset(spec.switches))
+        repair_delta(spec, target, None, failure.dead())       # refuses a bundle that is not its repair
         record = repair_record(repaired)
         relearn = sorted(record["affected_vlans"]) if record else failure.broken_vlans(spec)
         key = _key(*failure.pair) if failure.pair else str(failure.switch)

@@ -815,42 +815,6 @@ def frames_note(m: Measurement) -> str:
             f"{settled:.1f} at the end")
 
 
-def repair_context(outdir: Path, newdir: Path, pair: tuple[str, str]) -> dict[str, Any]:
-    """apply_repair's context: the linux-bridge delta from OUTDIR to `vlanroute repair`'s
-    bundle NEWDIR in the loop-free transition's order, as the failure scenario applies it
-    (emulate/failure.py), and the VLANs to re-learn in (repair.json's affected VLANs)."""
-    from vlanroute.emulate.failplan import Failure, repair_delta, repair_record
-    from vlanroute.emulate.transition import plan_bridges
-    spec, repaired = load(outdir), load(newdir)
-    failure = Failure(pair=pair)
-    failure.check(spec)
-    repair_delta(spec, repaired, None, failure.dead())          # refuses a bundle that is not its repair
-    planned = plan_bridges(spec, repaired, spec, dead=failure.dead())
-    steps = [[step.switch, cmd.verb, cmd.port, cmd.vlan]
-             for step in planned.transition.steps for cmd in planned.commands[(step.switch, step.kind)]]
-    record = repair_record(newdir)
-    vlans = failure.broken_vlans(spec) if record is None else sorted(record["affected_vlans"])
-    return {"steps": steps, "relearn": vlans, "repair": str(newdir)}
-
-
-def apply_repair(event: CutEvent) -> None:
-    """A heal for measure(): what a watcher that knew at once would do with today's repair
-    (repair_context): the delta, one `bridge vlan` per line in order, then one learning frame
-    per host and repaired VLAN (emulate/relearn.py). Its outage is the floor of the repair
-    path without detection; the watcher's own heal replaces it."""
-    from vlanroute.emulate.failplan import BridgeStep
-    from vlanroute.emulate.failure import apply_delta
-    from vlanroute.emulate.relearn import relearn_frames
-    emu = event.emu
-    steps = [BridgeStep(s, verb, port, int(vlan)) for s, verb, port, vlan in event.context["steps"]]
-    delta = apply_delta(emu, steps, "in the loop-free transition's order")
-    learned = relearn_frames(emu, [int(v) for v in event.context["relearn"]])
-    emu.log(f"[heal] {delta.detail}; {learned.detail}")
-    problems = delta.problems + learned.problems
-    if problems:
-        raise netns.NetnsError("the repair failed: " + "; ".join(problems[:3]))
-
-
 def resolve_heal(spec: str | None) -> Heal | None:
     """`module:function` -> the function (the watcher's hook, imported where the emulation runs)."""
     if not spec:
