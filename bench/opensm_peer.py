@@ -396,15 +396,19 @@ def _path_sls(fab: F.IbFabric, lfts: F.Lfts, sim: Simulator, workdir: Path,
 
 
 def roots_of(g: nx.Graph, switches: list[str], hosts: dict[str, int]) -> dict[str, list[str]]:
-    """Root switches for updn and ftree (-a): the switches without hosts where there are
-    some (a leaf-spine's spines), else for updn the most central switch (least
-    eccentricity, first in order: the root vlanroute's updown takes), because OpenSM's own
-    root detection finds none when every switch has hosts ("no root nodes were found").
-    ftree is left to find its own (it routes fat trees only); dnup ranks from the switches
-    with hosts and reads no roots."""
+    """Root switches for updn and ftree (-a): where some switches have no hosts, those of
+    them farthest from the switches with hosts (a leaf-spine's spines, a fat tree's cores);
+    else for updn the most central switch (least eccentricity, first in order: the root
+    vlanroute's updown takes), because OpenSM's own root detection finds none when every
+    switch has hosts ("no root nodes were found"), and ftree is left to find its own (it
+    routes fat trees only). dnup ranks from the switches with hosts and reads no roots."""
     bare = [s for s in switches if not hosts[s]]
     if bare:
-        return {"updn": bare, "ftree": bare}
+        # The top of the tree: the bare switches farthest from any switch with hosts (a
+        # leaf-spine's spines, a fat tree's cores; its aggregation switches are no roots).
+        far = nx.multi_source_dijkstra_path_length(g, [s for s in switches if hosts[s]])
+        top = [s for s in bare if far.get(s, 0) == max(far.get(x, 0) for x in bare)]
+        return {"updn": top, "ftree": top}
     ecc = nx.eccentricity(g)
     return {"updn": [min(switches, key=lambda s: (ecc[s], switches.index(s)))]}
 

@@ -19,6 +19,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,3 +279,61 @@ def test_opensm_on_ibsim(fabric: str, tmp_path: Path) -> None:
         # its spine, 24, a downlink 12 sources x 2 destinations, 24; the LP: 4 x 12 / 2 = 24
         assert by["ftree"].ratio == pytest.approx(1.0)
     assert shutil.which("opensm")
+
+
+def _fat_tree_k4() -> tuple[list[tuple[str, str]], set[str], int]:
+    """A three-level fat tree of 4-port switches: 4 pods of 2 edge and 2 aggregation switches, 4 cores."""
+    edges = [(f"e{p}{i}", f"a{p}{j}") for p in range(4) for i in range(2) for j in range(2)]
+    edges += [(f"a{p}{j}", f"c{j}{c}") for p in range(4) for j in range(2) for c in range(2)]
+    return edges, {f"e{p}{i}" for p in range(4) for i in range(2)}, 2
+
+
+def _hypercube_4() -> tuple[list[tuple[str, str]], set[str], int]:
+    g = nx.hypercube_graph(4)
+    name = {v: "q" + "".join(map(str, v)) for v in g}
+    return [(name[a], name[b]) for a, b in g.edges], set(name.values()), 2
+
+
+def _petersen() -> tuple[list[tuple[str, str]], set[str], int]:
+    g = nx.petersen_graph()
+    return [(f"p{a}", f"p{b}") for a, b in g.edges], {f"p{a}" for a in g}, 3
+
+
+# Fabrics no other test or bench row of the project routes (issue 40: "fabrics the project has not seen").
+UNSEEN = {"fat tree k=4": _fat_tree_k4, "hypercube 4": _hypercube_4, "Petersen graph": _petersen}
+ONE_LANE = ["minhop", "updn", "dnup", "ftree", "sssp", "nue"]
+
+
+@needs_opensm
+@pytest.mark.slow
+@pytest.mark.parametrize("fabric", sorted(UNSEEN))
+def test_the_default_plan_is_never_worse_than_opensm_s_best_one_lane_engine(fabric: str, tmp_path: Path) -> None:
+    import yaml
+
+    from vlanroute.plan.build import plan_from_file
+    edges, hosted, per = UNSEEN[fabric]()
+    names = sorted({x for e in edges for x in e})
+    topo = Topology.from_links(names, edges)
+    hosts = {s: per if s in hosted else 0 for s in names}
+    inventory = tmp_path / "fabric.yaml"
+    inventory.write_text(yaml.safe_dump({
+        "name": "unseen", "platform": "linux-bridge",
+        "topology": {"kind": "custom", "switches": names, "links": [{"a": a, "b": b} for a, b in edges]},
+        "hosts": {"per_switch": hosts}, "settings": {"learning": {"pool": "10.0.0.0/8"}}}))
+    optimum = optimum_bound(topo, hosts).value
+    fab = F.ib_fabric(topo.switches, list(topo.graph.edges()), hosts)
+    rows = P.opensm_rows(fab, optimum, tmp_path, None, P.roots_of(topo.simple(), topo.switches, hosts),
+                         [e for e in P.OSM_ENGINES if e.label in ONE_LANE], timeout=60)
+    routed = [r for r in rows if r.ratio is not None and r.lanes == "1"]
+    assert len(routed) >= 4, rows                         # ftree routes fat trees only; the rest route anything
+    best = min(r.ratio for r in routed if r.ratio is not None)
+    plan = plan_from_file(inventory, [])
+    ours = plan.metrics.load_over_optimum
+    assert ours is not None and ours >= 1 - 1e-9
+    assert ours <= best + 1e-9, (ours, [(r.router, r.ratio) for r in routed])
+    if best <= 1 + 1e-9:
+        assert ours == pytest.approx(1.0)                 # at the optimum wherever OpenSM reaches it
+    # Deadlock-free where an OpenSM engine is on one lane and within the default's 1.25x of the best.
+    best_df = min((r.ratio for r in routed if r.df_one and r.ratio is not None), default=None)
+    if best_df is not None and best_df <= 1.25 * ours:
+        assert plan.metrics.deadlock_free and ours <= best_df + 1e-9
