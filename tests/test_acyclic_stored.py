@@ -109,3 +109,41 @@ def test_a_plan_that_may_deadlock_is_refused() -> None:
     assert src == [0, 0] and isinstance(steps, str)
     looped = steps[0] + "bB" + steps[3:]
     assert decode(topo, [[src, looped], *good[1:]]) is None
+
+
+@settings(max_examples=6, deadline=None)
+@given(k=st.sampled_from([6, 8]), seed=st.integers(0, 10_000), per=st.integers(1, 4))
+def test_a_torus_listed_as_custom_cables_gets_its_stored_plan(k: int, seed: int, per: int) -> None:
+    """An 8x8 or 6x6 torus written as `kind: custom` (shuffled names, cables listed) is
+    recognised: its trees are the stored plan's under some isomorphism, so deadlock-free
+    and at the stored ratio of the LP optimum."""
+    import random
+
+    import networkx as nx
+    grid = nx.grid_2d_graph(k, k, periodic=True)
+    names = [f"n{i}" for i in range(k * k)]
+    random.Random(seed).shuffle(names)
+    name = dict(zip(sorted(grid), names))
+    topo, hosts = fabrics.custom([(name[a], name[b]) for a, b in grid.edges], None, per)
+    assert topo.kind == "custom"
+    got = stored_plan(topo, hosts)
+    assert got is not None and got[0] == f"torus-{k}x{k}.json"
+    trees = got[1]
+    assert all(spans(topo, s, trees[s]) for s in topo.switches)
+    assert acyclic_dependencies(topo, trees) and channel_dependencies_acyclic(trees, hosts)
+    ratio = max_load(topo, hosts, trees) / optimum_bound(topo, hosts).value
+    assert ratio == pytest.approx(saved(got[0])["load_over_optimum"])
+
+
+def test_custom_fabrics_that_are_no_stored_torus_get_no_stored_plan() -> None:
+    assert stored_plan(*fabrics.random_regular(64, 4, seed=3)) is None
+    assert stored_plan(*fabrics.random_regular(36, 4, seed=1)) is None
+    assert stored_plan(*fabrics.degraded_torus(8, 1, seed=0)) is None
+    # An 8x8 torus with one cable moved: as many cables, every switch of degree 4 but not a torus.
+    import networkx as nx
+    g = nx.grid_2d_graph(8, 8, periodic=True)
+    g.remove_edges_from([((0, 0), (0, 1)), ((4, 4), (4, 5))])
+    g.add_edges_from([((0, 0), (4, 4)), ((0, 1), (4, 5))])
+    name = {v: f"sw{v[0] * 8 + v[1]}" for v in g}
+    assert nx.is_connected(g) and all(d == 4 for _, d in g.degree)
+    assert stored_plan(*fabrics.custom([(name[a], name[b]) for a, b in g.edges])) is None

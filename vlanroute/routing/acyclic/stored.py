@@ -18,12 +18,20 @@ number of hosts: then every load is the stored one times (hosts per switch)^2, a
 the optimum, so the ratio measured offline holds. Loading checks every tree (spanning, one
 parent per switch, a neighbour) and the whole plan's channel dependencies (acyclic,
 routing/depgraph.py); a file that fails is not used.
+
+A torus described as a custom topology (`topology.kind: custom`, its cables listed) is
+recognised: where its graph is isomorphic to a stored shape's grid (networkx's VF2++,
+after cheap invariants: every switch's count of switches at each distance, and the
+number of 4-cycles), the isomorphism gives each switch its coordinates. Any isomorphism
+serves: it maps the plan's trees, loads and channel dependencies onto the same ones.
 """
 
 from __future__ import annotations
 
 import json
 from importlib.resources import files
+
+import networkx as nx
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.depgraph import DependencyGraph
@@ -71,19 +79,24 @@ def encode(topo: Topology, parents: dict[str, ParentMap]) -> list[list[object]]:
     return rows
 
 
-def decode(topo: Topology, rows: list[list[object]]) -> dict[str, ParentMap] | None:
-    """The trees of `rows` in `topo`'s names; None unless every switch is a source of exactly
-    one spanning tree whose parents are neighbours and whose channel dependencies, over all
-    trees, are acyclic."""
-    if topo.kind != "torus" or topo.dims is None:
+def decode(topo: Topology, rows: list[list[object]],
+           grid: tuple[tuple[int, ...], dict[str, Coord]] | None = None) -> dict[str, ParentMap] | None:
+    """The trees of `rows` in `topo`'s names, the switches placed by `grid` (dims, each
+    switch's coordinates; default: the torus's own, torus_grid); None unless every switch
+    is a source of exactly one spanning tree whose parents are neighbours and whose channel
+    dependencies, over all trees, are acyclic."""
+    grid = grid or torus_grid(topo)
+    if grid is None:
         return None
-    dims = topo.dims
+    dims, coord_of = grid
     by_coord: dict[Coord, str] = {}
     for s in topo.switches:
-        c = topo.coords.get(s)
+        c = coord_of.get(s)
         if c is None:
             return None
         by_coord[tuple(c)] = s
+    if len(by_coord) != len(topo.switches):
+        return None
     ordered = sorted(by_coord)
     cables = topo.arc_cables()
     parents: dict[str, ParentMap] = {}
@@ -140,18 +153,66 @@ def acyclic_dependencies(topo: Topology, parents: dict[str, ParentMap]) -> bool:
     return True
 
 
+def torus_grid(topo: Topology) -> tuple[tuple[int, ...], dict[str, Coord]] | None:
+    """A torus's shape and each switch's coordinates: its own where it is generated as one
+    (`kind: torus`), else those of a stored shape it is isomorphic to (module docstring)."""
+    if topo.kind == "torus" and topo.dims is not None:
+        coords = {s: tuple(c) for s in topo.switches if (c := topo.coords.get(s)) is not None}
+        return (tuple(topo.dims), coords) if len(coords) == len(topo.switches) else None
+    if topo.kind != "custom":
+        return None
+    for dims in stored_shapes():
+        found = grid_isomorphism(topo.simple(), dims)
+        if found is not None:
+            return dims, found
+    return None
+
+
+def stored_shapes() -> list[tuple[int, ...]]:
+    """The torus shapes a plan is stored for (plans/torus-<dims>.json)."""
+    shapes = []
+    for res in files(__package__).joinpath("plans").iterdir():
+        name = res.name
+        if name.startswith("torus-") and name.endswith(".json"):
+            shapes.append(tuple(int(x) for x in name[len("torus-"):-len(".json")].split("x")))
+    return sorted(shapes)
+
+
+def _invariants(g: nx.Graph) -> tuple[object, ...]:
+    """What an isomorphism keeps and a torus's grid has alike at every switch: the sorted
+    counts of switches at each distance, and the number of 4-cycles (squares)."""
+    spheres = sorted(tuple(sorted(nx.single_source_shortest_path_length(g, v).values())) for v in g)
+    squares = sum(1 for c in nx.simple_cycles(g, length_bound=4) if len(c) == 4)
+    return tuple(spheres), squares
+
+
+def grid_isomorphism(g: nx.Graph, dims: tuple[int, ...]) -> dict[str, Coord] | None:
+    """Each switch's coordinates in the torus grid of `dims`, where `g` is isomorphic to it."""
+    grid = nx.grid_graph(dim=list(reversed(dims)), periodic=True)     # nodes: coordinates in dims' order
+    if (g.number_of_nodes() != grid.number_of_nodes() or g.number_of_edges() != grid.number_of_edges()
+            or sorted(d for _, d in g.degree) != sorted(d for _, d in grid.degree)):
+        return None
+    if not nx.is_connected(g) or _invariants(g) != _invariants(grid):
+        return None
+    mapping = nx.vf2pp_isomorphism(g, grid)
+    if mapping is None:
+        return None
+    return {str(v): tuple(int(x) for x in c) for v, c in mapping.items()}
+
+
 def stored_plan(topo: Topology, host_count: dict[str, int]) -> tuple[str, dict[str, ParentMap]] | None:
     """(file name, trees) of the plan stored for this torus shape, where one is stored and
     every switch has the same number of hosts (module docstring); else None."""
-    if topo.kind != "torus" or topo.dims is None:
-        return None
     counts = {host_count.get(s, 0) for s in topo.switches}
     if len(counts) != 1 or 0 in counts:
         return None
-    name = plan_name(topo.dims)
+    grid = torus_grid(topo)
+    if grid is None:
+        return None
+    name = plan_name(grid[0])
     res = files(__package__).joinpath("plans", name)
     if not res.is_file():
         return None
     saved = json.loads(res.read_text())
-    trees = decode(topo, saved["trees"])
+    trees = decode(topo, saved["trees"], grid)
     return (name, trees) if trees is not None else None
