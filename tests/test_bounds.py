@@ -152,3 +152,64 @@ def test_bound_is_exact_on_tree_topologies(n: int, data: st.DataObject) -> None:
     assume(sum(1 for h in hosts.values() if h) >= 2)
     for k in (1, 2, None):
         assert budget_lower_bound(topology_of(g), hosts, k) == pytest.approx(budget_optimum(g, hosts, 1))
+
+
+def _host_level_optimum(g: nx.Graph, hosts: dict[str, int]) -> float:
+    """The least max per-cable load over every plan with one tree per source *host* (the
+    finest VLAN routing: a port's PVID picks its tree), by exhaustive search: each switch's
+    hosts take any multiset of spanning trees."""
+    import itertools
+
+    import numpy as np
+
+    from exhaustive_trees import source_loads, spanning_trees
+    trees = spanning_trees(g)
+    arcs = {a: i for i, a in enumerate([(a, b) for a, b in g.edges] + [(b, a) for a, b in g.edges])}
+    cables = {frozenset((a, b)): d.get("cables", 1) for a, b, d in g.edges(data=True)}
+    per_switch = []
+    for s, n in hosts.items():
+        if not n:
+            continue
+        one = [source_loads(t, s, hosts, arcs, cables) / n for t in trees]     # one host's loads
+        per_switch.append([sum(combo) for combo in itertools.combinations_with_replacement(one, n)])
+    best = float("inf")
+    for choice in itertools.product(*per_switch):
+        best = min(best, float(np.max(sum(choice))))
+    return best
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=small_graphs())
+def test_the_arrival_bound_never_exceeds_the_host_level_optimum(case: tuple[nx.Graph, dict[str, int]]) -> None:
+    """bounds.py 6: no plan, even one tree per host, carries less than the arrival bound;
+    and it is at least the fractional bound it rounds up (a switch's arrivals over its cables)."""
+    from math import comb, prod
+
+    from exhaustive_trees import spanning_trees
+    from vlanroute.routing.bounds import arrival_bound
+    g, hosts = case
+    assume(sum(1 for h in hosts.values() if h) >= 2)
+    n_trees = len(spanning_trees(g))
+    assume(prod(comb(n_trees + n - 1, n) for n in hosts.values() if n) <= 3000)
+    topo = topology_of(g)
+    bound = arrival_bound(topo, hosts)
+    assert bound <= _host_level_optimum(g, hosts) * (1 + 1e-9)
+    total = sum(hosts.values())
+    for t, q in hosts.items():
+        into = sum(d.get("cables", 1) for _, _, d in g.edges(t, data=True))
+        if q and total > q:
+            assert bound >= q * (total - q) / into * (1 - 1e-9)
+
+
+def test_the_arrival_bound_on_leaf_spines() -> None:
+    """L leaves of h hosts, S spines: a leaf takes h (L - 1) pieces of h over S cables,
+    ceil(h (L - 1) / S) on one: h ceil(h (L - 1) / S) per cable (docs/routing-bounds.md)."""
+    import math
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    import fabrics
+
+    from vlanroute.routing.bounds import arrival_bound
+    for leaves, spines, h in [(8, 4, 4), (16, 8, 4), (48, 16, 4), (6, 3, 3), (5, 4, 2)]:
+        topo, hosts = fabrics.leaf_spine(leaves, spines, h)
+        assert arrival_bound(topo, hosts) == h * math.ceil(h * (leaves - 1) / spines)

@@ -116,3 +116,20 @@ def test_hopeless_acyclic_plans_are_not_spread() -> None:
     hopeless = ACYCLIC.route(topo, hosts, ACYCLIC.params(topo, Options(quick=True, max_vlans=4094,
                                                                           worth_below=opt * 0.5)))
     assert not hopeless.splits and hopeless.unspread is None
+
+
+def test_a_plan_at_the_arrival_bound_ends_the_search_with_the_same_choice(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A deadlock-free plan at bounds.py's arrival bound, one VLAN per switch with hosts at
+    most, cannot be beaten: the default stops there (the leaf-spine 16x8's `budget`, before
+    `acyclic`) and takes the plan the whole search takes."""
+    import vlanroute.routing.choose as choose
+
+    topo, hosts = fabrics.leaf_spine(16, 8)
+    opt = optimum_bound(topo, hosts).value
+    engines = list(ENGINES.values())
+    fast = choose_routes(topo, hosts, engines, Options(), True, opt)
+    monkeypatch.setattr(choose, "arrival_bound", lambda topo, hosts: 0.0)
+    full = choose_routes(topo, hosts, engines, Options(), True, opt)
+    assert [c.engine for c in full.tried][-1] == "acyclic" and "acyclic" not in [c.engine for c in fast.tried]
+    assert fast.routes.algorithm == full.routes.algorithm
+    assert fast.routes.parents == full.routes.parents and fast.routes.splits == full.routes.splits

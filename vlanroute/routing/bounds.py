@@ -42,6 +42,13 @@ whose trees differ only in switches without hosts load the same links, so "k VLA
    takes the lightest ones and the heaviest switch as c. Two sources sharing one tree
    already put h W / 2 on one cable: on a hyper-crossbar with 10 hosts per switch that is
    8 times the distance bound, whatever the trees.
+6. Arrival (any number of VLANs, even one per host): a host's frames follow its VLAN's
+   tree, so everything one source host sends to the h(t) hosts of switch t arrives over
+   one link into t: W - h(t) pieces of h(t) units each, which cannot split. With c_a
+   cables on link a into t, a per-cable load L lets a hold at most floor(L c_a / h(t))
+   pieces, so L is at least the least value with sum_a floor(L c_a / h(t)) >= W - h(t)
+   (arrival_bound). On a leaf-spine of 48 leaves of 4 hosts and 16 spines: 188 pieces of
+   4 over 16 cables, 12 on some cable, 48 against the LP optimum's 47.
 """
 
 from __future__ import annotations
@@ -243,3 +250,36 @@ def _shared_tree_bound(sources: list[int], total: int, m: int, most_cables: int)
         else:
             lo = mid
     return lo
+
+
+def arrival_bound(topo: Topology, host_count: dict[str, int]) -> float:
+    """Bound 6 of the module docstring: the least per-cable load at which every switch with
+    hosts can take in its W - h(t) unsplittable pieces of h(t) units over its links."""
+    total = sum(host_count.get(s, 0) for s in topo.switches)
+    cables_in: dict[str, list[int]] = {}
+    for (_u, v), c in topo.arc_cables().items():
+        cables_in.setdefault(v, []).append(c)
+    best = 0.0
+    for t in topo.switches:
+        q, links = host_count.get(t, 0), cables_in.get(t, [])
+        pieces = total - q
+        if not q or not pieces or not links:
+            continue
+        # The answer is q k / c for some link's c and integer k: per distinct c the least
+        # such k at which the links hold every piece (bisection: holding grows with L).
+        def holds(value: float, q: int = q, links: list[int] = links, pieces: int = pieces) -> bool:
+            return sum(math.floor(value * c / q + 1e-9) for c in links) >= pieces
+
+        least = math.inf
+        for c in set(links):
+            lo, hi = 0, math.ceil(pieces * c / min(links))          # holds(q hi / c): every link takes all
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if holds(q * mid / c):
+                    hi = mid
+                else:
+                    lo = mid + 1
+            least = min(least, q * lo / c)
+        best = max(best, least)
+    return best
+

@@ -9,7 +9,9 @@ plan wins unless its load is more than DEADLOCK_FREE_COST times the best plan's;
 best plan wins and the plan warns of the deadlock risk, as an explicit engine's would.
 
 Fast paths: a plan at the optimum (routing/optimum.py) cannot be beaten, so the search
-stops there; the first minimal engine (dor on grids, the old default) goes first, and
+stops there; so does a plan at the arrival bound (routing/bounds.py, 6: the floor of any
+VLAN routing, above the optimum where pieces cannot split, a leaf-spine's) with at most one
+VLAN per switch with hosts; the first minimal engine (dor on grids, the old default) goes first, and
 with flow control the deadlock-free engines next.
 """
 
@@ -22,6 +24,7 @@ import networkx as nx
 
 from vlanroute.errors import UserError
 from vlanroute.model.topology import Topology
+from vlanroute.routing.bounds import arrival_bound
 from vlanroute.routing.engine import Engine, Options, Routes, packing_of
 from vlanroute.routing.trees import ParentMap, Splits, arc_loads, pruned_parents, senders, spans_exactly
 
@@ -78,13 +81,14 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
     # are skipped once a plan reaches the optimum.
     options = replace(options, quick=True)
     sources = sum(1 for n in host_count.values() if n)
+    floor = max(optimum, arrival_bound(topo, host_count))       # no plan carries less
     order = sorted(engines, key=lambda e: (3 if e.name in HEAVY else 0 if e.minimal
                                            else 1 if (flow_control and e.deadlock_free) else 2))
     for engine in order:
         if engine.refuses(topo) is not None or len(topo.switches) > HEAVY.get(engine.name, len(topo.switches)):
             continue
-        if not engine.deadlock_free and any(c.peak <= optimum * (1 + 1e-9) and c.vlans <= sources for c in tried):
-            # cannot beat a plan at the optimum (only tie it with fewer VLANs, below one per
+        if not engine.deadlock_free and any(c.peak <= floor * (1 + 1e-9) and c.vlans <= sources for c in tried):
+            # cannot beat a plan at the floor (only tie it with fewer VLANs, below one per
             # switch with hosts: what a plan routed below the switch may need more than)
             continue
         if tried and flow_control:
@@ -100,8 +104,9 @@ def choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Engi
         peak = max(arc_loads(routes.parents, host_count, cables, routes.splits).values(), default=0.0)
         free = engine.deadlock_free or deadlock_free(routes.parents, host_count, routes.splits)
         tried.append(Candidate(engine.name, routes, peak, vlans, free))
-        if peak <= optimum * (1 + 1e-9) and (free or not flow_control):
-            break                             # at the optimum (and deadlock-free if it must be)
+        at_floor = peak <= optimum * (1 + 1e-9) or (peak <= floor * (1 + 1e-9) and vlans <= sources)
+        if at_floor and (free or not flow_control):
+            break                             # at the floor (and deadlock-free if it must be)
     if not tried:
         raise UserError("no routing engine fits this fabric within the VLAN budget", field="routing.algorithm",
                         fix="raise routing.max_vlans or name an engine with routing.algorithm")
