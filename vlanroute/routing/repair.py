@@ -308,6 +308,26 @@ class LoadBook:
             heapq.heappush(self._heap, item)
         return found
 
+    def top(self, k: int) -> list[tuple[float, Arc]]:
+        """Up to k arcs by load per cable, most loaded first, as peak_except meets them: the
+        largest load off a set of arcs is that of the first arc here not in the set (when
+        there is one)."""
+        aside = []
+        out: list[tuple[float, Arc]] = []
+        seen: set[Arc] = set()
+        while self._heap and len(out) < k:
+            load, arc = self._heap[0]
+            if abs(-load - self.per_cable(arc, self.total.get(arc, 0.0))) > 1e-9:
+                heapq.heappop(self._heap)           # stale
+                continue
+            aside.append(heapq.heappop(self._heap))
+            if arc not in seen:
+                seen.add(arc)
+                out.append((-load, arc))
+        for item in aside:
+            heapq.heappush(self._heap, item)
+        return out
+
     def loads(self, vid: int) -> dict[Arc, float]:
         got = self.per_vlan.get(vid)
         return got if got is not None else self.fallback.get(vid, {})
