@@ -109,21 +109,49 @@ class _Side:
         return p, (self.sr - sq) * self.ho - self.so * hq, self.so * (self.hr - hq) - sq * self.ho
 
     def way(self, q: str, book: Book) -> tuple[float, int]:
-        got = self.memo.get(q)
+        memo = self.memo
+        got = memo.get(q)
         if got is not None:
             return got
+        # step() and changes() inline: this loop is most of a dead pair's time.
+        toward, parent = self.toward, self.rt.parent
         path = []
-        while q not in self.memo:
+        while q not in memo:
             path.append(q)
-            q = self.step(q)[0]
-        peak, mask = self.memo[q]
+            t = toward.get(q)
+            q = t if t is not None else parent[q]   # type: ignore[assignment]
+        peak, mask = memo[q]
+        rt = self.rt
+        S, H, s, h = rt.S, rt.H, rt.s, rt.h
+        sr, hr, so, ho = self.sr, self.hr, self.so, self.ho
+        arcs, total, ncab, topbit = book.arc, book.total, book.ncab, book.topbit
+        inf = float("inf")
         for v in reversed(path):
-            p, down, up = self.changes(v)
-            for arc, d in ((book.arc[(p, v)], down), (book.arc[(v, p)], up)):
-                if d:
-                    peak = max(peak, book.after(arc, d))
-                    mask |= book.topbit.get(arc, 0)
-            self.memo[v] = (peak, mask)
+            t = toward.get(v)
+            if t is not None:
+                p, sq, hq = t, S - s[t], H - h[t]
+            else:
+                p = parent[v]               # type: ignore[assignment]
+                sq, hq = s[v], h[v]
+            down = (sr - sq) * ho - so * hq
+            up = so * (hr - hq) - sq * ho
+            if down:
+                i = arcs[(p, v)]
+                x = total[i] + down
+                n = ncab[i]
+                val = x / n if n else (inf if x > 1e-9 else 0.0)
+                if val > peak:
+                    peak = val
+                mask |= topbit.get(i, 0)
+            if up:
+                i = arcs[(v, p)]
+                x = total[i] + up
+                n = ncab[i]
+                val = x / n if n else (inf if x > 1e-9 else 0.0)
+                if val > peak:
+                    peak = val
+                mask |= topbit.get(i, 0)
+            memo[v] = (peak, mask)
         return peak, mask
 
     def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:

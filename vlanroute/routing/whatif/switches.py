@@ -139,27 +139,37 @@ class SwitchIndex:
             t0 = rt.tin[w]
             return rt.pre[:t0] + rt.pre[t0 + rt.size[w]:]
 
-        part_of = _Parts(rt, w, kids).of
         parts = list(sums)
         first = max(parts, key=lambda i: size[i])
         if sum(1 for i in parts if size[i] == size[first]) > 1:
             first = min((i for i in parts if size[i] == size[first]), key=lambda i: min(nodes(i)))
+        # Every link from a part other than the first to another part, found in one pass
+        # (the part of a switch from the preorder intervals, as _Parts.of).
+        tin = rt.tin
+        wlo = tin[w]
+        whi = wlo + rt.size[w]
+        spans = [(tin[c], tin[c] + rt.size[c]) for c in kids]
+        across: list[tuple[str, int, str, int, int]] = []     # (u, rank of u-z, z, part of u, part of z)
+        for i in parts:
+            if i == first:
+                continue
+            for z in nodes(i):
+                for u in adj.get(z, ()):
+                    if u == w:
+                        continue
+                    tu = tin[u]
+                    j = top
+                    if wlo < tu < whi:
+                        for k, (lo, hi) in enumerate(spans):
+                            if lo <= tu < hi:
+                                j = k
+                                break
+                    if j != i:
+                        across.append((u, rank[(u, z)], z, j, i))
         inside = {first}
         joins: list[tuple[str, str, int, int]] = []           # (u inside, z reached, part of u, part of z)
         while len(inside) < len(parts):
-            best: tuple[str, int, str, int, int] | None = None
-            for i in parts:
-                if i in inside:
-                    continue
-                for z in nodes(i):
-                    for u in adj.get(z, ()):
-                        if u == w:
-                            continue
-                        j = part_of(u)
-                        if j in inside:
-                            key = (u, rank[(u, z)], z, j, i)
-                            if best is None or key < best:
-                                best = key
+            best = min((a for a in across if a[3] in inside and a[4] not in inside), default=None)
             if best is None:
                 return None
             u, _, z, j, i = best
