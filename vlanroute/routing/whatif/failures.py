@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, channel_cycle, link, repair,
                                       rooted_tree, subtree_sums)
-from vlanroute.routing.whatif.pairs import Book, RootedTree, pair_failure
+from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, pair_failure
 from vlanroute.routing.whatif.switches import SwitchIndex
 
 
@@ -134,6 +134,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     base_ncab = [cables[link(*a)] for a in arcs]
     adj = intact.adjacency()
     wanted = intact.host_switches()
+    crossing = Crossing(adj, wanted)
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
@@ -144,7 +145,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
         if not deadlock_free:
             ncab = list(base_ncab)
             ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0
-            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab))
+            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab), crossing)
         free: tuple[bool | None, tuple[tuple[str, str], ...]] = (None, ())
         if peak is not None:
             added, unrepairable, max_load = len(broken), 0, peak

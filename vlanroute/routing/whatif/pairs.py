@@ -262,40 +262,68 @@ class Book:
         return max(self.values(), default=0.0)
 
 
+class Crossing:
+    """The fabric's links (of adj) in order and, per tree, the preorder position of each
+    link's ends (-1: not on the tree), so that the links across a cut (one end inside a
+    preorder interval, the other outside) are found with numpy, not by a search."""
+
+    def __init__(self, adj: Mapping[str, list[str]], wanted: set[str]) -> None:
+        self.links = sorted({(a, b) if a < b else (b, a) for a, bs in adj.items() for b in bs})
+        self.index = {l: i for i, l in enumerate(self.links)}
+        self.wanted = wanted
+        self._ends: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._covers: dict[int, bool] = {}
+
+    def covers(self, vid: int, rt: RootedTree) -> bool:
+        """Tree vid holds every switch of `wanted` (the live switches with hosts)."""
+        got = self._covers.get(vid)
+        if got is None:
+            got = self._covers[vid] = self.wanted <= rt.tin.keys()
+        return got
+
+    def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link) -> list[Link]:
+        """The links, in order, with one end in the preorder interval [lo, hi) of tree vid
+        and the other on the tree outside it, but `skip`."""
+        got = self._ends.get(vid)
+        if got is None:
+            ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
+            tb = np.array([rt.tin.get(b, -1) for _, b in self.links], dtype=np.int32)
+            got = self._ends[vid] = (ta, tb, (ta >= 0) & (tb >= 0))
+        ta, tb, both = got
+        cross = (((ta >= lo) & (ta < hi)) != ((tb >= lo) & (tb < hi))) & both
+        k = self.index.get(skip)
+        if k is not None:
+            cross[k] = False
+        links = self.links
+        return [links[i] for i in np.flatnonzero(cross).tolist()]
+
+
 def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link,
-                 adj: Mapping[str, list[str]], wanted: set[str], book: Book) -> float | None:
+                 adj: Mapping[str, list[str]], wanted: set[str], book: Book,
+                 crossing: Crossing | None = None) -> float | None:
     """The max load per cable after `repair` mends the broken trees of a dead pair (book:
     the intact loads, this pair's cables at 0; changed in place), or None when a broken tree
-    is not one of `repair`'s fast cases (then `repair` itself must run)."""
+    is not one of `repair`'s fast cases (then `repair` itself must run). crossing: the
+    fabric's links by adj and the switches `wanted`, kept from one failure to the next."""
+    if crossing is None:
+        crossing = Crossing(adj, wanted)
     x, y = pair
     plans = []
     for vid in broken:
         rt = rooted[vid]
-        if not wanted <= rt.tin.keys():
+        if not crossing.covers(vid, rt):
             return None
         c = y if rt.parent.get(y) == x else x
         p = x if c == y else y
         sc, hc = rt.s[c], rt.h[c]
         lower = (sc, hc)
         upper = (rt.S - sc, rt.H - hc)
-        # Candidates: live links from the smaller part to the other, as Exchanges.candidates.
+        # Candidates: live links from one part to the other, as Exchanges.candidates.
         t0 = rt.tin[c]
-        inner = rt.pre[t0:t0 + rt.size[c]]
-        if len(inner) <= len(rt.pre) - len(inner):
-            small, want_inner = inner, False
-        else:
-            small, want_inner = rt.pre[:t0] + rt.pre[t0 + rt.size[c]:], True
-        found = set()
-        tin, lo, hi = rt.tin, t0, t0 + rt.size[c]
-        for a in small:
-            for b in adj.get(a, ()):
-                tb = tin.get(b)
-                if tb is not None and (lo <= tb < hi) == want_inner:
-                    found.add((a, b) if a < b else (b, a))
-        found.discard(pair)
+        found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair)
         if not found:
             return None
-        plans.append((rt, c, p, lower, upper, sorted(found)))
+        plans.append((rt, c, p, lower, upper, found))
     for rt, c, p, lower, upper, options in plans:
         sides = {c: _Side(rt, c, c, lower, upper), p: _Side(rt, p, c, upper, lower)}
         sx, sy = sides[x], sides[y]
@@ -327,24 +355,50 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     cut_peak = 0.0
     skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
+    # Book.after, rt.below and Book.peak_except inline: this loop runs per candidate.
+    arcs, total, ncab, topbit, topval = book.arc, book.total, book.ncab, book.topbit, book.topval
+    tin = rt.tin
+    lo = tin[c]
+    hi = lo + rt.size[c]
+    x_lower = x == c
+    up, down = s1 * h2, s2 * h1
+    inf = float("inf")
     for link_ in options:
         a, b = link_
-        if rt.below(c, a) != (x == c):
+        if (lo <= tin[a] < hi) != x_lower:
             a, b = b, a                          # a in x's part, b in y's part
-        new = [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
         local, mask = cut_peak, cut_mask
-        for arc, d in new:
-            if d:
-                local = max(local, book.after(arc, d))
-                mask |= book.topbit.get(arc, 0)
+        if up:
+            i = arcs[(a, b)]
+            v = total[i] + up
+            n = ncab[i]
+            v = v / n if n else (inf if v > 1e-9 else 0.0)
+            if v > local:
+                local = v
+            mask |= topbit.get(i, 0)
+        if down:
+            i = arcs[(b, a)]
+            v = total[i] + down
+            n = ncab[i]
+            v = v / n if n else (inf if v > 1e-9 else 0.0)
+            if v > local:
+                local = v
+            mask |= topbit.get(i, 0)
         pa, ma = sx.way(a, book)
         pb, mb = sy.way(b, book)
-        local = max(local, pa, pb)
+        if pa > local:
+            local = pa
+        if pb > local:
+            local = pb
         mask |= ma | mb
-        changed = None
-        if (~mask & (mask + 1)).bit_length() - 1 >= len(book.topval):
+        k = (~mask & (mask + 1)).bit_length() - 1
+        if k < len(topval):
+            rest = topval[k]
+        else:
+            new = [(arcs[(a, b)], up), (arcs[(b, a)], down)]
             changed = skip + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
-        peak = max(local, book.peak_except(mask, changed))
+            rest = book.peak_except(mask, changed)
+        peak = local if local >= rest else rest
         key = (round(peak, 9), round(local, 9), link_)
         if best is None or key < best:
             best = key
