@@ -233,13 +233,15 @@ class LoadBook:
 
     def __init__(self, fabric: Degraded, senders: Mapping[int, Mapping[str, int]],
                  per_vlan: dict[int, dict[Arc, float]], total: dict[Arc, float],
-                 fallback: Mapping[int, dict[Arc, float]] | None = None) -> None:
+                 fallback: Mapping[int, dict[Arc, float]] | None = None, cables: dict[Arc, int] | None = None
+                 ) -> None:
         self.fabric = fabric
         self.senders = senders
         self.per_vlan = per_vlan
         self.fallback = fallback or {}        # read-only loads of the VLANs not in per_vlan
         self.total = total
-        self._cables: dict[Arc, int] = {}     # per arc, the live cables of its link (cached)
+        # per arc, the cables of its link (cached; `cables`: the caller's, the same figures)
+        self._cables: dict[Arc, int] = dict(cables) if cables is not None else {}
         self._heap: list[tuple[float, Arc]] = [(-self.per_cable(a, x), a) for a, x in total.items()]
         heapq.heapify(self._heap)
 

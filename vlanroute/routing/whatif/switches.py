@@ -52,6 +52,8 @@ class SwitchIndex:
         self.rank = {(u, v): i for u, vs in adj.items() for i, v in enumerate(vs)}
         self.live_adj = adj
         self.arc_list = list(arcs)
+        self.arc_cables = {a: ncab[i] for a, i in arcs.items()}   # LoadBook.per_cable's, any switch dead
+        self.senders = {t.vid: t.senders(hosts) for t in trees}
         self.ncab_array = np.array(ncab, dtype=float)
         everyone = set(switches)
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
@@ -85,8 +87,10 @@ class SwitchIndex:
             cuts[t.vid] = got
         alive = {s: n for s, n in self.hosts.items() if s != w}
         fabric = Degraded(cables, frozenset({w}), alive)
-        senders = {t.vid: t.senders(alive, (w,)) for t in self.trees}
-        book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()})
+        # t.senders(alive, (w,)): the intact senders but w's
+        senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
+                   for vid, got in self.senders.items()}
+        book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()}, cables=self.arc_cables)
         adj: Mapping[str, list[str]] | None = None      # the live fabric's, when an exchange is tried
         peak, hot = self._hot(book)
         for t in self.trees:
@@ -115,7 +119,7 @@ class SwitchIndex:
         rt = self.rooted[t.vid]
         arcs, adj, rank = self.arcs, self.adj, self.rank
         kids = self.children[t.vid][w]
-        sw = t.senders(self.hosts).get(w, 0)
+        sw = self.senders[t.vid].get(w, 0)
         S, H = rt.S, rt.H                  # intact tree sums (H: every host; the tree spans all)
         S2, H2 = S - sw, H - hw
         parent, s, h = rt.parent, rt.s, rt.h
