@@ -270,10 +270,14 @@ class _Cuts:
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._toward: dict[str, dict[str, str]] = {}
+        self._part: dict[str, int] = {}
         self._exits: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
     def part(self, q: str) -> int:
-        return self._parts.of(q)
+        got = self._part.get(q)
+        if got is None:
+            got = self._part[q] = self._parts.of(q)
+        return got
 
     def below_in_parts(self, i: int, top: int) -> bool:
         """Part i hangs (at any depth) below part top in the parts' tree."""
@@ -627,7 +631,7 @@ class _Cuts:
         return rt.S - rt.s[self.w], rt.H - rt.h[self.w]
 
 
-TOP = 64             # the most loaded arcs tracked in the bit masks of an exchange
+TOP = 16             # the most loaded arcs tracked in the bit masks of an exchange
 
 
 class _Ways:
