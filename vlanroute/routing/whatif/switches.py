@@ -199,25 +199,31 @@ class SwitchIndex:
             while up is not None and parent[up] is not None and parent[up] != w and up not in changed:
                 changed.add(up)
                 up = parent[up]
+        # Each changed arc's new load from its sides' sums (_correct inline: this loop runs
+        # for every tree and switch).
+        tin, tsize = rt.tin, rt.size
+        wlo = tin[w]
+        whi = wlo + tsize[w]
+        sw_, hw_ = s[w], h[w]
+        hung = [(tin[g], sum(e[0] for e in extra), sum(e[1] for e in extra)) for g, extra in hang.items()]
         for v in changed:
             p = parent[v]
             assert p is not None
-            lo = rt.tin[v]
-            hi = lo + rt.size[v]
-            wlo = rt.tin[w]
+            lo = tin[v]
+            hi = lo + tsize[v]
+            sv, hv = s[v], h[v]
             above_w = lo <= wlo < hi
             if above_w:
-                ss, hh = s[v] - s[w], h[v] - h[w]
+                ss, hh = sv - sw_, hv - hw_
             else:
-                ss, hh = s[v], h[v]
-            whi = wlo + rt.size[w]
-            for g, extra in hang.items():
-                tg = rt.tin[g]
+                ss, hh = sv, hv
+            for tg, es, eh in hung:
                 if lo <= tg < hi and not (above_w and wlo <= tg < whi):
-                    for es, eh in extra:
-                        ss += es
-                        hh += eh
-            self._correct(total, rt, v, p, hw, sw, ss * (H2 - hh), (S2 - ss) * hh)
+                    ss += es
+                    hh += eh
+            # was: the intact loads less the host-loss terms (see _correct)
+            total[arcs[(v, p)]] += ss * (H2 - hh) - (sv * (H - hv) - hw * sv)
+            total[arcs[(p, v)]] += (S2 - ss) * hh - ((S - sv) * hv - sw * hv)
         for v in [w, *kids] if parent[w] is not None else kids:   # the dead arcs
             p = parent[v]
             assert p is not None
