@@ -133,24 +133,15 @@ class _Side:
             else:
                 p = parent[v]               # type: ignore[assignment]
                 sq, hq = s[v], h[v]
-            down = (sr - sq) * ho - so * hq
-            up = so * (hr - hq) - sq * ho
-            if down:
-                i = arcs[(p, v)]
-                x = total[i] + down
-                n = ncab[i]
-                val = x / n if n else (inf if x > 1e-9 else 0.0)
-                if val > peak:
-                    peak = val
-                mask |= topbit.get(i, 0)
-            if up:
-                i = arcs[(v, p)]
-                x = total[i] + up
-                n = ncab[i]
-                val = x / n if n else (inf if x > 1e-9 else 0.0)
-                if val > peak:
-                    peak = val
-                mask |= topbit.get(i, 0)
+            for arc, d in (((p, v), (sr - sq) * ho - so * hq), ((v, p), so * (hr - hq) - sq * ho)):
+                if d:
+                    i = arcs[arc]
+                    x = total[i] + d
+                    n = ncab[i]
+                    val = x / n if n else (inf if x > 1e-9 else 0.0)
+                    if val > peak:
+                        peak = val
+                    mask |= topbit.get(i, 0)
             memo[v] = (peak, mask)
         return peak, mask
 
@@ -355,35 +346,23 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     cut_peak = 0.0
     skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
-    # Book.after, rt.below and Book.peak_except inline: this loop runs per candidate.
-    arcs, total, ncab, topbit, topval = book.arc, book.total, book.ncab, book.topbit, book.topval
+    # rt.below and Book.peak_except inline: this loop runs per candidate.
+    arcs, topbit, topval = book.arc, book.topbit, book.topval
     tin = rt.tin
     lo = tin[c]
     hi = lo + rt.size[c]
     x_lower = x == c
     up, down = s1 * h2, s2 * h1
-    inf = float("inf")
     for link_ in options:
         a, b = link_
         if (lo <= tin[a] < hi) != x_lower:
             a, b = b, a                          # a in x's part, b in y's part
         local, mask = cut_peak, cut_mask
-        if up:
-            i = arcs[(a, b)]
-            v = total[i] + up
-            n = ncab[i]
-            v = v / n if n else (inf if v > 1e-9 else 0.0)
-            if v > local:
-                local = v
-            mask |= topbit.get(i, 0)
-        if down:
-            i = arcs[(b, a)]
-            v = total[i] + down
-            n = ncab[i]
-            v = v / n if n else (inf if v > 1e-9 else 0.0)
-            if v > local:
-                local = v
-            mask |= topbit.get(i, 0)
+        new = ((arcs[(a, b)], up), (arcs[(b, a)], down))
+        for i, d in new:
+            if d:
+                local = max(local, book.after(i, d))
+                mask |= topbit.get(i, 0)
         pa, ma = sx.way(a, book)
         pb, mb = sy.way(b, book)
         if pa > local:
@@ -395,7 +374,6 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
         if k < len(topval):
             rest = topval[k]
         else:
-            new = [(arcs[(a, b)], up), (arcs[(b, a)], down)]
             changed = skip + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
             rest = book.peak_except(mask, changed)
         peak = local if local >= rest else rest

@@ -471,7 +471,7 @@ class _Cuts:
             if n < len(top):
                 p = max(local, top[n][0])
             else:                                  # every tracked arc changes: price it in full
-                p, local = trial_peak(book, self._delta(x, y, a, b, sums))
+                p, local = trial_peak(book, ways.changes(a, b))
             tried.append((round(p, 9), round(local, 9), True, c))
         best = min(tried)
         if best[3] == cut:
@@ -479,7 +479,7 @@ class _Cuts:
         a, b = best[3]
         if self.part(a) in y_parts:
             a, b = b, a
-        return best[3], self._delta(x, y, a, b, sums)
+        return best[3], ways.changes(a, b)
 
     def _options(self, y_parts: set[int], adj: Mapping[str, list[str]]) -> list[Link]:
         """Every live link across the cut (the cut itself too), sorted: Exchanges.candidates."""
@@ -509,32 +509,6 @@ class _Cuts:
         v = a if self.rt.parent.get(a) == b else b
         x_side = self._side(v, x)
         return lambda q: self._side(v, q) != x_side
-
-    def _delta(self, x: str, y: str, a: str, b: str, sums: tuple[int, int, int, int]) -> dict[Arc, float]:
-        """Exchanges.delta: the raw load changes when a-b (a on x's side) replaces x-y."""
-        s1, h1, s2, h2 = sums
-        out: dict[Arc, float] = {}
-
-        def put(arc: Arc, d: float) -> None:
-            if d:
-                out[arc] = out.get(arc, 0.0) + d
-        put((x, y), -s1 * h2)
-        put((y, x), -s2 * h1)
-        put((a, b), s1 * h2)
-        put((b, a), s2 * h1)
-        q = a
-        while q != x:
-            p, sq, hq = self._step(q, x)
-            put((p, q), (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq)
-            put((q, p), (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2))
-            q = p
-        q = b
-        while q != y:
-            p, sq, hq = self._step(q, y)
-            put((p, q), (s2 - sq) * (hq + h1) - (s2 - sq + s1) * hq)
-            put((q, p), (sq + s1) * (h2 - hq) - sq * (h2 - hq + h1))
-            q = p
-        return out
 
     def _step(self, q: str, r: str) -> tuple[str, int, int]:
         """q's neighbour on its way to r in the joined tree, and the senders and hosts on
@@ -650,6 +624,7 @@ class _Ways:
                  sums: tuple[int, int, int, int]) -> None:
         self.cuts, self.book, self.bits, self.x, self.y, self.sums = cuts, book, bits, x, y, sums
         self.memo: dict[str, tuple[float, int]] = {x: (0.0, 0), y: (0.0, 0)}
+        self.steps: dict[str, tuple[str, int, int]] = {}     # a switch -> (next, change on next->it, on it->next)
 
     def way(self, q: str, r: str) -> tuple[float, int]:
         """q's way to r (x or y, the end of the cut on q's side)."""
@@ -665,10 +640,29 @@ class _Ways:
         s1, h1, s2, h2 = self.sums if r == self.x else (self.sums[2], self.sums[3], self.sums[0], self.sums[1])
         book, bits, total = self.book, self.bits, self.book.total
         for v, (p, sq, hq) in reversed(path):
-            for arc, d in (((p, v), (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq),
-                           ((v, p), (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2))):
+            # Exchanges.delta's changes on the step's two arcs
+            down, up = (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq, (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2)
+            self.steps[v] = (p, down, up)
+            for arc, d in (((p, v), down), ((v, p), up)):
                 if d:
                     peak = max(peak, book.per_cable(arc, total.get(arc, 0.0) + d))
                     mask |= bits.get(arc, 0)
             self.memo[v] = (peak, mask)
         return peak, mask
+
+    def changes(self, a: str, b: str) -> dict[Arc, float]:
+        """Exchanges.delta: the raw load changes when a-b (a on x's side) replaces x-y."""
+        x, y = self.x, self.y
+        s1, h1, s2, h2 = self.sums
+        out: dict[Arc, float] = {}
+        steps = []
+        for q, r in ((a, x), (b, y)):
+            self.way(q, r)
+            while q != r:
+                p, down, up = self.steps[q]
+                steps += [((p, q), down), ((q, p), up)]
+                q = p
+        for arc, d in [((x, y), -s1 * h2), ((y, x), -s2 * h1), ((a, b), s1 * h2), ((b, a), s2 * h1), *steps]:
+            if d:
+                out[arc] = out.get(arc, 0.0) + d
+        return out
