@@ -93,28 +93,16 @@ class _Side:
                 self.toward[p] = q
                 q = p
         self.memo: dict[str, tuple[float, int]] = {r: (0.0, 0)}
-
-    def step(self, q: str) -> tuple[str, int, int]:
-        """q's parent when the part is rooted at r, and q's subtree sums so rooted."""
-        w = self.toward.get(q)
-        if w is not None:
-            return w, self.rt.S - self.rt.s[w], self.rt.H - self.rt.h[w]
-        p = self.rt.parent[q]
-        assert p is not None
-        return p, self.rt.s[q], self.rt.h[q]
-
-    def changes(self, q: str) -> tuple[str, int, int]:
-        """(parent, change on parent->q, change on q->parent) for q's step (Exchanges.delta)."""
-        p, sq, hq = self.step(q)
-        return p, (self.sr - sq) * self.ho - self.so * hq, self.so * (self.hr - hq) - sq * self.ho
+        # a switch -> its next on the way to r, and the changes on the step's two arcs
+        self.steps: dict[str, tuple[str, tuple[tuple[int, int], tuple[int, int]]]] = {}
 
     def way(self, q: str, book: Book) -> tuple[float, int]:
         memo = self.memo
         got = memo.get(q)
         if got is not None:
             return got
-        # step() and changes() inline: this loop is most of a dead pair's time.
-        toward, parent = self.toward, self.rt.parent
+        # The loop most of a dead pair's time is spent in.
+        toward, parent, steps = self.toward, self.rt.parent, self.steps
         path = []
         while q not in memo:
             path.append(q)
@@ -133,9 +121,10 @@ class _Side:
             else:
                 p = parent[v]               # type: ignore[assignment]
                 sq, hq = s[v], h[v]
-            for arc, d in (((p, v), (sr - sq) * ho - so * hq), ((v, p), so * (hr - hq) - sq * ho)):
+            # Exchanges.delta's changes on the two arcs of q's step: parent->q, q->parent.
+            changes = ((arcs[(p, v)], (sr - sq) * ho - so * hq), (arcs[(v, p)], so * (hr - hq) - sq * ho))
+            for i, d in changes:
                 if d:
-                    i = arcs[arc]
                     x = total[i] + d
                     n = ncab[i]
                     val = x / n if n else (inf if x > 1e-9 else 0.0)
@@ -143,14 +132,17 @@ class _Side:
                         peak = val
                     mask |= topbit.get(i, 0)
             memo[v] = (peak, mask)
+            steps[v] = (p, changes)
         return peak, mask
 
     def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:
-        out = []
+        """The load changes on q's way to r (after way(q))."""
+        self.way(q, book)
+        out: list[tuple[int, int]] = []
+        steps = self.steps
         while q != self.r:
-            p, down, up = self.changes(q)
-            out += [(book.arc[(p, q)], down), (book.arc[(q, p)], up)]
-            q = p
+            q, changes = steps[q]
+            out += changes
         return [(a, d) for a, d in out if d]
 
 
