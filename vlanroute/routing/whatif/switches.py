@@ -50,7 +50,6 @@ class SwitchIndex:
         self.trees, self.rooted, self.arcs = trees, rooted, arcs
         self.base_total, self.ncab, self.adj, self.hosts = base_total, ncab, adj, hosts
         self.rank = {(u, v): i for u, vs in adj.items() for i, v in enumerate(vs)}
-        self.live_adj = adj
         self.arc_list = list(arcs)
         self.arc_cables = {a: ncab[i] for a, i in arcs.items()}   # LoadBook.per_cable's, any switch dead
         self.senders = {t.vid: t.senders(hosts) for t in trees}
@@ -91,16 +90,12 @@ class SwitchIndex:
         senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
                    for vid, got in self.senders.items()}
         book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()}, cables=self.arc_cables)
-        adj: Mapping[str, list[str]] | None = None      # the live fabric's, when an exchange is tried
         peak, hot = self._hot(book)
         for t in self.trees:
             c = cuts[t.vid]
-            if not c.joins or all(c.fixed(n, hot, self.adj, book, peak) for n in range(len(c.joins))):
+            if not c.joins or all(c.fixed(n, hot, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
-            if adj is None:
-                # the intact fabric's neighbours without w: what Degraded.adjacency() gives
-                adj = {u: [v for v in vs if v != w] for u, vs in self.live_adj.items() if u != w}
-            if c.improve(book, adj):
+            if c.improve(book):
                 peak, hot = self._hot(book)
         return book.max_load(), added
 
@@ -228,7 +223,7 @@ class SwitchIndex:
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size)
+        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across)
 
     def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
                  new_up: int, new_down: int) -> None:
@@ -268,11 +263,15 @@ class _Cuts:
     def __init__(self, t: Tree, rt: RootedTree, w: str, kids: list[str],
                  joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]],
                  hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
-                 totals: tuple[int, int], first: int, size: Mapping[int, int]) -> None:
+                 totals: tuple[int, int], first: int, size: Mapping[int, int],
+                 across: list[tuple[str, int, str, int, int]]) -> None:
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
         self._parts = _Parts(rt, w, kids)
         self.hang, self.below, self.totals = hang, below, totals
         self.first, self.size = first, size
+        # every live link from a part but the first to another (the first is in no far branch,
+        # so every candidate of every exchange is here): (u, rank, z, part of u, part of z)
+        self.across = across
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._toward: dict[str, dict[str, str]] = {}
@@ -327,7 +326,7 @@ class _Cuts:
     def joins_far_root(self, far: set[int]) -> int:
         return next(i for i in far if self.up_part[i][0] not in far)
 
-    def fixed(self, n: int, hot: list[Arc], adj: Mapping[str, list[str]], book: LoadBook, peak: float) -> bool:
+    def fixed(self, n: int, hot: list[Arc], book: LoadBook, peak: float) -> bool:
         """No exchange of the n-th joining link lowers every hot arc: some hot arc is not a
         link of the tree (an exchange only raises the arcs of the link it adds), or lies
         where no exchange's ways pass (no candidate's end beyond it from the cut)."""
@@ -348,7 +347,7 @@ class _Cuts:
             if l not in self.t.links:
                 return True
             if ends is None:
-                ends = self._ends(far, adj)
+                ends = self._ends(far)
             v, p = (a, b) if self.rt.parent.get(a) == b else (b, a)
             side_cut = self._side(v, u0)
             if not any(self._side(v, e) != side_cut for e in ends):
@@ -357,14 +356,12 @@ class _Cuts:
                 return True
         return False
 
-    def _ends(self, far: set[int], adj: Mapping[str, list[str]]) -> list[str]:
+    def _ends(self, far: set[int]) -> list[str]:
         """Both ends of every live link across the cut (the candidates)."""
         out = []
-        for i in far:
-            for q in self.nodes(i):
-                for r in adj.get(q, ()):
-                    if r != self.w and self.part(r) not in far:
-                        out += [q, r]
+        for u, _, z, j, i in self.across:
+            if (i in far) != (j in far):
+                out += [z, u]
         return out
 
     def _side(self, v: str, q: str) -> bool:
@@ -394,12 +391,12 @@ class _Cuts:
     # tree again per joining link (Exchanges): a switch's way to a cut end and its sums so
     # rooted come from the intact rooted tree, the joins and the parts' branch sums.
 
-    def improve(self, book: LoadBook, adj: Mapping[str, list[str]]) -> bool:
+    def improve(self, book: LoadBook) -> bool:
         """Exchange each joining link, in turn by link, as improve_tree does; the book takes
         the load changes. True when some link was exchanged."""
         moved = False
         for cut in sorted(self.links):
-            got = self._exchange(cut, book, adj)
+            got = self._exchange(cut, book)
             if got is not None:
                 new, delta = got
                 book.add(self.t.vid, delta)
@@ -407,8 +404,7 @@ class _Cuts:
                 moved = True
         return moved
 
-    def _exchange(self, cut: Link, book: LoadBook, adj: Mapping[str, list[str]]
-                  ) -> tuple[Link, dict[Arc, float]] | None:
+    def _exchange(self, cut: Link, book: LoadBook) -> tuple[Link, dict[Arc, float]] | None:
         """improve_tree's choice for the joining link `cut` (None: it keeps the link)."""
         x, y = cut
         u0, z0, _, i0 = next(j for j in self.joins if {j[0], j[1]} == {x, y})
@@ -419,7 +415,7 @@ class _Cuts:
         y_parts = branch if y == z0 else {i for i in self.size if i not in branch}
         s2, h2 = (bs, bh) if y == z0 else (S2 - bs, H2 - bh)
         s1, h1 = S2 - s2, H2 - h2
-        options = self._options(y_parts, adj)
+        options = self._options(y_parts)
         peak, hot = book.at_peak()
         if peak <= 0:
             return None
@@ -481,18 +477,9 @@ class _Cuts:
             a, b = b, a
         return best[3], ways.changes(a, b)
 
-    def _options(self, y_parts: set[int], adj: Mapping[str, list[str]]) -> list[Link]:
+    def _options(self, y_parts: set[int]) -> list[Link]:
         """Every live link across the cut (the cut itself too), sorted: Exchanges.candidates."""
-        n_y = sum(self.size[i] for i in y_parts)
-        n_x = sum(self.size.values()) - n_y
-        small = y_parts if n_y <= n_x else {i for i in self.size if i not in y_parts}
-        out = set()
-        for i in small:
-            for a in self.nodes(i):
-                for b in adj.get(a, ()):
-                    if b != self.w and self.part(b) not in small:
-                        out.add((a, b) if a < b else (b, a))
-        return sorted(out)
+        return sorted({(u, z) if u < z else (z, u) for u, _, z, j, i in self.across if (i in y_parts) != (j in y_parts)})
 
     def _beyond(self, l: Link, x: str) -> Callable[[str], bool] | None:
         """Whether a switch lies on the far side from x of tree link l (None: l is not a
