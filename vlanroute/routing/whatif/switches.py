@@ -148,6 +148,7 @@ class SwitchIndex:
         wlo = tin[w]
         whi = wlo + rt.size[w]
         spans = [(tin[c], tin[c] + rt.size[c]) for c in kids]
+        one = len(kids) == 1
         across: list[tuple[str, int, str, int, int]] = []     # (u, rank of u-z, z, part of u, part of z)
         for i in parts:
             if i == first:
@@ -159,10 +160,13 @@ class SwitchIndex:
                     tu = tin[u]
                     j = top
                     if wlo < tu < whi:
-                        for k, (lo, hi) in enumerate(spans):
-                            if lo <= tu < hi:
-                                j = k
-                                break
+                        if one:                     # w's only child: the common case
+                            j = 0
+                        else:
+                            for k, (lo, hi) in enumerate(spans):
+                                if lo <= tu < hi:
+                                    j = k
+                                    break
                     if j != i:
                         across.append((u, rank[(u, z)], z, j, i))
         inside = {first}
@@ -266,7 +270,7 @@ class _Cuts:
                  totals: tuple[int, int], first: int, size: Mapping[int, int],
                  across: list[tuple[str, int, str, int, int]]) -> None:
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
-        self._parts = _Parts(rt, w, kids)
+        self._parts: _Parts | None = None            # made when first asked (most trees never ask)
         self.hang, self.below, self.totals = hang, below, totals
         self.first, self.size = first, size
         # every live link from a part but the first to another (the first is in no far branch,
@@ -281,6 +285,8 @@ class _Cuts:
     def part(self, q: str) -> int:
         got = self._part.get(q)
         if got is None:
+            if self._parts is None:
+                self._parts = _Parts(self.rt, self.w, self.kids)
             got = self._part[q] = self._parts.of(q)
         return got
 
