@@ -9,7 +9,9 @@ the same choices in the same order, from the same integer loads, but prices a ca
 link in constant time instead of the time of its two paths:
 
 - every tree is rooted once (Euler intervals and subtree sums of senders and hosts), so a
-  cut's two parts and each node's sums in a part rooted at the cut's end need no search;
+  cut's two parts and each node's sums in a part rooted at the cut's end need no search,
+  and the candidates (the live links with one end in the cut-off subtree's interval) are
+  found with numpy from each tree's positions of every link's ends (`Crossing`);
 - an exchange changes the loads of the new link, of the cut link, and of the tree's arcs
   on the way from the new link's ends to the cut's ends (`Exchanges.delta`), and each of
   those changes depends only on the node it passes, so the largest load per cable on the
