@@ -5,6 +5,8 @@ on random small fabrics (hypothesis):
   from every source to every live host switch, for every single and double failure;
 - improve_tree (routing/repair.py) prices only the candidates that change every arc at the
   max load: its trees and loads equal those of a plain loop that prices every candidate;
+- a dead switch's exchanges of the links that join its trees again (routing/whatif/switches.py
+  _Cuts.improve, from the intact rooted tree): the trees and loads of improve_tree;
 - the what-if's book of loads (routing/whatif/pairs.py Book) keeps its most loaded arcs as a
   prefix of the sorted order while loads change: after every change, the largest load off
   any set of arcs equals the maximum over the others.
@@ -22,7 +24,8 @@ from hypothesis import strategies as st
 from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.guarantees import Fabric, Policy
 from vlanroute.routing.repair import Degraded, Exchanges, Link, LoadBook, Tree, improve_tree, link, trial_peak
-from vlanroute.routing.whatif.pairs import TOP, Book
+from vlanroute.routing.whatif.pairs import TOP, Book, RootedTree
+from vlanroute.routing.whatif.switches import SwitchIndex
 
 
 def _graph(seed: int, n: int) -> nx.Graph:
@@ -146,3 +149,45 @@ def test_the_books_most_loaded_arcs_stay_a_prefix_of_the_order(seed: int, arcs: 
             mask |= book.topbit.get(j, 0)
         want = max((values[j] for j in range(arcs) if j not in skip), default=0.0)
         assert book.peak_except(mask, [(j, 1) for j in skip]) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 11), st.integers(1, 5), st.booleans())
+def test_a_dead_switchs_exchanges_equal_improve_tree(seed: int, n: int, k: int, parallel: bool) -> None:
+    """routing/whatif/switches.py _Cuts.improve exchanges the joining links of a tree that
+    lost a switch from the intact rooted tree and the parts' sums; improve_tree (which roots
+    the joined tree again per joining link) must give the same trees and loads: every tree
+    of every dead switch in turn, whether or not the what-if would try it."""
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
+    switches = sorted(g.nodes)
+    hosts = {s: rng.choice((1, 2, 4)) for s in switches}
+    trees = [Tree(vid, tuple(group), random_spanning_tree(g, rng))
+             for vid, group in enumerate([switches[i::k] for i in range(k)], start=101) if group]
+    rooted = {t.vid: RootedTree(t, hosts) for t in trees}
+    intact = Degraded(cables, frozenset(), hosts)
+    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    base_total = [base.total.get(a, 0.0) for a in arcs]
+    index = SwitchIndex(trees, rooted, arcs, base_total, [cables[link(*a)] for a in arcs],
+                        intact.adjacency(), hosts, switches)
+    for w in switches:
+        total = [b - hosts[w] * u for b, u in zip(base_total, index.up)]
+        cuts = [index._tree(t, w, hosts[w], total) for t in trees]
+        if any(c is None for c in cuts):
+            continue                        # the live fabric does not join some tree: repair's case
+        alive = {s: m for s, m in hosts.items() if s != w}
+        fabric = Degraded(cables, frozenset({w}), alive)
+        adj = fabric.adjacency()
+        senders = {t.vid: t.senders(alive, (w,)) for t in trees}
+        books = [LoadBook(fabric, senders, {}, {a: total[i] for a, i in arcs.items()}) for _ in range(2)]
+        for t, c in zip(trees, cuts):
+            assert c is not None
+            joins = sorted(c.links)
+            links = frozenset(l for l in t.links if w not in l) | set(joins)
+            want = improve_tree(t.vid, links, joins, fabric, adj, books[1], None)
+            c.improve(books[0])
+            got = frozenset(l for l in t.links if w not in l) | c.links
+            assert got == want
+            assert books[0].total == books[1].total

@@ -233,13 +233,15 @@ class LoadBook:
 
     def __init__(self, fabric: Degraded, senders: Mapping[int, Mapping[str, int]],
                  per_vlan: dict[int, dict[Arc, float]], total: dict[Arc, float],
-                 fallback: Mapping[int, dict[Arc, float]] | None = None) -> None:
+                 fallback: Mapping[int, dict[Arc, float]] | None = None, cables: dict[Arc, int] | None = None
+                 ) -> None:
         self.fabric = fabric
         self.senders = senders
         self.per_vlan = per_vlan
         self.fallback = fallback or {}        # read-only loads of the VLANs not in per_vlan
         self.total = total
-        self._cables: dict[Arc, int] = {}     # per arc, the live cables of its link (cached)
+        # per arc, the cables of its link (cached; `cables`: the caller's, the same figures)
+        self._cables: dict[Arc, int] = dict(cables) if cables is not None else {}
         self._heap: list[tuple[float, Arc]] = [(-self.per_cable(a, x), a) for a, x in total.items()]
         heapq.heapify(self._heap)
 
@@ -307,6 +309,26 @@ class LoadBook:
         for item in aside:
             heapq.heappush(self._heap, item)
         return found
+
+    def top(self, k: int) -> list[tuple[float, Arc]]:
+        """Up to k arcs by load per cable, most loaded first, as peak_except meets them: the
+        largest load off a set of arcs is that of the first arc here not in the set (when
+        there is one)."""
+        aside = []
+        out: list[tuple[float, Arc]] = []
+        seen: set[Arc] = set()
+        while self._heap and len(out) < k:
+            load, arc = self._heap[0]
+            if abs(-load - self.per_cable(arc, self.total.get(arc, 0.0))) > 1e-9:
+                heapq.heappop(self._heap)           # stale
+                continue
+            aside.append(heapq.heappop(self._heap))
+            if arc not in seen:
+                seen.add(arc)
+                out.append((-load, arc))
+        for item in aside:
+            heapq.heappush(self._heap, item)
+        return out
 
     def loads(self, vid: int) -> dict[Arc, float]:
         got = self.per_vlan.get(vid)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, channel_cycle, link, repair,
                                       rooted_tree, subtree_sums)
-from vlanroute.routing.whatif.pairs import Book, RootedTree, pair_failure
+from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, pair_failure
 from vlanroute.routing.whatif.switches import SwitchIndex
 
 
@@ -50,35 +50,6 @@ class FailureRow:
                 "unrepairable": self.unrepairable,
                 "max_link_load": round(self.max_load, 4) if self.max_load is not None else None,
                 "link_load_lower_bound": round(self.bound, 4)}
-
-
-def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
-    """Ordered host pairs each switch's death cuts before any repair, in one pass per tree:
-    without switch w its tree falls into the subtrees of w's children (senders s_c, hosts
-    h_c below c) and the part above w; a part with senders s and hosts h loses its senders'
-    traffic to the live hosts outside it, s x (H - hosts(w) - h). Hosts and senders count
-    on the tree's switches only, like a search in the tree."""
-    out: dict[str, int] = {}
-    h_all = sum(hosts.values())
-    for t in trees:
-        if not t.links:
-            continue
-        senders = t.senders(hosts)
-        order, parent, adj = rooted_tree(t.links)
-        s_below, h_below = subtree_sums(order, parent, senders, hosts)
-        root = order[0]
-        s_tree, h_tree = s_below[root], h_below[root]
-        for w in order:
-            h_alive = h_all - hosts.get(w, 0)
-            cut = 0
-            for c in adj[w]:
-                if parent.get(c) == w:
-                    s_part, h_part = s_below[c], h_below[c]
-                else:
-                    s_part, h_part = s_tree - s_below[w], h_tree - h_below[w]
-                cut += s_part * (h_alive - h_part)
-            out[w] = out.get(w, 0) + cut
-    return out
 
 
 Link = tuple[str, str]
@@ -124,8 +95,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     distance_sum = sum(hosts.get(s, 0) * rows[s] for s in switches)
     total_cables = sum(cables.values())
     position = {s: i for i, s in enumerate(switches)}
-    cuts = pair_cuts(trees, hosts)
-    switch_cut = switch_cuts(trees, hosts)
+    cuts, switch_cut = cuts_before_repair(trees, hosts)
     out = []
     # The pair failures' fast path (routing/whatif/pairs.py): the same choices as `repair`.
     rooted = {t.vid: RootedTree(t, hosts) for t in trees if t.links}
@@ -134,6 +104,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     base_ncab = [cables[link(*a)] for a in arcs]
     adj = intact.adjacency()
     wanted = intact.host_switches()
+    crossing = Crossing(adj, wanted)
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
@@ -144,7 +115,7 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
         if not deadlock_free:
             ncab = list(base_ncab)
             ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0
-            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab))
+            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab), crossing)
         free: tuple[bool | None, tuple[tuple[str, str], ...]] = (None, ())
         if peak is not None:
             added, unrepairable, max_load = len(broken), 0, peak
@@ -191,21 +162,50 @@ def _deadlock_after(trees: list[Tree], result: RepairResult, fabric: Degraded
     return False, tuple(channel_cycle(result.trees, senders, fabric.hosts))
 
 
-def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:
-    """Ordered host pairs each neighbour pair's failure cuts before any repair: per tree, one
-    pass (a tree link with senders S' and hosts H' below it cuts S'(H - H') + (S - S')H')."""
-    out: dict[Link, int] = {}
+def cuts_before_repair(trees: list[Tree], hosts: Mapping[str, int]) -> tuple[dict[Link, int], dict[str, int]]:
+    """Ordered host pairs each neighbour pair's failure and each switch's death cut before
+    any repair, in one pass per tree (rooted once, with subtree sums of senders S' and
+    hosts H' below each switch):
+    - a tree link with S' and H' below it cuts S'(H - H') + (S - S')H';
+    - without switch w its tree falls into the subtrees of w's children and the part above
+      w; a part with senders s and hosts h loses its senders' traffic to the live hosts
+      outside it, s x (H - hosts(w) - h). Hosts and senders count on the tree's switches
+      only, like a search in the tree."""
+    pairs: dict[Link, int] = {}
+    switches: dict[str, int] = {}
     h_all = sum(hosts.values())
     for t in trees:
         if not t.links:
             continue
         senders = t.senders(hosts)
         s_all = sum(senders.values())
-        order, parent, _ = rooted_tree(t.links)
+        order, parent, adj = rooted_tree(t.links)
         s_below, h_below = subtree_sums(order, parent, senders, hosts)
         for v in reversed(order[1:]):
             p = parent[v]
             assert p is not None
             key = link(p, v)
-            out[key] = out.get(key, 0) + s_below[v] * (h_all - h_below[v]) + (s_all - s_below[v]) * h_below[v]
-    return out
+            pairs[key] = pairs.get(key, 0) + s_below[v] * (h_all - h_below[v]) + (s_all - s_below[v]) * h_below[v]
+        root = order[0]
+        s_tree, h_tree = s_below[root], h_below[root]
+        for w in order:
+            h_alive = h_all - hosts.get(w, 0)
+            cut = 0
+            for c in adj[w]:
+                if parent.get(c) == w:
+                    s_part, h_part = s_below[c], h_below[c]
+                else:
+                    s_part, h_part = s_tree - s_below[w], h_tree - h_below[w]
+                cut += s_part * (h_alive - h_part)
+            switches[w] = switches.get(w, 0) + cut
+    return pairs, switches
+
+
+def pair_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[Link, int]:
+    """Ordered host pairs each neighbour pair's failure cuts before any repair (cuts_before_repair)."""
+    return cuts_before_repair(trees, hosts)[0]
+
+
+def switch_cuts(trees: list[Tree], hosts: Mapping[str, int]) -> dict[str, int]:
+    """Ordered host pairs each switch's death cuts before any repair (cuts_before_repair)."""
+    return cuts_before_repair(trees, hosts)[1]

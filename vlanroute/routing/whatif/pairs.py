@@ -9,7 +9,9 @@ the same choices in the same order, from the same integer loads, but prices a ca
 link in constant time instead of the time of its two paths:
 
 - every tree is rooted once (Euler intervals and subtree sums of senders and hosts), so a
-  cut's two parts and each node's sums in a part rooted at the cut's end need no search;
+  cut's two parts and each node's sums in a part rooted at the cut's end need no search,
+  and the candidates (the live links with one end in the cut-off subtree's interval) are
+  found with numpy from each tree's positions of every link's ends (`Crossing`);
 - an exchange changes the loads of the new link, of the cut link, and of the tree's arcs
   on the way from the new link's ends to the cut's ends (`Exchanges.delta`), and each of
   those changes depends only on the node it passes, so the largest load per cable on the
@@ -93,45 +95,56 @@ class _Side:
                 self.toward[p] = q
                 q = p
         self.memo: dict[str, tuple[float, int]] = {r: (0.0, 0)}
-
-    def step(self, q: str) -> tuple[str, int, int]:
-        """q's parent when the part is rooted at r, and q's subtree sums so rooted."""
-        w = self.toward.get(q)
-        if w is not None:
-            return w, self.rt.S - self.rt.s[w], self.rt.H - self.rt.h[w]
-        p = self.rt.parent[q]
-        assert p is not None
-        return p, self.rt.s[q], self.rt.h[q]
-
-    def changes(self, q: str) -> tuple[str, int, int]:
-        """(parent, change on parent->q, change on q->parent) for q's step (Exchanges.delta)."""
-        p, sq, hq = self.step(q)
-        return p, (self.sr - sq) * self.ho - self.so * hq, self.so * (self.hr - hq) - sq * self.ho
+        # a switch -> its next on the way to r, and the changes on the step's two arcs
+        self.steps: dict[str, tuple[str, tuple[tuple[int, int], tuple[int, int]]]] = {}
 
     def way(self, q: str, book: Book) -> tuple[float, int]:
-        got = self.memo.get(q)
+        memo = self.memo
+        got = memo.get(q)
         if got is not None:
             return got
+        # The loop most of a dead pair's time is spent in.
+        toward, parent, steps = self.toward, self.rt.parent, self.steps
         path = []
-        while q not in self.memo:
+        while q not in memo:
             path.append(q)
-            q = self.step(q)[0]
-        peak, mask = self.memo[q]
+            t = toward.get(q)
+            q = t if t is not None else parent[q]   # type: ignore[assignment]
+        peak, mask = memo[q]
+        rt = self.rt
+        S, H, s, h = rt.S, rt.H, rt.s, rt.h
+        sr, hr, so, ho = self.sr, self.hr, self.so, self.ho
+        arcs, total, ncab, topbit = book.arc, book.total, book.ncab, book.topbit
+        inf = float("inf")
         for v in reversed(path):
-            p, down, up = self.changes(v)
-            for arc, d in ((book.arc[(p, v)], down), (book.arc[(v, p)], up)):
+            t = toward.get(v)
+            if t is not None:
+                p, sq, hq = t, S - s[t], H - h[t]
+            else:
+                p = parent[v]               # type: ignore[assignment]
+                sq, hq = s[v], h[v]
+            # Exchanges.delta's changes on the two arcs of q's step: parent->q, q->parent.
+            changes = ((arcs[(p, v)], (sr - sq) * ho - so * hq), (arcs[(v, p)], so * (hr - hq) - sq * ho))
+            for i, d in changes:
                 if d:
-                    peak = max(peak, book.after(arc, d))
-                    mask |= book.topbit.get(arc, 0)
-            self.memo[v] = (peak, mask)
+                    x = total[i] + d
+                    n = ncab[i]
+                    val = x / n if n else (inf if x > 1e-9 else 0.0)
+                    if val > peak:
+                        peak = val
+                    mask |= topbit.get(i, 0)
+            memo[v] = (peak, mask)
+            steps[v] = (p, changes)
         return peak, mask
 
     def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:
-        out = []
+        """The load changes on q's way to r (after way(q))."""
+        self.way(q, book)
+        out: list[tuple[int, int]] = []
+        steps = self.steps
         while q != self.r:
-            p, down, up = self.changes(q)
-            out += [(book.arc[(p, q)], down), (book.arc[(q, p)], up)]
-            q = p
+            q, changes = steps[q]
+            out += changes
         return [(a, d) for a, d in out if d]
 
 
@@ -234,40 +247,68 @@ class Book:
         return max(self.values(), default=0.0)
 
 
+class Crossing:
+    """The fabric's links (of adj) in order and, per tree, the preorder position of each
+    link's ends (-1: not on the tree), so that the links across a cut (one end inside a
+    preorder interval, the other outside) are found with numpy, not by a search."""
+
+    def __init__(self, adj: Mapping[str, list[str]], wanted: set[str]) -> None:
+        self.links = sorted({(a, b) if a < b else (b, a) for a, bs in adj.items() for b in bs})
+        self.index = {l: i for i, l in enumerate(self.links)}
+        self.wanted = wanted
+        self._ends: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._covers: dict[int, bool] = {}
+
+    def covers(self, vid: int, rt: RootedTree) -> bool:
+        """Tree vid holds every switch of `wanted` (the live switches with hosts)."""
+        got = self._covers.get(vid)
+        if got is None:
+            got = self._covers[vid] = self.wanted <= rt.tin.keys()
+        return got
+
+    def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link) -> list[Link]:
+        """The links, in order, with one end in the preorder interval [lo, hi) of tree vid
+        and the other on the tree outside it, but `skip`."""
+        got = self._ends.get(vid)
+        if got is None:
+            ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
+            tb = np.array([rt.tin.get(b, -1) for _, b in self.links], dtype=np.int32)
+            got = self._ends[vid] = (ta, tb, (ta >= 0) & (tb >= 0))
+        ta, tb, both = got
+        cross = (((ta >= lo) & (ta < hi)) != ((tb >= lo) & (tb < hi))) & both
+        k = self.index.get(skip)
+        if k is not None:
+            cross[k] = False
+        links = self.links
+        return [links[i] for i in np.flatnonzero(cross).tolist()]
+
+
 def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link,
-                 adj: Mapping[str, list[str]], wanted: set[str], book: Book) -> float | None:
+                 adj: Mapping[str, list[str]], wanted: set[str], book: Book,
+                 crossing: Crossing | None = None) -> float | None:
     """The max load per cable after `repair` mends the broken trees of a dead pair (book:
     the intact loads, this pair's cables at 0; changed in place), or None when a broken tree
-    is not one of `repair`'s fast cases (then `repair` itself must run)."""
+    is not one of `repair`'s fast cases (then `repair` itself must run). crossing: the
+    fabric's links by adj and the switches `wanted`, kept from one failure to the next."""
+    if crossing is None:
+        crossing = Crossing(adj, wanted)
     x, y = pair
     plans = []
     for vid in broken:
         rt = rooted[vid]
-        if not wanted <= rt.tin.keys():
+        if not crossing.covers(vid, rt):
             return None
         c = y if rt.parent.get(y) == x else x
         p = x if c == y else y
         sc, hc = rt.s[c], rt.h[c]
         lower = (sc, hc)
         upper = (rt.S - sc, rt.H - hc)
-        # Candidates: live links from the smaller part to the other, as Exchanges.candidates.
+        # Candidates: live links from one part to the other, as Exchanges.candidates.
         t0 = rt.tin[c]
-        inner = rt.pre[t0:t0 + rt.size[c]]
-        if len(inner) <= len(rt.pre) - len(inner):
-            small, want_inner = inner, False
-        else:
-            small, want_inner = rt.pre[:t0] + rt.pre[t0 + rt.size[c]:], True
-        found = set()
-        tin, lo, hi = rt.tin, t0, t0 + rt.size[c]
-        for a in small:
-            for b in adj.get(a, ()):
-                tb = tin.get(b)
-                if tb is not None and (lo <= tb < hi) == want_inner:
-                    found.add((a, b) if a < b else (b, a))
-        found.discard(pair)
+        found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair)
         if not found:
             return None
-        plans.append((rt, c, p, lower, upper, sorted(found)))
+        plans.append((rt, c, p, lower, upper, found))
     for rt, c, p, lower, upper, options in plans:
         sides = {c: _Side(rt, c, c, lower, upper), p: _Side(rt, p, c, upper, lower)}
         sx, sy = sides[x], sides[y]
@@ -299,24 +340,37 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     cut_peak = 0.0
     skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
+    # rt.below and Book.peak_except inline: this loop runs per candidate.
+    arcs, topbit, topval = book.arc, book.topbit, book.topval
+    tin = rt.tin
+    lo = tin[c]
+    hi = lo + rt.size[c]
+    x_lower = x == c
+    up, down = s1 * h2, s2 * h1
     for link_ in options:
         a, b = link_
-        if rt.below(c, a) != (x == c):
+        if (lo <= tin[a] < hi) != x_lower:
             a, b = b, a                          # a in x's part, b in y's part
-        new = [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
         local, mask = cut_peak, cut_mask
-        for arc, d in new:
+        new = ((arcs[(a, b)], up), (arcs[(b, a)], down))
+        for i, d in new:
             if d:
-                local = max(local, book.after(arc, d))
-                mask |= book.topbit.get(arc, 0)
+                local = max(local, book.after(i, d))
+                mask |= topbit.get(i, 0)
         pa, ma = sx.way(a, book)
         pb, mb = sy.way(b, book)
-        local = max(local, pa, pb)
+        if pa > local:
+            local = pa
+        if pb > local:
+            local = pb
         mask |= ma | mb
-        changed = None
-        if (~mask & (mask + 1)).bit_length() - 1 >= len(book.topval):
+        k = (~mask & (mask + 1)).bit_length() - 1
+        if k < len(topval):
+            rest = topval[k]
+        else:
             changed = skip + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
-        peak = max(local, book.peak_except(mask, changed))
+            rest = book.peak_except(mask, changed)
+        peak = local if local >= rest else rest
         key = (round(peak, 9), round(local, 9), link_)
         if best is None or key < best:
             best = key

@@ -20,7 +20,10 @@ link's ends up to their part's top, recomputed from subtree sums and the parts' 
 exchange is taken only when it lowers the fabric's max load, so only when it changes every
 arc at that max. When some arc at the max is neither a link of the tree nor across the
 joining link's cut, no exchange changes it and the repair keeps the link: the figures are
-final. Otherwise (rare) the failure goes to `repair`.
+final. Otherwise the exchanges are made here (`_Cuts.improve`) with improve_tree's choices,
+each priced from the intact rooted tree: a switch's way to the cut in the joined tree and
+its sums come from the intact tree's intervals, the joins and the parts' sums, kept (memo)
+with the largest load after the exchange on it, so an exchange costs the ways it changes.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, improve_tree
+from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, trial_peak
 from vlanroute.routing.whatif.pairs import RootedTree
 
 Arc = tuple[str, str]
@@ -47,8 +50,9 @@ class SwitchIndex:
         self.trees, self.rooted, self.arcs = trees, rooted, arcs
         self.base_total, self.ncab, self.adj, self.hosts = base_total, ncab, adj, hosts
         self.rank = {(u, v): i for u, vs in adj.items() for i, v in enumerate(vs)}
-        self.live_adj = adj
         self.arc_list = list(arcs)
+        self.arc_cables = {a: ncab[i] for a, i in arcs.items()}   # LoadBook.per_cable's, any switch dead
+        self.senders = {t.vid: t.senders(hosts) for t in trees}
         self.ncab_array = np.array(ncab, dtype=float)
         everyone = set(switches)
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
@@ -82,21 +86,16 @@ class SwitchIndex:
             cuts[t.vid] = got
         alive = {s: n for s, n in self.hosts.items() if s != w}
         fabric = Degraded(cables, frozenset({w}), alive)
-        senders = {t.vid: t.senders(alive, (w,)) for t in self.trees}
-        book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()})
-        adj: Mapping[str, list[str]] | None = None      # the live fabric's, when an exchange is tried
+        # t.senders(alive, (w,)): the intact senders but w's
+        senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
+                   for vid, got in self.senders.items()}
+        book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()}, cables=self.arc_cables)
         peak, hot = self._hot(book)
         for t in self.trees:
             c = cuts[t.vid]
-            if not c.joins or all(c.fixed(n, hot, self.adj, book, peak) for n in range(len(c.joins))):
+            if not c.joins or all(c.fixed(n, hot, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
-            if adj is None:
-                # the intact fabric's neighbours without w: what Degraded.adjacency() gives
-                adj = {u: [v for v in vs if v != w] for u, vs in self.live_adj.items() if u != w}
-            joins = [(u, z) if u < z else (z, u) for u, z, _, _ in c.joins]
-            links = frozenset(l for l in t.links if w not in l) | set(joins)
-            moved = improve_tree(t.vid, links, joins, fabric, adj, book, None)
-            if moved != links:
+            if c.improve(book):
                 peak, hot = self._hot(book)
         return book.max_load(), added
 
@@ -115,7 +114,7 @@ class SwitchIndex:
         rt = self.rooted[t.vid]
         arcs, adj, rank = self.arcs, self.adj, self.rank
         kids = self.children[t.vid][w]
-        sw = t.senders(self.hosts).get(w, 0)
+        sw = self.senders[t.vid].get(w, 0)
         S, H = rt.S, rt.H                  # intact tree sums (H: every host; the tree spans all)
         S2, H2 = S - sw, H - hw
         parent, s, h = rt.parent, rt.s, rt.h
@@ -139,27 +138,41 @@ class SwitchIndex:
             t0 = rt.tin[w]
             return rt.pre[:t0] + rt.pre[t0 + rt.size[w]:]
 
-        part_of = _Parts(rt, w, kids).of
         parts = list(sums)
         first = max(parts, key=lambda i: size[i])
         if sum(1 for i in parts if size[i] == size[first]) > 1:
             first = min((i for i in parts if size[i] == size[first]), key=lambda i: min(nodes(i)))
+        # Every link from a part other than the first to another part, found in one pass
+        # (the part of a switch from the preorder intervals, as _Parts.of).
+        tin = rt.tin
+        wlo = tin[w]
+        whi = wlo + rt.size[w]
+        spans = [(tin[c], tin[c] + rt.size[c]) for c in kids]
+        one = len(kids) == 1
+        across: list[tuple[str, int, str, int, int]] = []     # (u, rank of u-z, z, part of u, part of z)
+        for i in parts:
+            if i == first:
+                continue
+            for z in nodes(i):
+                for u in adj.get(z, ()):
+                    if u == w:
+                        continue
+                    tu = tin[u]
+                    j = top
+                    if wlo < tu < whi:
+                        if one:                     # w's only child: the common case
+                            j = 0
+                        else:
+                            for k, (lo, hi) in enumerate(spans):
+                                if lo <= tu < hi:
+                                    j = k
+                                    break
+                    if j != i:
+                        across.append((u, rank[(u, z)], z, j, i))
         inside = {first}
         joins: list[tuple[str, str, int, int]] = []           # (u inside, z reached, part of u, part of z)
         while len(inside) < len(parts):
-            best: tuple[str, int, str, int, int] | None = None
-            for i in parts:
-                if i in inside:
-                    continue
-                for z in nodes(i):
-                    for u in adj.get(z, ()):
-                        if u == w:
-                            continue
-                        j = part_of(u)
-                        if j in inside:
-                            key = (u, rank[(u, z)], z, j, i)
-                            if best is None or key < best:
-                                best = key
+            best = min((a for a in across if a[3] in inside and a[4] not in inside), default=None)
             if best is None:
                 return None
             u, _, z, j, i = best
@@ -185,30 +198,36 @@ class SwitchIndex:
             while up is not None and parent[up] is not None and parent[up] != w and up not in changed:
                 changed.add(up)
                 up = parent[up]
+        # Each changed arc's new load from its sides' sums (_correct inline: this loop runs
+        # for every tree and switch).
+        tin, tsize = rt.tin, rt.size
+        wlo = tin[w]
+        whi = wlo + tsize[w]
+        sw_, hw_ = s[w], h[w]
+        hung = [(tin[g], sum(e[0] for e in extra), sum(e[1] for e in extra)) for g, extra in hang.items()]
         for v in changed:
             p = parent[v]
             assert p is not None
-            lo = rt.tin[v]
-            hi = lo + rt.size[v]
-            wlo = rt.tin[w]
+            lo = tin[v]
+            hi = lo + tsize[v]
+            sv, hv = s[v], h[v]
             above_w = lo <= wlo < hi
             if above_w:
-                ss, hh = s[v] - s[w], h[v] - h[w]
+                ss, hh = sv - sw_, hv - hw_
             else:
-                ss, hh = s[v], h[v]
-            whi = wlo + rt.size[w]
-            for g, extra in hang.items():
-                tg = rt.tin[g]
+                ss, hh = sv, hv
+            for tg, es, eh in hung:
                 if lo <= tg < hi and not (above_w and wlo <= tg < whi):
-                    for es, eh in extra:
-                        ss += es
-                        hh += eh
-            self._correct(total, rt, v, p, hw, sw, ss * (H2 - hh), (S2 - ss) * hh)
+                    ss += es
+                    hh += eh
+            # was: the intact loads less the host-loss terms (see _correct)
+            total[arcs[(v, p)]] += ss * (H2 - hh) - (sv * (H - hv) - hw * sv)
+            total[arcs[(p, v)]] += (S2 - ss) * hh - ((S - sv) * hv - sw * hv)
         for v in [w, *kids] if parent[w] is not None else kids:   # the dead arcs
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2))
+        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across)
 
     def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
                  new_up: int, new_down: int) -> None:
@@ -248,15 +267,28 @@ class _Cuts:
     def __init__(self, t: Tree, rt: RootedTree, w: str, kids: list[str],
                  joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]],
                  hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
-                 totals: tuple[int, int]) -> None:
+                 totals: tuple[int, int], first: int, size: Mapping[int, int],
+                 across: list[tuple[str, int, str, int, int]]) -> None:
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
-        self._parts = _Parts(rt, w, kids)
+        self._parts: _Parts | None = None            # made when first asked (most trees never ask)
         self.hang, self.below, self.totals = hang, below, totals
+        self.first, self.size = first, size
+        # every live link from a part but the first to another (the first is in no far branch,
+        # so every candidate of every exchange is here): (u, rank, z, part of u, part of z)
+        self.across = across
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
+        self._toward: dict[str, dict[str, str]] = {}
+        self._part: dict[str, int] = {}
+        self._exits: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
     def part(self, q: str) -> int:
-        return self._parts.of(q)
+        got = self._part.get(q)
+        if got is None:
+            if self._parts is None:
+                self._parts = _Parts(self.rt, self.w, self.kids)
+            got = self._part[q] = self._parts.of(q)
+        return got
 
     def below_in_parts(self, i: int, top: int) -> bool:
         """Part i hangs (at any depth) below part top in the parts' tree."""
@@ -300,7 +332,7 @@ class _Cuts:
     def joins_far_root(self, far: set[int]) -> int:
         return next(i for i in far if self.up_part[i][0] not in far)
 
-    def fixed(self, n: int, hot: list[Arc], adj: Mapping[str, list[str]], book: LoadBook, peak: float) -> bool:
+    def fixed(self, n: int, hot: list[Arc], book: LoadBook, peak: float) -> bool:
         """No exchange of the n-th joining link lowers every hot arc: some hot arc is not a
         link of the tree (an exchange only raises the arcs of the link it adds), or lies
         where no exchange's ways pass (no candidate's end beyond it from the cut)."""
@@ -321,7 +353,7 @@ class _Cuts:
             if l not in self.t.links:
                 return True
             if ends is None:
-                ends = self._ends(far, adj)
+                ends = self._ends(far)
             v, p = (a, b) if self.rt.parent.get(a) == b else (b, a)
             side_cut = self._side(v, u0)
             if not any(self._side(v, e) != side_cut for e in ends):
@@ -330,14 +362,12 @@ class _Cuts:
                 return True
         return False
 
-    def _ends(self, far: set[int], adj: Mapping[str, list[str]]) -> list[str]:
+    def _ends(self, far: set[int]) -> list[str]:
         """Both ends of every live link across the cut (the candidates)."""
         out = []
-        for i in far:
-            for q in self.nodes(i):
-                for r in adj.get(q, ()):
-                    if r != self.w and self.part(r) not in far:
-                        out += [q, r]
+        for u, _, z, j, i in self.across:
+            if (i in far) != (j in far):
+                out += [z, u]
         return out
 
     def _side(self, v: str, q: str) -> bool:
@@ -360,3 +390,272 @@ class _Cuts:
             q = g
         lo = rt.tin[v]
         return lo <= rt.tin[q] < lo + rt.size[v]
+
+    # ---------------------------------------------------------------- the exchanges
+    # improve_tree (routing/repair.py, without the deadlock guard) on the joined tree, with
+    # the same choices from the same integer load changes, but without rooting the joined
+    # tree again per joining link (Exchanges): a switch's way to a cut end and its sums so
+    # rooted come from the intact rooted tree, the joins and the parts' branch sums.
+
+    def improve(self, book: LoadBook) -> bool:
+        """Exchange each joining link, in turn by link, as improve_tree does; the book takes
+        the load changes. True when some link was exchanged."""
+        moved = False
+        for cut in sorted(self.links):
+            got = self._exchange(cut, book)
+            if got is not None:
+                new, delta = got
+                book.add(self.t.vid, delta)
+                self._rejoin(cut, new)
+                moved = True
+        return moved
+
+    def _exchange(self, cut: Link, book: LoadBook) -> tuple[Link, dict[Arc, float]] | None:
+        """improve_tree's choice for the joining link `cut` (None: it keeps the link)."""
+        x, y = cut
+        u0, z0, _, i0 = next(j for j in self.joins if {j[0], j[1]} == {x, y})
+        branch = {i0} | {i for i in self.up_part if self.below_in_parts(i, i0)}
+        S2, H2 = self.totals
+        bs, bh = self.below[i0]
+        # y's side: the branch below the joining link, or the rest.
+        y_parts = branch if y == z0 else {i for i in self.size if i not in branch}
+        s2, h2 = (bs, bh) if y == z0 else (S2 - bs, H2 - bh)
+        s1, h1 = S2 - s2, H2 - h2
+        options = self._options(y_parts)
+        peak, hot = book.at_peak()
+        if peak <= 0:
+            return None
+        keep = options
+        for a, b in hot:
+            l = (a, b) if a < b else (b, a)
+            if l == cut:
+                continue
+            inside = self._beyond(l, x)
+            if inside is None:
+                return None             # an arc off the tree: no exchange lowers it
+            keep = [c for c in keep if c == cut or inside(c[0]) or inside(c[1])]
+        up, down = s1 * h2, s2 * h1
+        total = book.total
+        sums = (s1, h1, s2, h2)
+        top = book.top(TOP)
+        bits = {arc: 1 << n for n, (_, arc) in enumerate(top)}
+        ways = _Ways(self, book, bits, x, y, sums)
+        # The cut link's arcs change with every exchange.
+        cut_local, cut_mask = 0.0, 0
+        for arc, d in (((x, y), -s1 * h2), ((y, x), -s2 * h1)):
+            if d:
+                cut_local = max(cut_local, book.per_cable(arc, total.get(arc, 0.0) + d))
+                cut_mask |= bits.get(arc, 0)
+        tried: list[tuple[float, float, bool, Link]] = []
+        for c in keep:
+            if c == cut:
+                tried.append((round(peak, 9), 0.0, False, c))
+                continue
+            a, b = c
+            if self.part(a) in y_parts:
+                a, b = b, a                      # a on x's side, b on y's
+            new_ab = book.per_cable((a, b), total.get((a, b), 0.0) + up)
+            new_ba = book.per_cable((b, a), total.get((b, a), 0.0) + down)
+            if (up and new_ab >= peak) or (down and new_ba >= peak):
+                continue
+            local, mask = cut_local, cut_mask
+            if up:
+                local = max(local, new_ab)
+                mask |= bits.get((a, b), 0)
+            if down:
+                local = max(local, new_ba)
+                mask |= bits.get((b, a), 0)
+            la, ma = ways.way(a, x)
+            lb, mb = ways.way(b, y)
+            local = max(local, la, lb)
+            mask |= ma | mb
+            n = (~mask & (mask + 1)).bit_length() - 1
+            if n < len(top):
+                p = max(local, top[n][0])
+            else:                                  # every tracked arc changes: price it in full
+                p, local = trial_peak(book, ways.changes(a, b))
+            tried.append((round(p, 9), round(local, 9), True, c))
+        best = min(tried)
+        if best[3] == cut:
+            return None
+        a, b = best[3]
+        if self.part(a) in y_parts:
+            a, b = b, a
+        return best[3], ways.changes(a, b)
+
+    def _options(self, y_parts: set[int]) -> list[Link]:
+        """Every live link across the cut (the cut itself too), sorted: Exchanges.candidates."""
+        return sorted({(u, z) if u < z else (z, u) for u, _, z, j, i in self.across if (i in y_parts) != (j in y_parts)})
+
+    def _beyond(self, l: Link, x: str) -> Callable[[str], bool] | None:
+        """Whether a switch lies on the far side from x of tree link l (None: l is not a
+        link of the joined tree): an exchange changes l's arcs exactly when one end of the
+        new link lies there (improve_tree's _may_lower)."""
+        a, b = l
+        if l in self.links:
+            u, z, _j, i = next(j for j in self.joins if {j[0], j[1]} == {a, b})
+            branch = {i} | {k for k in self.up_part if self.below_in_parts(k, i)}
+            x_in = self.part(x) in branch
+            return lambda q: (self.part(q) in branch) != x_in
+        if l not in self.t.links or self.w in l:
+            return None
+        v = a if self.rt.parent.get(a) == b else b
+        x_side = self._side(v, x)
+        return lambda q: self._side(v, q) != x_side
+
+    def _step(self, q: str, r: str) -> tuple[str, int, int]:
+        """q's neighbour on its way to r in the joined tree, and the senders and hosts on
+        q's side of the link between them."""
+        P = self.part(q)
+        R = self.part(r)
+        if P == R:
+            g = r
+        else:
+            key = (P, R)
+            ex = self._exits.get(key)
+            if ex is None:
+                ex = self._exits[key] = self._exit(P, R)
+            g, over, es, eh = ex
+            if q == g:
+                return over, es, eh
+        rt = self.rt
+        t0 = rt.tin[q]
+        if t0 <= rt.tin[g] < t0 + rt.size[q]:
+            child = self._child_toward(q, g)
+            cs, ch = self.side_sums(child)
+            S2, H2 = self.totals
+            return child, S2 - cs, H2 - ch
+        p = rt.parent[q]
+        assert p is not None
+        ss, hh = self.side_sums(q)
+        return p, ss, hh
+
+    def _exit(self, P: int, R: int) -> tuple[str, str, int, int]:
+        """Where the way from part P to part R leaves P: the join's end in P, its other end,
+        and the sums on P's side of that join."""
+        k = R
+        while k in self.up_part:
+            j, u, z = self.up_part[k]
+            if j == P:
+                S2, H2 = self.totals
+                bs, bh = self.below[k]
+                return u, z, S2 - bs, H2 - bh
+            k = j
+        _, u, z = self.up_part[P]
+        bs, bh = self.below[P]
+        return z, u, bs, bh
+
+    def _child_toward(self, q: str, g: str) -> str:
+        """q's child (intact tree) on the way down to g, which lies below q."""
+        toward = self._toward.get(g)
+        if toward is None:
+            toward = self._toward[g] = {}
+            v = g
+            parent = self.rt.parent
+            while True:
+                p = parent[v]
+                if p is None or p == self.w:
+                    break
+                toward[p] = v
+                v = p
+        return toward[q]
+
+    def _rejoin(self, cut: Link, new: Link) -> None:
+        """The joining link `cut` is exchanged for `new`: the parts' tree again, from the
+        first part (up_part, branch sums, what hangs off each join end)."""
+        ends = [(u, z) for u, z, _, _ in self.joins if {u, z} != set(cut)] + [new]
+        near: dict[int, list[tuple[str, str, int]]] = {}
+        for a, b in ends:
+            pa, pb = self.part(a), self.part(b)
+            near.setdefault(pa, []).append((a, b, pb))
+            near.setdefault(pb, []).append((b, a, pa))
+        joins: list[tuple[str, str, int, int]] = []
+        seen = {self.first}
+        todo = [self.first]
+        while todo:
+            j = todo.pop(0)
+            for u, z, i in near.get(j, ()):
+                if i not in seen:
+                    seen.add(i)
+                    joins.append((u, z, j, i))
+                    todo.append(i)
+        S2, H2 = self.totals
+        below = {i: (self.rt.s[c], self.rt.h[c]) for i, c in enumerate(self.kids)}
+        for i in self.size:
+            if i not in below:
+                below[i] = self._top_sums()
+        for _u, _z, j, i in reversed(joins):
+            bs, bh = below[i]
+            ps, ph = below[j]
+            below[j] = (ps + bs, ph + bh)
+        hang: dict[str, list[tuple[int, int]]] = {}
+        for u, z, _j, i in joins:
+            bs, bh = below[i]
+            hang.setdefault(u, []).append((bs, bh))
+            hang.setdefault(z, []).append((S2 - bs, H2 - bh))
+        self.joins, self.below, self.hang = joins, below, hang
+        self.up_part = {i: (j, u, z) for u, z, j, i in joins}
+        self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
+        self._exits = {}
+
+    def _top_sums(self) -> tuple[int, int]:
+        """The senders and hosts of the part above w."""
+        rt = self.rt
+        return rt.S - rt.s[self.w], rt.H - rt.h[self.w]
+
+
+TOP = 16             # the most loaded arcs tracked in the bit masks of an exchange
+
+
+class _Ways:
+    """For one exchange of a joining link x-y: each switch's way to its end of the cut
+    (x's side to x, y's to y), with (memo) the largest load per cable after the exchange on
+    it and the bits of the tracked arcs it changes; the changes per step are those of
+    Exchanges.delta, so an exchange costs the ways it adds, not the tree."""
+
+    def __init__(self, cuts: _Cuts, book: LoadBook, bits: Mapping[Arc, int], x: str, y: str,
+                 sums: tuple[int, int, int, int]) -> None:
+        self.cuts, self.book, self.bits, self.x, self.y, self.sums = cuts, book, bits, x, y, sums
+        self.memo: dict[str, tuple[float, int]] = {x: (0.0, 0), y: (0.0, 0)}
+        self.steps: dict[str, tuple[str, int, int]] = {}     # a switch -> (next, change on next->it, on it->next)
+
+    def way(self, q: str, r: str) -> tuple[float, int]:
+        """q's way to r (x or y, the end of the cut on q's side)."""
+        got = self.memo.get(q)
+        if got is not None:
+            return got
+        path = []
+        while q not in self.memo:
+            step = self.cuts._step(q, r)
+            path.append((q, step))
+            q = step[0]
+        peak, mask = self.memo[q]
+        s1, h1, s2, h2 = self.sums if r == self.x else (self.sums[2], self.sums[3], self.sums[0], self.sums[1])
+        book, bits, total = self.book, self.bits, self.book.total
+        for v, (p, sq, hq) in reversed(path):
+            # Exchanges.delta's changes on the step's two arcs
+            down, up = (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq, (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2)
+            self.steps[v] = (p, down, up)
+            for arc, d in (((p, v), down), ((v, p), up)):
+                if d:
+                    peak = max(peak, book.per_cable(arc, total.get(arc, 0.0) + d))
+                    mask |= bits.get(arc, 0)
+            self.memo[v] = (peak, mask)
+        return peak, mask
+
+    def changes(self, a: str, b: str) -> dict[Arc, float]:
+        """Exchanges.delta: the raw load changes when a-b (a on x's side) replaces x-y."""
+        x, y = self.x, self.y
+        s1, h1, s2, h2 = self.sums
+        out: dict[Arc, float] = {}
+        steps = []
+        for q, r in ((a, x), (b, y)):
+            self.way(q, r)
+            while q != r:
+                p, down, up = self.steps[q]
+                steps += [((p, q), down), ((q, p), up)]
+                q = p
+        for arc, d in [((x, y), -s1 * h2), ((y, x), -s2 * h1), ((a, b), s1 * h2), ((b, a), s2 * h1), *steps]:
+            if d:
+                out[arc] = out.get(arc, 0.0) + d
+        return out
