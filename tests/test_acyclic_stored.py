@@ -33,6 +33,18 @@ def saved(name: str) -> dict[str, object]:
     return data
 
 
+def checked_stored_plan(topo: Topology, hosts: dict[str, int], k: int) -> tuple[str, float]:
+    """The stored plan of the k x k torus `topo`: its file name and its load over the LP
+    optimum, after checking every tree spans and the channel dependencies are acyclic
+    (ours and networkx's)."""
+    got = stored_plan(topo, hosts)
+    assert got is not None and got[0] == f"torus-{k}x{k}.json"
+    trees = got[1]
+    assert all(spans(topo, s, trees[s]) for s in topo.switches)
+    assert acyclic_dependencies(topo, trees) and channel_dependencies_acyclic(trees, hosts)
+    return got[0], max_load(topo, hosts, trees) / optimum_bound(topo, hosts).value
+
+
 @pytest.mark.parametrize("k", [8, 6])
 @pytest.mark.parametrize("per", [4, 1, 3])
 def test_the_stored_plans_are_deadlock_free_within_1_25_of_the_optimum(k: int, per: int) -> None:
@@ -40,14 +52,9 @@ def test_the_stored_plans_are_deadlock_free_within_1_25_of_the_optimum(k: int, p
     needs two lanes for. With equal hosts every load and the optimum scale alike, so the
     ratio holds for any count."""
     topo, hosts = fabrics.torus([k, k], per)
-    got = stored_plan(topo, hosts)
-    assert got is not None and got[0] == f"torus-{k}x{k}.json"
-    trees = got[1]
-    assert all(spans(topo, s, trees[s]) for s in topo.switches)
-    assert acyclic_dependencies(topo, trees) and channel_dependencies_acyclic(trees, hosts)
-    ratio = max_load(topo, hosts, trees) / optimum_bound(topo, hosts).value
+    name, ratio = checked_stored_plan(topo, hosts, k)
     assert ratio <= 1.25 + 1e-9
-    data = saved(got[0])
+    data = saved(name)
     assert ratio == pytest.approx(data["load_over_optimum"])
     assert str(data["generated_by"]).startswith(f"python bench/torus_order_walk.py {k} ")
 
@@ -126,13 +133,8 @@ def test_a_torus_listed_as_custom_cables_gets_its_stored_plan(k: int, seed: int,
     name = dict(zip(sorted(grid), names))
     topo, hosts = fabrics.custom([(name[a], name[b]) for a, b in grid.edges], None, per)
     assert topo.kind == "custom"
-    got = stored_plan(topo, hosts)
-    assert got is not None and got[0] == f"torus-{k}x{k}.json"
-    trees = got[1]
-    assert all(spans(topo, s, trees[s]) for s in topo.switches)
-    assert acyclic_dependencies(topo, trees) and channel_dependencies_acyclic(trees, hosts)
-    ratio = max_load(topo, hosts, trees) / optimum_bound(topo, hosts).value
-    assert ratio == pytest.approx(saved(got[0])["load_over_optimum"])
+    name, ratio = checked_stored_plan(topo, hosts, k)
+    assert ratio == pytest.approx(saved(name)["load_over_optimum"])
 
 
 def test_custom_fabrics_that_are_no_stored_torus_get_no_stored_plan() -> None:
