@@ -73,6 +73,7 @@ import heapq
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing.acyclic.lp_guide import lp_guided_turns
 from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
 from vlanroute.routing.acyclic.polish import polish
@@ -151,6 +152,9 @@ class Effort:
     # switch, which took plans down by at most REACH, RESTART_REACH and SPREAD_REACH, are
     # skipped when even that would not get there.
     worth_below: float | None = None
+    # a second order walk, from the optimum's turns (acyclic/lp_guide.py), for plans still
+    # above LP_WALK_ABOVE times the optimum after the first
+    lp_walk: bool = False
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -159,6 +163,7 @@ RESTART_REACH = 1.15    # the shuffled restarts': 1.500x to 1.359x (8x8 torus)
 # 1.156x the optimum (dragonfly 5x4), 1.189x to 1.180x, 1.091x to 1.077x (random 3-regular 24
 # and 16), nothing on leaf-spines (2026-11-29, QUICK); skipped like the two above, with a margin
 SPREAD_REACH = 1.1
+LP_WALK_ABOVE = 1.2     # issue 40's target for irregular and degraded fabrics
 
 
 FULL = Effort()
@@ -175,7 +180,7 @@ FULL = Effort()
 # a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
-               spread=True, scan_up_to=SCAN, guided_roots=None)
+               spread=True, scan_up_to=SCAN, guided_roots=None, lp_walk=True)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -608,6 +613,22 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
                                        effort.max_vlans if effort.spread else None, effort.refine_polish)
         if refined is not None and round(refined[0], 6) < done[0]:
             done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
+        still = min(done[0], split[0] if split is not None else done[0])
+        if effort.lp_walk and still > LP_WALK_ABOVE * optimum_bound(topo, host_count).value:
+            # A second order walk, from the optimum's heaviest turns (acyclic/lp_guide.py),
+            # where the first left the plan above the issue's 1.2x: the walk is a local
+            # search, and on the dragonfly of 6 groups of 4 this start ends where routing
+            # below the switch reaches 1.172x the optimum (1.250x from the plan's order).
+            r = _Router(topo, host_count, first, SHARPNESS[0])
+            for a, b in lp_guided_turns(topo, host_count):
+                r.deps.try_add(r.arc_id[a], r.arc_id[b])
+            other, other_split = refined_split(topo, host_count, r.rank(), effort.refine_steps,
+                                               effort.refine_iterations,
+                                               effort.max_vlans if effort.spread else None, effort.refine_polish)
+            if other is not None and round(other[0], 6) < done[0]:
+                done = (round(other[0], 6), 0, other[1], replace(done[3], escaped=0, refined=True), other[2])
+            if other_split is not None and (split is None or other_split[0] < split[0]):
+                split = other_split
     if effort.spread and not (effort.worth_below is not None and done[0] > effort.worth_below * SPREAD_REACH):
         # The hosts of each switch on several trees in the plan's own channel order
         # (routing/spread.py): still deadlock-free, kept where it lowers the load in the budget.
