@@ -55,6 +55,11 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   Everything above only re-routes within an order, and on larger random graphs the order
   was what held the plan (random 3-regular graphs of 48 switches: 1.34-2.14x the optimum
   before, 1.06-1.55x after).
+- A second order walk (acyclic/lp_guide.py), the default's effort only, where the first
+  left the plan above 1.2x the optimum: from the exact optimum's turns admitted heaviest
+  first after the escape tree's. The dragonfly of 6 groups of 4 from 1.250x to 1.172x
+  (with routing below the switch); nothing gained on random 3-regular graphs of 24
+  switches or the degraded tori measured (bench/split_gap.py, docs/routing-bounds.md).
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -79,7 +84,7 @@ from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, nego
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import ITERATIONS as REFINE_ITERATIONS
 from vlanroute.routing.acyclic.refine import STEPS as REFINE_STEPS
-from vlanroute.routing.acyclic.refine import refined_split, worth_refining
+from vlanroute.routing.acyclic.refine import refine_variables, refined_split, worth_refining
 from vlanroute.routing.acyclic.restarts import ABOVE as RESTART_ABOVE
 from vlanroute.routing.acyclic.restarts import RESTARTS, named_back, shuffled
 from vlanroute.routing.acyclic.stored import stored_plan
@@ -164,6 +169,13 @@ RESTART_REACH = 1.15    # the shuffled restarts': 1.500x to 1.359x (8x8 torus)
 # and 16), nothing on leaf-spines (2026-11-29, QUICK); skipped like the two above, with a margin
 SPREAD_REACH = 1.1
 LP_WALK_ABOVE = 1.2     # issue 40's target for irregular and degraded fabrics
+# ...on order LPs of at most this many variables (refine.refine_variables): random 3-regular
+# 24 about 5,200, dragonfly 6x4 8,900 (2 to 4 s more); the degraded 6x6 tori's 16,000 to
+# 17,000 cost 4 to 7 s more and gained nothing (2026-11-29)
+LP_WALK_VARIABLES = 10_000
+# ...and not when the default cannot take the plan even after the walk's largest gain
+# measured (1.250x to 1.172x, dragonfly 6x4): random 3-regular 24 seed 9, 4.2 s instead of 7.0
+LP_WALK_REACH = 1.07
 
 
 FULL = Effort()
@@ -614,7 +626,9 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         if refined is not None and round(refined[0], 6) < done[0]:
             done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
         still = min(done[0], split[0] if split is not None else done[0])
-        if effort.lp_walk and still > LP_WALK_ABOVE * optimum_bound(topo, host_count).value:
+        if (effort.lp_walk and refine_variables(topo, host_count) <= LP_WALK_VARIABLES
+                and still > LP_WALK_ABOVE * optimum_bound(topo, host_count).value
+                and not (effort.worth_below is not None and still > effort.worth_below * LP_WALK_REACH)):
             # A second order walk, from the optimum's heaviest turns (acyclic/lp_guide.py),
             # where the first left the plan above the issue's 1.2x: the walk is a local
             # search, and on the dragonfly of 6 groups of 4 this start ends where routing
