@@ -168,6 +168,10 @@ RESTART_REACH = 1.15    # the shuffled restarts': 1.500x to 1.359x (8x8 torus)
 # 1.156x the optimum (dragonfly 5x4), 1.189x to 1.180x, 1.091x to 1.077x (random 3-regular 24
 # and 16), nothing on leaf-spines (2026-11-29, QUICK); skipped like the two above, with a margin
 SPREAD_REACH = 1.1
+# Ejection chains of up to three branch moves for the split senders of the plan's order (two
+# in routing/spread.py's default, which the shortest engine keeps): the 6x6 torus with 5
+# cables gone (seed 3) from 1.204x the optimum to 1.196x for 0.8 s (2026-11-29)
+SPREAD_DEPTH = 2
 LP_WALK_ABOVE = 1.2     # issue 40's target for irregular and degraded fabrics
 # ...on order LPs of at most this many variables (refine.refine_variables): random 3-regular
 # 24 about 5,200, dragonfly 6x4 8,900 (2 to 4 s more); the degraded 6x6 tori's 16,000 to
@@ -646,7 +650,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     if effort.spread and not (effort.worth_below is not None and done[0] > effort.worth_below * SPREAD_REACH):
         # The hosts of each switch on several trees in the plan's own channel order
         # (routing/spread.py): still deadlock-free, kept where it lowers the load in the budget.
-        got = spread(topo, host_count, done[2], effort.max_vlans, rank=done[4])
+        got = spread(topo, host_count, done[2], effort.max_vlans, rank=done[4], depth=SPREAD_DEPTH)
         if got is not None and (split is None or got[0] < split[0]):
             split = (got[0], got[1], got[2], done[4])
     if split is not None and round(split[0], 6) < done[0]:
