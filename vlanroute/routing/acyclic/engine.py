@@ -168,9 +168,11 @@ RESTART_REACH = 1.15    # the shuffled restarts': 1.500x to 1.359x (8x8 torus)
 # 1.156x the optimum (dragonfly 5x4), 1.189x to 1.180x, 1.091x to 1.077x (random 3-regular 24
 # and 16), nothing on leaf-spines (2026-11-29, QUICK); skipped like the two above, with a margin
 SPREAD_REACH = 1.1
-# Ejection chains of up to three branch moves for the split senders of the plan's order (two
-# in routing/spread.py's default, which the shortest engine keeps): the 6x6 torus with 5
-# cables gone (seed 3) from 1.204x the optimum to 1.196x for 0.8 s (2026-11-29)
+# Ejection chains of up to three branch moves for the split senders, in the best plan's order
+# and in every order of the refinement's walk (two in routing/spread.py's default, which the
+# shortest engine keeps): the 6x6 torus with 5 cables gone (seed 3) from 1.204x the optimum
+# to 1.196x, random 3-regular 24 seed 3 from 1.206x to 1.189x (and 6.5 s to 3.7 s: the
+# second walk is no longer needed), seeds 5, 6, 7, 9 by 0.006 to 0.016 (2026-11-29)
 SPREAD_DEPTH = 2
 LP_WALK_ABOVE = 1.2     # issue 40's target for irregular and degraded fabrics
 # ...on order LPs of at most this many variables (refine.refine_variables): random 3-regular
@@ -626,7 +628,8 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         # switch, every order's LP is also rounded onto several trees per switch.
         refined, split = refined_split(topo, host_count, plan_order(done[2], sorted(topo.arc_cables())),
                                        effort.refine_steps, effort.refine_iterations,
-                                       effort.max_vlans if effort.spread else None, effort.refine_polish)
+                                       effort.max_vlans if effort.spread else None, effort.refine_polish,
+                                       group_depth=SPREAD_DEPTH)
         if refined is not None and round(refined[0], 6) < done[0]:
             done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
         still = min(done[0], split[0] if split is not None else done[0])
@@ -642,7 +645,8 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
                 r.deps.try_add(r.arc_id[a], r.arc_id[b])
             other, other_split = refined_split(topo, host_count, r.rank(), effort.refine_steps,
                                                effort.refine_iterations,
-                                               effort.max_vlans if effort.spread else None, effort.refine_polish)
+                                               effort.max_vlans if effort.spread else None, effort.refine_polish,
+                                               group_depth=SPREAD_DEPTH)
             if other is not None and round(other[0], 6) < done[0]:
                 done = (round(other[0], 6), 0, other[1], replace(done[3], escaped=0, refined=True), other[2])
             if other_split is not None and (split is None or other_split[0] < split[0]):
