@@ -120,3 +120,25 @@ def test_the_engine_with_the_second_walk_forced_on_stays_deadlock_free_in_the_bu
     # only within the budget
     if routes.splits:
         assert len(packing_of(routes, topo, hosts)) <= budget
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fabric", [
+    pytest.param(fabrics.dragonfly, id="dragonfly 6x4"),              # 1.172x (the second walk)
+    pytest.param(lambda: fabrics.random_regular(24, 3, seed=3), id="random 3-regular 24 seed 3"),   # 1.189x
+    pytest.param(lambda: fabrics.degraded_torus(6, 5, seed=3), id="6x6 torus, 5 cables gone"),     # 1.196x
+])
+def test_the_default_is_deadlock_free_within_issue_40s_1_2x(fabric) -> None:
+    # docs/routing-bounds.md ("Routing below the switch on deadlock-free plans"): these three
+    # were above 1.2x before the deeper branch moves and the second walk.
+    from vlanroute.routing.choose import choose_routes
+    topo, hosts = fabric()
+    opt = optimum_bound(topo, hosts).value
+    choice = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt)
+    routes = choice.routes
+    assert routes.algorithm == "acyclic"
+    assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
+    for src in topo.switches:
+        trees = [t for t, _ in routes.splits[src]] if src in routes.splits else [routes.parents[src]]
+        assert all(hosted_pairs_reached(topo, hosts, t, src) for t in trees)
+    assert fabrics.max_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt
