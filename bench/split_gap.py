@@ -1,7 +1,11 @@
 """Benchmark: how far routing below the switch takes the deadlock-free plans, and what
 holds them (issue 40 item 3: irregular and degraded fabrics at or below 1.2x the optimum).
 
-Run: python bench/split_gap.py [--markdown] [--no-lp-walk] [rr|df|dt ...]
+Run: python bench/split_gap.py [--markdown] [--no-lp-walk] [rr|df|dt|dtall ...]
+
+(rr: random 3-regular graphs of 24 switches, seeds 0-9; df: dragonflies 6x4 and 9x4; dt:
+bench/quality.py's three degraded tori; dtall: bench/degraded_tori.py's eleven; default
+rr df dt.)
 
 Per fabric (4 hosts per hosted switch), the acyclic engine at the default's effort
 (Options(quick=True), with no `worth_below`, so nothing is skipped for the chooser's sake),
@@ -55,6 +59,11 @@ def cases(kinds: set[str]) -> list[tuple[str, Fabric]]:
         out += [("6x6 torus, 3 cables gone", lambda: F.degraded_torus(6, 3, 0)),
                 ("6x6 torus, 5 cables gone (seed 3)", lambda: F.degraded_torus(6, 5, seed=3)),
                 ("8x8 torus, 6 cables gone", lambda: F.degraded_torus(8, 6, seed=1))]
+    if "dtall" in kinds:            # bench/degraded_tori.py's rows
+        for k, removed, seed in [(6, 3, 0), (6, 3, 1), (6, 3, 5), (6, 4, 2), (6, 4, 7), (6, 5, 3), (6, 6, 4),
+                                 (8, 3, 0), (8, 4, 2), (8, 5, 3), (8, 6, 1)]:
+            out.append((f"{k}x{k} torus, {removed} cables gone (seed {seed})",
+                        lambda k=k, r=removed, s=seed: F.degraded_torus(k, r, s)))
     return out
 
 
