@@ -55,11 +55,12 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   Everything above only re-routes within an order, and on larger random graphs the order
   was what held the plan (random 3-regular graphs of 48 switches: 1.34-2.14x the optimum
   before, 1.06-1.55x after).
-- A second order walk (acyclic/lp_guide.py), the default's effort only, where the first
-  left the plan above 1.2x the optimum: from the exact optimum's turns admitted heaviest
-  first after the escape tree's. The dragonfly of 6 groups of 4 from 1.250x to 1.172x
-  (with routing below the switch); nothing gained on random 3-regular graphs of 24
-  switches or the degraded tori measured (bench/split_gap.py, docs/routing-bounds.md).
+- A second order walk (acyclic/lp_guide.py), where the first left the plan above 1.2x the
+  optimum and the order LP is small (LP_WALK_VARIABLES): from the exact optimum's turns
+  admitted heaviest first after the escape tree's. The dragonfly of 6 groups of 4 from
+  1.250x to 1.172x at the default's effort (with routing below the switch) and to 1.125x
+  in the full search (its longer walk); random 3-regular 24 seed 9 in the full search from
+  1.458x to 1.375x (bench/split_gap.py, docs/routing-bounds.md).
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -159,7 +160,7 @@ class Effort:
     worth_below: float | None = None
     # a second order walk, from the optimum's turns (acyclic/lp_guide.py), for plans still
     # above LP_WALK_ABOVE times the optimum after the first
-    lp_walk: bool = False
+    lp_walk: bool = True
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -198,7 +199,7 @@ FULL = Effort()
 # a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
-               spread=True, scan_up_to=SCAN, guided_roots=None, lp_walk=True)
+               spread=True, scan_up_to=SCAN, guided_roots=None)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
