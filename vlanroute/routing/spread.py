@@ -93,11 +93,12 @@ def gathered(trees: dict[str, ParentMap], roots: dict[str, str], weights: dict[s
 
 def spread(topo: Topology, host_count: dict[str, int], parents: dict[str, ParentMap], max_vlans: int, *,
            rank: dict[Arc, int] | None = None, minimal: bool = False,
-           units: int = UNITS) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
+           units: int = UNITS, depth: int = DEPTH) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
     """(max load per cable, parents, splits) of the hosts of each switch spread over several
     trees (the module docstring), or None when that carries no less than `parents` or needs
     more than `max_vlans` VLANs. `parents`' routes must increase in `rank` (if any), and
-    be shortest with `minimal`; the spread routes keep that."""
+    be shortest with `minimal`; the spread routes keep that. `depth`: the branch moves'
+    ejection chains (acyclic/polish.py)."""
     order = list(topo.switches)
     cables = topo.arc_cables()
     base = max_load(parents, host_count, cables)
@@ -110,7 +111,7 @@ def spread(topo: Topology, host_count: dict[str, int], parents: dict[str, Parent
     for factor in TARGETS:
         load, trees = negotiate(topo, host_count, rank, start, scale, rounds=ROUNDS, target_factor=factor,
                                 roots=roots, weights=weights, minimal=minimal)
-        load, trees = polish(topo, host_count, rank, trees, roots, weights, minimal, depth=DEPTH, max_work=WORK)
+        load, trees = polish(topo, host_count, rank, trees, roots, weights, minimal, depth=depth, max_work=WORK)
         if best is None or round(load, 6) < round(best[0], 6):
             best = (load, trees)
     assert best is not None

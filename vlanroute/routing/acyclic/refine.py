@@ -271,12 +271,14 @@ Spread = tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[A
 def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
                   steps: int = STEPS, iterations: int = ITERATIONS,
                   max_vlans: int | None = None,
-                  polish_work: float = float("inf")) -> tuple[Refined | None, Spread | None]:
+                  polish_work: float = float("inf"),
+                  group_depth: int | None = None) -> tuple[Refined | None, Spread | None]:
     """`refined_plan`'s best plan, and with `max_vlans` (routing below the switch allowed) the
     best plan whose switches' hosts are rounded onto several trees from the same LPs
     (`rounded_group_trees`, then branch moves of the senders), within `max_vlans` VLANs;
     (max load, parents, splits, order), None if no order gives one that fits. `polish_work`:
-    the branch moves looked at per order, at most (acyclic/polish.py)."""
+    the branch moves looked at per order, at most (acyclic/polish.py); `group_depth`: the
+    senders' ejection chains (None: routing/spread.py's DEPTH)."""
     from vlanroute.routing.packing import pack
     from vlanroute.routing.spread import DEPTH, WORK, gathered, senders_of
 
@@ -299,7 +301,8 @@ def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, in
         groups = rounded_group_trees(topo, lp, better, sol, roots, weights)
         if groups is None:
             continue
-        load, groups = polish(topo, host_count, better, groups, roots, weights, depth=DEPTH,
+        load, groups = polish(topo, host_count, better, groups, roots, weights,
+                              depth=DEPTH if group_depth is None else group_depth,
                               max_work=min(WORK, polish_work))
         if split is not None and load >= split[0] * (1 - EPS):
             continue
