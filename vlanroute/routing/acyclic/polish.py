@@ -121,28 +121,43 @@ class _Trees:
                 self.work += 1
                 if self.work > self.max_work:
                     return False
+                if u in inside:
+                    # u hangs below the hot arc too (not in v's subtree: skipped above), so
+                    # its path crosses it: no progress. Counted as looked at, as before.
+                    continue
                 arc = (u, v)
                 if rank is not None and (top is not None and rank[arc] >= top
                                          or u != src and rank[(tree[u], u)] >= rank[arc]):
                     continue
-                # the paths to v and to u share their first links: there nothing changes
+                # the paths to v and to u share their first links: there nothing changes;
+                # below the fork they are disjoint (tree paths), so the move takes `demand`
+                # off old[i:] (the hot arc among them: u is not below it) and puts it on
+                # u -> v and to_u[i:]
                 to_u = self.path(key, u)
                 i = 0
                 for x, y in zip(old, to_u):
                     if x != y:
                         break
                     i += 1
+                # the links the move brings to the maximum (u -> v first, then u's path)
+                allowed = 1 if depth else 0
+                over: list[Arc] = []
+                fits = True
+                for a in (arc, *to_u[i:]):
+                    ratio = (load[a] + demand) / cap[a]
+                    if ratio >= level - EPS:
+                        if ratio > level + EPS or len(over) == allowed:
+                            fits = False
+                            break
+                        over.append(a)
+                if not fits:
+                    continue
                 delta: dict[Arc, float] = {}
                 for a in old[i:]:
                     delta[a] = -demand
                 delta[arc] = demand
                 for a in to_u[i:]:
                     delta[a] = demand
-                if delta.get(hot, 0.0) >= 0:
-                    continue                # u's path crosses the hot arc too: no progress
-                over = [a for a, d in delta.items() if d > 0 and (load[a] + d) / cap[a] >= level - EPS]
-                if len(over) > (1 if depth else 0) or any((load[a] + delta[a]) / cap[a] > level + EPS for a in over):
-                    continue
                 kept = self._shapes.get(key), self._paths.get(key)
                 self._apply(key, v, u, delta, 1.0)
                 if not over:
