@@ -145,7 +145,7 @@ class OrderedRouter:
         settled[src] = True
         order = [src]
         heap: list[tuple[float, int, int, int, int]] = []
-        push, pop, sharp, slack = heapq.heappush, heapq.heappop, SHARPNESS, 1 + 1e-9
+        push, pop, sharp = heapq.heappush, heapq.heappop, SHARPNESS
         count = 0
         for w, a in out[src]:
             if dist is not None and dist[w] != 1:
@@ -154,14 +154,12 @@ class OrderedRouter:
             count += 1
         reached = 1
         while heap and reached < n:
-            key, _, w, v, a = pop(heap)
+            # A queued channel's key is its cost: the loads rise here only on the tree's own
+            # channels, each into a switch already reached, and the costs of reached switches
+            # never change, so a channel into a switch not yet reached costs what it cost when
+            # queued (recomputing it, as this search once did, always gave the same sum).
+            now, _, w, v, a = pop(heap)
             if settled[w]:
-                continue
-            # the link cost inlined (a call per queued channel was a third of the time)
-            now = cost[v] + factor[a] * (1.0 + (load[a] / cap[a] / target) ** sharp)
-            if now > key * slack:              # loads rose since it was queued
-                push(heap, (now, count, w, v, a))
-                count += 1
                 continue
             settled[w] = True
             cost[w], parent[w], into[w] = now, v, a
