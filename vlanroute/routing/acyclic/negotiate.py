@@ -78,11 +78,15 @@ class OrderedRouter:
         self.trees: dict[str, ParentMap] = {}
         self._carried: dict[str, list[tuple[int, float]]] = {}     # per key: (channel, load) of its tree
         self.dist: dict[str, list[int]] | None = None      # hops from each root, with `minimal`
+        # with `minimal`, per root: the channels (w, channel id) out of each switch one hop
+        # further from the root, in `out`'s order (the only ones a shortest route takes)
+        self.away: dict[str, list[list[tuple[int, int]]]] = {}
         if minimal:
             nbrs = [[j for j, _ in self.out[i]] for i in range(len(self.names))]
             self.dist = {}
             for r in set(roots.values()) if roots is not None else topo.switches:
-                self.dist[r] = hop_distances(nbrs, index[r])
+                d = self.dist[r] = hop_distances(nbrs, index[r])
+                self.away[r] = [[(x, b) for x, b in self.out[i] if d[x] == d[i] + 1] for i in range(len(self.names))]
 
     def set_tree(self, src: str, tree: ParentMap) -> None:
         old = self._carried.get(src)
@@ -137,6 +141,7 @@ class OrderedRouter:
         ordered = self.ordered
         dist = self.dist[root] if self.dist is not None else None
         onward = self.onward
+        away = self.away.get(root, [])
         n = len(self.names)
         parent = [-1] * n
         into = [-1] * n
@@ -179,10 +184,8 @@ class OrderedRouter:
                                     count, x, w, b))
                         count += 1
                 continue
-            for x, b in out[w]:
+            for x, b in away[w]:
                 if not settled[x]:
-                    if dist[x] != dist[w] + 1:
-                        continue
                     if not ordered or rank[b] > rank[a]:
                         push(heap, (now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp),
                                     count, x, w, b))
