@@ -54,8 +54,13 @@ class _Trees:
         self.weight = {k: weights[k] if weights is not None else hosts.get(k, 0) for k in self.trees}
         # hops from each root, when every move must keep the routes shortest
         self.dist: dict[str, dict[str, int]] | None = None
+        # per root, each switch's neighbours one hop nearer it (in `adj`'s order): with
+        # `minimal`, the only parents a move may give
+        self.nearer: dict[str, dict[str, list[str]]] = {}
         if minimal:
             self.dist = {r: bfs_distances(self.adj, r) for r in set(self.root.values())}
+            for r, d in self.dist.items():
+                self.nearer[r] = {v: [u for u in self.adj[v] if d[u] == d[v] - 1] for v in self.adj}
         for s, t in self.trees.items():
             for arc, x in source_arc_loads(t, self.root[s], hosts, weight=self.weight[s]):
                 self.load[arc] += x
@@ -96,7 +101,7 @@ class _Trees:
         or if one link reaches it (not above) and, `depth` > 0, a further move takes a
         branch of some tree off that link in turn (an ejection chain)."""
         tree, rank, src = self.trees[key], self.rank, self.root[key]
-        dist = self.dist[src] if self.dist is not None else None
+        adj = self.nearer[src] if self.dist is not None else self.adj
         children, carried, tin, tout = self._shape(key)
         load, cap = self.load, self.cap
         # the switches whose path from src crosses the hot arc: the subtree under its head
@@ -113,10 +118,8 @@ class _Trees:
             old = self.path(key, v)
             old_parent = tree[v]
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
-            for u in self.adj[v]:
+            for u in adj[v]:
                 if u == tree[v] or u in inside and tin[v] <= tin[u] < tout[v]:     # u in v's subtree
-                    continue
-                if dist is not None and dist[u] != dist[v] - 1:
                     continue
                 self.work += 1
                 if self.work > self.max_work:
