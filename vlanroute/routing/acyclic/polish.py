@@ -115,7 +115,7 @@ class _Trees:
             demand = carried.get(v, 0.0)
             if not demand:
                 continue
-            old = self.path(key, v)
+            old: list[Arc] | None = None     # the path to v, looked up once a move needs it
             old_parent = tree[v]
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
             for u in adj[v]:
@@ -137,6 +137,8 @@ class _Trees:
                 # off old[i:] (the hot arc among them: u is not below it) and puts it on
                 # u -> v and to_u[i:]
                 to_u = self.path(key, u)
+                if old is None:
+                    old = self.path(key, v)
                 i = 0
                 for x, y in zip(old, to_u):
                     if x != y:
