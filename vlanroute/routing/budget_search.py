@@ -324,6 +324,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
         if peak <= 0:
             break
         hot = [a for a, x in enumerate(load) if x >= peak - 1e-9]
+        limit = peak - 1e-9         # a move that brings any link to it is refused
         moved = False
         for a_hot in hot:
             u, v = ends[a_hot]
@@ -365,6 +366,8 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                 a2 = par[a2]
                         work += len(lose) + len(gain)
                         worst = 0.0
+                        # the maximum only grows: once it reaches the peak the move is out
+                        # (the test below would refuse it), so the rest is not summed
                         for w in lose:
                             pw = par[w]
                             sc, dc = src_below[w] - src_y, dst_below[w] - dst_y
@@ -373,6 +376,10 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                         + (st - sc) * dc * invc[ad])
                             worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
                                         + sc * (dst_total - dc) * invc[au])
+                            if worst >= limit:
+                                break
+                        if worst >= limit:
+                            continue
                         for w in gain:
                             pw = par[w]
                             sc, dc = src_below[w] + src_y, dst_below[w] + dst_y
@@ -381,6 +388,10 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                         + (st - sc) * dc * invc[ad])
                             worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
                                         + sc * (dst_total - dc) * invc[au])
+                            if worst >= limit:
+                                break
+                        if worst >= limit:
+                            continue
                         ad, au = arc[(x, y)], arc[(y, x)]
                         worst = max(worst, load[ad] - (st - src_y) * dst_y * invc[ad] + 0.0)
                         worst = max(worst, load[au] - src_y * (dst_total - dst_y) * invc[au] + 0.0)
