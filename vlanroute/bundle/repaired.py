@@ -23,6 +23,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.plan.metrics import Metrics, compute_metrics
 from vlanroute.plan.vlans import RoutingVlan
 from vlanroute.routing.bounds import load_bounds
+from vlanroute.routing.choose import collector_paused
 from vlanroute.routing.engine import Options, Routes, packing_of
 from vlanroute.routing.registry import ENGINES, default_engine
 from vlanroute.routing.repair import (
@@ -258,7 +259,8 @@ def full_replan(doc: PlanDocument, topo: Topology, host_count: dict[str, int]) -
         # one tree per switch: the comparison counts the hosts whose PVID a re-plan changes,
         # and is on the repair's critical path
         params = replace(params, spread=False)
-    routes = engine.route(topo, host_count, params)
+    with collector_paused():            # as the default's search (routing/choose.py)
+        routes = engine.route(topo, host_count, params)
     packed = packing_of(routes, topo, host_count)
     first = min((v.id for v in doc.vlans), default=2)
     vlans = [RoutingVlan(sources=list(t.sources), links=t.links, switches=t.switches, id=first + i)

@@ -70,6 +70,8 @@ class _Tree:
         self.depth = [0] * n
         for v in order[1:]:
             self.depth[v] = self.depth[parent[v]] + 1
+        self._invc: list[float] | None = None       # `_increments`, kept for one cable list
+        self._kept: dict[tuple[int, int], list[tuple[int, float]]] = {}
 
     def contribution(self, s: int, weight: int) -> list[tuple[int, int]]:
         ts = self.tin[s]
@@ -85,21 +87,35 @@ class _Tree:
     def score(self, s: int, weight: int, load: list[float], invc: list[float], peak: float) -> tuple[float, float]:
         """(max load, change in the sum of squared loads) if source s joined this tree;
         `contribution` without building the list, for ranking many candidates."""
-        ts = self.tin[s]
         top = peak
         sq = 0.0
-        for tin, tout, down, xd, up, xu in self.links:
-            if tin <= ts < tout:
-                a, x = up, xu
-            else:
-                a, x = down, xd
-            if x:
-                l0 = load[a]
-                l1 = l0 + weight * x * invc[a]
-                if l1 > top:
-                    top = l1
-                sq += l1 * l1 - l0 * l0
+        for a, add in self._increments(s, weight, invc):
+            l0 = load[a]
+            l1 = l0 + add
+            if l1 > top:
+                top = l1
+            sq += l1 * l1 - l0 * l0
         return (round(top, 6), sq)
+
+    def _increments(self, s: int, weight: int, invc: list[float]) -> list[tuple[int, float]]:
+        """(arc, load per cable) that source s adds joining this tree, in the order of
+        `links` (so `score` sums in the same order), kept per (s, weight): the assignment
+        rounds score the same sources on the same trees again and again."""
+        if invc is not self._invc:
+            self._invc, self._kept = invc, {}
+        got = self._kept.get((s, weight))
+        if got is None:
+            ts = self.tin[s]
+            got = []
+            for tin, tout, down, xd, up, xu in self.links:
+                if tin <= ts < tout:
+                    a, x = up, xu
+                else:
+                    a, x = down, xd
+                if x:
+                    got.append((a, weight * x * invc[a]))
+            self._kept[(s, weight)] = got
+        return got
 
     def parents_from(self, s: int) -> dict[int, int]:
         return tree_parents(self.parent.items(), s)
@@ -308,6 +324,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
         if peak <= 0:
             break
         hot = [a for a, x in enumerate(load) if x >= peak - 1e-9]
+        limit = peak - 1e-9         # a move that brings any link to it is refused
         moved = False
         for a_hot in hot:
             u, v = ends[a_hot]
@@ -349,6 +366,8 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                 a2 = par[a2]
                         work += len(lose) + len(gain)
                         worst = 0.0
+                        # the maximum only grows: once it reaches the peak the move is out
+                        # (the test below would refuse it), so the rest is not summed
                         for w in lose:
                             pw = par[w]
                             sc, dc = src_below[w] - src_y, dst_below[w] - dst_y
@@ -357,6 +376,10 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                         + (st - sc) * dc * invc[ad])
                             worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
                                         + sc * (dst_total - dc) * invc[au])
+                            if worst >= limit:
+                                break
+                        if worst >= limit:
+                            continue
                         for w in gain:
                             pw = par[w]
                             sc, dc = src_below[w] + src_y, dst_below[w] + dst_y
@@ -365,6 +388,10 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                         + (st - sc) * dc * invc[ad])
                             worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
                                         + sc * (dst_total - dc) * invc[au])
+                            if worst >= limit:
+                                break
+                        if worst >= limit:
+                            continue
                         ad, au = arc[(x, y)], arc[(y, x)]
                         worst = max(worst, load[ad] - (st - src_y) * dst_y * invc[ad] + 0.0)
                         worst = max(worst, load[au] - src_y * (dst_total - dst_y) * invc[au] + 0.0)

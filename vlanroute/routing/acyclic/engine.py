@@ -394,6 +394,8 @@ class _Router:
             count += 1
         n = len(self.topo.switches)
         added: list[tuple[int, float]] = []
+        branch: dict[str, str] = {}             # each settled switch's ancestor next to src
+        members: dict[str, list[str]] = {}     # per such ancestor: its branch in settling order
         while heap and len(cost) < n:
             key, _, w, v = heapq.heappop(heap)
             if w in cost:
@@ -412,18 +414,22 @@ class _Router:
             cost[w] = now
             parent[w] = v
             into[w] = a
+            top = w if v == src else branch[v]
+            branch[w] = top
+            members.setdefault(top, []).append(w)
             demand = float(hs * self.hosts.get(w, 0))
             if demand:
                 # w's traffic now loads its path: later destinations see it.
                 charge_path(load, added, parent, into, src, w, demand)
                 # the costs of settled switches on heavier links are stale (recomputed,
-                # parents before children: `cost` is in settling order; the link cost
-                # inlined, a call per switch was most of it); the re-queue above corrects
-                # every candidate as it is popped
-                for x in cost:
-                    if x != src:
-                        b = into[x]
-                        cost[x] = cost[parent[x]] + (1.0 + (load[b] / cap[b] / scale) ** sharp)
+                # parents before children, in settling order; the link cost inlined, a
+                # call per switch was most of it); the re-queue above corrects every
+                # candidate as it is popped. Only w's branch (the switches below src's
+                # neighbour towards w) has such links: elsewhere the same sum of the
+                # same loads would give every cost as it is.
+                for x in members[top]:
+                    b = into[x]
+                    cost[x] = cost[parent[x]] + (1.0 + (load[b] / cap[b] / scale) ** sharp)
             for x in self.adj[w]:
                 if x not in cost:
                     heapq.heappush(heap, (cost[w] + weight(arc_id[(w, x)]), count, x, w))

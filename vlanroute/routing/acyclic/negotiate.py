@@ -69,15 +69,24 @@ class OrderedRouter:
         for i, (a, b) in enumerate(self.arcs):
             self.out[index[a]].append((index[b], i))
         self.host_of = [hosts.get(s, 0) for s in self.names]
+        # per channel a = (u, v): the channels (w, channel id) out of v a route may take next,
+        # those ranked above a (every one without an order), in `out`'s order
+        self.onward: list[list[tuple[int, int]]] = [
+            [(x, b) for x, b in self.out[index[v]] if not self.ordered or self.rank[b] > self.rank[i]]
+            for i, (_, v) in enumerate(self.arcs)]
         self.load = [0.0] * len(self.arcs)
         self.trees: dict[str, ParentMap] = {}
         self._carried: dict[str, list[tuple[int, float]]] = {}     # per key: (channel, load) of its tree
         self.dist: dict[str, list[int]] | None = None      # hops from each root, with `minimal`
+        # with `minimal`, per root: the channels (w, channel id) out of each switch one hop
+        # further from the root, in `out`'s order (the only ones a shortest route takes)
+        self.away: dict[str, list[list[tuple[int, int]]]] = {}
         if minimal:
             nbrs = [[j for j, _ in self.out[i]] for i in range(len(self.names))]
             self.dist = {}
             for r in set(roots.values()) if roots is not None else topo.switches:
-                self.dist[r] = hop_distances(nbrs, index[r])
+                d = self.dist[r] = hop_distances(nbrs, index[r])
+                self.away[r] = [[(x, b) for x, b in self.out[i] if d[x] == d[i] + 1] for i in range(len(self.names))]
 
     def set_tree(self, src: str, tree: ParentMap) -> None:
         old = self._carried.get(src)
@@ -107,19 +116,20 @@ class OrderedRouter:
                 return False
         return True
 
-    def reroute(self, src: str, history: list[float], target: float) -> bool:
-        """src's tree again against the others' loads (link cost (1 + history) (1 + (load /
-        target) ** SHARPNESS) per cable); kept as it was if the search is stuck."""
+    def reroute(self, src: str, factor: list[float], target: float) -> bool:
+        """src's tree again against the others' loads (link cost factor (1 + (load / target)
+        ** SHARPNESS) per cable, `factor` 1 + the link's history cost); kept as it was if
+        the search is stuck."""
         old = self._carried[src]
         self._charge(old, -1.0)
-        got = self._route(src, history, target)
+        got = self._route(src, factor, target)
         if got is None:
             self._charge(old, 1.0)
             return False
         self.trees[src], self._carried[src] = got
         return True
 
-    def _route(self, sender: str, history: list[float],
+    def _route(self, sender: str, factor: list[float],
                target: float) -> tuple[ParentMap, list[tuple[int, float]]] | None:
         """Dijkstra over the switches: a switch is reached once, and from it only on
         channels ranked above the one it was reached on. Each destination's traffic loads
@@ -130,6 +140,8 @@ class OrderedRouter:
         src, hs = self.index[root], self.weight(sender)
         ordered = self.ordered
         dist = self.dist[root] if self.dist is not None else None
+        onward = self.onward
+        away = self.away.get(root, [])
         n = len(self.names)
         parent = [-1] * n
         into = [-1] * n
@@ -138,23 +150,21 @@ class OrderedRouter:
         settled[src] = True
         order = [src]
         heap: list[tuple[float, int, int, int, int]] = []
-        push, pop, sharp, slack = heapq.heappush, heapq.heappop, SHARPNESS, 1 + 1e-9
+        push, pop, sharp = heapq.heappush, heapq.heappop, SHARPNESS
         count = 0
         for w, a in out[src]:
             if dist is not None and dist[w] != 1:
                 continue
-            push(heap, ((1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** sharp), count, w, src, a))
+            push(heap, (factor[a] * (1.0 + (load[a] / cap[a] / target) ** sharp), count, w, src, a))
             count += 1
         reached = 1
         while heap and reached < n:
-            key, _, w, v, a = pop(heap)
+            # A queued channel's key is its cost: the loads rise here only on the tree's own
+            # channels, each into a switch already reached, and the costs of reached switches
+            # never change, so a channel into a switch not yet reached costs what it cost when
+            # queued (recomputing it, as this search once did, always gave the same sum).
+            now, _, w, v, a = pop(heap)
             if settled[w]:
-                continue
-            # the link cost inlined (a call per queued channel was a third of the time)
-            now = cost[v] + (1.0 + history[a]) * (1.0 + (load[a] / cap[a] / target) ** sharp)
-            if now > key * slack:              # loads rose since it was queued
-                push(heap, (now, count, w, v, a))
-                count += 1
                 continue
             settled[w] = True
             cost[w], parent[w], into[w] = now, v, a
@@ -166,12 +176,18 @@ class OrderedRouter:
                 while x != src:
                     load[into[x]] += demand
                     x = parent[x]
-            for x, b in out[w]:
+            if dist is None:
+                # the channels a route may take after a (ranked above it), listed once per order
+                for x, b in onward[a]:
+                    if not settled[x]:
+                        push(heap, (now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp),
+                                    count, x, w, b))
+                        count += 1
+                continue
+            for x, b in away[w]:
                 if not settled[x]:
-                    if dist is not None and dist[x] != dist[w] + 1:
-                        continue
                     if not ordered or rank[b] > rank[a]:
-                        push(heap, (now + (1.0 + history[b]) * (1.0 + (load[b] / cap[b] / target) ** sharp),
+                        push(heap, (now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp),
                                     count, x, w, b))
                         count += 1
         # what each channel of the tree carries: the hosts below it (leaves up)
@@ -219,19 +235,21 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None
         sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
     else:
         sources = sorted(trees, key=lambda k: (-r.weight(k), topo.index(r.root(k)), k))
+    factor = [1.0 + h for h in history]     # the history cost as the link cost's factor, per round
     rnd = random.Random(seed)
     load, cap = r.load, r.cap
     for _ in range(rounds):
         target = max(target_factor * scale, 1e-9)
         rnd.shuffle(sources)
         for s in sources:
-            r.reroute(s, history, target)
+            r.reroute(s, factor, target)
         peak = r.peak()
         if peak < best[0] - 1e-9:
             best = (peak, dict(r.trees))
         for a, x in enumerate(load):
             if x / cap[a] > target:
                 history[a] += HISTORY
+        factor = [1.0 + h for h in history]
     return best
 
 

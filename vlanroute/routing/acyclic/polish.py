@@ -54,8 +54,13 @@ class _Trees:
         self.weight = {k: weights[k] if weights is not None else hosts.get(k, 0) for k in self.trees}
         # hops from each root, when every move must keep the routes shortest
         self.dist: dict[str, dict[str, int]] | None = None
+        # per root, each switch's neighbours one hop nearer it (in `adj`'s order): with
+        # `minimal`, the only parents a move may give
+        self.nearer: dict[str, dict[str, list[str]]] = {}
         if minimal:
             self.dist = {r: bfs_distances(self.adj, r) for r in set(self.root.values())}
+            for r, d in self.dist.items():
+                self.nearer[r] = {v: [u for u in self.adj[v] if d[u] == d[v] - 1] for v in self.adj}
         for s, t in self.trees.items():
             for arc, x in source_arc_loads(t, self.root[s], hosts, weight=self.weight[s]):
                 self.load[arc] += x
@@ -96,7 +101,7 @@ class _Trees:
         or if one link reaches it (not above) and, `depth` > 0, a further move takes a
         branch of some tree off that link in turn (an ejection chain)."""
         tree, rank, src = self.trees[key], self.rank, self.root[key]
-        dist = self.dist[src] if self.dist is not None else None
+        adj = self.nearer[src] if self.dist is not None else self.adj
         children, carried, tin, tout = self._shape(key)
         load, cap = self.load, self.cap
         # the switches whose path from src crosses the hot arc: the subtree under its head
@@ -110,39 +115,54 @@ class _Trees:
             demand = carried.get(v, 0.0)
             if not demand:
                 continue
-            old = self.path(key, v)
+            old: list[Arc] | None = None     # the path to v, looked up once a move needs it
             old_parent = tree[v]
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
-            for u in self.adj[v]:
+            for u in adj[v]:
                 if u == tree[v] or u in inside and tin[v] <= tin[u] < tout[v]:     # u in v's subtree
-                    continue
-                if dist is not None and dist[u] != dist[v] - 1:
                     continue
                 self.work += 1
                 if self.work > self.max_work:
                     return False
+                if u in inside:
+                    # u hangs below the hot arc too (not in v's subtree: skipped above), so
+                    # its path crosses it: no progress. Counted as looked at, as before.
+                    continue
                 arc = (u, v)
                 if rank is not None and (top is not None and rank[arc] >= top
                                          or u != src and rank[(tree[u], u)] >= rank[arc]):
                     continue
-                # the paths to v and to u share their first links: there nothing changes
+                # the paths to v and to u share their first links: there nothing changes;
+                # below the fork they are disjoint (tree paths), so the move takes `demand`
+                # off old[i:] (the hot arc among them: u is not below it) and puts it on
+                # u -> v and to_u[i:]
                 to_u = self.path(key, u)
+                if old is None:
+                    old = self.path(key, v)
                 i = 0
                 for x, y in zip(old, to_u):
                     if x != y:
                         break
                     i += 1
+                # the links the move brings to the maximum (u -> v first, then u's path)
+                allowed = 1 if depth else 0
+                over: list[Arc] = []
+                fits = True
+                for a in (arc, *to_u[i:]):
+                    ratio = (load[a] + demand) / cap[a]
+                    if ratio >= level - EPS:
+                        if ratio > level + EPS or len(over) == allowed:
+                            fits = False
+                            break
+                        over.append(a)
+                if not fits:
+                    continue
                 delta: dict[Arc, float] = {}
                 for a in old[i:]:
                     delta[a] = -demand
                 delta[arc] = demand
                 for a in to_u[i:]:
                     delta[a] = demand
-                if delta.get(hot, 0.0) >= 0:
-                    continue                # u's path crosses the hot arc too: no progress
-                over = [a for a, d in delta.items() if d > 0 and (load[a] + d) / cap[a] >= level - EPS]
-                if len(over) > (1 if depth else 0) or any((load[a] + delta[a]) / cap[a] > level + EPS for a in over):
-                    continue
                 kept = self._shapes.get(key), self._paths.get(key)
                 self._apply(key, v, u, delta, 1.0)
                 if not over:
