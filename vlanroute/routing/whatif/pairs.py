@@ -391,8 +391,10 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
         else:
             changed = skip + [(arc, d) for arc, d in ((i, up), (j, down)) if d] + sx.deltas(a, book) + sy.deltas(b, book)
             rest = book.peak_except(mask, changed)
-        peak = local if local >= rest else rest
-        key = (round(peak, 9), round(local, 9), link_)
+        peak = round(local if local >= rest else rest, 9)
+        if best is not None and peak > best[0]:
+            continue                             # the key below loses on its first field
+        key = (peak, round(local, 9), link_)
         if best is None or key < best:
             best = key
     assert best is not None
