@@ -7,6 +7,10 @@ on random small fabrics (hypothesis):
   max load: its trees and loads equal those of a plain loop that prices every candidate;
 - a dead switch's exchanges of the links that join its trees again (routing/whatif/switches.py
   _Cuts.improve, from the intact rooted tree): the trees and loads of improve_tree;
+- a dead switch's trees where it has one child (routing/whatif/switches.py
+  SwitchIndex._one_kid: the join and the load corrections along four chains in closed
+  form) and the links between large parts found with numpy (SwitchIndex._across): the
+  loads, joins and candidates of the general walk;
 - the what-if's book of loads (routing/whatif/pairs.py Book) keeps its most loaded arcs as a
   prefix of the sorted order while loads change: after every change, the largest load off
   any set of arcs equals the maximum over the others.

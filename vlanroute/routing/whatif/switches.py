@@ -14,7 +14,11 @@ The loads after the repair, from the intact plan's: losing w's hosts changes eve
 every tree by a term of one subtree sum (senders below times w's hosts, up; w's senders
 times hosts below, down), summed over the trees once (`SwitchIndex.up`); the arcs whose
 sides the repair itself changes are those on the tree's way from w and from each joining
-link's ends up to their part's top, recomputed from subtree sums and the parts' sums.
+link's ends up to their part's top, recomputed from subtree sums and the parts' sums. In
+most trees w has one child and a parent: then the join is searched from the smaller part
+only and each of those arcs changes by a closed form of its intact subtree sums, with
+offsets constant along four chains (`SwitchIndex._one_kid`); parts too large to search
+link by link are searched with numpy over every link end (`SwitchIndex._across`).
 
 `repair` then tries to exchange each joining link for a better one (`improve_tree`); an
 exchange is taken only when it lowers the fabric's max load, so only when it changes every
