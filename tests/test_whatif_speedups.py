@@ -7,6 +7,10 @@ on random small fabrics (hypothesis):
   max load: its trees and loads equal those of a plain loop that prices every candidate;
 - a dead switch's exchanges of the links that join its trees again (routing/whatif/switches.py
   _Cuts.improve, from the intact rooted tree): the trees and loads of improve_tree;
+- a dead switch's trees where it has one child (routing/whatif/switches.py
+  SwitchIndex._one_kid: the join and the load corrections along four chains in closed
+  form) and the links between large parts found with numpy (SwitchIndex._across): the
+  loads, joins and candidates of the general walk;
 - the what-if's book of loads (routing/whatif/pairs.py Book) keeps its most loaded arcs as a
   prefix of the sorted order while loads change: after every change, the largest load off
   any set of arcs equals the maximum over the others.
@@ -191,3 +195,47 @@ def test_a_dead_switchs_exchanges_equal_improve_tree(seed: int, n: int, k: int, 
             got = frozenset(l for l in t.links if w not in l) | c.links
             assert got == want
             assert books[0].total == books[1].total
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 10), st.integers(1, 4), st.booleans(), st.booleans())
+def test_a_dead_switchs_shortcuts_equal_the_general_walk(seed: int, n: int, k: int, parallel: bool,
+                                                                 senders: bool) -> None:
+    """routing/whatif/switches.py SwitchIndex._one_kid (w with a parent and one child: the
+    join and the load corrections along four chains, in closed form) and SwitchIndex._across
+    (the links between large parts, found with numpy) against _tree's general walk (every
+    part's links searched, every changed arc's sides summed): the same loads, joins, parts'
+    sums and candidates, for every tree of every dead switch."""
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
+    switches = sorted(g.nodes)
+    hosts = {s: rng.choice((1, 2, 4)) for s in switches}
+    groups = [switches[i::k] for i in range(k)]
+    trees = [Tree(vid, tuple(group), random_spanning_tree(g, rng),
+                  tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if senders and rng.random() < 0.5))
+             for vid, group in enumerate(groups, start=101) if group]
+    rooted = {t.vid: RootedTree(t, hosts) for t in trees}
+    intact = Degraded(cables, frozenset(), hosts)
+    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    base_total = [base.total.get(a, 0.0) for a in arcs]
+    plain, fast, vector = (SwitchIndex(trees, rooted, arcs, base_total, [cables[link(*a)] for a in arcs],
+                                       intact.adjacency(), hosts, switches) for _ in range(3))
+    plain.chains, plain.many = False, 10**9
+    fast.many = 10**9
+    vector.chains, vector.many = False, 0          # every part's links found with numpy (_across)
+    for w in switches:
+        totals = [[b - hosts[w] * u for b, u in zip(base_total, plain.up)] for _ in range(3)]
+        for t in trees:
+            want = plain._tree(t, w, hosts[w], totals[0])
+            for index, total in ((fast, totals[1]), (vector, totals[2])):
+                got = index._tree(t, w, hosts[w], total)
+                assert total == totals[0], (w, t.vid)
+                assert (got is None) == (want is None)
+                if got is None or want is None:
+                    continue
+                assert (got.joins, got.below, got.hang, got.first, got.size) == \
+                    (want.joins, want.below, want.hang, want.first, want.size)
+                assert sorted(got.across) == sorted(want.across)
+                assert [got.nodes(i) for i in got.size] == [want.nodes(i) for i in want.size]

@@ -103,38 +103,45 @@ class _Side:
         got = memo.get(q)
         if got is not None:
             return got
-        # The loop most of a dead pair's time is spent in.
+        # The loop most of a dead pair's time is spent in (unrolled: the step's two arcs).
         toward, parent, steps = self.toward, self.rt.parent, self.steps
-        path = []
-        while q not in memo:
-            path.append(q)
-            t = toward.get(q)
-            q = t if t is not None else parent[q]   # type: ignore[assignment]
-        peak, mask = memo[q]
         rt = self.rt
         S, H, s, h = rt.S, rt.H, rt.s, rt.h
+        path = []
+        while q not in memo:
+            t = toward.get(q)
+            if t is not None:
+                path.append((q, t, S - s[t], H - h[t]))
+                q = t
+            else:
+                p = parent[q]
+                assert p is not None
+                path.append((q, p, s[q], h[q]))
+                q = p
+        peak, mask = memo[q]
         sr, hr, so, ho = self.sr, self.hr, self.so, self.ho
         arcs, total, ncab, topbit = book.arc, book.total, book.ncab, book.topbit
         inf = float("inf")
-        for v in reversed(path):
-            t = toward.get(v)
-            if t is not None:
-                p, sq, hq = t, S - s[t], H - h[t]
-            else:
-                p = parent[v]               # type: ignore[assignment]
-                sq, hq = s[v], h[v]
+        for v, p, sq, hq in reversed(path):
             # Exchanges.delta's changes on the two arcs of q's step: parent->q, q->parent.
-            changes = ((arcs[(p, v)], (sr - sq) * ho - so * hq), (arcs[(v, p)], so * (hr - hq) - sq * ho))
-            for i, d in changes:
-                if d:
-                    x = total[i] + d
-                    n = ncab[i]
-                    val = x / n if n else (inf if x > 1e-9 else 0.0)
-                    if val > peak:
-                        peak = val
-                    mask |= topbit.get(i, 0)
+            i, d = arcs[(p, v)], (sr - sq) * ho - so * hq
+            j, e = arcs[(v, p)], so * (hr - hq) - sq * ho
+            if d:
+                x = total[i] + d
+                n = ncab[i]
+                val = x / n if n else (inf if x > 1e-9 else 0.0)
+                if val > peak:
+                    peak = val
+                mask |= topbit.get(i, 0)
+            if e:
+                x = total[j] + e
+                n = ncab[j]
+                val = x / n if n else (inf if x > 1e-9 else 0.0)
+                if val > peak:
+                    peak = val
+                mask |= topbit.get(j, 0)
             memo[v] = (peak, mask)
-            steps[v] = (p, changes)
+            steps[v] = (p, ((i, d), (j, e)))
         return peak, mask
 
     def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:
@@ -347,18 +354,32 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     hi = lo + rt.size[c]
     x_lower = x == c
     up, down = s1 * h2, s2 * h1
+    total, ncab, inf = book.total, book.ncab, float("inf")
+    memo_x, memo_y = sx.memo, sy.memo
     for link_ in options:
         a, b = link_
         if (lo <= tin[a] < hi) != x_lower:
             a, b = b, a                          # a in x's part, b in y's part
         local, mask = cut_peak, cut_mask
-        new = ((arcs[(a, b)], up), (arcs[(b, a)], down))
-        for i, d in new:
-            if d:
-                local = max(local, book.after(i, d))
-                mask |= topbit.get(i, 0)
-        pa, ma = sx.way(a, book)
-        pb, mb = sy.way(b, book)
+        i, j = arcs[(a, b)], arcs[(b, a)]
+        if up:                                   # book.after, inline
+            v = total[i] + up
+            n = ncab[i]
+            val = v / n if n else (inf if v > 1e-9 else 0.0)
+            if val > local:
+                local = val
+            mask |= topbit.get(i, 0)
+        if down:
+            v = total[j] + down
+            n = ncab[j]
+            val = v / n if n else (inf if v > 1e-9 else 0.0)
+            if val > local:
+                local = val
+            mask |= topbit.get(j, 0)
+        got = memo_x.get(a)
+        pa, ma = got if got is not None else sx.way(a, book)
+        got = memo_y.get(b)
+        pb, mb = got if got is not None else sy.way(b, book)
         if pa > local:
             local = pa
         if pb > local:
@@ -368,10 +389,12 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
         if k < len(topval):
             rest = topval[k]
         else:
-            changed = skip + [(i, d) for i, d in new if d] + sx.deltas(a, book) + sy.deltas(b, book)
+            changed = skip + [(arc, d) for arc, d in ((i, up), (j, down)) if d] + sx.deltas(a, book) + sy.deltas(b, book)
             rest = book.peak_except(mask, changed)
-        peak = local if local >= rest else rest
-        key = (round(peak, 9), round(local, 9), link_)
+        peak = round(local if local >= rest else rest, 9)
+        if best is not None and peak > best[0]:
+            continue                             # the key below loses on its first field
+        key = (peak, round(local, 9), link_)
         if best is None or key < best:
             best = key
     assert best is not None

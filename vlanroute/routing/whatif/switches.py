@@ -14,7 +14,11 @@ The loads after the repair, from the intact plan's: losing w's hosts changes eve
 every tree by a term of one subtree sum (senders below times w's hosts, up; w's senders
 times hosts below, down), summed over the trees once (`SwitchIndex.up`); the arcs whose
 sides the repair itself changes are those on the tree's way from w and from each joining
-link's ends up to their part's top, recomputed from subtree sums and the parts' sums.
+link's ends up to their part's top, recomputed from subtree sums and the parts' sums. In
+most trees w has one child and a parent: then the join is searched from the smaller part
+only and each of those arcs changes by a closed form of its intact subtree sums, with
+offsets constant along four chains (`SwitchIndex._one_kid`); parts too large to search
+link by link are searched with numpy over every link end (`SwitchIndex._across`).
 
 `repair` then tries to exchange each joining link for a better one (`improve_tree`); an
 exchange is taken only when it lowers the fabric's max load, so only when it changes every
@@ -55,6 +59,16 @@ class SwitchIndex:
         self.senders = {t.vid: t.senders(hosts) for t in trees}
         self.ncab_array = np.array(ncab, dtype=float)
         everyone = set(switches)
+        self.chains = True                # _one_kid: off only to test it against the general walk
+        # Every link end (z, u) of adj, by switch number, for _across (parts this large or more)
+        self.many = 64
+        self.names = sorted(adj)
+        number = {s: i for i, s in enumerate(self.names)}
+        ends = [(z, u) for z in self.names for u in adj[z]]
+        self.end_z = np.array([number[z] for z, _ in ends], dtype=np.int64)
+        self.end_u = np.array([number[u] for _, u in ends], dtype=np.int64)
+        self.ends = ([z for z, _ in ends], [u for _, u in ends], [self.rank[(u, z)] for z, u in ends])
+        self._positions: dict[int, np.ndarray] = {}
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
         self.up = [0] * len(arcs)
         self.children: dict[int, dict[str, list[str]]] = {}
@@ -123,6 +137,8 @@ class SwitchIndex:
                 p = parent[v]
                 assert p is not None
                 total[arcs[(p, v)]] -= sw * h[v]
+        if self.chains and len(kids) == 1 and parent[w] is not None and 2 * rt.size[kids[0]] != len(rt.pre) - 1:
+            return self._one_kid(t, rt, w, kids[0], hw, sw, total)
         # Parts: index i < len(kids): subtree of kids[i]; len(kids): the rest (w not the root).
         top = len(kids)
         sums: dict[int, tuple[int, int]] = {i: (s[c], h[c]) for i, c in enumerate(kids)}
@@ -150,9 +166,12 @@ class SwitchIndex:
         spans = [(tin[c], tin[c] + rt.size[c]) for c in kids]
         one = len(kids) == 1
         across: list[tuple[str, int, str, int, int]] = []     # (u, rank of u-z, z, part of u, part of z)
-        for i in parts:
-            if i == first:
-                continue
+        if sum(size[i] for i in parts if i != first) >= self.many:
+            across = self._across(t.vid, rt, w, spans, first, top)
+            parts_far: list[int] = []
+        else:
+            parts_far = [i for i in parts if i != first]
+        for i in parts_far:
             for z in nodes(i):
                 for u in adj.get(z, ()):
                     if u == w:
@@ -228,6 +247,116 @@ class SwitchIndex:
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
         return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across)
+
+    def _across(self, vid: int, rt: RootedTree, w: str, spans: list[tuple[int, int]], first: int,
+                top: int) -> list[tuple[str, int, str, int, int]]:
+        """_tree's links from a part other than the first to another, (u, rank of u-z, z,
+        part of u, part of z), found with numpy over every link end of the fabric (the
+        parts from the preorder positions), for parts too large to search link by link."""
+        pos = self._positions.get(vid)
+        if pos is None:
+            pos = self._positions[vid] = np.array([rt.tin[s] for s in self.names], dtype=np.int32)
+        tz, tu = pos[self.end_z], pos[self.end_u]
+        wlo = rt.tin[w]
+        pz = np.full(len(tz), top, dtype=np.int32)
+        pu = np.full(len(tu), top, dtype=np.int32)
+        for k, (lo, hi) in enumerate(spans):
+            pz[(tz >= lo) & (tz < hi)] = k
+            pu[(tu >= lo) & (tu < hi)] = k
+        chosen = np.flatnonzero((pz != first) & (pu != pz) & (tz != wlo) & (tu != wlo)).tolist()
+        zs, us, ranks = self.ends
+        got_z, got_u = pz.tolist(), pu.tolist()
+        return [(us[e], ranks[e], zs[e], got_u[e], got_z[e]) for e in chosen]
+
+    def _one_kid(self, t: Tree, rt: RootedTree, w: str, c: str, hw: int, sw: int,
+                 total: list[float]) -> _Cuts | None:
+        """_tree when w has a parent and one child c, and its two parts (c's subtree, the
+        rest) differ in size (most trees): one join, from the larger part to the smaller.
+        The arcs whose sides change lie on four chains, each with constant offsets (a, b)
+        from the intact subtree sums of its side's senders and hosts, so that an arc v-p of
+        a chain changes by -b s(v) - a h(v) + a (H2 - b) up and -a h(v) - b s(v) + b (S2 - a)
+        down (_tree's correction, expanded): from the join's end o outside w's subtree up to
+        the first ancestor m of w (+ c's subtree: it hangs below o now), w's ancestors below
+        m (- w's subtree), m and above (- w alone), from the join's end i in c's subtree up
+        to c (+ the rest of the tree, which hangs below i)."""
+        arcs, adj, rank = self.arcs, self.adj, self.rank
+        parent, s, h, tin, pre = rt.parent, rt.s, rt.h, rt.tin, rt.pre
+        S, H = rt.S, rt.H
+        S2, H2 = S - sw, H - hw
+        top = 1
+        lo = tin[c]
+        hi = lo + rt.size[c]
+        wlo = tin[w]
+        whi = wlo + rt.size[w]
+        n = len(pre)
+        # Part 0: c's subtree; part top: the rest. The join: the first live link from the
+        # larger part to the smaller, by its end in the larger part, then neighbour order.
+        first = top if 2 * rt.size[c] < n - 1 else 0
+        across: list[tuple[str, int, str, int, int]] = []
+        if first == top:
+            for z in pre[lo:hi]:
+                for u in adj.get(z, ()):
+                    if u != w and not lo <= tin[u] < hi:
+                        across.append((u, rank[(u, z)], z, top, 0))
+        else:
+            for z in pre[:wlo] + pre[whi:]:
+                for u in adj.get(z, ()):
+                    if u != w and wlo < tin[u] < whi:
+                        across.append((u, rank[(u, z)], z, 0, top))
+        if not across:
+            return None
+        u, _, z, j, i = min(across)
+        inner, outer = (z, u) if first == top else (u, z)
+        sc, hc = s[c], h[c]
+        ss, hs = S - s[w], H - h[w]                   # the rest's senders and hosts
+        size = {0: rt.size[c], top: n - rt.size[w]}
+        below = {0: (sc, hc), top: (ss + sc, hs + hc)} if first == top else {0: (sc + ss, hc + hs), top: (ss, hs)}
+        bs, bh = below[i]
+        hang = {u: [(bs, bh)], z: [(S2 - bs, H2 - bh)]}
+        total[arcs[(outer, inner)]] += ss * hc
+        total[arcs[(inner, outer)]] += sc * hs
+
+        def fix(nodes: list[str], a: int, b: int) -> None:
+            cu, cd = a * (H2 - b), b * (S2 - a)
+            for v in nodes:
+                p = parent[v]
+                assert p is not None
+                sv, hv = s[v], h[v]
+                total[arcs[(v, p)]] += cu - b * sv - a * hv
+                total[arcs[(p, v)]] += cd - a * hv - b * sv
+
+        def way(q: str, stop: Callable[[str], bool]) -> tuple[list[str], str]:
+            """q and its ancestors before the first that is a stop; that one."""
+            out = []
+            while not stop(q):
+                out.append(q)
+                p = parent[q]
+                assert p is not None          # every stop holds at the root
+                q = p
+            return out, q
+
+        pw = parent[w]
+        assert pw is not None
+        up, _ = way(pw, lambda q: parent[q] is None)          # w's ancestors but the root
+        anc = {v: k for k, v in enumerate(up)}
+        mid, m = way(outer, lambda q: q in anc or parent[q] is None)
+        k = anc.get(m, len(up))
+        fix(mid, sc, hc)
+        fix(up[:k], -s[w], -h[w])
+        fix(up[k:], -sw, -hw)
+        low, _ = way(inner, lambda q: parent[q] == w)
+        fix(low, ss, hs)
+        for v in (w, c):                   # the dead arcs
+            p = parent[v]
+            assert p is not None
+            self._correct(total, rt, v, p, hw, sw, 0, 0)
+
+        def nodes(i: int) -> list[str]:
+            if i < top:
+                return pre[lo:hi]
+            return pre[:wlo] + pre[whi:]
+
+        return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, across)
 
     def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
                  new_up: int, new_down: int) -> None:
