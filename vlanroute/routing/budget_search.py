@@ -368,26 +368,18 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         worst = 0.0
                         # the maximum only grows: once it reaches the peak the move is out
                         # (the test below would refuse it), so the rest is not summed
-                        for w in lose:
-                            pw = par[w]
-                            sc, dc = src_below[w] - src_y, dst_below[w] - dst_y
-                            ad, au = arc[(pw, w)], arc[(w, pw)]
-                            worst = max(worst, load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad]
-                                        + (st - sc) * dc * invc[ad])
-                            worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
-                                        + sc * (dst_total - dc) * invc[au])
-                            if worst >= limit:
-                                break
-                        if worst >= limit:
-                            continue
-                        for w in gain:
-                            pw = par[w]
-                            sc, dc = src_below[w] + src_y, dst_below[w] + dst_y
-                            ad, au = arc[(pw, w)], arc[(w, pw)]
-                            worst = max(worst, load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad]
-                                        + (st - sc) * dc * invc[ad])
-                            worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
-                                        + sc * (dst_total - dc) * invc[au])
+                        # Y's sources and destinations leave the x..lca path, arrive on z..lca
+                        for path, ds, dd in ((lose, -src_y, -dst_y), (gain, src_y, dst_y)):
+                            for w in path:
+                                pw = par[w]
+                                sc, dc = src_below[w] + ds, dst_below[w] + dd
+                                ad, au = arc[(pw, w)], arc[(w, pw)]
+                                worst = max(worst, load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad]
+                                            + (st - sc) * dc * invc[ad])
+                                worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
+                                            + sc * (dst_total - dc) * invc[au])
+                                if worst >= limit:
+                                    break
                             if worst >= limit:
                                 break
                         if worst >= limit:
