@@ -262,24 +262,26 @@ def arrival_bound(topo: Topology, host_count: dict[str, int]) -> float:
     best = 0.0
     for t in topo.switches:
         q, links = host_count.get(t, 0), cables_in.get(t, [])
-        pieces = total - q
-        if not q or not pieces or not links:
-            continue
-        # The answer is q k / c for some link's c and integer k: per distinct c the least
-        # such k at which the links hold every piece (bisection: holding grows with L).
-        def holds(value: float, q: int = q, links: list[int] = links, pieces: int = pieces) -> bool:
-            return sum(math.floor(value * c / q + 1e-9) for c in links) >= pieces
-
-        least = math.inf
-        for c in set(links):
-            lo, hi = 0, math.ceil(pieces * c / min(links))          # holds(q hi / c): every link takes all
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if holds(q * mid / c):
-                    hi = mid
-                else:
-                    lo = mid + 1
-            least = min(least, q * lo / c)
-        best = max(best, least)
+        if q and total > q and links:
+            best = max(best, _least_load(q, total - q, links))
     return best
 
+
+def _least_load(q: int, pieces: int, links: list[int]) -> float:
+    """The least per-cable load L at which links of these cable counts hold `pieces` pieces
+    of q units (a link of c cables holds floor(L c / q)). It is q k / c for some link's c
+    and integer k: per distinct c, the least such k by bisection (holding grows with L)."""
+    def holds(value: float) -> bool:
+        return sum(math.floor(value * c / q + 1e-9) for c in links) >= pieces
+
+    least = math.inf
+    for c in set(links):
+        lo, hi = 0, math.ceil(pieces * c / min(links))          # holds(q hi / c): every link takes all
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if holds(q * mid / c):
+                hi = mid
+            else:
+                lo = mid + 1
+        least = min(least, q * lo / c)
+    return least
