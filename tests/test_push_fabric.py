@@ -319,7 +319,10 @@ def test_a_second_sigint_ends_the_push_at_once_and_rollback_restores_the_half_ap
     proc = _push_in_a_process(cluster, tmp_path)
     try:
         deadline = time.monotonic() + 120
-        _wait_until(proc, lambda: _journal_shows_applying(cluster), deadline)
+        # Mid-switch: sw1 has taken config commands (the journal's "applying" comes before
+        # the first; on a loaded machine both SIGINTs could land in between).
+        _wait_until(proc, lambda: _journal_shows_applying(cluster) and cluster.switch("sw1").config_commands > 0,
+                    deadline)
         proc.send_signal(signal.SIGINT)
         _wait_until(proc, lambda: "interrupted" in (tmp_path / "err.txt").read_text(), deadline)
         proc.send_signal(signal.SIGINT)
