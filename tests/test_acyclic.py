@@ -156,7 +156,7 @@ def test_deadlock_free_and_near_the_optimum_on_degraded_6x6_tori(size_removed: t
 def test_never_worse_than_turns() -> None:
     # It starts from the turns engine's routes and keeps the best plan it sees.
     topo, hosts = fabrics.torus([6, 6])
-    turns = ENGINES["turns"].route(topo, hosts, None).parents
+    turns = ENGINES["turns"].route(topo, hosts, ENGINES["turns"].params(topo, Options())).parents
     assert max_load(topo, hosts, route(topo, hosts)) <= max_load(topo, hosts, turns)
 
 

@@ -35,6 +35,7 @@ from vlanroute.routing.repair import (
     repair,
 )
 from vlanroute.routing.shortest import ShortestParams
+from vlanroute.routing.turns import TurnsParams
 from vlanroute.routing.trees import tree_parents
 
 REPAIR_FILE = "repair.json"
@@ -255,10 +256,10 @@ def full_replan(doc: PlanDocument, topo: Topology, host_count: dict[str, int]) -
     # the default plan's quick search: this is on an incident's critical path (a 64-switch
     # degraded torus: 6 s of CPU for acyclic's quick search, 20 s for its full one)
     params = engine.params(topo, Options(max_vlans=max_vlans, quick=True))
-    if isinstance(params, ShortestParams):
+    if isinstance(params, (ShortestParams, TurnsParams)):
         # one tree per switch: the comparison counts the hosts whose PVID a re-plan changes,
         # and is on the repair's critical path
-        params = replace(params, spread=False)
+        params = replace(params, spread=False) if isinstance(params, ShortestParams) else replace(params, below=False)
     with collector_paused():            # as the default's search (routing/choose.py)
         routes = engine.route(topo, host_count, params)
     packed = packing_of(routes, topo, host_count)

@@ -46,9 +46,11 @@ from vlanroute.routing.ringcuts import ring_splits
 from vlanroute.routing.dor import dor_orders, dor_routes
 from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.memo import Store, fabric_key
+from vlanroute.routing.packing import pack
 from vlanroute.routing.select import forced_routes
 from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
 from vlanroute.routing.updown import central_switch, updown_routes
+from vlanroute.routing.updown_hosts import host_updown
 
 ROOTS = 8          # central switches tried as the up*/down* root
 ROUNDS = 3         # rip-up-and-re-route rounds per root
@@ -75,18 +77,27 @@ class TurnsChoices:
         return out
 
 
-class TurnsEngine(Engine[None]):
+@dataclass(frozen=True)
+class TurnsParams:
+    max_vlans: int = 4094      # the VLAN budget, for up*/down* below the switch
+    below: bool = True         # each host on its own tree where that carries less (graphs other than grids)
+
+
+class TurnsEngine(Engine[TurnsParams]):
     name = "turns"
     summary = "dimension order, one cut per ring direction; else balanced up*/down*"
     minimal = False            # a route that would cross a ring's cut goes the long way round
     deadlock_free = True       # acyclic channel dependencies on every topology (module doc)
     # No settings: every dimension order is tried on grids, the up*/down* root is chosen.
 
-    def params(self, topo: Topology, options: Options) -> None:
-        return None
+    def params(self, topo: Topology, options: Options) -> TurnsParams:
+        return TurnsParams(options.max_vlans)
 
-    def route(self, topo: Topology, host_count: dict[str, int], params: None) -> Routes:
-        return turn_routes(topo, host_count)
+    def route(self, topo: Topology, host_count: dict[str, int], params: TurnsParams) -> Routes:
+        routes = turn_routes(topo, host_count)
+        if not params.below or topo.kind in GRIDS or topo.kind in ("tree", "complete"):
+            return routes
+        return below_the_switch(topo, host_count, routes, params.max_vlans)
 
 
 def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
@@ -188,14 +199,39 @@ def cut_dor_routes(topo: Topology, order: tuple[int, ...]) -> Routes:
 # --------------------------------------------------------------------------- other graphs: up*/down*
 
 
-def balanced_updown_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
-    """up*/down* from the best of the ROOTS most central switches, ties balanced."""
+def below_the_switch(topo: Topology, host_count: dict[str, int], routes: Routes, max_vlans: int) -> Routes:
+    """`routes` (one up*/down* tree per switch), or each host on its own up*/down* tree
+    (routing/updown_hosts.py) where that carries less within `max_vlans` VLANs. Kept apart
+    from `turn_routes`, which the acyclic engine starts from with one tree per switch."""
+    cables = topo.arc_cables()
+    peak = max(arc_loads(routes.parents, host_count, cables).values(), default=0.0)
+    roots = [central_switch(topo), *_central_roots(topo, host_count)]
+    got = host_updown(topo, host_count, roots, max_vlans)
+    if got is None or round(got[0], 6) >= round(peak, 6):
+        return routes
+    _, root, trees, splits = got
+    order = {s: i for i, s in enumerate(topo.switches)}
+    vlans = len(pack(routes.parents, {s for s, n in host_count.items() if n}, order))
+    parents = {s: trees.get(s, tree) for s, tree in routes.parents.items()}
+    return Routes(TurnsEngine.name, parents, TurnsChoices("up*/down* below the switch", root=root),
+                  splits=splits, unspread=(peak, vlans))
+
+
+def _central_roots(topo: Topology, host_count: dict[str, int]) -> list[str]:
+    """The ROOTS switches with the least host-weighted distance sum (the balanced roots)."""
     g = topo.simple()
     order = {s: i for i, s in enumerate(topo.switches)}
     weight = {s: host_count.get(s, 0) or 1 for s in topo.switches}
     closeness = {s: sum(weight[t] * d for t, d in nx.single_source_shortest_path_length(g, s).items())
                  for s in topo.switches} if len(topo.switches) <= 2048 else {s: 0 for s in topo.switches}
-    roots = sorted(topo.switches, key=lambda s: (closeness[s], order[s]))[:ROOTS]
+    return sorted(topo.switches, key=lambda s: (closeness[s], order[s]))[:ROOTS]
+
+
+def balanced_updown_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
+    """up*/down* from the best of the ROOTS most central switches, ties balanced."""
+    g = topo.simple()
+    order = {s: i for i, s in enumerate(topo.switches)}
+    roots = _central_roots(topo, host_count)
     cables = topo.arc_cables()
     # Plain up*/down* from its usual root too: the balanced choices are greedy, and this
     # engine must never be worse than the updown engine.
