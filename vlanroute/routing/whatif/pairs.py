@@ -70,6 +70,18 @@ class RootedTree:
         self.parent, self.pre, self.tin, self.size = parent, pre, tin, size
         self.s, self.h = s, h
         self.S, self.H = s[root], h[root]
+        self._step: dict[str, tuple[str, int, int, int, int]] = {}
+        self._step_arcs: Mapping[tuple[str, str], int] | None = None
+
+    def steps(self, arcs: Mapping[tuple[str, str], int]) -> dict[str, tuple[str, int, int, int, int]]:
+        """Each switch but the root: (its parent, the index of its arc up, of its arc down,
+        the senders and hosts below it), for these arc indices (kept: one lookup per step
+        of the walks up the tree)."""
+        if self._step_arcs is not arcs:
+            self._step = {v: (p, arcs[(v, p)], arcs[(p, v)], self.s[v], self.h[v])
+                          for v, p in self.parent.items() if p is not None}
+            self._step_arcs = arcs
+        return self._step
 
     def below(self, c: str, q: str) -> bool:
         """q lies in c's subtree."""
@@ -85,15 +97,10 @@ class _Side:
         self.rt, self.r, self.c = rt, r, c      # c: the cut's lower end (its subtree is one part)
         self.sr, self.hr = own
         self.so, self.ho = other
-        self.toward: dict[str, str] = {}         # r is the upper end: r's ancestors -> their child towards r
-        if r != c:
-            q = r
-            while True:
-                p = rt.parent[q]
-                if p is None:
-                    break
-                self.toward[p] = q
-                q = p
+        # r is the upper end: r's ancestors -> their child towards r, filled from r up as
+        # far as a way has met r's ancestors (`top`: the highest so far)
+        self.toward: dict[str, str] = {}
+        self.top = r
         self.memo: dict[str, tuple[float, int]] = {r: (0.0, 0)}
         # a switch -> its next on the way to r, and the changes on the step's two arcs
         self.steps: dict[str, tuple[str, tuple[tuple[int, int], tuple[int, int]]]] = {}
@@ -104,28 +111,40 @@ class _Side:
         if got is not None:
             return got
         # The loop most of a dead pair's time is spent in (unrolled: the step's two arcs).
-        toward, parent, steps = self.toward, self.rt.parent, self.steps
         rt = self.rt
-        S, H, s, h = rt.S, rt.H, rt.s, rt.h
+        step = rt.steps(book.arc)
+        S, H = rt.S, rt.H
         path = []
-        while q not in memo:
-            t = toward.get(q)
-            if t is not None:
-                path.append((q, t, S - s[t], H - h[t]))
-                q = t
-            else:
-                p = parent[q]
-                assert p is not None
-                path.append((q, p, s[q], h[q]))
+        if self.r != self.c:
+            tin, size = rt.tin, rt.size
+            tr = tin[self.r]
+            while q not in memo:
+                tq = tin[q]
+                if tq <= tr < tq + size[q]:          # an ancestor of r: down towards r
+                    t = self.toward.get(q)
+                    if t is None:
+                        t = self._towards(q)
+                    _, iu, idn, st, ht = step[t]
+                    path.append((q, t, idn, S - st, H - ht, iu))
+                    q = t
+                else:
+                    p, iu, idn, sq, hq = step[q]
+                    path.append((q, p, iu, sq, hq, idn))
+                    q = p
+        else:
+            while q not in memo:
+                p, iu, idn, sq, hq = step[q]
+                path.append((q, p, iu, sq, hq, idn))
                 q = p
         peak, mask = memo[q]
         sr, hr, so, ho = self.sr, self.hr, self.so, self.ho
-        arcs, total, ncab, topbit = book.arc, book.total, book.ncab, book.topbit
+        total, ncab, topbit = book.total, book.ncab, book.topbit
         inf = float("inf")
-        for v, p, sq, hq in reversed(path):
-            # Exchanges.delta's changes on the two arcs of q's step: parent->q, q->parent.
-            i, d = arcs[(p, v)], (sr - sq) * ho - so * hq
-            j, e = arcs[(v, p)], so * (hr - hq) - sq * ho
+        steps = self.steps
+        for v, p, j, sq, hq, i in reversed(path):
+            # Exchanges.delta's changes on the two arcs of q's step: i = p->q, j = q->p.
+            d = (sr - sq) * ho - so * hq
+            e = so * (hr - hq) - sq * ho
             if d:
                 x = total[i] + d
                 n = ncab[i]
@@ -143,6 +162,18 @@ class _Side:
             memo[v] = (peak, mask)
             steps[v] = (p, ((i, d), (j, e)))
         return peak, mask
+
+    def _towards(self, q: str) -> str:
+        """q's child towards r (q an ancestor of r), filling `toward` from `top` up to q."""
+        parent, toward = self.rt.parent, self.toward
+        v = self.top
+        while v != q:
+            p = parent[v]
+            assert p is not None
+            toward[p] = v
+            v = p
+        self.top = q
+        return toward[q]
 
     def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:
         """The load changes on q's way to r (after way(q))."""
