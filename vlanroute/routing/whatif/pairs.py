@@ -30,7 +30,7 @@ cut leaves without a live link across it, a tree that misses a host switch) goes
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -238,6 +238,36 @@ class Book:
         elif not top:
             self._fresh = False
 
+    def add_all(self, changes: Iterable[tuple[int, float]]) -> None:
+        """add(i, d) for each change in turn but those with d = 0, inline (an exchange
+        makes a few dozen)."""
+        total, ncab, in_top = self.total, self.ncab, self._in_top
+        inf = float("inf")
+        for i, d in changes:
+            if not d:
+                continue
+            x = total[i] + d
+            total[i] = x
+            self._order = None
+            if not self._fresh:
+                continue
+            top = self._top
+            n = ncab[i]
+            key = -(x / n if n else (inf if x > 1e-9 else 0.0))      # per_cable, inline
+            old = in_top.pop(i, None)
+            if old is not None:
+                del top[bisect_left(top, (old, i))]
+                self._marked = False
+            if top and key <= top[-1][0]:
+                insort(top, (key, i))
+                in_top[i] = key
+                self._marked = False
+                if len(top) > TOP:
+                    _, j = top.pop()
+                    del in_top[j]
+            elif not top:
+                self._fresh = False
+
     def mark_top(self) -> None:
         """The most loaded arcs (up to TOP), in decreasing load per cable, each with its bit."""
         if not self._fresh or len(self._top) < MIN_TOP:
@@ -296,6 +326,8 @@ class Crossing:
         self.wanted = wanted
         self._ends: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._covers: dict[int, bool] = {}
+        self._arcs: Mapping[tuple[str, str], int] | None = None
+        self._with_arcs: list[tuple[Link, int, int]] = []
 
     def covers(self, vid: int, rt: RootedTree) -> bool:
         """Tree vid holds every switch of `wanted` (the live switches with hosts)."""
@@ -304,9 +336,14 @@ class Crossing:
             got = self._covers[vid] = self.wanted <= rt.tin.keys()
         return got
 
-    def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link) -> list[Link]:
+    def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link,
+               arcs: Mapping[tuple[str, str], int]) -> list[tuple[Link, int, int]]:
         """The links, in order, with one end in the preorder interval [lo, hi) of tree vid
-        and the other on the tree outside it, but `skip`."""
+        and the other on the tree outside it, but `skip`; each with the indices of its arcs
+        a->b and b->a in `arcs`."""
+        if self._arcs is not arcs:
+            self._with_arcs = [((a, b), arcs[(a, b)], arcs[(b, a)]) for a, b in self.links]
+            self._arcs = arcs
         got = self._ends.get(vid)
         if got is None:
             ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
@@ -317,7 +354,7 @@ class Crossing:
         k = self.index.get(skip)
         if k is not None:
             cross[k] = False
-        links = self.links
+        links = self._with_arcs
         return [links[i] for i in np.flatnonzero(cross).tolist()]
 
 
@@ -343,7 +380,7 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
         upper = (rt.S - sc, rt.H - hc)
         # Candidates: live links from one part to the other, as Exchanges.candidates.
         t0 = rt.tin[c]
-        found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair)
+        found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair, book.arc)
         if not found:
             return None
         plans.append((rt, c, p, lower, upper, found))
@@ -358,15 +395,13 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
         a, b = best[2]
         if rt.below(c, a) != (x == c):
             a, b = b, a
-        for arc, d in cut + [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)] \
-                + sx.deltas(a, book) + sy.deltas(b, book):
-            if d:
-                book.add(arc, d)
+        book.add_all(cut + [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
+                     + sx.deltas(a, book) + sy.deltas(b, book))
     return book.max_load()
 
 
 def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: list[tuple[int, int]],
-              dead: list[int], options: list[Link]) -> tuple[float, float, Link]:
+              dead: list[int], options: list[tuple[Link, int, int]]) -> tuple[float, float, Link]:
     """repair's choice among the candidate links: the lowest (max load per cable over the
     fabric, max over the arcs the exchange changes, link), the dead pair's arcs left out."""
     book.mark_top()
@@ -379,7 +414,7 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
     # rt.below and Book.peak_except inline: this loop runs per candidate.
-    arcs, topbit, topval = book.arc, book.topbit, book.topval
+    topbit, topval = book.topbit, book.topval
     tin = rt.tin
     lo = tin[c]
     hi = lo + rt.size[c]
@@ -387,12 +422,11 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     up, down = s1 * h2, s2 * h1
     total, ncab, inf = book.total, book.ncab, float("inf")
     memo_x, memo_y = sx.memo, sy.memo
-    for link_ in options:
+    for link_, i, j in options:
         a, b = link_
         if (lo <= tin[a] < hi) != x_lower:
-            a, b = b, a                          # a in x's part, b in y's part
+            a, b, i, j = b, a, j, i              # a in x's part, b in y's part; i: a->b, j: b->a
         local, mask = cut_peak, cut_mask
-        i, j = arcs[(a, b)], arcs[(b, a)]
         if up:                                   # book.after, inline
             v = total[i] + up
             n = ncab[i]

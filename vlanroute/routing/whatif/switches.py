@@ -60,6 +60,11 @@ class SwitchIndex:
         self.ncab_array = np.array(ncab, dtype=float)
         everyone = set(switches)
         self.chains = True                # _one_kid: off only to test it against the general walk
+        # switch_failure keeps each arc's load per cable through the exchanges (only the
+        # arcs an exchange changes recomputed): off only to test it against a recount from
+        # the book after each; trace: every (max load, arcs at it) it finds, when a list
+        self.kept = True
+        self.trace: list[tuple[float, list[Arc]]] | None = None
         # Every link end (z, u) of adj, by switch number, for _across (parts this large or more)
         self.many = 64
         self.names = sorted(adj)
@@ -73,7 +78,6 @@ class SwitchIndex:
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
         self.up = [0] * len(arcs)
         self.children: dict[int, dict[str, list[str]]] = {}
-        self.steps: dict[int, dict[str, tuple[str, int, int, int, int]]] = {}
         for t in trees:
             if t.vid not in rooted:
                 continue
@@ -85,9 +89,6 @@ class SwitchIndex:
                 self.up[arcs[(v, p)]] += rt.s[v]
                 kids[p].append(v)
             self.children[t.vid] = kids
-            # each switch but the root: (parent, arc up, arc down, senders and hosts below)
-            self.steps[t.vid] = {v: (p, arcs[(v, p)], arcs[(p, v)], rt.s[v], rt.h[v])
-                                 for v, p in rt.parent.items() if p is not None}
 
     def switch_failure(self, w: str, cables: Mapping[Link, int]) -> tuple[float, int] | None:
         """(max load per cable, links added) after `repair` with w dead, or None."""
@@ -120,9 +121,13 @@ class SwitchIndex:
                 continue               # improve_tree would keep every joining link
             changed = c.improve(book)
             if changed:
-                at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
-                values[at] = self._per_cable(np.array([book.total[a] for a in changed], dtype=float),
-                                             self.ncab_array[at])
+                if self.kept:
+                    at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
+                    values[at] = self._per_cable(np.array([book.total[a] for a in changed], dtype=float),
+                                                 self.ncab_array[at])
+                else:
+                    values = self._per_cable(np.fromiter(book.total.values(), dtype=float, count=len(arcs)),
+                                             self.ncab_array)
                 peak, hot = self._hot(values)
         return book.max_load(), added
 
@@ -135,7 +140,10 @@ class SwitchIndex:
     def _hot(self, values: np.ndarray) -> tuple[float, list[Arc]]:
         """The fabric's max load per cable and the arcs at it (none when it is 0)."""
         peak = float(values.max()) if len(values) else 0.0
-        return peak, ([self.arc_list[i] for i in np.flatnonzero(values == peak)] if peak > 0 else [])
+        hot = [self.arc_list[i] for i in np.flatnonzero(values == peak)] if peak > 0 else []
+        if self.trace is not None:
+            self.trace.append((peak, hot))
+        return peak, hot
 
     def _tree(self, t: Tree, w: str, hw: int, total: list[float]) -> _Cuts | None:
         """Join the parts of t without w as repair_tree does and add the loads' corrections
@@ -333,7 +341,7 @@ class SwitchIndex:
 
         # The chains walked up by each node's step (parent, arcs up and down, sums): one
         # lookup per node. "q is an ancestor of w" from the preorder intervals.
-        step = self.steps[t.vid]
+        step = rt.steps(arcs)
         tsize = rt.size
         q = outer                          # outer up to m, the first ancestor of w: + c's subtree
         cu, cd = sc * (H2 - hc), hc * (S2 - sc)
@@ -344,8 +352,9 @@ class SwitchIndex:
         m = q
         a, b = -s[w], -h[w]                # w's ancestors below m: - w's subtree
         cu, cd = a * (H2 - b), b * (S2 - a)
-        q = parent[w]
-        assert q is not None
+        pw = parent[w]
+        assert pw is not None
+        q = pw
         while q != m:
             q, iu, idn, sv, hv = step[q]
             total[iu] += cu - b * sv - a * hv
