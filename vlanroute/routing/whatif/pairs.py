@@ -16,7 +16,9 @@ link in constant time instead of the time of its two paths:
   on the way from the new link's ends to the cut's ends (`Exchanges.delta`), and each of
   those changes depends only on the node it passes, so the largest load per cable on the
   way from a node to the cut's end is kept per node (memo), as is which of the fabric's
-  most loaded arcs lie on that way (a bit mask);
+  most loaded arcs lie on that way (a bit mask); a way is walked by each tree's table of
+  steps (parent, arc indices, sums: `RootedTree.steps`), and down towards the cut's upper
+  end only as far as r's ancestors have been met (`_Side.toward`);
 - the largest load off the changed arcs is then the first of the fabric's arcs, in
   decreasing load (sorted when a tree must be priced), that the candidate does not change;
 - the dead pair's two arcs are never priced (as in `repair`): every broken tree leaves

@@ -28,6 +28,8 @@ final. Otherwise the exchanges are made here (`_Cuts.improve`) with improve_tree
 each priced from the intact rooted tree: a switch's way to the cut in the joined tree and
 its sums come from the intact tree's intervals, the joins and the parts' sums, kept (memo)
 with the largest load after the exchange on it, so an exchange costs the ways it changes.
+The fabric's max load and the arcs at it, which decide where an exchange could help, are
+kept per arc through the exchanges: only the arcs an exchange changed are computed again.
 """
 
 from __future__ import annotations
