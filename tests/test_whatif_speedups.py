@@ -11,9 +11,13 @@ on random small fabrics (hypothesis):
   SwitchIndex._one_kid: the join and the load corrections along four chains in closed
   form) and the links between large parts found with numpy (SwitchIndex._across): the
   loads, joins and candidates of the general walk;
+- a dead switch's loads per cable kept through the exchanges (routing/whatif/switches.py
+  SwitchIndex.switch_failure, only the changed arcs recomputed): the max load and the arcs at
+  it after every exchange of a recount from the book;
 - the what-if's book of loads (routing/whatif/pairs.py Book) keeps its most loaded arcs as a
   prefix of the sorted order while loads change: after every change, the largest load off
-  any set of arcs equals the maximum over the others.
+  any set of arcs equals the maximum over the others; its changes in a batch (add_all,
+  inline) leave the book as one at a time (add).
 """
 
 from __future__ import annotations
@@ -156,6 +160,32 @@ def test_the_books_most_loaded_arcs_stay_a_prefix_of_the_order(seed: int, arcs: 
 
 
 @settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 150), st.integers(1, 60))
+def test_the_books_changes_in_a_batch_equal_one_at_a_time(seed: int, arcs: int, batches: int) -> None:
+    """Book.add_all (a dead pair's exchange: its changes in one call, inline) leaves the book
+    as Book.add of each change in turn: the loads, the kept prefix of the most loaded arcs
+    and their bits, with the prefix sorted again (mark_top) between batches as the what-if
+    does between trees."""
+    rng = random.Random(seed)
+    ncab = [rng.choice((0, 1, 1, 2, 3)) for _ in range(arcs)]
+    total = [float(rng.randrange(0, 50)) if n else 0.0 for n in ncab]
+    one, batch = Book({}, list(total), ncab), Book({}, list(total), ncab)
+    for _ in range(batches):
+        one.mark_top()
+        batch.mark_top()
+        changes = []
+        for _ in range(rng.randrange(0, 40)):
+            i = rng.randrange(arcs)
+            d = float(rng.randrange(-int(one.total[i]), 30)) if one.total[i] else float(rng.randrange(1, 30))
+            if d:
+                changes.append((i, d))
+                one.add(i, d)
+        batch.add_all(changes)
+        assert (batch.total, batch._top, batch._in_top, batch._fresh, batch._marked) == \
+            (one.total, one._top, one._in_top, one._fresh, one._marked)
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(5, 11), st.integers(1, 5), st.booleans())
 def test_a_dead_switchs_exchanges_equal_improve_tree(seed: int, n: int, k: int, parallel: bool) -> None:
     """routing/whatif/switches.py _Cuts.improve exchanges the joining links of a tree that
@@ -239,3 +269,31 @@ def test_a_dead_switchs_shortcuts_equal_the_general_walk(seed: int, n: int, k: i
                     (want.joins, want.below, want.hang, want.first, want.size)
                 assert sorted(got.across) == sorted(want.across)
                 assert [got.nodes(i) for i in got.size] == [want.nodes(i) for i in want.size]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(5, 11), st.integers(1, 5), st.booleans())
+def test_a_dead_switchs_kept_loads_equal_a_recount(seed: int, n: int, k: int, parallel: bool) -> None:
+    """routing/whatif/switches.py SwitchIndex.switch_failure keeps each arc's load per cable
+    through the exchanges, recomputing only the arcs an exchange changed: the max load and
+    the arcs at it after every exchange, and the result, must equal those of a recount of
+    every arc from the book after each exchange (SwitchIndex.kept off), for every switch."""
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
+    switches = sorted(g.nodes)
+    hosts = {s: rng.choice((1, 2, 4)) for s in switches}
+    trees = [Tree(vid, tuple(group), random_spanning_tree(g, rng))
+             for vid, group in enumerate([switches[i::k] for i in range(k)], start=101) if group]
+    rooted = {t.vid: RootedTree(t, hosts) for t in trees}
+    intact = Degraded(cables, frozenset(), hosts)
+    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    base_total = [base.total.get(a, 0.0) for a in arcs]
+    kept, recount = (SwitchIndex(trees, rooted, arcs, base_total, [cables[link(*a)] for a in arcs],
+                                 intact.adjacency(), hosts, switches) for _ in range(2))
+    recount.kept = False
+    for w in switches:
+        kept.trace, recount.trace = [], []
+        assert kept.switch_failure(w, cables) == recount.switch_failure(w, cables), w
+        assert kept.trace == recount.trace, w

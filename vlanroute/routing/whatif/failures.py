@@ -124,7 +124,6 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
         cut = cuts.get(pair, 0)
-        fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)
         peak = None
         max_load: float | None
         if not deadlock_free:
@@ -135,6 +134,7 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
         if peak is not None:
             added, unrepairable, max_load = len(broken), 0, peak
         else:
+            fabric = Degraded({**cables, pair: 0}, frozenset(), hosts)    # a copy per failure: only here
             result = repair(trees, fabric, keep_deadlock_free=deadlock_free, base=base, broken=broken,
                             check_deadlock=False)
             added, unrepairable = result.links_added, len(result.unrepairable)

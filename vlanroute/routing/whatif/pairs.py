@@ -16,7 +16,9 @@ link in constant time instead of the time of its two paths:
   on the way from the new link's ends to the cut's ends (`Exchanges.delta`), and each of
   those changes depends only on the node it passes, so the largest load per cable on the
   way from a node to the cut's end is kept per node (memo), as is which of the fabric's
-  most loaded arcs lie on that way (a bit mask);
+  most loaded arcs lie on that way (a bit mask); a way is walked by each tree's table of
+  steps (parent, arc indices, sums: `RootedTree.steps`), and down towards the cut's upper
+  end only as far as r's ancestors have been met (`_Side.toward`);
 - the largest load off the changed arcs is then the first of the fabric's arcs, in
   decreasing load (sorted when a tree must be priced), that the candidate does not change;
 - the dead pair's two arcs are never priced (as in `repair`): every broken tree leaves
@@ -30,7 +32,7 @@ cut leaves without a live link across it, a tree that misses a host switch) goes
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -70,6 +72,18 @@ class RootedTree:
         self.parent, self.pre, self.tin, self.size = parent, pre, tin, size
         self.s, self.h = s, h
         self.S, self.H = s[root], h[root]
+        self._step: dict[str, tuple[str, int, int, int, int]] = {}
+        self._step_arcs: Mapping[tuple[str, str], int] | None = None
+
+    def steps(self, arcs: Mapping[tuple[str, str], int]) -> dict[str, tuple[str, int, int, int, int]]:
+        """Each switch but the root: (its parent, the index of its arc up, of its arc down,
+        the senders and hosts below it), for these arc indices (kept: one lookup per step
+        of the walks up the tree)."""
+        if self._step_arcs is not arcs:
+            self._step = {v: (p, arcs[(v, p)], arcs[(p, v)], self.s[v], self.h[v])
+                          for v, p in self.parent.items() if p is not None}
+            self._step_arcs = arcs
+        return self._step
 
     def below(self, c: str, q: str) -> bool:
         """q lies in c's subtree."""
@@ -85,15 +99,10 @@ class _Side:
         self.rt, self.r, self.c = rt, r, c      # c: the cut's lower end (its subtree is one part)
         self.sr, self.hr = own
         self.so, self.ho = other
-        self.toward: dict[str, str] = {}         # r is the upper end: r's ancestors -> their child towards r
-        if r != c:
-            q = r
-            while True:
-                p = rt.parent[q]
-                if p is None:
-                    break
-                self.toward[p] = q
-                q = p
+        # r is the upper end: r's ancestors -> their child towards r, filled from r up as
+        # far as a way has met r's ancestors (`top`: the highest so far)
+        self.toward: dict[str, str] = {}
+        self.top = r
         self.memo: dict[str, tuple[float, int]] = {r: (0.0, 0)}
         # a switch -> its next on the way to r, and the changes on the step's two arcs
         self.steps: dict[str, tuple[str, tuple[tuple[int, int], tuple[int, int]]]] = {}
@@ -104,28 +113,40 @@ class _Side:
         if got is not None:
             return got
         # The loop most of a dead pair's time is spent in (unrolled: the step's two arcs).
-        toward, parent, steps = self.toward, self.rt.parent, self.steps
         rt = self.rt
-        S, H, s, h = rt.S, rt.H, rt.s, rt.h
+        step = rt.steps(book.arc)
+        S, H = rt.S, rt.H
         path = []
-        while q not in memo:
-            t = toward.get(q)
-            if t is not None:
-                path.append((q, t, S - s[t], H - h[t]))
-                q = t
-            else:
-                p = parent[q]
-                assert p is not None
-                path.append((q, p, s[q], h[q]))
+        if self.r != self.c:
+            tin, size = rt.tin, rt.size
+            tr = tin[self.r]
+            while q not in memo:
+                tq = tin[q]
+                if tq <= tr < tq + size[q]:          # an ancestor of r: down towards r
+                    t = self.toward.get(q)
+                    if t is None:
+                        t = self._towards(q)
+                    _, iu, idn, st, ht = step[t]
+                    path.append((q, t, idn, S - st, H - ht, iu))
+                    q = t
+                else:
+                    p, iu, idn, sq, hq = step[q]
+                    path.append((q, p, iu, sq, hq, idn))
+                    q = p
+        else:
+            while q not in memo:
+                p, iu, idn, sq, hq = step[q]
+                path.append((q, p, iu, sq, hq, idn))
                 q = p
         peak, mask = memo[q]
         sr, hr, so, ho = self.sr, self.hr, self.so, self.ho
-        arcs, total, ncab, topbit = book.arc, book.total, book.ncab, book.topbit
+        total, ncab, topbit = book.total, book.ncab, book.topbit
         inf = float("inf")
-        for v, p, sq, hq in reversed(path):
-            # Exchanges.delta's changes on the two arcs of q's step: parent->q, q->parent.
-            i, d = arcs[(p, v)], (sr - sq) * ho - so * hq
-            j, e = arcs[(v, p)], so * (hr - hq) - sq * ho
+        steps = self.steps
+        for v, p, j, sq, hq, i in reversed(path):
+            # Exchanges.delta's changes on the two arcs of q's step: i = p->q, j = q->p.
+            d = (sr - sq) * ho - so * hq
+            e = so * (hr - hq) - sq * ho
             if d:
                 x = total[i] + d
                 n = ncab[i]
@@ -143,6 +164,18 @@ class _Side:
             memo[v] = (peak, mask)
             steps[v] = (p, ((i, d), (j, e)))
         return peak, mask
+
+    def _towards(self, q: str) -> str:
+        """q's child towards r (q an ancestor of r), filling `toward` from `top` up to q."""
+        parent, toward = self.rt.parent, self.toward
+        v = self.top
+        while v != q:
+            p = parent[v]
+            assert p is not None
+            toward[p] = v
+            v = p
+        self.top = q
+        return toward[q]
 
     def deltas(self, q: str, book: Book) -> list[tuple[int, int]]:
         """The load changes on q's way to r (after way(q))."""
@@ -207,6 +240,36 @@ class Book:
         elif not top:
             self._fresh = False
 
+    def add_all(self, changes: Iterable[tuple[int, float]]) -> None:
+        """add(i, d) for each change in turn but those with d = 0, inline (an exchange
+        makes a few dozen)."""
+        total, ncab, in_top = self.total, self.ncab, self._in_top
+        inf = float("inf")
+        for i, d in changes:
+            if not d:
+                continue
+            x = total[i] + d
+            total[i] = x
+            self._order = None
+            if not self._fresh:
+                continue
+            top = self._top
+            n = ncab[i]
+            key = -(x / n if n else (inf if x > 1e-9 else 0.0))      # per_cable, inline
+            old = in_top.pop(i, None)
+            if old is not None:
+                del top[bisect_left(top, (old, i))]
+                self._marked = False
+            if top and key <= top[-1][0]:
+                insort(top, (key, i))
+                in_top[i] = key
+                self._marked = False
+                if len(top) > TOP:
+                    _, j = top.pop()
+                    del in_top[j]
+            elif not top:
+                self._fresh = False
+
     def mark_top(self) -> None:
         """The most loaded arcs (up to TOP), in decreasing load per cable, each with its bit."""
         if not self._fresh or len(self._top) < MIN_TOP:
@@ -265,6 +328,8 @@ class Crossing:
         self.wanted = wanted
         self._ends: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._covers: dict[int, bool] = {}
+        self._arcs: Mapping[tuple[str, str], int] | None = None
+        self._with_arcs: list[tuple[Link, int, int]] = []
 
     def covers(self, vid: int, rt: RootedTree) -> bool:
         """Tree vid holds every switch of `wanted` (the live switches with hosts)."""
@@ -273,9 +338,14 @@ class Crossing:
             got = self._covers[vid] = self.wanted <= rt.tin.keys()
         return got
 
-    def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link) -> list[Link]:
+    def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link,
+               arcs: Mapping[tuple[str, str], int]) -> list[tuple[Link, int, int]]:
         """The links, in order, with one end in the preorder interval [lo, hi) of tree vid
-        and the other on the tree outside it, but `skip`."""
+        and the other on the tree outside it, but `skip`; each with the indices of its arcs
+        a->b and b->a in `arcs`."""
+        if self._arcs is not arcs:
+            self._with_arcs = [((a, b), arcs[(a, b)], arcs[(b, a)]) for a, b in self.links]
+            self._arcs = arcs
         got = self._ends.get(vid)
         if got is None:
             ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
@@ -286,7 +356,7 @@ class Crossing:
         k = self.index.get(skip)
         if k is not None:
             cross[k] = False
-        links = self.links
+        links = self._with_arcs
         return [links[i] for i in np.flatnonzero(cross).tolist()]
 
 
@@ -312,7 +382,7 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
         upper = (rt.S - sc, rt.H - hc)
         # Candidates: live links from one part to the other, as Exchanges.candidates.
         t0 = rt.tin[c]
-        found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair)
+        found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair, book.arc)
         if not found:
             return None
         plans.append((rt, c, p, lower, upper, found))
@@ -327,15 +397,13 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
         a, b = best[2]
         if rt.below(c, a) != (x == c):
             a, b = b, a
-        for arc, d in cut + [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)] \
-                + sx.deltas(a, book) + sy.deltas(b, book):
-            if d:
-                book.add(arc, d)
+        book.add_all(cut + [(book.arc[(a, b)], s1 * h2), (book.arc[(b, a)], s2 * h1)]
+                     + sx.deltas(a, book) + sy.deltas(b, book))
     return book.max_load()
 
 
 def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: list[tuple[int, int]],
-              dead: list[int], options: list[Link]) -> tuple[float, float, Link]:
+              dead: list[int], options: list[tuple[Link, int, int]]) -> tuple[float, float, Link]:
     """repair's choice among the candidate links: the lowest (max load per cable over the
     fabric, max over the arcs the exchange changes, link), the dead pair's arcs left out."""
     book.mark_top()
@@ -348,7 +416,7 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
     # rt.below and Book.peak_except inline: this loop runs per candidate.
-    arcs, topbit, topval = book.arc, book.topbit, book.topval
+    topbit, topval = book.topbit, book.topval
     tin = rt.tin
     lo = tin[c]
     hi = lo + rt.size[c]
@@ -356,12 +424,11 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     up, down = s1 * h2, s2 * h1
     total, ncab, inf = book.total, book.ncab, float("inf")
     memo_x, memo_y = sx.memo, sy.memo
-    for link_ in options:
+    for link_, i, j in options:
         a, b = link_
         if (lo <= tin[a] < hi) != x_lower:
-            a, b = b, a                          # a in x's part, b in y's part
+            a, b, i, j = b, a, j, i              # a in x's part, b in y's part; i: a->b, j: b->a
         local, mask = cut_peak, cut_mask
-        i, j = arcs[(a, b)], arcs[(b, a)]
         if up:                                   # book.after, inline
             v = total[i] + up
             n = ncab[i]

@@ -28,6 +28,8 @@ final. Otherwise the exchanges are made here (`_Cuts.improve`) with improve_tree
 each priced from the intact rooted tree: a switch's way to the cut in the joined tree and
 its sums come from the intact tree's intervals, the joins and the parts' sums, kept (memo)
 with the largest load after the exchange on it, so an exchange costs the ways it changes.
+The fabric's max load and the arcs at it, which decide where an exchange could help, are
+kept per arc through the exchanges: only the arcs an exchange changed are computed again.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ class SwitchIndex:
         self.ncab_array = np.array(ncab, dtype=float)
         everyone = set(switches)
         self.chains = True                # _one_kid: off only to test it against the general walk
+        # switch_failure keeps each arc's load per cable through the exchanges (only the
+        # arcs an exchange changes recomputed): off only to test it against a recount from
+        # the book after each; trace: every (max load, arcs at it) it finds, when a list
+        self.kept = True
+        self.trace: list[tuple[float, list[Arc]]] | None = None
         # Every link end (z, u) of adj, by switch number, for _across (parts this large or more)
         self.many = 64
         self.names = sorted(adj)
@@ -69,6 +76,7 @@ class SwitchIndex:
         self.end_u = np.array([number[u] for _, u in ends], dtype=np.int64)
         self.ends = ([z for z, _ in ends], [u for _, u in ends], [self.rank[(u, z)] for z, u in ends])
         self._positions: dict[int, np.ndarray] = {}
+        self.empty = {s for s, n in hosts.items() if n == 0}
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
         self.up = [0] * len(arcs)
         self.children: dict[int, dict[str, list[str]]] = {}
@@ -86,8 +94,8 @@ class SwitchIndex:
 
     def switch_failure(self, w: str, cables: Mapping[Link, int]) -> tuple[float, int] | None:
         """(max load per cable, links added) after `repair` with w dead, or None."""
-        if not self.usable or any(n == 0 for s, n in self.hosts.items() if s != w):
-            return None
+        if not self.usable or len(self.empty) > (w in self.empty):
+            return None                    # a live switch without hosts
         hw = self.hosts[w]
         total = [b - hw * u for b, u in zip(self.base_total, self.up)]
         added = 0
@@ -104,23 +112,40 @@ class SwitchIndex:
         senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
                    for vid, got in self.senders.items()}
         book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()}, cables=self.arc_cables)
-        peak, hot = self._hot(book)
+        # Every arc's load per cable, kept up to date through the exchanges (only the arcs
+        # an exchange changes are computed again), for the max and the arcs at it.
+        values = self._per_cable(np.array(total, dtype=float), self.ncab_array)
+        peak, hot = self._hot(values)
+        arcs = self.arcs
         for t in self.trees:
             c = cuts[t.vid]
             if not c.joins or all(c.fixed(n, hot, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
-            if c.improve(book):
-                peak, hot = self._hot(book)
+            changed = c.improve(book)
+            if changed:
+                if self.kept:
+                    at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
+                    values[at] = self._per_cable(np.array([book.total[a] for a in changed], dtype=float),
+                                                 self.ncab_array[at])
+                else:
+                    values = self._per_cable(np.fromiter(book.total.values(), dtype=float, count=len(arcs)),
+                                             self.ncab_array)
+                peak, hot = self._hot(values)
         return book.max_load(), added
 
-    def _hot(self, book: LoadBook) -> tuple[float, list[Arc]]:
-        """The fabric's max load per cable and the arcs at it (none when it is 0)."""
-        raw = np.fromiter(book.total.values(), dtype=float, count=len(self.arc_list))
+    @staticmethod
+    def _per_cable(raw: np.ndarray, ncab: np.ndarray) -> np.ndarray:
+        """LoadBook.per_cable over arrays."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            values = np.where(self.ncab_array > 0, raw / np.maximum(self.ncab_array, 1),
-                              np.where(raw > 1e-9, np.inf, 0.0))
+            return np.where(ncab > 0, raw / np.maximum(ncab, 1), np.where(raw > 1e-9, np.inf, 0.0))
+
+    def _hot(self, values: np.ndarray) -> tuple[float, list[Arc]]:
+        """The fabric's max load per cable and the arcs at it (none when it is 0)."""
         peak = float(values.max()) if len(values) else 0.0
-        return peak, ([self.arc_list[i] for i in np.flatnonzero(values == peak)] if peak > 0 else [])
+        hot = [self.arc_list[i] for i in np.flatnonzero(values == peak)] if peak > 0 else []
+        if self.trace is not None:
+            self.trace.append((peak, hot))
+        return peak, hot
 
     def _tree(self, t: Tree, w: str, hw: int, total: list[float]) -> _Cuts | None:
         """Join the parts of t without w as repair_tree does and add the loads' corrections
@@ -246,7 +271,7 @@ class SwitchIndex:
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across)
+        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across, self.arc_cables)
 
     def _across(self, vid: int, rt: RootedTree, w: str, spans: list[tuple[int, int]], first: int,
                 top: int) -> list[tuple[str, int, str, int, int]]:
@@ -316,36 +341,40 @@ class SwitchIndex:
         total[arcs[(outer, inner)]] += ss * hc
         total[arcs[(inner, outer)]] += sc * hs
 
-        def fix(nodes: list[str], a: int, b: int) -> None:
-            cu, cd = a * (H2 - b), b * (S2 - a)
-            for v in nodes:
-                p = parent[v]
-                assert p is not None
-                sv, hv = s[v], h[v]
-                total[arcs[(v, p)]] += cu - b * sv - a * hv
-                total[arcs[(p, v)]] += cd - a * hv - b * sv
-
-        def way(q: str, stop: Callable[[str], bool]) -> tuple[list[str], str]:
-            """q and its ancestors before the first that is a stop; that one."""
-            out = []
-            while not stop(q):
-                out.append(q)
-                p = parent[q]
-                assert p is not None          # every stop holds at the root
-                q = p
-            return out, q
-
+        # The chains walked up by each node's step (parent, arcs up and down, sums): one
+        # lookup per node. "q is an ancestor of w" from the preorder intervals.
+        step = rt.steps(arcs)
+        tsize = rt.size
+        q = outer                          # outer up to m, the first ancestor of w: + c's subtree
+        cu, cd = sc * (H2 - hc), hc * (S2 - sc)
+        while not (tin[q] <= wlo < tin[q] + tsize[q]):
+            q, iu, idn, sv, hv = step[q]
+            total[iu] += cu - hc * sv - sc * hv
+            total[idn] += cd - sc * hv - hc * sv
+        m = q
+        a, b = -s[w], -h[w]                # w's ancestors below m: - w's subtree
+        cu, cd = a * (H2 - b), b * (S2 - a)
         pw = parent[w]
         assert pw is not None
-        up, _ = way(pw, lambda q: parent[q] is None)          # w's ancestors but the root
-        anc = {v: k for k, v in enumerate(up)}
-        mid, m = way(outer, lambda q: q in anc or parent[q] is None)
-        k = anc.get(m, len(up))
-        fix(mid, sc, hc)
-        fix(up[:k], -s[w], -h[w])
-        fix(up[k:], -sw, -hw)
-        low, _ = way(inner, lambda q: parent[q] == w)
-        fix(low, ss, hs)
+        q = pw
+        while q != m:
+            q, iu, idn, sv, hv = step[q]
+            total[iu] += cu - b * sv - a * hv
+            total[idn] += cd - a * hv - b * sv
+        a, b = -sw, -hw                    # m and above but the root: - w alone
+        cu, cd = a * (H2 - b), b * (S2 - a)
+        got = step.get(q)
+        while got is not None:
+            q, iu, idn, sv, hv = got
+            total[iu] += cu - b * sv - a * hv
+            total[idn] += cd - a * hv - b * sv
+            got = step.get(q)
+        q = inner                          # inner up to c (not c): + the rest
+        cu, cd = ss * (H2 - hs), hs * (S2 - ss)
+        while q != c:
+            q, iu, idn, sv, hv = step[q]
+            total[iu] += cu - hs * sv - ss * hv
+            total[idn] += cd - ss * hv - hs * sv
         for v in (w, c):                   # the dead arcs
             p = parent[v]
             assert p is not None
@@ -356,7 +385,8 @@ class SwitchIndex:
                 return pre[lo:hi]
             return pre[:wlo] + pre[whi:]
 
-        return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, across)
+        return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, across,
+                     self.arc_cables)
 
     def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
                  new_up: int, new_down: int) -> None:
@@ -397,14 +427,16 @@ class _Cuts:
                  joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]],
                  hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
                  totals: tuple[int, int], first: int, size: Mapping[int, int],
-                 across: list[tuple[str, int, str, int, int]]) -> None:
+                 across: list[tuple[str, int, str, int, int]], cables: Mapping[Arc, int] | None = None) -> None:
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
         self._parts: _Parts | None = None            # made when first asked (most trees never ask)
         self.hang, self.below, self.totals = hang, below, totals
+        self._hung: list[tuple[int, int, int]] | None = None     # hang by preorder position, summed
         self.first, self.size = first, size
         # every live link from a part but the first to another (the first is in no far branch,
         # so every candidate of every exchange is here): (u, rank, z, part of u, part of z)
         self.across = across
+        self.cables = cables           # the cables of every arc (the book's), or None: ask the book
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._toward: dict[str, dict[str, str]] = {}
@@ -431,15 +463,25 @@ class _Cuts:
         """Senders and hosts on v's side of the tree link from v up to its parent, in the
         joined tree (as _tree computes them)."""
         rt, w = self.rt, self.w
-        lo, hi = rt.tin[v], rt.tin[v] + rt.size[v]
+        hung = self._hung
+        if hung is None:
+            tin = rt.tin
+            hung = self._hung = [(tin[g], sum(e[0] for e in extra), sum(e[1] for e in extra))
+                                 for g, extra in self.hang.items()]
+        lo = rt.tin[v]
+        hi = lo + rt.size[v]
         wlo = rt.tin[w]
-        whi = wlo + rt.size[w]
-        above_w = lo <= wlo < hi
-        ss, hh = (rt.s[v] - rt.s[w], rt.h[v] - rt.h[w]) if above_w else (rt.s[v], rt.h[v])
-        for g, extra in self.hang.items():
-            tg = rt.tin[g]
-            if lo <= tg < hi and not (above_w and wlo <= tg < whi):
-                for es, eh in extra:
+        if lo <= wlo < hi:                       # v above w: w's subtree is gone from below v
+            whi = wlo + rt.size[w]
+            ss, hh = rt.s[v] - rt.s[w], rt.h[v] - rt.h[w]
+            for tg, es, eh in hung:
+                if lo <= tg < hi and not wlo <= tg < whi:
+                    ss += es
+                    hh += eh
+        else:
+            ss, hh = rt.s[v], rt.h[v]
+            for tg, es, eh in hung:
+                if lo <= tg < hi:
                     ss += es
                     hh += eh
         return ss, hh
@@ -526,18 +568,18 @@ class _Cuts:
     # tree again per joining link (Exchanges): a switch's way to a cut end and its sums so
     # rooted come from the intact rooted tree, the joins and the parts' branch sums.
 
-    def improve(self, book: LoadBook) -> bool:
+    def improve(self, book: LoadBook) -> list[Arc]:
         """Exchange each joining link, in turn by link, as improve_tree does; the book takes
-        the load changes. True when some link was exchanged."""
-        moved = False
+        the load changes. The arcs whose loads changed (empty: no link was exchanged)."""
+        changed: list[Arc] = []
         for cut in sorted(self.links):
             got = self._exchange(cut, book)
             if got is not None:
                 new, delta = got
                 book.add(self.t.vid, delta)
                 self._rejoin(cut, new)
-                moved = True
-        return moved
+                changed += delta
+        return changed
 
     def _exchange(self, cut: Link, book: LoadBook) -> tuple[Link, dict[Arc, float]] | None:
         """improve_tree's choice for the joining link `cut` (None: it keeps the link)."""
@@ -632,11 +674,12 @@ class _Cuts:
         x_side = self._side(v, x)
         return lambda q: self._side(v, q) != x_side
 
-    def _step(self, q: str, r: str) -> tuple[str, int, int]:
+    def _step(self, q: str, r: str, R: int | None = None) -> tuple[str, int, int]:
         """q's neighbour on its way to r in the joined tree, and the senders and hosts on
-        q's side of the link between them."""
+        q's side of the link between them. R: r's part, when known."""
         P = self.part(q)
-        R = self.part(r)
+        if R is None:
+            R = self.part(r)
         if P == R:
             g = r
         else:
@@ -723,6 +766,7 @@ class _Cuts:
             hang.setdefault(u, []).append((bs, bh))
             hang.setdefault(z, []).append((S2 - bs, H2 - bh))
         self.joins, self.below, self.hang = joins, below, hang
+        self._hung = None
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._exits = {}
@@ -750,26 +794,49 @@ class _Ways:
 
     def way(self, q: str, r: str) -> tuple[float, int]:
         """q's way to r (x or y, the end of the cut on q's side)."""
-        got = self.memo.get(q)
+        memo = self.memo
+        got = memo.get(q)
         if got is not None:
             return got
+        cuts = self.cuts
+        step, R = cuts._step, cuts.part(r)
         path = []
-        while q not in self.memo:
-            step = self.cuts._step(q, r)
-            path.append((q, step))
-            q = step[0]
-        peak, mask = self.memo[q]
+        while q not in memo:
+            got_step = step(q, r, R)
+            path.append((q, got_step))
+            q = got_step[0]
+        peak, mask = memo[q]
         s1, h1, s2, h2 = self.sums if r == self.x else (self.sums[2], self.sums[3], self.sums[0], self.sums[1])
-        book, bits, total = self.book, self.bits, self.book.total
+        book, bits, total, steps = self.book, self.bits, self.book.total, self.steps
+        cables = cuts.cables
+        inf = float("inf")
         for v, (p, sq, hq) in reversed(path):
             # Exchanges.delta's changes on the step's two arcs
             down, up = (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq, (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2)
-            self.steps[v] = (p, down, up)
-            for arc, d in (((p, v), down), ((v, p), up)):
-                if d:
-                    peak = max(peak, book.per_cable(arc, total.get(arc, 0.0) + d))
+            steps[v] = (p, down, up)
+            if cables is None:
+                for arc, d in (((p, v), down), ((v, p), up)):
+                    if d:
+                        peak = max(peak, book.per_cable(arc, total.get(arc, 0.0) + d))
+                        mask |= bits.get(arc, 0)
+            else:                                # book.per_cable, inline
+                if down:
+                    arc = (p, v)
+                    x = total[arc] + down
+                    n = cables[arc]
+                    val = x / n if n else (inf if x > 1e-9 else 0.0)
+                    if val > peak:
+                        peak = val
                     mask |= bits.get(arc, 0)
-            self.memo[v] = (peak, mask)
+                if up:
+                    arc = (v, p)
+                    x = total[arc] + up
+                    n = cables[arc]
+                    val = x / n if n else (inf if x > 1e-9 else 0.0)
+                    if val > peak:
+                        peak = val
+                    mask |= bits.get(arc, 0)
+            memo[v] = (peak, mask)
         return peak, mask
 
     def changes(self, a: str, b: str) -> dict[Arc, float]:
