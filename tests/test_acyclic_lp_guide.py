@@ -142,3 +142,48 @@ def test_the_default_is_deadlock_free_within_issue_40s_1_2x(fabric) -> None:
         trees = [t for t, _ in routes.splits[src]] if src in routes.splits else [routes.parents[src]]
         assert all(hosted_pairs_reached(topo, hosts, t, src) for t in trees)
     assert fabrics.max_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt
+
+
+def _walk_starts(topo: Topology, hosts: dict[str, int], params: object,
+                 above_after_first: float | None) -> list[dict[tuple[str, str], int]]:
+    """The starts (channel orders) the engine's order walks took; `above_after_first`: the
+    LP_WALK_ABOVE seen after the first walk (None: 0, so the plan is always above it)."""
+    starts: list[dict[tuple[str, str], int]] = []
+    real = engine_module.refined_split
+
+    def spy(topo_: Topology, hosts_: dict[str, int], rank: dict[tuple[str, str], int], *a: object, **k: object):
+        starts.append(dict(rank))
+        got = real(topo_, hosts_, rank, *a, **k)    # type: ignore[arg-type]
+        if above_after_first is not None:
+            engine_module.LP_WALK_ABOVE = above_after_first     # type: ignore[misc]
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(refine, "FROM", 0)
+        mp.setattr(refine, "ABOVE", 0.0)
+        mp.setattr(engine_module, "LP_WALK_ABOVE", 0.0)
+        mp.setattr(engine_module, "REACH", float("inf"))        # never hopeless, however far above
+        mp.setattr(engine_module, "refined_split", spy)
+        ENGINES["acyclic"].route(topo, hosts, params)     # type: ignore[arg-type]
+    return starts
+
+
+def test_the_default_walks_from_the_optimum_first_where_the_plan_is_far_above_the_allowance() -> None:
+    # QUICK (the default's search): where the plan before the walks is beyond what the
+    # default can take even after the second walk's largest gain (worth_below times
+    # LP_WALK_REACH), the optimum's start is walked first and the plan's own order after it
+    # only while the plan stays above LP_WALK_ABOVE. Otherwise, and in the full search, the
+    # plan's order first. (A small fabric, its refinement forced on; 4 moves a walk.)
+    topo, hosts = fabrics.random_regular(12, 3, seed=2)
+    far = replace(ENGINES["acyclic"].params(topo, Options(quick=True, worth_below=1e-9)), refine_steps=4)
+    near = replace(far, worth_below=None)
+    assert far.optimum_first
+    optimum_start = lp_guided_rank(topo, hosts)
+    both = _walk_starts(topo, hosts, far, None)
+    assert len(both) == 2 and both[0] == optimum_start and both[1] != optimum_start
+    assert _walk_starts(topo, hosts, far, 1e9) == [optimum_start]         # below 1.2x after it: done
+    plan_first = _walk_starts(topo, hosts, near, None)
+    assert len(plan_first) == 2 and plan_first[0] == both[1] and plan_first[1] == optimum_start
+    full = _walk_starts(topo, hosts, replace(ENGINES["acyclic"].params(topo, Options()), refine_steps=4,
+                                             worth_below=1e-9), None)
+    assert full[0] == both[1]

@@ -60,7 +60,9 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   admitted heaviest first after the escape tree's. The dragonfly of 6 groups of 4 from
   1.250x to 1.172x at the default's effort (with routing below the switch) and to 1.125x
   in the full search (its longer walk); random 3-regular 24 seed 9 in the full search from
-  1.458x to 1.375x (bench/split_gap.py, docs/routing-bounds.md).
+  1.458x to 1.375x (bench/split_gap.py, docs/routing-bounds.md). The default walks it
+  first where the plan is beyond the default's reach after the first walk's (the dragonfly
+  6x4: the same plan in 4 s of CPU instead of 8).
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -76,6 +78,7 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
@@ -161,6 +164,9 @@ class Effort:
     # a second order walk, from the optimum's turns (acyclic/lp_guide.py), for plans still
     # above LP_WALK_ABOVE times the optimum after the first
     lp_walk: bool = True
+    # the optimum's start walked first, the plan's own order's only if the plan is still
+    # above LP_WALK_ABOVE after it (False: the plan's order first, the optimum's second)
+    optimum_first: bool = False
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -199,7 +205,7 @@ FULL = Effort()
 # a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
-               spread=True, scan_up_to=SCAN, guided_roots=None)
+               spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -628,36 +634,60 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     split: tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc, int]] | None = None
     hopeless = effort.worth_below is not None and done[0] > effort.worth_below * REACH
     if n <= IRREGULAR and not hopeless and worth_refining(topo, host_count, done[0]):
-        # The best plan's order itself improved with the order LP's prices (acyclic/refine.py).
-        # From the order of the plan's own routes, not the search's (which holds every turn the
-        # search ever took): on random 3-regular graphs of 48 switches 1.41x against none
-        # better than 1.78x, 1.57x against 1.66x, 1.54x against 1.65x. With routing below the
+        # The channel order itself improved with the order LP's prices (acyclic/refine.py),
+        # walked from two starts. From the order of the best plan's own routes, not the
+        # search's (which holds every turn the search ever took): on random 3-regular graphs
+        # of 48 switches 1.41x against none better than 1.78x, 1.57x against 1.66x, 1.54x
+        # against 1.65x. And where the LP is small (LP_WALK_VARIABLES), from the exact
+        # optimum's heaviest turns (acyclic/lp_guide.py): the walk is a local search, and on
+        # the dragonfly of 6 groups of 4 this start ends where routing below the switch
+        # reaches 1.172x the optimum (1.250x from the plan's order). With routing below the
         # switch, every order's LP is also rounded onto several trees per switch.
-        refined, split = refined_split(topo, host_count, plan_order(done[2], sorted(topo.arc_cables())),
-                                       effort.refine_steps, effort.refine_iterations,
-                                       effort.max_vlans if effort.spread else None, effort.refine_polish,
-                                       group_depth=SPREAD_DEPTH)
-        if refined is not None and round(refined[0], 6) < done[0]:
-            done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
-        still = min(done[0], split[0] if split is not None else done[0])
-        if (effort.lp_walk and refine_variables(topo, host_count) <= LP_WALK_VARIABLES
-                and still > LP_WALK_ABOVE * optimum_bound(topo, host_count).value
-                and not (effort.worth_below is not None and still > effort.worth_below * LP_WALK_REACH)):
-            # A second order walk, from the optimum's heaviest turns (acyclic/lp_guide.py),
-            # where the first left the plan above the issue's 1.2x: the walk is a local
-            # search, and on the dragonfly of 6 groups of 4 this start ends where routing
-            # below the switch reaches 1.172x the optimum (1.250x from the plan's order).
+        optimum = optimum_bound(topo, host_count).value
+
+        searched = done[2]
+
+        def plan_start() -> dict[Arc, int]:
+            return plan_order(searched, sorted(topo.arc_cables()))
+
+        def optimum_start() -> dict[Arc, int]:
             r = _Router(topo, host_count, first, SHARPNESS[0])
             for a, b in lp_guided_turns(topo, host_count):
                 r.deps.try_add(r.arc_id[a], r.arc_id[b])
-            other, other_split = refined_split(topo, host_count, r.rank(), effort.refine_steps,
-                                               effort.refine_iterations,
-                                               effort.max_vlans if effort.spread else None, effort.refine_polish,
-                                               group_depth=SPREAD_DEPTH)
-            if other is not None and round(other[0], 6) < done[0]:
-                done = (round(other[0], 6), 0, other[1], replace(done[3], escaped=0, refined=True), other[2])
-            if other_split is not None and (split is None or other_split[0] < split[0]):
-                split = other_split
+            return r.rank()
+
+        small_lp = effort.lp_walk and refine_variables(topo, host_count) <= LP_WALK_VARIABLES
+
+        def beyond_reach(load: float) -> bool:
+            """Whether the default cannot take the plan even after the second walk's largest
+            gain measured (LP_WALK_REACH)."""
+            return effort.worth_below is not None and load > effort.worth_below * LP_WALK_REACH
+
+        # The second walk follows the first where the plan is still above the issue's 1.2x
+        # and not beyond reach. In the default's search (Effort.optimum_first), a plan beyond
+        # reach from the start has the optimum's start walked first instead (it does not
+        # start from this plan), and the plan's own order after it only while the plan stays
+        # above 1.2x: on the dragonfly 6x4 the first walk took 1.375x to 1.250x in 4 s of
+        # CPU, the second to the 1.172x kept, and that second walk alone gives the same plan.
+        ran: list[Callable[[], dict[Arc, int]]] = []
+        walk: Callable[[], dict[Arc, int]] | None = plan_start
+        if effort.optimum_first and small_lp and done[0] > LP_WALK_ABOVE * optimum and beyond_reach(done[0]):
+            walk = optimum_start
+        while walk is not None:
+            ran.append(walk)
+            refined, walked = refined_split(topo, host_count, walk(), effort.refine_steps, effort.refine_iterations,
+                                            effort.max_vlans if effort.spread else None, effort.refine_polish,
+                                            group_depth=SPREAD_DEPTH)
+            if refined is not None and round(refined[0], 6) < done[0]:
+                done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
+            if walked is not None and (split is None or walked[0] < split[0]):
+                split = walked
+            still = min(done[0], split[0] if split is not None else done[0])
+            if walk is plan_start:
+                walk = (optimum_start if optimum_start not in ran and small_lp and still > LP_WALK_ABOVE * optimum
+                        and not beyond_reach(still) else None)
+            else:
+                walk = plan_start if plan_start not in ran and still > LP_WALK_ABOVE * optimum else None
     if effort.spread and not (effort.worth_below is not None and done[0] > effort.worth_below * SPREAD_REACH):
         # The hosts of each switch on several trees in the plan's own channel order
         # (routing/spread.py): still deadlock-free, kept where it lowers the load in the budget.
