@@ -1,6 +1,6 @@
 """Benchmark and generator: a deadlock-free plan of a square torus from the order LP's walk.
 
-Run: python bench/torus_order_walk.py [K] [--cut-seed S] [--steps N] [--target X] [--save]
+Run: python bench/torus_order_walk.py [K | AxB] [--cut-seed S] [--steps N] [--target X] [--save]
 
 (defaults: K 8, S 3, N 150, X 1.25; about 5 to 10 minutes of CPU for the 8x8 torus.)
 Writes vlanroute/routing/acyclic/plans/torus-KxK.json with --save, the plan the acyclic
@@ -31,6 +31,7 @@ Deterministic: the engine, HiGHS's dual simplex, negotiation and branch moves re
 from __future__ import annotations
 
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -40,6 +41,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import fabrics as F  # noqa: E402
+import networkx as nx  # noqa: E402
+
+from vlanroute.model.topology import Topology  # noqa: E402
 
 from vlanroute.routing.acyclic import engine as A  # noqa: E402
 from vlanroute.routing.acyclic.negotiate import negotiate  # noqa: E402
@@ -75,6 +79,20 @@ def stored_json(data: dict[str, object]) -> str:
     return "{\n" + "\n".join(lines) + '\n  "trees": [\n' + trees + "\n  ]\n}\n"
 
 
+def held_out(topo: Topology, seed: int) -> tuple[Topology, dict[str, int]]:
+    """The torus with one cable gone (chosen by `seed`), as a custom fabric of the same
+    switch names, 4 hosts each: tests/fabrics.py `degraded_torus` for shapes other than squares."""
+    edges = sorted(tuple(sorted(e)) for e in topo.simple().edges())
+    rnd = random.Random(seed)
+    while True:
+        gone = rnd.randrange(len(edges))
+        kept = [e for i, e in enumerate(edges) if i != gone]
+        if nx.is_connected(nx.Graph(kept)):
+            break
+    held = Topology.from_links(list(topo.switches), kept)
+    return held, {s: 4 for s in held.switches}
+
+
 def main() -> int:
     args = sys.argv[1:]
     save = "--save" in args
@@ -82,15 +100,20 @@ def main() -> int:
     seed = int(option(args, "--cut-seed", "3"))
     steps = int(option(args, "--steps", "150"))
     target = float(option(args, "--target", "1.25"))
-    k = int(args[0]) if args else 8
-    topo, hosts = F.torus([k, k])
+    dims = [int(d) for d in (args[0] if args else "8").split("x")]
+    if len(dims) == 1:
+        dims = dims * 2                 # K: the KxK torus
+    shape = "x".join(map(str, dims))
+    topo, hosts = F.torus(dims)
     opt = optimum_bound(topo, hosts).value
     scale = distance_sum(topo, hosts) / (2 * topo.graph.number_of_edges())
     t0 = time.process_time()
-    held, held_hosts = F.degraded_torus(k, 1, seed)
+    # squares as the stored plans were made (their generated_by lines repeat); other shapes alike
+    held, held_hosts = (F.degraded_torus(dims[0], 1, seed) if len(dims) == 2 and dims[0] == dims[1]
+                        else held_out(topo, seed))
     assert held.switches == topo.switches
     start = A.acyclic_routes(held, held_hosts, "acyclic", None, A.guide_for(held, held_hosts))
-    print(f"{k}x{k} torus, cable held out (seed {seed}): acyclic {F.max_load(topo, hosts, start.parents) / opt:.4f}"
+    print(f"{shape} torus, cable held out (seed {seed}): acyclic {F.max_load(topo, hosts, start.parents) / opt:.4f}"
           f" of the whole torus's optimum, {time.process_time() - t0:.0f} s CPU", flush=True)
     lp = OrderLP(topo, hosts)
     rank = plan_order(start.parents, sorted(topo.arc_cables()))
@@ -135,12 +158,12 @@ def main() -> int:
         assert free
         rows = encode(topo, plan)
         assert decode(topo, rows) == plan
-        out = ROOT / "vlanroute" / "routing" / "acyclic" / "plans" / plan_name((k, k))
+        out = ROOT / "vlanroute" / "routing" / "acyclic" / "plans" / plan_name(tuple(dims))
         out.parent.mkdir(exist_ok=True)
         out.write_text(stored_json({
-            "generated_by": f"python bench/torus_order_walk.py {k} --cut-seed {seed} --steps {steps} "
+            "generated_by": f"python bench/torus_order_walk.py {shape} --cut-seed {seed} --steps {steps} "
                             f"--target {target} --save",
-            "dims": [k, k], "hosts_per_switch": 4, "load_over_optimum": real, "order_floor": floor / opt,
+            "dims": dims, "hosts_per_switch": 4, "load_over_optimum": real, "order_floor": floor / opt,
             "trees": rows}))
         print(f"saved {out.relative_to(ROOT)}")
     return 0
