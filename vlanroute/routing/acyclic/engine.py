@@ -61,6 +61,14 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   1.250x to 1.172x at the default's effort (with routing below the switch) and to 1.125x
   in the full search (its longer walk); random 3-regular 24 seed 9 in the full search from
   1.458x to 1.375x (bench/split_gap.py, docs/routing-bounds.md).
+- Trees as columns (acyclic/columns.py), last, on custom fabrics of up to IRREGULAR
+  switches still above COLUMN_ABOVE times the optimum: in the best plans' channel orders
+  (and the order walks' last ones; the full search also walks COLUMN_WALK moves further
+  from the best plan's order where the order LP is small), each switch's hosts are given
+  trees by column generation and an integer program, which loses far less to the order
+  LP than negotiation and branch moves do. Full search: the 6x6 torus with 3 cables gone
+  from 1.290x to 1.171x, random 3-regular 24 seed 8 from 1.296x to 1.194x; the default's
+  (up to 24 switches with hosts, no long walk): seed 8 from 1.269x to 1.231x.
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -134,7 +142,7 @@ POLISH = 3          # best plans whose branches are moved (acyclic/polish.py)
 # on the degraded 6x6 tori).
 COLUMN_NODES = 200
 COLUMN_ABOVE = 1.1
-COLUMN_SOURCES = 36
+COLUMN_SOURCES = IRREGULAR
 COLUMN_ORDERS = 6
 COLUMN_WALK = 600
 COLUMN_REACH = 1.1    # skipped where the default could not take the plan even after a gain this large (7 % measured)
@@ -259,7 +267,7 @@ class AcyclicEngine(Engine[Effort]):
         if options.quick:
             return replace(QUICK, max_vlans=options.max_vlans, worth_below=options.worth_below)
         # the budget binds the column step's routing below the switch (acyclic/columns.py)
-        return replace(FULL, max_vlans=options.max_vlans)
+        return FULL if options.max_vlans == FULL.max_vlans else replace(FULL, max_vlans=options.max_vlans)
 
     def route(self, topo: Topology, host_count: dict[str, int], params: Effort = FULL) -> Routes:
         if topo.kind in ("tree", "complete"):
