@@ -20,11 +20,15 @@ and C(a) the cables. The columns start from the trees at hand (the plan's own, a
 rounded from the order LP's flows, acyclic/refine.py) and grow by pricing: the LP's duals
 weigh the channels, and per source the lightest tree in the order under those weights
 (`priced_tree`: exact shortest increasing paths per destination, then a tree grown in
-channel order that takes each switch's cheapest entry where it can) joins if its reduced
-cost is negative. After PRICE_ROUNDS rounds (or none improves), the integer program on the
+channel order that takes each switch's cheapest entry where it can; `improved_tree`: single
+switches moved to cheaper parents, from that tree and from the source's trees in the LP's
+solution, since with one entry per switch a tree's price is no longer a sum of shortest
+paths) joins if its reduced cost is negative. After PRICE_ROUNDS rounds (or none improves), the integer program on the
 columns found (scipy's HiGHS branch and bound, a fixed node limit: the same plan on every
 run) gives each host its tree; branch moves per sender finish (acyclic/polish.py). Every
-column increases in the one order, so any mix of them is deadlock-free.
+column increases in the one order, so any mix of them is deadlock-free. `column_step` is
+the acyclic engine's use of it (acyclic/engine.py), measured in docs/routing-bounds.md
+("Trees as columns") with bench/columns.py.
 """
 
 from __future__ import annotations
