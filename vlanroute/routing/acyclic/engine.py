@@ -145,6 +145,9 @@ COLUMN_ABOVE = 1.1
 COLUMN_SOURCES = IRREGULAR
 COLUMN_ORDERS = 6
 COLUMN_WALK = 600
+# ...only where the order LP is this small (refine_variables): random 3-regular 24, about
+# 5,200 variables, 17 to 19 s for the walk; the dragonfly 6x4's 8,900 took 53 s and gained nothing
+COLUMN_WALK_VARIABLES = 6_000
 COLUMN_REACH = 1.1    # skipped where the default could not take the plan even after a gain this large (7 % measured)
 
 
@@ -711,7 +714,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         # (acyclic/columns.py): every tree still increases in its order, so deadlock-free.
         longer = (walked_orders(topo, host_count, split[3] if split is not None and split[0] < done[0] else done[4],
                                 effort.column_walk, effort.column_orders)
-                  if effort.column_walk and refine_variables(topo, host_count) <= LP_WALK_VARIABLES else [])
+                  if effort.column_walk and refine_variables(topo, host_count) <= COLUMN_WALK_VARIABLES else [])
         by_columns = column_step(topo, host_count, [(done[0], done[2], {}, done[4]), *([split] if split else [])],
                                  effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,
                                  orders=[*walked[-effort.column_orders:], *second[-effort.column_orders:], *longer]
