@@ -63,6 +63,14 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   1.458x to 1.375x (bench/split_gap.py, docs/routing-bounds.md). The default walks it
   first where the plan is beyond the default's reach after the first walk's (the dragonfly
   6x4: the same plan in 4 s of CPU instead of 8).
+- Trees as columns (acyclic/columns.py), last, on custom fabrics of up to IRREGULAR
+  switches still above COLUMN_ABOVE times the optimum: in the best plans' channel orders
+  (and the order walks' last ones; the full search also walks COLUMN_WALK moves further
+  from the best plan's order where the order LP is small), each switch's hosts are given
+  trees by column generation and an integer program, which loses far less to the order
+  LP than negotiation and branch moves do. Full search: the 6x6 torus with 3 cables gone
+  from 1.290x to 1.171x, random 3-regular 24 seed 8 from 1.296x to 1.194x; the default's
+  (up to 24 switches with hosts, no long walk): seed 8 from 1.269x to 1.231x.
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -82,6 +90,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing.acyclic.columns import KEEP as COLUMN_KEEP
+from vlanroute.routing.acyclic.columns import column_step, walked_orders
 from vlanroute.routing.acyclic.lp_guide import lp_guided_turns
 from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
@@ -128,6 +138,21 @@ GUIDE_PROBE = 4     # negotiation rounds that rank the guided orders' roots (8 a
 GUIDED = 2          # guided orders negotiated in full
 POLISH = 3          # best plans whose branches are moved (acyclic/polish.py)
 
+# Trees as columns (acyclic/columns.py) on the best plans' orders: degraded 6x6 tori from
+# 1.28-1.30x the optimum to 1.21-1.22x, random 3-regular 24 seed 8 from 1.269x to 1.222x
+# (docs/routing-bounds.md, 2026-11-29). The full search's integer program; the default's
+# is smaller and runs only up to 24 switches with hosts (QUICK: about 0.3 s there, 2 to 4 s
+# on the degraded 6x6 tori).
+COLUMN_NODES = 200
+COLUMN_ABOVE = 1.1
+COLUMN_SOURCES = IRREGULAR
+COLUMN_ORDERS = 6
+COLUMN_WALK = 600
+# ...only where the order LP is this small (refine_variables): random 3-regular 24, about
+# 5,200 variables, 17 to 19 s for the walk; the dragonfly 6x4's 8,900 took 53 s and gained nothing
+COLUMN_WALK_VARIABLES = 6_000
+COLUMN_REACH = 1.1    # skipped where the default could not take the plan even after a gain this large (7 % measured)
+
 
 @dataclass(frozen=True)
 class Effort:
@@ -167,6 +192,14 @@ class Effort:
     # the optimum's start walked first, the plan's own order's only if the plan is still
     # above LP_WALK_ABOVE after it (False: the plan's order first, the optimum's second)
     optimum_first: bool = False
+    # the hosts assigned to trees of the best plans' orders by column generation and an
+    # integer program of at most this many branch-and-bound nodes (acyclic/columns.py;
+    # 0: not), on custom fabrics of up to IRREGULAR switches above COLUMNS_ABOVE times the optimum
+    columns: int = COLUMN_NODES
+    column_keep: float = COLUMN_KEEP    # ...on the columns within this share of their source's price,
+    column_sources: int = COLUMN_SOURCES   # ...on fabrics of at most this many switches with hosts,
+    column_orders: int = COLUMN_ORDERS     # ...and on this many of the order walks' last orders,
+    column_walk: int = COLUMN_WALK         # ...and of a walk of this many moves from the best plan's order
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -205,7 +238,8 @@ FULL = Effort()
 # a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
-               spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True)
+               spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=50,
+               column_keep=0.01, column_sources=24, column_orders=0, column_walk=0)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -223,11 +257,13 @@ class AcyclicChoices:
     shuffle: int = 0            # planned under this shuffle of the switch names (acyclic/restarts.py); 0: none
     spread: bool = False        # the hosts of some switches on several trees in the order (routing/spread.py)
     stored: str = ""            # the stored plan of this torus shape it is (acyclic/stored.py); "": searched
+    columns: bool = False       # each host's tree chosen by column generation (acyclic/columns.py)
 
     def record(self) -> dict[str, object]:
         return {"root": self.root, "escaped": self.escaped, "negotiated": self.negotiated, "polished": self.polished,
                 "guided": self.guided, "refined": self.refined, "shuffle": self.shuffle,
-                **({"spread": "routed"} if self.spread else {}), **({"stored": self.stored} if self.stored else {})}
+                **({"spread": "routed"} if self.spread else {}), **({"stored": self.stored} if self.stored else {}),
+                **({"columns": True} if self.columns else {})}
 
 
 class AcyclicEngine(Engine[Effort]):
@@ -237,7 +273,10 @@ class AcyclicEngine(Engine[Effort]):
     deadlock_free = True
 
     def params(self, topo: Topology, options: Options) -> Effort:
-        return replace(QUICK, max_vlans=options.max_vlans, worth_below=options.worth_below) if options.quick else FULL
+        if options.quick:
+            return replace(QUICK, max_vlans=options.max_vlans, worth_below=options.worth_below)
+        # the budget binds the column step's routing below the switch (acyclic/columns.py)
+        return FULL if options.max_vlans == FULL.max_vlans else replace(FULL, max_vlans=options.max_vlans)
 
     def route(self, topo: Topology, host_count: dict[str, int], params: Effort = FULL) -> Routes:
         if topo.kind in ("tree", "complete"):
@@ -633,6 +672,8 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     # routing below the switch: (max load, parents, splits, order), the best found so far
     split: tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc, int]] | None = None
     hopeless = effort.worth_below is not None and done[0] > effort.worth_below * REACH
+    walked: list[dict[Arc, int]] = []       # the orders the two walks found, the best last
+    second: list[dict[Arc, int]] = []
     if n <= IRREGULAR and not hopeless and worth_refining(topo, host_count, done[0]):
         # The channel order itself improved with the order LP's prices (acyclic/refine.py),
         # walked from two starts. From the order of the best plan's own routes, not the
@@ -675,13 +716,15 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             walk = optimum_start
         while walk is not None:
             ran.append(walk)
-            refined, walked = refined_split(topo, host_count, walk(), effort.refine_steps, effort.refine_iterations,
-                                            effort.max_vlans if effort.spread else None, effort.refine_polish,
-                                            group_depth=SPREAD_DEPTH)
+            refined, walk_split = refined_split(topo, host_count, walk(), effort.refine_steps,
+                                                effort.refine_iterations,
+                                                effort.max_vlans if effort.spread else None, effort.refine_polish,
+                                                group_depth=SPREAD_DEPTH,
+                                                walked=walked if walk is plan_start else second)
             if refined is not None and round(refined[0], 6) < done[0]:
                 done = (round(refined[0], 6), 0, refined[1], replace(done[3], escaped=0, refined=True), refined[2])
-            if walked is not None and (split is None or walked[0] < split[0]):
-                split = walked
+            if walk_split is not None and (split is None or walk_split[0] < split[0]):
+                split = walk_split
             still = min(done[0], split[0] if split is not None else done[0])
             if walk is plan_start:
                 walk = (optimum_start if optimum_start not in ran and small_lp and still > LP_WALK_ABOVE * optimum
@@ -694,11 +737,28 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         got = spread(topo, host_count, done[2], effort.max_vlans, rank=done[4], depth=SPREAD_DEPTH)
         if got is not None and (split is None or got[0] < split[0]):
             split = (got[0], got[1], got[2], done[4])
+    columned = False
+    current = min(done[0], split[0] if split is not None else done[0])
+    if (effort.columns and irregular and sum(1 for s in topo.switches if host_count.get(s, 0)) <= effort.column_sources
+            and current > COLUMN_ABOVE * optimum_bound(topo, host_count).value
+            and not (effort.worth_below is not None and current > effort.worth_below * COLUMN_REACH)):
+        # Each host's tree chosen exactly, by column generation in the best plans' orders
+        # (acyclic/columns.py): every tree still increases in its order, so deadlock-free.
+        longer = (walked_orders(topo, host_count, split[3] if split is not None and split[0] < done[0] else done[4],
+                                effort.column_walk, effort.column_orders)
+                  if effort.column_walk and refine_variables(topo, host_count) <= COLUMN_WALK_VARIABLES else [])
+        by_columns = column_step(topo, host_count, [(done[0], done[2], {}, done[4]), *([split] if split else [])],
+                                 effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,
+                                 orders=[*walked[-effort.column_orders:], *second[-effort.column_orders:], *longer]
+                                 if effort.column_orders else [])
+        if by_columns is not None and round(by_columns[0], 6) < current:
+            split, columned = by_columns, True
     if split is not None and round(split[0], 6) < done[0]:
         unspread = (done[0], len(pack(done[2], {s for s, h in host_count.items() if h},
                                       {s: i for i, s in enumerate(topo.switches)})))
         refined_order = split[3] is not done[4]
-        return Routes(algorithm, split[1], replace(done[3], spread=True, refined=done[3].refined or refined_order,
+        return Routes(algorithm, split[1], replace(done[3], spread=bool(split[2]), columns=columned,
+                                                   refined=done[3].refined or refined_order,
                                                    escaped=0 if refined_order else done[3].escaped),
                       splits=split[2], unspread=unspread)
     return Routes(algorithm, done[2], done[3])

@@ -272,13 +272,15 @@ def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, in
                   steps: int = STEPS, iterations: int = ITERATIONS,
                   max_vlans: int | None = None,
                   polish_work: float = float("inf"),
-                  group_depth: int | None = None) -> tuple[Refined | None, Spread | None]:
+                  group_depth: int | None = None,
+                  walked: list[dict[Arc, int]] | None = None) -> tuple[Refined | None, Spread | None]:
     """`refined_plan`'s best plan, and with `max_vlans` (routing below the switch allowed) the
     best plan whose switches' hosts are rounded onto several trees from the same LPs
     (`rounded_group_trees`, then branch moves of the senders), within `max_vlans` VLANs;
     (max load, parents, splits, order), None if no order gives one that fits. `polish_work`:
     the branch moves looked at per order, at most (acyclic/polish.py); `group_depth`: the
-    senders' ejection chains (None: routing/spread.py's DEPTH)."""
+    senders' ejection chains (None: routing/spread.py's DEPTH); `walked`, if given, gets
+    every order the walk found (acyclic/columns.py assigns the hosts to trees in them)."""
     from vlanroute.routing.packing import pack
     from vlanroute.routing.spread import DEPTH, WORK, gathered, senders_of
 
@@ -290,6 +292,8 @@ def refined_split(topo: Topology, host_count: dict[str, int], rank: dict[Arc, in
     hosted = {s for s, n in host_count.items() if n}
     for key, sol in order_walk(lp, rank, steps, iterations=iterations):
         better = rank_of(lp, key)
+        if walked is not None:
+            walked.append(better)
         trees = rounded_trees(topo, lp, better, sol)
         if trees is None:
             continue

@@ -1,0 +1,156 @@
+"""Trees as columns (routing/acyclic/columns.py): the hosts of every switch are assigned to
+trees that span the fabric and increase in the given channel order (so the channel
+dependency graph, computed here from every tree a host sends on, is acyclic), the host
+counts add up, the reported load is the routes' real load (computed here independently,
+tests/fabrics.py) and no more than the start's; a priced tree is a tree in the order."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import fabrics
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_acyclic_negotiate import hosted, increasing, start_and_order
+from topologies import connected_graphs
+
+import vlanroute.routing.acyclic.engine as acyclic_engine
+from vlanroute.routing.acyclic.columns import column_plan, column_step, priced_tree
+from vlanroute.routing.choose import deadlock_free
+from vlanroute.routing.engine import Options, packing_of
+from vlanroute.routing.optimum import optimum_bound
+from vlanroute.routing.registry import ENGINES
+from vlanroute.routing.trees import max_load as routes_max_load
+
+
+def check_plan(topo, hosts, rank, start, load, parents, splits) -> None:  # type: ignore[no-untyped-def]
+    for src in topo.switches:
+        trees = [t for t, _ in splits[src]] if src in splits else [parents[src]]
+        if src in splits:
+            assert sum(n for _, n in splits[src]) == hosts[src]          # every host on one tree
+            assert len(splits[src]) >= 2 and parents[src] == splits[src][0][0]
+        for tree in trees:
+            assert set(tree) == set(topo.switches) - {src}                 # every pair routed
+            assert all(topo.graph.has_edge(v, p) for v, p in tree.items())
+            assert increasing(src, tree, rank)
+    # the dependency graph of every tree a host sends on, built here from the routes
+    cdg = nx.DiGraph()
+    for src in topo.switches:
+        for tree in ([t for t, _ in splits[src]] if src in splits else [parents[src]]):
+            for v, p in tree.items():
+                if p != src:
+                    cdg.add_edge((tree[p], p), (p, v))
+    assert nx.is_directed_acyclic_graph(cdg)
+    assert deadlock_free(parents, hosts, splits)
+    assert load == pytest.approx(independent_load(topo, hosts, parents, splits))
+    assert load <= fabrics.max_load(topo, hosts, start) * (1 + 1e-9)
+
+
+def independent_load(topo, hosts, parents, splits) -> float:  # type: ignore[no-untyped-def]
+    """Max load per cable, pair by pair along each tree's path (no shared code with trees.py)."""
+    load: dict[tuple[str, str], float] = {}
+    cables = topo.arc_cables()
+    for src in topo.switches:
+        shares = splits[src] if src in splits else ((parents[src], hosts.get(src, 0)),)
+        for tree, n in shares:
+            for dst in topo.switches:
+                if dst == src or not hosts.get(dst, 0):
+                    continue
+                v = dst
+                while v != src:
+                    arc = (tree[v], v)
+                    load[arc] = load.get(arc, 0.0) + n * hosts[dst] / cables[arc]
+                    v = tree[v]
+    return max(load.values(), default=0.0)
+
+
+@settings(max_examples=12, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=4))
+def test_column_plans_are_deadlock_free_route_every_pair_and_never_lose(g: nx.Graph, per: int) -> None:
+    topo, hosts = hosted(g, per)
+    start, rank = start_and_order(topo)
+    got = column_plan(topo, hosts, rank, [(start, {})], rounds=5, nodes=20)
+    assert got is not None
+    load, parents, splits, bound = got
+    check_plan(topo, hosts, rank, start, load, parents, splits)
+    assert bound <= load * (1 + 1e-9)           # the LP over the columns is a floor of its integer plan
+
+
+@settings(max_examples=25, deadline=None)
+@given(connected_graphs(), st.integers(min_value=0, max_value=3))
+def test_priced_trees_span_and_increase(g: nx.Graph, seed: int) -> None:
+    topo, hosts = hosted(g, 1)
+    _, rank = start_and_order(topo)
+    weight = {a: float((rank[a] * 7 + seed) % 5) for a in rank}         # uneven weights, zeros too
+    for src in topo.switches:
+        tree = priced_tree(topo, src, rank, weight, hosts)
+        assert tree is not None               # up*/down* routes every pair in this order
+        assert set(tree) == set(topo.switches) - {src}
+        assert increasing(src, tree, rank)
+
+
+def test_the_column_step_lowers_a_degraded_torus_and_stays_deadlock_free() -> None:
+    # 6x6 torus with 3 cables gone, up*/down* start: the column step carries less and its
+    # routes stay in the order; the plan is checked as a whole (VLAN budget of the engine)
+    topo, hosts = fabrics.degraded_torus(6, 3, 0, per=2)
+    start, rank = start_and_order(topo)
+    before = fabrics.max_load(topo, hosts, start)
+    got = column_step(topo, hosts, [(before, start, {}, rank)], 4094, nodes=20, keep=0.01)
+    assert got is not None
+    load, parents, splits, order = got
+    assert order is rank
+    assert load < before * 0.9
+    check_plan(topo, hosts, rank, start, load, parents, splits)
+    assert load == pytest.approx(routes_max_load(parents, hosts, topo.arc_cables(), splits))
+
+
+@settings(max_examples=10, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=4), st.integers(min_value=2, max_value=60))
+def test_the_engine_with_the_column_step_forced_on_stays_deadlock_free_in_the_budget(
+        g: nx.Graph, per: int, budget: int) -> None:
+    # The whole engine (the default's effort, and the full search's), the column step run on
+    # every fabric: its plan is what the rest of the pipeline gets (parents and splits).
+    topo, hosts = hosted(g, per)
+    engine = ENGINES["acyclic"]
+    for quick in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(acyclic_engine, "COLUMN_ABOVE", 0.0)
+            params = replace(engine.params(topo, Options(quick=quick, max_vlans=budget)), column_walk=5)
+            routes = engine.route(topo, hosts, params)
+        for src in topo.switches:
+            shares = routes.splits.get(src)
+            if shares:
+                assert sum(n for _, n in shares) == hosts[src]
+            for tree in ([t for t, _ in shares] if shares else [routes.parents[src]]):
+                assert set(tree) == set(topo.switches) - {src}
+                assert all(topo.graph.has_edge(v, p) for v, p in tree.items())
+        assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
+        if routes.splits:
+            assert len(packing_of(routes, topo, hosts)) <= budget
+
+
+@pytest.mark.parametrize("fabric", [
+    pytest.param(lambda: fabrics.random_regular(24, 3, seed=8), id="random 3-regular 24 seed 8"),
+    pytest.param(lambda: fabrics.degraded_torus(6, 3, 0), id="6x6 torus, 3 cables gone"),
+])
+def test_the_full_search_is_deadlock_free_within_issue_40s_1_2x(fabric) -> None:  # type: ignore[no-untyped-def]
+    # docs/routing-bounds.md ("Trees as columns"): routing.algorithm: acyclic gave 1.296x and
+    # 1.290x the optimum here before the column step, and the plan goes through the whole
+    # engine (its VLAN budget, the plan's splits).
+    topo, hosts = fabric()
+    engine = ENGINES["acyclic"]
+    routes = engine.route(topo, hosts, engine.params(topo, Options()))
+    assert routes.choices.record().get("columns") is True
+    opt = optimum_bound(topo, hosts).value
+    load = independent_load(topo, hosts, routes.parents, dict(routes.splits))
+    assert load <= 1.2 * opt
+    for src in topo.switches:
+        shares = routes.splits.get(src)
+        if shares:
+            assert sum(n for _, n in shares) == hosts[src]
+        for tree in ([t for t, _ in shares] if shares else [routes.parents[src]]):
+            assert set(tree) == set(topo.switches) - {src}
+    assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
+    assert len(packing_of(routes, topo, hosts)) <= Options().max_vlans
