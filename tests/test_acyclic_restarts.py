@@ -6,6 +6,7 @@ the engine's own names leave it at the ring cuts' 1.5; tori already under ABOVE 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import fabrics
 import networkx as nx
@@ -85,10 +86,12 @@ def test_8x8_torus_deadlock_free_within_1_4() -> None:
     assert max_load(topo, hosts, unshuffled.parents) / opt == pytest.approx(1.5)
     # The engine itself now takes the torus's stored plan (1.250x, tests/test_acyclic_stored.py);
     # the restart it ran before is the one measured here.
-    routes = engine.shuffled_routes(topo, hosts, 1)
+    # Without the column step (acyclic/columns.py, which the full search runs last on custom
+    # fabrics and which takes this restart to 1.273x, in 45 s of CPU instead of 14).
+    routes = engine.shuffled_routes(topo, hosts, 1, effort=replace(engine.FULL, columns=0))
     assert all(spans(topo, s, routes.parents[s]) for s in topo.switches)
-    assert channel_dependencies_acyclic(routes.parents, hosts)
-    load = max_load(topo, hosts, routes.parents)
+    assert channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
+    load = max_load(topo, hosts, routes.parents, routes.splits)
     assert load <= 1.4 * opt
     assert load / opt == pytest.approx(1.359, abs=5e-4)
     record = routes.choices.record()
