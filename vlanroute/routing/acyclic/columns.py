@@ -203,9 +203,11 @@ def priced_tree(topo: Topology, src: str, rank: dict[Arc, int], weight: Mapping[
 def column_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
                 starts: list[tuple[dict[str, ParentMap], Mapping[str, tuple[Share, ...]]]],
                 rounds: int = PRICE_ROUNDS, nodes: int = NODES, keep: float = KEEP) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], float] | None:
-    """(max load per cable, parents, splits, the LP's bound over the columns) of the hosts
+    """(max load per cable, parents, splits, the LP's value over the columns) of the hosts
     assigned to trees increasing in `rank` (module docstring), from the trees of `starts`
-    (parents and splits, each increasing in `rank`); None without sources."""
+    (parents and splits, each increasing in `rank`); None without sources. The LP's value is
+    a floor of the integer program on the columns found, not of the plan returned: the
+    branch moves after it may take trees outside the columns and carry less."""
     pool = ColumnPool(topo, host_count, rank)
     if not pool.sources:
         return None
