@@ -35,7 +35,7 @@ import networkx as nx
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.packing import pack
-from vlanroute.routing.trees import Arc, ParentMap, Share, bfs_order
+from vlanroute.routing.trees import Arc, ParentMap, Share, source_arc_loads
 
 ROUNDS = 3              # rip-up-and-re-route passes after the first (stops early when no pass gains)
 # Arc visits allowed for the whole search (roots x passes x hosts x arcs): the roots tried are
@@ -131,11 +131,7 @@ def _tree(src: str, adj: dict[str, list[str]], rank: dict[str, tuple[int, int]],
 
 def _loads(tree: ParentMap, src: str, host_count: dict[str, int], cables: dict[Arc, int]) -> list[tuple[Arc, float]]:
     """The load one host of `src` puts on each link of its tree, per cable."""
-    order = bfs_order(tree, src)
-    below = {v: host_count.get(v, 0) for v in order}
-    for v in reversed(order[1:]):
-        below[tree[v]] += below[v]
-    return [((tree[v], v), below[v] / cables[(tree[v], v)]) for v in order[1:] if below[v]]
+    return [(arc, x / cables[arc]) for arc, x in source_arc_loads(tree, src, host_count, weight=1.0)]
 
 
 def _merged(senders: list[str], trees: list[ParentMap]) -> tuple[dict[str, ParentMap], dict[str, tuple[Share, ...]]]:
