@@ -218,7 +218,16 @@ def below_the_switch(topo: Topology, host_count: dict[str, int], routes: Routes,
 
 
 def _central_roots(topo: Topology, host_count: dict[str, int]) -> list[str]:
-    """The ROOTS switches with the least host-weighted distance sum (the balanced roots)."""
+    """The ROOTS switches with the least host-weighted distance sum (the balanced roots).
+    Kept for the same fabric and hosts (one BFS per switch): `turn_routes` and
+    `below_the_switch` both ask."""
+    return list(_ROOTS.get(fabric_key(topo, host_count), lambda: _closeness_roots(topo, host_count)))
+
+
+_ROOTS: Store[list[str]] = Store()
+
+
+def _closeness_roots(topo: Topology, host_count: dict[str, int]) -> list[str]:
     g = topo.simple()
     order = {s: i for i, s in enumerate(topo.switches)}
     weight = {s: host_count.get(s, 0) or 1 for s in topo.switches}
