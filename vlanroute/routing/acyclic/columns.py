@@ -40,7 +40,7 @@ import numpy as np
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.polish import polish
-from vlanroute.routing.acyclic.refine import rounded_trees
+from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, rounded_trees
 from vlanroute.routing.order_lp import OrderLP
 from vlanroute.routing.trees import Arc, ParentMap, Share, bfs_order, max_load
 
@@ -184,19 +184,7 @@ def priced_tree(topo: Topology, src: str, rank: dict[Arc, int], weight: Mapping[
             entry[v], cost[v], tree[v] = rank[a], here, u
     if len(tree) < len(topo.switches) - 1:
         # the rest on their earliest-arrival paths, every switch on them at its earliest entry
-        early: ParentMap = {}
-        e2 = {src: -1}
-        for a in arcs:
-            u, v = a
-            if v not in e2 and u in e2 and e2[u] < rank[a]:
-                e2[v] = rank[a]
-                early[v] = u
-        for v in topo.switches:
-            if v != src and v not in tree:
-                x = v
-                while x != src:
-                    tree[x] = early[x]
-                    x = early[x]
+        complete_by_earliest(topo, src, tree, earliest_tree(src, arcs, rank))
     return tree
 
 

@@ -188,13 +188,7 @@ def rounded_trees(topo: Topology, lp: OrderLP, rank: dict[Arc, int],
         for i, (_, v) in enumerate(lp.arcs):
             most[v] = max(most.get(v, 0.0), float(flow[i]))
         tree = _grow(src, lp.arcs, in_order, rank, lambda i, v: bool(flow[i] >= SHARE * most[v] - EPS))
-        for v in topo.switches:
-            if v != src and v not in tree:
-                x = v
-                while x != src:                   # the earliest-arrival path, entries lowered
-                    tree[x] = earliest[x]
-                    x = earliest[x]
-        trees[src] = tree
+        trees[src] = complete_by_earliest(topo, src, tree, earliest)
     return trees
 
 
@@ -239,14 +233,26 @@ def rounded_group_trees(topo: Topology, lp: OrderLP, rank: dict[Arc, int], sol: 
                         pick[v] = i
                         break
             tree = _grow(src, lp.arcs, in_order, rank, lambda i, v: pick.get(v) == i)
-            for v in topo.switches:
-                if v != src and v not in tree:
-                    w = v
-                    while w != src:
-                        tree[w] = earliest[w]
-                        w = earliest[w]
-            trees[key] = tree
+            trees[key] = complete_by_earliest(topo, src, tree, earliest)
     return trees
+
+
+def complete_by_earliest(topo: Topology, src: str, tree: ParentMap, earliest: ParentMap) -> ParentMap:
+    """`tree` with every switch it left out on its earliest-arrival path (`earliest`, the
+    tree `earliest_tree` grows), each switch on that path moved to its earliest entry: a
+    lower entry allows more turns out, so every subtree still increases in the order."""
+    for v in topo.switches:
+        if v != src and v not in tree:
+            x = v
+            while x != src:
+                tree[x] = earliest[x]
+                x = earliest[x]
+    return tree
+
+
+def earliest_tree(src: str, arcs: list[Arc], rank: dict[Arc, int]) -> ParentMap:
+    """src's earliest-arrival tree over `arcs`, which come in `rank` order."""
+    return _grow(src, arcs, list(range(len(arcs))), rank, None)
 
 
 def _grow(src: str, arcs: list[Arc], in_order: list[int], rank: dict[Arc, int],
