@@ -30,7 +30,7 @@ import numpy as np
 from vlanroute.model.topology import Topology
 
 if TYPE_CHECKING:
-    from scipy.sparse import coo_matrix
+    from scipy.sparse import coo_matrix, csc_matrix
 
 Arc = tuple[str, str]
 
@@ -138,6 +138,7 @@ class OrderLP:
         self.demands = [[0.0 if v == s else float(host_count[s] * host_count.get(v, 0)) for v in topo.switches]
                         for s in self.sources]
         self.n = len(topo.switches)
+        self._lps: _Solver | None = None         # built on the first solve
 
     def solve(self, key: np.ndarray) -> OrderSolution | None:
         """The LP for the order `key` (one float per channel of `arcs`); None if some pair
@@ -173,10 +174,9 @@ class OrderLP:
         return OrderSolution(float(x[nflow]), inflow, turn_flow, gain, iterations)
 
     def _solver(self) -> _Solver:
-        solver = self.__dict__.get("_solver_")
-        if solver is None:
-            solver = self.__dict__["_solver_"] = _Solver(self)
-        return solver
+        if self._lps is None:
+            self._lps = _Solver(self)
+        return self._lps
 
 
 class _Solver:
@@ -259,10 +259,10 @@ class _Solver:
         return (np.array(solution.col_value), np.array(solution.row_dual),
                 int(highs.getInfo().simplex_iteration_count))
 
-    def _linprog(self, a: object, c: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+    def _linprog(self, a: csc_matrix, c: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
         from scipy.optimize import linprog
         m = self.m
-        a_csr = a.tocsr()                                     # type: ignore[attr-defined]
+        a_csr = a.tocsr()
         res = linprog(c, A_ub=a_csr[:m], b_ub=np.zeros(m), A_eq=a_csr[m:], b_eq=self.b_eq,
                       bounds=np.column_stack([np.zeros(len(c)), hi]), method="highs-ds")
         if res.status == 2:
