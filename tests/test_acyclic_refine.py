@@ -73,6 +73,32 @@ def test_refined_orders_never_raise_the_floor_and_give_ordered_trees(g: nx.Graph
     assert load <= polish(topo, hosts, last_rank, last_trees)[0] * (1 + 1e-9)
 
 
+def test_the_order_lp_gives_linprogs_solution_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OrderLP calls scipy's bundled HiGHS itself (routing/order_lp.py `_Solver`), with the
+    matrix, bounds and options linprog(method="highs-ds") passes, so its LPs are the same
+    bits as through linprog (the fallback where scipy has no such module): the same loads,
+    flows, turn prices and iterations along an order walk, where the prices choose the
+    moves. An option or a column out of place changes the vertex and the prices."""
+    from vlanroute.routing import order_lp
+    topo, hosts = fabrics.random_regular(12, 3, seed=4, per=2)
+    _, rank = start_and_order(topo)
+    direct = [s for _, s in order_walk(OrderLP(topo, hosts), rank, steps=8)]
+
+    def through_linprog(self: object, al: np.ndarray) -> object:
+        cols = self.columns(al)                                    # type: ignore[attr-defined]
+        c = np.zeros(len(cols))
+        c[-1] = 1.0
+        return self._linprog(self.a[:, cols], c, self.hi[cols])   # type: ignore[attr-defined]
+
+    monkeypatch.setattr(order_lp._Solver, "solve", through_linprog)
+    via = [s for _, s in order_walk(OrderLP(topo, hosts), rank, steps=8)]
+    assert len(direct) == len(via) >= 2
+    for a, b in zip(direct, via):
+        assert a.load == b.load and a.iterations == b.iterations
+        for got, want in ((a.inflow, b.inflow), (a.turn_flow, b.turn_flow), (a.gain, b.gain)):
+            assert np.array_equal(got, want)
+
+
 def test_the_walk_goes_on_past_a_move_that_strands_a_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     # A candidate order whose LP has no route for some pair (solve returns None) puts its
     # channel on the tabu list; the walk once stopped there, after a handful of steps.

@@ -30,7 +30,7 @@ import numpy as np
 from vlanroute.model.topology import Topology
 
 if TYPE_CHECKING:
-    from scipy.sparse import coo_matrix
+    from scipy.sparse import coo_matrix, csc_matrix
 
 Arc = tuple[str, str]
 
@@ -138,42 +138,22 @@ class OrderLP:
         self.demands = [[0.0 if v == s else float(host_count[s] * host_count.get(v, 0)) for v in topo.switches]
                         for s in self.sources]
         self.n = len(topo.switches)
+        self._lps: _Solver | None = None         # built on the first solve
 
     def solve(self, key: np.ndarray) -> OrderSolution | None:
         """The LP for the order `key` (one float per channel of `arcs`); None if some pair
         of switches with hosts has no route that increases in it."""
-        # scipy on first use, as in optimum.py: importing it costs every command 0.5 s
-        from scipy.optimize import linprog
-        from scipy.sparse import coo_matrix
-        m, nsrc = len(self.arcs), len(self.sources)
         allowed = key[self.t_in] < key[self.t_out]
         al = np.flatnonzero(allowed)
-        t_in, t_out = self.t_in[al], self.t_out[al]
-        nt = len(al)
+        t_out = self.t_out[al]
+        m, nsrc, nt = len(self.arcs), len(self.sources), len(al)
         block = nt + 2 * m                  # per source: turn flows, deliveries, origins
         nflow = nsrc * block
-        nvar = nflow + 1
-        lp = FlowRows(nvar)
-        ub_rows: list[np.ndarray] = []
-        ub_cols: list[np.ndarray] = []
-        for k in range(nsrc):
-            turn_vars, origin = lp.add_source(k * block, int(self.source_node[k]), t_in, t_out, self.head, self.tail,
-                                              self.demands[k])
-            ub_rows += [t_out, np.arange(m)]
-            ub_cols += [turn_vars, origin]
-        ub_rows.append(np.arange(m))
-        ub_cols.append(np.full(m, nflow))
-        ub_vals = np.concatenate([np.ones(sum(len(c) for c in ub_cols[:-1])), -self.cap])
-        a_ub = coo_matrix((ub_vals, (np.concatenate(ub_rows), np.concatenate(ub_cols))), shape=(m, nvar)).tocsr()
-        c = np.zeros(nvar)
-        c[nflow] = 1.0
-        res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=lp.a_eq(nvar).tocsr(), b_eq=np.array(lp.b_eq),
-                      bounds=np.column_stack([np.zeros(nvar), lp.hi]), method="highs-ds")
-        if res.status == 2:
+        got = self._solver().solve(al)
+        if got is None:
             return None
-        if res.status != 0:
-            raise RuntimeError(f"the order LP did not solve: {res.message}")
-        flows = res.x[:nflow].reshape(nsrc, block)
+        x, row_dual, iterations = got
+        flows = x[:nflow].reshape(nsrc, block)
         inflow = flows[:, nt + m:].copy()                 # origins...
         for k in range(nsrc):                              # ...and the turns into each channel
             np.add.at(inflow[k], t_out, flows[k, :nt])
@@ -181,8 +161,8 @@ class OrderLP:
         turn_flow[al] = flows[:, :nt].sum(axis=0)
         # Reduced cost of the forbidden turn i -> j for source k: -(y_k[j] - y_k[i]) + w[j]
         # (y: conservation duals, w >= 0: capacity prices); negative means worth allowing.
-        y = res.eqlin.marginals.reshape(nsrc, m + self.n)[:, :m]
-        w = -res.ineqlin.marginals
+        y = row_dual[m:].reshape(nsrc, m + self.n)[:, :m]
+        w = -row_dual[:m]
         forbidden = np.flatnonzero(~allowed)
         fi, fo = self.t_in[forbidden], self.t_out[forbidden]
         reduced = -(y[:, fo] - y[:, fi]) + w[fo][None, :]
@@ -191,4 +171,102 @@ class OrderLP:
         reduced = np.where(useless, 0.0, reduced)
         gain = np.zeros(len(self.t_in))
         gain[forbidden] = np.maximum(0.0, -reduced).sum(axis=0)
-        return OrderSolution(float(res.x[nflow]), inflow, turn_flow, gain, int(res.nit))
+        return OrderSolution(float(x[nflow]), inflow, turn_flow, gain, iterations)
+
+    def _solver(self) -> _Solver:
+        if self._lps is None:
+            self._lps = _Solver(self)
+        return self._lps
+
+
+class _Solver:
+    """`OrderLP.solve`'s LPs, built from one matrix: every turn of every source is a column
+    of it (per source: turn flows, deliveries, origins; then L; rows: the capacity rows
+    flows - C(a) L <= 0, then conservation and demand per source), and an order's LP is its
+    columns of the turns the order allows. Solved by the HiGHS that scipy bundles, called
+    as scipy's linprog(method="highs-ds") calls it, with the same matrix, bounds and
+    options, so the solutions are the same bits; without linprog's checks and conversions
+    of its inputs and its Python loop over the columns for the bounds' marginals (unused
+    here): on random 3-regular graphs of 24 switches that overhead was about as long as
+    HiGHS' own solve. Where scipy has no such module (before 1.15), through linprog."""
+
+    def __init__(self, lp: OrderLP) -> None:
+        from scipy.sparse import coo_matrix
+        m, nsrc, nturn = len(lp.arcs), len(lp.sources), len(lp.t_in)
+        self.m = m
+        full = nturn + 2 * m
+        nvar = nsrc * full + 1
+        rows = FlowRows(nvar)
+        ub_rows: list[np.ndarray] = []
+        ub_cols: list[np.ndarray] = []
+        for k in range(nsrc):
+            turn_vars, origin = rows.add_source(k * full, int(lp.source_node[k]), lp.t_in, lp.t_out, lp.head,
+                                                lp.tail, lp.demands[k])
+            ub_rows += [lp.t_out, np.arange(m)]
+            ub_cols += [turn_vars, origin]
+        ub_rows.append(np.arange(m))
+        ub_cols.append(np.full(m, nvar - 1))
+        ub_vals = np.concatenate([np.ones(sum(len(c) for c in ub_cols[:-1])), -lp.cap])
+        eq = rows.a_eq(nvar)
+        # capacity rows first, then the equalities, as linprog stacks A_ub over A_eq
+        self.a = coo_matrix((np.concatenate([ub_vals, eq.data]),
+                             (np.concatenate([*ub_rows, eq.row + m]), np.concatenate([*ub_cols, eq.col]))),
+                            shape=(m + rows.r0, nvar)).tocsc()
+        self.a.sort_indices()
+        self.hi = rows.hi
+        self.b_eq = np.array(rows.b_eq)
+        self.full, self.nsrc, self.nturn = full, nsrc, nturn
+        self.rest = np.arange(nturn, full)       # deliveries and origins, in each source's block
+
+    def columns(self, al: np.ndarray) -> np.ndarray:
+        """The columns of the order that allows the turns `al`, in linprog's order."""
+        per = np.concatenate([al, self.rest])
+        return np.concatenate([(np.arange(self.nsrc)[:, None] * self.full + per[None, :]).reshape(-1),
+                               [self.nsrc * self.full]])
+
+    def solve(self, al: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(x, row duals: capacity rows then equalities, simplex iterations) of the LP whose
+        allowed turns are `al`; None if it is infeasible."""
+        cols = self.columns(al)
+        a = self.a[:, cols]
+        c = np.zeros(len(cols))
+        c[-1] = 1.0
+        hi = self.hi[cols]
+        m = self.m
+        try:
+            from scipy.optimize._highspy import _core
+        except ImportError:                                   # scipy before 1.15
+            return self._linprog(a, c, hi)
+        inf = _core.kHighsInf
+        lower = np.concatenate([np.full(m, -inf), self.b_eq])
+        upper = np.concatenate([np.zeros(m), self.b_eq])
+        highs = _core._Highs()
+        # linprog(method="highs-ds")'s options (scipy/optimize/_linprog_highs.py)
+        for name, value in (("presolve", "on"), ("solver", "simplex"), ("highs_debug_level", 0),
+                            ("log_to_console", False), ("output_flag", False), ("simplex_strategy", 1)):
+            highs.setOptionValue(name, value)
+        # the arrays as they are (HighsLp's fields would be copied element by element)
+        highs.passModel(len(cols), a.shape[0], a.nnz, int(_core.MatrixFormat.kColwise), int(_core.ObjSense.kMinimize),
+                        0.0, c, np.zeros(len(cols)), np.where(np.isinf(hi), inf, hi), lower, upper,
+                        a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data, np.zeros(len(cols), np.int32))
+        highs.run()
+        status = highs.getModelStatus()
+        if status == _core.HighsModelStatus.kInfeasible:
+            return None
+        if status != _core.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"the order LP did not solve: {highs.modelStatusToString(status)}")
+        solution = highs.getSolution()
+        return (np.array(solution.col_value), np.array(solution.row_dual),
+                int(highs.getInfo().simplex_iteration_count))
+
+    def _linprog(self, a: csc_matrix, c: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+        from scipy.optimize import linprog
+        m = self.m
+        a_csr = a.tocsr()
+        res = linprog(c, A_ub=a_csr[:m], b_ub=np.zeros(m), A_eq=a_csr[m:], b_eq=self.b_eq,
+                      bounds=np.column_stack([np.zeros(len(c)), hi]), method="highs-ds")
+        if res.status == 2:
+            return None
+        if res.status != 0:
+            raise RuntimeError(f"the order LP did not solve: {res.message}")
+        return res.x, np.concatenate([res.ineqlin.marginals, res.eqlin.marginals]), int(res.nit)
