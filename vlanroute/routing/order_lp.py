@@ -232,11 +232,17 @@ class _Solver:
         c = np.zeros(len(cols))
         c[-1] = 1.0
         hi = self.hi[cols]
-        m = self.m
         try:
-            from scipy.optimize._highspy import _core
-        except ImportError:                                   # scipy before 1.15
+            return self._direct(a, c, hi)
+        except (ImportError, AttributeError, TypeError):
+            # scipy before 1.15 has no such module, and a later one may change this private
+            # interface: linprog solves the same LP to the same bits, only slower
             return self._linprog(a, c, hi)
+
+    def _direct(self, a: csc_matrix, c: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+        from scipy.optimize._highspy import _core
+        cols = a.shape[1]
+        m = self.m
         inf = _core.kHighsInf
         lower = np.concatenate([np.full(m, -inf), self.b_eq])
         upper = np.concatenate([np.zeros(m), self.b_eq])
@@ -246,9 +252,9 @@ class _Solver:
                             ("log_to_console", False), ("output_flag", False), ("simplex_strategy", 1)):
             highs.setOptionValue(name, value)
         # the arrays as they are (HighsLp's fields would be copied element by element)
-        highs.passModel(len(cols), a.shape[0], a.nnz, int(_core.MatrixFormat.kColwise), int(_core.ObjSense.kMinimize),
-                        0.0, c, np.zeros(len(cols)), np.where(np.isinf(hi), inf, hi), lower, upper,
-                        a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data, np.zeros(len(cols), np.int32))
+        highs.passModel(cols, a.shape[0], a.nnz, int(_core.MatrixFormat.kColwise), int(_core.ObjSense.kMinimize),
+                        0.0, c, np.zeros(cols), np.where(np.isinf(hi), inf, hi), lower, upper,
+                        a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data, np.zeros(cols, np.int32))
         highs.run()
         status = highs.getModelStatus()
         if status == _core.HighsModelStatus.kInfeasible:
