@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.guarantees import Fabric, Policy
 from vlanroute.routing.repair import Degraded, Exchanges, Link, LoadBook, Tree, improve_tree, link, trial_peak
-from vlanroute.routing.whatif.pairs import TOP, Book, RootedTree
+from vlanroute.routing.whatif import pairs
+from vlanroute.routing.whatif.pairs import TOP, Book, Crossing, RootedTree
 from vlanroute.routing.whatif.switches import SwitchIndex
 
 
@@ -150,6 +151,7 @@ def test_the_books_most_loaded_arcs_stay_a_prefix_of_the_order(seed: int, arcs: 
         values = book.values()
         assert book.topval == sorted(values, reverse=True)[:len(book.topval)]
         assert [values[i] for i in sorted(book.topbit, key=book.topbit.__getitem__)] == book.topval
+        assert book.bits == [book.topbit.get(i, 0) for i in range(arcs)]     # the list the ways read
         assert 0 < len(book.topval) <= TOP
         skip = set(rng.sample(range(arcs), rng.randrange(0, arcs + 1)))
         mask = 0
@@ -297,3 +299,40 @@ def test_a_dead_switchs_kept_loads_equal_a_recount(seed: int, n: int, k: int, pa
         kept.trace, recount.trace = [], []
         assert kept.switch_failure(w, cables) == recount.switch_failure(w, cables), w
         assert kept.trace == recount.trace, w
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 40), st.integers(0, 6))
+def test_the_links_across_a_cut_searched_one_by_one_equal_numpys(seed: int, n: int, pruned: int) -> None:
+    """routing/whatif/pairs.py Crossing.across looks at a small cut-off subtree's links one
+    by one (at most pairs.SMALL switches) and masks every link with numpy otherwise: both
+    must give the same links in the same order with the same arcs, for every cut of a tree
+    that spans the fabric or only part of it (leaves pruned). It fails when the search keeps
+    a link to a switch off the tree, or the dead pair itself."""
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    links = set(random_spanning_tree(g, rng))
+    for _ in range(pruned):                      # drop a leaf: still a tree, on fewer switches
+        ends = [s for l in links for s in l]
+        leaves = sorted(s for s in set(ends) if ends.count(s) == 1)
+        if len(links) > 1:
+            leaf = rng.choice(leaves)
+            links = {l for l in links if leaf not in l}
+    hosts = dict.fromkeys(g.nodes, 1)
+    rt = RootedTree(Tree(1, tuple(sorted(g.nodes)), frozenset(links)), hosts)
+    cables = {link(a, b): 1 for a, b in g.edges}
+    adj = Degraded(cables, frozenset(), hosts).adjacency()
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    crossing = Crossing(adj, set())
+    small = pairs.SMALL
+    try:
+        for c, p in rt.parent.items():
+            if p is None:
+                continue
+            lo, hi, skip = rt.tin[c], rt.tin[c] + rt.size[c], link(c, p)
+            pairs.SMALL = 10**9
+            one_by_one = crossing.across(1, rt, lo, hi, skip, arcs)
+            pairs.SMALL = -1
+            assert crossing.across(1, rt, lo, hi, skip, arcs) == one_by_one
+    finally:
+        pairs.SMALL = small

@@ -233,8 +233,10 @@ class LoadBook:
 
     def __init__(self, fabric: Degraded, senders: Mapping[int, Mapping[str, int]],
                  per_vlan: dict[int, dict[Arc, float]], total: dict[Arc, float],
-                 fallback: Mapping[int, dict[Arc, float]] | None = None, cables: dict[Arc, int] | None = None
-                 ) -> None:
+                 fallback: Mapping[int, dict[Arc, float]] | None = None, cables: dict[Arc, int] | None = None,
+                 heap: list[tuple[float, Arc]] | None = None) -> None:
+        """heap: (-load per cable, arc) of every arc of total, heapified, when the caller has
+        it (the what-if's dead switches compute every load per cable with numpy anyway)."""
         self.fabric = fabric
         self.senders = senders
         self.per_vlan = per_vlan
@@ -242,8 +244,10 @@ class LoadBook:
         self.total = total
         # per arc, the cables of its link (cached; `cables`: the caller's, the same figures)
         self._cables: dict[Arc, int] = dict(cables) if cables is not None else {}
-        self._heap: list[tuple[float, Arc]] = [(-self.per_cable(a, x), a) for a, x in total.items()]
-        heapq.heapify(self._heap)
+        if heap is None:
+            heap = [(-self.per_cable(a, x), a) for a, x in total.items()]
+            heapq.heapify(heap)
+        self._heap: list[tuple[float, Arc]] = heap
 
     @classmethod
     def of(cls, trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],

@@ -40,6 +40,7 @@ from vlanroute.routing.repair import Link, Tree, subtree_sums
 
 TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
 MIN_TOP = 16         # fewer left in the prefix: sorted again
+SMALL = 24           # a cut-off subtree of at most this many switches: its links searched one by one
 
 
 class RootedTree:
@@ -95,8 +96,10 @@ class _Side:
     """One part of a cut tree, rooted at its end r of the cut: each node's way to r, the
     load changes on it, and (memo) the largest load per cable and the top arcs on it."""
 
-    def __init__(self, rt: RootedTree, r: str, c: str, own: tuple[int, int], other: tuple[int, int]) -> None:
+    def __init__(self, rt: RootedTree, r: str, c: str, own: tuple[int, int], other: tuple[int, int],
+                 book: Book) -> None:
         self.rt, self.r, self.c = rt, r, c      # c: the cut's lower end (its subtree is one part)
+        self.step = rt.steps(book.arc)          # looked up once per side, not per way
         self.sr, self.hr = own
         self.so, self.ho = other
         # r is the upper end: r's ancestors -> their child towards r, filled from r up as
@@ -104,8 +107,8 @@ class _Side:
         self.toward: dict[str, str] = {}
         self.top = r
         self.memo: dict[str, tuple[float, int]] = {r: (0.0, 0)}
-        # a switch -> its next on the way to r, and the changes on the step's two arcs
-        self.steps: dict[str, tuple[str, tuple[tuple[int, int], tuple[int, int]]]] = {}
+        # a switch -> its next on the way to r, and the changes on the step's two arcs (i, d), (j, e)
+        self.steps: dict[str, tuple[str, int, int, int, int]] = {}
 
     def way(self, q: str, book: Book) -> tuple[float, int]:
         memo = self.memo
@@ -114,7 +117,7 @@ class _Side:
             return got
         # The loop most of a dead pair's time is spent in (unrolled: the step's two arcs).
         rt = self.rt
-        step = rt.steps(book.arc)
+        step = self.step
         S, H = rt.S, rt.H
         path = []
         if self.r != self.c:
@@ -140,7 +143,7 @@ class _Side:
                 q = p
         peak, mask = memo[q]
         sr, hr, so, ho = self.sr, self.hr, self.so, self.ho
-        total, ncab, topbit = book.total, book.ncab, book.topbit
+        total, ncab, bits = book.total, book.ncab, book.bits
         inf = float("inf")
         steps = self.steps
         for v, p, j, sq, hq, i in reversed(path):
@@ -153,16 +156,16 @@ class _Side:
                 val = x / n if n else (inf if x > 1e-9 else 0.0)
                 if val > peak:
                     peak = val
-                mask |= topbit.get(i, 0)
+                mask |= bits[i]
             if e:
                 x = total[j] + e
                 n = ncab[j]
                 val = x / n if n else (inf if x > 1e-9 else 0.0)
                 if val > peak:
                     peak = val
-                mask |= topbit.get(j, 0)
+                mask |= bits[j]
             memo[v] = (peak, mask)
-            steps[v] = (p, ((i, d), (j, e)))
+            steps[v] = (p, i, d, j, e)
         return peak, mask
 
     def _towards(self, q: str) -> str:
@@ -183,9 +186,12 @@ class _Side:
         out: list[tuple[int, int]] = []
         steps = self.steps
         while q != self.r:
-            q, changes = steps[q]
-            out += changes
-        return [(a, d) for a, d in out if d]
+            q, i, d, j, e = steps[q]
+            if d:
+                out.append((i, d))
+            if e:
+                out.append((j, e))
+        return out
 
 
 class Book:
@@ -209,7 +215,9 @@ class Book:
         self._fresh = False                                 # _top is an exact prefix
         self._marked = False                                # topbit and topval match _top
         self.topbit: dict[int, int] = {}
+        self.bits = [0] * len(total)                        # topbit as a list by arc (0: not tracked)
         self.topval: list[float] = []
+        self.rounded: dict[float, float] = {}               # round(x, 9) of the values met, kept
 
     def per_cable(self, i: int, raw: float) -> float:
         n = self.ncab[i]
@@ -283,7 +291,12 @@ class Book:
             self._in_top = {i: k for k, i in self._top}
             self._fresh, self._marked = bool(self._top), False
         if not self._marked:
+            bits = self.bits
+            for i in self.topbit:
+                bits[i] = 0
             self.topbit = {i: 1 << n for n, (_, i) in enumerate(self._top)}
+            for i, b in self.topbit.items():
+                bits[i] = b
             self.topval = [-k for k, _ in self._top]
             self._marked = True
 
@@ -325,6 +338,7 @@ class Crossing:
     def __init__(self, adj: Mapping[str, list[str]], wanted: set[str]) -> None:
         self.links = sorted({(a, b) if a < b else (b, a) for a, bs in adj.items() for b in bs})
         self.index = {l: i for i, l in enumerate(self.links)}
+        self.adj = adj
         self.wanted = wanted
         self._ends: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._covers: dict[int, bool] = {}
@@ -346,6 +360,20 @@ class Crossing:
         if self._arcs is not arcs:
             self._with_arcs = [((a, b), arcs[(a, b)], arcs[(b, a)]) for a, b in self.links]
             self._arcs = arcs
+        links = self._with_arcs
+        if hi - lo <= SMALL:
+            # A small subtree (most cuts: the links near a tree's leaves): its switches'
+            # links looked at one by one cost less than numpy's calls over every link.
+            tin, index, adj, pre = rt.tin, self.index, self.adj, rt.pre
+            found = set()
+            for z in pre[lo:hi]:
+                for u in adj.get(z, ()):
+                    tu = tin.get(u)
+                    if tu is not None and not lo <= tu < hi:
+                        found.add(index[(z, u) if z < u else (u, z)])
+            k = self.index.get(skip)
+            found.discard(-1 if k is None else k)
+            return [links[i] for i in sorted(found)]
         got = self._ends.get(vid)
         if got is None:
             ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
@@ -356,7 +384,6 @@ class Crossing:
         k = self.index.get(skip)
         if k is not None:
             cross[k] = False
-        links = self._with_arcs
         return [links[i] for i in np.flatnonzero(cross).tolist()]
 
 
@@ -387,7 +414,7 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
             return None
         plans.append((rt, c, p, lower, upper, found))
     for rt, c, p, lower, upper, options in plans:
-        sides = {c: _Side(rt, c, c, lower, upper), p: _Side(rt, p, c, upper, lower)}
+        sides = {c: _Side(rt, c, c, lower, upper, book), p: _Side(rt, p, c, upper, lower, book)}
         sx, sy = sides[x], sides[y]
         s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
         cut = [(book.arc[(x, y)], -s1 * h2), (book.arc[(y, x)], -s2 * h1)]
@@ -416,7 +443,8 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
     skip = cut + [(i, 0) for i in dead]
     best: tuple[float, float, Link] | None = None
     # rt.below and Book.peak_except inline: this loop runs per candidate.
-    topbit, topval = book.topbit, book.topval
+    bits, topval = book.bits, book.topval
+    rounded = book.rounded
     tin = rt.tin
     lo = tin[c]
     hi = lo + rt.size[c]
@@ -435,14 +463,14 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
             val = v / n if n else (inf if v > 1e-9 else 0.0)
             if val > local:
                 local = val
-            mask |= topbit.get(i, 0)
+            mask |= bits[i]
         if down:
             v = total[j] + down
             n = ncab[j]
             val = v / n if n else (inf if v > 1e-9 else 0.0)
             if val > local:
                 local = val
-            mask |= topbit.get(j, 0)
+            mask |= bits[j]
         got = memo_x.get(a)
         pa, ma = got if got is not None else sx.way(a, book)
         got = memo_y.get(b)
@@ -458,10 +486,17 @@ def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: lis
         else:
             changed = skip + [(arc, d) for arc, d in ((i, up), (j, down)) if d] + sx.deltas(a, book) + sy.deltas(b, book)
             rest = book.peak_except(mask, changed)
-        peak = round(local if local >= rest else rest, 9)
+        # round(x, 9), looked up: the loads repeat, and round with digits is slow
+        raw = local if local >= rest else rest
+        peak = rounded.get(raw)
+        if peak is None:
+            peak = rounded[raw] = round(raw, 9)
         if best is not None and peak > best[0]:
             continue                             # the key below loses on its first field
-        key = (peak, round(local, 9), link_)
+        near = rounded.get(local)
+        if near is None:
+            near = rounded[local] = round(local, 9)
+        key = (peak, near, link_)
         if best is None or key < best:
             best = key
     assert best is not None

@@ -34,6 +34,7 @@ kept per arc through the exchanges: only the arcs an exchange changed are comput
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping
 
 from collections.abc import Callable
@@ -66,6 +67,7 @@ class SwitchIndex:
         # arcs an exchange changes recomputed): off only to test it against a recount from
         # the book after each; trace: every (max load, arcs at it) it finds, when a list
         self.kept = True
+        self.rounded: dict[float, float] = {}      # round(x, 9) of the exchanges' loads, kept
         self.trace: list[tuple[float, list[Arc]]] | None = None
         # Every link end (z, u) of adj, by switch number, for _across (parts this large or more)
         self.many = 64
@@ -111,17 +113,20 @@ class SwitchIndex:
         # t.senders(alive, (w,)): the intact senders but w's
         senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
                    for vid, got in self.senders.items()}
-        book = LoadBook(fabric, senders, {}, {a: total[i] for a, i in self.arcs.items()}, cables=self.arc_cables)
         # Every arc's load per cable, kept up to date through the exchanges (only the arcs
-        # an exchange changes are computed again), for the max and the arcs at it.
+        # an exchange changes are computed again), for the max and the arcs at it; the
+        # book's heap made from it (the same figures as LoadBook.per_cable's, in arc order).
         values = self._per_cable(np.array(total, dtype=float), self.ncab_array)
+        heap = list(zip((-values).tolist(), self.arc_list))
+        heapq.heapify(heap)
+        book = LoadBook(fabric, senders, {}, dict(zip(self.arc_list, total)), cables=self.arc_cables, heap=heap)
         peak, hot = self._hot(values)
         arcs = self.arcs
         for t in self.trees:
             c = cuts[t.vid]
             if not c.joins or all(c.fixed(n, hot, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
-            changed = c.improve(book)
+            changed = c.improve(book, self.rounded)
             if changed:
                 if self.kept:
                     at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
@@ -432,11 +437,13 @@ class _Cuts:
         self._parts: _Parts | None = None            # made when first asked (most trees never ask)
         self.hang, self.below, self.totals = hang, below, totals
         self._hung: list[tuple[int, int, int]] | None = None     # hang by preorder position, summed
+        self._sums: dict[str, tuple[int, int]] = {}                # side_sums, kept until the joins change
         self.first, self.size = first, size
         # every live link from a part but the first to another (the first is in no far branch,
         # so every candidate of every exchange is here): (u, rank, z, part of u, part of z)
         self.across = across
         self.cables = cables           # the cables of every arc (the book's), or None: ask the book
+        self.rounded: dict[float, float] = {}     # round(x, 9) of the values met (improve's)
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._toward: dict[str, dict[str, str]] = {}
@@ -462,6 +469,9 @@ class _Cuts:
     def side_sums(self, v: str) -> tuple[int, int]:
         """Senders and hosts on v's side of the tree link from v up to its parent, in the
         joined tree (as _tree computes them)."""
+        got = self._sums.get(v)
+        if got is not None:
+            return got
         rt, w = self.rt, self.w
         hung = self._hung
         if hung is None:
@@ -484,6 +494,7 @@ class _Cuts:
                 if lo <= tg < hi:
                     ss += es
                     hh += eh
+        self._sums[v] = (ss, hh)
         return ss, hh
 
     def lowered(self, arc: Arc, v: str, p: str, side_cut: bool, far: set[int], book: LoadBook,
@@ -568,9 +579,11 @@ class _Cuts:
     # tree again per joining link (Exchanges): a switch's way to a cut end and its sums so
     # rooted come from the intact rooted tree, the joins and the parts' branch sums.
 
-    def improve(self, book: LoadBook) -> list[Arc]:
+    def improve(self, book: LoadBook, rounded: dict[float, float] | None = None) -> list[Arc]:
         """Exchange each joining link, in turn by link, as improve_tree does; the book takes
-        the load changes. The arcs whose loads changed (empty: no link was exchanged)."""
+        the load changes. The arcs whose loads changed (empty: no link was exchanged).
+        rounded: round(x, 9) of the values met, kept from one call to the next."""
+        self.rounded = {} if rounded is None else rounded
         changed: list[Arc] = []
         for cut in sorted(self.links):
             got = self._exchange(cut, book)
@@ -618,34 +631,67 @@ class _Cuts:
                 cut_local = max(cut_local, book.per_cable(arc, total.get(arc, 0.0) + d))
                 cut_mask |= bits.get(arc, 0)
         tried: list[tuple[float, float, bool, Link]] = []
+        rounded = self.rounded
+        bound = inf = float("inf")       # the least first field of `tried` so far
+        cables, per_cable, way, memo = self.cables, book.per_cable, ways.way, ways.memo
+        part = self.part
         for c in keep:
             if c == cut:
-                tried.append((round(peak, 9), 0.0, False, c))
+                r = _round(rounded, peak)
+                tried.append((r, 0.0, False, c))
+                if r < bound:
+                    bound = r
                 continue
             a, b = c
-            if self.part(a) in y_parts:
+            if part(a) in y_parts:
                 a, b = b, a                      # a on x's side, b on y's
-            new_ab = book.per_cable((a, b), total.get((a, b), 0.0) + up)
-            new_ba = book.per_cable((b, a), total.get((b, a), 0.0) + down)
+            if cables is None:
+                new_ab = per_cable((a, b), total.get((a, b), 0.0) + up)
+                new_ba = per_cable((b, a), total.get((b, a), 0.0) + down)
+            else:                                # book.per_cable, inline
+                v = total[(a, b)] + up
+                n = cables[(a, b)]
+                new_ab = v / n if n else (inf if v > 1e-9 else 0.0)
+                v = total[(b, a)] + down
+                n = cables[(b, a)]
+                new_ba = v / n if n else (inf if v > 1e-9 else 0.0)
             if (up and new_ab >= peak) or (down and new_ba >= peak):
                 continue
             local, mask = cut_local, cut_mask
             if up:
-                local = max(local, new_ab)
+                if new_ab > local:
+                    local = new_ab
                 mask |= bits.get((a, b), 0)
             if down:
-                local = max(local, new_ba)
+                if new_ba > local:
+                    local = new_ba
                 mask |= bits.get((b, a), 0)
-            la, ma = ways.way(a, x)
-            lb, mb = ways.way(b, y)
-            local = max(local, la, lb)
+            # The exchange's max load is at least its local max: once that rounds above a
+            # key already tried, it cannot be the least (the ways left unwalked).
+            if _round(rounded, local) > bound:
+                continue
+            got = memo.get(a)
+            la, ma = got if got is not None else way(a, x)
+            if la > local:
+                local = la
+                if _round(rounded, local) > bound:
+                    continue
+            got = memo.get(b)
+            lb, mb = got if got is not None else way(b, y)
+            if lb > local:
+                local = lb
             mask |= ma | mb
             n = (~mask & (mask + 1)).bit_length() - 1
             if n < len(top):
-                p = max(local, top[n][0])
+                p = top[n][0]
+                if local > p:
+                    p = local
             else:                                  # every tracked arc changes: price it in full
                 p, local = trial_peak(book, ways.changes(a, b))
-            tried.append((round(p, 9), round(local, 9), True, c))
+            r = _round(rounded, p)
+            tried.append((r, _round(rounded, local), True, c))
+            if r < bound:
+                bound = r
         best = min(tried)
         if best[3] == cut:
             return None
@@ -767,6 +813,7 @@ class _Cuts:
             hang.setdefault(z, []).append((S2 - bs, H2 - bh))
         self.joins, self.below, self.hang = joins, below, hang
         self._hung = None
+        self._sums = {}
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._exits = {}
@@ -778,6 +825,14 @@ class _Cuts:
 
 
 TOP = 16             # the most loaded arcs tracked in the bit masks of an exchange
+
+
+def _round(rounded: dict[float, float], x: float) -> float:
+    """round(x, 9), looked up first: the loads repeat, and round with digits is slow."""
+    got = rounded.get(x)
+    if got is None:
+        got = rounded[x] = round(x, 9)
+    return got
 
 
 class _Ways:
