@@ -69,6 +69,8 @@ class OrderedRouter:
         self.out: list[list[tuple[int, int]]] = [[] for _ in self.names]
         for i, (a, b) in enumerate(self.arcs):
             self.out[index[a]].append((index[b], i))
+        self.tail = [index[a] for a, _ in self.arcs]      # per channel: the switch it leaves
+        self.head = [index[b] for _, b in self.arcs]      # ...and the one it enters
         self.host_of = [hosts.get(s, 0) for s in self.names]
         # per channel a = (u, v): the channels (w, channel id) out of v a route may take next,
         # those ranked above a (every one without an order), in `out`'s order
@@ -161,7 +163,9 @@ class OrderedRouter:
         settled[src] = True
         queued = [_INF] * n          # per switch: the least cost queued for it so far
         order = [src]
-        heap: list[tuple[float, int, int, int, int]] = []
+        # (cost, when queued, channel): the channel's ends are `tail` and `head`
+        heap: list[tuple[float, int, int]] = []
+        head, tail = self.head, self.tail
         push, pop, sharp = heapq.heappush, heapq.heappop, SHARPNESS
         count = 0
         for w, a in out[src]:
@@ -170,17 +174,18 @@ class OrderedRouter:
             c = factor[a] * (1.0 + (load[a] / cap[a] / target) ** sharp)
             if c < queued[w]:
                 queued[w] = c
-                push(heap, (c, count, w, src, a))
+                push(heap, (c, count, a))
                 count += 1
         reached = 1
         while heap and reached < n:
             # A queued channel's key is its cost: no load changes during the search (the
             # tree is charged at the end), so a channel costs what it cost when queued.
-            now, _, w, v, a = pop(heap)
+            now, _, a = pop(heap)
+            w = head[a]
             if settled[w]:
                 continue
             settled[w] = True
-            parent[w], into[w] = v, a
+            parent[w], into[w] = tail[a], a
             order.append(w)
             reached += 1
             if dist is None:
@@ -190,7 +195,7 @@ class OrderedRouter:
                         c = now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp)
                         if c < queued[x]:
                             queued[x] = c
-                            push(heap, (c, count, x, w, b))
+                            push(heap, (c, count, b))
                             count += 1
                 continue
             for x, b in away[w]:
@@ -199,7 +204,7 @@ class OrderedRouter:
                         c = now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp)
                         if c < queued[x]:
                             queued[x] = c
-                            push(heap, (c, count, x, w, b))
+                            push(heap, (c, count, b))
                             count += 1
         if len(order) < n:
             return None
@@ -224,8 +229,13 @@ class OrderedRouter:
 
     def _charge(self, carried: list[tuple[int, float]], sign: float) -> None:
         load = self.load
-        for a, x in carried:
-            load[a] += sign * x
+        # (x added or taken off: the same sums as adding sign * x, without the product)
+        if sign > 0:
+            for a, x in carried:
+                load[a] += x
+        else:
+            for a, x in carried:
+                load[a] -= x
 
 
 def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None, trees: dict[str, ParentMap],
