@@ -207,7 +207,7 @@ class _Trees:
                 p = tree[v]
                 below[p] += below[v]
                 size[p] += size[v]
-            carried = {v: hs * below[v] for v in order[1:] if below[v]} if hs else {}
+            carried: dict[str, float] = {v: hs * below[v] for v in order[1:] if below[v]} if hs else {}
             tin: dict[str, int] = {}
             stack = [src]
             while stack:
