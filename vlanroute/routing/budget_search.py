@@ -319,6 +319,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
         ends[i] = (a, b)
     src_total = [sum(x) for x in src_hosts]
     info = {t: structure(t) for t in range(len(trees))}
+    adj = problem.adj
     while work < max_work:
         peak = max(load)
         if peak <= 0:
@@ -346,12 +347,15 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                 # from each w to its parent changes on the paths x..lca (Y leaves) and z..lca
                 # (Y arrives), x-y goes (0 there now) and z-y comes (the tree had nothing there).
                 st = src_total[t]
+                c_in, c_out = tin[c], tout[c]       # (the tests below with the times held in locals)
                 for y in order[1:]:
                     x = par[y]
-                    y_in = tin[c] <= tin[y] < tout[c]
-                    for z in problem.adj[y]:
+                    y_tin, y_out = tin[y], tout[y]
+                    y_in = c_in <= y_tin < c_out
+                    for z in adj[y]:
                         work += 1
-                        if z == x or (tin[c] <= tin[z] < tout[c]) == y_in or tin[y] <= tin[z] < tout[y]:
+                        z_tin = tin[z]
+                        if z == x or (c_in <= z_tin < c_out) == y_in or y_tin <= z_tin < y_out:
                             continue
                         # path x -> lca(x, z) loses Y; z -> lca gains Y
                         a1, a2 = x, z
