@@ -373,8 +373,8 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         # the maximum only grows: once it reaches the peak the move is out
                         # (the test below would refuse it), so the rest is not summed
                         # Y's sources and destinations leave the x..lca path, arrive on z..lca
-                        # (`if value > worst`, not max(): the same value, without a call per
-                        # link, the scan's largest cost after the arithmetic)
+                        # (`if value > worst`, not max(): the same value without a call per link;
+                        # a small gain, within the noise of a whole budget search)
                         for path, ds, dd in ((lose, -src_y, -dst_y), (gain, src_y, dst_y)):
                             for w in path:
                                 pw = par[w]
