@@ -2,9 +2,13 @@
 shortcuts: each channel's onward channels (ranked above it) are listed once per order
 instead of tested per queued channel, and a popped channel costs its key, no longer
 recomputed (loads rise only on the tree's channels, into switches already reached, so a
-channel into a switch not yet reached still costs what it cost when queued). The plain
-path, kept here as it was (recomputing, and re-queueing where the cost rose; with the
-history factor 1 + h per round, the same value), must give the same trees and loads:
+channel into a switch not yet reached still costs what it cost when queued); since no price
+reads those loads, the tree is charged once when found instead of per destination, and a
+channel is queued only when it lowers its switch's best queued cost (any other entry is
+popped after that one and skipped). The plain path, kept here as it was (recomputing,
+re-queueing where the cost rose, every destination charged as reached, every channel
+queued; with the history factor 1 + h per round, the same value), must give the same
+trees and loads:
 negotiation on random fabrics, in a channel order or none, shortest routes only or not,
 per switch or per group of hosts, with targets low enough that links run hot."""
 

@@ -1,7 +1,8 @@
 """Branch moves (routing/acyclic/polish.py) judge a move without building its load changes
 first: a neighbour u below the hot link is skipped at once (its path crosses that link, so
 the move cannot take load off it), and only the links the move loads are looked at, in
-order, stopping at the first that breaks the rule. The plain path, kept here as it was
+order, stopping at the first that breaks the rule; a tree's child lists, branch loads and
+depth-first times come from one pass over its child lists. The plain path, kept here as it was
 before (every move's changes built, then judged), must give the same trees, the same load
 and the same count of moves looked at (which the max_work bound reads), on random fabrics,
 with a channel order or none, shortest routes only or not, and with the work bounded."""
@@ -22,11 +23,12 @@ from vlanroute.routing.acyclic.negotiate import negotiate
 from vlanroute.routing.acyclic.polish import EPS, _Trees, polish
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.shortest import shortest_routes
-from vlanroute.routing.trees import Arc, max_load
+from vlanroute.routing.trees import Arc, max_load, source_arc_loads
 
 
 class _PlainTrees(_Trees):
-    """try_move as it was: every candidate move's load changes built, then judged."""
+    """try_move and _shape as they were: every candidate move's load changes built, then
+    judged; a tree's shape from source_arc_loads and a walk with exit marks."""
 
     def try_move(self, key: str, hot: Arc, level: float, depth: int, sources: list[str]) -> bool:
         tree, rank, src = self.trees[key], self.rank, self.root[key]
@@ -88,6 +90,31 @@ class _PlainTrees(_Trees):
                 if kept[1] is not None:
                     self._paths[key] = kept[1]
         return False
+
+
+    def _shape(self, key: str) -> tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int]]:
+        """_shape as it was: the branch loads from source_arc_loads, the depth-first times
+        from a walk that marks each switch's exit."""
+        got = self._shapes.get(key)
+        if got is None:
+            tree, src = self.trees[key], self.root[key]
+            children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
+            for v, p in tree.items():
+                children[p].append(v)
+            carried = {v: x for (_, v), x in source_arc_loads(tree, src, self.hosts, weight=self.weight[key])}
+            tin: dict[str, int] = {}
+            tout: dict[str, int] = {}
+            stack: list[tuple[str, bool]] = [(src, False)]
+            while stack:
+                v, leaving = stack.pop()
+                if leaving:
+                    tout[v] = len(tin)
+                    continue
+                tin[v] = len(tin)
+                stack.append((v, True))
+                stack.extend((c, False) for c in children[v])
+            got = self._shapes[key] = (children, carried, tin, tout)
+        return got
 
 
 class _Counted:

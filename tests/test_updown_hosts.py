@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+from unittest import mock
+
 import networkx as nx
 from fabrics import channel_dependencies_acyclic
 from hypothesis import given, settings
@@ -9,6 +12,7 @@ from hypothesis import strategies as st
 from topologies import connected_graphs
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing import turns as turns_module
 from vlanroute.routing.engine import Options
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.registry import ENGINES
@@ -108,3 +112,23 @@ def test_a_budget_too_small_for_trees_per_host_keeps_one_tree_per_switch() -> No
     assert host_updown(topo, hosts, ["l0"], 4) is None
     routes = TURNS.route(topo, hosts, TURNS.params(topo, Options(max_vlans=4)))
     assert not routes.splits
+
+
+def test_below_the_switch_is_planned_once_per_fabric_and_each_caller_gets_trees_of_its_own() -> None:
+    # The default plan asks the turns engine twice (the chooser, the deadlock warning's advice).
+    topo, hosts = spine_hosts()
+    params = TURNS.params(topo, Options())
+    turns_module._BELOW.clear()
+    with mock.patch.object(turns_module, "below_the_switch", wraps=turns_module.below_the_switch) as planned:
+        first = TURNS.route(topo, hosts, params)
+        kept = copy.deepcopy(first)
+        for tree in first.parents.values():         # a caller changing its trees...
+            tree.clear()
+        for shares in first.splits.values():
+            for tree, _ in shares:
+                tree.clear()
+        second = TURNS.route(topo, hosts, params)
+        other = TURNS.route(topo, hosts, TURNS.params(topo, Options(max_vlans=4)))
+    assert planned.call_count == 2                  # once for the default budget, once for 4 VLANs
+    assert kept.splits and second == kept           # ...changes nothing the next caller gets
+    assert not other.splits

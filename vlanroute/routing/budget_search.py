@@ -319,6 +319,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
         ends[i] = (a, b)
     src_total = [sum(x) for x in src_hosts]
     info = {t: structure(t) for t in range(len(trees))}
+    adj = problem.adj
     while work < max_work:
         peak = max(load)
         if peak <= 0:
@@ -346,12 +347,15 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                 # from each w to its parent changes on the paths x..lca (Y leaves) and z..lca
                 # (Y arrives), x-y goes (0 there now) and z-y comes (the tree had nothing there).
                 st = src_total[t]
+                c_in, c_out = tin[c], tout[c]       # (the tests below with the times held in locals)
                 for y in order[1:]:
                     x = par[y]
-                    y_in = tin[c] <= tin[y] < tout[c]
-                    for z in problem.adj[y]:
+                    y_tin, y_out = tin[y], tout[y]
+                    y_in = c_in <= y_tin < c_out
+                    for z in adj[y]:
                         work += 1
-                        if z == x or (tin[c] <= tin[z] < tout[c]) == y_in or tin[y] <= tin[z] < tout[y]:
+                        z_tin = tin[z]
+                        if z == x or (c_in <= z_tin < c_out) == y_in or y_tin <= z_tin < y_out:
                             continue
                         # path x -> lca(x, z) loses Y; z -> lca gains Y
                         a1, a2 = x, z
@@ -369,15 +373,21 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         # the maximum only grows: once it reaches the peak the move is out
                         # (the test below would refuse it), so the rest is not summed
                         # Y's sources and destinations leave the x..lca path, arrive on z..lca
+                        # (`if value > worst`, not max(): the same value without a call per link;
+                        # a small gain, within the noise of a whole budget search)
                         for path, ds, dd in ((lose, -src_y, -dst_y), (gain, src_y, dst_y)):
                             for w in path:
                                 pw = par[w]
                                 sc, dc = src_below[w] + ds, dst_below[w] + dd
                                 ad, au = arc[(pw, w)], arc[(w, pw)]
-                                worst = max(worst, load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad]
-                                            + (st - sc) * dc * invc[ad])
-                                worst = max(worst, load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au]
-                                            + sc * (dst_total - dc) * invc[au])
+                                value = load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad] \
+                                    + (st - sc) * dc * invc[ad]
+                                if value > worst:
+                                    worst = value
+                                value = load[au] - src_below[w] * (dst_total - dst_below[w]) * invc[au] \
+                                    + sc * (dst_total - dc) * invc[au]
+                                if value > worst:
+                                    worst = value
                                 if worst >= limit:
                                     break
                             if worst >= limit:
@@ -385,11 +395,15 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         if worst >= limit:
                             continue
                         ad, au = arc[(x, y)], arc[(y, x)]
-                        worst = max(worst, load[ad] - (st - src_y) * dst_y * invc[ad] + 0.0)
-                        worst = max(worst, load[au] - src_y * (dst_total - dst_y) * invc[au] + 0.0)
+                        for value in (load[ad] - (st - src_y) * dst_y * invc[ad] + 0.0,
+                                      load[au] - src_y * (dst_total - dst_y) * invc[au] + 0.0):
+                            if value > worst:
+                                worst = value
                         ad, au = arc[(z, y)], arc[(y, z)]
-                        worst = max(worst, load[ad] - 0.0 + (st - src_y) * dst_y * invc[ad])
-                        worst = max(worst, load[au] - 0.0 + src_y * (dst_total - dst_y) * invc[au])
+                        for value in (load[ad] - 0.0 + (st - src_y) * dst_y * invc[ad],
+                                      load[au] - 0.0 + src_y * (dst_total - dst_y) * invc[au]):
+                            if value > worst:
+                                worst = value
                         if worst < peak - 1e-9 and (best is None or worst < best[0]):
                             best = (worst, y, z, move_changes(t, par, x, y, z, lose, gain, src_below, dst_below))
                 if best is not None:

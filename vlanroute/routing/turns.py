@@ -34,6 +34,7 @@ routing constraint that one source's routes form one tree:
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections import deque
 from collections.abc import Callable
@@ -97,7 +98,13 @@ class TurnsEngine(Engine[TurnsParams]):
         routes = turn_routes(topo, host_count)
         if not params.below or topo.kind in GRIDS or topo.kind in ("tree", "complete"):
             return routes
-        return below_the_switch(topo, host_count, routes, params.max_vlans)
+        # Kept for the same fabric, hosts and budget, as turn_routes is: the default plan
+        # asks twice (this engine in the chooser, the deadlock warning's advice when the
+        # plan it chose has a cycle: 0.1 to 0.2 s each on 64 switches). A deep copy for each
+        # caller: trees of its own, shared between parents and splits as the first had them.
+        got = _BELOW.get((fabric_key(topo, host_count), params),
+                         lambda: below_the_switch(topo, host_count, routes, params.max_vlans))
+        return copy.deepcopy(got)
 
 
 def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
@@ -110,6 +117,7 @@ def turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:
 
 
 _ROUTED: Store[Routes] = Store()
+_BELOW: Store[Routes] = Store()
 
 
 def _turn_routes(topo: Topology, host_count: dict[str, int]) -> Routes:

@@ -362,6 +362,9 @@ class _Router:
         self.adj: dict[str, list[str]] = {s: [] for s in topo.switches}
         for a, b in self.arcs:
             self.adj[a].append(b)
+        # per switch: (neighbour, id of the arc to it), in `adj`'s order (the searches' pushes)
+        self.out: dict[str, list[tuple[str, int]]] = {s: [(x, self.arc_id[(s, x)]) for x in self.adj[s]]
+                                                      for s in topo.switches}
         self.load = [0.0] * len(self.arcs)
         self.deps = DependencyGraph(len(self.arcs))
         self.root = root
@@ -422,33 +425,30 @@ class _Router:
         the current loads (its own earlier destinations included), through a turn the
         dependency graph accepts. Stuck: the escape tree (`fallback`) or False."""
         hs = self.hosts.get(src, 0)
-        cap, load, arc_id = self.cap, self.load, self.arc_id
+        cap, load = self.cap, self.load
         scale, sharp = self.bound, self.sharpness
-
-        def weight(a: int) -> float:
-            return 1.0 + (load[a] / cap[a] / scale) ** sharp
-
         parent: ParentMap = {}
         into: dict[str, int] = {}
         cost = {src: 0.0}
         used: list[tuple[int, int]] = []
-        heap: list[tuple[float, int, str, str]] = []
+        # (cost, when queued, switch, from, arc): the arc's cost inlined (as in the re-costing below)
+        heap: list[tuple[float, int, str, str, int]] = []
+        out = self.out
         count = 0
-        for w in self.adj[src]:
-            heapq.heappush(heap, (weight(arc_id[(src, w)]), count, w, src))
+        for w, a in out[src]:
+            heapq.heappush(heap, (1.0 + (load[a] / cap[a] / scale) ** sharp, count, w, src, a))
             count += 1
         n = len(self.topo.switches)
         added: list[tuple[int, float]] = []
         branch: dict[str, str] = {}             # each settled switch's ancestor next to src
         members: dict[str, list[str]] = {}     # per such ancestor: its branch in settling order
         while heap and len(cost) < n:
-            key, _, w, v = heapq.heappop(heap)
+            key, _, w, v, a = heapq.heappop(heap)
             if w in cost:
                 continue
-            a = arc_id[(v, w)]
-            now = cost[v] + weight(a)
+            now = cost[v] + (1.0 + (load[a] / cap[a] / scale) ** sharp)
             if now > key * (1 + 1e-9):          # loads rose since: re-queue at the true cost
-                heapq.heappush(heap, (now, count, w, v))
+                heapq.heappush(heap, (now, count, w, v, a))
                 count += 1
                 continue
             if v != src:
@@ -475,9 +475,9 @@ class _Router:
                 for x in members[top]:
                     b = into[x]
                     cost[x] = cost[parent[x]] + (1.0 + (load[b] / cap[b] / scale) ** sharp)
-            for x in self.adj[w]:
+            for x, b in out[w]:
                 if x not in cost:
-                    heapq.heappush(heap, (cost[w] + weight(arc_id[(w, x)]), count, x, w))
+                    heapq.heappush(heap, (cost[w] + (1.0 + (load[b] / cap[b] / scale) ** sharp), count, x, w, b))
                     count += 1
         if len(cost) == n:
             # the tree's load is on already: every destination charged its path, which adds

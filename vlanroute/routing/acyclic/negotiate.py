@@ -33,6 +33,7 @@ ROUNDS = 40            # rounds of re-routing every source (20 and 40 measured: 
 TARGET = 1.3           # links above this multiple of `scale` (the distance bound) are "hot"
 HISTORY = 0.2          # added to a link's history cost per round it ends hot
 SHARPNESS = 8.0        # link cost (1 + history) (1 + (load / target) ** SHARPNESS)
+_INF = float("inf")
 
 Arc = tuple[str, str]
 
@@ -68,6 +69,8 @@ class OrderedRouter:
         self.out: list[list[tuple[int, int]]] = [[] for _ in self.names]
         for i, (a, b) in enumerate(self.arcs):
             self.out[index[a]].append((index[b], i))
+        self.tail = [index[a] for a, _ in self.arcs]      # per channel: the switch it leaves
+        self.head = [index[b] for _, b in self.arcs]      # ...and the one it enters
         self.host_of = [hosts.get(s, 0) for s in self.names]
         # per channel a = (u, v): the channels (w, channel id) out of v a route may take next,
         # those ranked above a (every one without an order), in `out`'s order
@@ -132,9 +135,20 @@ class OrderedRouter:
     def _route(self, sender: str, factor: list[float],
                target: float) -> tuple[ParentMap, list[tuple[int, float]]] | None:
         """Dijkstra over the switches: a switch is reached once, and from it only on
-        channels ranked above the one it was reached on. Each destination's traffic loads
-        its path as soon as it is reached, so the later ones see it; the tree found stays
-        loaded (with its (channel, load) list), a stuck search (None) leaves no load."""
+        channels ranked above the one it was reached on. The tree found is loaded (with its
+        (channel, load) list); a stuck search (None) leaves no load.
+
+        Two things this search once did are gone, each because it could not change a
+        tree (the trees and loads are the same, bit for bit):
+        - Each destination's traffic loaded its path as soon as it was reached, "so that the
+          later ones see it". They never did: those loads land on channels into switches
+          already reached, and a channel is only priced when queued towards a switch not yet
+          reached, so no price ever read them. The tree is charged once at the end instead
+          (whole numbers, exact in floats in any order).
+        - A channel was queued even when an earlier entry of the heap already reached its
+          switch at a cost no higher; such an entry is always popped after that one (the
+          heap orders by cost, then by when queued) and then skipped. Only entries that
+          lower a switch's best queued cost are pushed now."""
         rank, load, out, host_of, cap = self.rank, self.load, self.out, self.host_of, self.cap
         root = self.root(sender)
         src, hs = self.index[root], self.weight(sender)
@@ -145,51 +159,55 @@ class OrderedRouter:
         n = len(self.names)
         parent = [-1] * n
         into = [-1] * n
-        cost = [0.0] * n
         settled = [False] * n
         settled[src] = True
+        queued = [_INF] * n          # per switch: the least cost queued for it so far
         order = [src]
-        heap: list[tuple[float, int, int, int, int]] = []
+        # (cost, when queued, channel): the channel's ends are `tail` and `head`
+        heap: list[tuple[float, int, int]] = []
+        head, tail = self.head, self.tail
         push, pop, sharp = heapq.heappush, heapq.heappop, SHARPNESS
         count = 0
         for w, a in out[src]:
             if dist is not None and dist[w] != 1:
                 continue
-            push(heap, (factor[a] * (1.0 + (load[a] / cap[a] / target) ** sharp), count, w, src, a))
-            count += 1
+            c = factor[a] * (1.0 + (load[a] / cap[a] / target) ** sharp)
+            if c < queued[w]:
+                queued[w] = c
+                push(heap, (c, count, a))
+                count += 1
         reached = 1
         while heap and reached < n:
-            # A queued channel's key is its cost: the loads rise here only on the tree's own
-            # channels, each into a switch already reached, and the costs of reached switches
-            # never change, so a channel into a switch not yet reached costs what it cost when
-            # queued (recomputing it, as this search once did, always gave the same sum).
-            now, _, w, v, a = pop(heap)
+            # A queued channel's key is its cost: no load changes during the search (the
+            # tree is charged at the end), so a channel costs what it cost when queued.
+            now, _, a = pop(heap)
+            w = head[a]
             if settled[w]:
                 continue
             settled[w] = True
-            cost[w], parent[w], into[w] = now, v, a
+            parent[w], into[w] = tail[a], a
             order.append(w)
             reached += 1
-            demand = float(hs * host_of[w])
-            if demand:
-                x = w
-                while x != src:
-                    load[into[x]] += demand
-                    x = parent[x]
             if dist is None:
                 # the channels a route may take after a (ranked above it), listed once per order
                 for x, b in onward[a]:
                     if not settled[x]:
-                        push(heap, (now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp),
-                                    count, x, w, b))
-                        count += 1
+                        c = now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp)
+                        if c < queued[x]:
+                            queued[x] = c
+                            push(heap, (c, count, b))
+                            count += 1
                 continue
             for x, b in away[w]:
                 if not settled[x]:
                     if not ordered or rank[b] > rank[a]:
-                        push(heap, (now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp),
-                                    count, x, w, b))
-                        count += 1
+                        c = now + factor[b] * (1.0 + (load[b] / cap[b] / target) ** sharp)
+                        if c < queued[x]:
+                            queued[x] = c
+                            push(heap, (c, count, b))
+                            count += 1
+        if len(order) < n:
+            return None
         # what each channel of the tree carries: the hosts below it (leaves up)
         below = [0] * n
         for v in order:
@@ -197,9 +215,7 @@ class OrderedRouter:
         for v in reversed(order[1:]):
             below[parent[v]] += below[v]
         carried = [(into[v], float(hs * below[v])) for v in order[1:] if below[v]] if hs else []
-        if len(order) < n:
-            self._charge(carried, -1.0)
-            return None
+        self._charge(carried, 1.0)
         names = self.names
         return {names[v]: names[parent[v]] for v in order[1:]}, carried
 
@@ -213,8 +229,13 @@ class OrderedRouter:
 
     def _charge(self, carried: list[tuple[int, float]], sign: float) -> None:
         load = self.load
-        for a, x in carried:
-            load[a] += sign * x
+        # (x added or taken off: the same sums as adding sign * x, without the product)
+        if sign > 0:
+            for a, x in carried:
+                load[a] += x
+        else:
+            for a, x in carried:
+                load[a] -= x
 
 
 def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None, trees: dict[str, ParentMap],

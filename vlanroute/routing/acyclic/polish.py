@@ -103,7 +103,7 @@ class _Trees:
         tree, rank, src = self.trees[key], self.rank, self.root[key]
         adj = self.nearer[src] if self.dist is not None else self.adj
         children, carried, tin, tout = self._shape(key)
-        load, cap = self.load, self.cap
+        load, cap, max_work = self.load, self.cap, self.max_work
         # the switches whose path from src crosses the hot arc: the subtree under its head
         stack, under = [hot[1]], []
         while stack:
@@ -119,10 +119,11 @@ class _Trees:
             old_parent = tree[v]
             top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
             for u in adj[v]:
-                if u == tree[v] or u in inside and tin[v] <= tin[u] < tout[v]:     # u in v's subtree
+                # (tree[v] is old_parent here: a move tried below is undone unless it is kept)
+                if u == old_parent or u in inside and tin[v] <= tin[u] < tout[v]:     # u in v's subtree
                     continue
                 self.work += 1
-                if self.work > self.max_work:
+                if self.work > max_work:
                     return False
                 if u in inside:
                     # u hangs below the hot arc too (not in v's subtree: skipped above), so
@@ -194,18 +195,26 @@ class _Trees:
             children: dict[str, list[str]] = {v: [] for v in [src, *tree]}
             for v, p in tree.items():
                 children[p].append(v)
-            carried = {v: x for (_, v), x in source_arc_loads(tree, src, self.hosts, weight=self.weight[key])}
+            # One pass over the child lists for all three (source_arc_loads' values, and the
+            # depth-first times of a walk that takes the children last first, as before)
+            order = [src]                   # breadth-first, as bfs_order
+            for v in order:
+                order.extend(children[v])
+            hosts, hs = self.hosts, self.weight[key]
+            below = {v: hosts.get(v, 0) for v in order}
+            size = dict.fromkeys(order, 1)
+            for v in reversed(order[1:]):
+                p = tree[v]
+                below[p] += below[v]
+                size[p] += size[v]
+            carried: dict[str, float] = {v: hs * below[v] for v in order[1:] if below[v]} if hs else {}
             tin: dict[str, int] = {}
-            tout: dict[str, int] = {}
-            stack: list[tuple[str, bool]] = [(src, False)]
+            stack = [src]
             while stack:
-                v, leaving = stack.pop()
-                if leaving:
-                    tout[v] = len(tin)
-                    continue
+                v = stack.pop()
                 tin[v] = len(tin)
-                stack.append((v, True))
-                stack.extend((c, False) for c in children[v])
+                stack.extend(children[v])
+            tout = {v: tin[v] + size[v] for v in order}
             got = self._shapes[key] = (children, carried, tin, tout)
         return got
 
