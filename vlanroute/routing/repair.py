@@ -87,6 +87,17 @@ class Degraded:
         return (self.cables.get(link(a, b), 0) > 0 and a not in self.dead_switches
                 and b not in self.dead_switches)
 
+    @cached_property
+    def live(self) -> frozenset[Link]:
+        """The pairs (a, b) `alive` holds true of, both ways round: a set lookup per tree
+        link (a dead switch breaks most trees, each of hundreds of links)."""
+        out = set()
+        for a, b in self.cables:
+            if self.alive(a, b):
+                out.add((a, b))
+                out.add((b, a))
+        return frozenset(out)
+
     def adjacency(self) -> dict[str, list[str]]:
         adj: dict[str, list[str]] = {}
         for (a, b), n in sorted(self.cables.items()):
@@ -167,16 +178,45 @@ def subtree_sums(order: list[str], parent: Mapping[str, str | None], senders: Ma
 def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
     """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
     senders on one side times the hosts on the other."""
-    order, parent, _ = rooted_tree(links)
-    below_s, below_h = subtree_sums(order, parent, senders, hosts)
+    # rooted_tree and subtree_sums in one pass over lists (the same order and figures): a
+    # what-if with a dead switch asks this of every tree of the plan.
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        got = adj.get(a)
+        if got is None:
+            adj[a] = [b]
+        else:
+            got.append(b)
+        got = adj.get(b)
+        if got is None:
+            adj[b] = [a]
+        else:
+            got.append(a)
+    out: dict[Arc, float] = {}
+    if not adj:
+        return out
+    root = min(adj)
+    index = {root: 0}
+    order = [root]
+    up = [0]                                # each switch's parent's index (the root's: itself)
+    for i, u in enumerate(order):
+        for v in adj[u]:
+            if v not in index:
+                index[v] = len(order)
+                order.append(v)
+                up.append(i)
+    below_s = [senders.get(v, 0) for v in order]
+    below_h = [hosts.get(v, 0) for v in order]
+    for i in range(len(order) - 1, 0, -1):
+        j = up[i]
+        below_s[j] += below_s[i]
+        below_h[j] += below_h[i]
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
-    out: dict[Arc, float] = {}
-    for v in order[1:]:
-        p = parent[v]
-        assert p is not None
-        out[(v, p)] = float(below_s[v] * (total_h - below_h[v]))
-        out[(p, v)] = float((total_s - below_s[v]) * below_h[v])
+    for i in range(1, len(order)):
+        v, p, bs, bh = order[i], order[up[i]], below_s[i], below_h[i]
+        out[(v, p)] = float(bs * (total_h - bh))
+        out[(p, v)] = float((total_s - bs) * bh)
     return out
 
 
@@ -381,19 +421,23 @@ class Exchanges:
                 got.append(a)
         parent: dict[str, str | None] = {x: None}
         order = [x]
-        up: list[str] = []                  # each switch's parent, along order[1:]
-        for u in order:
+        up: list[int] = []                  # each switch's parent's position, along order[1:]
+        for i, u in enumerate(order):
             for v in adj[u]:
                 if v not in parent:
                     parent[v] = u
                     order.append(v)
-                    up.append(u)
-        s = {v: senders.get(v, 0) for v in order}
-        h = {v: hosts.get(v, 0) for v in order}
+                    up.append(i)
+        # Subtree sums over lists by BFS position (dicts by name at the end): the what-if
+        # with a dead switch builds this for hundreds of trees.
+        sl = [senders.get(v, 0) for v in order]
+        hl = [hosts.get(v, 0) for v in order]
         for i in range(len(up) - 1, -1, -1):
-            v, p = order[i + 1], up[i]
-            s[p] += s[v]
-            h[p] += h[v]
+            p = up[i]
+            sl[p] += sl[i + 1]
+            hl[p] += hl[i + 1]
+        s = dict(zip(order, sl))
+        h = dict(zip(order, hl))
         self.parent, self.order, self.s, self.h = parent, order, s, h
         # y's part: y and its descendants, when rooted at x.
         self.far = self.below(y)
@@ -475,20 +519,29 @@ def trial_peak(book: LoadBook, delta: Mapping[Arc, float],
 def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
     """The connected parts of `nodes` joined by `links` (plain search: networkx's graph
     building cost most of a what-if)."""
-    adj: dict[str, list[str]] = {n: [] for n in nodes}
+    adj: dict[str, list[str]] = {}
     for a, b in links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
+        got = adj.get(a)
+        if got is None:
+            adj[a] = [b]
+        else:
+            got.append(b)
+        got = adj.get(b)
+        if got is None:
+            adj[b] = [a]
+        else:
+            got.append(a)
     seen: set[str] = set()
     out = []
-    for n in adj:
+    # The nodes first, then the links' other ends, each once (the parts' order is the
+    # same as over an adjacency that lists every node first).
+    for n in (*nodes, *adj):
         if n in seen:
             continue
         part = {n}
         todo = [n]
         while todo:
-            u = todo.pop()
-            for v in adj[u]:
+            for v in adj.get(todo.pop(), ()):
                 if v not in part:
                     part.add(v)
                     todo.append(v)
@@ -500,9 +553,9 @@ def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
 def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> tuple[frozenset[Link], str]:
     """The tree's links after the fewest link additions that join its parts with hosts
     again; (links, "") or (the original links, why not) when the live fabric cannot."""
-    nodes = {s for l in tree.links for s in l} | set(tree.sources)
-    nodes = {s for s in nodes if s not in fabric.dead_switches}
-    kept = {l for l in tree.links if fabric.alive(*l)}
+    nodes = (tree.switches | set(tree.sources)) - fabric.dead_switches
+    live = fabric.live
+    kept = {l for l in tree.links if l in live}
     wanted = fabric.host_switches()
     missing = wanted - nodes
     nodes |= missing                       # a host switch outside the tree: a part of its own
@@ -660,10 +713,11 @@ def _may_lower(ex: Exchanges, links: frozenset[Link], cut: Link, options: list[L
 def broken_vlans(trees: Iterable[Tree], fabric: Degraded) -> list[int]:
     """The VLANs whose tree lost a link or a switch, or misses a live host switch."""
     wanted = fabric.host_switches()
+    live = fabric.live
     out = []
     for t in trees:
-        nodes = {s for l in t.links for s in l} | set(t.sources)
-        if (any(not fabric.alive(*l) for l in t.links) or nodes & fabric.dead_switches
+        nodes = t.switches | set(t.sources)
+        if (not t.links <= live or nodes & fabric.dead_switches
                 or (t.links and not wanted <= nodes) or (not t.links and len(wanted) > 1)):
             out.append(t.vid)
     return out
@@ -705,7 +759,7 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         links, why = repair_tree(by_vid[vid], fabric, adj)
         if why:
             unrepairable[vid] = why
-            links = frozenset(l for l in by_vid[vid].links if fabric.alive(*l))
+            links = frozenset(l for l in by_vid[vid].links if l in fabric.live)
         new[vid] = links
     if base is not None:
         # Per-VLAN loads of the intact trees with these very hosts: only the broken ones change.
