@@ -649,6 +649,8 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     for cut in sorted(movable):
         if cut not in current:
             continue
+        if other_deps is None and _keeps_the_cut(current, cut, book, adj):
+            continue
         ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
         options = ex.candidates(adj)
         if other_deps is None:
@@ -670,6 +672,20 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
             current = current - {cut} | {chosen[3]}
             book.add(vid, chosen[4])
     return current
+
+
+def _keeps_the_cut(links: frozenset[Link], cut: Link, book: LoadBook, adj: Mapping[str, list[str]]) -> bool:
+    """True when `_may_lower` would keep the cut link alone, read before the tree is rooted
+    (a what-if's dead switch adds joining links to hundreds of trees, and rooting each
+    costs its whole tree): the cut is live, so it is a candidate, and the fabric has no
+    load, or an arc at the max load lies off the tree, which no exchange in it changes."""
+    x, y = cut
+    if y not in adj.get(x, ()):
+        return False
+    peak, hot = book.at_peak()
+    if peak <= 0:
+        return True
+    return any(link(a, b) != cut and link(a, b) not in links for a, b in hot)
 
 
 def _may_lower(ex: Exchanges, links: frozenset[Link], cut: Link, options: list[Link], book: LoadBook) -> list[Link]:
