@@ -14,7 +14,7 @@ from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import Degraded, Exchanges, _components, link, tree_arc_loads
+from vlanroute.routing.repair import Degraded, Exchanges, Tree, _components, _cut_parts, link, tree_arc_loads
 
 
 def _graph(seed: int, n: int) -> nx.Graph:
@@ -100,3 +100,26 @@ def test_exchanges_subtree_sums_are_the_sides_of_each_link(seed: int, n: int) ->
         assert ex.s[v] == sum(senders[u] for u in side)
         assert ex.h[v] == sum(hosts[u] for u in side)
     assert ex.far == nx.node_connected_component(nx.restricted_view(t, [], [(x, y), (y, x)]), y)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 14), st.integers(0, 3), st.integers(0, 2))
+def test_cut_parts_from_the_preorder_are_networkxs_parts(seed: int, n: int, cut: int, dead: int) -> None:
+    rng = random.Random(seed)
+    g = _graph(seed, n)
+    tree = Tree(1, (), random_spanning_tree(g, rng))
+    po = tree.preorder
+    assert po is not None
+    pre, tin, end, parent = po
+    for v in pre:                                  # each range is the switch's subtree
+        assert {u for u in pre[tin[v]:end[v]]} == {v} | nx.descendants(
+            nx.DiGraph([(p, u) for u, p in parent.items() if p is not None]), v)
+    gone = frozenset(rng.sample(sorted(g), min(dead, n - 1)))
+    removed = set(rng.sample(sorted(tree.links), min(cut, len(tree.links))))
+    removed |= {l for l in tree.links if set(l) & gone}
+    f = nx.Graph()
+    f.add_nodes_from(s for s in tree.switches if s not in gone)
+    f.add_edges_from(tree.links - removed)
+    got = _cut_parts(po, removed, gone)
+    assert sorted(map(sorted, got)) == sorted(map(sorted, nx.connected_components(f)))
+    assert sorted(map(sorted, got)) == sorted(map(sorted, _components(tree.links - removed, f.nodes)))

@@ -74,6 +74,36 @@ class Tree:
         """The switches its links join (cached: a what-if asks once per failure)."""
         return frozenset(s for l in self.links for s in l)
 
+    @cached_property
+    def preorder(self) -> tuple[list[str], dict[str, int], dict[str, int], dict[str, str | None]] | None:
+        """A depth-first preorder of its links from the smallest switch, each switch's
+        position in it, the end of its subtree's range and its parent; None when the links
+        are not one tree (cached: the parts a failure leaves are then ranges of it)."""
+        if not self.links:
+            return None
+        order, parent, adj = rooted_tree(self.links)
+        if len(order) != len(self.switches):
+            return None
+        kids: dict[str, list[str]] = {v: [] for v in order}
+        for v in order[1:]:
+            p = parent[v]
+            assert p is not None
+            kids[p].append(v)
+        pre: list[str] = []
+        todo = [order[0]]
+        while todo:
+            u = todo.pop()
+            pre.append(u)
+            todo.extend(reversed(kids[u]))
+        tin = {v: i for i, v in enumerate(pre)}
+        end = dict.fromkeys(pre, 0)
+        for v in reversed(pre):
+            end[v] = max(tin[v] + 1, end[v])
+            p = parent[v]
+            if p is not None and end[v] > end[p]:
+                end[p] = end[v]
+        return pre, tin, end, parent
+
 
 @dataclass(frozen=True)
 class Degraded:
@@ -559,8 +589,14 @@ def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> t
     wanted = fabric.host_switches()
     missing = wanted - nodes
     nodes |= missing                       # a host switch outside the tree: a part of its own
-    parts = _components(kept, nodes)
-    part_of = {s: i for i, part in enumerate(parts) for s in part}
+    po = tree.preorder
+    if po is not None and tree.switches.issuperset(tree.sources):
+        parts = _cut_parts(po, tree.links - kept, fabric.dead_switches) + [{m} for m in missing]
+    else:
+        parts = _components(kept, nodes)
+    part_of: dict[str, int] = {}
+    for k, part in enumerate(parts):
+        part_of.update(dict.fromkeys(part, k))
     terminal = [i for i, part in enumerate(parts) if part & wanted]
     if len(terminal) <= 1:
         joined = set(terminal)
@@ -615,6 +651,33 @@ def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> t
         # is a component of the kept links, and only the ways' links join parts).
         links = {l for l in links if l[0] in inside}
     return frozenset(links), ""
+
+
+def _cut_parts(po: tuple[list[str], dict[str, int], dict[str, int], dict[str, str | None]],
+               removed: Iterable[Link], dead: frozenset[str]) -> list[set[str]]:
+    """The parts of one tree without the `removed` links, as `_components` finds them (in
+    another order), from its preorder: each removed link cuts off its lower end's range,
+    less the ranges cut off inside it. A dead switch loses every link, so its part is
+    itself alone: left out, as `_components` never sees it."""
+    pre, tin, end, parent = po
+    lower = sorted({a if parent[a] == b else b for a, b in removed}, key=tin.__getitem__)
+    inner: dict[str | None, list[str]] = {None: []}      # each part's top -> the tops right below it
+    open_: list[str] = []
+    for r in lower:
+        while open_ and not tin[open_[-1]] <= tin[r] < end[open_[-1]]:
+            open_.pop()
+        inner[open_[-1] if open_ else None].append(r)
+        inner[r] = []
+        open_.append(r)
+    out = []
+    for top, below in inner.items():
+        part = set(pre) if top is None else set(pre[tin[top]:end[top]])
+        for r in below:
+            part.difference_update(pre[tin[r]:end[r]])
+        part -= dead
+        if part:
+            out.append(part)
+    return out
 
 
 def _walk_part(start: str, part: set[str], kept: set[Link], prev: dict[str, str | None]) -> list[str]:
