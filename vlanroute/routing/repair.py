@@ -75,10 +75,10 @@ class Tree:
         return frozenset(s for l in self.links for s in l)
 
     @cached_property
-    def preorder(self) -> tuple[list[str], dict[str, int], dict[str, int], dict[str, str | None]] | None:
+    def preorder(self) -> tuple[list[str], dict[str, int], list[int]] | None:
         """A depth-first preorder of its links from the smallest switch, each switch's
-        position in it, the end of its subtree's range and its parent; None when the links
-        are not one tree (cached: the parts a failure leaves are then ranges of it)."""
+        position in it and, by position, the end of its subtree's range; None when the
+        links are not one tree (cached: the parts a failure leaves are then ranges of it)."""
         if not self.links:
             return None
         order, parent, adj = rooted_tree(self.links)
@@ -96,13 +96,14 @@ class Tree:
             pre.append(u)
             todo.extend(reversed(kids[u]))
         tin = {v: i for i, v in enumerate(pre)}
-        end = dict.fromkeys(pre, 0)
-        for v in reversed(pre):
-            end[v] = max(tin[v] + 1, end[v])
-            p = parent[v]
-            if p is not None and end[v] > end[p]:
-                end[p] = end[v]
-        return pre, tin, end, parent
+        end = [i + 1 for i in range(len(pre))]
+        for i in range(len(pre) - 1, 0, -1):
+            p = parent[pre[i]]
+            assert p is not None
+            j = tin[p]
+            if end[i] > end[j]:
+                end[j] = end[i]
+        return pre, tin, end
 
 
 @dataclass(frozen=True)
@@ -653,27 +654,28 @@ def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> t
     return frozenset(links), ""
 
 
-def _cut_parts(po: tuple[list[str], dict[str, int], dict[str, int], dict[str, str | None]],
-               removed: Iterable[Link], dead: frozenset[str]) -> list[set[str]]:
+def _cut_parts(po: tuple[list[str], dict[str, int], list[int]], removed: Iterable[Link],
+               dead: frozenset[str]) -> list[set[str]]:
     """The parts of one tree without the `removed` links, as `_components` finds them (in
     another order), from its preorder: each removed link cuts off its lower end's range,
-    less the ranges cut off inside it. A dead switch loses every link, so its part is
-    itself alone: left out, as `_components` never sees it."""
-    pre, tin, end, parent = po
-    lower = sorted({a if parent[a] == b else b for a, b in removed}, key=tin.__getitem__)
-    inner: dict[str | None, list[str]] = {None: []}      # each part's top -> the tops right below it
-    open_: list[str] = []
+    less the ranges cut off inside it (a link's lower end comes later in the preorder). A
+    dead switch loses every link, so its part is itself alone: left out, as `_components`
+    never sees it."""
+    pre, tin, end = po
+    lower = sorted({max(tin[a], tin[b]) for a, b in removed})
+    inner: dict[int, list[int]] = {-1: []}       # each part's top (-1: the root's part) -> the tops right below it
+    open_: list[int] = []
     for r in lower:
-        while open_ and not tin[open_[-1]] <= tin[r] < end[open_[-1]]:
+        while open_ and not r < end[open_[-1]]:
             open_.pop()
-        inner[open_[-1] if open_ else None].append(r)
+        inner[open_[-1] if open_ else -1].append(r)
         inner[r] = []
         open_.append(r)
     out = []
     for top, below in inner.items():
-        part = set(pre) if top is None else set(pre[tin[top]:end[top]])
+        part = set(pre) if top < 0 else set(pre[top:end[top]])
         for r in below:
-            part.difference_update(pre[tin[r]:end[r]])
+            part.difference_update(pre[r:end[r]])
         part -= dead
         if part:
             out.append(part)
