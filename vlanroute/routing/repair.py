@@ -74,6 +74,37 @@ class Tree:
         """The switches its links join (cached: a what-if asks once per failure)."""
         return frozenset(s for l in self.links for s in l)
 
+    @cached_property
+    def preorder(self) -> tuple[list[str], dict[str, int], list[int]] | None:
+        """A depth-first preorder of its links from the smallest switch, each switch's
+        position in it and, by position, the end of its subtree's range; None when the
+        links are not one tree (cached: the parts a failure leaves are then ranges of it)."""
+        if not self.links:
+            return None
+        order, parent, adj = rooted_tree(self.links)
+        if len(order) != len(self.switches):
+            return None
+        kids: dict[str, list[str]] = {v: [] for v in order}
+        for v in order[1:]:
+            p = parent[v]
+            assert p is not None
+            kids[p].append(v)
+        pre: list[str] = []
+        todo = [order[0]]
+        while todo:
+            u = todo.pop()
+            pre.append(u)
+            todo.extend(reversed(kids[u]))
+        tin = {v: i for i, v in enumerate(pre)}
+        end = [i + 1 for i in range(len(pre))]
+        for i in range(len(pre) - 1, 0, -1):
+            p = parent[pre[i]]
+            assert p is not None
+            j = tin[p]
+            if end[i] > end[j]:
+                end[j] = end[i]
+        return pre, tin, end
+
 
 @dataclass(frozen=True)
 class Degraded:
@@ -86,6 +117,17 @@ class Degraded:
     def alive(self, a: str, b: str) -> bool:
         return (self.cables.get(link(a, b), 0) > 0 and a not in self.dead_switches
                 and b not in self.dead_switches)
+
+    @cached_property
+    def live(self) -> frozenset[Link]:
+        """The pairs (a, b) `alive` holds true of, both ways round: a set lookup per tree
+        link (a dead switch breaks most trees, each of hundreds of links)."""
+        out = set()
+        for a, b in self.cables:
+            if self.alive(a, b):
+                out.add((a, b))
+                out.add((b, a))
+        return frozenset(out)
 
     def adjacency(self) -> dict[str, list[str]]:
         adj: dict[str, list[str]] = {}
@@ -167,16 +209,45 @@ def subtree_sums(order: list[str], parent: Mapping[str, str | None], senders: Ma
 def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
     """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
     senders on one side times the hosts on the other."""
-    order, parent, _ = rooted_tree(links)
-    below_s, below_h = subtree_sums(order, parent, senders, hosts)
+    # rooted_tree and subtree_sums in one pass over lists (the same order and figures): a
+    # what-if with a dead switch asks this of every tree of the plan.
+    adj: dict[str, list[str]] = {}
+    for a, b in links:
+        got = adj.get(a)
+        if got is None:
+            adj[a] = [b]
+        else:
+            got.append(b)
+        got = adj.get(b)
+        if got is None:
+            adj[b] = [a]
+        else:
+            got.append(a)
+    out: dict[Arc, float] = {}
+    if not adj:
+        return out
+    root = min(adj)
+    index = {root: 0}
+    order = [root]
+    up = [0]                                # each switch's parent's index (the root's: itself)
+    for i, u in enumerate(order):
+        for v in adj[u]:
+            if v not in index:
+                index[v] = len(order)
+                order.append(v)
+                up.append(i)
+    below_s = [senders.get(v, 0) for v in order]
+    below_h = [hosts.get(v, 0) for v in order]
+    for i in range(len(order) - 1, 0, -1):
+        j = up[i]
+        below_s[j] += below_s[i]
+        below_h[j] += below_h[i]
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
-    out: dict[Arc, float] = {}
-    for v in order[1:]:
-        p = parent[v]
-        assert p is not None
-        out[(v, p)] = float(below_s[v] * (total_h - below_h[v]))
-        out[(p, v)] = float((total_s - below_s[v]) * below_h[v])
+    for i in range(1, len(order)):
+        v, p, bs, bh = order[i], order[up[i]], below_s[i], below_h[i]
+        out[(v, p)] = float(bs * (total_h - bh))
+        out[(p, v)] = float((total_s - bs) * bh)
     return out
 
 
@@ -381,19 +452,23 @@ class Exchanges:
                 got.append(a)
         parent: dict[str, str | None] = {x: None}
         order = [x]
-        up: list[str] = []                  # each switch's parent, along order[1:]
-        for u in order:
+        up: list[int] = []                  # each switch's parent's position, along order[1:]
+        for i, u in enumerate(order):
             for v in adj[u]:
                 if v not in parent:
                     parent[v] = u
                     order.append(v)
-                    up.append(u)
-        s = {v: senders.get(v, 0) for v in order}
-        h = {v: hosts.get(v, 0) for v in order}
+                    up.append(i)
+        # Subtree sums over lists by BFS position (dicts by name at the end): the what-if
+        # with a dead switch builds this for hundreds of trees.
+        sl = [senders.get(v, 0) for v in order]
+        hl = [hosts.get(v, 0) for v in order]
         for i in range(len(up) - 1, -1, -1):
-            v, p = order[i + 1], up[i]
-            s[p] += s[v]
-            h[p] += h[v]
+            p = up[i]
+            sl[p] += sl[i + 1]
+            hl[p] += hl[i + 1]
+        s = dict(zip(order, sl))
+        h = dict(zip(order, hl))
         self.parent, self.order, self.s, self.h = parent, order, s, h
         # y's part: y and its descendants, when rooted at x.
         self.far = self.below(y)
@@ -475,20 +550,29 @@ def trial_peak(book: LoadBook, delta: Mapping[Arc, float],
 def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
     """The connected parts of `nodes` joined by `links` (plain search: networkx's graph
     building cost most of a what-if)."""
-    adj: dict[str, list[str]] = {n: [] for n in nodes}
+    adj: dict[str, list[str]] = {}
     for a, b in links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
+        got = adj.get(a)
+        if got is None:
+            adj[a] = [b]
+        else:
+            got.append(b)
+        got = adj.get(b)
+        if got is None:
+            adj[b] = [a]
+        else:
+            got.append(a)
     seen: set[str] = set()
     out = []
-    for n in adj:
+    # The nodes first, then the links' other ends, each once (the parts' order is the
+    # same as over an adjacency that lists every node first).
+    for n in (*nodes, *adj):
         if n in seen:
             continue
         part = {n}
         todo = [n]
         while todo:
-            u = todo.pop()
-            for v in adj[u]:
+            for v in adj.get(todo.pop(), ()):
                 if v not in part:
                     part.add(v)
                     todo.append(v)
@@ -500,14 +584,20 @@ def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
 def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> tuple[frozenset[Link], str]:
     """The tree's links after the fewest link additions that join its parts with hosts
     again; (links, "") or (the original links, why not) when the live fabric cannot."""
-    nodes = {s for l in tree.links for s in l} | set(tree.sources)
-    nodes = {s for s in nodes if s not in fabric.dead_switches}
-    kept = {l for l in tree.links if fabric.alive(*l)}
+    nodes = (tree.switches | set(tree.sources)) - fabric.dead_switches
+    live = fabric.live
+    kept = {l for l in tree.links if l in live}
     wanted = fabric.host_switches()
     missing = wanted - nodes
     nodes |= missing                       # a host switch outside the tree: a part of its own
-    parts = _components(kept, nodes)
-    part_of = {s: i for i, part in enumerate(parts) for s in part}
+    po = tree.preorder
+    if po is not None and tree.switches.issuperset(tree.sources):
+        parts = _cut_parts(po, tree.links - kept, fabric.dead_switches) + [{m} for m in missing]
+    else:
+        parts = _components(kept, nodes)
+    part_of: dict[str, int] = {}
+    for k, part in enumerate(parts):
+        part_of.update(dict.fromkeys(part, k))
     terminal = [i for i, part in enumerate(parts) if part & wanted]
     if len(terminal) <= 1:
         joined = set(terminal)
@@ -564,6 +654,34 @@ def repair_tree(tree: Tree, fabric: Degraded, adj: Mapping[str, list[str]]) -> t
     return frozenset(links), ""
 
 
+def _cut_parts(po: tuple[list[str], dict[str, int], list[int]], removed: Iterable[Link],
+               dead: frozenset[str]) -> list[set[str]]:
+    """The parts of one tree without the `removed` links, as `_components` finds them (in
+    another order), from its preorder: each removed link cuts off its lower end's range,
+    less the ranges cut off inside it (a link's lower end comes later in the preorder). A
+    dead switch loses every link, so its part is itself alone: left out, as `_components`
+    never sees it."""
+    pre, tin, end = po
+    lower = sorted({max(tin[a], tin[b]) for a, b in removed})
+    inner: dict[int, list[int]] = {-1: []}       # each part's top (-1: the root's part) -> the tops right below it
+    open_: list[int] = []
+    for r in lower:
+        while open_ and not r < end[open_[-1]]:
+            open_.pop()
+        inner[open_[-1] if open_ else -1].append(r)
+        inner[r] = []
+        open_.append(r)
+    out = []
+    for top, below in inner.items():
+        part = set(pre) if top < 0 else set(pre[top:end[top]])
+        for r in below:
+            part.difference_update(pre[r:end[r]])
+        part -= dead
+        if part:
+            out.append(part)
+    return out
+
+
 def _walk_part(start: str, part: set[str], kept: set[Link], prev: dict[str, str | None]) -> list[str]:
     """Every switch of `part` reached from `start` along the part's links, with prev set."""
     out, todo = [], [start]
@@ -596,6 +714,8 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     for cut in sorted(movable):
         if cut not in current:
             continue
+        if other_deps is None and _keeps_the_cut(current, cut, book, adj):
+            continue
         ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
         options = ex.candidates(adj)
         if other_deps is None:
@@ -617,6 +737,20 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
             current = current - {cut} | {chosen[3]}
             book.add(vid, chosen[4])
     return current
+
+
+def _keeps_the_cut(links: frozenset[Link], cut: Link, book: LoadBook, adj: Mapping[str, list[str]]) -> bool:
+    """True when `_may_lower` would keep the cut link alone, read before the tree is rooted
+    (a what-if's dead switch adds joining links to hundreds of trees, and rooting each
+    costs its whole tree): the cut is live, so it is a candidate, and the fabric has no
+    load, or an arc at the max load lies off the tree, which no exchange in it changes."""
+    x, y = cut
+    if y not in adj.get(x, ()):
+        return False
+    peak, hot = book.at_peak()
+    if peak <= 0:
+        return True
+    return any(link(a, b) != cut and link(a, b) not in links for a, b in hot)
 
 
 def _may_lower(ex: Exchanges, links: frozenset[Link], cut: Link, options: list[Link], book: LoadBook) -> list[Link]:
@@ -660,10 +794,11 @@ def _may_lower(ex: Exchanges, links: frozenset[Link], cut: Link, options: list[L
 def broken_vlans(trees: Iterable[Tree], fabric: Degraded) -> list[int]:
     """The VLANs whose tree lost a link or a switch, or misses a live host switch."""
     wanted = fabric.host_switches()
+    live = fabric.live
     out = []
     for t in trees:
-        nodes = {s for l in t.links for s in l} | set(t.sources)
-        if (any(not fabric.alive(*l) for l in t.links) or nodes & fabric.dead_switches
+        nodes = t.switches | set(t.sources)
+        if (not t.links <= live or nodes & fabric.dead_switches
                 or (t.links and not wanted <= nodes) or (not t.links and len(wanted) > 1)):
             out.append(t.vid)
     return out
@@ -705,7 +840,7 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         links, why = repair_tree(by_vid[vid], fabric, adj)
         if why:
             unrepairable[vid] = why
-            links = frozenset(l for l in by_vid[vid].links if fabric.alive(*l))
+            links = frozenset(l for l in by_vid[vid].links if l in fabric.live)
         new[vid] = links
     if base is not None:
         # Per-VLAN loads of the intact trees with these very hosts: only the broken ones change.
