@@ -206,11 +206,9 @@ def subtree_sums(order: list[str], parent: Mapping[str, str | None], senders: Ma
     return below_s, below_h
 
 
-def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
-    """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
-    senders on one side times the hosts on the other."""
-    # rooted_tree and subtree_sums in one pass over lists (the same order and figures): a
-    # what-if with a dead switch asks this of every tree of the plan.
+def adjacency(links: Iterable[Link]) -> dict[str, list[str]]:
+    """Each switch's neighbours over `links`, in the links' order (a tree's rooting and
+    subtree sums walk it; whatif with a dead switch asks it of every tree)."""
     adj: dict[str, list[str]] = {}
     for a, b in links:
         got = adj.get(a)
@@ -223,6 +221,15 @@ def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Map
             adj[b] = [a]
         else:
             got.append(a)
+    return adj
+
+
+def tree_arc_loads(links: Iterable[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> dict[Arc, float]:
+    """The all-to-all load of one VLAN on each arc of its tree (not yet per cable): the
+    senders on one side times the hosts on the other."""
+    # rooted_tree and subtree_sums in one pass over lists (the same order and figures): a
+    # what-if with a dead switch asks this of every tree of the plan.
+    adj = adjacency(links)
     out: dict[Arc, float] = {}
     if not adj:
         return out
@@ -438,18 +445,7 @@ class Exchanges:
     def __init__(self, links: frozenset[Link], cut: Link, senders: Mapping[str, int],
                  hosts: Mapping[str, int]) -> None:
         x, y = cut
-        adj: dict[str, list[str]] = {}
-        for a, b in links:
-            got = adj.get(a)
-            if got is None:
-                adj[a] = [b]
-            else:
-                got.append(b)
-            got = adj.get(b)
-            if got is None:
-                adj[b] = [a]
-            else:
-                got.append(a)
+        adj = adjacency(links)
         parent: dict[str, str | None] = {x: None}
         order = [x]
         up: list[int] = []                  # each switch's parent's position, along order[1:]
@@ -550,18 +546,7 @@ def trial_peak(book: LoadBook, delta: Mapping[Arc, float],
 def _components(links: Iterable[Link], nodes: Iterable[str]) -> list[set[str]]:
     """The connected parts of `nodes` joined by `links` (plain search: networkx's graph
     building cost most of a what-if)."""
-    adj: dict[str, list[str]] = {}
-    for a, b in links:
-        got = adj.get(a)
-        if got is None:
-            adj[a] = [b]
-        else:
-            got.append(b)
-        got = adj.get(b)
-        if got is None:
-            adj[b] = [a]
-        else:
-            got.append(a)
+    adj = adjacency(links)
     seen: set[str] = set()
     out = []
     # The nodes first, then the links' other ends, each once (the parts' order is the
