@@ -217,6 +217,7 @@ def _record(doc: PlanDocument, failures: Failures, result: RepairResult, lost: l
     old = {t.vid: t.links for t in trees_of(doc)}
     alive = [s for s in doc.switches if s not in failures.switches]
     order, safe = push_order(old, result.trees, alive)
+    down = dead_cables(failures, doc)
     return {
         "format": REPAIR_FORMAT,
         "plan": doc.name,
@@ -239,7 +240,7 @@ def _record(doc: PlanDocument, failures: Failures, result: RepairResult, lost: l
         # The cables the repair routes around: a push of this bundle still checks every step
         # with them (a dead cable may come back at any moment; device/change.py).
         "down_cables": [[c.a, c.a_port, c.b, c.b_port] for i, c in enumerate(doc.cabling)
-                        if i in dead_cables(failures, doc)],
+                        if i in down],
         "failover": [],             # a repair moves no source (bundle/failedover.py does)
         "not_failed_over": [],
     }
