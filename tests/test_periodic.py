@@ -128,3 +128,35 @@ def test_a_larger_budget_never_plans_worse(tmp_path: Path, case: str) -> None:
         assert plan["metrics"]["vlan_count"] <= (k or 4094)
         loads.append(max(plan_loads(plan).values()))
     assert all(b <= a + 1e-9 for a, b in zip(loads, loads[1:])), loads
+
+
+
+@pytest.mark.parametrize("dims, k", [([4, 4], 4), ([2, 6], 2), ([2, 2, 3], 4), ([4, 6], 8)])
+def test_a_kept_search_answers_exactly_what_a_new_one_would(dims: list[int], k: int) -> None:
+    """periodic_routes keeps its searches per block shape (the budget engine asks again under
+    other budgets and targets); every answer must be the bytes a search from nothing gives.
+    Targets are multiples of the shape's best peak: on these fabrics and budgets a target at or
+    above it stops the search before its best tree (measured), so a search kept under one
+    target is wrong for another unless neither stops it."""
+    from fabrics import torus
+    from vlanroute.routing import periodic
+
+    topo, hosts = torus(dims)
+    work = 4_000
+
+    def cold(k: int, target: float) -> dict[str, dict[str, str]]:
+        periodic._SEARCHED.clear()
+        got = periodic_routes(topo, hosts, k, target, max_work=work)
+        assert got is not None
+        return got.parents
+
+    periodic._SEARCHED.clear()
+    assert periodic_routes(topo, hosts, k, 0.0, max_work=work) is not None
+    (_, peak, _), = periodic._SEARCHED._got.values()
+    other = max(1, k // 2)
+    calls = [(k, 0.0), (k, 3.0), (k, 1.0), (k, 0.95), (other, 0.5), (k, 3.0), (k, 1.05), (other, 0.0), (k, 0.0)]
+    wanted = [cold(kk, f * peak) for kk, f in calls]
+    assert wanted[0] != wanted[1]           # the case is one where the target matters
+    periodic._SEARCHED.clear()
+    warm = [periodic_routes(topo, hosts, kk, f * peak, max_work=work) for kk, f in calls]
+    assert [w.parents if w else None for w in warm] == wanted

@@ -42,5 +42,16 @@ class Store(Generic[V]):
         self._got[key] = value
         return value
 
+    def peek(self, key: Hashable) -> V | None:
+        """The result kept for `key`, or None."""
+        return self._got.get(key)
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Keep `value` for `key` (for a caller that decides itself whether a kept result fits)."""
+        self._got.pop(key, None)
+        if len(self._got) >= KEEP:
+            self._got.pop(next(iter(self._got)))
+        self._got[key] = value
+
     def clear(self) -> None:
         self._got.clear()
