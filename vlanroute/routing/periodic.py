@@ -259,6 +259,11 @@ class _State:
         self.depth = [0] * n
         for v in order[1:]:
             self.depth[v] = self.depth[par[v]] + 1
+        # The classes of each switch's two arcs to its parent (down: parent -> v; up), read
+        # on every step of a move's path.
+        cls = self.grid.cls
+        self.down_cls = [cls[par[v] * n + v] if v != root else -1 for v in range(n)]
+        self.up_cls = [cls[v * n + par[v]] if v != root else -1 for v in range(n)]
         self.a = [self.h] * n
         self.s = list(self.sig)
         for v in reversed(order[1:]):
@@ -298,6 +303,9 @@ class _State:
         self.kids[x].remove(y)
         self.kids[z].append(y)
         par[y] = z
+        n = self.grid.n
+        self.down_cls[y] = self.grid.cls[z * n + y]
+        self.up_cls[y] = self.grid.cls[y * n + z]
         shift = depth[z] + 1 - depth[y]
         stack = [y]
         while stack:
@@ -311,8 +319,8 @@ class _State:
         Moving y's subtree (a_y destination hosts, s_y source hosts) from x to z changes
         only the links between x and z in the tree (through their common ancestor) and the
         link to y: those on x's side lose the subtree, those on z's side gain it. A move is
-        dropped as soon as one changed class passes the maximum (a class that both sides
-        touch could come back below it; such moves are rare and only missed)."""
+        judged once its whole path is summed (a class that both sides touch can come back
+        below the maximum), and taken when it lowers (largest class sum, sum of squares)."""
         n, adj, load, cls, inv = self.grid.n, self.grid.adj, self.load, self.grid.cls, self.grid.per_cable
         par, depth, a, s = self.par, self.depth, self.a, self.s
         w, total, root = self.w, self.total, self.root
@@ -320,6 +328,8 @@ class _State:
         mark = [0] * len(load)           # mark[c] == stamp: class c is in `cells` for this move
         stamp = 0
         work = 0
+        nload = len(load)
+        down_cls, up_cls = self.down_cls, self.up_cls     # kept up to date by move()
         while work < max_work:
             improved = False
             ys = list(range(n))
@@ -330,13 +340,27 @@ class _State:
                 x = par[y]
                 ay, sy = a[y], s[y]
                 down, up = (w - sy) * ay, sy * (total - ay)
+                yn = y * n
+                # The link to y's old parent loses the subtree whatever z is: its two
+                # classes and their changes (per cable) once per y.
+                c1 = cls[x * n + y]
+                d1 = -down * inv[c1]
+                c2 = cls[yn + x]
+                d2 = -up * inv[c2]
                 for z in adj[y]:
                     if z == x:
                         continue
                     stamp += 1
-                    cells = []
-                    for c, raw in ((cls[x * n + y], -down), (cls[y * n + x], -up), (cls[z * n + y], down),
-                                   (cls[y * n + z], up)):
+                    mark[c1] = stamp
+                    cells = [c1]
+                    change[c1] = d1
+                    if c2 != c1:
+                        mark[c2] = stamp
+                        cells.append(c2)
+                        change[c2] = d2
+                    else:
+                        change[c2] += d2
+                    for c, raw in ((cls[z * n + y], down), (cls[yn + z], up)):
                         d = raw * inv[c]          # per cable
                         if mark[c] != stamp:
                             mark[c] = stamp
@@ -347,19 +371,20 @@ class _State:
                     ok = True
                     p1, p2 = x, z
                     while p1 != p2:
-                        if depth[p1] >= depth[p2]:
-                            u, sign = p1, -1
+                        if depth[p1] >= depth[p2]:     # x's side loses the subtree
+                            u = p1
                             p1 = par[p1]
-                        else:
-                            u, sign = p2, 1
+                            au, su = a[u], s[u]
+                            na, ns = au - ay, su - sy
+                        else:                          # z's side gains it
+                            u = p2
                             if u == y:          # z lies below y: no tree
                                 ok = False
                                 break
                             p2 = par[p2]
-                        pu = par[u]
-                        au, su = a[u], s[u]
-                        na, ns = au + sign * ay, su + sign * sy
-                        c = cls[pu * n + u]
+                            au, su = a[u], s[u]
+                            na, ns = au + ay, su + sy
+                        c = down_cls[u]
                         d = ((w - ns) * na - (w - su) * au) * inv[c]
                         if mark[c] != stamp:
                             mark[c] = stamp
@@ -367,7 +392,7 @@ class _State:
                             change[c] = d
                         else:
                             change[c] += d
-                        c = cls[u * n + pu]
+                        c = up_cls[u]
                         d = (ns * (total - na) - su * (total - au)) * inv[c]
                         if mark[c] != stamp:
                             mark[c] = stamp
@@ -378,23 +403,24 @@ class _State:
                     work += 1 + len(cells)
                     if not ok:
                         continue
-                    new_peak = max(load[c] + change[c] for c in cells)
+                    new_peak = max([load[c] + change[c] for c in cells])
                     for c in self.top:
                         if mark[c] != stamp:
-                            new_peak = max(new_peak, load[c])
+                            if load[c] > new_peak:
+                                new_peak = load[c]
                             break
                     else:
                         new_peak = max([new_peak] + [v for c, v in enumerate(load) if mark[c] != stamp])
                     new_peak = round(new_peak, 6)
                     if new_peak > self.peak:
                         continue
-                    sq = self.sq + sum((load[c] + change[c]) ** 2 - load[c] ** 2 for c in cells)
+                    sq = self.sq + sum([(load[c] + change[c]) ** 2 - load[c] ** 2 for c in cells])
                     if new_peak < self.peak or sq < self.sq * (1 - 1e-12) - 1e-9:
                         for c in cells:
                             load[c] += change[c]
                         self.move(y, z)
                         self._summary()
-                        work += len(load)
+                        work += nload
                         improved = True
                         break
             if not improved:
