@@ -113,13 +113,20 @@ class SwitchIndex:
         # t.senders(alive, (w,)): the intact senders but w's
         senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
                    for vid, got in self.senders.items()}
+        return self.improve_all(cuts, total, fabric, senders, self.ncab_array, self.arc_cables), added
+
+    def improve_all(self, cuts: Mapping[int, _Cuts], total: list[float], fabric: Degraded,
+                    senders: Mapping[int, Mapping[str, int]], ncab_array: np.ndarray,
+                    arc_cables: dict[Arc, int]) -> float:
+        """improve_tree on every tree's joining links in turn, from the loads `total` of
+        the joined trees (indexed as arcs); the max load per cable after it."""
         # Every arc's load per cable, kept up to date through the exchanges (only the arcs
         # an exchange changes are computed again), for the max and the arcs at it; the
         # book's heap made from it (the same figures as LoadBook.per_cable's, in arc order).
-        values = self._per_cable(np.array(total, dtype=float), self.ncab_array)
+        values = self._per_cable(np.array(total, dtype=float), ncab_array)
         heap = list(zip((-values).tolist(), self.arc_list))
         heapq.heapify(heap)
-        book = LoadBook(fabric, senders, {}, dict(zip(self.arc_list, total)), cables=self.arc_cables, heap=heap)
+        book = LoadBook(fabric, senders, {}, dict(zip(self.arc_list, total)), cables=arc_cables, heap=heap)
         peak, hot = self._hot(values)
         arcs = self.arcs
         for t in self.trees:
@@ -131,12 +138,12 @@ class SwitchIndex:
                 if self.kept:
                     at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
                     values[at] = self._per_cable(np.array([book.total[a] for a in changed], dtype=float),
-                                                 self.ncab_array[at])
+                                                 ncab_array[at])
                 else:
                     values = self._per_cable(np.fromiter(book.total.values(), dtype=float, count=len(arcs)),
-                                             self.ncab_array)
+                                             ncab_array)
                 peak, hot = self._hot(values)
-        return book.max_load(), added
+        return book.max_load()
 
     @staticmethod
     def _per_cable(raw: np.ndarray, ncab: np.ndarray) -> np.ndarray:
@@ -528,7 +535,7 @@ class _Cuts:
             l = (a, b) if a < b else (b, a)
             if l == cut:
                 return False
-            if self.w in l:
+            if self.dead_link(l):
                 continue
             if l in self.links:
                 return False              # an earlier join: not priced here
@@ -714,7 +721,7 @@ class _Cuts:
             branch = {i} | {k for k in self.up_part if self.below_in_parts(k, i)}
             x_in = self.part(x) in branch
             return lambda q: (self.part(q) in branch) != x_in
-        if l not in self.t.links or self.w in l:
+        if l not in self.t.links or self.dead_link(l):
             return None
         v = a if self.rt.parent.get(a) == b else b
         x_side = self._side(v, x)
@@ -798,10 +805,7 @@ class _Cuts:
                     joins.append((u, z, j, i))
                     todo.append(i)
         S2, H2 = self.totals
-        below = {i: (self.rt.s[c], self.rt.h[c]) for i, c in enumerate(self.kids)}
-        for i in self.size:
-            if i not in below:
-                below[i] = self._top_sums()
+        below = self._part_sums()
         for _u, _z, j, i in reversed(joins):
             bs, bh = below[i]
             ps, ph = below[j]
@@ -818,10 +822,18 @@ class _Cuts:
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._exits = {}
 
-    def _top_sums(self) -> tuple[int, int]:
-        """The senders and hosts of the part above w."""
+    def _part_sums(self) -> dict[int, tuple[int, int]]:
+        """Each part's own senders and hosts (its switches only)."""
         rt = self.rt
-        return rt.S - rt.s[self.w], rt.H - rt.h[self.w]
+        below = {i: (rt.s[c], rt.h[c]) for i, c in enumerate(self.kids)}
+        for i in self.size:
+            if i not in below:             # the part above w
+                below[i] = (rt.S - rt.s[self.w], rt.H - rt.h[self.w])
+        return below
+
+    def dead_link(self, l: Link) -> bool:
+        """A link of the intact tree that the failure took."""
+        return self.w in l
 
 
 TOP = 16             # the most loaded arcs tracked in the bit masks of an exchange
