@@ -42,6 +42,7 @@ class _Layout:
         root = rt.pre[0]
         order = sorted(lower | {root}, key=tin.__getitem__)
         holes: dict[str, list[str]] = {r: [] for r in order}
+        self.up: dict[str, str] = {}         # each cut-off subtree's innermost enclosing one
         stack: list[str] = []
         for r in order:
             lo = tin[r]
@@ -49,6 +50,7 @@ class _Layout:
                 stack.pop()
             if stack:
                 holes[stack[-1]].append(r)
+                self.up[r] = stack[-1]
             stack.append(r)
         self.rt = rt
         self.holes = holes
@@ -226,24 +228,19 @@ def _tree(index: SwitchIndex, t: Tree, dead: set[str], pair: Link | None, hw: in
     first = max(parts, key=size.__getitem__)
     if sum(1 for i in parts if size[i] == size[first]) > 1:
         first = min((i for i in parts if size[i] == size[first]), key=lambda i: min(layout.nodes(i)))
-    part_of: dict[str, int] = {}
-    part = layout.part
     if sum(size[i] for i in parts if i != first) >= index.many:
         across = _across(index, t.vid, rt, layout, dead, pair, first)
     else:
+        # The part of each switch outside the first; a live switch not here is in the first.
+        far = {z: i for i in parts if i != first for z in layout.nodes(i)}
         across = []
-        for i in parts:
-            if i == first:
-                continue
-            for z in layout.nodes(i):
-                for u in adj.get(z, ()):
-                    if u in dead or (pair is not None and (u, z) in (pair, pair[::-1])):
-                        continue
-                    j = part_of.get(u)
-                    if j is None:
-                        j = part_of[u] = part(u)
-                    if j != i:
-                        across.append((u, rank[(u, z)], z, j, i))
+        for z, i in far.items():
+            for u in adj.get(z, ()):
+                if u in dead or (pair is not None and (u, z) in (pair, pair[::-1])):
+                    continue
+                j = far.get(u, first)
+                if j != i:
+                    across.append((u, rank[(u, z)], z, j, i))
     inside = {first}
     joins: list[tuple[str, str, int, int]] = []
     while len(inside) < len(parts):
@@ -266,24 +263,40 @@ def _tree(index: SwitchIndex, t: Tree, dead: set[str], pair: Link | None, hw: in
         total[arcs[(u, z)]] += (S2 - bs) * bh
         total[arcs[(z, u)]] += bs * (H2 - bh)
     # Arcs whose sides change: the ways up from every join end and every hole's upper end
-    # (when live) to their part's top.
+    # (when live) to their part's top. A way up stays in its part: the part of each switch
+    # on it is the start's (a hole's upper end lies in the cut-off subtree around the hole).
     stops = set(layout.tops) | dead
-    changed: set[str] = set()
-    starts = [*hang, *(parent[r] for r in lower)]
-    for g in starts:
-        up = g
+    changed: dict[str, int] = {}
+    starts: list[tuple[str | None, int]] = [(g, k) for u, z, j, i in joins for g, k in ((u, j), (z, i))]
+    starts += [(parent[r], layout.index[layout.up[r]]) for r in lower if parent[r] not in dead]
+    for g, k in starts:
+        up: str | None = g
         while up is not None and up not in stops and up not in changed:
-            changed.add(up)
+            changed[up] = k
             up = parent[up]
-    hung = _hung(rt, hang, part)
-    for v in changed:
-        p = parent[v]
-        assert p is not None
-        ss, hh = _side_sums(rt, layout, part(v), v, hung)
-        sv, hv = s[v], h[v]
+    # Each changed arc's sides (_side_sums inline): per part, the holes' and the hanging
+    # sums by preorder position, each counted where it lies below the arc.
+    tin, tsize = rt.tin, rt.size
+    marks: dict[int, list[tuple[int, int, int]]] = {k: [] for k in parts}
+    for k in parts:
+        marks[k] += [(tin[c], -s[c], -h[c]) for c in layout.holes[layout.tops[k]]]
+    for u, z, j, i in joins:
+        bs, bh = below[i]
+        marks[j].append((tin[u], bs, bh))
+        marks[i].append((tin[z], S2 - bs, H2 - bh))
+    step = rt.steps(arcs)
+    for v, k in changed.items():
+        _p, iu, idn, sv, hv = step[v]
+        lo = tin[v]
+        hi = lo + tsize[v]
+        ss, hh = sv, hv
+        for tg, es, eh in marks[k]:
+            if lo <= tg < hi:
+                ss += es
+                hh += eh
         # was: the intact loads less the host-loss terms
-        total[arcs[(v, p)]] += ss * (H2 - hh) - (sv * (H - hv) - hw * sv)
-        total[arcs[(p, v)]] += (S2 - ss) * hh - ((S - sv) * hv - sw * hv)
+        total[iu] += ss * (H2 - hh) - (sv * (H - hv) - hw * sv)
+        total[idn] += (S2 - ss) * hh - ((S - sv) * hv - sw * hv)
     for v in lower:                         # the removed links' arcs
         p = parent[v]
         assert p is not None
@@ -293,7 +306,7 @@ def _tree(index: SwitchIndex, t: Tree, dead: set[str], pair: Link | None, hw: in
     cut = _CutsN(t, rt, "", [], joins, layout.nodes, hang, below, (S2, H2), first, size, across,
                  arc_cables)
     cut.layout, cut.removed = layout, removed
-    cut._hung_parts = hung
+    cut._hung_parts = None
     return cut
 
 
