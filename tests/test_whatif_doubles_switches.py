@@ -1,8 +1,9 @@
 """Double failures with a dead switch (routing/whatif/doubles_switches.py), against `repair`
 (routing/repair.py) on random small fabrics (hypothesis): a dead switch and a dead pair, or
-two dead switches (the links between parts found link by link and with numpy), on random plans whose trees span every switch (the fast path's case),
+two dead switches (and one dead switch alone; the links between parts found link by link
+and with numpy), on random plans whose trees span every switch (the fast path's case),
 with parallel cables and sources that send only some of their hosts; the max load per
-cable and the links added must be `repair`'s, bit for bit, and `Fabric.price` (what
+cable, the links added and the repaired trees must be `repair`'s, bit for bit, and `Fabric.price` (what
 `vlanroute whatif` runs per sampled double) must give the verdict it gives through
 `repair`.
 """
@@ -13,7 +14,7 @@ import random
 
 import networkx as nx
 from fabrics import random_spanning_tree
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vlanroute.bundle.failures import Failures
@@ -57,6 +58,9 @@ def _doubles(g: nx.Graph, rng: random.Random, count: int) -> list[tuple[tuple[st
     out: list[tuple[tuple[str, ...], tuple[str, str] | None]] = []
     for _ in range(count):
         w = rng.choice(switches)
+        if rng.random() < 0.15:
+            out.append(((w,), None))        # one dead switch: the same path
+            continue
         if rng.random() < 0.5:
             pairs = sorted(link(a, b) for a, b in g.edges if w not in (a, b))
             if pairs:
@@ -66,8 +70,9 @@ def _doubles(g: nx.Graph, rng: random.Random, count: int) -> list[tuple[tuple[st
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.integers(0, 10_000), st.integers(5, 11), st.integers(1, 4), st.booleans(), st.booleans())
+@example(50, 8, 1, False, False)        # two largest parts of one size: the first by its least switch
 def test_doubles_with_a_dead_switch_equal_repair(seed: int, n: int, k: int, parallel: bool, shares: bool) -> None:
     """double_failure gives repair's max load and links added, or None (then whatif runs
     repair itself); on these plans (every tree spans every switch, hosts everywhere) it
@@ -77,7 +82,8 @@ def test_doubles_with_a_dead_switch_equal_repair(seed: int, n: int, k: int, para
     vector.many = 0                     # every part's links found with numpy (_across)
     rng = random.Random(seed + 1)
     for dead, pair in _doubles(g, rng, 6):
-        got = double_failure(index, dead, pair, cables)
+        mended: dict[int, frozenset[tuple[str, str]]] = {}
+        got = double_failure(index, dead, pair, cables, mended)
         assert double_failure(vector, dead, pair, cables) == got
         fabric = Degraded({**cables, **({pair: 0} if pair else {})}, frozenset(dead),
                           {s: m for s, m in hosts.items() if s not in dead})
@@ -86,6 +92,7 @@ def test_doubles_with_a_dead_switch_equal_repair(seed: int, n: int, k: int, para
             assert got is None, (dead, pair)
             continue
         assert got == (result.max_load, result.links_added), (dead, pair)
+        assert mended == result.trees, (dead, pair)         # the very trees repair makes
 
 
 @settings(max_examples=15, deadline=None)

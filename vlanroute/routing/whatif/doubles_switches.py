@@ -159,9 +159,11 @@ def _side_sums(rt: RootedTree, layout: _Layout, home: int, v: str,
 
 
 def double_failure(index: SwitchIndex, dead: tuple[str, ...], pair: Link | None,
-                   cables: Mapping[Link, int]) -> tuple[float, int] | None:
+                   cables: Mapping[Link, int], trees: dict[int, frozenset[Link]] | None = None
+                   ) -> tuple[float, int] | None:
     """(max load per cable, links added) after `repair` with the switches `dead` and the
-    neighbour pair `pair` (a link(), none of its ends dead) dead, or None: `repair`'s case."""
+    neighbour pair `pair` (a link(), none of its ends dead) dead, or None: `repair`'s case.
+    `trees`: filled with each VLAN's repaired links (for tests)."""
     if not index.usable or any(s not in dead for s in index.empty):
         return None                         # a live switch without hosts
     gone = set(dead)
@@ -188,7 +190,13 @@ def double_failure(index: SwitchIndex, dead: tuple[str, ...], pair: Link | None,
     fabric = Degraded(live_cables, frozenset(dead), alive)
     senders = {vid: ({s: n for s, n in got.items() if s not in gone} if gone & got.keys() else got)
                for vid, got in index.senders.items()}
-    return index.improve_all(cuts, total, fabric, senders, ncab, arc_cables), added
+    peak = index.improve_all(cuts, total, fabric, senders, ncab, arc_cables)
+    if trees is not None:
+        for t in index.trees:
+            c = cuts[t.vid]
+            assert isinstance(c, _CutsN)
+            trees[t.vid] = frozenset(l for l in t.links if l not in c.removed) | c.links
+    return peak, added
 
 
 def _tree(index: SwitchIndex, t: Tree, dead: set[str], pair: Link | None, hw: int,
