@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
-from fabrics import random_spanning_tree
+from fabrics import random_graph, random_spanning_tree
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -28,12 +28,7 @@ from vlanroute.routing.whatif.switches import SwitchIndex
 def _fabric(seed: int, n: int, k: int, parallel: bool, shares: bool
             ) -> tuple[nx.Graph, dict[tuple[str, str], int], dict[str, int], list[Tree]]:
     rng = random.Random(seed)
-    g = nx.cycle_graph(n)
-    for _ in range(rng.randrange(0, 2 * n)):
-        a, b = rng.randrange(n), rng.randrange(n)
-        if a != b:
-            g.add_edge(a, b)
-    g = nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
+    g = random_graph(rng, n)
     cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
     switches = sorted(g.nodes)
     hosts = {s: rng.choice((1, 2, 3)) for s in switches}

@@ -30,7 +30,7 @@ import numpy as np
 
 from vlanroute.routing.repair import Degraded, Link, Tree
 from vlanroute.routing.whatif.pairs import RootedTree
-from vlanroute.routing.whatif.switches import Arc, SwitchIndex, _Cuts
+from vlanroute.routing.whatif.switches import Arc, SwitchIndex, _Cuts, branch_sums, join_parts
 
 
 class _Layout:
@@ -249,25 +249,12 @@ def _tree(index: SwitchIndex, t: Tree, dead: set[str], pair: Link | None, hw: in
                 j = far.get(u, first)
                 if j != i:
                     across.append((u, rank[(u, z)], z, j, i))
-    inside = {first}
-    joins: list[tuple[str, str, int, int]] = []
-    while len(inside) < len(parts):
-        best = min((x for x in across if x[3] in inside and x[4] not in inside), default=None)
-        if best is None:
-            return None
-        u, _, z, j, i = best
-        joins.append((u, z, j, i))
-        inside.add(i)
-    below = dict(sums)
-    for _u, _z, j, i in reversed(joins):
-        bs, bh = below[i]
-        ps, ph = below[j]
-        below[j] = (ps + bs, ph + bh)
-    hang: dict[str, list[tuple[int, int]]] = {}
+    joins = join_parts(across, first, len(parts))
+    if joins is None:
+        return None
+    below, hang = branch_sums(joins, sums, (S2, H2))
     for u, z, _j, i in joins:
         bs, bh = below[i]
-        hang.setdefault(u, []).append((bs, bh))
-        hang.setdefault(z, []).append((S2 - bs, H2 - bh))
         total[arcs[(u, z)]] += (S2 - bs) * bh
         total[arcs[(z, u)]] += bs * (H2 - bh)
     # Arcs whose sides change: the ways up from every join end and every hole's upper end

@@ -225,26 +225,12 @@ class SwitchIndex:
                                     break
                     if j != i:
                         across.append((u, rank[(u, z)], z, j, i))
-        inside = {first}
-        joins: list[tuple[str, str, int, int]] = []           # (u inside, z reached, part of u, part of z)
-        while len(inside) < len(parts):
-            best = min((a for a in across if a[3] in inside and a[4] not in inside), default=None)
-            if best is None:
-                return None
-            u, _, z, j, i = best
-            joins.append((u, z, j, i))
-            inside.add(i)
-        # The parts' tree: each join hangs part i below part j; branch sums below each part.
-        below = {i: sums[i] for i in parts}
-        for _u, _z, j, i in reversed(joins):
-            bs, bh = below[i]
-            ps, ph = below[j]
-            below[j] = (ps + bs, ph + bh)
-        hang: dict[str, list[tuple[int, int]]] = {}             # a node -> sums hanging off it
+        joins = join_parts(across, first, len(parts))
+        if joins is None:
+            return None
+        below, hang = branch_sums(joins, {i: sums[i] for i in parts}, (S2, H2))
         for u, z, _j, i in joins:
             bs, bh = below[i]
-            hang.setdefault(u, []).append((bs, bh))
-            hang.setdefault(z, []).append((S2 - bs, H2 - bh))
             total[arcs[(u, z)]] += (S2 - bs) * bh
             total[arcs[(z, u)]] += bs * (H2 - bh)
         # Arcs whose sides change: the ways up from w and from every join end to their part's top.
@@ -804,17 +790,7 @@ class _Cuts:
                     seen.add(i)
                     joins.append((u, z, j, i))
                     todo.append(i)
-        S2, H2 = self.totals
-        below = self._part_sums()
-        for _u, _z, j, i in reversed(joins):
-            bs, bh = below[i]
-            ps, ph = below[j]
-            below[j] = (ps + bs, ph + bh)
-        hang: dict[str, list[tuple[int, int]]] = {}
-        for u, z, _j, i in joins:
-            bs, bh = below[i]
-            hang.setdefault(u, []).append((bs, bh))
-            hang.setdefault(z, []).append((S2 - bs, H2 - bh))
+        below, hang = branch_sums(joins, self._part_sums(), self.totals)
         self.joins, self.below, self.hang = joins, below, hang
         self._hung = None
         self._sums = {}
@@ -834,6 +810,44 @@ class _Cuts:
     def dead_link(self, l: Link) -> bool:
         """A link of the intact tree that the failure took."""
         return self.w in l
+
+
+def join_parts(across: list[tuple[str, int, str, int, int]], first: int, count: int
+               ) -> list[tuple[str, str, int, int]] | None:
+    """repair_tree's joins of `count` parts with hosts on every live switch: from the first
+    part, each time the first link (by its joined end, then the neighbour order) to a part
+    not joined yet; (u joined, z reached, part of u, part of z) per join, None: not joined.
+    across: (u, rank of u-z, z, part of u, part of z), every link from a part but the first
+    to another."""
+    inside = {first}
+    joins: list[tuple[str, str, int, int]] = []
+    while len(inside) < count:
+        best = min((a for a in across if a[3] in inside and a[4] not in inside), default=None)
+        if best is None:
+            return None
+        u, _, z, j, i = best
+        joins.append((u, z, j, i))
+        inside.add(i)
+    return joins
+
+
+def branch_sums(joins: list[tuple[str, str, int, int]], own: Mapping[int, tuple[int, int]],
+                totals: tuple[int, int]) -> tuple[dict[int, tuple[int, int]], dict[str, list[tuple[int, int]]]]:
+    """The parts' tree, each join hanging part i below part j (joins from the first part
+    down): each part's branch sums (senders, hosts of it and the parts below it), from each
+    part's own; and per join end, the sums hanging off it across its join."""
+    S2, H2 = totals
+    below = dict(own)
+    for _u, _z, j, i in reversed(joins):
+        bs, bh = below[i]
+        ps, ph = below[j]
+        below[j] = (ps + bs, ph + bh)
+    hang: dict[str, list[tuple[int, int]]] = {}
+    for u, z, _j, i in joins:
+        bs, bh = below[i]
+        hang.setdefault(u, []).append((bs, bh))
+        hang.setdefault(z, []).append((S2 - bs, H2 - bh))
+    return below, hang
 
 
 TOP = 16             # the most loaded arcs tracked in the bit masks of an exchange
