@@ -1,7 +1,7 @@
 """The fabrics of issue 23 (and others of their kinds) as (Topology, hosts per switch),
 built from networkx graphs here, and the greedy baseline a default plan must match.
 Shared by tests/test_optimum.py, test_acyclic.py, test_default_choice.py and bench/quality.py;
-random_spanning_tree by the what-if's reference tests."""
+random_spanning_tree and random_graph by the what-if's and the repair's tests."""
 
 from __future__ import annotations
 
@@ -12,6 +12,18 @@ import networkx as nx
 
 from vlanroute.model.topology import Topology
 from vlanroute.routing.trees import Arc, ParentMap, Splits, arc_loads, source_arc_loads
+
+
+def random_graph(seed: int | random.Random, n: int) -> nx.Graph:
+    """A ring of n switches s00.. with up to 2n random chords (seeded, or drawn from the
+    caller's generator)."""
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    g = nx.cycle_graph(n)
+    for _ in range(rng.randrange(0, 2 * n)):
+        a, b = rng.randrange(n), rng.randrange(n)
+        if a != b:
+            g.add_edge(a, b)
+    return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
 
 
 def random_spanning_tree(g: nx.Graph, rng: random.Random) -> frozenset[tuple[str, str]]:

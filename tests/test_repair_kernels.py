@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+from fabrics import random_graph as _graph
 from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,14 +18,6 @@ from hypothesis import strategies as st
 from vlanroute.routing.repair import Degraded, Exchanges, Tree, _components, _cut_parts, link, tree_arc_loads
 
 
-def _graph(seed: int, n: int) -> nx.Graph:
-    rng = random.Random(seed)
-    g = nx.cycle_graph(n)
-    for _ in range(rng.randrange(0, 2 * n)):
-        a, b = rng.randrange(n), rng.randrange(n)
-        if a != b:
-            g.add_edge(a, b)
-    return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
 
 
 @settings(max_examples=60, deadline=None)

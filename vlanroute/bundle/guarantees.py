@@ -58,7 +58,9 @@ from vlanroute.routing.repair import (
     repair,
     tree_dependencies,
 )
+from vlanroute.routing.whatif.doubles_switches import double_failure
 from vlanroute.routing.whatif.pairs import RootedTree
+from vlanroute.routing.whatif.switches import SwitchIndex
 
 if TYPE_CHECKING:
     from vlanroute.plan.build import Plan
@@ -188,6 +190,7 @@ class Fabric:
         self._connected: bool | None = None
         self._rooted: dict[int, RootedTree] | None = None
         self._loads: LoadBook | None = None
+        self._index: SwitchIndex | None = None
 
     @classmethod
     def of(cls, doc: PlanDocument, policy: Policy | None = None) -> Fabric:
@@ -434,6 +437,8 @@ class Fabric:
         if v.pairs_cut is None:
             v.pairs_cut = self.pairs_cut(v.failures)
         if v.heals:
+            if repaired is None and v.failures.switches and not self.deadlock_free:
+                repaired = self._dead_switch_repair(v.failures)
             if repaired is None:
                 fabric = self.degraded(v.failures)
                 # Without a dead switch the hosts stay: the repair starts from the intact
@@ -454,6 +459,26 @@ class Fabric:
             v.max_link_load_failed_over = load if v.failover == "covers" else None
             v.deadlock_free_failed_over = free if v.failover == "covers" else None
         return v
+
+    def _dead_switch_repair(self, failures: Failures
+                            ) -> tuple[float | None, bool | None, tuple[tuple[str, str], ...]] | None:
+        """`repair`'s figures for failures with a dead switch (and at most one dead pair)
+        on a plan that was not deadlock-free, from the intact trees
+        (routing/whatif/doubles_switches.py); None where its preconditions fail."""
+        if len(failures.pairs) > 1:
+            return None
+        pair = link(*failures.pairs[0]) if failures.pairs else None
+        if pair is not None and set(pair) & set(failures.switches):
+            return None
+        if self._index is None:
+            arcs = {x: i for i, x in enumerate(a for (u, w) in self.cables for a in ((u, w), (w, u)))}
+            base = self._intact_loads().total
+            self._index = SwitchIndex(self.trees, self._rooted_trees(), arcs, [base.get(a, 0.0) for a in arcs],
+                                      [self.cables[link(*a)] for a in arcs],
+                                      Degraded(self.cables, frozenset(), self.hosts).adjacency(), self.hosts,
+                                      self.switches)
+        got = double_failure(self._index, tuple(failures.switches), pair, self.cables)
+        return None if got is None else (got[0], None, ())
 
     # ---------------------------------------------------------------- the sets
 

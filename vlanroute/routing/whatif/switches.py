@@ -113,13 +113,20 @@ class SwitchIndex:
         # t.senders(alive, (w,)): the intact senders but w's
         senders = {vid: ({s: n for s, n in got.items() if s != w} if w in got else got)
                    for vid, got in self.senders.items()}
+        return self.improve_all(cuts, total, fabric, senders, self.ncab_array, self.arc_cables), added
+
+    def improve_all(self, cuts: Mapping[int, _Cuts], total: list[float], fabric: Degraded,
+                    senders: Mapping[int, Mapping[str, int]], ncab_array: np.ndarray,
+                    arc_cables: dict[Arc, int]) -> float:
+        """improve_tree on every tree's joining links in turn, from the loads `total` of
+        the joined trees (indexed as arcs); the max load per cable after it."""
         # Every arc's load per cable, kept up to date through the exchanges (only the arcs
         # an exchange changes are computed again), for the max and the arcs at it; the
         # book's heap made from it (the same figures as LoadBook.per_cable's, in arc order).
-        values = self._per_cable(np.array(total, dtype=float), self.ncab_array)
+        values = self._per_cable(np.array(total, dtype=float), ncab_array)
         heap = list(zip((-values).tolist(), self.arc_list))
         heapq.heapify(heap)
-        book = LoadBook(fabric, senders, {}, dict(zip(self.arc_list, total)), cables=self.arc_cables, heap=heap)
+        book = LoadBook(fabric, senders, {}, dict(zip(self.arc_list, total)), cables=arc_cables, heap=heap)
         peak, hot = self._hot(values)
         arcs = self.arcs
         for t in self.trees:
@@ -131,12 +138,12 @@ class SwitchIndex:
                 if self.kept:
                     at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
                     values[at] = self._per_cable(np.array([book.total[a] for a in changed], dtype=float),
-                                                 self.ncab_array[at])
+                                                 ncab_array[at])
                 else:
                     values = self._per_cable(np.fromiter(book.total.values(), dtype=float, count=len(arcs)),
-                                             self.ncab_array)
+                                             ncab_array)
                 peak, hot = self._hot(values)
-        return book.max_load(), added
+        return book.max_load()
 
     @staticmethod
     def _per_cable(raw: np.ndarray, ncab: np.ndarray) -> np.ndarray:
@@ -218,26 +225,12 @@ class SwitchIndex:
                                     break
                     if j != i:
                         across.append((u, rank[(u, z)], z, j, i))
-        inside = {first}
-        joins: list[tuple[str, str, int, int]] = []           # (u inside, z reached, part of u, part of z)
-        while len(inside) < len(parts):
-            best = min((a for a in across if a[3] in inside and a[4] not in inside), default=None)
-            if best is None:
-                return None
-            u, _, z, j, i = best
-            joins.append((u, z, j, i))
-            inside.add(i)
-        # The parts' tree: each join hangs part i below part j; branch sums below each part.
-        below = {i: sums[i] for i in parts}
-        for _u, _z, j, i in reversed(joins):
-            bs, bh = below[i]
-            ps, ph = below[j]
-            below[j] = (ps + bs, ph + bh)
-        hang: dict[str, list[tuple[int, int]]] = {}             # a node -> sums hanging off it
+        joins = join_parts(across, first, len(parts))
+        if joins is None:
+            return None
+        below, hang = branch_sums(joins, {i: sums[i] for i in parts}, (S2, H2))
         for u, z, _j, i in joins:
             bs, bh = below[i]
-            hang.setdefault(u, []).append((bs, bh))
-            hang.setdefault(z, []).append((S2 - bs, H2 - bh))
             total[arcs[(u, z)]] += (S2 - bs) * bh
             total[arcs[(z, u)]] += bs * (H2 - bh)
         # Arcs whose sides change: the ways up from w and from every join end to their part's top.
@@ -528,7 +521,7 @@ class _Cuts:
             l = (a, b) if a < b else (b, a)
             if l == cut:
                 return False
-            if self.w in l:
+            if self.dead_link(l):
                 continue
             if l in self.links:
                 return False              # an earlier join: not priced here
@@ -714,7 +707,7 @@ class _Cuts:
             branch = {i} | {k for k in self.up_part if self.below_in_parts(k, i)}
             x_in = self.part(x) in branch
             return lambda q: (self.part(q) in branch) != x_in
-        if l not in self.t.links or self.w in l:
+        if l not in self.t.links or self.dead_link(l):
             return None
         v = a if self.rt.parent.get(a) == b else b
         x_side = self._side(v, x)
@@ -797,20 +790,7 @@ class _Cuts:
                     seen.add(i)
                     joins.append((u, z, j, i))
                     todo.append(i)
-        S2, H2 = self.totals
-        below = {i: (self.rt.s[c], self.rt.h[c]) for i, c in enumerate(self.kids)}
-        for i in self.size:
-            if i not in below:
-                below[i] = self._top_sums()
-        for _u, _z, j, i in reversed(joins):
-            bs, bh = below[i]
-            ps, ph = below[j]
-            below[j] = (ps + bs, ph + bh)
-        hang: dict[str, list[tuple[int, int]]] = {}
-        for u, z, _j, i in joins:
-            bs, bh = below[i]
-            hang.setdefault(u, []).append((bs, bh))
-            hang.setdefault(z, []).append((S2 - bs, H2 - bh))
+        below, hang = branch_sums(joins, self._part_sums(), self.totals)
         self.joins, self.below, self.hang = joins, below, hang
         self._hung = None
         self._sums = {}
@@ -818,10 +798,56 @@ class _Cuts:
         self.links = {(u, z) if u < z else (z, u) for u, z, _, _ in joins}
         self._exits = {}
 
-    def _top_sums(self) -> tuple[int, int]:
-        """The senders and hosts of the part above w."""
+    def _part_sums(self) -> dict[int, tuple[int, int]]:
+        """Each part's own senders and hosts (its switches only)."""
         rt = self.rt
-        return rt.S - rt.s[self.w], rt.H - rt.h[self.w]
+        below = {i: (rt.s[c], rt.h[c]) for i, c in enumerate(self.kids)}
+        for i in self.size:
+            if i not in below:             # the part above w
+                below[i] = (rt.S - rt.s[self.w], rt.H - rt.h[self.w])
+        return below
+
+    def dead_link(self, l: Link) -> bool:
+        """A link of the intact tree that the failure took."""
+        return self.w in l
+
+
+def join_parts(across: list[tuple[str, int, str, int, int]], first: int, count: int
+               ) -> list[tuple[str, str, int, int]] | None:
+    """repair_tree's joins of `count` parts with hosts on every live switch: from the first
+    part, each time the first link (by its joined end, then the neighbour order) to a part
+    not joined yet; (u joined, z reached, part of u, part of z) per join, None: not joined.
+    across: (u, rank of u-z, z, part of u, part of z), every link from a part but the first
+    to another."""
+    inside = {first}
+    joins: list[tuple[str, str, int, int]] = []
+    while len(inside) < count:
+        best = min((a for a in across if a[3] in inside and a[4] not in inside), default=None)
+        if best is None:
+            return None
+        u, _, z, j, i = best
+        joins.append((u, z, j, i))
+        inside.add(i)
+    return joins
+
+
+def branch_sums(joins: list[tuple[str, str, int, int]], own: Mapping[int, tuple[int, int]],
+                totals: tuple[int, int]) -> tuple[dict[int, tuple[int, int]], dict[str, list[tuple[int, int]]]]:
+    """The parts' tree, each join hanging part i below part j (joins from the first part
+    down): each part's branch sums (senders, hosts of it and the parts below it), from each
+    part's own; and per join end, the sums hanging off it across its join."""
+    S2, H2 = totals
+    below = dict(own)
+    for _u, _z, j, i in reversed(joins):
+        bs, bh = below[i]
+        ps, ph = below[j]
+        below[j] = (ps + bs, ph + bh)
+    hang: dict[str, list[tuple[int, int]]] = {}
+    for u, z, _j, i in joins:
+        bs, bh = below[i]
+        hang.setdefault(u, []).append((bs, bh))
+        hang.setdefault(z, []).append((S2 - bs, H2 - bh))
+    return below, hang
 
 
 TOP = 16             # the most loaded arcs tracked in the bit masks of an exchange
