@@ -296,8 +296,11 @@ def channel_cycle(trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Ma
     (each waits for the next, the last for the first); [] when there is none. What a
     repair that could not keep a plan deadlock-free says as its reason."""
     cdg = nx.DiGraph()
-    for vid, links in trees.items():
-        cdg.add_edges_from(((a, b), (b, c)) for a, b, c in tree_dependencies(links, senders.get(vid, {}), hosts))
+    # In sorted order: the dependencies are a set of strings, whose order follows the hash
+    # seed, and the cycle found (a what-if's output) follows the order the edges came in.
+    for vid in sorted(trees):
+        deps = tree_dependencies(trees[vid], senders.get(vid, {}), hosts)
+        cdg.add_edges_from(((a, b), (b, c)) for a, b, c in sorted(deps))
     try:
         return [u for u, _ in nx.find_cycle(cdg)]
     except nx.NetworkXNoCycle:
