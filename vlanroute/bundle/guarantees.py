@@ -58,6 +58,7 @@ from vlanroute.routing.repair import (
     repair,
     tree_dependencies,
 )
+from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.pairs import RootedTree
 
 if TYPE_CHECKING:
@@ -188,6 +189,7 @@ class Fabric:
         self._connected: bool | None = None
         self._rooted: dict[int, RootedTree] | None = None
         self._loads: LoadBook | None = None
+        self._dead_pairs: DeadPairs | None = None
 
     @classmethod
     def of(cls, doc: PlanDocument, policy: Policy | None = None) -> Fabric:
@@ -400,6 +402,16 @@ class Fabric:
                                       {t.vid: t.senders(self.hosts) for t in self.trees}, fabric)
         return self._loads
 
+    def _pairs_repaired(self, failures: Failures) -> tuple[float | None, bool | None, tuple[tuple[str, str], ...]] | None:
+        """`repair`'s figures for dead pairs alone in a plan that was not deadlock-free, by
+        routing/whatif/doubles_pairs.py (the same choices, from the intact loads); None
+        when that path does not apply."""
+        if self._dead_pairs is None:
+            self._dead_pairs = DeadPairs(self.trees, self.cables, self.hosts, self._rooted_trees(),
+                                         self._intact_loads())
+        peak = self._dead_pairs.max_load(self.degraded(failures), failures.pairs)
+        return None if peak is None else (peak, None, ())
+
     def _rooted_trees(self) -> dict[int, RootedTree]:
         """Every tree with links rooted once (for pairs_cut)."""
         if self._rooted is None:
@@ -434,6 +446,8 @@ class Fabric:
         if v.pairs_cut is None:
             v.pairs_cut = self.pairs_cut(v.failures)
         if v.heals:
+            if repaired is None and not (v.failures.switches or v.failures.cables or self.deadlock_free):
+                repaired = self._pairs_repaired(v.failures)
             if repaired is None:
                 fabric = self.degraded(v.failures)
                 # Without a dead switch the hosts stay: the repair starts from the intact

@@ -1,0 +1,469 @@
+"""Several dead neighbour pairs at once (whatif's pair+pair doubles), fast, with exactly
+the max load of `repair` (routing/repair.py) started from the intact loads.
+
+Without the deadlock guard and without a dead switch, `repair` splits the broken trees in
+two kinds and mends them in this order:
+1. the trees that lost two or more links, or whose one cut has no live link across it
+   (`slow`): each joined again by `repair_tree`, its loads set to the joined tree's;
+2. the trees that lost one link with a live link across its cut (`fast`), in the trees'
+   order: each takes the live link with the lowest (max load per cable, max over the arcs
+   the exchange changes, link), the dead pairs' arcs left unpriced;
+3. each slow tree's added links exchanged for better ones (`improve_tree`).
+
+Step 2 is the single dead pair's fast path (routing/whatif/pairs.py: `Book`, `_Side`,
+`_cheapest`, each candidate priced in constant time) with every dead pair kept out of the
+candidates and of the pricing. Steps 1 and 3 call repair's own functions on the same
+integer loads: the loads are sums of integers, exact in floats in any order, and a
+`LoadBook`'s answers depend only on its loads. On the 16x16 torus about a quarter of a
+pair+pair double's broken trees hold both dead pairs.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from vlanroute.routing.repair import (Degraded, Link, LoadBook, Tree, _keeps_the_cut, improve_tree, link,
+                                      repair_tree, tree_arc_loads, trial_peak)
+from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, _cheapest, _Side
+
+
+class DeadPairs:
+    """What every pairs-only failure of one plan shares: the trees rooted once, the trees
+    per link, the intact loads by arc index, the intact fabric's links by tree position."""
+
+    def __init__(self, trees: Sequence[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int],
+                 rooted: Mapping[int, RootedTree], base: LoadBook) -> None:
+        self.trees = list(trees)
+        self.by_vid = {t.vid: t for t in self.trees}
+        self.position = {t.vid: i for i, t in enumerate(self.trees)}
+        self.cables = {link(*l): n for l, n in cables.items()}
+        self.hosts = hosts
+        self.total_h = sum(hosts.values())
+        self.rooted = rooted
+        self.base = base
+        self.by_link: dict[Link, list[int]] = {}
+        for t in self.trees:
+            for l in t.links:
+                self.by_link.setdefault(l, []).append(t.vid)
+        self.arcs = {x: i for i, x in enumerate(a for (u, v) in self.cables for a in ((u, v), (v, u)))}
+        self.base_total = [base.total.get(a, 0.0) for a in self.arcs]
+        self.base_ncab = [self.cables[link(*a)] for a in self.arcs]
+        intact = Degraded(self.cables, frozenset(), hosts)
+        self.wanted = intact.host_switches()
+        self.crossing = Crossing(intact.adjacency(), self.wanted)
+        names = sorted({s for l in self.crossing.links for s in l})
+        self.sid = {s: i for i, s in enumerate(names)}
+        self.la = np.array([self.sid[a] for a, _ in self.crossing.links], dtype=np.int64)
+        self.lb = np.array([self.sid[b] for _, b in self.crossing.links], dtype=np.int64)
+        # The fast path needs every tree to be one tree over every switch with hosts (else
+        # `repair` would also mend trees no failure touched, or root a forest): checked once.
+        self.usable = all(t.links and t.vid in rooted and len(rooted[t.vid].pre) == len(t.switches)
+                          and self.wanted <= t.switches for t in self.trees)
+        self.names = names
+        self.host_list = [hosts.get(v, 0) for v in names]
+        # arc a->b by switch numbers: a * len(names) + b -> its index in `arcs`
+        self.arc_of = {self.sid[a] * len(names) + self.sid[b]: i for (a, b), i in self.arcs.items()}
+        self._kept: dict[int, tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
+                                    dict[int, float]]] = {}
+        self._numbered = _Numbered(self)
+
+    def _tree(self, vid: int) -> tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
+                                        dict[int, float]]:
+        """Tree vid's neighbour lists by switch number, its senders (by name and by number),
+        the switches with hosts below each switch, and its intact loads by arc index (kept)."""
+        got = self._kept.get(vid)
+        if got is None:
+            t, rt = self.by_vid[vid], self.rooted[vid]
+            sid = self.sid
+            adj: list[list[int]] = [[] for _ in self.names]
+            for a, b in t.links:
+                adj[sid[a]].append(sid[b])
+                adj[sid[b]].append(sid[a])
+            senders = t.senders(self.hosts)
+            by_number = [0] * len(self.names)
+            for v, n in senders.items():
+                if v in sid:
+                    by_number[sid[v]] = n
+            hosted = {v: 1 if self.hosts.get(v, 0) > 0 else 0 for v in rt.pre}
+            for v in reversed(rt.pre[1:]):
+                up = rt.parent[v]
+                assert up is not None
+                hosted[up] += hosted[v]
+            base = {self.arcs[a]: x for a, x in self.base.loads(vid).items()}
+            got = self._kept[vid] = (adj, senders, by_number, hosted, base)
+        return got
+
+    def max_load(self, fabric: Degraded, dead: Sequence[Link]) -> float | None:
+        """The max load per cable after `repair(trees, fabric, keep_deadlock_free=False,
+        base=intact loads)` with these dead pairs (fabric: the intact one with their cables
+        at 0, no dead switch), or None when this path does not apply (`repair` must run)."""
+        if not self.usable or fabric.dead_switches:
+            return None
+        dead_links = sorted({link(*l) for l in dead})
+        if any(fabric.cables.get(l, 0) for l in dead_links) or any(l not in self.cables for l in dead_links):
+            return None
+        hit = {vid for l in dead_links for vid in self.by_link.get(l, ())}
+        broken = sorted(hit, key=self.position.__getitem__)
+        arcs = self.arcs
+        ncab = list(self.base_ncab)
+        for x, y in dead_links:
+            ncab[arcs[(x, y)]] = ncab[arcs[(y, x)]] = 0
+        book = Book(arcs, list(self.base_total), ncab)
+        crossing, rooted = self.crossing, self.rooted
+        dead_index = [crossing.index[l] for l in dead_links]
+        plans = []
+        slow: list[int] = []
+        for vid in broken:
+            t = self.by_vid[vid]
+            mine = [l for l in dead_links if l in t.links]
+            if len(mine) != 1:
+                slow.append(vid)
+                continue
+            pair = mine[0]
+            x, y = pair
+            rt = rooted[vid]
+            c = y if rt.parent.get(y) == x else x
+            p = x if c == y else y
+            sc, hc = rt.s[c], rt.h[c]
+            t0 = rt.tin[c]
+            found = crossing.across(vid, rt, t0, t0 + rt.size[c], pair, arcs)
+            if len(dead_links) > 1:
+                found = [f for f in found if f[0] not in dead_links]
+            if not found:
+                slow.append(vid)
+                continue
+            plans.append((rt, pair, c, p, (sc, hc), (rt.S - sc, rt.H - hc), found))
+        # 1. the slow trees joined again (repair_tree), their loads set to the joined trees'
+        new: dict[int, frozenset[Link]] = {}
+        shape: dict[int, _Rooting] = {}
+        adj: dict[str, list[str]] = {}
+        if slow:
+            adj = fabric.adjacency()
+            total = book.total
+            sid, arc_of, n_sw = self.sid, self.arc_of, len(self.names)
+            rt_s = self._numbered
+            for vid in slow:
+                t = self.by_vid[vid]
+                tree_adj, senders, by_number, hosted, base = self._tree(vid)
+                added = self._join(vid, dead_links, dead_index, hosted)
+                if added is None:
+                    links, why = repair_tree(t, fabric, adj)
+                    if why:
+                        return None
+                    new[vid] = links
+                    for i, x in base.items():
+                        total[i] -= x
+                    for a, x in tree_arc_loads(links, senders, fabric.hosts).items():
+                        total[arcs[a]] += x
+                    continue
+                removed = [l for l in dead_links if l in t.links]
+                new[vid] = t.links.difference(removed).union(added)
+                r = shape[vid] = _Rooting(sid[self.rooted[vid].pre[0]], tree_adj,
+                                          [(sid[a], sid[b]) for a, b in removed],
+                                          [(sid[a], sid[b]) for a, b in added], by_number, self.host_list)
+                # tree_arc_loads of the joined tree less the intact tree's: only on the links
+                # whose lower end or sums below it changed (the dead ones lose theirs)
+                s_all, h_all = sum(senders.values()), self.total_h
+                rs, rh, rp = r.s, r.h, r.parent
+                ts, th, tp = rt_s[vid]
+                for v in r.pre[1:]:
+                    p = rp[v]
+                    bs, bh = rs[v], rh[v]
+                    if p == tp[v] and bs == ts[v] and bh == th[v]:
+                        continue
+                    i = arc_of[v * n_sw + p]
+                    total[i] += float(bs * (h_all - bh)) - base.get(i, 0.0)
+                    i = arc_of[p * n_sw + v]
+                    total[i] += float((s_all - bs) * bh) - base.get(i, 0.0)
+                for a, b in removed:
+                    for arc in ((a, b), (b, a)):
+                        i = arcs[arc]
+                        total[i] -= base.get(i, 0.0)
+        # 2. the fast trees in order; the dead arcs of every fast tree left unpriced
+        fast_dead = sorted({p for _, p, *_ in plans})
+        unpriced = [arcs[a] for x, y in fast_dead for a in ((x, y), (y, x))]
+        for rt, (x, y), c, p, lower, upper, options in plans:
+            sides = {c: _Side(rt, c, c, lower, upper, book), p: _Side(rt, p, c, upper, lower, book)}
+            sx, sy = sides[x], sides[y]
+            s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
+            cut = [(arcs[(x, y)], -s1 * h2), (arcs[(y, x)], -s2 * h1)]
+            cut = [(i, d) for i, d in cut if d]
+            best = _cheapest(book, rt, c, sx, sy, cut, unpriced, options)
+            a, b = best[2]
+            if rt.below(c, a) != (x == c):
+                a, b = b, a
+            book.add_all(cut + [(arcs[(a, b)], s1 * h2), (arcs[(b, a)], s2 * h1)]
+                         + sx.deltas(a, book) + sy.deltas(b, book))
+        # 3. the slow trees' added links exchanged (improve_tree), on a LoadBook of the same loads
+        movable = [(vid, sorted(new[vid] - self.by_vid[vid].links)) for vid in slow]
+        if not any(added for _, added in movable):
+            return book.max_load()
+        senders_of = {vid: self._tree(vid)[1] for vid in slow}
+        # LoadBook's own heap and cables per arc, from the Book's figures (the same values)
+        names = list(arcs)
+        values = book.values()
+        heap = [(-x, a) for a, x in zip(names, values)]
+        heapq.heapify(heap)
+        loads = LoadBook(fabric, senders_of, {}, dict(zip(names, book.total)),
+                         cables=dict(zip(names, ncab)), heap=heap)
+        for vid, added in movable:
+            current = new[vid]
+            r_ = shape.get(vid)
+            for cut in added:
+                if cut not in current:
+                    continue
+                if r_ is None:
+                    current = improve_tree(vid, current, [cut], fabric, adj, loads, None)
+                    continue
+                # improve_tree's step for this cut, from the joined tree's own rooting (it
+                # roots the whole tree per added link): the same candidates, prices, choice.
+                if _keeps_the_cut(current, cut, loads, adj):
+                    continue
+                options = self._options(r_, cut, loads, dead_index)
+                if not options:
+                    continue
+                peak, local = trial_peak(loads, {})
+                best: tuple[float, float, bool, Link, dict[tuple[str, str], float]] = (
+                    round(peak, 9), round(local, 9), False, cut, {})
+                for c, d in options:
+                    peak, local = trial_peak(loads, d)
+                    key = (round(peak, 9), round(local, 9), True, c, d)
+                    if key[:4] < best[:4]:
+                        best = key
+                if best[3] != cut:
+                    current = current - {cut} | {best[3]}
+                    loads.add(vid, best[4])
+                    r_ = None                       # another tree now: improve_tree alone
+        return loads.max_load()
+
+    def _join(self, vid: int, dead_links: list[Link], dead_index: list[int],
+              hosted: Mapping[str, int]) -> list[Link] | None:
+        """The links `repair_tree` adds to tree vid (every one of its parts holding hosts),
+        from its preorder, or None when this is not that case (then repair_tree runs).
+
+        Its search joins the part with the most switches with hosts (then the smallest
+        switch) to the others one at a time, each by the first live link, in (switch
+        already joined, neighbour) order, from a joined switch to a switch of a part still
+        to join: the first way it finds is then that one link (the search lists switches
+        and their neighbours in name order)."""
+        rt = self.rooted[vid]
+        t = self.by_vid[vid]
+        lows = sorted((a if rt.parent.get(a) == b else b for a, b in dead_links if (a, b) in t.links),
+                      key=rt.tin.__getitem__)
+        k = len(lows)
+        spans = [(rt.tin[c], rt.tin[c] + rt.size[c]) for c in lows]
+        # each part's nearest part above (-1: the root's part), its switches with hosts
+        above = []
+        for j in range(k):
+            lo = spans[j][0]
+            above.append(next((i for i in range(j - 1, -1, -1) if spans[i][0] <= lo < spans[i][1]), -1))
+        count = [hosted[c] for c in lows] + [hosted[rt.pre[0]]]      # index -1: the root's part
+        for j in range(k):
+            count[above[j]] -= hosted[lows[j]]
+        parts = list(range(-1, k))
+        if any(count[i] <= 0 for i in parts):
+            return None                      # a part without hosts: the search walks through it
+        most = max(count[i] for i in parts)
+        first = [i for i in parts if count[i] == most]
+        if len(first) > 1:
+            def smallest(i: int) -> str:
+                lo, hi = (0, len(rt.pre)) if i < 0 else spans[i]
+                inner = [spans[j] for j in range(k) if above[j] == i]
+                return min(v for n, v in enumerate(rt.pre[lo:hi], lo) if not any(a <= n < b for a, b in inner))
+            first = [min(first, key=smallest)]
+        ta, tb, both = self.crossing.ends(vid, rt)
+        la = np.full(len(ta), -1, dtype=np.int64)
+        lb = np.full(len(tb), -1, dtype=np.int64)
+        for j, (lo, hi) in enumerate(spans):            # in preorder: the deepest span last
+            la[(ta >= lo) & (ta < hi)] = j
+            lb[(tb >= lo) & (tb < hi)] = j
+        ok = both.copy()
+        ok[dead_index] = False
+        joined = np.zeros(k + 1, dtype=bool)            # by part + 1
+        joined[first[0] + 1] = True
+        links = self.crossing.links
+        added: list[Link] = []
+        for _ in range(k):
+            ja, jb = joined[la + 1], joined[lb + 1]
+            idx = np.flatnonzero(ok & (ja != jb)).tolist()
+            if not idx:
+                return None                  # no link from the joined parts: a longer way
+            best: tuple[str, str] | None = None
+            for i in idx:
+                a, b = links[i]
+                key = (a, b) if ja[i] else (b, a)
+                if best is None or key < best:
+                    best = key
+            assert best is not None
+            here, v = best
+            added.append(link(here, v))
+            n = self.crossing.index[link(here, v)]
+            joined[(la[n] if not ja[n] else lb[n]) + 1] = True
+        return added
+
+    def _options(self, r: _Rooting, cut: Link, loads: LoadBook, dead_index: list[int]
+                 ) -> list[tuple[Link, dict[tuple[str, str], float]]]:
+        """The candidates `_may_lower` keeps besides the cut link in the joined tree r, each
+        with its `Exchanges.delta`: the live links across the cut that also cross the cut
+        of each link at the max load (so change its arcs) and whose own arcs stay below
+        it. Only after `_keeps_the_cut` said no (every hot arc off the cut is on the tree)."""
+        peak, hot = loads.at_peak()
+        if peak <= 0:
+            return []
+        sid = self.sid
+        ta, tb = r.ends(self.la, self.lb)
+        ok = (ta >= 0) & (tb >= 0)
+        ok[dead_index] = False
+        ok[self.crossing.index[cut]] = False
+        for a, b in [cut] + [link(a, b) for a, b in hot if link(a, b) != cut]:
+            lo, hi = r.span(sid[a], sid[b])
+            ok &= ((ta >= lo) & (ta < hi)) != ((tb >= lo) & (tb < hi))
+        idx = np.flatnonzero(ok).tolist()
+        if not idx:
+            return []
+        x, y = sid[cut[0]], sid[cut[1]]
+        lo, hi = r.span(x, y)
+        far_is_low = lo <= r.tin[y] < hi                # y's part: the lower side of the cut
+        low, root = r.pre[lo], r.pre[0]
+        s2, h2 = r.s[low], r.h[low]
+        if not far_is_low:
+            s2, h2 = r.s[root] - s2, r.h[root] - h2
+        s1, h1 = r.s[root] - s2, r.h[root] - h2
+        up, down = s1 * h2, s2 * h1
+        total, names = loads.total, self.names
+        out = []
+        for i in idx:
+            c = self.crossing.links[i]
+            a, b = sid[c[0]], sid[c[1]]
+            if (lo <= r.tin[a] < hi) == far_is_low:
+                a, b = b, a                          # a in x's part, b in y's part
+            na, nb = names[a], names[b]
+            if ((up and loads.per_cable((na, nb), total.get((na, nb), 0.0) + up) >= peak)
+                    or (down and loads.per_cable((nb, na), total.get((nb, na), 0.0) + down) >= peak)):
+                continue
+            d: dict[tuple[str, str], float] = {}
+            for arc, v in ((cut, -s1 * h2), ((cut[1], cut[0]), -s2 * h1), ((na, nb), up), ((nb, na), down)):
+                if v:
+                    d[arc] = v
+            r.walk(a, x, s1, h1, s2, h2, names, d)
+            r.walk(b, y, s2, h2, s1, h1, names, d)
+            out.append((c, d))
+        return out
+
+
+class _Numbered(dict[int, tuple[list[int], list[int], list[int]]]):
+    """Per tree (kept): the intact tree's senders and hosts below each switch and its
+    parent, by switch number (-2: off the tree, -1: the root)."""
+
+    def __init__(self, owner: DeadPairs) -> None:
+        super().__init__()
+        self.owner = owner
+
+    def __missing__(self, vid: int) -> tuple[list[int], list[int], list[int]]:
+        o = self.owner
+        rt = o.rooted[vid]
+        n = len(o.names)
+        s, h, p = [0] * n, [0] * n, [-2] * n
+        for v in rt.pre:
+            i = o.sid[v]
+            s[i], h[i] = rt.s[v], rt.h[v]
+            up = rt.parent[v]
+            p[i] = -1 if up is None else o.sid[up]
+        got = self[vid] = (s, h, p)
+        return got
+
+
+class _Rooting:
+    """A tree (neighbour lists by switch number, less `removed`, plus `added`) rooted at
+    `root`: a depth-first preorder, parents, subtree sizes and sums of senders and hosts,
+    all by switch number."""
+
+    def __init__(self, root: int, adj: list[list[int]], removed: Sequence[tuple[int, int]],
+                 added: Sequence[tuple[int, int]], senders: list[int], hosts: list[int]) -> None:
+        nb = list(adj)
+        for a, b in removed:
+            nb[a] = [v for v in nb[a] if v != b]
+            nb[b] = [v for v in nb[b] if v != a]
+        for a, b in added:
+            nb[a] = nb[a] + [b]
+            nb[b] = nb[b] + [a]
+        n = len(adj)
+        parent = [-2] * n                    # -2: off the tree; the root's: -1
+        parent[root] = -1
+        pre: list[int] = []
+        stack = [root]
+        push, pop, put = stack.append, stack.pop, pre.append
+        while stack:
+            u = pop()
+            put(u)
+            for v in nb[u]:
+                if parent[v] == -2:
+                    parent[v] = u
+                    push(v)
+        s = list(senders)
+        h = list(hosts)
+        size = [1] * n
+        for v in reversed(pre[1:]):
+            p = parent[v]
+            s[p] += s[v]
+            h[p] += h[v]
+            size[p] += size[v]
+        tin = [-1] * n
+        for i, v in enumerate(pre):
+            tin[v] = i
+        self.pre, self.parent, self.s, self.h, self.size, self.tin = pre, parent, s, h, size, tin
+        self._ends: tuple[np.ndarray, np.ndarray] | None = None
+
+    def walk(self, q: int, e: int, s1: int, h1: int, s2: int, h2: int, names: list[str],
+             out: dict[tuple[str, str], float]) -> None:
+        """Exchanges.delta's changes on the way from q to e, the end of the exchanged link
+        in q's part (senders s1 and hosts h1 in it, s2 and h2 in the other), with the part
+        rooted at e: up from q along this rooting to the first ancestor of e, then down
+        to e, where each switch's subtree towards q is the tree less its child's towards e."""
+        parent, tin, size, s, h = self.parent, self.tin, self.size, self.s, self.h
+        te = tin[e]
+        down: list[int] = []
+        v = e
+        while q != e:
+            tq = tin[q]
+            if tq <= te < tq + size[q]:              # an ancestor of e: the rest goes down
+                while v != q:                        # e's ancestors up to q, to walk back down
+                    down.append(v)
+                    v = parent[v]
+                break
+            p = parent[q]
+            _put(out, names[p], names[q], s1, h1, s2, h2, s[q], h[q])
+            q = p
+        root = self.pre[0]
+        S, H = s[root], h[root]
+        while down:
+            t = down.pop()                           # q's child towards e: q's parent when rooted at e
+            _put(out, names[t], names[q], s1, h1, s2, h2, S - s[t], H - h[t])
+            q = t
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        """The preorder range of the lower end of tree link (a, b)."""
+        c = a if self.parent[a] == b else b
+        lo = self.tin[c]
+        return lo, lo + self.size[c]
+
+    def ends(self, la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per link of the fabric (ends la, lb by switch number), its ends' positions (-1: off the tree)."""
+        if self._ends is None:
+            pos = np.asarray(self.tin, dtype=np.int64)
+            self._ends = (pos[la], pos[lb])
+        return self._ends
+
+
+def _put(out: dict[tuple[str, str], float], p: str, q: str, s1: int, h1: int, s2: int, h2: int, sq: int,
+         hq: int) -> None:
+    """Exchanges.delta's two changes on the step from q to p (q's subtree: senders sq, hosts hq)."""
+    d = (s1 - sq) * (hq + h2) - (s1 - sq + s2) * hq
+    if d:
+        out[(p, q)] = d
+    e = (sq + s2) * (h1 - hq) - sq * (h1 - hq + h2)
+    if e:
+        out[(q, p)] = e
