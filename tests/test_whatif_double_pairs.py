@@ -1,7 +1,8 @@
 """Several dead neighbour pairs at once, fast (routing/whatif/doubles_pairs.py: whatif's
 pair+pair doubles, issue 40), against `repair` itself on random small fabrics and plans
-(hypothesis): the same max load per cable, and the links `repair_tree` would add where the
-preorder's shortcut (`DeadPairs._join`) answers."""
+(hypothesis): the same max load per cable; where the preorder's shortcut (`DeadPairs._join`)
+answers, the links `repair_tree` adds, and the joined tree's loads (`_Joined.changed`, only
+on the links whose sides changed) those of `tree_arc_loads`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, repair_tree
+from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, repair_tree, tree_arc_loads
 from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.pairs import RootedTree
 
@@ -28,7 +29,7 @@ def _fabric(seed: int, n: int) -> nx.Graph:
     return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
 
 
-@settings(max_examples=70, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.integers(0, 100_000), st.integers(5, 12), st.integers(1, 6), st.integers(1, 3), st.booleans())
 def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, parallel: bool) -> None:
     rng = random.Random(seed)
@@ -69,8 +70,16 @@ def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, 
             continue
         assert got is not None
         assert got == want.max_load
-        for vid, dead_links, added in joins:
-            if added is not None:
-                tree = next(t for t in trees if t.vid == vid)
-                links, why = repair_tree(tree, fabric, fabric.adjacency())
-                assert not why and sorted(links - tree.links) == sorted(added)
+        for vid, _, jn in joins:
+            if jn is None:
+                continue
+            tree = next(t for t in trees if t.vid == vid)
+            links, why = repair_tree(tree, fabric, fabric.adjacency())
+            assert not why and sorted(links - tree.links) == sorted(jn.added)
+            senders = tree.senders(hosts)
+            loads = {a: x for a, x in base.loads(vid).items() if link(*a) not in jn.removed}
+            s_all, h_all = sum(senders.values()), sum(hosts.values())
+            for v, up, bs, bh in jn.changed():
+                loads[(v, up)] = float(bs * (h_all - bh))
+                loads[(up, v)] = float((s_all - bs) * bh)
+            assert loads == tree_arc_loads(links, senders, hosts)

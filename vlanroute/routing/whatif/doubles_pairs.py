@@ -64,11 +64,8 @@ class DeadPairs:
                           and self.wanted <= t.switches for t in self.trees)
         self.names = names
         self.host_list = [hosts.get(v, 0) for v in names]
-        # arc a->b by switch numbers: a * len(names) + b -> its index in `arcs`
-        self.arc_of = {self.sid[a] * len(names) + self.sid[b]: i for (a, b), i in self.arcs.items()}
         self._kept: dict[int, tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
                                     dict[int, float]]] = {}
-        self._numbered = _Numbered(self)
 
     def _tree(self, vid: int) -> tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
                                         dict[int, float]]:
@@ -114,7 +111,7 @@ class DeadPairs:
         book = Book(arcs, list(self.base_total), ncab)
         crossing, rooted = self.crossing, self.rooted
         dead_index = [crossing.index[l] for l in dead_links]
-        plans = []
+        plans: list[_Plan] = []
         slow: list[int] = []
         for vid in broken:
             t = self.by_vid[vid]
@@ -138,65 +135,42 @@ class DeadPairs:
             plans.append((rt, pair, c, p, (sc, hc), (rt.S - sc, rt.H - hc), found))
         # 1. the slow trees joined again (repair_tree), their loads set to the joined trees'
         new: dict[int, frozenset[Link]] = {}
-        shape: dict[int, _Rooting] = {}
+        shape: dict[int, _Joined] = {}
         adj: dict[str, list[str]] = {}
         if slow:
             adj = fabric.adjacency()
             total = book.total
-            sid, arc_of, n_sw = self.sid, self.arc_of, len(self.names)
-            rt_s = self._numbered
             for vid in slow:
                 t = self.by_vid[vid]
-                tree_adj, senders, by_number, hosted, base = self._tree(vid)
-                added = self._join(vid, dead_links, dead_index, hosted)
-                if added is None:
+                _, senders, _, hosted, base = self._tree(vid)
+                jn = self._join(vid, dead_links, dead_index, hosted)
+                if jn is None:
                     links, why = repair_tree(t, fabric, adj)
                     if why:
                         return None
                     new[vid] = links
-                    for i, x in base.items():
-                        total[i] -= x
-                    for a, x in tree_arc_loads(links, senders, fabric.hosts).items():
-                        total[arcs[a]] += x
+                    for i, load in base.items():
+                        total[i] -= load
+                    for arc, load in tree_arc_loads(links, senders, fabric.hosts).items():
+                        total[arcs[arc]] += load
                     continue
-                removed = [l for l in dead_links if l in t.links]
-                new[vid] = t.links.difference(removed).union(added)
-                r = shape[vid] = _Rooting(sid[self.rooted[vid].pre[0]], tree_adj,
-                                          [(sid[a], sid[b]) for a, b in removed],
-                                          [(sid[a], sid[b]) for a, b in added], by_number, self.host_list)
+                new[vid] = t.links.difference(jn.removed).union(jn.added)
+                shape[vid] = jn
                 # tree_arc_loads of the joined tree less the intact tree's: only on the links
-                # whose lower end or sums below it changed (the dead ones lose theirs)
+                # whose side's sums changed, on the ways up from the parts' ends; the dead
+                # links lose theirs, the added ones take theirs
                 s_all, h_all = sum(senders.values()), self.total_h
-                rs, rh, rp = r.s, r.h, r.parent
-                ts, th, tp = rt_s[vid]
-                for v in r.pre[1:]:
-                    p = rp[v]
-                    bs, bh = rs[v], rh[v]
-                    if p == tp[v] and bs == ts[v] and bh == th[v]:
-                        continue
-                    i = arc_of[v * n_sw + p]
+                for v, up, bs, bh in jn.changed():
+                    i = arcs[(v, up)]
                     total[i] += float(bs * (h_all - bh)) - base.get(i, 0.0)
-                    i = arc_of[p * n_sw + v]
+                    i = arcs[(up, v)]
                     total[i] += float((s_all - bs) * bh) - base.get(i, 0.0)
-                for a, b in removed:
-                    for arc in ((a, b), (b, a)):
+                for u, w in jn.removed:
+                    for arc in ((u, w), (w, u)):
                         i = arcs[arc]
                         total[i] -= base.get(i, 0.0)
         # 2. the fast trees in order; the dead arcs of every fast tree left unpriced
-        fast_dead = sorted({p for _, p, *_ in plans})
-        unpriced = [arcs[a] for x, y in fast_dead for a in ((x, y), (y, x))]
-        for rt, (x, y), c, p, lower, upper, options in plans:
-            sides = {c: _Side(rt, c, c, lower, upper, book), p: _Side(rt, p, c, upper, lower, book)}
-            sx, sy = sides[x], sides[y]
-            s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
-            cut = [(arcs[(x, y)], -s1 * h2), (arcs[(y, x)], -s2 * h1)]
-            cut = [(i, d) for i, d in cut if d]
-            best = _cheapest(book, rt, c, sx, sy, cut, unpriced, options)
-            a, b = best[2]
-            if rt.below(c, a) != (x == c):
-                a, b = b, a
-            book.add_all(cut + [(arcs[(a, b)], s1 * h2), (arcs[(b, a)], s2 * h1)]
-                         + sx.deltas(a, book) + sy.deltas(b, book))
+        _mend(book, plans)
         # 3. the slow trees' added links exchanged (improve_tree), on a LoadBook of the same loads
         movable = [(vid, sorted(new[vid] - self.by_vid[vid].links)) for vid in slow]
         if not any(added for _, added in movable):
@@ -204,43 +178,46 @@ class DeadPairs:
         senders_of = {vid: self._tree(vid)[1] for vid in slow}
         # LoadBook's own heap and cables per arc, from the Book's figures (the same values)
         names = list(arcs)
-        values = book.values()
-        heap = [(-x, a) for a, x in zip(names, values)]
+        heap = [(-x, arc) for arc, x in zip(names, book.values())]
         heapq.heapify(heap)
         loads = LoadBook(fabric, senders_of, {}, dict(zip(names, book.total)),
                          cables=dict(zip(names, ncab)), heap=heap)
         for vid, added in movable:
-            current = new[vid]
-            r_ = shape.get(vid)
-            for cut in added:
-                if cut not in current:
-                    continue
-                if r_ is None:
-                    current = improve_tree(vid, current, [cut], fabric, adj, loads, None)
-                    continue
-                # improve_tree's step for this cut, from the joined tree's own rooting (it
-                # roots the whole tree per added link): the same candidates, prices, choice.
-                if _keeps_the_cut(current, cut, loads, adj):
-                    continue
-                options = self._options(r_, cut, loads, dead_index)
-                if not options:
-                    continue
-                peak, local = trial_peak(loads, {})
-                best: tuple[float, float, bool, Link, dict[tuple[str, str], float]] = (
-                    round(peak, 9), round(local, 9), False, cut, {})
-                for c, d in options:
-                    peak, local = trial_peak(loads, d)
-                    key = (round(peak, 9), round(local, 9), True, c, d)
-                    if key[:4] < best[:4]:
-                        best = key
-                if best[3] != cut:
-                    current = current - {cut} | {best[3]}
-                    loads.add(vid, best[4])
-                    r_ = None                       # another tree now: improve_tree alone
+            self._improve(vid, new[vid], added, shape.get(vid), fabric, adj, loads, dead_index)
         return loads.max_load()
 
+    def _improve(self, vid: int, links: frozenset[Link], added: list[Link], jn: _Joined | None, fabric: Degraded,
+                 adj: Mapping[str, list[str]], loads: LoadBook, dead_index: list[int]) -> None:
+        """improve_tree(vid, links, added, ...) without the deadlock guard, each step from
+        the joined tree jn's parts while the tree is still jn (improve_tree roots the whole
+        tree per added link): the same candidates, prices and choice."""
+        current = links
+        for cut in added:
+            if cut not in current:
+                continue
+            if jn is None:
+                current = improve_tree(vid, current, [cut], fabric, adj, loads, None)
+                continue
+            if _keeps_the_cut(current, cut, loads, adj):
+                continue
+            options = self._options(vid, jn, cut, loads, dead_index)
+            if not options:
+                continue
+            peak, local = trial_peak(loads, {})
+            best: tuple[float, float, bool, Link, dict[tuple[str, str], float]] = (
+                round(peak, 9), round(local, 9), False, cut, {})
+            for c, d in options:
+                peak, local = trial_peak(loads, d)
+                key = (round(peak, 9), round(local, 9), True, c, d)
+                if key[:4] < best[:4]:
+                    best = key
+            if best[3] != cut:
+                current = current - {cut} | {best[3]}
+                loads.add(vid, best[4])
+                jn = None                        # another tree now: improve_tree alone
+
     def _join(self, vid: int, dead_links: list[Link], dead_index: list[int],
-              hosted: Mapping[str, int]) -> list[Link] | None:
+              hosted: Mapping[str, int]) -> _Joined | None:
         """The links `repair_tree` adds to tree vid (every one of its parts holding hosts),
         from its preorder, or None when this is not that case (then repair_tree runs).
 
@@ -302,78 +279,206 @@ class DeadPairs:
             added.append(link(here, v))
             n = self.crossing.index[link(here, v)]
             joined[(la[n] if not ja[n] else lb[n]) + 1] = True
-        return added
+        removed = [l for l in dead_links if l in t.links]
+        return _Joined(rt, lows, spans, above, removed, added, la, lb, ta, tb)
 
-    def _options(self, r: _Rooting, cut: Link, loads: LoadBook, dead_index: list[int]
+    def _options(self, vid: int, jn: _Joined, cut: Link, loads: LoadBook, dead_index: list[int]
                  ) -> list[tuple[Link, dict[tuple[str, str], float]]]:
-        """The candidates `_may_lower` keeps besides the cut link in the joined tree r, each
+        """The candidates `_may_lower` keeps besides the cut link in the joined tree jn, each
         with its `Exchanges.delta`: the live links across the cut that also cross the cut
         of each link at the max load (so change its arcs) and whose own arcs stay below
         it. Only after `_keeps_the_cut` said no (every hot arc off the cut is on the tree)."""
         peak, hot = loads.at_peak()
         if peak <= 0:
             return []
-        sid = self.sid
-        ta, tb = r.ends(self.la, self.lb)
-        ok = (ta >= 0) & (tb >= 0)
+        ok = jn.ta >= 0
+        ok &= jn.tb >= 0
         ok[dead_index] = False
         ok[self.crossing.index[cut]] = False
-        for a, b in [cut] + [link(a, b) for a, b in hot if link(a, b) != cut]:
-            lo, hi = r.span(sid[a], sid[b])
-            ok &= ((ta >= lo) & (ta < hi)) != ((tb >= lo) & (tb < hi))
+        for l in [cut] + [link(a, b) for a, b in hot if link(a, b) != cut]:
+            in_a, in_b = jn.sides(l)
+            ok &= in_a != in_b
         idx = np.flatnonzero(ok).tolist()
         if not idx:
             return []
-        x, y = sid[cut[0]], sid[cut[1]]
-        lo, hi = r.span(x, y)
-        far_is_low = lo <= r.tin[y] < hi                # y's part: the lower side of the cut
-        low, root = r.pre[lo], r.pre[0]
-        s2, h2 = r.s[low], r.h[low]
-        if not far_is_low:
-            s2, h2 = r.s[root] - s2, r.h[root] - h2
-        s1, h1 = r.s[root] - s2, r.h[root] - h2
+        x, y = cut
+        near = jn.side_parts(cut, jn.part(x))           # the parts on x's side of the cut
+        s1 = sum(jn.sums[i][0] for i in near)
+        h1 = sum(jn.sums[i][1] for i in near)
+        s2, h2 = jn.rt.S - s1, jn.rt.H - h1
         up, down = s1 * h2, s2 * h1
-        total, names = loads.total, self.names
+        total = loads.total
+        r: _Rooting | None = None
+        sid, names = self.sid, self.names
         out = []
         for i in idx:
             c = self.crossing.links[i]
-            a, b = sid[c[0]], sid[c[1]]
-            if (lo <= r.tin[a] < hi) == far_is_low:
+            a, b = c
+            if jn.part(a) not in near:
                 a, b = b, a                          # a in x's part, b in y's part
-            na, nb = names[a], names[b]
-            if ((up and loads.per_cable((na, nb), total.get((na, nb), 0.0) + up) >= peak)
-                    or (down and loads.per_cable((nb, na), total.get((nb, na), 0.0) + down) >= peak)):
+            if ((up and loads.per_cable((a, b), total.get((a, b), 0.0) + up) >= peak)
+                    or (down and loads.per_cable((b, a), total.get((b, a), 0.0) + down) >= peak)):
                 continue
             d: dict[tuple[str, str], float] = {}
-            for arc, v in ((cut, -s1 * h2), ((cut[1], cut[0]), -s2 * h1), ((na, nb), up), ((nb, na), down)):
+            for arc, v in ((cut, -s1 * h2), ((y, x), -s2 * h1), ((a, b), up), ((b, a), down)):
                 if v:
                     d[arc] = v
-            r.walk(a, x, s1, h1, s2, h2, names, d)
-            r.walk(b, y, s2, h2, s1, h1, names, d)
+            if r is None:                            # the joined tree rooted, for the ways
+                tree_adj, _, by_number, _, _ = self._tree(vid)
+                r = _Rooting(sid[jn.rt.pre[0]], tree_adj, [(sid[u], sid[w]) for u, w in jn.removed],
+                             [(sid[u], sid[w]) for u, w in jn.added], by_number, self.host_list)
+            r.walk(sid[a], sid[x], s1, h1, s2, h2, names, d)
+            r.walk(sid[b], sid[y], s2, h2, s1, h1, names, d)
             out.append((c, d))
         return out
 
 
-class _Numbered(dict[int, tuple[list[int], list[int], list[int]]]):
-    """Per tree (kept): the intact tree's senders and hosts below each switch and its
-    parent, by switch number (-2: off the tree, -1: the root)."""
+_Plan = tuple[RootedTree, Link, str, str, tuple[int, int], tuple[int, int], list[tuple[Link, int, int]]]
 
-    def __init__(self, owner: DeadPairs) -> None:
-        super().__init__()
-        self.owner = owner
 
-    def __missing__(self, vid: int) -> tuple[list[int], list[int], list[int]]:
-        o = self.owner
-        rt = o.rooted[vid]
-        n = len(o.names)
-        s, h, p = [0] * n, [0] * n, [-2] * n
-        for v in rt.pre:
-            i = o.sid[v]
-            s[i], h[i] = rt.s[v], rt.h[v]
-            up = rt.parent[v]
-            p[i] = -1 if up is None else o.sid[up]
-        got = self[vid] = (s, h, p)
+def _mend(book: Book, plans: list[_Plan]) -> None:
+    """The trees with one dead link, mended in turn as pair_failure mends a single dead
+    pair's (routing/whatif/pairs.py), the dead arcs of every one of them left unpriced."""
+    arcs = book.arc
+    unpriced = [arcs[a] for x, y in sorted({p[1] for p in plans}) for a in ((x, y), (y, x))]
+    for rt, (x, y), c, p, lower, upper, options in plans:
+        sides = {c: _Side(rt, c, c, lower, upper, book), p: _Side(rt, p, c, upper, lower, book)}
+        sx, sy = sides[x], sides[y]
+        s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
+        cut = [(arcs[(x, y)], -s1 * h2), (arcs[(y, x)], -s2 * h1)]
+        cut = [(i, d) for i, d in cut if d]
+        best = _cheapest(book, rt, c, sx, sy, cut, unpriced, options)
+        a, b = best[2]
+        if rt.below(c, a) != (x == c):
+            a, b = b, a
+        book.add_all(cut + [(arcs[(a, b)], s1 * h2), (arcs[(b, a)], s2 * h1)]
+                     + sx.deltas(a, book) + sy.deltas(b, book))
+
+
+class _Joined:
+    """A tree less its dead links (`removed`), in parts, plus the links that join them
+    again (`added`), from the intact tree's rooting: each part is the range of its top
+    (a dead link's lower end; -1: the root's part) in the preorder, less the ranges of
+    the parts below it."""
+
+    def __init__(self, rt: RootedTree, lows: list[str], spans: list[tuple[int, int]], above: list[int],
+                 removed: list[Link], added: list[Link], la: np.ndarray, lb: np.ndarray,
+                 ta: np.ndarray, tb: np.ndarray) -> None:
+        self.rt, self.lows, self.spans, self.above = rt, lows, spans, above
+        self.removed, self.added = removed, added
+        self.la, self.lb, self.ta, self.tb = la, lb, ta, tb      # per fabric link: its ends' parts, positions
+        k = len(lows)
+        self.parts = list(range(-1, k))
+        tops = [rt.pre[0]] + lows
+        sums = {i: [rt.s[tops[i + 1]], rt.h[tops[i + 1]]] for i in self.parts}
+        for j in range(k):
+            sums[above[j]][0] -= rt.s[lows[j]]
+            sums[above[j]][1] -= rt.h[lows[j]]
+        self.sums = {i: (v[0], v[1]) for i, v in sums.items()}
+        self.top = {i: tops[i + 1] for i in self.parts}
+        self.ends = [(self.part(u), self.part(w)) for u, w in added]
+
+    def part(self, v: str) -> int:
+        t = self.rt.tin[v]
+        got = -1
+        for j, (lo, hi) in enumerate(self.spans):         # in preorder: the deepest last
+            if lo <= t < hi:
+                got = j
         return got
+
+    def side_parts(self, l: Link, start: int) -> set[int]:
+        """The parts joined to `start` by the added links, but `l`."""
+        seen = {start}
+        todo = [start]
+        while todo:
+            i = todo.pop()
+            for (p, q), a in zip(self.ends, self.added):
+                if a == l:
+                    continue
+                for u, w in ((p, q), (q, p)):
+                    if u == i and w not in seen:
+                        seen.add(w)
+                        todo.append(w)
+        return seen
+
+    def _hanging(self, i: int, lo: int, hi: int) -> set[int]:
+        """The parts that hang, in the joined tree, from part i's switches at preorder
+        positions [lo, hi): through an added link with its end in part i there."""
+        out: set[int] = set()
+        tin = self.rt.tin
+        for (p, q), a in zip(self.ends, self.added):
+            for end, mine, other in ((a[0], p, q), (a[1], q, p)):
+                if mine == i and lo <= tin[end] < hi:
+                    out |= self.side_parts(a, other) - {i}
+        return out
+
+    def sides(self, l: Link) -> tuple[np.ndarray, np.ndarray]:
+        """Per fabric link, whether each end lies on one side of the joined tree's link l
+        (the side away from... any one side: a link crosses l's cut when they differ)."""
+        la, lb = self.la, self.lb
+        if l in self.added:
+            table = np.zeros(len(self.parts) + 1, dtype=bool)
+            table[[i + 1 for i in self.side_parts(l, self.ends[self.added.index(l)][0])]] = True
+            return table[la + 1], table[lb + 1]
+        a, b = l
+        rt = self.rt
+        v = a if rt.parent.get(a) == b else b
+        i = self.part(v)
+        lo, hi = rt.tin[v], rt.tin[v] + rt.size[v]
+        table = np.zeros(len(self.parts) + 1, dtype=bool)
+        hang = self._hanging(i, lo, hi)
+        table[[j + 1 for j in hang]] = True
+        ta, tb = self.ta, self.tb
+        in_a = table[la + 1] | ((la == i) & (ta >= lo) & (ta < hi))
+        in_b = table[lb + 1] | ((lb == i) & (tb >= lo) & (tb < hi))
+        return in_a, in_b
+
+    def changed(self) -> list[tuple[str, str, int, int]]:
+        """(switch, its parent, senders and hosts on its side) of each link of the joined
+        tree whose side's sums differ from the intact tree's (with the switch below the
+        link when rooted as the intact tree), and of each added link: only links on the
+        ways from the parts' ends (of dead and added links) up to their parts' tops can."""
+        rt = self.rt
+        parent, tin, size, rs, rh = rt.parent, rt.tin, rt.size, rt.s, rt.h
+        out = []
+        starts: dict[int, list[str]] = {i: [] for i in self.parts}
+        # per part, what changes below a switch: the parts cut off below it (less), the
+        # parts hanging from an added link's end below it (more), by preorder position
+        shift: dict[int, list[tuple[int, int, int]]] = {i: [] for i in self.parts}
+        for j, c in enumerate(self.lows):
+            up = parent[c]
+            assert up is not None
+            starts[self.above[j]].append(up)
+            shift[self.above[j]].append((tin[c], -rs[c], -rh[c]))
+        for (p, q), a in zip(self.ends, self.added):
+            for end, mine, other in ((a[0], p, q), (a[1], q, p)):
+                starts[mine].append(end)
+                far = self.side_parts(a, other)
+                shift[mine].append((tin[end], sum(self.sums[k][0] for k in far), sum(self.sums[k][1] for k in far)))
+        for i in self.parts:
+            top = self.top[i]
+            moves = shift[i]
+            seen: set[str] = set()
+            for u in starts[i]:
+                v = u
+                while v != top and v not in seen:
+                    seen.add(v)
+                    lo = tin[v]
+                    hi = lo + size[v]
+                    s, h = rs[v], rh[v]
+                    for t, ds, dh in moves:
+                        if lo <= t < hi:
+                            s += ds
+                            h += dh
+                    up = parent[v]
+                    assert up is not None
+                    if s != rs[v] or h != rh[v]:
+                        out.append((v, up, s, h))
+                    v = up
+        for (_, q), (u, w) in zip(self.ends, self.added):
+            side = self.side_parts((u, w), q)
+            out.append((w, u, sum(self.sums[j][0] for j in side), sum(self.sums[j][1] for j in side)))
+        return out
 
 
 class _Rooting:
