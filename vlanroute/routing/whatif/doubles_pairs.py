@@ -64,6 +64,7 @@ class DeadPairs:
                           and self.wanted <= t.switches for t in self.trees)
         self.names = names
         self.host_list = [hosts.get(v, 0) for v in names]
+        self.last: dict[tuple[str, str], float] = {}    # the raw loads per arc after the last max_load (tests)
         self._kept: dict[int, tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
                                     dict[int, float]]] = {}
 
@@ -174,6 +175,7 @@ class DeadPairs:
         # 3. the slow trees' added links exchanged (improve_tree), on a LoadBook of the same loads
         movable = [(vid, sorted(new[vid] - self.by_vid[vid].links)) for vid in slow]
         if not any(added for _, added in movable):
+            self.last = dict(zip(arcs, book.total))
             return book.max_load()
         senders_of = {vid: self._tree(vid)[1] for vid in slow}
         # LoadBook's own heap and cables per arc, from the Book's figures (the same values)
@@ -184,6 +186,7 @@ class DeadPairs:
                          cables=dict(zip(names, ncab)), heap=heap)
         for vid, added in movable:
             self._improve(vid, new[vid], added, shape.get(vid), fabric, adj, loads, dead_index)
+        self.last = loads.total
         return loads.max_load()
 
     def _improve(self, vid: int, links: frozenset[Link], added: list[Link], jn: _Joined | None, fabric: Degraded,
@@ -206,9 +209,19 @@ class DeadPairs:
             peak, local = trial_peak(loads, {})
             best: tuple[float, float, bool, Link, dict[tuple[str, str], float]] = (
                 round(peak, 9), round(local, 9), False, cut, {})
+            total = loads.total
             for c, d in options:
-                peak, local = trial_peak(loads, d)
-                key = (round(peak, 9), round(local, 9), True, c, d)
+                # trial_peak(loads, d), its search of the heap skipped when the arcs d
+                # changes already reach past the best peak (the peak is at least that)
+                local = 0.0
+                for arc, x in d.items():
+                    v = loads.per_cable(arc, total.get(arc, 0.0) + x)
+                    if v > local:
+                        local = v
+                near = round(local, 9)
+                if near > best[0]:
+                    continue
+                key = (round(max(local, loads.peak_except(set(d))), 9), near, True, c, d)
                 if key[:4] < best[:4]:
                     best = key
             if best[3] != cut:
@@ -308,7 +321,7 @@ class DeadPairs:
         s2, h2 = jn.rt.S - s1, jn.rt.H - h1
         up, down = s1 * h2, s2 * h1
         total = loads.total
-        r: _Rooting | None = None
+        r = jn.rooting
         sid, names = self.sid, self.names
         out = []
         for i in idx:
@@ -323,9 +336,9 @@ class DeadPairs:
             for arc, v in ((cut, -s1 * h2), ((y, x), -s2 * h1), ((a, b), up), ((b, a), down)):
                 if v:
                     d[arc] = v
-            if r is None:                            # the joined tree rooted, for the ways
+            if r is None:                            # the joined tree rooted, for the ways (kept)
                 tree_adj, _, by_number, _, _ = self._tree(vid)
-                r = _Rooting(sid[jn.rt.pre[0]], tree_adj, [(sid[u], sid[w]) for u, w in jn.removed],
+                r = jn.rooting = _Rooting(sid[jn.rt.pre[0]], tree_adj, [(sid[u], sid[w]) for u, w in jn.removed],
                              [(sid[u], sid[w]) for u, w in jn.added], by_number, self.host_list)
             r.walk(sid[a], sid[x], s1, h1, s2, h2, names, d)
             r.walk(sid[b], sid[y], s2, h2, s1, h1, names, d)
@@ -377,6 +390,7 @@ class _Joined:
         self.sums = {i: (v[0], v[1]) for i, v in sums.items()}
         self.top = {i: tops[i + 1] for i in self.parts}
         self.ends = [(self.part(u), self.part(w)) for u, w in added]
+        self.rooting: _Rooting | None = None
 
     def part(self, v: str) -> int:
         t = self.rt.tin[v]
