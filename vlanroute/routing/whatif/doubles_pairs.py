@@ -65,34 +65,38 @@ class DeadPairs:
         self.names = names
         self.host_list = [hosts.get(v, 0) for v in names]
         self.last: dict[tuple[str, str], float] = {}    # the raw loads per arc after the last max_load (tests)
-        self._kept: dict[int, tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
-                                    dict[int, float]]] = {}
+        # per tree, kept once met: its senders and, by preorder position, the switches with
+        # hosts below each switch (small: the 32x32 torus has 512 trees of 1,024 switches)
+        self._kept: dict[int, tuple[dict[str, int], list[int]]] = {}
 
-    def _tree(self, vid: int) -> tuple[list[list[int]], dict[str, int], list[int], dict[str, int],
-                                        dict[int, float]]:
-        """Tree vid's neighbour lists by switch number, its senders (by name and by number),
-        the switches with hosts below each switch, and its intact loads by arc index (kept)."""
+    def _tree(self, vid: int) -> tuple[dict[str, int], list[int]]:
+        """Tree vid's senders, and by preorder position the switches with hosts below each
+        switch (kept)."""
         got = self._kept.get(vid)
         if got is None:
             t, rt = self.by_vid[vid], self.rooted[vid]
-            sid = self.sid
-            adj: list[list[int]] = [[] for _ in self.names]
-            for a, b in t.links:
-                adj[sid[a]].append(sid[b])
-                adj[sid[b]].append(sid[a])
-            senders = t.senders(self.hosts)
-            by_number = [0] * len(self.names)
-            for v, n in senders.items():
-                if v in sid:
-                    by_number[sid[v]] = n
-            hosted = {v: 1 if self.hosts.get(v, 0) > 0 else 0 for v in rt.pre}
-            for v in reversed(rt.pre[1:]):
-                up = rt.parent[v]
+            hosted = [1 if self.hosts.get(v, 0) > 0 else 0 for v in rt.pre]
+            tin = rt.tin
+            for n in range(len(rt.pre) - 1, 0, -1):
+                up = rt.parent[rt.pre[n]]
                 assert up is not None
-                hosted[up] += hosted[v]
-            base = {self.arcs[a]: x for a, x in self.base.loads(vid).items()}
-            got = self._kept[vid] = (adj, senders, by_number, hosted, base)
+                hosted[tin[up]] += hosted[n]
+            got = self._kept[vid] = (t.senders(self.hosts), hosted)
         return got
+
+    def _rooting(self, vid: int, jn: _Joined) -> _Rooting:
+        """The joined tree jn of tree vid rooted (by switch number), for the ways of its exchanges."""
+        sid, t = self.sid, self.by_vid[vid]
+        adj: list[list[int]] = [[] for _ in self.names]
+        for a, b in t.links:
+            adj[sid[a]].append(sid[b])
+            adj[sid[b]].append(sid[a])
+        by_number = [0] * len(self.names)
+        for v, n in self._tree(vid)[0].items():
+            if v in sid:
+                by_number[sid[v]] = n
+        return _Rooting(sid[jn.rt.pre[0]], adj, [(sid[u], sid[w]) for u, w in jn.removed],
+                        [(sid[u], sid[w]) for u, w in jn.added], by_number, self.host_list)
 
     def max_load(self, fabric: Degraded, dead: Sequence[Link]) -> float | None:
         """The max load per cable after `repair(trees, fabric, keep_deadlock_free=False,
@@ -143,15 +147,16 @@ class DeadPairs:
             total = book.total
             for vid in slow:
                 t = self.by_vid[vid]
-                _, senders, _, hosted, base = self._tree(vid)
+                senders, hosted = self._tree(vid)
+                base = self.base.loads(vid)
                 jn = self._join(vid, dead_links, dead_index, hosted)
                 if jn is None:
                     links, why = repair_tree(t, fabric, adj)
                     if why:
                         return None
                     new[vid] = links
-                    for i, load in base.items():
-                        total[i] -= load
+                    for arc, load in base.items():
+                        total[arcs[arc]] -= load
                     for arc, load in tree_arc_loads(links, senders, fabric.hosts).items():
                         total[arcs[arc]] += load
                     continue
@@ -162,14 +167,11 @@ class DeadPairs:
                 # links lose theirs, the added ones take theirs
                 s_all, h_all = sum(senders.values()), self.total_h
                 for v, up, bs, bh in jn.changed():
-                    i = arcs[(v, up)]
-                    total[i] += float(bs * (h_all - bh)) - base.get(i, 0.0)
-                    i = arcs[(up, v)]
-                    total[i] += float((s_all - bs) * bh) - base.get(i, 0.0)
+                    total[arcs[(v, up)]] += float(bs * (h_all - bh)) - base.get((v, up), 0.0)
+                    total[arcs[(up, v)]] += float((s_all - bs) * bh) - base.get((up, v), 0.0)
                 for u, w in jn.removed:
                     for arc in ((u, w), (w, u)):
-                        i = arcs[arc]
-                        total[i] -= base.get(i, 0.0)
+                        total[arcs[arc]] -= base.get(arc, 0.0)
         # 2. the fast trees in order; the dead arcs of every fast tree left unpriced
         _mend(book, plans)
         # 3. the slow trees' added links exchanged (improve_tree), on a LoadBook of the same loads
@@ -177,7 +179,7 @@ class DeadPairs:
         if not any(added for _, added in movable):
             self.last = dict(zip(arcs, book.total))
             return book.max_load()
-        senders_of = {vid: self._tree(vid)[1] for vid in slow}
+        senders_of = {vid: self._tree(vid)[0] for vid in slow}
         # LoadBook's own heap and cables per arc, from the Book's figures (the same values)
         names = list(arcs)
         heap = [(-x, arc) for arc, x in zip(names, book.values())]
@@ -230,7 +232,7 @@ class DeadPairs:
                 jn = None                        # another tree now: improve_tree alone
 
     def _join(self, vid: int, dead_links: list[Link], dead_index: list[int],
-              hosted: Mapping[str, int]) -> _Joined | None:
+              hosted: list[int]) -> _Joined | None:
         """The links `repair_tree` adds to tree vid (every one of its parts holding hosts),
         from its preorder, or None when this is not that case (then repair_tree runs).
 
@@ -250,9 +252,9 @@ class DeadPairs:
         for j in range(k):
             lo = spans[j][0]
             above.append(next((i for i in range(j - 1, -1, -1) if spans[i][0] <= lo < spans[i][1]), -1))
-        count = [hosted[c] for c in lows] + [hosted[rt.pre[0]]]      # index -1: the root's part
+        count = [hosted[rt.tin[c]] for c in lows] + [hosted[0]]      # index -1: the root's part
         for j in range(k):
-            count[above[j]] -= hosted[lows[j]]
+            count[above[j]] -= hosted[rt.tin[lows[j]]]
         parts = list(range(-1, k))
         if any(count[i] <= 0 for i in parts):
             return None                      # a part without hosts: the search walks through it
@@ -337,9 +339,7 @@ class DeadPairs:
                 if v:
                     d[arc] = v
             if r is None:                            # the joined tree rooted, for the ways (kept)
-                tree_adj, _, by_number, _, _ = self._tree(vid)
-                r = jn.rooting = _Rooting(sid[jn.rt.pre[0]], tree_adj, [(sid[u], sid[w]) for u, w in jn.removed],
-                             [(sid[u], sid[w]) for u, w in jn.added], by_number, self.host_list)
+                r = jn.rooting = self._rooting(vid, jn)
             r.walk(sid[a], sid[x], s1, h1, s2, h2, names, d)
             r.walk(sid[b], sid[y], s2, h2, s1, h1, names, d)
             out.append((c, d))
