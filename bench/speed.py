@@ -2,7 +2,7 @@
 the default plan at most 5 s of CPU on any fabric up to 64 switches and 30 s on the 32x32
 torus with 16 hosts per switch; whatif at most 10 s on a 16x16 torus and 120 s on a 32x32).
 
-Run: python bench/speed.py [--quick] [--plan | --whatif | --repair] [NAME-SUBSTRING ...]
+Run: python bench/speed.py [--quick] [--plan | --whatif [--doubles] | --repair] [NAME-SUBSTRING ...]
 
 Every case runs in a fresh interpreter (nothing cached between cases) and prints the CPU
 seconds of that process's work (imports excluded), which a shared machine inflates far less
@@ -16,7 +16,10 @@ than the wall clock. Columns:
   load over the chosen one's ("-- x1.287": the tori, the degraded tori and the random
   graphs, where no deadlock-free engine comes within 1.25x; "-- none": none fits);
 - whatif: what `vlanroute whatif INVENTORY` runs, the plan and then every single pair and
-  switch failure repaired (routing/whatif/failures.py), both CPU figures;
+  switch failure repaired (routing/whatif/failures.py), both CPU figures; with --doubles,
+  also its 200 sampled double failures (seed 0) classed and priced (bundle/guarantees.py
+  `Fabric.price`), their CPU seconds per kind (pair+pair, pair+switch, switch+switch) and
+  in the total: the whole command;
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
   plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
   verified (render is timed apart).
@@ -103,6 +106,13 @@ if kind == "whatif":
     rows = what_if(trees_of(doc), cables, hosts, list(doc.switches), bool(doc.metrics.get("deadlock_free")))
     out["whatif"] = time.process_time() - c0
     out["failures"] = len(rows)
+    if sys.argv[5:] == ["doubles"]:
+        from vlanroute.bundle.guarantees import Fabric
+        fab = Fabric.of(doc)
+        for f in fab.doubles(200, 0):
+            c0 = time.process_time()
+            v = fab.price(fab.classify(f))
+            out[v.kind] = out.get(v.kind, 0.0) + time.process_time() - c0
 elif kind == "repair":
     import tempfile
     from vlanroute.bundle.failures import parse_failures, check
@@ -186,14 +196,18 @@ def main() -> int:
                       flush=True)
         print()
     if "whatif" in only:
+        doubles = "--doubles" in sys.argv
+        kinds = ("pair+pair", "pair+switch", "switch+switch") if doubles else ()
         print(f"{'whatif':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>9} {'plan s':>7} "
-              f"{'failures':>8} {'whatif s':>8} {'total s':>7}")
+              f"{'failures':>8} {'whatif s':>8}" + "".join(f" {k + ' s':>15}" for k in kinds) + f" {'total s':>7}")
         for name, spec, sets in WHATIFS:
             if wanted(name):
-                r = run("whatif", spec, sets, [])
+                r = run("whatif", spec, sets, ["doubles"] if doubles else [])
+                more = [float(r.get(k, 0.0)) for k in kinds]  # type: ignore[arg-type]
                 print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
-                      f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>8.2f} "
-                      f"{float(r['plan']) + float(r['whatif']):>7.2f}"), flush=True)  # type: ignore[arg-type]
+                      f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>8.2f}"
+                      + "".join(f" {x:>15.2f}" for x in more)
+                      + f" {float(r['plan']) + float(r['whatif']) + sum(more):>7.2f}"), flush=True)  # type: ignore[arg-type]
         print()
     if "repair" in only:
         print(f"{'repair (one failed pair)':<30} {'pair':<8} {'re-plan':<8} {'repair s':>8} {'render s':>8}")
