@@ -13,6 +13,8 @@ from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vlanroute.bundle.failures import Failures
+from vlanroute.bundle.guarantees import Fabric, Policy
 from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, repair_tree, tree_arc_loads
 from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.pairs import RootedTree
@@ -85,3 +87,36 @@ def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, 
                 loads[(v, up)] = float(bs * (h_all - bh))
                 loads[(up, v)] = float((s_all - bs) * bh)
             assert loads == tree_arc_loads(links, senders, hosts)
+
+
+def test_fabric_price_takes_the_fast_path_for_dead_pairs_alone_and_gives_repairs_figures() -> None:
+    """The glue (bundle/guarantees.py Fabric.price): two dead pairs in a plan that is not
+    deadlock-free go through DeadPairs (a dead switch does not) with repair's max load."""
+    rng = random.Random(4)
+    g = _fabric(4, 9)
+    hosts = {s: 2 for s in g.nodes}
+    trees = [Tree(101 + i, (s,), random_spanning_tree(g, rng)) for i, s in enumerate(sorted(g.nodes))]
+
+    def no_document():  # type: ignore[no-untyped-def]
+        raise AssertionError("no backups: the failover's choice needs no document")
+    fab = Fabric(sorted(g.nodes), [link(a, b) for a, b in g.edges],
+                 [(f"h{i}", s) for i, s in enumerate(sorted(g.nodes) * 2)], trees, False,
+                 Policy("auto", frozenset({"pair", "switch"}), ("repair",)), False, no_document)
+    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees},
+                       Degraded(fab.cables, frozenset(), hosts))
+    pairs = fab.pairs
+    priced = 0
+    for a, b in [(0, 1), (0, 5), (2, 7), (3, 4), (1, len(pairs) - 1)]:
+        failures = Failures(pairs=(pairs[a], pairs[b]))
+        v = fab.classify(failures)
+        if not v.heals:
+            continue
+        fab.price(v)
+        want = repair(trees, fab.degraded(failures), keep_deadlock_free=False, check_deadlock=False, base=base)
+        assert fab._dead_pairs is not None and fab._dead_pairs.last     # the fast path ran
+        assert v.max_link_load == want.max_load and v.deadlock_free is None
+        priced += 1
+    assert priced >= 3
+    fab._dead_pairs.last = {}
+    v = fab.price(fab.classify(Failures(pairs=(pairs[0],), switches=(sorted(g.nodes)[5],))))
+    assert not fab._dead_pairs.last                                      # a dead switch: repair's own
