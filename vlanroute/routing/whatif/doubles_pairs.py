@@ -12,10 +12,20 @@ two kinds and mends them in this order:
 
 Step 2 is the single dead pair's fast path (routing/whatif/pairs.py: `Book`, `_Side`,
 `_cheapest`, each candidate priced in constant time) with every dead pair kept out of the
-candidates and of the pricing. Steps 1 and 3 call repair's own functions on the same
-integer loads: the loads are sums of integers, exact in floats in any order, and a
-`LoadBook`'s answers depend only on its loads. On the 16x16 torus about a quarter of a
-pair+pair double's broken trees hold both dead pairs.
+candidates and of the pricing. On the 16x16 torus about a quarter of a pair+pair double's
+broken trees hold both dead pairs (step 1); each falls into parts that are ranges of its
+intact preorder less the ranges below (`_Joined`), from which come:
+- the links `repair_tree` adds, when every part holds hosts and some live link joins the
+  parts already joined to another (its search then ends at the first such link, in name
+  order: `DeadPairs._join`); else `repair_tree` itself runs;
+- the joined tree's loads, changed only on the ways from the parts' ends up to their
+  tops (`_Joined.changed`);
+- for step 3, the candidates `improve_tree` would price besides the added link (`_may_lower`:
+  across its cut and across the cut of every link at the max load), found with numpy from
+  the parts (`_Joined.sides`); the joined tree is rooted only when one is left, and
+  `improve_tree` itself runs for a tree once an exchange changed it.
+The loads are sums of integers, exact in floats in any order, and a `LoadBook`'s answers
+depend only on its loads, so the same choices give the same figures.
 """
 
 from __future__ import annotations
