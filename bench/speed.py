@@ -2,7 +2,7 @@
 the default plan at most 5 s of CPU on any fabric up to 64 switches and 30 s on the 32x32
 torus with 16 hosts per switch; whatif at most 10 s on a 16x16 torus and 120 s on a 32x32).
 
-Run: python bench/speed.py [--quick] [--plan | --whatif | --repair] [NAME-SUBSTRING ...]
+Run: python bench/speed.py [--quick] [--plan | --whatif [--doubles] | --repair] [NAME-SUBSTRING ...]
 
 Every case runs in a fresh interpreter (nothing cached between cases) and prints the CPU
 seconds of that process's work (imports excluded), which a shared machine inflates far less
@@ -17,8 +17,10 @@ than the wall clock. Columns:
   graphs, where no deadlock-free engine comes within 1.25x; "-- none": none fits);
 - whatif: what `vlanroute whatif INVENTORY` runs but its output: the plan, every single
   pair and switch failure repaired (routing/whatif/failures.py) and classed, and the 200
-  sampled double failures (seed 0) each healed as the watcher heals it; the three CPU
-  figures and their total (issue 40's target is the total);
+  sampled double failures (seed 0) each classed and healed as the watcher heals it
+  (bundle/guarantees.py `Fabric.price`): CPU seconds of the plan, of the singles, of the
+  doubles per kind (pair+pair, pair+switch, switch+switch), and the total, the whole
+  command (issue 40's target);
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
   plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
   verified (render is timed apart).
@@ -107,10 +109,10 @@ if kind == "whatif":
         fab.price(v, (r.max_load, r.deadlock_free, r.deadlock_cycle))
     out["whatif"] = time.process_time() - c0
     out["failures"] = len(rows)
-    c0 = time.process_time()
-    doubles = [fab.price(fab.classify(f)) for f in fab.doubles(200, 0)]
-    out["doubles"] = time.process_time() - c0
-    out["sampled"] = len(doubles)
+    for f in fab.doubles(200, 0):
+        c0 = time.process_time()
+        v = fab.price(fab.classify(f))
+        out[v.kind] = out.get(v.kind, 0.0) + time.process_time() - c0
 elif kind == "repair":
     import tempfile
     from vlanroute.bundle.failures import parse_failures, check
@@ -194,16 +196,17 @@ def main() -> int:
                       flush=True)
         print()
     if "whatif" in only:
+        kinds = ("pair+pair", "pair+switch", "switch+switch")
         print(f"{'whatif':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>9} {'plan s':>7} "
-              f"{'singles':>8} {'singles s':>9} {'doubles':>7} {'doubles s':>9} {'total s':>7}")
+              f"{'singles':>8} {'singles s':>9}" + "".join(f" {k + ' s':>15}" for k in kinds) + f" {'total s':>7}")
         for name, spec, sets in WHATIFS:
             if wanted(name):
                 r = run("whatif", spec, sets, [])
+                more = [float(r.get(k, 0.0)) for k in kinds]  # type: ignore[arg-type]
                 print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
-                      f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>9.2f} "
-                      f"{r['sampled']:>7} {r['doubles']:>9.2f} "
-                      f"{float(r['plan']) + float(r['whatif']) + float(r['doubles']):>7.2f}"),  # type: ignore[arg-type]
-                      flush=True)
+                      f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>9.2f}"
+                      + "".join(f" {x:>15.2f}" for x in more)
+                      + f" {float(r['plan']) + float(r['whatif']) + sum(more):>7.2f}"), flush=True)  # type: ignore[arg-type]
         print()
     if "repair" in only:
         print(f"{'repair (one failed pair)':<30} {'pair':<8} {'re-plan':<8} {'repair s':>8} {'render s':>8}")

@@ -59,6 +59,7 @@ from vlanroute.routing.repair import (
     tree_dependencies,
 )
 from vlanroute.routing.whatif.doubles_switches import double_failure
+from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.pairs import RootedTree
 from vlanroute.routing.whatif.switches import SwitchIndex
 
@@ -191,6 +192,7 @@ class Fabric:
         self._rooted: dict[int, RootedTree] | None = None
         self._loads: LoadBook | None = None
         self._index: SwitchIndex | None = None
+        self._dead_pairs: DeadPairs | None = None
 
     @classmethod
     def of(cls, doc: PlanDocument, policy: Policy | None = None) -> Fabric:
@@ -403,6 +405,16 @@ class Fabric:
                                       {t.vid: t.senders(self.hosts) for t in self.trees}, fabric)
         return self._loads
 
+    def _pairs_repaired(self, failures: Failures) -> tuple[float | None, bool | None, tuple[tuple[str, str], ...]] | None:
+        """`repair`'s figures for dead pairs alone in a plan that was not deadlock-free, by
+        routing/whatif/doubles_pairs.py (the same choices, from the intact loads); None
+        when that path does not apply."""
+        if self._dead_pairs is None:
+            self._dead_pairs = DeadPairs(self.trees, self.cables, self.hosts, self._rooted_trees(),
+                                         self._intact_loads())
+        peak = self._dead_pairs.max_load(self.degraded(failures), failures.pairs)
+        return None if peak is None else (peak, None, ())
+
     def _rooted_trees(self) -> dict[int, RootedTree]:
         """Every tree with links rooted once (for pairs_cut)."""
         if self._rooted is None:
@@ -439,6 +451,8 @@ class Fabric:
         if v.heals:
             if repaired is None and v.failures.switches and not self.deadlock_free:
                 repaired = self._dead_switch_repair(v.failures)
+            if repaired is None and not (v.failures.switches or v.failures.cables or self.deadlock_free):
+                repaired = self._pairs_repaired(v.failures)
             if repaired is None:
                 fabric = self.degraded(v.failures)
                 # Without a dead switch the hosts stay: the repair starts from the intact
@@ -465,7 +479,7 @@ class Fabric:
         """`repair`'s figures for failures with a dead switch (and at most one dead pair)
         on a plan that was not deadlock-free, from the intact trees
         (routing/whatif/doubles_switches.py); None where its preconditions fail."""
-        if len(failures.pairs) > 1:
+        if len(failures.pairs) > 1 or failures.cables:     # single dead cables: repair() prices them
             return None
         pair = link(*failures.pairs[0]) if failures.pairs else None
         if pair is not None and set(pair) & set(failures.switches):

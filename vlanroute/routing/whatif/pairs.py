@@ -352,6 +352,16 @@ class Crossing:
             got = self._covers[vid] = self.wanted <= rt.tin.keys()
         return got
 
+    def ends(self, vid: int, rt: RootedTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per link (in order), the preorder positions of its ends on tree vid (-1: not on
+        it) and whether both are on it (kept per tree)."""
+        got = self._ends.get(vid)
+        if got is None:
+            ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
+            tb = np.array([rt.tin.get(b, -1) for _, b in self.links], dtype=np.int32)
+            got = self._ends[vid] = (ta, tb, (ta >= 0) & (tb >= 0))
+        return got
+
     def across(self, vid: int, rt: RootedTree, lo: int, hi: int, skip: Link,
                arcs: Mapping[tuple[str, str], int]) -> list[tuple[Link, int, int]]:
         """The links, in order, with one end in the preorder interval [lo, hi) of tree vid
@@ -374,12 +384,7 @@ class Crossing:
             k = self.index.get(skip)
             found.discard(-1 if k is None else k)
             return [links[i] for i in sorted(found)]
-        got = self._ends.get(vid)
-        if got is None:
-            ta = np.array([rt.tin.get(a, -1) for a, _ in self.links], dtype=np.int32)
-            tb = np.array([rt.tin.get(b, -1) for _, b in self.links], dtype=np.int32)
-            got = self._ends[vid] = (ta, tb, (ta >= 0) & (tb >= 0))
-        ta, tb, both = got
+        ta, tb, both = self.ends(vid, rt)
         cross = (((ta >= lo) & (ta < hi)) != ((tb >= lo) & (tb < hi))) & both
         k = self.index.get(skip)
         if k is not None:
