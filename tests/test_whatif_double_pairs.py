@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import random
 
-import networkx as nx
-from fabrics import random_spanning_tree
+from fabrics import random_graph, random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,22 +19,11 @@ from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.pairs import RootedTree
 
 
-def _fabric(seed: int, n: int) -> nx.Graph:
-    """A ring with random chords: two-edge-connected, so one dead pair never splits it."""
-    rng = random.Random(seed)
-    g = nx.cycle_graph(n)
-    for _ in range(rng.randrange(1, 2 * n)):
-        a, b = rng.randrange(n), rng.randrange(n)
-        if a != b:
-            g.add_edge(a, b)
-    return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 100_000), st.integers(5, 12), st.integers(1, 6), st.integers(1, 3), st.booleans())
 def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, parallel: bool) -> None:
     rng = random.Random(seed)
-    g = _fabric(seed, n)
+    g = random_graph(seed, n)     # a ring with random chords
     cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
     hosts = {s: rng.choice((0, 1, 2, 4)) for s in g.nodes}
     hosts[min(hosts)] = max(hosts[min(hosts)], 1)
@@ -93,7 +81,7 @@ def test_fabric_price_takes_the_fast_path_for_dead_pairs_alone_and_gives_repairs
     """The glue (bundle/guarantees.py Fabric.price): two dead pairs in a plan that is not
     deadlock-free go through DeadPairs (a dead switch does not) with repair's max load."""
     rng = random.Random(4)
-    g = _fabric(4, 9)
+    g = random_graph(4, 9)
     hosts = {s: 2 for s in g.nodes}
     trees = [Tree(101 + i, (s,), random_spanning_tree(g, rng)) for i, s in enumerate(sorted(g.nodes))]
 
