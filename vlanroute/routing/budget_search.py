@@ -262,13 +262,17 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
     parents = [dict(t.parent) for t in trees]
     roots = [t.root for t in trees]
 
-    def structure(t: int) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
+    def structure(t: int) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int],
+                                    list[int], list[int]]:
         """Tree t's entry/exit times, depths, hosts below each switch as sources of t (src_below)
-        and as destinations (dst_below), and breadth-first order."""
+        and as destinations (dst_below), breadth-first order, and each switch's arcs from and
+        to its parent (down, up; -1 at the root and off the tree), read on every step of the scan."""
         par = parents[t]
         kids: list[list[int]] = [[] for _ in range(n)]
+        down, up = [-1] * n, [-1] * n
         for v, p in par.items():
             kids[p].append(v)
+            down[v], up[v] = arc[(p, v)], arc[(v, p)]
         order = [roots[t]]
         for v in order:
             order.extend(kids[v])
@@ -280,7 +284,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
         _, tin, tout = euler_times(kids, roots[t])
         for v in order[1:]:
             depth[v] = depth[par[v]] + 1
-        return tin, tout, depth, src_below, dst_below, order
+        return tin, tout, depth, src_below, dst_below, order, down, up
 
     def arc_values(t: int, p: int, c: int, src_c: int, dst_c: int) -> tuple[tuple[int, float], tuple[int, float]]:
         sources_in_t = src_total[t]
@@ -337,7 +341,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                     c = u
                 else:
                     continue
-                tin, tout, depth, src_below, dst_below, order = info[t]
+                tin, tout, depth, src_below, dst_below, order, down, up = info[t]
                 # contribution of this tree to the hot arc must be what makes it hot
                 best = None
                 # Y moves across the hot link: out of c's subtree (fewer destinations or
@@ -377,9 +381,8 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                         # a small gain, within the noise of a whole budget search)
                         for path, ds, dd in ((lose, -src_y, -dst_y), (gain, src_y, dst_y)):
                             for w in path:
-                                pw = par[w]
                                 sc, dc = src_below[w] + ds, dst_below[w] + dd
-                                ad, au = arc[(pw, w)], arc[(w, pw)]
+                                ad, au = down[w], up[w]
                                 value = load[ad] - (st - src_below[w]) * dst_below[w] * invc[ad] \
                                     + (st - sc) * dc * invc[ad]
                                 if value > worst:
@@ -394,7 +397,7 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                                 break
                         if worst >= limit:
                             continue
-                        ad, au = arc[(x, y)], arc[(y, x)]
+                        ad, au = down[y], up[y]            # x is y's parent
                         for value in (load[ad] - (st - src_y) * dst_y * invc[ad] + 0.0,
                                       load[au] - src_y * (dst_total - dst_y) * invc[au] + 0.0):
                             if value > worst:
