@@ -66,3 +66,16 @@ def test_an_explicit_accelerator_is_not_second_guessed(tmp_path: Path, monkeypat
     with pytest.raises(vm._KvmStalled):
         vm.run_in_vm("true", tmp_path, vm.VmConfig(accel="kvm"))
 
+
+
+def test_the_vcpu_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # tests/conftest.py runs the suite's VMs with 1 vCPU; a user's default is 2.
+    monkeypatch.delenv(vm.CPUS_ENV, raising=False)
+    assert vm.VmConfig().cpus == vm.DEFAULT_CPUS == 2
+    monkeypatch.setenv(vm.CPUS_ENV, " 1 ")
+    assert vm.VmConfig().cpus == 1
+    assert vm.VmConfig(cpus=4).cpus == 4                 # an explicit count wins
+    for wrong in ("0", "two", "-1", "65"):
+        monkeypatch.setenv(vm.CPUS_ENV, wrong)
+        with pytest.raises(UserError, match=f"VLANROUTE_VM_CPUS='{wrong}' is not a vCPU count"):
+            vm.VmConfig()

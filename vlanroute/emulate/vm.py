@@ -58,10 +58,27 @@ class VmResult:
     accel: str = "tcg"       # the QEMU accelerator it ran under: kvm or tcg
 
 
+# The VM's vCPUs: 2 unless VLANROUTE_VM_CPUS says otherwise. Under TCG each vCPU is a host
+# thread and the guest keeps both busy, so on a 2-core host shared with other work (the test
+# suite's second worker) 1 vCPU does the same run in less host CPU (tests/conftest.py sets 1).
+CPUS_ENV = "VLANROUTE_VM_CPUS"
+DEFAULT_CPUS = 2
+
+
+def default_cpus() -> int:
+    """VLANROUTE_VM_CPUS when set (1 to 64), else DEFAULT_CPUS."""
+    value = os.environ.get(CPUS_ENV, "").strip()
+    if not value:
+        return DEFAULT_CPUS
+    if not value.isdigit() or not 1 <= int(value) <= 64:
+        raise UserError(f"{CPUS_ENV}={value!r} is not a vCPU count", fix="set it to a number from 1 to 64, or unset it")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class VmConfig:
     memory_mb: int = 1536
-    cpus: int = 2
+    cpus: int = field(default_factory=default_cpus)
     timeout_s: float = 600.0
     kernel: Path | None = None           # default: newest /boot/vmlinuz-*
     qemu: str = "qemu-system-x86_64"
