@@ -37,9 +37,7 @@ class Store(Generic[V]):
         if key in self._got:
             return self._got[key]
         value = make()
-        if len(self._got) >= KEEP:
-            self._got.pop(next(iter(self._got)))
-        self._got[key] = value
+        self.put(key, value)
         return value
 
     def peek(self, key: Hashable) -> V | None:
