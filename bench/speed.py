@@ -85,8 +85,7 @@ from pathlib import Path
 kind, inv, sets = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.whatif.failures import what_if
-from vlanroute.bundle.repaired import trees_of, repair_document
-from vlanroute.routing.repair import link
+from vlanroute.bundle.repaired import repair_document
 out = {}
 c0 = time.process_time()
 plan = plan_from_file(inv, sets)
@@ -102,7 +101,8 @@ if kind == "whatif":
     c0 = time.process_time()
     doc = plan.to_document()
     fab = Fabric.of(doc)
-    rows = what_if(fab.trees, fab.cables, fab.hosts, fab.switches, fab.deadlock_free)
+    rows = what_if(fab.trees, fab.cables, fab.hosts, fab.switches, fab.deadlock_free, fab.intact_loads(),
+                   fab.switch_index())
     for r, failures in zip(rows, fab.singles(), strict=True):
         v = fab.classify(failures)
         v.pairs_cut = r.pairs_cut

@@ -398,12 +398,21 @@ class Fabric:
         """The dead neighbour pairs: those named, and every pair of a dead switch."""
         return set(failures.pairs) | {link(s, n) for s in failures.switches for n in self.adj[s]}
 
-    def _intact_loads(self) -> LoadBook:
+    def intact_loads(self) -> LoadBook:
+        """Every VLAN's load on every arc of the intact fabric, computed once."""
         if self._loads is None:
             fabric = Degraded(self.cables, frozenset(), self.hosts)
             self._loads = LoadBook.of({t.vid: t.links for t in self.trees},
                                       {t.vid: t.senders(self.hosts) for t in self.trees}, fabric)
         return self._loads
+
+    def switch_index(self) -> SwitchIndex:
+        """The single dead switch's index of this plan (routing/whatif/switches.py), built
+        once: whatif's single failures and the doubles with a dead switch share it."""
+        if self._index is None:
+            self._index = SwitchIndex.of(self.trees, self._rooted_trees(), self.cables, self.intact_loads(),
+                                         self.hosts, self.switches)
+        return self._index
 
     def _pairs_repaired(self, failures: Failures) -> tuple[float | None, bool | None, tuple[tuple[str, str], ...]] | None:
         """`repair`'s figures for dead pairs alone in a plan that was not deadlock-free, by
@@ -411,7 +420,7 @@ class Fabric:
         when that path does not apply."""
         if self._dead_pairs is None:
             self._dead_pairs = DeadPairs(self.trees, self.cables, self.hosts, self._rooted_trees(),
-                                         self._intact_loads())
+                                         self.intact_loads())
         peak = self._dead_pairs.max_load(self.degraded(failures), failures.pairs)
         return None if peak is None else (peak, None, ())
 
@@ -459,7 +468,7 @@ class Fabric:
                 # loads and recomputes only the broken trees' (as whatif's single pairs do).
                 result = repair(self.trees, fabric, keep_deadlock_free=self.deadlock_free,
                                 check_deadlock=self.deadlock_free,
-                                base=None if v.failures.switches else self._intact_loads())
+                                base=None if v.failures.switches else self.intact_loads())
                 cycle: tuple[tuple[str, str], ...] = ()
                 if self.deadlock_free and not result.deadlock_free:
                     senders = {t.vid: t.senders(fabric.hosts, fabric.dead_switches) for t in self.trees}
@@ -484,14 +493,7 @@ class Fabric:
         pair = link(*failures.pairs[0]) if failures.pairs else None
         if pair is not None and set(pair) & set(failures.switches):
             return None
-        if self._index is None:
-            arcs = {x: i for i, x in enumerate(a for (u, w) in self.cables for a in ((u, w), (w, u)))}
-            base = self._intact_loads().total
-            self._index = SwitchIndex(self.trees, self._rooted_trees(), arcs, [base.get(a, 0.0) for a in arcs],
-                                      [self.cables[link(*a)] for a in arcs],
-                                      Degraded(self.cables, frozenset(), self.hosts).adjacency(), self.hosts,
-                                      self.switches)
-        got = double_failure(self._index, tuple(failures.switches), pair, self.cables)
+        got = double_failure(self.switch_index(), tuple(failures.switches), pair, self.cables)
         return None if got is None else (got[0], None, ())
 
     # ---------------------------------------------------------------- the sets

@@ -120,7 +120,8 @@ def command(inventory: str, top: int, doubles: int, seed: int, as_json: bool, qu
     plan = api.plan(inventory, sets)
     doc = plan.to_document()
     fab = Fabric.of(doc)
-    rows = what_if(fab.trees, fab.cables, fab.hosts, fab.switches, fab.deadlock_free)
+    rows = what_if(fab.trees, fab.cables, fab.hosts, fab.switches, fab.deadlock_free, fab.intact_loads(),
+                   fab.switch_index())
     singles = []
     for r, failures in zip(rows, fab.singles(), strict=True):
         assert (r.kind, r.name) == ("switch" if failures.switches else "pair", fab.row_name(failures))

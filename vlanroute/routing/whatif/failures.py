@@ -79,22 +79,25 @@ def _row_sums(cables: Mapping[Link, int], hosts: Mapping[str, int], switches: li
 
 
 def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int], switches: list[str],
-            deadlock_free: bool = False) -> list[FailureRow]:
-    """One row per neighbour pair, then one per switch, in `switches` order."""
+            deadlock_free: bool = False, base: LoadBook | None = None,
+            index: SwitchIndex | None = None) -> list[FailureRow]:
+    """One row per neighbour pair, then one per switch, in `switches` order. `base` (the
+    intact loads) and `index` (SwitchIndex.of these trees and cables): a caller's, when it
+    keeps them for more failures (bundle/guarantees.py Fabric, for the double failures)."""
     # The failures make many short-lived objects but no reference cycles, so the cyclic
     # collector only walks the plan's long-lived trees again and again (about a sixth of
     # the dead switches' time on the 32x32 torus): it pauses meanwhile.
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _what_if(trees, cables, hosts, switches, deadlock_free)
+        return _what_if(trees, cables, hosts, switches, deadlock_free, base, index)
     finally:
         if paused:
             gc.enable()
 
 
 def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int], switches: list[str],
-             deadlock_free: bool) -> list[FailureRow]:
+             deadlock_free: bool, base: LoadBook | None, index: SwitchIndex | None) -> list[FailureRow]:
     cables = {link(*l): n for l, n in cables.items()}
     by_link: dict[Link, list[int]] = {}
     by_switch: dict[str, list[int]] = {}
@@ -105,7 +108,8 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
             by_switch.setdefault(s, []).append(t.vid)
     senders = {t.vid: t.senders(hosts) for t in trees}
     intact = Degraded(cables, frozenset(), hosts)
-    base = LoadBook.of({t.vid: t.links for t in trees}, senders, intact)
+    if base is None:
+        base = LoadBook.of({t.vid: t.links for t in trees}, senders, intact)
     rows = _row_sums(cables, hosts, switches)
     distance_sum = sum(hosts.get(s, 0) * rows[s] for s in switches)
     total_cables = sum(cables.values())
@@ -113,11 +117,10 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
     cuts, switch_cut = cuts_before_repair(trees, hosts)
     out = []
     # The pair failures' fast path (routing/whatif/pairs.py): the same choices as `repair`.
-    rooted = {t.vid: RootedTree(t, hosts) for t in trees if t.links}
-    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
-    base_total = [base.total.get(a, 0.0) for a in arcs]
-    base_ncab = [cables[link(*a)] for a in arcs]
-    adj = intact.adjacency()
+    if index is None:
+        index = SwitchIndex.of(trees, {t.vid: RootedTree(t, hosts) for t in trees if t.links}, cables, base,
+                               hosts, switches)
+    rooted, arcs, base_total, base_ncab, adj = index.rooted, index.arcs, index.base_total, index.ncab, index.adj
     wanted = intact.host_switches()
     crossing = Crossing(adj, wanted)
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
@@ -144,7 +147,6 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
         live = total_cables - cables[pair]
         out.append(FailureRow("pair", f"{a}:{b}", cut, 0, len(broken), added, unrepairable, max_load,
                               distance_sum / (2 * live) if live else 0.0, *free))
-    index = SwitchIndex(trees, rooted, arcs, base_total, base_ncab, adj, hosts, switches)
     for w in switches:
         broken = by_switch.get(w, [])
         cut = switch_cut.get(w, 0)

@@ -206,7 +206,7 @@ class Book:
     below MIN_TOP arcs is it sorted again from scratch (numpy's partition): an exchange
     changes the loads of a few dozen arcs, a full sort per broken tree cost most of it."""
 
-    def __init__(self, arc: dict[tuple[str, str], int], total: list[float], ncab: list[int]) -> None:
+    def __init__(self, arc: Mapping[tuple[str, str], int], total: list[float], ncab: list[int]) -> None:
         self.arc, self.total, self.ncab = arc, total, ncab
         self._ncab = np.asarray(ncab, dtype=float)
         self._order: list[tuple[float, int]] | None = None

@@ -41,7 +41,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, trial_peak
+from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, link, trial_peak
 from vlanroute.routing.whatif.pairs import RootedTree
 
 Arc = tuple[str, str]
@@ -93,6 +93,15 @@ class SwitchIndex:
                 self.up[arcs[(v, p)]] += rt.s[v]
                 kids[p].append(v)
             self.children[t.vid] = kids
+
+    @classmethod
+    def of(cls, trees: list[Tree], rooted: Mapping[int, RootedTree], cables: Mapping[Link, int], base: LoadBook,
+           hosts: Mapping[str, int], switches: list[str]) -> SwitchIndex:
+        """The index of a fabric (`cables` keyed as repair.link orders a pair) and its intact
+        loads: both arcs of each pair in `cables`' order."""
+        arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+        return cls(trees, rooted, arcs, [base.total.get(a, 0.0) for a in arcs], [cables[link(*a)] for a in arcs],
+                   Degraded(cables, frozenset(), hosts).adjacency(), hosts, switches)
 
     def switch_failure(self, w: str, cables: Mapping[Link, int]) -> tuple[float, int] | None:
         """(max load per cable, links added) after `repair` with w dead, or None."""
