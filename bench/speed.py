@@ -20,7 +20,10 @@ than the wall clock. Columns:
   sampled double failures (seed 0) each classed and healed as the watcher heals it
   (bundle/guarantees.py `Fabric.price`): CPU seconds of the plan, of the singles, of the
   doubles per kind (pair+pair, pair+switch, switch+switch), and the total, the whole
-  command (issue 40's target);
+  command (issue 40's target); "compiled": the pair failures ran compiled
+  (routing/whatif/pairs_kernel.py: numba installed, a plan of 100,000 tree links or more);
+  the kernel's first compile (about 4 s) is cached on disk, so run the bench twice after
+  installing or changing it;
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
   plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
   verified (render is timed apart).
@@ -109,6 +112,8 @@ if kind == "whatif":
         fab.price(v, (r.max_load, r.deadlock_free, r.deadlock_cycle))
     out["whatif"] = time.process_time() - c0
     out["failures"] = len(rows)
+    from vlanroute.routing.whatif.failures import use_kernel
+    out["compiled"] = use_kernel(fab.trees) and not fab.deadlock_free
     for f in fab.doubles(200, 0):
         c0 = time.process_time()
         v = fab.price(fab.classify(f))
@@ -198,7 +203,8 @@ def main() -> int:
     if "whatif" in only:
         kinds = ("pair+pair", "pair+switch", "switch+switch")
         print(f"{'whatif':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>9} {'plan s':>7} "
-              f"{'singles':>8} {'singles s':>9}" + "".join(f" {k + ' s':>15}" for k in kinds) + f" {'total s':>7}")
+              f"{'singles':>8} {'singles s':>9}" + "".join(f" {k + ' s':>15}" for k in kinds) + f" {'total s':>7}"
+              f" {'compiled':>8}")
         for name, spec, sets in WHATIFS:
             if wanted(name):
                 r = run("whatif", spec, sets, [])
@@ -206,7 +212,8 @@ def main() -> int:
                 print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
                       f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>9.2f}"
                       + "".join(f" {x:>15.2f}" for x in more)
-                      + f" {float(r['plan']) + float(r['whatif']) + sum(more):>7.2f}"), flush=True)  # type: ignore[arg-type]
+                      + f" {float(r['plan']) + float(r['whatif']) + sum(more):>7.2f}"  # type: ignore[arg-type]
+                      + f" {'yes' if r.get('compiled') else 'no':>8}"), flush=True)
         print()
     if "repair" in only:
         print(f"{'repair (one failed pair)':<30} {'pair':<8} {'re-plan':<8} {'repair s':>8} {'render s':>8}")

@@ -2,7 +2,8 @@
 pair+pair doubles, issue 40), against `repair` itself on random small fabrics and plans
 (hypothesis): the same max load per cable and load on every arc; where the preorder's shortcut (`DeadPairs._join`)
 answers, the links `repair_tree` adds, and the joined tree's loads (`_Joined.changed`, only
-on the links whose sides changed) those of `tree_arc_loads`."""
+on the links whose sides changed) those of `tree_arc_loads`; with the trees that lose one
+link mended interpreted and compiled (routing/whatif/pairs_kernel.py)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ from vlanroute.routing.whatif.pairs import RootedTree
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 100_000), st.integers(5, 12), st.integers(1, 6), st.integers(1, 3), st.booleans())
-def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, parallel: bool) -> None:
+@given(st.integers(0, 100_000), st.integers(5, 12), st.integers(1, 6), st.integers(1, 3), st.booleans(),
+       st.booleans())
+def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, parallel: bool, kernel: bool) -> None:
+    # kernel: the trees with one dead link mended compiled (routing/whatif/pairs_kernel.py)
     rng = random.Random(seed)
     g = random_graph(seed, n)     # a ring with random chords
     cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
@@ -37,8 +40,9 @@ def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, 
         trees.append(Tree(vid, tuple(group), random_spanning_tree(g, rng), shares))
     intact = Degraded(cables, frozenset(), hosts)
     base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
-    index = DeadPairs(trees, cables, hosts, {t.vid: RootedTree(t, hosts) for t in trees}, base)
+    index = DeadPairs(trees, cables, hosts, {t.vid: RootedTree(t, hosts) for t in trees}, base, kernel=kernel)
     assert index.usable
+    assert (index.compiled is not None) == kernel
     # the shortcut of repair_tree, checked on every tree it answers for
     joins = []
     original = index._join

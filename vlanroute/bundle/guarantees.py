@@ -60,6 +60,7 @@ from vlanroute.routing.repair import (
 )
 from vlanroute.routing.whatif.doubles_switches import double_failure
 from vlanroute.routing.whatif.doubles_pairs import DeadPairs
+from vlanroute.routing.whatif.failures import use_kernel
 from vlanroute.routing.whatif.pairs import RootedTree
 from vlanroute.routing.whatif.switches import SwitchIndex
 
@@ -420,7 +421,7 @@ class Fabric:
         when that path does not apply."""
         if self._dead_pairs is None:
             self._dead_pairs = DeadPairs(self.trees, self.cables, self.hosts, self._rooted_trees(),
-                                         self.intact_loads())
+                                         self.intact_loads(), kernel=use_kernel(self.trees))
         peak = self._dead_pairs.max_load(self.degraded(failures), failures.pairs)
         return None if peak is None else (peak, None, ())
 

@@ -45,7 +45,9 @@ class DeadPairs:
     per link, the intact loads by arc index, the intact fabric's links by tree position."""
 
     def __init__(self, trees: Sequence[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int],
-                 rooted: Mapping[int, RootedTree], base: LoadBook) -> None:
+                 rooted: Mapping[int, RootedTree], base: LoadBook, kernel: bool = False) -> None:
+        """kernel: the trees with one dead link mended compiled (routing/whatif/pairs_kernel.py,
+        needs numba), not by _mend; the same figures."""
         self.trees = list(trees)
         self.by_vid = {t.vid: t for t in self.trees}
         self.position = {t.vid: i for i, t in enumerate(self.trees)}
@@ -78,6 +80,11 @@ class DeadPairs:
         # per tree, kept once met: its senders and, by preorder position, the switches with
         # hosts below each switch (small: the 32x32 torus has 512 trees of 1,024 switches)
         self._kept: dict[int, tuple[dict[str, int], list[int]]] = {}
+        self.compiled = None
+        if kernel:
+            from vlanroute.routing.whatif.pairs_kernel import Rooted     # imports numba: only here
+            compiled = Rooted(rooted, self.arcs, self.crossing.links, self.wanted, self.base_total)
+            self.compiled = compiled if compiled.usable else None
 
     def _tree(self, vid: int) -> tuple[dict[str, int], list[int]]:
         """Tree vid's senders, and by preorder position the switches with hosts below each
@@ -127,6 +134,7 @@ class DeadPairs:
         crossing, rooted = self.crossing, self.rooted
         dead_index = [crossing.index[l] for l in dead_links]
         plans: list[_Plan] = []
+        fast: list[tuple[int, Link]] = []      # plans' trees and dead links, for the kernel
         slow: list[int] = []
         for vid in broken:
             t = self.by_vid[vid]
@@ -148,6 +156,7 @@ class DeadPairs:
                 slow.append(vid)
                 continue
             plans.append((rt, pair, c, p, (sc, hc), (rt.S - sc, rt.H - hc), found))
+            fast.append((vid, pair))
         # 1. the slow trees joined again (repair_tree), their loads set to the joined trees'
         new: dict[int, frozenset[Link]] = {}
         shape: dict[int, _Joined] = {}
@@ -183,7 +192,13 @@ class DeadPairs:
                     for arc in ((u, w), (w, u)):
                         total[arcs[arc]] -= base.get(arc, 0.0)
         # 2. the fast trees in order; the dead arcs of every fast tree left unpriced
-        _mend(book, plans)
+        if self.compiled is not None and plans:
+            total_array = np.array(book.total, dtype=np.float64)
+            got = self.compiled.mend(fast, dead_links, total_array, ncab, arcs)
+            assert not np.isnan(got)           # every fast tree covers and has candidates
+            book.replace(total_array.tolist())
+        else:
+            _mend(book, plans)
         # 3. the slow trees' added links exchanged (improve_tree), on a LoadBook of the same loads
         movable = [(vid, sorted(new[vid] - self.by_vid[vid].links)) for vid in slow]
         if not any(added for _, added in movable):

@@ -19,6 +19,8 @@ bound, which `repair` reports, needs a search from every switch per failure).
 from __future__ import annotations
 
 import gc
+import importlib.util
+import os
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +29,11 @@ from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, ch
                                       rooted_tree, subtree_sums)
 from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, pair_failure
 from vlanroute.routing.whatif.switches import SwitchIndex
+
+# Tree links over the plan from which the pair failures run compiled (pairs_kernel, where
+# numba is installed): a 16x16 torus has 32,640, a 32x32 523,776. Below it the interpreted
+# path costs less than loading the compiled kernel (0.3 s from numba's cache, 4 s to compile).
+KERNEL_FROM = 100_000
 
 
 @dataclass
@@ -80,24 +87,27 @@ def _row_sums(cables: Mapping[Link, int], hosts: Mapping[str, int], switches: li
 
 def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int], switches: list[str],
             deadlock_free: bool = False, base: LoadBook | None = None,
-            index: SwitchIndex | None = None) -> list[FailureRow]:
+            index: SwitchIndex | None = None, kernel: bool | None = None) -> list[FailureRow]:
     """One row per neighbour pair, then one per switch, in `switches` order. `base` (the
     intact loads) and `index` (SwitchIndex.of these trees and cables): a caller's, when it
-    keeps them for more failures (bundle/guarantees.py Fabric, for the double failures)."""
+    keeps them for more failures (bundle/guarantees.py Fabric, for the double failures).
+    kernel: the pair failures compiled (pairs_kernel) or not; None: compiled where numba is
+    installed and the plan has KERNEL_FROM tree links or more (the figures are the same)."""
     # The failures make many short-lived objects but no reference cycles, so the cyclic
     # collector only walks the plan's long-lived trees again and again (about a sixth of
     # the dead switches' time on the 32x32 torus): it pauses meanwhile.
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _what_if(trees, cables, hosts, switches, deadlock_free, base, index)
+        return _what_if(trees, cables, hosts, switches, deadlock_free, base, index, kernel)
     finally:
         if paused:
             gc.enable()
 
 
 def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int], switches: list[str],
-             deadlock_free: bool, base: LoadBook | None, index: SwitchIndex | None) -> list[FailureRow]:
+             deadlock_free: bool, base: LoadBook | None, index: SwitchIndex | None,
+             kernel: bool | None) -> list[FailureRow]:
     cables = {link(*l): n for l, n in cables.items()}
     by_link: dict[Link, list[int]] = {}
     by_switch: dict[str, list[int]] = {}
@@ -123,6 +133,14 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
     rooted, arcs, base_total, base_ncab, adj = index.rooted, index.arcs, index.base_total, index.ncab, index.adj
     wanted = intact.host_switches()
     crossing = Crossing(adj, wanted)
+    if kernel is None:
+        kernel = use_kernel(trees)
+    compiled = None
+    if kernel and not deadlock_free:
+        from vlanroute.routing.whatif import pairs_kernel     # imports numba: only here
+        compiled = pairs_kernel.Rooted(rooted, arcs, crossing.links, wanted, base_total)
+        if not compiled.usable:
+            compiled = None
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
@@ -132,7 +150,10 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
         if not deadlock_free:
             ncab = list(base_ncab)
             ncab[arcs[pair]] = ncab[arcs[pair[::-1]]] = 0
-            peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab), crossing)
+            if compiled is not None:
+                peak = compiled.pair_failure(broken, pair, base_total, ncab, arcs)
+            else:
+                peak = pair_failure(rooted, broken, pair, adj, wanted, Book(arcs, list(base_total), ncab), crossing)
         free: tuple[bool | None, tuple[tuple[str, str], ...]] = (None, ())
         if peak is not None:
             added, unrepairable, max_load = len(broken), 0, peak
@@ -167,6 +188,13 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
         out.append(FailureRow("switch", w, cut, hosts.get(w, 0), len(broken), added, unrepairable, max_load,
                               d_w / (2 * live) if live else 0.0, *free))
     return out
+
+
+def use_kernel(trees: list[Tree]) -> bool:
+    """The pair failures of this plan run compiled (pairs_kernel): it has KERNEL_FROM tree
+    links or more, numba is installed (the extra `fast`) and VLANROUTE_NO_JIT is not set."""
+    return (sum(len(t.links) for t in trees) >= KERNEL_FROM and not os.environ.get("VLANROUTE_NO_JIT")
+            and importlib.util.find_spec("numba") is not None)
 
 
 def _deadlock_after(trees: list[Tree], result: RepairResult, fabric: Degraded

@@ -278,6 +278,12 @@ class Book:
             elif not top:
                 self._fresh = False
 
+    def replace(self, total: list[float]) -> None:
+        """Every arc's raw load at once (the compiled kernel's result)."""
+        self.total[:] = total
+        self._order = None
+        self._fresh = self._marked = False
+
     def mark_top(self) -> None:
         """The most loaded arcs (up to TOP), in decreasing load per cable, each with its bit."""
         if not self._fresh or len(self._top) < MIN_TOP:

@@ -522,6 +522,14 @@ class _Cuts:
         where no exchange's ways pass (no candidate's end beyond it from the cut)."""
         if not hot:
             return True
+        # First the cheap proof: a hot arc off the tree (not a join's, not dead) rises or
+        # stays with every exchange, whichever link is cut. The loop below may stop at a
+        # hot arc an exchange could lower before it meets that one.
+        links = self.t.links
+        for a, b in hot:
+            l = (a, b) if a < b else (b, a)
+            if l not in links and l not in self.links and not self.dead_link(l):
+                return True
         u0, z0, _, i0 = self.joins[n]
         cut = (u0, z0) if u0 < z0 else (z0, u0)
         far = {i0} | {i for i in self.up_part if self.below_in_parts(i, i0)}
