@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+import numpy as np
 from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,7 +35,9 @@ from vlanroute.bundle.guarantees import Fabric, Policy
 from vlanroute.routing.repair import Degraded, Exchanges, Link, LoadBook, Tree, improve_tree, link, trial_peak
 from vlanroute.routing.whatif import pairs
 from vlanroute.routing.whatif.pairs import TOP, Book, Crossing, RootedTree
+from vlanroute.routing.whatif.pairs_kernel import Rooted
 from vlanroute.routing.whatif.switches import SwitchIndex
+from vlanroute.routing.whatif.switches_kernel import OneKid
 
 
 def _graph(seed: int, n: int) -> nx.Graph:
@@ -234,10 +237,11 @@ def test_a_dead_switchs_exchanges_equal_improve_tree(seed: int, n: int, k: int, 
 def test_a_dead_switchs_shortcuts_equal_the_general_walk(seed: int, n: int, k: int, parallel: bool,
                                                                  senders: bool) -> None:
     """routing/whatif/switches.py SwitchIndex._one_kid (w with a parent and one child: the
-    join and the load corrections along four chains, in closed form) and SwitchIndex._across
-    (the links between large parts, found with numpy) against _tree's general walk (every
-    part's links searched, every changed arc's sides summed): the same loads, joins, parts'
-    sums and candidates, for every tree of every dead switch."""
+    join and the load corrections along four chains, in closed form), the same compiled
+    (routing/whatif/switches_kernel.py, the links across listed only when asked) and
+    SwitchIndex._across (the links between large parts, found with numpy) against _tree's
+    general walk (every part's links searched, every changed arc's sides summed): the same
+    loads, joins, parts' sums and candidates, for every tree of every dead switch."""
     rng = random.Random(seed)
     g = _graph(seed, n)
     cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
@@ -252,18 +256,22 @@ def test_a_dead_switchs_shortcuts_equal_the_general_walk(seed: int, n: int, k: i
     base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
     arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
     base_total = [base.total.get(a, 0.0) for a in arcs]
-    plain, fast, vector = (SwitchIndex(trees, rooted, arcs, base_total, [cables[link(*a)] for a in arcs],
-                                       intact.adjacency(), hosts, switches) for _ in range(3))
+    plain, fast, vector, compiled = (SwitchIndex(trees, rooted, arcs, base_total, [cables[link(*a)] for a in arcs],
+                                                 intact.adjacency(), hosts, switches) for _ in range(4))
     plain.chains, plain.many = False, 10**9
     fast.many = 10**9
     vector.chains, vector.many = False, 0          # every part's links found with numpy (_across)
+    compiled.many = 10**9                          # _one_kid compiled (switches_kernel)
+    arrays = Rooted(rooted, arcs, sorted(cables), set(switches), base_total)
+    compiled.kernel = OneKid(arrays, compiled.adj, compiled.rank, arcs)
     for w in switches:
         totals = [[b - hosts[w] * u for b, u in zip(base_total, plain.up)] for _ in range(3)]
+        work = np.array(totals[0], dtype=np.float64)       # the compiled kernel's: an array
         for t in trees:
             want = plain._tree(t, w, hosts[w], totals[0])
-            for index, total in ((fast, totals[1]), (vector, totals[2])):
+            for index, total in ((fast, totals[1]), (vector, totals[2]), (compiled, work)):
                 got = index._tree(t, w, hosts[w], total)
-                assert total == totals[0], (w, t.vid)
+                assert list(total) == totals[0], (w, t.vid)
                 assert (got is None) == (want is None)
                 if got is None or want is None:
                     continue

@@ -30,10 +30,12 @@ from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, ch
 from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, pair_failure
 from vlanroute.routing.whatif.switches import SwitchIndex
 
-# Tree links over the plan from which the pair failures run compiled (pairs_kernel, where
-# numba is installed): a 16x16 torus has 32,640, a 32x32 523,776. Below it the interpreted
-# path costs less than loading the compiled kernel (0.3 s from numba's cache, 4 s to compile).
-KERNEL_FROM = 100_000
+# Tree links over the plan from which the pair failures and the dead switches' common
+# trees run compiled (pairs_kernel, switches_kernel, where numba is installed): a 16x16 torus
+# has 32,640 (whatif 9 s -> 7.5 s), a 32x32 523,776, a 12x12 10,296 and a 64-switch random
+# fabric about 4,000. Below it the interpreted path costs less than loading the compiled
+# kernels (0.5 s from numba's disk cache; the first run after an install compiles them, 5 s).
+KERNEL_FROM = 20_000
 
 
 @dataclass
@@ -91,8 +93,9 @@ def what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, i
     """One row per neighbour pair, then one per switch, in `switches` order. `base` (the
     intact loads) and `index` (SwitchIndex.of these trees and cables): a caller's, when it
     keeps them for more failures (bundle/guarantees.py Fabric, for the double failures).
-    kernel: the pair failures compiled (pairs_kernel) or not; None: compiled where numba is
-    installed and the plan has KERNEL_FROM tree links or more (the figures are the same)."""
+    kernel: the pair failures and the dead switches' common trees compiled (pairs_kernel,
+    switches_kernel) or not; None: compiled where numba is installed and the plan has
+    KERNEL_FROM tree links or more (the figures are the same)."""
     # The failures make many short-lived objects but no reference cycles, so the cyclic
     # collector only walks the plan's long-lived trees again and again (about a sixth of
     # the dead switches' time on the 32x32 torus): it pauses meanwhile.
@@ -136,11 +139,15 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
     if kernel is None:
         kernel = use_kernel(trees)
     compiled = None
+    index.kernel = None
     if kernel and not deadlock_free:
         from vlanroute.routing.whatif import pairs_kernel     # imports numba: only here
+        from vlanroute.routing.whatif.switches_kernel import OneKid
         compiled = pairs_kernel.Rooted(rooted, arcs, crossing.links, wanted, base_total)
         if not compiled.usable:
             compiled = None
+        elif index.usable:                 # the dead switches' common trees too (_one_kid)
+            index.kernel = OneKid(compiled, adj, index.rank, arcs)
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])
@@ -191,7 +198,7 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
 
 
 def use_kernel(trees: list[Tree]) -> bool:
-    """The pair failures of this plan run compiled (pairs_kernel): it has KERNEL_FROM tree
+    """The failures of this plan run compiled (pairs_kernel, switches_kernel): it has KERNEL_FROM tree
     links or more, numba is installed (the extra `fast`) and VLANROUTE_NO_JIT is not set."""
     return (sum(len(t.links) for t in trees) >= KERNEL_FROM and not os.environ.get("VLANROUTE_NO_JIT")
             and importlib.util.find_spec("numba") is not None)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from collections.abc import Callable
 
@@ -43,6 +44,9 @@ import numpy as np
 
 from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, link, trial_peak
 from vlanroute.routing.whatif.pairs import RootedTree
+
+if TYPE_CHECKING:
+    from vlanroute.routing.whatif.switches_kernel import OneKid
 
 Arc = tuple[str, str]
 
@@ -78,6 +82,8 @@ class SwitchIndex:
         self.end_u = np.array([number[u] for _, u in ends], dtype=np.int64)
         self.ends = ([z for z, _ in ends], [u for _, u in ends], [self.rank[(u, z)] for z, u in ends])
         self._positions: dict[int, np.ndarray] = {}
+        # _one_kid compiled (routing/whatif/switches_kernel.py), set by what_if where numba is
+        self.kernel: OneKid | None = None
         self.empty = {s for s, n in hosts.items() if n == 0}
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
         self.up = [0] * len(arcs)
@@ -108,15 +114,20 @@ class SwitchIndex:
         if not self.usable or len(self.empty) > (w in self.empty):
             return None                    # a live switch without hosts
         hw = self.hosts[w]
-        total = [b - hw * u for b, u in zip(self.base_total, self.up)]
+        work: list[float] | np.ndarray
+        if self.kernel is None:
+            work = [b - hw * u for b, u in zip(self.base_total, self.up)]
+        else:                              # the kernel writes into an array
+            work = np.asarray(self.base_total, dtype=np.float64) - hw * np.asarray(self.up, dtype=np.float64)
         added = 0
         cuts: dict[int, _Cuts] = {}
         for t in self.trees:
-            got = self._tree(t, w, hw, total)
+            got = self._tree(t, w, hw, work)
             if got is None:
                 return None
             added += len(got.joins)
             cuts[t.vid] = got
+        total: list[float] = work.tolist() if isinstance(work, np.ndarray) else work
         alive = {s: n for s, n in self.hosts.items() if s != w}
         fabric = Degraded(cables, frozenset({w}), alive)
         # t.senders(alive, (w,)): the intact senders but w's
@@ -168,7 +179,7 @@ class SwitchIndex:
             self.trace.append((peak, hot))
         return peak, hot
 
-    def _tree(self, t: Tree, w: str, hw: int, total: list[float]) -> _Cuts | None:
+    def _tree(self, t: Tree, w: str, hw: int, total: list[float] | np.ndarray) -> _Cuts | None:
         """Join the parts of t without w as repair_tree does and add the loads' corrections
         to total; the joining links, each with the parts on its far side; None: not joined."""
         rt = self.rooted[t.vid]
@@ -301,7 +312,7 @@ class SwitchIndex:
         return [(us[e], ranks[e], zs[e], got_u[e], got_z[e]) for e in chosen]
 
     def _one_kid(self, t: Tree, rt: RootedTree, w: str, c: str, hw: int, sw: int,
-                 total: list[float]) -> _Cuts | None:
+                 total: list[float] | np.ndarray) -> _Cuts | None:
         """_tree when w has a parent and one child c, and its two parts (c's subtree, the
         rest) differ in size (most trees): one join, from the larger part to the smaller.
         The arcs whose sides change lie on four chains, each with constant offsets (a, b)
@@ -324,26 +335,50 @@ class SwitchIndex:
         # Part 0: c's subtree; part top: the rest. The join: the first live link from the
         # larger part to the smaller, by its end in the larger part, then neighbour order.
         first = top if 2 * rt.size[c] < n - 1 else 0
-        across: list[tuple[str, int, str, int, int]] = []
-        if first == top:
-            for z in pre[lo:hi]:
-                for u in adj.get(z, ()):
-                    if u != w and not lo <= tin[u] < hi:
-                        across.append((u, rank[(u, z)], z, top, 0))
-        else:
-            for z in pre[:wlo] + pre[whi:]:
-                for u in adj.get(z, ()):
-                    if u != w and wlo < tin[u] < whi:
-                        across.append((u, rank[(u, z)], z, 0, top))
-        if not across:
-            return None
-        u, _, z, j, i = min(across)
-        inner, outer = (z, u) if first == top else (u, z)
+
+        def crossing() -> list[tuple[str, int, str, int, int]]:
+            """Every live link from the larger part to the smaller: (its end u in the
+            larger, rank of u-z, its end z in the smaller, their parts)."""
+            out = []
+            if first == top:
+                for z in pre[lo:hi]:
+                    for u in adj.get(z, ()):
+                        if u != w and not lo <= tin[u] < hi:
+                            out.append((u, rank[(u, z)], z, top, 0))
+            else:
+                for z in pre[:wlo] + pre[whi:]:
+                    for u in adj.get(z, ()):
+                        if u != w and wlo < tin[u] < whi:
+                            out.append((u, rank[(u, z)], z, 0, top))
+            return out
+
         sc, hc = s[c], h[c]
         ss, hs = S - s[w], H - h[w]                   # the rest's senders and hosts
         size = {0: rt.size[c], top: n - rt.size[w]}
         below = {0: (sc, hc), top: (ss + sc, hs + hc)} if first == top else {0: (sc + ss, hc + hs), top: (ss, hs)}
+        j, i = (top, 0) if first == top else (0, top)
         bs, bh = below[i]
+
+        def nodes(i: int) -> list[str]:
+            if i < top:
+                return pre[lo:hi]
+            return pre[:wlo] + pre[whi:]
+
+        if self.kernel is not None and isinstance(total, np.ndarray):
+            # the join and every correction below, compiled; the links across listed
+            # only if an exchange is priced (_Cuts.across)
+            joined = self.kernel.join(t.vid, w, c, hw, sw, total)
+            if joined is None:
+                return None
+            u, z = joined
+            hang = {u: [(bs, bh)], z: [(S2 - bs, H2 - bh)]}
+            return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, None,
+                         self.arc_cables, crossing)
+        across = crossing()
+        if not across:
+            return None
+        u, _, z, j, i = min(across)
+        inner, outer = (z, u) if first == top else (u, z)
         hang = {u: [(bs, bh)], z: [(S2 - bs, H2 - bh)]}
         total[arcs[(outer, inner)]] += ss * hc
         total[arcs[(inner, outer)]] += sc * hs
@@ -386,16 +421,10 @@ class SwitchIndex:
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-
-        def nodes(i: int) -> list[str]:
-            if i < top:
-                return pre[lo:hi]
-            return pre[:wlo] + pre[whi:]
-
         return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, across,
                      self.arc_cables)
 
-    def _correct(self, total: list[float], rt: RootedTree, v: str, p: str, hw: int, sw: int,
+    def _correct(self, total: list[float] | np.ndarray, rt: RootedTree, v: str, p: str, hw: int, sw: int,
                  new_up: int, new_down: int) -> None:
         """Arc v->p and p->v of tree rt now carry new_up and new_down; total holds their
         intact loads less the host-loss terms."""
@@ -434,7 +463,9 @@ class _Cuts:
                  joins: list[tuple[str, str, int, int]], nodes: Callable[[int], list[str]],
                  hang: dict[str, list[tuple[int, int]]], below: dict[int, tuple[int, int]],
                  totals: tuple[int, int], first: int, size: Mapping[int, int],
-                 across: list[tuple[str, int, str, int, int]], cables: Mapping[Arc, int] | None = None) -> None:
+                 across: list[tuple[str, int, str, int, int]] | None, cables: Mapping[Arc, int] | None = None,
+                 crossing: Callable[[], list[tuple[str, int, str, int, int]]] | None = None) -> None:
+        """across None: crossing() lists it when first asked."""
         self.t, self.rt, self.w, self.kids, self.joins, self.nodes = t, rt, w, kids, joins, nodes
         self._parts: _Parts | None = None            # made when first asked (most trees never ask)
         self.hang, self.below, self.totals = hang, below, totals
@@ -443,7 +474,8 @@ class _Cuts:
         self.first, self.size = first, size
         # every live link from a part but the first to another (the first is in no far branch,
         # so every candidate of every exchange is here): (u, rank, z, part of u, part of z)
-        self.across = across
+        self._across = across
+        self._crossing = crossing
         self.cables = cables           # the cables of every arc (the book's), or None: ask the book
         self.rounded: dict[float, float] = {}     # round(x, 9) of the values met (improve's)
         self.up_part = {i: (j, u, z) for u, z, j, i in joins}     # part -> (parent part, u there, z here)
@@ -451,6 +483,13 @@ class _Cuts:
         self._toward: dict[str, dict[str, str]] = {}
         self._part: dict[str, int] = {}
         self._exits: dict[tuple[int, int], tuple[str, str, int, int]] = {}
+
+    @property
+    def across(self) -> list[tuple[str, int, str, int, int]]:
+        if self._across is None:
+            assert self._crossing is not None
+            self._across = self._crossing()
+        return self._across
 
     def part(self, q: str) -> int:
         got = self._part.get(q)
@@ -544,13 +583,15 @@ class _Cuts:
                 return False              # an earlier join: not priced here
             if l not in self.t.links:
                 return True
-            if ends is None:
-                ends = self._ends(far)
             v, p = (a, b) if self.rt.parent.get(a) == b else (b, a)
             side_cut = self._side(v, u0)
-            if not any(self._side(v, e) != side_cut for e in ends):
-                return True
+            # Two proofs that no exchange lowers this arc, the cheaper first: its change is
+            # not a fall below the peak; no candidate's end lies beyond it from the cut.
             if not self.lowered((a, b), v, p, side_cut, far, book, peak):
+                return True
+            if ends is None:
+                ends = self._ends(far)
+            if not any(self._side(v, e) != side_cut for e in ends):
                 return True
         return False
 

@@ -1,0 +1,168 @@
+"""A dead switch's common tree, compiled: `SwitchIndex._one_kid` (routing/whatif/switches.py)
+with numba, the same join and the same load corrections.
+
+In most trees of a large torus the dead switch w has a parent and one child c. `_one_kid`
+then joins c's subtree and the rest by the first live link from the larger part to the
+smaller (by its end in the larger part, then that end's neighbour order), and corrects the
+loads along four chains of the intact tree, each with constant offsets. On the 32x32 torus
+that is about a fifth of a dead switch's time, 512 trees per switch, in interpreted walks;
+here it runs over the arrays of pairs_kernel.Rooted. The links across the cut, which
+`_Cuts` needs only when it prices an exchange, are listed by `_one_kid` itself, later and
+only then.
+
+Imported only where numba is (failures.use_kernel), as pairs_kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from vlanroute.routing.whatif.pairs_kernel import Array, Rooted, _jit
+
+
+class OneKid:
+    """The fabric's neighbour lists (in `adj`'s order, each with the rank of the link's
+    other end's neighbour list entry) by switch number, beside the trees of `rooted`."""
+
+    def __init__(self, rooted: Rooted, adj: Mapping[str, list[str]], rank: Mapping[tuple[str, str], int],
+                 arcs: Mapping[tuple[str, str], int]) -> None:
+        self.rooted = rooted
+        number = rooted.number
+        n = len(rooted.names)
+        start = np.zeros(n + 1, dtype=np.int64)
+        for s, nbs in adj.items():
+            start[number[s] + 1] = len(nbs)
+        self.start = np.cumsum(start)
+        self.nb = np.zeros(int(self.start[-1]), dtype=np.int64)
+        self.nb_rank = np.zeros(int(self.start[-1]), dtype=np.int64)     # rank[(u, z)] for z's neighbour u
+        self.nb_arc = np.zeros(int(self.start[-1]), dtype=np.int64)      # the arc z -> u
+        for z, nbs in adj.items():
+            k = int(self.start[number[z]])
+            for u in nbs:
+                self.nb[k] = number[u]
+                self.nb_rank[k] = rank[(u, z)]
+                self.nb_arc[k] = arcs[(z, u)]
+                k += 1
+
+    def join(self, vid: int, w: str, c: str, hw: int, sw: int, total: np.ndarray) -> tuple[str, str] | None:
+        """_one_kid's join (u in the larger part, z in the smaller) and its corrections of
+        total (changed in place); None when no live link joins the two parts."""
+        r = self.rooted
+        got = _one_kid(r.row[vid], r.number[w], r.number[c], hw, sw, total, r.parent, r.tin, r.size, r.s, r.h,
+                       r.arc_up, r.arc_down, r.pre, r.count, r.total_s, r.total_h, self.start, self.nb, self.nb_rank,
+                       self.nb_arc)
+        if got[0] < 0:
+            return None
+        return r.names[got[0]], r.names[got[1]]
+
+
+@_jit
+def _one_kid(row: int, w: int, c: int, hw: int, sw: int, total: Array, parent: Array, tin: Array, size: Array,
+             s: Array, h: Array, arc_up: Array, arc_down: Array, pre: Array, count: Array, total_s: Array,
+             total_h: Array, start: Array, nb: Array, nb_rank: Array, nb_arc: Array) -> tuple[int, int]:
+    n = count[row]
+    big_s = total_s[row]
+    big_h = total_h[row]
+    s2 = big_s - sw
+    h2 = big_h - hw
+    lo = tin[row, c]
+    hi = lo + size[row, c]
+    wlo = tin[row, w]
+    whi = wlo + size[row, w]
+    # the join: the least (u, rank of u-z) over the links from the larger part to the smaller
+    smaller_is_c = 2 * size[row, c] < n - 1
+    best_u = -1
+    best_rank = -1
+    best_z = -1
+    if smaller_is_c:
+        for pos in range(lo, hi):
+            z = pre[row, pos]
+            for k in range(start[z], start[z + 1]):
+                u = nb[k]
+                if u != w and not (lo <= tin[row, u] < hi):
+                    if best_u < 0 or u < best_u or (u == best_u and nb_rank[k] < best_rank):
+                        best_u, best_rank, best_z = u, nb_rank[k], z
+    else:
+        for part in range(2):
+            p0 = 0 if part == 0 else whi
+            p1 = wlo if part == 0 else n
+            for pos in range(p0, p1):
+                z = pre[row, pos]
+                for k in range(start[z], start[z + 1]):
+                    u = nb[k]
+                    if u != w and wlo < tin[row, u] < whi:
+                        if best_u < 0 or u < best_u or (u == best_u and nb_rank[k] < best_rank):
+                            best_u, best_rank, best_z = u, nb_rank[k], z
+    if best_u < 0:
+        return -1, -1
+    u = best_u
+    z = best_z
+    if smaller_is_c:
+        inner, outer = z, u
+    else:
+        inner, outer = u, z
+    sc = s[row, c]
+    hc = h[row, c]
+    ss = big_s - s[row, w]                   # the rest's senders and hosts
+    hs = big_h - h[row, w]
+    # the joining link's arcs: outer -> inner carries the rest's senders to c's hosts
+    total[_arc_to(outer, inner, start, nb, nb_arc)] += ss * hc
+    total[_arc_to(inner, outer, start, nb, nb_arc)] += sc * hs
+    # outer up to m, the first ancestor of w: + c's subtree
+    q = outer
+    cu = sc * (h2 - hc)
+    cd = hc * (s2 - sc)
+    while not (tin[row, q] <= wlo < tin[row, q] + size[row, q]):
+        sv = s[row, q]
+        hv = h[row, q]
+        total[arc_up[row, q]] += cu - hc * sv - sc * hv
+        total[arc_down[row, q]] += cd - sc * hv - hc * sv
+        q = parent[row, q]
+    m = q
+    a = -s[row, w]                          # w's ancestors below m: - w's subtree
+    b = -h[row, w]
+    cu = a * (h2 - b)
+    cd = b * (s2 - a)
+    q = parent[row, w]
+    while q != m:
+        sv = s[row, q]
+        hv = h[row, q]
+        total[arc_up[row, q]] += cu - b * sv - a * hv
+        total[arc_down[row, q]] += cd - a * hv - b * sv
+        q = parent[row, q]
+    a = -sw                                 # m and above but the root: - w alone
+    b = -hw
+    cu = a * (h2 - b)
+    cd = b * (s2 - a)
+    while parent[row, q] >= 0:
+        sv = s[row, q]
+        hv = h[row, q]
+        total[arc_up[row, q]] += cu - b * sv - a * hv
+        total[arc_down[row, q]] += cd - a * hv - b * sv
+        q = parent[row, q]
+    q = inner                               # inner up to c (not c): + the rest
+    cu = ss * (h2 - hs)
+    cd = hs * (s2 - ss)
+    while q != c:
+        sv = s[row, q]
+        hv = h[row, q]
+        total[arc_up[row, q]] += cu - hs * sv - ss * hv
+        total[arc_down[row, q]] += cd - ss * hv - hs * sv
+        q = parent[row, q]
+    for v in (w, c):                        # the dead arcs (SwitchIndex._correct, to 0)
+        sv = s[row, v]
+        hv = h[row, v]
+        total[arc_up[row, v]] -= sv * (big_h - hv) - hw * sv
+        total[arc_down[row, v]] -= (big_s - sv) * hv - sw * hv
+    return u, z
+
+
+@_jit
+def _arc_to(z: int, u: int, start: Array, nb: Array, nb_arc: Array) -> int:
+    """The fabric's arc z -> u (u a neighbour of z)."""
+    for k in range(start[z], start[z + 1]):
+        if nb[k] == u:
+            return int(nb_arc[k])
+    return -1
