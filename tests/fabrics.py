@@ -140,3 +140,19 @@ def channel_dependencies_acyclic(parents: dict[str, ParentMap], host_count: dict
             path.reverse()
             cdg.add_edges_from(((a, b), (b, c)) for a, b, c in zip(path, path[1:], path[2:]))
     return nx.is_directed_acyclic_graph(cdg)
+
+
+def random_hosts_and_groups(rng: random.Random, g: nx.Graph, parallel: bool, host_counts: tuple[int, ...],
+                            k: int) -> tuple[dict[tuple[str, str], int], dict[str, int], list[list[str]]]:
+    """For a plan on g: cables per link (1 to 3 when parallel), hosts per switch drawn from
+    host_counts (the smallest switch has at least one), and the switches dealt into k
+    groups (a tree's sources each)."""
+    from vlanroute.routing.repair import link
+    names = sorted(g.nodes)
+    cables = {link(a, b): rng.choice((1, 2, 3)) if parallel else 1 for a, b in g.edges}
+    hosts = {s: rng.choice(host_counts) for s in names}
+    hosts[names[0]] = hosts[names[0]] or 1
+    groups: list[list[str]] = [[] for _ in range(k)]
+    for s in names:
+        groups[rng.randrange(k)].append(s)
+    return cables, hosts, groups

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
-from fabrics import random_graph, random_spanning_tree
+from fabrics import random_graph, random_hosts_and_groups, random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,12 +28,7 @@ def _case(seed: int, n: int, k: int, parallel: bool, empty: bool, shares: bool
     rng = random.Random(seed)
     g = random_graph(rng, n)
     names = sorted(g.nodes)
-    cables = {link(a, b): rng.choice((1, 2, 3)) if parallel else 1 for a, b in g.edges}
-    hosts = {s: rng.choice((0, 1, 3)) if empty else rng.choice((1, 2, 5)) for s in names}
-    hosts[names[0]] = hosts[names[0]] or 1
-    groups: list[list[str]] = [[] for _ in range(k)]
-    for s in names:
-        groups[rng.randrange(k)].append(s)
+    cables, hosts, groups = random_hosts_and_groups(rng, g, parallel, (0, 1, 3) if empty else (1, 2, 5), k)
     trees = []
     for vid, group in enumerate(groups, start=101):
         part = tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if shares and rng.random() < 0.3)

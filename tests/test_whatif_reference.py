@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
-from fabrics import random_spanning_tree
+from fabrics import random_hosts_and_groups, random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,12 +40,7 @@ def _case(kind: str, seed: int, size: int, parallel: bool, k: int, empty: bool
     rng = random.Random(seed * 7 + size)
     g = _graph(kind, seed, size)
     names = sorted(g.nodes)
-    cables = {link(a, b): rng.choice((1, 2, 3)) if parallel else 1 for a, b in g.edges}
-    hosts = {s: rng.choice((0, 1, 2, 4)) if empty else rng.choice((1, 2, 4)) for s in names}
-    hosts[names[0]] = hosts[names[0]] or 1
-    groups: list[list[str]] = [[] for _ in range(k)]
-    for s in names:
-        groups[rng.randrange(k)].append(s)
+    cables, hosts, groups = random_hosts_and_groups(rng, g, parallel, (0, 1, 2, 4) if empty else (1, 2, 4), k)
     trees = []
     for vid, group in enumerate(groups, start=101):
         trees.append(Tree(vid, tuple(group), random_spanning_tree(g, rng)))

@@ -110,53 +110,37 @@ def _one_kid(row: int, w: int, c: int, hw: int, sw: int, total: Array, parent: A
     # the joining link's arcs: outer -> inner carries the rest's senders to c's hosts
     total[_arc_to(outer, inner, start, nb, nb_arc)] += ss * hc
     total[_arc_to(inner, outer, start, nb, nb_arc)] += sc * hs
-    # outer up to m, the first ancestor of w: + c's subtree
-    q = outer
-    cu = sc * (h2 - hc)
-    cd = hc * (s2 - sc)
-    while not (tin[row, q] <= wlo < tin[row, q] + size[row, q]):
-        sv = s[row, q]
-        hv = h[row, q]
-        total[arc_up[row, q]] += cu - hc * sv - sc * hv
-        total[arc_down[row, q]] += cd - sc * hv - hc * sv
-        q = parent[row, q]
-    m = q
-    a = -s[row, w]                          # w's ancestors below m: - w's subtree
-    b = -h[row, w]
-    cu = a * (h2 - b)
-    cd = b * (s2 - a)
-    q = parent[row, w]
-    while q != m:
-        sv = s[row, q]
-        hv = h[row, q]
-        total[arc_up[row, q]] += cu - b * sv - a * hv
-        total[arc_down[row, q]] += cd - a * hv - b * sv
-        q = parent[row, q]
-    a = -sw                                 # m and above but the root: - w alone
-    b = -hw
-    cu = a * (h2 - b)
-    cd = b * (s2 - a)
-    while parent[row, q] >= 0:
-        sv = s[row, q]
-        hv = h[row, q]
-        total[arc_up[row, q]] += cu - b * sv - a * hv
-        total[arc_down[row, q]] += cd - a * hv - b * sv
-        q = parent[row, q]
-    q = inner                               # inner up to c (not c): + the rest
-    cu = ss * (h2 - hs)
-    cd = hs * (s2 - ss)
-    while q != c:
-        sv = s[row, q]
-        hv = h[row, q]
-        total[arc_up[row, q]] += cu - hs * sv - ss * hv
-        total[arc_down[row, q]] += cd - ss * hv - hs * sv
-        q = parent[row, q]
+    m = outer                               # the first ancestor of w from the join's outer end
+    while not (tin[row, m] <= wlo < tin[row, m] + size[row, m]):
+        m = parent[row, m]
+    _chain(total, row, outer, m, sc, hc, s2, h2, parent, s, h, arc_up, arc_down)     # + c's subtree
+    _chain(total, row, parent[row, w], m, -s[row, w], -h[row, w], s2, h2, parent, s, h, arc_up,
+           arc_down)                                                                   # - w's subtree
+    _chain(total, row, m, pre[row, 0], -sw, -hw, s2, h2, parent, s, h, arc_up, arc_down)   # - w alone
+    _chain(total, row, inner, c, ss, hs, s2, h2, parent, s, h, arc_up, arc_down)       # + the rest
     for v in (w, c):                        # the dead arcs (SwitchIndex._correct, to 0)
         sv = s[row, v]
         hv = h[row, v]
         total[arc_up[row, v]] -= sv * (big_h - hv) - hw * sv
         total[arc_down[row, v]] -= (big_s - sv) * hv - sw * hv
     return u, z
+
+
+@_jit
+def _chain(total: Array, row: int, q: int, stop: int, a: int, b: int, s2: int, h2: int, parent: Array, s: Array,
+           h: Array, arc_up: Array, arc_down: Array) -> None:
+    """_one_kid's corrections on the way up from q to stop (not stop's own arcs): every
+    switch v on it has a and b more senders and hosts below it than in the intact tree, so
+    its arc up changes by a (h2 - b) - b s(v) - a h(v), its arc down by b (s2 - a) - a h(v) -
+    b s(v), with s2, h2 the live senders and hosts of the tree."""
+    cu = a * (h2 - b)
+    cd = b * (s2 - a)
+    while q != stop:
+        sv = s[row, q]
+        hv = h[row, q]
+        total[arc_up[row, q]] += cu - b * sv - a * hv
+        total[arc_down[row, q]] += cd - a * hv - b * sv
+        q = parent[row, q]
 
 
 @_jit
