@@ -1,10 +1,14 @@
 """`pip install .` (not editable) into a fresh virtual environment, then `vlanroute render`
-on the seed torus works from outside the source tree: the templates ship in the package."""
+and `vlanroute whatif` on the seed torus work from outside the source tree: the templates
+ship in the package, and so does every subpackage (pyproject.toml lists them one by one,
+and `vlanroute.operate` was once missing from that list: whatif and watch failed to import
+in a non-editable install while every test, run from the source tree, passed)."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import tomllib
 import subprocess
 import sys
 import sysconfig
@@ -67,3 +71,25 @@ def test_non_editable_install_renders_seed_torus(tmp_path: Path) -> None:
     assert (work / "out" / "switches" / "sw1.cfg").read_text().startswith("! vlanroute seed-torus")
     assert len((work / "out" / "hosts" / "hosts.tsv").read_text().splitlines()) == 2 + 225
     assert (work / "out" / "hosts" / "vlanroute-host").read_text().startswith("#!/bin/sh")
+    # every subpackage of the source tree imports from the install
+    packages = _source_packages()
+    imported = subprocess.run([str(venv / "bin" / "python"), "-c",
+                               "import importlib, sys\n"
+                               "for name in sys.argv[1:]:\n"
+                               "    assert importlib.import_module(name).__file__.startswith(sys.prefix), name\n",
+                               *packages], cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    whatif = subprocess.run([str(venv / "bin" / "vlanroute"), "whatif", "seed-torus.yaml", "--top", "3"],
+                            cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert whatif.returncode == 0, whatif.stderr
+
+
+def _source_packages() -> list[str]:
+    """Every package of the source tree (a folder of vlanroute/ with an __init__.py)."""
+    return sorted(".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "vlanroute").rglob("__init__.py")
+                  if "__pycache__" not in p.parts)
+
+
+def test_pyproject_lists_every_package_of_the_source_tree() -> None:
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert sorted(set(listed) - {"vlanroute.templates"}) == _source_packages()
