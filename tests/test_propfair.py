@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 from scipy.optimize import minimize
@@ -71,6 +71,16 @@ def random_problems(draw: st.DrawFn) -> maxmin.Problem:
     return maxmin.Problem(sparse.csr_matrix(m), capacity, weight, cap)
 
 
+# L-BFGS-B once stopped on its line search here, 0.065 below the optimum's sum of logs, and
+# the second flow crossed no full resource (propfair._minimise's restarts fix it).
+@example(maxmin.Problem(sparse.csr_matrix(np.array([[1.0, 2.0, 1.0], [0.0, 0.0, 2.0], [0.0, 0.05, 2.0],
+                                                     [0.0, 0.0, 1.0], [0.0, 1.0, 1.0]])),
+                        np.array([0.5, 0.5, 0.5, 0.5625, 3.0]), np.array([1.0, 1.0, 3.0])))
+# Here the dual's precision ends with 1e-7 of a capacity unused: 1.1e-6 of a sum of logs of
+# -42.5, within the relative tolerance below, not an absolute 1e-6.
+@example(maxmin.Problem(sparse.csr_matrix(np.array([[0.0, 1.0, 1.0, 0.05, 0.0, 0.0, 0.05, 0.0],
+                                                     [1.0, 0.0, 1.0, 1.0, 1.0, 0.05, 2.0, 0.05]])),
+                        np.array([1.6015625, 1.9]), np.array([4.0, 2.0, 3.0, 4.0, 2.0, 1.0, 4.0, 4.0])))
 @given(random_problems())
 @settings(max_examples=60, deadline=None)
 def test_it_is_the_optimum_a_general_solver_finds(p: maxmin.Problem) -> None:
@@ -87,7 +97,9 @@ def test_it_is_the_optimum_a_general_solver_finds(p: maxmin.Problem) -> None:
     # (SLSQP may stop a hair outside the capacities, or report a line-search stop at the
     # optimum: its point is scaled into them before the comparison.)
     other = res.x / max(1.0, float(np.max(m @ (w * res.x) / c)))
-    assert np.sum(w * np.log(got)) >= np.sum(w * np.log(other)) - 1e-6
+    # Both solvers stop at double precision's reach, about 1e-8 of the objective's size.
+    ours, theirs = np.sum(w * np.log(got)), np.sum(w * np.log(other))
+    assert ours >= theirs - 1e-6 * max(1.0, abs(theirs) / 10)
     # Pareto efficient: each flow crosses a full resource or is at its cap.
     load = m @ (w * got)
     full = load >= c * (1 - 1e-5)
