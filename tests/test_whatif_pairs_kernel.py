@@ -101,3 +101,52 @@ def test_what_if_compiles_the_pairs_only_for_large_plans_and_not_when_switched_o
     assert failures.use_kernel(trees)
     monkeypatch.setenv("VLANROUTE_NO_JIT", "1")
     assert not failures.use_kernel(trees)
+
+
+def test_the_pair_doubles_share_the_single_failures_arrays(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # whatif builds the kernels' arrays once (SwitchIndex.compiled) for the single failures,
+    # and the pair+pair doubles take the same object, not a second build
+    from pathlib import Path
+
+    from vlanroute import api
+    from vlanroute.bundle.guarantees import Fabric
+    from vlanroute.routing.whatif import failures
+    monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
+    monkeypatch.setattr(failures, "KERNEL_FROM", 0)
+    inventory = Path(__file__).resolve().parent.parent / "inventories" / "seed-torus.yaml"
+    fab = Fabric.of(api.plan(inventory, ("topology.dims=[5,5]", "routing.algorithm=shortest")).to_document())
+    assert not fab.deadlock_free
+    index = fab.switch_index()
+    failures.what_if(fab.trees, fab.cables, fab.hosts, fab.switches, fab.deadlock_free, fab.intact_loads(), index)
+    shared = index.compiled()
+    assert shared is not None and index.kernel is not None
+    priced = 0
+    for f in fab.doubles(200, 0):
+        v = fab.classify(f)
+        if v.kind == "pair+pair" and v.heals:
+            fab.price(v)
+            priced += 1
+    assert priced and fab._dead_pairs is not None and fab._dead_pairs.compiled is shared
+
+
+def test_a_broken_numba_costs_the_compiled_path_with_one_warning(monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+    import sys
+
+    from vlanroute.routing.whatif import failures
+    rng = random.Random(3)
+    g = random_graph(rng, 8)
+    trees = [Tree(101 + i, (s,), random_spanning_tree(g, rng)) for i, s in enumerate(sorted(g.nodes))]
+    monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
+    monkeypatch.setattr(failures, "KERNEL_FROM", 0)
+    found = importlib.util.find_spec("numba")
+    monkeypatch.setattr(failures.importlib.util, "find_spec", lambda name: found)   # "installed"
+    monkeypatch.setitem(sys.modules, "numba", None)                                  # import fails
+    failures._numba_works.cache_clear()
+    try:
+        assert not failures.use_kernel(trees) and not failures.use_kernel(trees)
+    finally:
+        failures._numba_works.cache_clear()
+    warned = [r.getMessage() for r in caplog.records if r.name == failures.__name__]
+    assert len(warned) == 1 and "numba is installed but does not import" in warned[0]
+    assert "VLANROUTE_NO_JIT=1" in warned[0] and "vlanroute[fast]" in warned[0]

@@ -6,7 +6,7 @@ on random small fabrics (hypothesis):
 - improve_tree (routing/repair.py) prices only the candidates that change every arc at the
   max load: its trees and loads equal those of a plain loop that prices every candidate;
 - a dead switch's exchanges of the links that join its trees again (routing/whatif/switches.py
-  _Cuts.improve, from the intact rooted tree): the trees and loads of improve_tree;
+  Cuts.improve, from the intact rooted tree): the trees and loads of improve_tree;
 - a dead switch's trees where it has one child (routing/whatif/switches.py
   SwitchIndex._one_kid: the join and the load corrections along four chains in closed
   form) and the links between large parts found with numpy (SwitchIndex._across): the
@@ -193,7 +193,7 @@ def test_the_books_changes_in_a_batch_equal_one_at_a_time(seed: int, arcs: int, 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(5, 11), st.integers(1, 5), st.booleans())
 def test_a_dead_switchs_exchanges_equal_improve_tree(seed: int, n: int, k: int, parallel: bool) -> None:
-    """routing/whatif/switches.py _Cuts.improve exchanges the joining links of a tree that
+    """routing/whatif/switches.py Cuts.improve exchanges the joining links of a tree that
     lost a switch from the intact rooted tree and the parts' sums; improve_tree (which roots
     the joined tree again per joining link) must give the same trees and loads: every tree
     of every dead switch in turn, whether or not the what-if would try it."""

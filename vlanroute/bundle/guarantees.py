@@ -420,8 +420,11 @@ class Fabric:
         routing/whatif/doubles_pairs.py (the same choices, from the intact loads); None
         when that path does not apply."""
         if self._dead_pairs is None:
+            # the kernels' arrays of these trees, where whatif's single failures built them
+            kernel = use_kernel(self.trees)
+            shared = self._index.compiled() if kernel and self._index is not None else None
             self._dead_pairs = DeadPairs(self.trees, self.cables, self.hosts, self._rooted_trees(),
-                                         self.intact_loads(), kernel=use_kernel(self.trees))
+                                         self.intact_loads(), kernel=kernel, shared=shared)
         peak = self._dead_pairs.max_load(self.degraded(failures), failures.pairs)
         return None if peak is None else (peak, None, ())
 

@@ -702,7 +702,7 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     for cut in sorted(movable):
         if cut not in current:
             continue
-        if other_deps is None and _keeps_the_cut(current, cut, book, adj):
+        if other_deps is None and keeps_the_cut(current, cut, book, adj):
             continue
         ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
         options = ex.candidates(adj)
@@ -727,7 +727,7 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     return current
 
 
-def _keeps_the_cut(links: frozenset[Link], cut: Link, book: LoadBook, adj: Mapping[str, list[str]]) -> bool:
+def keeps_the_cut(links: frozenset[Link], cut: Link, book: LoadBook, adj: Mapping[str, list[str]]) -> bool:
     """True when `_may_lower` would keep the cut link alone, read before the tree is rooted
     (a what-if's dead switch adds joining links to hundreds of trees, and rooting each
     costs its whole tree): the cut is live, so it is a candidate, and the fabric has no

@@ -10,8 +10,8 @@ two kinds and mends them in this order:
    the exchange changes, link), the dead pairs' arcs left unpriced;
 3. each slow tree's added links exchanged for better ones (`improve_tree`).
 
-Step 2 is the single dead pair's fast path (routing/whatif/pairs.py: `Book`, `_Side`,
-`_cheapest`, each candidate priced in constant time) with every dead pair kept out of the
+Step 2 is the single dead pair's fast path (routing/whatif/pairs.py: `Book`, `Side`,
+`cheapest`, each candidate priced in constant time) with every dead pair kept out of the
 candidates and of the pricing. On the 16x16 torus about a quarter of a pair+pair double's
 broken trees hold both dead pairs (step 1); each falls into parts that are ranges of its
 intact preorder less the ranges below (`_Joined`), from which come:
@@ -32,12 +32,16 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vlanroute.routing.repair import (Degraded, Link, LoadBook, Tree, _keeps_the_cut, improve_tree, link,
+from vlanroute.routing.repair import (Degraded, Link, LoadBook, Tree, keeps_the_cut, improve_tree, link,
                                       repair_tree, tree_arc_loads, trial_peak)
-from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, _cheapest, _Side
+from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, cheapest, Side
+
+if TYPE_CHECKING:
+    from vlanroute.routing.whatif.pairs_kernel import Rooted
 
 
 class DeadPairs:
@@ -45,9 +49,12 @@ class DeadPairs:
     per link, the intact loads by arc index, the intact fabric's links by tree position."""
 
     def __init__(self, trees: Sequence[Tree], cables: Mapping[Link, int], hosts: Mapping[str, int],
-                 rooted: Mapping[int, RootedTree], base: LoadBook, kernel: bool = False) -> None:
+                 rooted: Mapping[int, RootedTree], base: LoadBook, kernel: bool = False,
+                 shared: Rooted | None = None) -> None:
         """kernel: the trees with one dead link mended compiled (routing/whatif/pairs_kernel.py,
-        needs numba), not by _mend; the same figures."""
+        needs numba), not by _mend; the same figures. shared: the arrays of these trees
+        already built (SwitchIndex.compiled), used where their arc and link numbering is this
+        index's, else built again."""
         self.trees = list(trees)
         self.by_vid = {t.vid: t for t in self.trees}
         self.position = {t.vid: i for i, t in enumerate(self.trees)}
@@ -80,8 +87,10 @@ class DeadPairs:
         # per tree, kept once met: its senders and, by preorder position, the switches with
         # hosts below each switch (small: the 32x32 torus has 512 trees of 1,024 switches)
         self._kept: dict[int, tuple[dict[str, int], list[int]]] = {}
-        self.compiled = None
-        if kernel:
+        self.compiled: Rooted | None = None
+        if kernel and shared is not None and shared.arcs == self.arcs and shared.links == self.crossing.links:
+            self.compiled = shared
+        elif kernel:
             from vlanroute.routing.whatif.pairs_kernel import Rooted     # imports numba: only here
             compiled = Rooted(rooted, self.arcs, self.crossing.links, self.wanted, self.base_total)
             self.compiled = compiled if compiled.usable else None
@@ -228,7 +237,7 @@ class DeadPairs:
             if jn is None:
                 current = improve_tree(vid, current, [cut], fabric, adj, loads, None)
                 continue
-            if _keeps_the_cut(current, cut, loads, adj):
+            if keeps_the_cut(current, cut, loads, adj):
                 continue
             options = self._options(vid, jn, cut, loads, dead_index)
             if not options:
@@ -327,7 +336,7 @@ class DeadPairs:
         """The candidates `_may_lower` keeps besides the cut link in the joined tree jn, each
         with its `Exchanges.delta`: the live links across the cut that also cross the cut
         of each link at the max load (so change its arcs) and whose own arcs stay below
-        it. Only after `_keeps_the_cut` said no (every hot arc off the cut is on the tree)."""
+        it. Only after `keeps_the_cut` said no (every hot arc off the cut is on the tree)."""
         peak, hot = loads.at_peak()
         if peak <= 0:
             return []
@@ -380,12 +389,12 @@ def _mend(book: Book, plans: list[_Plan]) -> None:
     arcs = book.arc
     unpriced = [arcs[a] for x, y in sorted({p[1] for p in plans}) for a in ((x, y), (y, x))]
     for rt, (x, y), c, p, lower, upper, options in plans:
-        sides = {c: _Side(rt, c, c, lower, upper, book), p: _Side(rt, p, c, upper, lower, book)}
+        sides = {c: Side(rt, c, c, lower, upper, book), p: Side(rt, p, c, upper, lower, book)}
         sx, sy = sides[x], sides[y]
         s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
         cut = [(arcs[(x, y)], -s1 * h2), (arcs[(y, x)], -s2 * h1)]
         cut = [(i, d) for i, d in cut if d]
-        best = _cheapest(book, rt, c, sx, sy, cut, unpriced, options)
+        best = cheapest(book, rt, c, sx, sy, cut, unpriced, options)
         a, b = best[2]
         if rt.below(c, a) != (x == c):
             a, b = b, a

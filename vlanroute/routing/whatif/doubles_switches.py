@@ -19,7 +19,7 @@ senders below each arc, summed over the trees once: SwitchIndex.up), then per tr
 dead switches' senders, the joining links' arcs, the arcs of the removed links (to 0), and
 the arcs whose sides change (the ways up from every hole and every joining link's ends to
 their part's top), recomputed from the parts' sums. The exchanges of the joining links
-(improve_tree) are SwitchIndex's (`_Cuts.improve`), on these parts.
+(improve_tree) are SwitchIndex's (`Cuts.improve`), on these parts.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 
 from vlanroute.routing.repair import Degraded, Link, Tree
 from vlanroute.routing.whatif.pairs import RootedTree
-from vlanroute.routing.whatif.switches import Arc, SwitchIndex, _Cuts, branch_sums, join_parts
+from vlanroute.routing.whatif.switches import Arc, SwitchIndex, Cuts, branch_sums, join_parts
 
 
 class _Layout:
@@ -91,8 +91,8 @@ class _Layout:
         return out
 
 
-class _CutsN(_Cuts):
-    """_Cuts on a _Layout's parts (any removed links and dead switches)."""
+class _CutsN(Cuts):
+    """Cuts on a _Layout's parts (any removed links and dead switches)."""
 
     layout: _Layout
     removed: set[Link]
@@ -179,7 +179,7 @@ def double_failure(index: SwitchIndex, dead: tuple[str, ...], pair: Link | None,
         arc_cables = {**arc_cables, (a, b): 0, (b, a): 0}
         live_cables[pair] = 0
     added = 0
-    cuts: dict[int, _Cuts] = {}
+    cuts: dict[int, Cuts] = {}
     for t in index.trees:
         got = _tree(index, t, gone, pair, hw, total, arc_cables)
         if got is None:

@@ -18,8 +18,10 @@ bound, which `repair` reports, needs a search from every switch per failure).
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib.util
+import logging
 import os
 from collections import deque
 from collections.abc import Mapping
@@ -141,12 +143,9 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
     compiled = None
     index.kernel = None
     if kernel and not deadlock_free:
-        from vlanroute.routing.whatif import pairs_kernel     # imports numba: only here
-        from vlanroute.routing.whatif.switches_kernel import OneKid
-        compiled = pairs_kernel.Rooted(rooted, arcs, crossing.links, wanted, base_total)
-        if not compiled.usable:
-            compiled = None
-        elif index.usable:                 # the dead switches' common trees too (_one_kid)
+        from vlanroute.routing.whatif.switches_kernel import OneKid     # imports numba: only here
+        compiled = index.compiled()
+        if compiled is not None and index.usable:     # the dead switches' common trees too (_one_kid)
             index.kernel = OneKid(compiled, adj, index.rank, arcs)
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
@@ -199,9 +198,26 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
 
 def use_kernel(trees: list[Tree]) -> bool:
     """The failures of this plan run compiled (pairs_kernel, switches_kernel): it has KERNEL_FROM tree
-    links or more, numba is installed (the extra `fast`) and VLANROUTE_NO_JIT is not set."""
+    links or more, numba is installed (the extra `fast`) and imports, and VLANROUTE_NO_JIT is not set."""
     return (sum(len(t.links) for t in trees) >= KERNEL_FROM and not os.environ.get("VLANROUTE_NO_JIT")
-            and importlib.util.find_spec("numba") is not None)
+            and _numba_works())
+
+
+@functools.cache
+def _numba_works() -> bool:
+    """numba is installed and imports. A broken install (say numba built for another numpy)
+    costs the compiled path, with one warning on stderr, not the command."""
+    if importlib.util.find_spec("numba") is None:
+        return False
+    try:
+        import numba  # noqa: F401
+    except Exception as e:             # numba raises ImportError, and others on a bad llvmlite
+        logging.getLogger(__name__).warning(
+            "numba is installed but does not import (%s: %s): whatif runs interpreted, with the same "
+            "figures but slower. Reinstall it (pip install 'vlanroute[fast]'), or set VLANROUTE_NO_JIT=1 "
+            "to silence this.", type(e).__name__, e)
+        return False
+    return True
 
 
 def _deadlock_after(trees: list[Tree], result: RepairResult, fabric: Degraded

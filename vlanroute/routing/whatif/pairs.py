@@ -18,7 +18,7 @@ link in constant time instead of the time of its two paths:
   way from a node to the cut's end is kept per node (memo), as is which of the fabric's
   most loaded arcs lie on that way (a bit mask); a way is walked by each tree's table of
   steps (parent, arc indices, sums: `RootedTree.steps`), and down towards the cut's upper
-  end only as far as r's ancestors have been met (`_Side.toward`);
+  end only as far as r's ancestors have been met (`Side.toward`);
 - the largest load off the changed arcs is then the first of the fabric's arcs, in
   decreasing load (sorted when a tree must be priced), that the candidate does not change;
 - the dead pair's two arcs are never priced (as in `repair`): every broken tree leaves
@@ -92,7 +92,7 @@ class RootedTree:
         return t <= self.tin[q] < t + self.size[c]
 
 
-class _Side:
+class Side:
     """One part of a cut tree, rooted at its end r of the cut: each node's way to r, the
     load changes on it, and (memo) the largest load per cable and the top arcs on it."""
 
@@ -425,13 +425,13 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
             return None
         plans.append((rt, c, p, lower, upper, found))
     for rt, c, p, lower, upper, options in plans:
-        sides = {c: _Side(rt, c, c, lower, upper, book), p: _Side(rt, p, c, upper, lower, book)}
+        sides = {c: Side(rt, c, c, lower, upper, book), p: Side(rt, p, c, upper, lower, book)}
         sx, sy = sides[x], sides[y]
         s1, h1, s2, h2 = sx.sr, sx.hr, sy.sr, sy.hr
         cut = [(book.arc[(x, y)], -s1 * h2), (book.arc[(y, x)], -s2 * h1)]
         cut = [(a, d) for a, d in cut if d]
         dead = [book.arc[(x, y)], book.arc[(y, x)]]
-        best = _cheapest(book, rt, c, sx, sy, cut, dead, options)
+        best = cheapest(book, rt, c, sx, sy, cut, dead, options)
         a, b = best[2]
         if rt.below(c, a) != (x == c):
             a, b = b, a
@@ -440,7 +440,7 @@ def pair_failure(rooted: Mapping[int, RootedTree], broken: list[int], pair: Link
     return book.max_load()
 
 
-def _cheapest(book: Book, rt: RootedTree, c: str, sx: _Side, sy: _Side, cut: list[tuple[int, int]],
+def cheapest(book: Book, rt: RootedTree, c: str, sx: Side, sy: Side, cut: list[tuple[int, int]],
               dead: list[int], options: list[tuple[Link, int, int]]) -> tuple[float, float, Link]:
     """repair's choice among the candidate links: the lowest (max load per cable over the
     fabric, max over the arcs the exchange changes, link), the dead pair's arcs left out."""

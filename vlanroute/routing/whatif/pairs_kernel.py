@@ -12,7 +12,7 @@ same algorithm runs over flat arrays, every tree's rooting stacked by row (`Root
 - a candidate's key is (the max load per cable over the fabric after the exchange, the
   max over the arcs the exchange changes, the link), the lowest taken: the changed arcs are
   the new link's and those on the tree's way from its ends to the cut's ends, each change a
-  closed form of the subtree sums (`_Side.way`), kept per switch (memo) with the largest load
+  closed form of the subtree sums (`Side.way`), kept per switch (memo) with the largest load
   on the way and which of the fabric's most loaded arcs it passes (a bit mask); the max off
   the changed arcs is the first of those arcs not in the mask, or a scan of every arc;
 - the dead pair's arcs are never priced.
@@ -103,7 +103,8 @@ class Rooted:
         self.end_link = np.array([i for e in ends for i in e], dtype=np.int64)
         # every load an integer count of host pairs, exactly held: the keys compare unrounded
         self.usable = all(float(x).is_integer() and abs(x) < 2.0 ** 52 for x in base_total)
-        self.n_arcs = len(arcs)
+        # the numbering the arrays were built with: a caller sharing them checks its own against it
+        self.arcs, self.links = arcs, list(links)
 
     def pair_failure(self, broken: Sequence[int], pair: tuple[str, str], total: Sequence[float],
                      ncab: Sequence[int], arcs: Mapping[tuple[str, str], int]) -> float | None:
@@ -136,7 +137,7 @@ class Rooted:
                            self.end_start, self.end_link))
 
 
-def _jit(f: F) -> F:
+def jit(f: F) -> F:
     """numba.njit, cached on disk where numba finds a place for its cache (next to this
     file, or the user's cache folder)."""
     try:
@@ -145,7 +146,7 @@ def _jit(f: F) -> F:
         return cast(F, numba.njit(f))
 
 
-@_jit
+@jit
 def _value(x: float, n: float) -> float:
     """Book.per_cable: a raw load per cable (a link without live cables: inf if loaded)."""
     if n > 0:
@@ -153,12 +154,12 @@ def _value(x: float, n: float) -> float:
     return np.inf if x > 1e-9 else 0.0
 
 
-@_jit
+@jit
 def _walk(q: int, r: int, sr: int, hr: int, so: int, ho: int, row: int, parent: Array, tin: Array, size: Array,
           s: Array, h: Array, arc_up: Array, arc_down: Array, big_s: int, big_h: int, toward: Array, total: Array,
           ncab: Array, bits: Array, stamp: Array, epoch: int, mpeak: Array, mmask: Array, nxt: Array, ci: Array,
           cd: Array, cj: Array, ce: Array, buf: Array) -> tuple[float, int]:
-    """_Side.way: fill the memo on q's way to r, the cut's end in q's part: up the tree, but
+    """Side.way: fill the memo on q's way to r, the cut's end in q's part: up the tree, but
     from an ancestor of r (only in the part above the cut) down towards r."""
     n = 0
     tr = tin[row, r]
@@ -215,7 +216,7 @@ def _walk(q: int, r: int, sr: int, hr: int, so: int, ho: int, row: int, parent: 
     return peak, mask
 
 
-@_jit
+@jit
 def _mark_top(vals: Array, top: Array, topval: Array, bits: Array, m: int) -> int:
     """The len(top) most loaded arcs per cable (vals), in decreasing load (ties in any
     order: only the values are read), each with its bit (the last call's m arcs cleared
@@ -242,14 +243,14 @@ def _mark_top(vals: Array, top: Array, topval: Array, bits: Array, m: int) -> in
     return m
 
 
-@_jit
+@jit
 def _add(total: Array, vals: Array, ncab: Array, i: int, d: int) -> None:
     """Book.add: an arc's raw load and its load per cable."""
     total[i] += d
     vals[i] = _value(total[i], ncab[i])
 
 
-@_jit
+@jit
 def _mend(rows: Array, xs: Array, ys: Array, cut_xy: Array, cut_yx: Array, excluded: Array, unpriced: Array,
           total: Array, ncab: Array, tracked: int, parent: Array, tin: Array, size: Array, s: Array, h: Array,
           arc_up: Array, arc_down: Array, pre: Array, total_s: Array, total_h: Array, count: Array, covers: Array,

@@ -24,7 +24,7 @@ link by link are searched with numpy over every link end (`SwitchIndex._across`)
 exchange is taken only when it lowers the fabric's max load, so only when it changes every
 arc at that max. When some arc at the max is neither a link of the tree nor across the
 joining link's cut, no exchange changes it and the repair keeps the link: the figures are
-final. Otherwise the exchanges are made here (`_Cuts.improve`) with improve_tree's choices,
+final. Otherwise the exchanges are made here (`Cuts.improve`) with improve_tree's choices,
 each priced from the intact rooted tree: a switch's way to the cut in the joined tree and
 its sums come from the intact tree's intervals, the joins and the parts' sums, kept (memo)
 with the largest load after the exchange on it, so an exchange costs the ways it changes.
@@ -43,9 +43,10 @@ from collections.abc import Callable
 import numpy as np
 
 from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, link, trial_peak
-from vlanroute.routing.whatif.pairs import RootedTree
+from vlanroute.routing.whatif.pairs import Crossing, RootedTree
 
 if TYPE_CHECKING:
+    from vlanroute.routing.whatif.pairs_kernel import Rooted
     from vlanroute.routing.whatif.switches_kernel import OneKid
 
 Arc = tuple[str, str]
@@ -84,6 +85,9 @@ class SwitchIndex:
         self._positions: dict[int, np.ndarray] = {}
         # _one_kid compiled (routing/whatif/switches_kernel.py), set by what_if where numba is
         self.kernel: OneKid | None = None
+        self._compiled: Rooted | None = None               # compiled(), once _built
+        self._built = False
+        self._work: tuple[np.ndarray, np.ndarray] | None = None      # base_total, up as arrays
         self.empty = {s for s, n in hosts.items() if n == 0}
         self.usable = all(t.vid in rooted and rooted[t.vid].tin.keys() == everyone for t in trees)
         self.up = [0] * len(arcs)
@@ -109,6 +113,17 @@ class SwitchIndex:
         return cls(trees, rooted, arcs, [base.total.get(a, 0.0) for a in arcs], [cables[link(*a)] for a in arcs],
                    Degraded(cables, frozenset(), hosts).adjacency(), hosts, switches)
 
+    def compiled(self) -> Rooted | None:
+        """The trees' rootings as the kernels' arrays (pairs_kernel.Rooted, needs numba), built
+        once: whatif's pair failures and dead switches and the pair+pair doubles
+        (doubles_pairs.DeadPairs) share them. None where a load is not a whole number."""
+        if not self._built:
+            from vlanroute.routing.whatif.pairs_kernel import Rooted     # imports numba: only here
+            wanted = {s for s, n in self.hosts.items() if n > 0}
+            got = Rooted(self.rooted, self.arcs, Crossing(self.adj, wanted).links, wanted, self.base_total)
+            self._compiled, self._built = (got if got.usable else None), True
+        return self._compiled
+
     def switch_failure(self, w: str, cables: Mapping[Link, int]) -> tuple[float, int] | None:
         """(max load per cable, links added) after `repair` with w dead, or None."""
         if not self.usable or len(self.empty) > (w in self.empty):
@@ -118,9 +133,11 @@ class SwitchIndex:
         if self.kernel is None:
             work = [b - hw * u for b, u in zip(self.base_total, self.up)]
         else:                              # the kernel writes into an array
-            work = np.asarray(self.base_total, dtype=np.float64) - hw * np.asarray(self.up, dtype=np.float64)
+            if self._work is None:
+                self._work = (np.asarray(self.base_total, dtype=np.float64), np.asarray(self.up, dtype=np.float64))
+            work = self._work[0] - hw * self._work[1]
         added = 0
-        cuts: dict[int, _Cuts] = {}
+        cuts: dict[int, Cuts] = {}
         for t in self.trees:
             got = self._tree(t, w, hw, work)
             if got is None:
@@ -135,7 +152,7 @@ class SwitchIndex:
                    for vid, got in self.senders.items()}
         return self.improve_all(cuts, total, fabric, senders, self.ncab_array, self.arc_cables), added
 
-    def improve_all(self, cuts: Mapping[int, _Cuts], total: list[float], fabric: Degraded,
+    def improve_all(self, cuts: Mapping[int, Cuts], total: list[float], fabric: Degraded,
                     senders: Mapping[int, Mapping[str, int]], ncab_array: np.ndarray,
                     arc_cables: dict[Arc, int]) -> float:
         """improve_tree on every tree's joining links in turn, from the loads `total` of
@@ -179,7 +196,7 @@ class SwitchIndex:
             self.trace.append((peak, hot))
         return peak, hot
 
-    def _tree(self, t: Tree, w: str, hw: int, total: list[float] | np.ndarray) -> _Cuts | None:
+    def _tree(self, t: Tree, w: str, hw: int, total: list[float] | np.ndarray) -> Cuts | None:
         """Join the parts of t without w as repair_tree does and add the loads' corrections
         to total; the joining links, each with the parts on its far side; None: not joined."""
         rt = self.rooted[t.vid]
@@ -289,7 +306,7 @@ class SwitchIndex:
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-        return _Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across, self.arc_cables)
+        return Cuts(t, rt, w, kids, joins, nodes, hang, below, (S2, H2), first, size, across, self.arc_cables)
 
     def _across(self, vid: int, rt: RootedTree, w: str, spans: list[tuple[int, int]], first: int,
                 top: int) -> list[tuple[str, int, str, int, int]]:
@@ -312,7 +329,7 @@ class SwitchIndex:
         return [(us[e], ranks[e], zs[e], got_u[e], got_z[e]) for e in chosen]
 
     def _one_kid(self, t: Tree, rt: RootedTree, w: str, c: str, hw: int, sw: int,
-                 total: list[float] | np.ndarray) -> _Cuts | None:
+                 total: list[float] | np.ndarray) -> Cuts | None:
         """_tree when w has a parent and one child c, and its two parts (c's subtree, the
         rest) differ in size (most trees): one join, from the larger part to the smaller.
         The arcs whose sides change lie on four chains, each with constant offsets (a, b)
@@ -366,13 +383,13 @@ class SwitchIndex:
 
         if self.kernel is not None and isinstance(total, np.ndarray):
             # the join and every correction below, compiled; the links across listed
-            # only if an exchange is priced (_Cuts.across)
+            # only if an exchange is priced (Cuts.across)
             joined = self.kernel.join(t.vid, w, c, hw, sw, total)
             if joined is None:
                 return None
             u, z = joined
             hang = {u: [(bs, bh)], z: [(S2 - bs, H2 - bh)]}
-            return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, None,
+            return Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, None,
                          self.arc_cables, crossing)
         across = crossing()
         if not across:
@@ -421,7 +438,7 @@ class SwitchIndex:
             p = parent[v]
             assert p is not None
             self._correct(total, rt, v, p, hw, sw, 0, 0)
-        return _Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, across,
+        return Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, across,
                      self.arc_cables)
 
     def _correct(self, total: list[float] | np.ndarray, rt: RootedTree, v: str, p: str, hw: int, sw: int,
@@ -455,7 +472,7 @@ class _Parts:
         return self.top
 
 
-class _Cuts:
+class Cuts:
     """A tree without w, its parts joined again: which exchange of a joining link could
     lower the max load (`fixed`: none could)."""
 
@@ -925,7 +942,7 @@ class _Ways:
     it and the bits of the tracked arcs it changes; the changes per step are those of
     Exchanges.delta, so an exchange costs the ways it adds, not the tree."""
 
-    def __init__(self, cuts: _Cuts, book: LoadBook, bits: Mapping[Arc, int], x: str, y: str,
+    def __init__(self, cuts: Cuts, book: LoadBook, bits: Mapping[Arc, int], x: str, y: str,
                  sums: tuple[int, int, int, int]) -> None:
         self.cuts, self.book, self.bits, self.x, self.y, self.sums = cuts, book, bits, x, y, sums
         self.memo: dict[str, tuple[float, int]] = {x: (0.0, 0), y: (0.0, 0)}

@@ -7,7 +7,7 @@ smaller (by its end in the larger part, then that end's neighbour order), and co
 loads along four chains of the intact tree, each with constant offsets. On the 32x32 torus
 that is about a fifth of a dead switch's time, 512 trees per switch, in interpreted walks;
 here it runs over the arrays of pairs_kernel.Rooted. The links across the cut, which
-`_Cuts` needs only when it prices an exchange, are listed by `_one_kid` itself, later and
+`Cuts` needs only when it prices an exchange, are listed by `_one_kid` itself, later and
 only then.
 
 Imported only where numba is (failures.use_kernel), as pairs_kernel.
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from vlanroute.routing.whatif.pairs_kernel import Array, Rooted, _jit
+from vlanroute.routing.whatif.pairs_kernel import Array, Rooted, jit
 
 
 class OneKid:
@@ -58,7 +58,7 @@ class OneKid:
         return r.names[got[0]], r.names[got[1]]
 
 
-@_jit
+@jit
 def _one_kid(row: int, w: int, c: int, hw: int, sw: int, total: Array, parent: Array, tin: Array, size: Array,
              s: Array, h: Array, arc_up: Array, arc_down: Array, pre: Array, count: Array, total_s: Array,
              total_h: Array, start: Array, nb: Array, nb_rank: Array, nb_arc: Array) -> tuple[int, int]:
@@ -126,7 +126,7 @@ def _one_kid(row: int, w: int, c: int, hw: int, sw: int, total: Array, parent: A
     return u, z
 
 
-@_jit
+@jit
 def _chain(total: Array, row: int, q: int, stop: int, a: int, b: int, s2: int, h2: int, parent: Array, s: Array,
            h: Array, arc_up: Array, arc_down: Array) -> None:
     """_one_kid's corrections on the way up from q to stop (not stop's own arcs): every
@@ -143,7 +143,7 @@ def _chain(total: Array, row: int, q: int, stop: int, a: int, b: int, s2: int, h
         q = parent[row, q]
 
 
-@_jit
+@jit
 def _arc_to(z: int, u: int, start: Array, nb: Array, nb_arc: Array) -> int:
     """The fabric's arc z -> u (u a neighbour of z)."""
     for k in range(start[z], start[z + 1]):
