@@ -98,8 +98,7 @@ def _minimise(dual: Callable[[FloatArray], tuple[float, FloatArray]], start: Flo
     for _ in range(restarts):
         res = minimize(dual, price, jac=True, method="L-BFGS-B", bounds=bounds,
                        options={"maxiter": 10000, "maxcor": 30, "ftol": tol * 1e-5, "gtol": tol})
-        price = res.x
-        grad = dual(price)[1]
+        price, grad = res.x, res.jac        # the gradient at res.x, as L-BFGS-B last evaluated it
         # Projected gradient: at a zero price only a negative slope (more spare capacity
         # bought by lowering the price further) is not yet optimal.
         if float(np.max(np.abs(np.where(price > 0, grad, np.minimum(grad, 0))))) <= tol * 10:
