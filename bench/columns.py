@@ -52,13 +52,15 @@ CASES = {
 }
 
 
-def default(keys: list[str]) -> None:
+def default(keys: list[str], cases: dict | None = None) -> None:  # type: ignore[type-arg]
+    """The default plan's table for `keys` of `cases` (default: CASES); an engine whose plan
+    is in a stored torus plan's order (acyclic/gapped.py) is marked "(stored order)"."""
     from vlanroute.routing.choose import choose_routes
     from vlanroute.routing.registry import ENGINES
     print("| fabric | default: engine, load / optimum, VLANs, df | best deadlock-free candidate | CPU s |")
     print("|---|---|---|---|")
     for key in keys:
-        name, make = CASES[key]
+        name, make = (cases or CASES)[key]
         topo, hosts = make()
         t = time.process_time()
         opt = optimum_bound(topo, hosts).value
@@ -71,7 +73,9 @@ def default(keys: list[str]) -> None:
         free = [c for c in choice.tried if c.deadlock_free]
         safe = min(free, key=lambda c: (round(c.peak, 6), c.vlans)) if free else None
         best_free = f"{safe.engine} {safe.peak / opt:.3f}, {safe.vlans} VLANs" if safe else "-"
-        print(f"| {name} | {routes.algorithm} {load / opt:.3f}, {vlans} VLANs, {df} | {best_free} | {cpu:.1f} |",
+        record = routes.choices.record() if hasattr(routes.choices, "record") else {}
+        stored = " (stored order)" if "stored_order" in record else ""
+        print(f"| {name} | {routes.algorithm}{stored} {load / opt:.3f}, {vlans} VLANs, {df} | {best_free} | {cpu:.1f} |",
               flush=True)
 
 

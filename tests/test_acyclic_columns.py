@@ -149,8 +149,10 @@ def test_the_full_search_is_deadlock_free_within_issue_40s_1_2x(fabric, request:
     load = independent_load(topo, hosts, routes.parents, dict(routes.splits))
     assert load <= 1.2 * opt
     # the figures docs/routing-bounds.md gives ("Trees as columns"; test_default_choice.py
-    # asserted the torus's before, from a second run of the same search)
-    figure = {"random 3-regular 24 seed 8": 1.194, "6x6 torus, 3 cables gone": 1.171}[request.node.callspec.id]
+    # asserted the torus's before, from a second run of the same search); the torus's is now
+    # the stored 6x6 plan's order with its 3 cables dropped ("The stored orders on tori with
+    # cables gone"): 1.154x, where the search alone reaches 1.171x
+    figure = {"random 3-regular 24 seed 8": 1.194, "6x6 torus, 3 cables gone": 1.154}[request.node.callspec.id]
     assert load / opt == pytest.approx(figure, abs=5e-4)
     for src in topo.switches:
         shares = routes.splits.get(src)

@@ -81,6 +81,12 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   shape ships (the 8x8 and 6x6 tori, 1.250x and 1.222x the optimum,
   bench/torus_order_walk.py), a torus with equal hosts per switch takes it instead of the
   search.
+- Stored orders with cables gone (routing/acyclic/gapped.py): a custom fabric that is one
+  of those shapes with a few cables missing gets, besides the search, the column step on
+  the stored plan's channel order with the missing channels dropped (under the grid
+  symmetry whose order LP is lowest); the lighter plan is kept. The degraded 6x6 tori from
+  1.25x-1.30x the optimum at the default's effort (not chosen: `shortest`, not
+  deadlock-free) to 1.13x-1.19x, deadlock-free (docs/routing-bounds.md).
 """
 
 from __future__ import annotations
@@ -92,6 +98,7 @@ from dataclasses import dataclass, replace
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.columns import KEEP as COLUMN_KEEP
 from vlanroute.routing.acyclic.columns import column_step, walked_orders
+from vlanroute.routing.acyclic.gapped import gapped_orders
 from vlanroute.routing.acyclic.lp_guide import lp_guided_turns
 from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
@@ -151,6 +158,11 @@ COLUMN_WALK = 600
 # ...only where the order LP is this small (refine_variables): random 3-regular 24, about
 # 5,200 variables, 17 to 19 s for the walk; the dragonfly 6x4's 8,900 took 53 s and gained nothing
 COLUMN_WALK_VARIABLES = 6_000
+# The stored torus plans' orders on the same tori with cables gone (acyclic/gapped.py), the
+# column step on the best GAPPED of them: 6x6 torus with 3 cables gone (seed 0) 1.154x the
+# optimum, where the search reaches 1.171x (full) and 1.282x (the default's); 8x8 with 6
+# gone (seed 1) 1.220x against 1.261x and 1.641x (docs/routing-bounds.md, 2026-11-30).
+GAPPED = 2
 COLUMN_REACH = 1.1    # skipped where the default could not take the plan even after a gain this large (7 % measured)
 
 
@@ -200,6 +212,13 @@ class Effort:
     column_sources: int = COLUMN_SOURCES   # ...on fabrics of at most this many switches with hosts,
     column_orders: int = COLUMN_ORDERS     # ...and on this many of the order walks' last orders,
     column_walk: int = COLUMN_WALK         # ...and of a walk of this many moves from the best plan's order
+    # On a stored torus shape with cables gone (acyclic/gapped.py): the hosts assigned to trees
+    # of this many of the stored plan's orders (the lowest order LPs; 0: not), on fabrics whose
+    # order LP has at most `gapped_variables` variables (refine.refine_variables)...
+    # The search runs too, and the lighter plan is kept: the search is sometimes the lighter
+    # (6x6 torus with 6 cables gone, seed 4: 1.153x against 1.194x).
+    gapped: int = GAPPED
+    gapped_variables: int | None = None
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -222,6 +241,10 @@ LP_WALK_VARIABLES = 10_000
 # ...and not when the default cannot take the plan even after the walk's largest gain
 # measured (1.250x to 1.172x, dragonfly 6x4): random 3-regular 24 seed 9, 4.2 s instead of 7.0
 LP_WALK_REACH = 1.07
+# The default's stored orders on tori with cables gone only where their order LPs are this
+# small: the 6x6 tori's (16,000 to 17,000 variables, about 0.4 s each); an 8x8 torus's
+# (57,000) takes 7 s, and its column step 20 s (2026-11-30)
+GAPPED_VARIABLES = 25_000
 
 
 FULL = Effort()
@@ -239,7 +262,8 @@ FULL = Effort()
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=50,
-               column_keep=0.01, column_sources=24, column_orders=0, column_walk=0)
+               column_keep=0.01, column_sources=24, column_orders=0, column_walk=0,
+               gapped=1, gapped_variables=GAPPED_VARIABLES)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -258,12 +282,14 @@ class AcyclicChoices:
     spread: bool = False        # the hosts of some switches on several trees in the order (routing/spread.py)
     stored: str = ""            # the stored plan of this torus shape it is (acyclic/stored.py); "": searched
     columns: bool = False       # each host's tree chosen by column generation (acyclic/columns.py)
+    stored_order: str = ""      # the stored torus plan whose order, missing cables dropped, it is in (acyclic/gapped.py)
 
     def record(self) -> dict[str, object]:
         return {"root": self.root, "escaped": self.escaped, "negotiated": self.negotiated, "polished": self.polished,
                 "guided": self.guided, "refined": self.refined, "shuffle": self.shuffle,
                 **({"spread": "routed"} if self.spread else {}), **({"stored": self.stored} if self.stored else {}),
-                **({"columns": True} if self.columns else {})}
+                **({"columns": True} if self.columns else {}),
+                **({"stored_order": self.stored_order} if self.stored_order else {})}
 
 
 class AcyclicEngine(Engine[Effort]):
@@ -289,8 +315,12 @@ class AcyclicEngine(Engine[Effort]):
             # optimum on the 8x8 torus and 1.222x on the 6x6, where the search below reaches
             # 1.359x (in about a minute) and 1.296x.
             return stored_routes(topo, host_count, stored, params, self.name)
+        gapped = gapped_routes(topo, host_count, params, self.name)
         routes = acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count), guide_for(topo, host_count),
                                 params)
+        if gapped is not None:
+            searched = max_load(routes.parents, host_count, topo.arc_cables(), routes.splits)
+            return gapped[1] if round(gapped[0], 6) < round(searched, 6) else routes
         if topo.kind != "torus" or len(topo.switches) > IRREGULAR:
             return routes
         # Tori: the same search under shuffled switch names, which breaks the symmetry that
@@ -324,6 +354,29 @@ def stored_routes(topo: Topology, host_count: dict[str, int], stored: tuple[str,
     unspread = (load, len(pack(trees, {s for s, h in host_count.items() if h},
                                {s: i for i, s in enumerate(topo.switches)})))
     return Routes(algorithm, got[1], replace(choices, spread=True), splits=got[2], unspread=unspread)
+
+
+def gapped_routes(topo: Topology, host_count: dict[str, int], effort: Effort,
+                  algorithm: str = "acyclic") -> tuple[float, Routes] | None:
+    """(max load, routes) of the column step on the best `effort.gapped`
+    of the stored torus plan's orders with the missing cables' channels dropped, on a stored
+    torus shape with cables gone (acyclic/gapped.py); None where the fabric is not one, the
+    effort skips it, or no order routes every pair within the VLAN budget."""
+    if not effort.gapped or topo.kind != "custom" or len(topo.switches) > IRREGULAR:
+        return None
+    if effort.gapped_variables is not None and refine_variables(topo, host_count) > effort.gapped_variables:
+        return None
+    found = gapped_orders(topo, host_count, effort.gapped)
+    if not found:
+        return None
+    name, orders = found
+    got = column_step(topo, host_count, [], effort.max_vlans, nodes=effort.columns or COLUMN_NODES,
+                      keep=effort.column_keep, orders=[rank for _, rank in orders])
+    if got is None:
+        return None
+    load, parents, splits, _ = got
+    choices = AcyclicChoices("stored", 0, spread=bool(splits), columns=True, stored_order=name.removesuffix(".json"))
+    return load, Routes(algorithm, parents, choices, splits=splits)
 
 
 def shuffled_routes(topo: Topology, host_count: dict[str, int], seed: int, algorithm: str = "acyclic",
