@@ -84,9 +84,9 @@ def inside(out: Path, runs: int) -> int:
             sh(f"bridge -n vrbf-sw vlan add dev {port} vid {v} untagged" + (" pvid" if v == pvid else ""))
         sh(f"ip -n vrbf-sw link set {port} up && ip -n {n} link set eth0 up && ip -n {n} link set lo up")
     sh("ip -n vrbf-sw link set br0 up")
-    from vlanroute.emulate.run import _memory_dir
+    from vlanroute.emulate.run import memory_dir
     # From memory: in the VM, OUTDIR is on 9p without a cache (sh reads a table byte by byte).
-    tools = Path(tempfile.mkdtemp(prefix="vlanroute-bb-", dir=_memory_dir()))
+    tools = Path(tempfile.mkdtemp(prefix="vlanroute-bb-", dir=memory_dir()))
     for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):
         shutil.copy2(out / "hosts" / f, tools / f)
     program = str(tools / "vlanroute-host")

@@ -27,7 +27,7 @@ from typing import Any
 
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.bundle.failures import Failures, dead_cables, degraded, lost_capacity
-from vlanroute.bundle.repaired import REPAIR_FORMAT, Repaired, metrics_of, _routing_vlans
+from vlanroute.bundle.repaired import REPAIR_FORMAT, Repaired, metrics_of, routing_vlans_of
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
 from vlanroute.routing.repair import Link, RepairResult, link
@@ -139,7 +139,7 @@ def failover_document(doc: PlanDocument, failures: Failures) -> Repaired:
     new_doc = _document(doc, failures, new_pvid)
     fabric = degraded(failures, doc)
     topo = _live_topology(doc, fabric.cables, frozenset(failures.switches))
-    vlans = _routing_vlans(new_doc, {v.id: frozenset(link(a, b) for a, b in v.links) for v in new_doc.vlans}, fabric)
+    vlans = routing_vlans_of(new_doc, {v.id: frozenset(link(a, b) for a, b in v.links) for v in new_doc.vlans}, fabric)
     metrics = metrics_of(new_doc, topo, vlans, fabric)
     data = new_doc.to_json()
     data["metrics"] = metrics.to_json()

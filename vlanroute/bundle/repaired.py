@@ -95,7 +95,7 @@ def degraded_topology(doc: PlanDocument, fabric: Degraded) -> Topology:
     return Topology.from_links(alive, cables)
 
 
-def _routing_vlans(doc: PlanDocument, trees: dict[int, frozenset[tuple[str, str]]],
+def routing_vlans_of(doc: PlanDocument, trees: dict[int, frozenset[tuple[str, str]]],
                    fabric: Degraded) -> list[RoutingVlan]:
     out = []
     shares = vlan_shares(doc)
@@ -142,7 +142,7 @@ def repair_document(doc: PlanDocument, failures: Failures, extra_changes: int = 
     dead = set(failures.switches)
     lost = sorted((h for h, rec in doc.hosts.items() if rec.switch in dead), key=lambda h: doc.hosts[h].index)
     topo = degraded_topology(doc, fabric)
-    vlans = _routing_vlans(doc, result.trees, fabric)
+    vlans = routing_vlans_of(doc, result.trees, fabric)
     warnings: list[str] = []
     if result.unrepairable:
         for vid, why in sorted(result.unrepairable.items()):

@@ -31,7 +31,7 @@ from vlanroute.device.history import StateKind, StateRecord, last_cabling, recor
 from vlanroute.device.repairpush import down_cables
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, PARTLY_APPLIED, PUSH_EVENTS,
                                    ROLLED_BACK, SAVE_UNCERTAIN, SKIPPED, STEPPED, SUCCESS, Events, Prepared,
-                                   Pusher, StepJob, SwitchResult, _canonical, _parse, prepare)
+                                   Pusher, StepJob, SwitchResult, canonical_of, parse_target_config, prepare)
 from vlanroute.device.statedir import FabricState
 from vlanroute.device.targets import Target, TargetMap, select_targets
 from vlanroute.errors import UserError
@@ -95,7 +95,7 @@ def start_views(fabric: Fabric, results: Mapping[str, SwitchResult], targets: Ma
             views[name] = None
             unknown[name] = res.message if res is not None and res.message else "not in the plan, not read"
             continue
-        cfg = res.prep.running if res.prep is not None else _parse(target, res.final_text, f"{name} running-config",
+        cfg = res.prep.running if res.prep is not None else parse_target_config(target, res.final_text, f"{name} running-config",
                                                                     strict=False)
         views[name] = view_of(cfg, fabric.ports_of(name))
     return views, unknown
@@ -143,10 +143,10 @@ class Change:
         t, whole = self.targets[name], self.whole[name]
         mid = removal_config(whole.running, whole.predicted, sorted(self.cable_ports(name)))
         removals = t.family.delta_commands(whole.running, mid)
-        if _canonical(t, mid) == _canonical(t, whole.running):
+        if canonical_of(t, mid) == canonical_of(t, whole.running):
             return None                 # nothing to take away first
         mid_text = whole.running_text + "\n" + "\n".join(removals)
-        predicted = _parse(t, mid_text, f"{name} removals", strict=False)
+        predicted = parse_target_config(t, mid_text, f"{name} removals", strict=False)
         first = Prepared(whole.running_text, whole.running, predicted, removals, _diff(t, whole.running, predicted))
         second = self.rest(t, mid_text)
         return first, second
@@ -168,7 +168,7 @@ class Change:
 
 
 def _diff(target: Target, a: SwitchConfig, b: SwitchConfig) -> list[str]:
-    return list(difflib.unified_diff(_canonical(target, a), _canonical(target, b), f"{target.name} running-config",
+    return list(difflib.unified_diff(canonical_of(target, a), canonical_of(target, b), f"{target.name} running-config",
                                      f"{target.name} after the step", lineterm="", n=0))
 
 
@@ -190,12 +190,12 @@ def restore_change(fabric: Fabric, targets: Mapping[str, Target], current: Mappi
     for name, want in wanted.items():
         t = targets[name]
         text, cur = current[name]
-        if _canonical(t, cur) == _canonical(t, want):
+        if canonical_of(t, cur) == canonical_of(t, want):
             continue
         whole[name] = Prepared(text, cur, want, t.family.delta_commands(cur, want), _diff(t, cur, want))
 
     def rest(target: Target, running_text: str) -> Prepared:
-        cur = _parse(target, running_text, f"{target.name} removals", strict=False)
+        cur = parse_target_config(target, running_text, f"{target.name} removals", strict=False)
         want = wanted[target.name]
         return Prepared(running_text, cur, want, target.family.delta_commands(cur, want), _diff(target, cur, want))
     return Change(fabric, dict(targets), whole, rest)

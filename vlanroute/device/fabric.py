@@ -19,7 +19,7 @@ from pathlib import Path
 from vlanroute.device import journal as J
 from vlanroute.device.credentials import Credentials
 from vlanroute.device.journal import Journal, JournalView, SwitchHistory, sha256_lines, sha256_text
-from vlanroute.device.push import _canonical, _parse
+from vlanroute.device.push import canonical_of, parse_target_config
 from vlanroute.device.session import ConnectFailed, HostKeyPolicy, SaveFailed, SessionError, SwitchSession
 from vlanroute.device.targets import Target
 from vlanroute.errors import UserError
@@ -79,8 +79,8 @@ def save_fabric(view: JournalView, journal: Journal, targets: dict[str, Target],
             done(res)
             continue
         try:
-            running = _parse(target, session.running_config(), f"{name} running-config", strict)
-            if sha256_lines(_canonical(target, running)) != history.last.get("running_sha256"):
+            running = parse_target_config(target, session.running_config(), f"{name} running-config", strict)
+            if sha256_lines(canonical_of(target, running)) != history.last.get("running_sha256"):
                 res.message = ("not saved: the running config changed since the push verified "
                                "it; push again, or roll back")
             else:

@@ -77,7 +77,7 @@ class PushRefused(Exception):
     """The running config touches what the plan manages (vlanroute.device.conflicts)."""
 
 
-def _parse(target: Target, text: str, source: str, strict: bool = True) -> SwitchConfig:
+def parse_target_config(target: Target, text: str, source: str, strict: bool = True) -> SwitchConfig:
     """`strict`: the family's parser for rendered configs, which refuses any line it does not
     know; else the running-config reader, which keeps such lines as context."""
     parse = target.family.parse if strict else target.family.parse_running
@@ -91,7 +91,7 @@ def _parse(target: Target, text: str, source: str, strict: bool = True) -> Switc
         raise
 
 
-def _canonical(target: Target, cfg: SwitchConfig) -> list[str]:
+def canonical_of(target: Target, cfg: SwitchConfig) -> list[str]:
     return [line.text for line in target.family.canonical_lines(cfg)]
 
 
@@ -108,8 +108,8 @@ def prepare(target: Target, running_text: str, strict: bool = False,
     if rendered_text is None:
         rendered_text = target.config_path.read_text()
     roles = PortRoles.from_plan(target.switch)
-    rendered = _parse(target, rendered_text, str(target.config_path))
-    running = _parse(target, running_text, f"{target.name} running-config", strict)
+    rendered = parse_target_config(target, rendered_text, str(target.config_path))
+    running = parse_target_config(target, running_text, f"{target.name} running-config", strict)
     conflicts = find_conflicts(target, running)
     if conflicts:
         more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
@@ -117,18 +117,18 @@ def prepare(target: Target, running_text: str, strict: bool = False,
                           + "; ".join(map(str, conflicts[:3])) + more)
     base = family.config_commands(rendered_text)
     check_order(base, roles, family)
-    first = _parse(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction", strict)
+    first = parse_target_config(target, running_text + "\n" + "\n".join(base), f"{target.name} prediction", strict)
     lag_members: set[PortRef] = {p for p, d in target.switch.ports.items() if d.role == "lag-member"}
     host_fix = family.port_fixups(first, rendered, set(roles.host))
     inter_fix = family.port_fixups(first, rendered, set(roles.inter_switch) - lag_members)
     commands = insert_fixups(base, roles, family, host_fix, inter_fix)
-    predicted = _parse(target, running_text + "\n" + "\n".join(commands),
+    predicted = parse_target_config(target, running_text + "\n" + "\n".join(commands),
                        f"{target.name} prediction", strict)
     wanted = rendered.vlans
     if _plan_view(target, rendered, roles, wanted) != _plan_view(target, predicted, roles, wanted):
         raise UnsafeOrder("the commands would not reach the rendered config on the managed "
                           "ports (a bug): refusing to push")
-    before, after = _canonical(target, running), _canonical(target, predicted)
+    before, after = canonical_of(target, running), canonical_of(target, predicted)
     diff = list(difflib.unified_diff(before, after, f"{target.name} running-config",
                                      f"{target.name} after push", lineterm="", n=0))
     return Prepared(running_text, running, predicted, commands, diff)
@@ -329,7 +329,7 @@ class Pusher:
                                                                  save=self.options.save,
                                                                  stp=stpstate.read_commands(target, prep.predicted))
             res.prep, res.final_text = prep, running_text
-            res.running_canonical = _canonical(target, prep.running)
+            res.running_canonical = canonical_of(target, prep.running)
             if previous is not None and res.running_canonical != previous.running_canonical:
                 res.message = ("not changed: the running config changed since the diff was "
                                "shown; run push again")
@@ -411,8 +411,8 @@ class Pusher:
             return None
         try:
             text = session.running_config()
-            now = _parse(target, text, f"{name} running-config", self.options.strict)
-            if _canonical(target, now) != _canonical(target, want):
+            now = parse_target_config(target, text, f"{name} running-config", self.options.strict)
+            if canonical_of(target, now) != canonical_of(target, want):
                 res.message = f"{verdict}: {moved}"
                 session.close()
                 return None
@@ -451,7 +451,7 @@ class Pusher:
                  "commands": len(prep.commands), **ctx.fields()}
         if target.family.transaction is not None:
             def canonical(text: str) -> list[str]:
-                return _canonical(target, _parse(target, text, f"{name} running-config", self.options.strict))
+                return canonical_of(target, parse_target_config(target, text, f"{name} running-config", self.options.strict))
             try:
                 self._log_ahead(ev.applying, name, ev.required, **ahead)
             except JournalWriteError as exc:
@@ -464,7 +464,7 @@ class Pusher:
                 # families, `vlanroute save` checks this sha256 and then saves.
                 event = ev.applied if ctx.final else ev.stepped
                 self._log(event, name, saved=False, commands_sent=res.commands_sent,
-                          running_sha256=sha256_lines(_canonical(target, prep.predicted)))
+                          running_sha256=sha256_lines(canonical_of(target, prep.predicted)))
                 res.final_text = None
                 if not ctx.final:
                     res.result, res.message = STEPPED, f"step {ctx.index} applied and verified"
@@ -492,10 +492,10 @@ class Pusher:
                 self.ui.advance(name)
             self.ui.status(name, "checking")
             text = session.running_config()
-            after = _parse(target, text, f"{name} running-config", self.options.strict)
-            if _canonical(target, after) != _canonical(target, prep.predicted):
-                extra = [d for d in difflib.unified_diff(_canonical(target, prep.predicted),
-                                                         _canonical(target, after), lineterm="", n=0)
+            after = parse_target_config(target, text, f"{name} running-config", self.options.strict)
+            if canonical_of(target, after) != canonical_of(target, prep.predicted):
+                extra = [d for d in difflib.unified_diff(canonical_of(target, prep.predicted),
+                                                         canonical_of(target, after), lineterm="", n=0)
                          if d[:1] in "+-" and d[:3] not in ("+++", "---")]
                 problem = ("running config after the push differs from the prediction: "
                            + "; ".join(extra[:3]))
@@ -506,7 +506,7 @@ class Pusher:
                 # Ahead of what comes next: `save` and `--resume` trust an `applied` record.
                 res.commands_sent, res.final_text = sent, text
                 self._log_ahead(ev.applied if ctx.final else ev.stepped, name, ev.required, saved=False,
-                                commands_sent=sent, running_sha256=sha256_lines(_canonical(target, after)))
+                                commands_sent=sent, running_sha256=sha256_lines(canonical_of(target, after)))
                 if not ctx.final:
                     res.result, res.message = STEPPED, f"step {ctx.index} applied and verified" + down
                     return res
@@ -671,16 +671,16 @@ def restore_running(target: Target, session: SwitchSession, want: SwitchConfig,
     backup's; spanning tree back on before any membership changes) and check the result.
     Returns the number of commands sent; RestoreMismatch if the result differs."""
     name = target.name
-    current = _parse(target, session.running_config(), f"{name} running-config", strict)
-    if _canonical(target, current) == _canonical(target, want):
+    current = parse_target_config(target, session.running_config(), f"{name} running-config", strict)
+    if canonical_of(target, current) == canonical_of(target, want):
         return 0            # already restored (a switch the push rolled back itself)
     sent = 0
     for command in target.family.delta_commands(current, want):
         session.run(command)
         sent += 1
-    back = _parse(target, session.running_config(), f"{name} running-config", strict)
-    if _canonical(target, back) != _canonical(target, want):
-        diff = [d for d in difflib.unified_diff(_canonical(target, want), _canonical(target, back),
+    back = parse_target_config(target, session.running_config(), f"{name} running-config", strict)
+    if canonical_of(target, back) != canonical_of(target, want):
+        diff = [d for d in difflib.unified_diff(canonical_of(target, want), canonical_of(target, back),
                                                 lineterm="", n=0)
                 if d[:1] in "+-" and d[:3] not in ("+++", "---")]
         raise RestoreMismatch("the running config still differs from the backup: "

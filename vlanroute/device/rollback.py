@@ -32,7 +32,7 @@ from vlanroute.device.fabric import (MAX_BACKUP_BYTES, RESTORE_FAILED, RESTORED,
 from vlanroute.device.history import StateRecord, list_states
 from vlanroute.device.journal import Journal, JournalView, read_journal, sha256_text
 from vlanroute.device.push import (APPLIED, APPLIED_UNSAVED, NOT_STARTED, RESTORE_EVENTS, PushOptions, PushUI, Pusher,
-                                   SwitchResult, _parse)
+                                   SwitchResult, parse_target_config)
 from vlanroute.device.session import HostKeyPolicy
 from vlanroute.device.statedir import FabricState
 from vlanroute.device.targets import Target
@@ -148,8 +148,8 @@ def plan_rollback(pusher: Pusher, doc: PlanDocument, outdir: Path, state: Fabric
                                                        f"from {source}")
             continue
         try:
-            want[name] = _parse(t, text, str(source), strict)
-            current[name] = (res.final_text, _parse(t, res.final_text, f"{name} running-config", strict))
+            want[name] = parse_target_config(t, text, str(source), strict)
+            current[name] = (res.final_text, parse_target_config(t, res.final_text, f"{name} running-config", strict))
         except UserError as exc:
             wanted.failed[name] = FabricResult(name, RESTORE_FAILED, backup=source, message=exc.render())
     start: dict[str, SwitchView | None] = {}
@@ -159,7 +159,7 @@ def plan_rollback(pusher: Pusher, doc: PlanDocument, outdir: Path, state: Fabric
             start[name] = None
             unknown.setdefault(name, res.message if res else "not in the plan, not read")
             continue
-        cfg = current[name][1] if name in current else _parse(t, res.final_text, f"{name} running-config", False)
+        cfg = current[name][1] if name in current else parse_target_config(t, res.final_text, f"{name} running-config", False)
         start[name] = view_of(cfg, fabric.ports_of(name))
     change = restore_change(fabric, targets, current, want)
     try:
@@ -219,7 +219,7 @@ def run_rollback(plan: RollbackPlan, pusher: Pusher, journal: Journal | None, st
                 _note(journal, problems, J.RESTORED, name, saved=False, commands_sent=0)
                 continue
             # Nothing to send, but the startup config may hold a newer config: save it.
-            saved_res = pusher.save_as_is(targets[name], _parse(targets[name], plan.wanted.texts[name][0],
+            saved_res = pusher.save_as_is(targets[name], parse_target_config(targets[name], plan.wanted.texts[name][0],
                                                                 str(source), False), source, RESTORE_EVENTS)
             good = saved_res.result == APPLIED
             out.append(FabricResult(name, RESTORED if good else RESTORE_FAILED, 0, source,

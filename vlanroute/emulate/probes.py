@@ -58,7 +58,7 @@ class Probes:
             self._slots[HEAD + self.max_rounds + i] = -1
         self.sender = self.receiver = 0
         self._out = tempfile.NamedTemporaryFile(prefix="vlanroute-probes-", suffix=".bin",
-                                                dir=_memory_dir(), delete=False)
+                                                dir=memory_dir(), delete=False)
         self._out.close()
 
     # -- the caller's side --------------------------------------------------------------
@@ -246,6 +246,6 @@ def _reap(pid: int, timeout_s: float) -> None:
     os.waitpid(pid, 0)
 
 
-def _memory_dir() -> str | None:
-    from vlanroute.emulate.run import _memory_dir as memory
+def memory_dir() -> str | None:
+    from vlanroute.emulate.run import memory_dir as memory
     return memory()

@@ -405,13 +405,13 @@ class Emulation:
         # Bundles rendered with --learning-method ip-link/vconfig/raw call `vlanroute learn`:
         # this same code, without importing the whole CLI.
         env = {"VLANROUTE": " ".join(python + ["-m", "vlanroute.commands.learn"]), **py_env}
-        state = tempfile.TemporaryDirectory(prefix="vlanroute-hoststate-", dir=_memory_dir())
+        state = tempfile.TemporaryDirectory(prefix="vlanroute-hoststate-", dir=memory_dir())
         self.cleanups.append(state.cleanup)
         env["VRHOST_STATE_DIR"] = state.name       # the saved sysctls of this run's hosts only
         shell = ["sh"]
         # The program and its tables from memory: in the VM, OUTDIR is on 9p without a
         # cache, and sh's `read` takes a table one byte (one 9p round trip) at a time.
-        with tempfile.TemporaryDirectory(prefix="vlanroute-hosts-", dir=_memory_dir()) as tools:
+        with tempfile.TemporaryDirectory(prefix="vlanroute-hosts-", dir=memory_dir()) as tools:
             for f in ("vlanroute-host", "hosts.tsv", "vlans.tsv"):
                 shutil.copy2(self.plan.outdir / "hosts" / f, Path(tools) / f)
             program = str(Path(tools) / "vlanroute-host")
@@ -932,7 +932,7 @@ def _kill_group_pid(pid: int) -> None:
         pass
 
 
-def _memory_dir() -> str | None:
+def memory_dir() -> str | None:
     """/run where it is a writable tmpfs (in the VM, and under systemd), else the default."""
     run = Path("/run")
     try:

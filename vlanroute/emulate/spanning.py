@@ -286,7 +286,7 @@ class OvsRstp:
     def __init__(self, emu: Emulation, datapath: str = "auto") -> None:
         self.emu = emu
         self.datapath = datapath
-        self.root = Path(tempfile.mkdtemp(prefix="vlanroute-ovs-", dir=_memory_dir()))
+        self.root = Path(tempfile.mkdtemp(prefix="vlanroute-ovs-", dir=memory_dir()))
         emu.cleanups.insert(0, self.stop)
 
     def dir(self, switch: str) -> Path:
@@ -436,6 +436,6 @@ def _tool(name: str) -> str:
     return shutil.which(name) or str(Path("/usr/sbin") / name)
 
 
-def _memory_dir() -> str | None:
-    from vlanroute.emulate.run import _memory_dir as memory
+def memory_dir() -> str | None:
+    from vlanroute.emulate.run import memory_dir as memory
     return memory()

@@ -50,7 +50,7 @@ class BudgetChoices:
 # --------------------------------------------------------------------------- trees as index arrays
 
 
-class _Tree:
+class IndexTree:
     """A spanning tree rooted at `root`, prepared so that one source's loads take O(switches)."""
 
     def __init__(self, parent: dict[int, int], root: int, n: int, hosts: list[int], arc: dict[tuple[int, int], int]):
@@ -122,7 +122,7 @@ class _Tree:
 
 
 @dataclass
-class _Problem:
+class Problem:
     names: list[str]
     hosts: list[int]
     adj: list[list[int]]
@@ -131,7 +131,7 @@ class _Problem:
     dist_from: dict[int, list[int]]    # lazily filled BFS distances
 
 
-def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
+def problem_of(topo: Topology, host_count: dict[str, int]) -> Problem:
     names = list(topo.switches)
     idx = {s: i for i, s in enumerate(names)}
     cables = topo.arc_cables()
@@ -143,10 +143,10 @@ def _problem(topo: Topology, host_count: dict[str, int]) -> _Problem:
     adj: list[list[int]] = [[] for _ in names]
     for i, j in arc:
         adj[i].append(j)
-    return _Problem(names, [host_count.get(s, 0) for s in names], adj, arc, inv, {})
+    return Problem(names, [host_count.get(s, 0) for s in names], adj, arc, inv, {})
 
 
-def _distances(problem: _Problem, s: int) -> list[int]:
+def distances_from(problem: Problem, s: int) -> list[int]:
     """Hops from switch s to every switch, cached (the spreading of roots asks often)."""
     got = problem.dist_from.get(s)
     if got is None:
@@ -154,7 +154,7 @@ def _distances(problem: _Problem, s: int) -> list[int]:
     return got
 
 
-def _spread(problem: _Problem, candidates: list[int], k: int) -> list[int]:
+def spread_roots(problem: Problem, candidates: list[int], k: int) -> list[int]:
     """k of the candidate switches, farthest-first from the most central one (k-center).
 
     Ties (common on small-diameter graphs such as the hyper-crossbar, where everything is
@@ -162,16 +162,16 @@ def _spread(problem: _Problem, candidates: list[int], k: int) -> list[int]:
     roots spread over rows and columns instead of filling one row.
     """
     weight = [h or 1 for h in problem.hosts]
-    first = min(candidates[:64], key=lambda c: (sum(d * w for d, w in zip(_distances(problem, c), weight)), c))
+    first = min(candidates[:64], key=lambda c: (sum(d * w for d, w in zip(distances_from(problem, c), weight)), c))
     chosen = [first]
-    near = list(_distances(problem, first))
+    near = list(distances_from(problem, first))
     total = list(near)
     pool = set(candidates) - {first}
     while len(chosen) < k and pool:
         nxt = max(pool, key=lambda c: (near[c], total[c], weight[c], -c))
         chosen.append(nxt)
         pool.discard(nxt)
-        dn = _distances(problem, nxt)
+        dn = distances_from(problem, nxt)
         near = [min(a, b) for a, b in zip(near, dn)]
         total = [a + b for a, b in zip(total, dn)]
         if len(problem.dist_from) > 4096:   # bound the memory of cached distances on huge graphs
@@ -179,7 +179,7 @@ def _spread(problem: _Problem, candidates: list[int], k: int) -> list[int]:
     return chosen
 
 
-def _assign(problem: _Problem, trees: list[_Tree], rounds: int = 4,
+def _assign(problem: Problem, trees: list[IndexTree], rounds: int = 4,
             start: list[int] | None = None) -> tuple[list[int], list[float]]:
     """Give every source one of `trees`: greedy (or `start`), then single-source moves while
     they help, within a bound on the work (switch visits) for very large graphs."""
@@ -238,8 +238,8 @@ def _assign(problem: _Problem, trees: list[_Tree], rounds: int = 4,
     return tree_of, load
 
 
-def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], load: list[float],
-                   max_work: int = MAX_WORK // 10) -> list[_Tree]:
+def _improve_trees(problem: Problem, trees: list[IndexTree], tree_of: list[int], load: list[float],
+                   max_work: int = MAX_WORK // 10) -> list[IndexTree]:
     """Re-hang subtrees to take load off the most loaded link (local search on the trees).
 
     For the most loaded link p-c of a tree (c the child), a subtree Y below c (rooted at
@@ -421,16 +421,16 @@ def _improve_trees(problem: _Problem, trees: list[_Tree], tree_of: list[int], lo
                 break
         if not moved:
             break
-    return [_Tree(parents[t], roots[t], n, hosts, arc) for t in range(len(trees))]
+    return [IndexTree(parents[t], roots[t], n, hosts, arc) for t in range(len(trees))]
 
 
-def _to_index_parents(parent: ParentMap, idx: dict[str, int]) -> dict[int, int]:
+def to_index_parents(parent: ParentMap, idx: dict[str, int]) -> dict[int, int]:
     return {idx[v]: idx[p] for v, p in parent.items()}
 
 
 def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes) -> Routes:
     """At most k spanning trees, every source switch assigned to one (see the module doc)."""
-    problem = _problem(topo, host_count)
+    problem = problem_of(topo, host_count)
     names = problem.names
     idx = {s: i for i, s in enumerate(names)}
     sources = [i for i in range(len(names)) if problem.hosts[i]]
@@ -441,10 +441,10 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
         key = frozenset(minimal.parents[names[s]].items())
         home.setdefault(key, s)
     minimal_roots = sorted(home.values())
-    sets: list[tuple[str, list[_Tree]]] = []
-    roots_a = _spread(problem, minimal_roots, k)
-    def minimal_tree(r: int) -> _Tree:
-        return _Tree(_to_index_parents(minimal.parents[names[r]], idx), r, len(names), problem.hosts, problem.arc)
+    sets: list[tuple[str, list[IndexTree]]] = []
+    roots_a = spread_roots(problem, minimal_roots, k)
+    def minimal_tree(r: int) -> IndexTree:
+        return IndexTree(to_index_parents(minimal.parents[names[r]], idx), r, len(names), problem.hosts, problem.arc)
 
     sets.append(("minimal-trees", [minimal_tree(r) for r in roots_a]))
     if math.comb(len(minimal_roots), k) <= SMALL:
@@ -460,21 +460,21 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     order = {s: i for i, s in enumerate(names)}
     adj = {s: sorted(g.neighbors(s), key=order.__getitem__) for s in names}
     cables = topo.arc_cables()
-    roots_b = _spread(problem, sources or list(range(len(names))), k)
+    roots_b = spread_roots(problem, sources or list(range(len(names))), k)
     total = sum(problem.hosts)
     arc_name = {i: (names[a], names[b]) for (a, b), i in problem.arc.items()}
     est: dict[tuple[str, str], float] = {}
     trees_b = []
     for r in roots_b:
-        dist = {names[v]: d for v, d in enumerate(_distances(problem, r))}
+        dist = {names[v]: d for v, d in enumerate(distances_from(problem, r))}
         par = balanced_tree(names[r], adj, dist, host_count, total / k, est, cables, order)
-        tree = _Tree(_to_index_parents(par, idx), r, len(names), problem.hosts, problem.arc)
+        tree = IndexTree(to_index_parents(par, idx), r, len(names), problem.hosts, problem.arc)
         trees_b.append(tree)
         for _tin, _tout, down, xd, _up, _xu in tree.links:   # its sources sit near the root: traffic flows out
             est[arc_name[down]] = est.get(arc_name[down], 0.0) + total / k * xd * problem.inv_cables[down]
     sets.append(("balanced-trees", trees_b))
 
-    best: tuple[tuple[float, int], str, list[_Tree], list[int]] | None = None
+    best: tuple[tuple[float, int], str, list[IndexTree], list[int]] | None = None
     for label, trees in sets:
         tree_of, load = _assign(problem, trees)
         for _ in range(2):   # better trees for their sources, then sources to the better trees
@@ -497,7 +497,7 @@ def budget_routes(topo: Topology, host_count: dict[str, int], k: int, minimal: R
     return Routes("budget", parents, BudgetChoices(k, label, used))
 
 
-def _total_hops(problem: _Problem, trees: list[_Tree], tree_of: list[int]) -> int:
+def _total_hops(problem: Problem, trees: list[IndexTree], tree_of: list[int]) -> int:
     """Sum over ordered host pairs of the routed hops (tree distances)."""
     total = 0
     for s in range(len(problem.names)):

@@ -156,10 +156,10 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
     switch with hosts a tree or fits `max_vlans`. Switches without hosts keep their tree of
     `base`; with `minimal` every tree is completed to a shortest-path tree of every switch
     (the part towards switches with hosts, which the VLAN holds, is the shared tree's)."""
-    from vlanroute.routing.budget_search import _distances, _problem, _spread, _Tree, _to_index_parents
+    from vlanroute.routing.budget_search import distances_from, problem_of, spread_roots, IndexTree, to_index_parents
     from vlanroute.routing.trees import bfs_tree, tree_depths
 
-    problem = _problem(topo, host_count)
+    problem = problem_of(topo, host_count)
     names = problem.names
     n = len(names)
     idx = {s: i for i, s in enumerate(names)}
@@ -168,18 +168,18 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
     hosted = [i for i in range(n) if problem.hosts[i]]
     if not hosted:
         return None
-    roots_all = _spread(problem, list(range(n)), min(SHARED_UP_TO, n, max_vlans))
+    roots_all = spread_roots(problem, list(range(n)), min(SHARED_UP_TO, n, max_vlans))
     roots, weights = senders_of(host_count, names, units)
     keys = sorted(roots, key=lambda k: (int(k.rsplit("#", 1)[1]), -problem.hosts[idx[roots[k]]], idx[roots[k]]))
-    dist = {s: _distances(problem, s) for s in hosted}
+    dist = {s: distances_from(problem, s) for s in hosted}
     invc = problem.inv_cables
     floor = distance_sum(topo, host_count) / (2 * topo.graph.number_of_edges())
-    best: tuple[tuple[float, int], list[_Tree], dict[str, int]] | None = None
-    trees: list[_Tree] = []
+    best: tuple[tuple[float, int], list[IndexTree], dict[str, int]] | None = None
+    trees: list[IndexTree] = []
     shortest_for: list[set[int]] = []          # per tree: the switches it is shortest for
     for root in roots_all:
-        par = _to_index_parents(bfs_tree(adj, names[root], idx), idx)
-        tree = _Tree(par, root, n, problem.hosts, problem.arc)
+        par = to_index_parents(bfs_tree(adj, names[root], idx), idx)
+        tree = IndexTree(par, root, n, problem.hosts, problem.arc)
         trees.append(tree)
         ok = set()
         for s in hosted:

@@ -57,14 +57,14 @@ def canonical_lines(cfg: SwitchConfig, syn: Syntax) -> list[CanonicalLine]:
     for lag_id, lag in sorted(cfg.lags.items()):
         key = LagPort(lag_id)
         lines += [CanonicalLine(key, f"{syn.interface(key)}: {x}")
-                  for x in _port_lines(lag, is_lag=True, syn=syn)]
+                  for x in port_lines(lag, is_lag=True, syn=syn)]
     for name, port in cfg.ports.items():
         lines += [CanonicalLine(name, f"{syn.interface(name)}: {x}")
-                  for x in _port_lines(port, is_lag=False, syn=syn)]
+                  for x in port_lines(port, is_lag=False, syn=syn)]
     return lines
 
 
-def _port_lines(p: PortConfig, *, is_lag: bool, syn: Syntax) -> list[str]:
+def port_lines(p: PortConfig, *, is_lag: bool, syn: Syntax) -> list[str]:
     out: list[str] = []
     if p.mode != "access":
         out.append(f"switchport mode {p.mode}")

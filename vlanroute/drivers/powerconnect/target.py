@@ -22,7 +22,7 @@ does not want, nor make a switch's VLAN list shorter. Those stay for `vlanroute 
 from __future__ import annotations
 
 from vlanroute.drivers.powerconnect.cli import format_vlan_ids
-from vlanroute.drivers.powerconnect.delta import Syntax, _port_lines
+from vlanroute.drivers.powerconnect.delta import Syntax, port_lines
 from vlanroute.model.bridge import LagPort, PortConfig, PortRef, SwitchConfig
 
 HEADER = ("! vlanroute target configuration of {switch} for line-by-line tools (Ansible dellemc.os6.os6_config\n"
@@ -54,7 +54,7 @@ def target_config(cfg: SwitchConfig, syn: Syntax) -> str:
 
     ports: list[tuple[PortRef, PortConfig, bool]] = [(LagPort(i), lag, True) for i, lag in sorted(cfg.lags.items())]
     ports += [(name, p, False) for name, p in cfg.ports.items() if name in cfg.touched or p.lag is not None]
-    body = {port: _push_order([_printed(x) for x in _port_lines(p, is_lag=lag, syn=syn)
+    body = {port: _push_order([_printed(x) for x in port_lines(p, is_lag=lag, syn=syn)
                                if not x.startswith("members ")])
             for port, p, lag in ports}
     inter = [port for port, p, _ in ports if not p.stp_enabled]
