@@ -15,8 +15,12 @@ swaps and reflections of dimensions of equal length: 288 on the 6x6 torus, 512 o
 8x8) places the stored order on the fabric differently. The orders that leave some pair
 without an increasing route are dropped, the rest ranked by how far their routes go (the
 sum over host pairs of the hops of the shortest increasing route, a floor of the total
-load: cheap), the SCREEN shortest solved as order LPs (routing/order_lp.py, the floor of
-any routing in the order), and the column step runs on the lowest ones.
+load: cheap), the shortest few (SCREEN, SCREEN_VARIABLES) solved as order LPs
+(routing/order_lp.py, the floor of any routing in the order), and the column step runs on
+the lowest ones. The acyclic engine keeps the lighter of this and its search's plan:
+the degraded 6x6 tori's default plans from 1.15x-1.30x (three not deadlock-free at all,
+`shortest` chosen) to 1.13x-1.21x; the degraded 8x8 tori's full search from 1.15x-1.29x to
+1.09x-1.20x (docs/routing-bounds.md, "The stored orders on tori with cables gone").
 
 The fabric is recognised as a stored shape with cables gone when it has that shape's
 number of switches, at most GONE of its cables missing (and no other), and networkx's VF2
