@@ -70,7 +70,7 @@ def main() -> int:
         got = E.gapped_routes(topo, hosts, effort)
         gapped_cpu = time.process_time() - t
         found = gapped_orders(topo, hosts, 1)
-        lp = f"{found[1][0][0] / opt:.3f}" if found else "-"
+        lp = f"{found[2][0][0].load / opt:.3f}" if found else "-"
         alone = shown(got[1], topo, hosts, opt) if got else "- (not run)"
         loads = [max_load(r.parents, hosts, topo.arc_cables(), r.splits) for r in [searched, *([got[1]] if got else [])]]
         print(f"| {name} | {shown(searched, topo, hosts, opt)} | {search_cpu:.1f} | {lp} | {alone} | "

@@ -124,7 +124,7 @@ def test_the_orders_route_every_pair_and_are_ranked_by_their_lp() -> None:
     topo, hosts = fabrics.degraded_torus(6, 3, 0)
     found = gapped_orders(topo, hosts, 3)
     assert found is not None and found[0] == "torus-6x6.json"
-    orders = found[1]
+    orders = [(sol.load, rank) for sol, rank in found[2]]
     assert len(orders) == 3 and [x for x, _ in orders] == sorted(x for x, _ in orders)
     opt = optimum_bound(topo, hosts).value
     arcs = sorted(topo.arc_cables())
@@ -161,8 +161,8 @@ import fabrics
 import vlanroute.routing.acyclic.gapped as gapped
 gapped.SCREEN = 2
 topo, hosts = fabrics.degraded_torus(6, 4, 7)
-name, orders = gapped.gapped_orders(topo, hosts, 2)
-print(name, hashlib.sha1(json.dumps([[load, sorted(rank.items())] for load, rank in orders]).encode()).hexdigest())
+name, _, orders = gapped.gapped_orders(topo, hosts, 2)
+print(name, hashlib.sha1(json.dumps([[sol.load, sorted(rank.items())] for sol, rank in orders]).encode()).hexdigest())
 """
 
 

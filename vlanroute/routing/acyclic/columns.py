@@ -41,7 +41,7 @@ import numpy as np
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, rounded_trees
-from vlanroute.routing.order_lp import OrderLP
+from vlanroute.routing.order_lp import OrderLP, OrderSolution
 from vlanroute.routing.trees import Arc, ParentMap, Share, bfs_order, max_load
 
 PRICE_ROUNDS = 40       # pricing rounds of the LP, at most
@@ -344,15 +344,19 @@ Plan = tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc
 
 
 def column_step(topo: Topology, host_count: dict[str, int], plans: list[Plan], max_vlans: int,
-                nodes: int = NODES, keep: float = KEEP, orders: list[dict[Arc, int]] | None = None) -> Plan | None:
+                nodes: int = NODES, keep: float = KEEP, orders: list[dict[Arc, int]] | None = None,
+                lp: OrderLP | None = None, solved: list[OrderSolution] | None = None) -> Plan | None:
     """The best of `column_plan` on each plan's channel order (max load, parents, splits,
     order), started from that plan's trees and those rounded from the order's LP, and on
     each of `orders` from the rounded trees alone, within `max_vlans` VLANs; None if none
-    fits. Each plan's trees (its parents, and its splits' trees) must increase in its order."""
+    fits. Each plan's trees (its parents, and its splits' trees) must increase in its order.
+    `lp` and `solved`: the order LP of this fabric and the solutions of `orders`' LPs (one
+    per order) where the caller has them already (the same bits a new solve gives)."""
     from vlanroute.routing.packing import pack
     hosted = {s for s, n in host_count.items() if n}
     index = {s: i for i, s in enumerate(topo.switches)}
-    lp = OrderLP(topo, host_count)
+    lp = lp or OrderLP(topo, host_count)
+    known = list(zip(orders or [], solved)) if solved is not None else []
     best: Plan | None = None
     work: list[tuple[dict[Arc, int], list[tuple[dict[str, ParentMap], Mapping[str, tuple[Share, ...]]]]]] = [
         (rank, [(parents, splits)]) for _, parents, splits, rank in plans]
@@ -361,7 +365,8 @@ def column_step(topo: Topology, host_count: dict[str, int], plans: list[Plan], m
             work.append((rank, []))
     for rank, starts in work:
         # the trees rounded from the order LP's flows (acyclic/refine.py): more columns to start from
-        sol = lp.solve(np.array([float(rank[a]) for a in lp.arcs]))
+        sol = next((got for order, got in known if order is rank), None) or lp.solve(
+            np.array([float(rank[a]) for a in lp.arcs]))
         rounded = rounded_trees(topo, lp, rank, sol) if sol is not None else None
         if rounded is not None:
             starts = [*starts, (rounded, {})]

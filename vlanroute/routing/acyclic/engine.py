@@ -369,9 +369,11 @@ def gapped_routes(topo: Topology, host_count: dict[str, int], effort: Effort,
     found = gapped_orders(topo, host_count, effort.gapped)
     if not found:
         return None
-    name, orders = found
+    name, lp, orders = found
+    # the orders' LPs were solved to rank them: the column step rounds their solutions
     got = column_step(topo, host_count, [], effort.max_vlans, nodes=effort.columns or COLUMN_NODES,
-                      keep=effort.column_keep, orders=[rank for _, rank in orders])
+                      keep=effort.column_keep, orders=[rank for _, rank in orders], lp=lp,
+                      solved=[sol for sol, _ in orders])
     if got is None:
         return None
     load, parents, splits, _ = got

@@ -42,7 +42,7 @@ from networkx.algorithms.isomorphism import GraphMatcher
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.refine import earliest_tree, refine_variables
 from vlanroute.routing.acyclic.stored import Coord, decode, plan_name, stored_shapes
-from vlanroute.routing.order_lp import OrderLP, plan_order
+from vlanroute.routing.order_lp import OrderLP, OrderSolution, plan_order
 from vlanroute.routing.trees import Arc
 
 GONE = 8            # cables missing at most (of 72 on the 6x6 torus, 128 on the 8x8)
@@ -131,11 +131,11 @@ def _route_hops(src: str, order: list[Arc]) -> dict[str, int]:
 
 
 def gapped_orders(topo: Topology, host_count: dict[str, int],
-                  keep: int) -> tuple[str, list[tuple[float, dict[Arc, int]]]] | None:
-    """The stored plan's file name and the `keep` lowest (order LP, channel order) of its
-    order under the grid's symmetries, on a stored torus shape with cables gone (module
-    docstring), the lowest first; None where the fabric is not one or no symmetry's order
-    routes every pair."""
+                  keep: int) -> tuple[str, OrderLP, list[tuple[OrderSolution, dict[Arc, int]]]] | None:
+    """The stored plan's file name, the fabric's order LP, and the `keep` lowest (order LP's
+    solution, channel order) of the stored order under the grid's symmetries, on a stored
+    torus shape with cables gone (module docstring), the lowest first; None where the fabric
+    is not one or no symmetry's order routes every pair."""
     grid = gapped_grid(topo)
     if grid is None:
         return None
@@ -170,12 +170,12 @@ def gapped_orders(topo: Topology, host_count: dict[str, int],
         screened.append((total, tuple(mine[a] for a in arcs), mine))
     screened.sort(key=lambda x: x[:2])
     lp = OrderLP(topo, host_count)
-    solved: list[tuple[float, tuple[int, ...], dict[Arc, int]]] = []
+    solved: list[tuple[float, tuple[int, ...], OrderSolution, dict[Arc, int]]] = []
     for _, ident, mine in screened[:max(1, min(SCREEN, SCREEN_VARIABLES // refine_variables(topo, host_count)))]:
         sol = lp.solve(np.array([float(mine[a]) for a in lp.arcs]))
         if sol is not None:
-            solved.append((round(sol.load, 9), ident, mine))
+            solved.append((round(sol.load, 9), ident, sol, mine))
     solved.sort(key=lambda x: x[:2])
     if not solved:
         return None
-    return plan_name(dims), [(load, mine) for load, _, mine in solved[:keep]]
+    return plan_name(dims), lp, [(sol, mine) for _, _, sol, mine in solved[:keep]]
