@@ -19,7 +19,8 @@ load: cheap), the shortest few (SCREEN, SCREEN_VARIABLES) solved as order LPs
 (routing/order_lp.py, the floor of any routing in the order), and the column step runs on
 the lowest ones. The acyclic engine keeps the lighter of this and its search's plan:
 the degraded 6x6 tori's default plans from 1.15x-1.30x (three not deadlock-free at all,
-`shortest` chosen) to 1.13x-1.21x; the degraded 8x8 tori's full search from 1.15x-1.29x to
+`shortest` chosen) to 1.13x-1.21x (1.19x at most since the search also gets the column step
+where the stored order's plan is above 1.2x, acyclic/engine.py); the degraded 8x8 tori's full search from 1.15x-1.29x to
 1.09x-1.20x (docs/routing-bounds.md, "The stored orders on tori with cables gone").
 
 The fabric is recognised as a stored shape with cables gone when it has that shape's
