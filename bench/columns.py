@@ -97,25 +97,17 @@ def main() -> int:
         step["cpu"] = step.get("cpu", 0.0) + time.process_time() - t
         return got
 
-    walk = E.walked_orders
-
-    def timed_walk(*a, **kw):  # type: ignore[no-untyped-def]
-        t = time.process_time()
-        got = walk(*a, **kw)
-        step["walk"] = time.process_time() - t
-        return got
-
-    starts = E.start_orders
-
-    def timed_starts(*a, **kw):  # type: ignore[no-untyped-def]
-        t = time.process_time()
-        got = starts(*a, **kw)
-        step["starts"] = time.process_time() - t
-        return got
+    def clocked(fn, name):  # type: ignore[no-untyped-def]
+        def run(*a, **kw):  # type: ignore[no-untyped-def]
+            t = time.process_time()
+            got = fn(*a, **kw)
+            step[name] = time.process_time() - t
+            return got
+        return run
 
     E.column_step = timed
-    E.walked_orders = timed_walk
-    E.start_orders = timed_starts
+    E.walked_orders = clocked(E.walked_orders, "walk")
+    E.start_orders = clocked(E.start_orders, "starts")
     print("| fabric | before | after | VLANs | df | engine CPU s | column steps CPU s | long walk CPU s | start walks CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
     for key in args or list(CASES):
