@@ -28,6 +28,7 @@ from vlanroute.errors import UserError
 from vlanroute.model.topology import Topology
 from vlanroute.plan.build import plan_from_file
 from vlanroute.routing.budget import BudgetChoices
+from vlanroute.routing.choose import deadlock_free
 from vlanroute.routing.dor import DOR, DorParams
 from vlanroute.routing.engine import Engine, Options, Refusal, Routes, packing_of
 from vlanroute.routing.registry import ENGINES
@@ -120,10 +121,16 @@ def depths(par: dict[str, str], src: str) -> dict[str, int]:
     return out
 
 
-def channel_dependencies_acyclic(routes: Routes) -> bool:
-    """Dally and Seitz: a route p->q->r makes channel p->q wait for q->r; no cycle, no deadlock."""
+def channel_dependencies_acyclic(routes: Routes, hosts: dict[str, int] | None = None) -> bool:
+    """Dally and Seitz: a route p->q->r makes channel p->q wait for q->r; no cycle, no deadlock.
+    With `hosts`, only the trees of switches that send (hosts > 0) count: a switch without
+    hosts sends no frame and its tree is in no VLAN (check_packing), so its routes make no
+    dependency. Each counted tree counts whole, to every switch, hosts there or not (a
+    flood reaches them): stricter than the plan's own verdict (routing/choose.py)."""
     cdg = nx.DiGraph()
-    for _, par in every_tree(routes):
+    for src, par in every_tree(routes):
+        if hosts is not None and not hosts.get(src, 0):
+            continue
         for v, p in par.items():
             if p in par:
                 cdg.add_edge((par[p], p), (p, v))
@@ -172,7 +179,7 @@ def check_engine(engine: Engine, topo: Topology, hosts: dict[str, int], max_vlan
         for src, par in every_tree(routes):
             assert depths(par, src) == nx.single_source_shortest_path_length(g, src), f"{engine.name}: not shortest"
     if engine.deadlock_free:
-        assert channel_dependencies_acyclic(routes)
+        assert channel_dependencies_acyclic(routes, hosts)
     if engine.name == "dor" and topo.kind in ("mesh", "hyper-crossbar"):
         assert channel_dependencies_acyclic(routes), "dimension order never turns back to an earlier dimension"
     if engine.name == "budget" or routes.splits:
@@ -209,6 +216,22 @@ def test_every_engine_on_custom_graphs(data: st.DataObject, topo: Topology, max_
     hosts = data.draw(traffic(topo))
     for engine in engines_for(topo):
         check_engine(engine, topo, hosts, max_vlans)
+
+
+def test_a_switch_without_hosts_may_keep_a_tree_no_frame_takes() -> None:
+    # Found by test_every_engine_on_custom_graphs in CI (2026-11-30): `turns` routed below
+    # the switch on this fabric gives s2, which has no hosts, a tree s2->s4->s1 that closes a
+    # cycle with the senders' routes s1->s0->s2 and s4->s1->s0. No frame starts at s2 and its
+    # tree is in no VLAN, so the plan is deadlock-free; the senders' trees, whole, are too.
+    topo = Topology.from_links([f"s{i}" for i in range(6)],
+                               [("s0", "s1"), ("s0", "s2"), ("s0", "s3"), ("s0", "s5"), ("s1", "s4"), ("s2", "s4")])
+    hosts = {"s0": 3, "s1": 1, "s2": 0, "s3": 0, "s4": 3, "s5": 1}
+    routes = route_with(BUILT_IN["turns"], topo, hosts, 3)
+    assert channel_dependencies_acyclic(routes, hosts)
+    assert deadlock_free(routes.parents, hosts, dict(routes.splits))
+    check_packing(routes, topo, hosts, 3)
+    in_vlans = {s for t in packing_of(routes, topo, hosts) for s in t.sources}
+    assert "s2" not in in_vlans and "s3" not in in_vlans
 
 
 def test_dor_refuses_a_custom_topology_and_says_what_to_use() -> None:
