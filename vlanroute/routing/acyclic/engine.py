@@ -164,7 +164,8 @@ COLUMN_WALK = 600
 COLUMN_WALK_VARIABLES = 6_000
 # ...and as long from the up*/down* orders of this many roots (acyclic/starts.py), where the
 # plan is still above LP_WALK_ABOVE after the column step: random 3-regular 24 seed 9 from
-# 1.240x to 1.198x, seed 6 from 1.287x to 1.266x, for about 60 s more (2026-11-30)
+# 1.240x to 1.198x, seed 6 from 1.287x to 1.266x, for about 130 s more CPU each on
+# 2026-11-30's slow machine (about 50 s on the usual one)
 START_WALKS = 4
 START_FROM = 20     # ...on fabrics of at least this many switches (refine.FROM: small graphs pay it for nothing)
 # The stored torus plans' orders on the same tori with cables gone (acyclic/gapped.py), the
