@@ -17,7 +17,8 @@ from test_acyclic_negotiate import hosted, increasing, start_and_order
 from topologies import connected_graphs
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
-from vlanroute.routing.acyclic.columns import column_plan, column_step, priced_tree
+from vlanroute.routing.acyclic.columns import column_plan, column_step, improved_tree, priced_tree
+from vlanroute.routing.acyclic.refine import earliest_tree
 from vlanroute.routing.choose import deadlock_free
 from vlanroute.routing.engine import Options, packing_of
 from vlanroute.routing.optimum import optimum_bound
@@ -91,6 +92,50 @@ def test_priced_trees_span_and_increase(g: nx.Graph, seed: int) -> None:
         assert tree is not None               # up*/down* routes every pair in this order
         assert set(tree) == set(topo.switches) - {src}
         assert increasing(src, tree, rank)
+
+
+def price(tree: dict[str, str], src: str, weight: dict[tuple[str, str], float], hosts: dict[str, int]) -> float:
+    """What one host of src sending on the tree costs: the weights of each host's path, summed."""
+    total = 0.0
+    for v in tree:
+        x = v
+        while x != src:
+            total += hosts[v] * weight[(tree[x], x)]
+            x = tree[x]
+    return total
+
+
+@settings(max_examples=25, deadline=None)
+@given(connected_graphs(), st.integers(min_value=0, max_value=5))
+def test_improved_trees_increase_cost_no_more_and_no_single_move_lowers_them(g: nx.Graph, seed: int) -> None:
+    """improved_tree from each switch's earliest-arrival tree: the tree spans, its routes
+    increase in the order, its price is no higher than the start's, and no single switch
+    moved to another neighbour as parent (every such tree that still spans and increases,
+    built and priced here) costs less."""
+    topo, hosts = hosted(g, 1)
+    _, rank = start_and_order(topo)
+    weight = {a: float((rank[a] * 7 + seed) % 5) + 0.01 for a in rank}
+    order = sorted(rank, key=rank.__getitem__)
+    into: dict[str, list[str]] = {v: [] for v in topo.switches}
+    for u, v in sorted(rank):
+        into[v].append(u)
+    for src in topo.switches:
+        start = earliest_tree(src, order, rank)
+        tree = improved_tree(src, start, rank, weight, hosts, into)
+        assert set(tree) == set(topo.switches) - {src} and increasing(src, tree, rank)
+        cost = price(tree, src, weight, hosts)
+        assert cost <= price(start, src, weight, hosts) + 1e-9
+        for v in tree:
+            for u in into[v]:
+                moved = {**tree, v: u}
+                if u == tree[v]:
+                    continue
+                walk, seen = u, {v}
+                while walk != src and walk not in seen:      # u under v: the move cuts v off
+                    seen.add(walk)
+                    walk = moved[walk]
+                if walk == src and increasing(src, moved, rank):
+                    assert price(moved, src, weight, hosts) >= cost - 1e-6
 
 
 def test_the_column_step_lowers_a_degraded_torus_and_stays_deadlock_free() -> None:

@@ -58,6 +58,7 @@ HOP = 1e-4              # weight of a channel per hop, against the duals (which 
 EPS = 1e-9
 POLISH_WORK = 200_000   # branch moves looked at after the integer program, at most
 USED = 2                # trees of a source in the LP's solution improved as pricing columns
+_NO_RANK = float("inf")
 
 
 class ColumnPool:
@@ -299,40 +300,50 @@ def improved_tree(src: str, tree: ParentMap, rank: dict[Arc, int], weight: Mappi
                   hosts: dict[str, int], into: Mapping[str, list[str]]) -> ParentMap:
     """`tree` after moving single switches to cheaper parents under `weight` while the tree's
     routes still increase in `rank` (a local search for the pricing: the price of a tree is
-    not a sum of per-destination shortest paths once each switch has one entry)."""
+    not a sum of per-destination shortest paths once each switch has one entry). Each pass
+    takes the move that lowers the price most (the first such in breadth-first order)."""
     tree = dict(tree)
+    # per switch, its entries as (tail, rank, weight): the same in every pass
+    entries = {v: [(u, rank[(u, v)], weight[(u, v)]) for u in us] for v, us in into.items()}
     while True:
         order = bfs_order(tree, src)
         kids: dict[str, list[str]] = {v: [] for v in order}
-        for v in order[1:]:
-            kids[tree[v]].append(v)
         below = {v: hosts.get(v, 0) for v in order}
-        for v in reversed(order[1:]):
-            below[tree[v]] += below[v]
+        size = dict.fromkeys(order, 1)
         cost = {src: 0.0}
         entry = {src: -1}
+        lowest_out = dict.fromkeys(order, _NO_RANK)     # the lowest rank of a channel out of v in the tree
         for v in order[1:]:
-            a = (tree[v], v)
-            cost[v] = cost[tree[v]] + weight[a]
-            entry[v] = rank[a]
+            p = tree[v]
+            kids[p].append(v)
+            a = (p, v)
+            cost[v] = cost[p] + weight[a]
+            r = entry[v] = rank[a]
+            if r < lowest_out[p]:
+                lowest_out[p] = r
+        for v in reversed(order[1:]):
+            p = tree[v]
+            below[p] += below[v]
+            size[p] += size[v]
+        # preorder numbers: u is in v's subtree when first[v] <= first[u] < first[v] + size[v]
+        first: dict[str, int] = {}
+        stack = [src]
+        while stack:
+            x = stack.pop()
+            first[x] = len(first)
+            stack.extend(kids[x])
         best: tuple[float, str, str] | None = None
         for v in order[1:]:
-            if not below[v]:
+            bv = below[v]
+            if not bv:
                 continue
-            sub = {v}
-            stack = [v]
-            while stack:
-                for k in kids[stack.pop()]:
-                    sub.add(k)
-                    stack.append(k)
-            lowest_out = min((rank[(v, k)] for k in kids[v]), default=None)
-            for u in into[v]:
-                if u in sub or u == tree[v]:
+            lo, hi = first[v], first[v] + size[v]
+            low, parent, cv = lowest_out[v], tree[v], cost[v]
+            for u, r, w in entries[v]:
+                # u -> v must come after u's own entry and before every channel out of v
+                if u == parent or lo <= first[u] < hi or entry[u] >= r or low <= r:
                     continue
-                r = rank[(u, v)]
-                if entry[u] >= r or (lowest_out is not None and lowest_out <= r):
-                    continue
-                delta = below[v] * (cost[u] + weight[(u, v)] - cost[v])
+                delta = bv * (cost[u] + w - cv)
                 if delta < -EPS and (best is None or delta < best[0]):
                     best = (delta, v, u)
         if best is None:
