@@ -14,7 +14,8 @@ control, every engine, as `vlanroute plan` without routing.algorithm): the engin
 load over the optimum, VLANs, df and the choice's CPU seconds (the optimum's LP included).
 Names: rr6 rr8 rr9 (random 3-regular 24, tests/fabrics.py), df6 df9
 (dragonflies 6x4, 9x4), dt30 dt31 dt35 dt47 (6x6 tori with 3 or 4 cables gone, seeds 0, 1, 5, 7),
-dt830 dt842 dt853 dt861 (8x8 tori with 3 to 6 cables gone, bench/degraded_tori.py's seeds).
+dt810 dt824 dt830 dt842 dt853 dt861 dt872 dt885 (8x8 tori with 1 to 8 cables gone; 3 to 6:
+bench/degraded_tori.py's seeds).
 """
 
 from __future__ import annotations
@@ -46,10 +47,14 @@ CASES = {
     "dt31": ("6x6 torus, 3 cables gone (seed 1)", lambda: F.degraded_torus(6, 3, 1)),
     "dt35": ("6x6 torus, 3 cables gone (seed 5)", lambda: F.degraded_torus(6, 3, 5)),
     "dt47": ("6x6 torus, 4 cables gone (seed 7)", lambda: F.degraded_torus(6, 4, 7)),
+    "dt810": ("8x8 torus, 1 cable gone (seed 0)", lambda: F.degraded_torus(8, 1, 0)),
+    "dt824": ("8x8 torus, 2 cables gone (seed 4)", lambda: F.degraded_torus(8, 2, 4)),
     "dt830": ("8x8 torus, 3 cables gone (seed 0)", lambda: F.degraded_torus(8, 3, 0)),
     "dt842": ("8x8 torus, 4 cables gone (seed 2)", lambda: F.degraded_torus(8, 4, 2)),
     "dt853": ("8x8 torus, 5 cables gone (seed 3)", lambda: F.degraded_torus(8, 5, 3)),
     "dt861": ("8x8 torus, 6 cables gone (seed 1)", lambda: F.degraded_torus(8, 6, 1)),
+    "dt872": ("8x8 torus, 7 cables gone (seed 2)", lambda: F.degraded_torus(8, 7, 2)),
+    "dt885": ("8x8 torus, 8 cables gone (seed 5)", lambda: F.degraded_torus(8, 8, 5)),
 }
 
 

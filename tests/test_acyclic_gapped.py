@@ -16,12 +16,14 @@ import fabrics
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from test_acyclic import spans
+from test_acyclic_negotiate import increasing
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic.gapped import GONE, UNREACHED, gapped_grid, gapped_orders, increasing_hops, symmetries
+from vlanroute.routing.acyclic.gapped import (GONE, UNREACHED, _stored_on_grid, gapped_grid, gapped_orders,
+                                              increasing_hops, placed_plan, placed_trees, screened_orders, symmetries)
 from vlanroute.routing.acyclic.refine import earliest_tree
 from vlanroute.routing.choose import choose_routes
 from vlanroute.routing.engine import Options
@@ -173,6 +175,90 @@ def test_the_default_on_a_degraded_6x6_torus_is_deadlock_free_within_1_2x(remove
         if src in routes.splits:
             assert sum(n for _, n in routes.splits[src]) == hosts[src]
     assert fabrics.max_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(min_value=1, max_value=GONE), st.integers(0, 10**4))
+@example(1, 0)
+def test_the_stored_trees_placed_on_the_fabric_span_and_increase_in_its_order(removed: int, seed: int) -> None:
+    """The stored plan's trees moved onto a 6x6 torus with cables gone by the best
+    placements: every tree spans the fabric over live cables and its routes increase in the
+    placement's order; a tree that crossed no missing cable is the stored tree, moved."""
+    topo, hosts = fabrics.degraded_torus(6, removed, seed)
+    found = screened_orders(topo, hosts)
+    assume(found is not None and found[1])
+    assert found is not None
+    grid = gapped_grid(topo)
+    assert grid is not None
+    stored = _stored_on_grid(grid[0])
+    assert stored is not None
+    whole = 0
+    for placement in found[1][:3]:
+        _, _, rank, switch_of = placement
+        assert sorted(rank) == sorted(topo.arc_cables())
+        trees = placed_trees(topo, placement, stored[1])
+        assert sorted(trees) == sorted(topo.switches)
+        for src, tree in trees.items():
+            assert spans(topo, src, tree) and increasing(src, tree, rank)
+        for src, tree in stored[1].items():
+            moved = {switch_of[v]: switch_of[p] for v, p in tree.items()}
+            if all((p, v) in rank for v, p in moved.items()):
+                assert trees[switch_of[src]] == moved
+                whole += 1
+    if removed == 1:
+        assert whole > 0        # most trees miss the one missing cable
+
+
+def test_the_placed_plan_is_deadlock_free_and_routes_every_host() -> None:
+    """The default's step for tori whose order LPs are too large (gapped.placed_plan), here
+    on a 6x6 torus with cables gone at a few pricing rounds: every tree a host sends on
+    spans and increases in the best placement's order, the hosts of each switch are all
+    on some tree, the channel dependencies are acyclic (networkx, every tree a host sends
+    on), and the load it reports is the plan's, at or above the optimum."""
+    topo, hosts = fabrics.degraded_torus(6, 3, 0)
+    found = screened_orders(topo, hosts)
+    assert found is not None
+    rank = found[1][0][2]
+    got = placed_plan(topo, hosts, 3, 20, 0.01, 4094)
+    assert got is not None
+    name, load, parents, splits = got
+    assert name == "torus-6x6.json"
+    for src in topo.switches:
+        trees = [t for t, _ in splits[src]] if src in splits else [parents[src]]
+        assert all(spans(topo, src, t) and increasing(src, t, rank) for t in trees)
+        if src in splits:
+            assert sum(n for _, n in splits[src]) == hosts[src]
+    assert fabrics.channel_dependencies_acyclic(parents, hosts, splits)
+    assert load == pytest.approx(fabrics.max_load(topo, hosts, parents, splits))
+    assert load >= optimum_bound(topo, hosts).value * (1 - 1e-9)
+    assert placed_plan(topo, hosts, 3, 20, 0.01, 1) is None        # more VLANs than the budget
+
+
+@pytest.mark.slow
+def test_the_default_on_a_degraded_8x8_torus_is_deadlock_free() -> None:
+    """Issue 40's item 3 on the 8x8 tori with cables gone: the default took `shortest` (not
+    deadlock-free; its own search's deadlock-free plan 1.641x the optimum); now the stored
+    order's best placement gives a deadlock-free plan within its allowance over `shortest`
+    (1.224x measured), and the default's search, which ends far above it, does not run."""
+    from unittest.mock import patch
+
+    import vlanroute.routing.acyclic.engine as acyclic_engine
+
+    topo, hosts = fabrics.degraded_torus(8, 6, 1)
+    opt = optimum_bound(topo, hosts).value
+    with patch.object(acyclic_engine, "acyclic_routes", side_effect=AssertionError("the search ran")):
+        choice = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt)
+    routes = choice.routes
+    assert routes.algorithm == "acyclic"
+    record = routes.choices.record()
+    assert record.get("stored_order") == "torus-8x8" and record.get("placed") is True
+    assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
+    for src in topo.switches:
+        trees = [t for t, _ in routes.splits[src]] if src in routes.splits else [routes.parents[src]]
+        assert all(spans(topo, src, t) for t in trees)
+    load = fabrics.max_load(topo, hosts, routes.parents, routes.splits)
+    best = min(c.peak for c in choice.tried)
+    assert load <= 1.25 * best * (1 + 1e-9) and load <= 1.25 * opt
 
 
 ORDERS_HASHED = """

@@ -102,7 +102,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.columns import KEEP as COLUMN_KEEP
 from vlanroute.routing.acyclic.columns import column_step, walked_orders
 from vlanroute.routing.acyclic.starts import start_orders
-from vlanroute.routing.acyclic.gapped import gapped_orders
+from vlanroute.routing.acyclic.gapped import gapped_orders, placed_plan
 from vlanroute.routing.acyclic.lp_guide import lp_guided_turns
 from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
@@ -173,6 +173,16 @@ START_FROM = 20     # ...on fabrics of at least this many switches (refine.FROM:
 # optimum, where the search reaches 1.171x (full) and 1.282x (the default's); 8x8 with 6
 # gone (seed 1) 1.220x against 1.261x and 1.641x (docs/routing-bounds.md, 2026-11-30).
 GAPPED = 2
+# ...and where the default cannot pay for those order LPs (GAPPED_VARIABLES: the 8x8 tori),
+# the best-screened placement alone (gapped.placed_plan), its column step at this many
+# pricing rounds: eight degraded 8x8 tori (1 to 8 cables gone) from `shortest`, not
+# deadlock-free, to deadlock-free plans at 1.124x-1.235x the optimum, 10 to 16 s of CPU on
+# 2026-11-30's slow machine (20 rounds: 1.117x-1.231x, 21 to 36 s; docs/routing-bounds.md,
+# "The stored orders without their LPs")...
+PLACED_ROUNDS = 12
+# ...and the default's own search runs after it only where its plan is above this times the
+# optimum: that search ends at 1.35x-1.64x on the same tori (8 to 12 s of CPU there)
+PLACED_ALONE = 1.3
 COLUMN_REACH = 1.1    # skipped where the default could not take the plan even after a gain this large (7 % measured)
 
 
@@ -230,6 +240,9 @@ class Effort:
     # (6x6 torus with 6 cables gone, seed 4: 1.153x against 1.194x).
     gapped: int = GAPPED
     gapped_variables: int | None = None
+    # ...and above that, the best-screened placement's column step at this many pricing
+    # rounds (gapped.placed_plan; 0: not)
+    placed_rounds: int = 0
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -274,7 +287,7 @@ QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, roun
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=50,
                column_keep=0.01, column_sources=24, column_orders=0, column_walk=0, start_walks=0,
-               gapped=1, gapped_variables=GAPPED_VARIABLES)
+               gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -294,13 +307,15 @@ class AcyclicChoices:
     stored: str = ""            # the stored plan of this torus shape it is (acyclic/stored.py); "": searched
     columns: bool = False       # each host's tree chosen by column generation (acyclic/columns.py)
     stored_order: str = ""      # the stored torus plan whose order, missing cables dropped, it is in (acyclic/gapped.py)
+    placed: bool = False        # ...under the best-screened placement, no order LP solved (gapped.placed_plan)
 
     def record(self) -> dict[str, object]:
         return {"root": self.root, "escaped": self.escaped, "negotiated": self.negotiated, "polished": self.polished,
                 "guided": self.guided, "refined": self.refined, "shuffle": self.shuffle,
                 **({"spread": "routed"} if self.spread else {}), **({"stored": self.stored} if self.stored else {}),
                 **({"columns": True} if self.columns else {}),
-                **({"stored_order": self.stored_order} if self.stored_order else {})}
+                **({"stored_order": self.stored_order} if self.stored_order else {}),
+                **({"placed": True} if self.placed else {})}
 
 
 class AcyclicEngine(Engine[Effort]):
@@ -328,7 +343,10 @@ class AcyclicEngine(Engine[Effort]):
             return stored_routes(topo, host_count, stored, params, self.name)
         gapped = gapped_routes(topo, host_count, params, self.name)
         search = params
-        if gapped is not None and gapped[0] > LP_WALK_ABOVE * optimum_bound(topo, host_count).value:
+        placed = gapped is not None and isinstance(gapped[1].choices, AcyclicChoices) and gapped[1].choices.placed
+        if placed and gapped is not None and gapped[0] <= PLACED_ALONE * optimum_bound(topo, host_count).value:
+            return gapped[1]        # the default's search ends far above it there (PLACED_ALONE)
+        if gapped is not None and not placed and gapped[0] > LP_WALK_ABOVE * optimum_bound(topo, host_count).value:
             # The stored order's plan is above issue 40's 1.2x: the search's plan gets the
             # column step at any count of sources (the default's stops at 24), which is
             # sometimes the lighter (6x6 torus with 4 cables gone, seed 7: 1.192x against
@@ -378,12 +396,24 @@ def gapped_routes(topo: Topology, host_count: dict[str, int], effort: Effort,
                   algorithm: str = "acyclic") -> tuple[float, Routes] | None:
     """(max load, routes) of the column step on the best `effort.gapped`
     of the stored torus plan's orders with the missing cables' channels dropped, on a stored
-    torus shape with cables gone (acyclic/gapped.py); None where the fabric is not one, the
-    effort skips it, or no order routes every pair within the VLAN budget."""
+    torus shape with cables gone (acyclic/gapped.py); where the order LPs are above the
+    effort's `gapped_variables`, of the best-screened placement's column step without them
+    (gapped.placed_plan, `effort.placed_rounds`; its choices say `placed`). None where the
+    fabric is not one, the effort skips it, or no order routes every pair within the VLAN
+    budget."""
     if not effort.gapped or topo.kind != "custom" or len(topo.switches) > IRREGULAR:
         return None
     if effort.gapped_variables is not None and refine_variables(topo, host_count) > effort.gapped_variables:
-        return None
+        if not effort.placed_rounds:
+            return None
+        placed = placed_plan(topo, host_count, effort.placed_rounds, effort.columns or COLUMN_NODES,
+                             effort.column_keep, effort.max_vlans)
+        if placed is None:
+            return None
+        name, load, parents, splits = placed
+        choices = AcyclicChoices("stored", 0, spread=bool(splits), columns=True,
+                                 stored_order=name.removesuffix(".json"), placed=True)
+        return load, Routes(algorithm, parents, choices, splits=splits)
     found = gapped_orders(topo, host_count, effort.gapped)
     if not found:
         return None

@@ -23,6 +23,14 @@ the degraded 6x6 tori's default plans from 1.15x-1.30x (three not deadlock-free 
 where the stored order's plan is above 1.2x, acyclic/engine.py); the degraded 8x8 tori's full search from 1.15x-1.29x to
 1.09x-1.20x (docs/routing-bounds.md, "The stored orders on tori with cables gone").
 
+An 8x8 torus's order LP (57,000 variables) takes about 7 s to solve, too long for the
+default's few seconds, so there the default takes the best-screened placement without
+solving it (`placed_plan`): the stored trees moved onto the fabric, the cut ones completed
+by earliest arrival, negotiated and polished in that order, then the column step from
+them. The degraded 8x8 tori's default plans go from `shortest`, not deadlock-free, to
+deadlock-free plans at 1.12x-1.24x (docs/routing-bounds.md, "The stored orders without
+their LPs").
+
 The fabric is recognised as a stored shape with cables gone when it has that shape's
 number of switches, at most GONE of its cables missing (and no other), and networkx's VF2
 finds it inside the grid (a monomorphism), after two cheap tests that a random graph of
@@ -41,10 +49,20 @@ import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic.refine import refine_variables
+from vlanroute.routing.acyclic.columns import column_plan
+from vlanroute.routing.acyclic.negotiate import negotiate
+from vlanroute.routing.acyclic.polish import polish
+from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, refine_variables
 from vlanroute.routing.acyclic.stored import Coord, decode, plan_name, stored_shapes
+from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import OrderLP, OrderSolution, plan_order
-from vlanroute.routing.trees import Arc
+from vlanroute.routing.packing import pack
+from vlanroute.routing.trees import Arc, ParentMap, Share
+
+# A placement of the stored order: (the sum over host pairs of their shortest increasing
+# routes' hops, the order as the ranks of the sorted channels, the order, the fabric's
+# switch at each stored-plan switch)
+Placement = tuple[int, tuple[int, ...], dict[Arc, int], dict[str, str]]
 
 GONE = 8            # cables missing at most (of 72 on the 6x6 torus, 128 on the 8x8)
 # Orders solved as order LPs, the shortest routes first: SCREEN at most, and at most
@@ -127,19 +145,10 @@ def increasing_hops(n: int, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
     return np.minimum(best, UNREACHED).transpose(0, 2, 1)
 
 
-def screened_orders(topo: Topology, host_count: dict[str, int]
-                    ) -> tuple[str, list[tuple[int, tuple[int, ...], dict[Arc, int]]]] | None:
-    """The stored plan's file name and, for every placement of its order (the grid's
-    symmetries) that leaves every pair an increasing route, (the sum over host pairs of
-    their shortest increasing routes' hops, the order as ranks of the sorted channels, the
-    order), the lowest sum first (module docstring); None where `topo` is not a stored torus
-    shape with cables gone."""
-    grid = gapped_grid(topo)
-    if grid is None:
-        return None
-    dims, coord_of = grid
+def _stored_on_grid(dims: tuple[int, ...]) -> tuple[dict[Coord, str], dict[str, ParentMap], dict[Arc, int]] | None:
+    """The stored plan of `dims` on the intact grid, switches named by their coordinates:
+    (the names, its trees, the channel order they increase in); None if it does not decode."""
     saved = json.loads(files("vlanroute.routing.acyclic").joinpath("plans", plan_name(dims)).read_text())
-    # The stored plan on the intact grid, switches named by their coordinates.
     name = {c: "x".join(map(str, c)) for c in itertools.product(*(range(d) for d in dims))}
     full = nx.grid_graph(dim=list(reversed(dims)), periodic=True)
     intact = Topology.from_links(sorted(name.values()),
@@ -147,7 +156,21 @@ def screened_orders(topo: Topology, host_count: dict[str, int]
     trees = decode(intact, saved["trees"], (dims, {v: c for c, v in name.items()}))
     if trees is None:
         return None
-    base = plan_order(trees, sorted(intact.arc_cables()))
+    return name, trees, plan_order(trees, sorted(intact.arc_cables()))
+
+
+def screened_orders(topo: Topology, host_count: dict[str, int]) -> tuple[str, list[Placement]] | None:
+    """The stored plan's file name and every placement of its order (the grid's symmetries)
+    that leaves every pair an increasing route, the lowest sum of hops first (module
+    docstring; `Placement`); None where `topo` is not a stored torus shape with cables gone."""
+    grid = gapped_grid(topo)
+    if grid is None:
+        return None
+    dims, coord_of = grid
+    stored = _stored_on_grid(dims)
+    if stored is None:
+        return None
+    name, trees, base = stored
     at = {v: c for c, v in name.items()}
     switch_at = {c: s for s, c in coord_of.items()}
     arcs = sorted(topo.arc_cables())
@@ -166,7 +189,7 @@ def screened_orders(topo: Topology, host_count: dict[str, int]
                 tails[o, k], heads[o, k] = arc
     hops = increasing_hops(len(topo.switches), tails, heads)
     weight = np.array([host_count.get(s, 0) for s in topo.switches], dtype=np.int64)
-    screened: list[tuple[int, tuple[int, ...], dict[Arc, int]]] = []
+    screened: list[Placement] = []
     for o in range(len(syms)):
         if (hops[o] >= UNREACHED).any():
             continue            # some pair has no increasing route
@@ -176,7 +199,8 @@ def screened_orders(topo: Topology, host_count: dict[str, int]
         # the sum over host pairs of their shortest increasing routes' hops (module docstring);
         # ties broken by the order itself: the same orders whichever monomorphism VF2 found
         total = int(weight @ hops[o].astype(np.int64) @ weight)
-        screened.append((total, tuple(mine[a] for a in arcs), mine))
+        screened.append((total, tuple(mine[a] for a in arcs), mine,
+                         {v: topo.switches[i] for v, i in at_switch.items()}))
     screened.sort(key=lambda x: x[:2])
     return plan_name(dims), screened
 
@@ -193,7 +217,7 @@ def gapped_orders(topo: Topology, host_count: dict[str, int],
     name, screened = found
     lp = OrderLP(topo, host_count)
     solved: list[tuple[float, tuple[int, ...], OrderSolution, dict[Arc, int]]] = []
-    for _, ident, mine in screened[:max(1, min(SCREEN, SCREEN_VARIABLES // refine_variables(topo, host_count)))]:
+    for _, ident, mine, _ in screened[:max(1, min(SCREEN, SCREEN_VARIABLES // refine_variables(topo, host_count)))]:
         sol = lp.solve(np.array([float(mine[a]) for a in lp.arcs]))
         if sol is not None:
             solved.append((round(sol.load, 9), ident, sol, mine))
@@ -201,3 +225,59 @@ def gapped_orders(topo: Topology, host_count: dict[str, int],
     if not solved:
         return None
     return name, lp, [(sol, mine) for _, _, sol, mine in solved[:keep]]
+
+
+def placed_trees(topo: Topology, placement: Placement, trees: dict[str, ParentMap]) -> dict[str, ParentMap]:
+    """The stored plan's `trees` moved onto the fabric by `placement`: each source keeps the
+    part of its tree still joined to it by live cables, and the switches cut off go on their
+    earliest-arrival paths in the placement's order (refine.complete_by_earliest), so every
+    tree still increases in that order."""
+    _, _, rank, switch_of = placement
+    order = sorted(rank, key=rank.__getitem__)
+    out: dict[str, ParentMap] = {}
+    for src, tree in trees.items():
+        s = switch_of[src]
+        moved = {switch_of[v]: switch_of[p] for v, p in tree.items()}
+        kept: ParentMap = {}
+        for v in moved:
+            x = v
+            while x != s and (moved[x], x) in rank:
+                x = moved[x]
+            if x == s:
+                kept[v] = moved[v]
+        out[s] = complete_by_earliest(topo, s, kept, earliest_tree(s, order, rank))
+    return out
+
+
+def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: int, keep: float,
+                max_vlans: int) -> tuple[str, float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
+    """The stored plan's file name and (max load, parents, splits) of its order on a stored
+    torus shape with cables gone, without the order LPs that `gapped_orders` ranks the
+    placements by: where those are too large for the default (an 8x8 torus's, 57,000
+    variables, about 7 s each on the usual machine), the best-screened placement alone
+    (module docstring), the stored trees moved onto the fabric (`placed_trees`), negotiated
+    and polished in its order (acyclic/negotiate.py, acyclic/polish.py), then the column
+    step from them (acyclic/columns.py, `rounds` pricing rounds, an integer program of
+    `nodes` nodes on the columns within `keep`). None where the fabric is not such a torus,
+    no placement routes every pair, or the plan needs more than `max_vlans` VLANs."""
+    grid = gapped_grid(topo)
+    found = screened_orders(topo, host_count)
+    if grid is None or not found or not found[1]:
+        return None
+    stored = _stored_on_grid(grid[0])
+    if stored is None:
+        return None
+    name, placements = found
+    placement = placements[0]
+    rank = placement[2]
+    scale = optimum_bound(topo, host_count).value
+    _, negotiated = negotiate(topo, host_count, rank, placed_trees(topo, placement, stored[1]), scale)
+    _, polished = polish(topo, host_count, rank, negotiated)
+    got = column_plan(topo, host_count, rank, [(polished, {})], rounds=rounds, nodes=nodes, keep=keep)
+    if got is None:
+        return None
+    load, parents, splits, _ = got
+    hosted = {s for s, n in host_count.items() if n}
+    if len(pack(parents, hosted, {s: i for i, s in enumerate(topo.switches)}, splits)) > max_vlans:
+        return None
+    return name, load, parents, splits
