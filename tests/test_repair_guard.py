@@ -1,14 +1,19 @@
 """The repair's incremental deadlock guard (routing/repair.py `AcyclicWith`) answers as
 networkx does on the whole channel dependency graph: random dependency sets over a few
-switches (cycles are common there), base acyclic or not, added sets overlapping base or not."""
+switches (cycles are common there), base acyclic or not, added sets overlapping base or not.
+The dependencies of every tree one link exchange makes (`ExchangedDependencies`, computed
+only on the cycle the new link closes) are those of its routes, computed here from every
+path between a switch that sends and one with hosts."""
 
 from __future__ import annotations
+
+import random
 
 import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import AcyclicWith
+from vlanroute.routing.repair import AcyclicWith, ExchangedDependencies, link, tree_dependencies
 
 SWITCHES = "abcde"
 
@@ -41,3 +46,43 @@ def test_a_cycle_through_base_and_two_added_dependencies_is_found() -> None:
     assert guard.accepts({("b", "c", "a")})
     assert not guard.accepts({("b", "c", "a"), ("c", "a", "b")})
     assert not AcyclicWith({("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")}).accepts(set())
+
+
+def route_dependencies(links: frozenset[tuple[str, str]], senders: dict[str, int],
+                       hosts: dict[str, int]) -> set[tuple[str, str, str]]:
+    """(p, q, r) wherever the tree's path from a switch that sends to one with hosts crosses
+    q from p to r."""
+    tree = nx.Graph(list(links))
+    out = set()
+    for s in tree:
+        for t in tree:
+            if s != t and senders.get(s) and hosts.get(t):
+                path = nx.shortest_path(tree, s, t)
+                out |= set(zip(path, path[1:], path[2:]))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=2, max_value=11), st.integers(0, 10**6))
+def test_an_exchange_changes_the_dependencies_as_its_routes_do(n: int, seed: int) -> None:
+    """Every exchange of a link of a random spanning tree for another cable across the same
+    cut (the link itself too): the dependencies computed on the cycle alone are those of the
+    new tree's routes, with senders and hosts on some switches only."""
+    rnd = random.Random(seed)
+    g = nx.gnm_random_graph(n, rnd.randint(n - 1, 3 * n), seed=seed)
+    if not nx.is_connected(g):
+        g.add_edges_from((i, i + 1) for i in range(n - 1))
+    g = nx.relabel_nodes(g, {i: f"s{i}" for i in g})
+    links = frozenset(link(a, b) for a, b in nx.random_spanning_tree(g, seed=seed).edges)
+    senders = {v: rnd.choice([0, 0, 1, 3]) for v in g}
+    hosts = {v: rnd.choice([0, 1, 2]) for v in g}
+    assert tree_dependencies(links, senders, hosts) == route_dependencies(links, senders, hosts)
+    exchanged = ExchangedDependencies(links, senders, hosts)
+    for cut in sorted(links):
+        rest = nx.Graph(list(links - {cut}))
+        rest.add_nodes_from(g)
+        side = nx.node_connected_component(rest, cut[0])
+        for a, b in sorted(g.edges):
+            if (a in side) != (b in side):
+                new = link(a, b)
+                assert exchanged.of(cut, new) == route_dependencies(links - {cut} | {new}, senders, hosts)

@@ -262,6 +262,14 @@ def tree_dependencies(links: Iterable[Link], senders: Mapping[str, int],
                       hosts: Mapping[str, int]) -> set[tuple[str, str, str]]:
     """(p, q, r): some route of this VLAN crosses q from p to r, so channel p->q waits for q->r."""
     order, parent, adj = rooted_tree(links)
+    return _dependencies_at(order, order, parent, adj, senders, hosts)
+
+
+def _dependencies_at(at: Iterable[str], order: list[str], parent: Mapping[str, str | None],
+                     adj: Mapping[str, list[str]], senders: Mapping[str, int],
+                     hosts: Mapping[str, int]) -> set[tuple[str, str, str]]:
+    """The dependencies (p, q, r) of the tree rooted as `order`, `parent`, `adj`
+    (rooted_tree) whose middle switch q is one of `at`."""
     below_s, below_h = subtree_sums(order, parent, senders, hosts)
     total_h = sum(hosts.values())
     total_s = sum(senders.values())
@@ -273,7 +281,7 @@ def tree_dependencies(links: Iterable[Link], senders: Mapping[str, int],
         return total_s - below_s[q], total_h - below_h[q]
 
     deps: set[tuple[str, str, str]] = set()
-    for q in order:
+    for q in at:
         sides = {n: side(q, n) for n in adj[q]}
         for p, (s, _) in sides.items():
             if not s:
@@ -282,6 +290,51 @@ def tree_dependencies(links: Iterable[Link], senders: Mapping[str, int],
                 if r != p and h:
                     deps.add((p, q, r))
     return deps
+
+
+class ExchangedDependencies:
+    """`tree_dependencies` of each tree made from `links` by exchanging one link for another
+    across the same cut, computed only where they change. A dependency (p, q, r) depends on
+    which switches lie on each side of q; the exchange changes that only for the switches on
+    the cycle the new link closes with the tree (for any other q, the cycle lies in one of
+    its sides, which keeps its switches), so those are recomputed and the rest kept (the
+    deadlock guard of `improve_tree` asks this for every candidate link)."""
+
+    def __init__(self, links: frozenset[Link], senders: Mapping[str, int], hosts: Mapping[str, int]) -> None:
+        self.links, self.senders, self.hosts = links, senders, hosts
+        self.order, self.parent, self.adj = rooted_tree(links)
+        self.all = _dependencies_at(self.order, self.order, self.parent, self.adj, senders, hosts)
+        self.by_middle: dict[str, set[tuple[str, str, str]]] = {}
+        for d in self.all:
+            self.by_middle.setdefault(d[1], set()).add(d)
+        self.depth = {self.order[0]: 0} if self.order else {}
+        for v in self.order[1:]:
+            p = self.parent[v]
+            assert p is not None
+            self.depth[v] = self.depth[p] + 1
+
+    def cycle(self, a: str, b: str) -> set[str]:
+        """The switches on the tree's path between a and b."""
+        out = {a, b}
+        while a != b:
+            if self.depth[a] < self.depth[b]:
+                a, b = b, a
+            up = self.parent[a]
+            assert up is not None
+            a = up
+            out.add(a)
+        return out
+
+    def of(self, cut: Link, new: Link) -> set[tuple[str, str, str]]:
+        """tree_dependencies(links - {cut} | {new}): `new` joins the two parts `cut` leaves."""
+        if new == cut:
+            return set(self.all)
+        on = self.cycle(*new)
+        out = set(self.all)
+        for q in on:
+            out -= self.by_middle.get(q, set())
+        order, parent, adj = rooted_tree(self.links - {cut} | {new})
+        return out | _dependencies_at(on, order, parent, adj, self.senders, self.hosts)
 
 
 def acyclic(deps: Iterable[tuple[str, str, str]]) -> bool:
@@ -777,9 +830,9 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
         chosen = tried[0]
         if other_deps is not None:
             guard = guard or AcyclicWith(other_deps)
+            exchanged = ExchangedDependencies(current, book.senders[vid], fabric.hosts)
             for t in tried:
-                trial = current - {cut} | {t[3]}
-                if guard.accepts(tree_dependencies(trial, book.senders[vid], fabric.hosts)):
+                if guard.accepts(exchanged.of(cut, t[3])):
                     chosen = t
                     break
         if chosen[3] != cut:
