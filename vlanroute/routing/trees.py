@@ -80,6 +80,18 @@ def bfs_order(parent: dict[N, N], src: N) -> list[N]:
     return out
 
 
+def preorder(kids: Mapping[N, list[N]], root: N) -> dict[N, int]:
+    """Each node's number in a depth-first preorder of the tree from `root` (`kids`: each
+    node's children): v's subtree is the nodes numbered from v's own up to it plus its size."""
+    first: dict[N, int] = {}
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        first[x] = len(first)
+        stack.extend(kids[x])
+    return first
+
+
 def bfs_distances(adj: dict[N, list[N]], src: N) -> dict[N, int]:
     """Hops from src to every node it reaches in the graph given by neighbour lists."""
     dist = {src: 0}

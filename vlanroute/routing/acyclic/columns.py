@@ -42,7 +42,7 @@ from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, rounded_trees
 from vlanroute.routing.order_lp import OrderLP, OrderSolution
-from vlanroute.routing.trees import Arc, ParentMap, Share, bfs_order, max_load
+from vlanroute.routing.trees import Arc, ParentMap, Share, bfs_order, max_load, preorder
 
 PRICE_ROUNDS = 40       # pricing rounds of the LP, at most
 # The integer program's size: branch-and-bound nodes at most (a count, not a time: the same
@@ -325,13 +325,7 @@ def improved_tree(src: str, tree: ParentMap, rank: dict[Arc, int], weight: Mappi
             p = tree[v]
             below[p] += below[v]
             size[p] += size[v]
-        # preorder numbers: u is in v's subtree when first[v] <= first[u] < first[v] + size[v]
-        first: dict[str, int] = {}
-        stack = [src]
-        while stack:
-            x = stack.pop()
-            first[x] = len(first)
-            stack.extend(kids[x])
+        first = preorder(kids, src)     # u is in v's subtree when first[v] <= first[u] < first[v] + size[v]
         best: tuple[float, str, str] | None = None
         for v in order[1:]:
             bv = below[v]

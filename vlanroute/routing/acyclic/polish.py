@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, source_arc_loads
+from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, preorder, source_arc_loads
 
 EPS = 1e-9
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
@@ -208,12 +208,7 @@ class _Trees:
                 below[p] += below[v]
                 size[p] += size[v]
             carried: dict[str, float] = {v: hs * below[v] for v in order[1:] if below[v]} if hs else {}
-            tin: dict[str, int] = {}
-            stack = [src]
-            while stack:
-                v = stack.pop()
-                tin[v] = len(tin)
-                stack.extend(children[v])
+            tin = preorder(children, src)
             tout = {v: tin[v] + size[v] for v in order}
             got = self._shapes[key] = (children, carried, tin, tout)
         return got
