@@ -1,7 +1,9 @@
 """The repair's incremental deadlock guard (routing/repair.py `AcyclicWith`) answers as
 networkx does on the whole channel dependency graph: random dependency sets over a few
 switches (cycles are common there), base acyclic or not, added sets overlapping base or not.
-The dependencies of every tree one link exchange makes (`ExchangedDependencies`, computed
+So does the guard of one VLAN against every other VLAN's dependencies counted together
+(`CountedDependencies`), as the VLANs' dependencies change one after another. The
+dependencies of every tree one link exchange makes (`ExchangedDependencies`, computed
 only on the cycle the new link closes) are those of its routes, computed here from every
 path between a switch that sends and one with hosts."""
 
@@ -13,7 +15,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import AcyclicWith, ExchangedDependencies, link, tree_dependencies
+from vlanroute.routing.repair import AcyclicWith, CountedDependencies, ExchangedDependencies, link, tree_dependencies
 
 SWITCHES = "abcde"
 
@@ -38,6 +40,26 @@ def test_the_guard_agrees_with_networkx(base: set[tuple[str, str, str]], more: l
     for extra in more:                      # one guard asked many times, as improve_tree does
         assert guard.accepts(extra) == networkx_acyclic(base | extra)
         assert guard.accepts(extra | base) == networkx_acyclic(base | extra)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), dependencies()), min_size=1, max_size=10),
+       st.lists(dependencies(), min_size=1, max_size=3))
+def test_the_counted_guard_of_a_vlan_agrees_with_networkx_on_the_others(
+        updates: list[tuple[int, set[tuple[str, str, str]]]], more: list[set[tuple[str, str, str]]]) -> None:
+    """Four VLANs' dependencies set one after another (shared ones counted per VLAN, cycles
+    among them or not); after each change, the guard of every VLAN answers as networkx does
+    on the other VLANs' dependencies with each added set."""
+    counted = CountedDependencies()
+    now: dict[int, set[tuple[str, str, str]]] = {}
+    for vid, deps in updates:
+        counted.set(vid, deps)
+        now[vid] = deps
+        for v in range(4):
+            others = set().union(*(d for u, d in now.items() if u != v))
+            guard = counted.except_for(v)
+            for extra in more:
+                assert guard.accepts(extra) == networkx_acyclic(others | extra)
 
 
 def test_a_cycle_through_base_and_two_added_dependencies_is_found() -> None:
