@@ -344,6 +344,35 @@ def acyclic(deps: Iterable[tuple[str, str, str]]) -> bool:
     return nx.is_directed_acyclic_graph(cdg)
 
 
+def _acyclic_with(more: Iterable[tuple[str, str, str]], in_base: Callable[[Arc, Arc], bool],
+                  base_next: Callable[[Arc], Iterable[Arc]], position: Mapping[Arc, int]) -> bool:
+    """Whether an acyclic set of channel dependencies (`in_base`, `base_next`: a dependency's
+    presence, a channel's successors) stays acyclic with `more` added, given a topological
+    numbering of it (`position`): a cycle must take some added p -> q that does not go
+    forward in it, so only from those q is a way back to p looked for."""
+    extra: dict[Arc, set[Arc]] = {}
+    back: dict[Arc, set[Arc]] = {}          # q -> the p of each added p->q not ordered
+    for a, b, c in more:
+        p, q = (a, b), (b, c)
+        if in_base(p, q):
+            continue
+        extra.setdefault(p, set()).add(q)
+        if p not in position or q not in position or position[p] >= position[q]:
+            back.setdefault(q, set()).add(p)
+    for start, targets in back.items():
+        seen = {start}
+        stack = [start]
+        while stack:
+            ch = stack.pop()
+            if ch in targets:
+                return False
+            for nxt in (*base_next(ch), *extra.get(ch, ())):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return True
+
+
 class AcyclicWith:
     """Whether a fixed set of channel dependencies (`base`) stays acyclic with others added:
     `acyclic(base | more)` for many `more`, without building the whole graph each time
@@ -379,28 +408,8 @@ class AcyclicWith:
         """Whether base and `more` together have no cycle of channel dependencies."""
         if not self.base_acyclic:
             return False
-        extra: dict[Arc, set[Arc]] = {}
-        back: dict[Arc, set[Arc]] = {}          # q -> the p of each added p->q not ordered
-        position = self.position
-        for a, b, c in more:
-            p, q = (a, b), (b, c)
-            if q in self.succ.get(p, ()):
-                continue
-            extra.setdefault(p, set()).add(q)
-            if p not in position or q not in position or position[p] >= position[q]:
-                back.setdefault(q, set()).add(p)
-        for start, targets in back.items():
-            seen = {start}
-            stack = [start]
-            while stack:
-                ch = stack.pop()
-                if ch in targets:
-                    return False
-                for nxt in (*self.succ.get(ch, ()), *extra.get(ch, ())):
-                    if nxt not in seen:
-                        seen.add(nxt)
-                        stack.append(nxt)
-        return True
+        succ = self.succ
+        return _acyclic_with(more, lambda p, q: q in succ.get(p, ()), lambda ch: succ.get(ch, ()), self.position)
 
 
 Dependency = tuple[str, str, str]
@@ -497,32 +506,8 @@ class _OthersGuard:
         return n > 1 or (n == 1 and t not in self.mine)
 
     def accepts(self, more: Iterable[Dependency]) -> bool:
-        extra: dict[Arc, set[Arc]] = {}
-        back: dict[Arc, set[Arc]] = {}
-        position = self.position
-        for a, b, c in more:
-            p, q = (a, b), (b, c)
-            if self._other(p, q):
-                continue
-            extra.setdefault(p, set()).add(q)
-            if p not in position or q not in position or position[p] >= position[q]:
-                back.setdefault(q, set()).add(p)
-        for start, targets in back.items():
-            seen = {start}
-            stack = [start]
-            while stack:
-                ch = stack.pop()
-                if ch in targets:
-                    return False
-                for nxt in self.succ.get(ch, ()):
-                    if nxt not in seen and self._other(ch, nxt):
-                        seen.add(nxt)
-                        stack.append(nxt)
-                for nxt in extra.get(ch, ()):
-                    if nxt not in seen:
-                        seen.add(nxt)
-                        stack.append(nxt)
-        return True
+        other, succ = self._other, self.succ
+        return _acyclic_with(more, other, lambda ch: (q for q in succ.get(ch, ()) if other(ch, q)), self.position)
 
 
 def channel_cycle(trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
