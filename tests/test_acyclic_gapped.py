@@ -22,7 +22,7 @@ from test_acyclic import spans
 from test_acyclic_negotiate import increasing
 
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic.gapped import (GONE, UNREACHED, _stored_on_grid, gapped_grid, gapped_orders,
+from vlanroute.routing.acyclic.gapped import (GONE, UNREACHED, gapped_grid, gapped_orders,
                                               increasing_hops, placed_plan, placed_trees, screened_orders, symmetries)
 from vlanroute.routing.acyclic.refine import earliest_tree
 from vlanroute.routing.choose import choose_routes
@@ -186,21 +186,18 @@ def test_the_stored_trees_placed_on_the_fabric_span_and_increase_in_its_order(re
     placement's order; a tree that crossed no missing cable is the stored tree, moved."""
     topo, hosts = fabrics.degraded_torus(6, removed, seed)
     found = screened_orders(topo, hosts)
-    assume(found is not None and found[1])
+    assume(found is not None and found[2])
     assert found is not None
-    grid = gapped_grid(topo)
-    assert grid is not None
-    stored = _stored_on_grid(grid[0])
-    assert stored is not None
+    _, stored, placements = found
     whole = 0
-    for placement in found[1][:3]:
+    for placement in placements[:3]:
         _, _, rank, switch_of = placement
         assert sorted(rank) == sorted(topo.arc_cables())
-        trees = placed_trees(topo, placement, stored[1])
+        trees = placed_trees(topo, placement, stored)
         assert sorted(trees) == sorted(topo.switches)
         for src, tree in trees.items():
             assert spans(topo, src, tree) and increasing(src, tree, rank)
-        for src, tree in stored[1].items():
+        for src, tree in stored.items():
             moved = {switch_of[v]: switch_of[p] for v, p in tree.items()}
             if all((p, v) in rank for v, p in moved.items()):
                 assert trees[switch_of[src]] == moved
@@ -218,7 +215,7 @@ def test_the_placed_plan_is_deadlock_free_and_routes_every_host() -> None:
     topo, hosts = fabrics.degraded_torus(6, 3, 0)
     found = screened_orders(topo, hosts)
     assert found is not None
-    rank = found[1][0][2]
+    rank = found[2][0][2]
     got = placed_plan(topo, hosts, 3, 20, 0.01, 4094)
     assert got is not None
     name, load, parents, splits = got

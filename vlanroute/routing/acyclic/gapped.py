@@ -159,10 +159,12 @@ def _stored_on_grid(dims: tuple[int, ...]) -> tuple[dict[Coord, str], dict[str, 
     return name, trees, plan_order(trees, sorted(intact.arc_cables()))
 
 
-def screened_orders(topo: Topology, host_count: dict[str, int]) -> tuple[str, list[Placement]] | None:
-    """The stored plan's file name and every placement of its order (the grid's symmetries)
-    that leaves every pair an increasing route, the lowest sum of hops first (module
-    docstring; `Placement`); None where `topo` is not a stored torus shape with cables gone."""
+def screened_orders(topo: Topology, host_count: dict[str, int]
+                    ) -> tuple[str, dict[str, ParentMap], list[Placement]] | None:
+    """The stored plan's file name, its trees (on the intact grid, `_stored_on_grid`) and
+    every placement of its order (the grid's symmetries) that leaves every pair an
+    increasing route, the lowest sum of hops first (module docstring; `Placement`); None
+    where `topo` is not a stored torus shape with cables gone."""
     grid = gapped_grid(topo)
     if grid is None:
         return None
@@ -202,7 +204,7 @@ def screened_orders(topo: Topology, host_count: dict[str, int]) -> tuple[str, li
         screened.append((total, tuple(mine[a] for a in arcs), mine,
                          {v: topo.switches[i] for v, i in at_switch.items()}))
     screened.sort(key=lambda x: x[:2])
-    return plan_name(dims), screened
+    return plan_name(dims), trees, screened
 
 
 def gapped_orders(topo: Topology, host_count: dict[str, int],
@@ -214,7 +216,7 @@ def gapped_orders(topo: Topology, host_count: dict[str, int],
     found = screened_orders(topo, host_count)
     if found is None:
         return None
-    name, screened = found
+    name, _, screened = found
     lp = OrderLP(topo, host_count)
     solved: list[tuple[float, tuple[int, ...], OrderSolution, dict[Arc, int]]] = []
     for _, ident, mine, _ in screened[:max(1, min(SCREEN, SCREEN_VARIABLES // refine_variables(topo, host_count)))]:
@@ -260,18 +262,14 @@ def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: 
     step from them (acyclic/columns.py, `rounds` pricing rounds, an integer program of
     `nodes` nodes on the columns within `keep`). None where the fabric is not such a torus,
     no placement routes every pair, or the plan needs more than `max_vlans` VLANs."""
-    grid = gapped_grid(topo)
     found = screened_orders(topo, host_count)
-    if grid is None or not found or not found[1]:
+    if not found or not found[2]:
         return None
-    stored = _stored_on_grid(grid[0])
-    if stored is None:
-        return None
-    name, placements = found
+    name, trees, placements = found
     placement = placements[0]
     rank = placement[2]
     scale = optimum_bound(topo, host_count).value
-    _, negotiated = negotiate(topo, host_count, rank, placed_trees(topo, placement, stored[1]), scale)
+    _, negotiated = negotiate(topo, host_count, rank, placed_trees(topo, placement, trees), scale)
     _, polished = polish(topo, host_count, rank, negotiated)
     got = column_plan(topo, host_count, rank, [(polished, {})], rounds=rounds, nodes=nodes, keep=keep)
     if got is None:
