@@ -49,7 +49,8 @@ def test_the_counted_guard_of_a_vlan_agrees_with_networkx_on_the_others(
         updates: list[tuple[int, set[tuple[str, str, str]]]], more: list[set[tuple[str, str, str]]]) -> None:
     """Four VLANs' dependencies set one after another (shared ones counted per VLAN, cycles
     among them or not); after each change, the guard of every VLAN answers as networkx does
-    on the other VLANs' dependencies with each added set."""
+    on the other VLANs' dependencies with each added set, and there is no guard (None)
+    exactly when those have a cycle already."""
     counted = CountedDependencies()
     now: dict[int, set[tuple[str, str, str]]] = {}
     for vid, deps in updates:
@@ -58,8 +59,31 @@ def test_the_counted_guard_of_a_vlan_agrees_with_networkx_on_the_others(
         for v in range(4):
             others = set().union(*(d for u, d in now.items() if u != v))
             guard = counted.except_for(v)
+            assert (guard is None) == (not networkx_acyclic(others))
             for extra in more:
-                assert guard.accepts(extra) == networkx_acyclic(others | extra)
+                assert (guard is not None and guard.accepts(extra)) == networkx_acyclic(others | extra)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), dependencies()), min_size=1, max_size=10))
+def test_the_cycle_kept_is_a_cycle_of_the_counted_dependencies(updates: list[tuple[int, set[tuple[str, str, str]]]]) -> None:
+    """Where the counted dependencies have a cycle, the one kept (and reused while its
+    dependencies stay) is made of counted dependencies, each channel waiting for the next."""
+    counted = CountedDependencies()
+    now: dict[int, set[tuple[str, str, str]]] = {}
+    for vid, deps in updates:
+        counted.set(vid, deps)
+        now[vid] = deps
+        counted.except_for(0)
+        every = set().union(*now.values())
+        if counted.cycle is None:
+            assert networkx_acyclic(every)
+            continue
+        assert not networkx_acyclic(every)
+        ring = counted.cycle
+        assert ring and set(ring) <= every
+        # (p, q, r) then (q, r, s): channel q->r is the one waited for, and then waits
+        assert all(a[1:] == b[:2] for a, b in zip(ring, ring[1:] + ring[:1]))
 
 
 def test_a_cycle_through_base_and_two_added_dependencies_is_found() -> None:

@@ -433,7 +433,9 @@ class CountedDependencies:
         self.succ: dict[Arc, set[Arc]] = {}         # p -> q for every dependency (p, q) counted
         self.of_vlan: dict[int, set[Dependency]] = {}
         self.position: dict[Arc, int] | None = {}   # None: to be numbered again
-        self.cyclic = False
+        # A cycle of the counted dependencies when they have one (and `position` is None),
+        # kept while its dependencies stay counted: None when not known.
+        self.cycle: list[Dependency] | None = None
 
     def set(self, vid: int, deps: set[Dependency]) -> None:
         """VLAN vid's dependencies are now `deps`."""
@@ -445,7 +447,8 @@ class CountedDependencies:
             else:
                 del self.count[t]
                 self.succ[(t[0], t[1])].discard((t[1], t[2]))
-                self.cyclic = False         # fewer dependencies: number them again if needed
+                if self.cycle is not None and t in self.cycle:
+                    self.cycle = None       # the cycle is broken: look again when asked
         for t in deps - old:
             n = self.count.get(t, 0)
             self.count[t] = n + 1
@@ -458,8 +461,9 @@ class CountedDependencies:
         self.of_vlan[vid] = deps
 
     def _numbered(self) -> dict[Arc, int] | None:
-        """A topological numbering of every channel of the dependencies; None if they have a cycle."""
-        if self.position is None and not self.cyclic:
+        """A topological numbering of every channel of the dependencies; None if they have a
+        cycle (then `cycle` is one)."""
+        if self.position is None and self.cycle is None:
             indegree: dict[Arc, int] = {}
             for p, qs in self.succ.items():
                 indegree.setdefault(p, 0)
@@ -477,17 +481,44 @@ class CountedDependencies:
             if len(position) == len(indegree):
                 self.position = position
             else:
-                self.cyclic = True
-        return None if self.cyclic else self.position
+                self.cycle = self._a_cycle(position)
+        return self.position
 
-    def except_for(self, vid: int) -> Guard:
+    def _a_cycle(self, numbered: Mapping[Arc, int]) -> list[Dependency]:
+        """A cycle among the channels Kahn's algorithm left unnumbered: each of them has a
+        predecessor among them (the numbered ones were subtracted from its in-degree), so
+        walking back from any of them repeats a channel."""
+        back: dict[Arc, Arc] = {}
+        for p, qs in self.succ.items():
+            if p not in numbered:
+                for q in qs:
+                    back.setdefault(q, p)       # q is unnumbered too: p never was
+        at = next(iter(back))
+        seen: dict[Arc, int] = {}
+        walk: list[Arc] = []
+        while at not in seen:
+            seen[at] = len(walk)
+            walk.append(at)
+            at = back[at]
+        ring = walk[seen[at]:][::-1]            # each channel waits for the next, the last for the first
+        return [(a[0], a[1], b[1]) for a, b in zip(ring, ring[1:] + ring[:1])]
+
+    def except_for(self, vid: int) -> Guard | None:
         """The guard of VLAN vid: whether the other VLANs' dependencies stay acyclic with more
-        added (`AcyclicWith(others).accepts`)."""
+        added (`AcyclicWith(others).accepts`); None when the others have a cycle already, so
+        that nothing added keeps the plan deadlock-free. A what-if's repairs of a deadlock-free
+        8x8 degraded torus met that at almost every broken tree: the first repairs, before
+        their guard, close cycles, and each guard then gathered every other VLAN's
+        dependencies and tried every candidate link against them in vain."""
         mine = self.of_vlan.get(vid, set())
         position = self._numbered()
-        if position is None:            # a cycle somewhere: gather the others, as before
-            return AcyclicWith(t for t, n in self.count.items() if n > 1 or t not in mine)
-        return _OthersGuard(self.count, self.succ, mine, position)
+        if position is not None:
+            return _OthersGuard(self.count, self.succ, mine, position)
+        assert self.cycle is not None
+        if not any(self.count[t] == 1 and t in mine for t in self.cycle):
+            return None                 # the cycle is the others' too
+        guard = AcyclicWith(t for t, n in self.count.items() if n > 1 or t not in mine)
+        return guard if guard.base_acyclic else None
 
 
 class _OthersGuard:
@@ -906,7 +937,7 @@ def _walk_part(start: str, part: set[str], kept: set[Link], prev: dict[str, str 
 
 
 def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabric: Degraded,
-                 adj: Mapping[str, list[str]], book: LoadBook, guard_for: Callable[[], Guard] | None
+                 adj: Mapping[str, list[str]], book: LoadBook, guard_for: Callable[[], Guard | None] | None
                  ) -> frozenset[Link]:
     """Exchange each link of `movable` for the live link across the same cut of the tree
     that gives the lowest max load over the fabric (then the lowest over the arcs it
@@ -923,11 +954,15 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     for cut in sorted(movable):
         if cut not in current:
             continue
+        if guard_for is not None and guard is None:
+            guard = guard_for()
+            if guard is None:           # the others have a cycle: no choice avoids one
+                guard_for = None
         if guard_for is None and keeps_the_cut(current, cut, book, adj):
             continue
         ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
         options = ex.candidates(adj)
-        if guard_for is None:
+        if guard is None:
             options = _may_lower(ex, current, cut, options, book)
         tried = []
         for c in options:
@@ -936,8 +971,7 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
             tried.append((round(peak, 9), round(local, 9), c != cut, c, d))
         tried.sort(key=lambda t: t[:4])
         chosen = tried[0]
-        if guard_for is not None:
-            guard = guard or guard_for()
+        if guard is not None:
             exchanged = ExchangedDependencies(current, book.senders[vid], fabric.hosts)
             for t in tried:
                 if guard.accepts(exchanged.of(cut, t[3])):
