@@ -476,7 +476,7 @@ class Fabric:
                 cycle: tuple[tuple[str, str], ...] = ()
                 if self.deadlock_free and not result.deadlock_free:
                     senders = {t.vid: t.senders(fabric.hosts, fabric.dead_switches) for t in self.trees}
-                    cycle = tuple(channel_cycle(result.trees, senders, fabric.hosts))
+                    cycle = tuple(channel_cycle(result.trees, senders, fabric.hosts, result.dependencies))
                 repaired = (None if result.unrepairable else result.max_load,
                             result.deadlock_free if self.deadlock_free else None, cycle)
             v.max_link_load, v.deadlock_free, cycle = repaired

@@ -160,6 +160,10 @@ class RepairResult:
     deadlock_note: str = ""
     extra_used: int = 0
     notes: list[str] = field(default_factory=list)
+    # Each VLAN's channel dependencies after the repair, where it computed them (to say
+    # whether it kept the plan deadlock-free): `channel_cycle` reads them instead of
+    # computing every tree's again.
+    dependencies: dict[int, set[tuple[str, str, str]]] = field(default_factory=dict)
 
     @property
     def links_added(self) -> int:
@@ -503,6 +507,10 @@ class CountedDependencies:
         ring = walk[seen[at]:][::-1]            # each channel waits for the next, the last for the first
         return [(a[0], a[1], b[1]) for a, b in zip(ring, ring[1:] + ring[:1])]
 
+    def is_acyclic(self) -> bool:
+        """Whether the counted dependencies have no cycle."""
+        return self._numbered() is not None
+
     def except_for(self, vid: int) -> Guard | None:
         """The guard of VLAN vid: whether the other VLANs' dependencies stay acyclic with more
         added (`AcyclicWith(others).accepts`); None when the others have a cycle already, so
@@ -542,15 +550,21 @@ class _OthersGuard:
 
 
 def channel_cycle(trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
-                  hosts: Mapping[str, int]) -> list[Arc]:
+                  hosts: Mapping[str, int], known: Mapping[int, set[tuple[str, str, str]]] | None = None
+                  ) -> list[Arc]:
     """One cycle of the channel dependency graph of these trees, as its channels in order
     (each waits for the next, the last for the first); [] when there is none. What a
-    repair that could not keep a plan deadlock-free says as its reason."""
+    repair that could not keep a plan deadlock-free says as its reason. `known`: the
+    dependencies of some of these trees with these senders (RepairResult.dependencies),
+    not computed again (a what-if asks this after most failures of a deadlock-free plan)."""
     cdg = nx.DiGraph()
+    known = known or {}
     # In sorted order: the dependencies are a set of strings, whose order follows the hash
     # seed, and the cycle found (a what-if's output) follows the order the edges came in.
     for vid in sorted(trees):
-        deps = tree_dependencies(trees[vid], senders.get(vid, {}), hosts)
+        deps = known.get(vid)
+        if deps is None:
+            deps = tree_dependencies(trees[vid], senders.get(vid, {}), hosts)
         cdg.add_edges_from(((a, b), (b, c)) for a, b, c in sorted(deps))
     try:
         return [u for u, _ in nx.find_cycle(cdg)]
@@ -1161,13 +1175,19 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
             changes[t.vid] = TreeChange(t.vid, sorted(t.links - new[t.vid]), sorted(new[t.vid] - t.links),
                                         forced=t.vid in broken)
     # `check_deadlock` False (what-if on a plan that was not deadlock-free): not computed.
-    free = acyclic(deps_except(None)) if (check_deadlock or guard) else False
+    free = False
+    dependencies: dict[int, set[tuple[str, str, str]]] = {}
+    if check_deadlock or guard:
+        dependencies = {v: deps_of(v) for v in new}
+        # The counted dependencies are every VLAN's by now: numbered exactly when acyclic.
+        free = counted.is_acyclic() if counted is not None else acyclic(deps_except(None))
     note = ""
     if keep_deadlock_free and not free:
         note = ("the degraded fabric leaves no deadlock-free choice of replacement links for every broken "
                 "tree: the repaired routes' channel dependency graph has a cycle (a deadlock is possible "
                 "under heavy load with 802.3x PAUSE); a full re-plan with a deadlock-free engine avoids it")
-    return RepairResult(new, changes, unrepairable, book.max_load(), free, note, extra_used)
+    return RepairResult(new, changes, unrepairable, book.max_load(), free, note, extra_used,
+                        dependencies=dependencies)
 
 
 def _best_exchange(trees: Mapping[int, frozenset[Link]], fabric: Degraded, adj: Mapping[str, list[str]],

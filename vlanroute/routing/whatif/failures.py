@@ -227,7 +227,7 @@ def _deadlock_after(trees: list[Tree], result: RepairResult, fabric: Degraded
     if result.deadlock_free:
         return True, ()
     senders = {t.vid: t.senders(fabric.hosts, fabric.dead_switches) for t in trees}
-    return False, tuple(channel_cycle(result.trees, senders, fabric.hosts))
+    return False, tuple(channel_cycle(result.trees, senders, fabric.hosts, result.dependencies))
 
 
 def cuts_before_repair(trees: list[Tree], hosts: Mapping[str, int]) -> tuple[dict[Link, int], dict[str, int]]:
