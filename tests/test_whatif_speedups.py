@@ -130,7 +130,8 @@ def test_improve_tree_chooses_as_if_it_priced_every_candidate(seed: int, n: int,
             continue
         movable = rng.sample(sorted(t.links), rng.randrange(1, min(3, len(t.links)) + 1))
         books = [LoadBook.of({u.vid: u.links for u in trees}, senders, fabric) for _ in range(2)]
-        got = improve_tree(t.vid, t.links, movable, fabric, adj, books[0], None)
+        got, kept = improve_tree(t.vid, t.links, movable, fabric, adj, books[0], None)
+        assert kept                     # no guard: nothing to refuse
         want = _plain_improve(t.vid, t.links, movable, fabric, adj, books[1])
         assert got == want
         assert books[0].total == books[1].total
@@ -225,7 +226,7 @@ def test_a_dead_switchs_exchanges_equal_improve_tree(seed: int, n: int, k: int, 
             assert c is not None
             joins = sorted(c.links)
             links = frozenset(l for l in t.links if w not in l) | set(joins)
-            want = improve_tree(t.vid, links, joins, fabric, adj, books[1], None)
+            want, _ = improve_tree(t.vid, links, joins, fabric, adj, books[1], None)
             c.improve(books[0])
             got = frozenset(l for l in t.links if w not in l) | c.links
             assert got == want

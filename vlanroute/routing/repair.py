@@ -17,7 +17,10 @@ The repair of one broken tree (`repair_tree`):
 4. each added link is then exchanged for the best other live link across the same cut
    (`improve_tree`): the link that gives the lowest maximum load per cable over the whole
    fabric, among those that keep a deadlock-free plan deadlock-free. For one cut this
-   tries every candidate, so the choice is exact; for several it is a local search.
+   tries every candidate, so the choice is exact; for several it is a local search. The
+   broken trees are chosen one after another, each against the final trees only (those
+   the failure left alone and those chosen before it: `_choose_keeping`); where one has no
+   choice that keeps the plan deadlock-free, every tree is chosen again by load alone.
 
 Loads are the plan's (plan/metrics.py): all-to-all host traffic, one unit per ordered pair
 of distinct hosts, per cable and direction; a neighbour pair that lost some of its cables
@@ -594,6 +597,7 @@ class LoadBook:
             heap = [(-self.per_cable(a, x), a) for a, x in total.items()]
             heapq.heapify(heap)
         self._heap: list[tuple[float, Arc]] = heap
+        self._journal: list[tuple[int, dict[Arc, float]]] | None = None     # `begin`
 
     @classmethod
     def of(cls, trees: Mapping[int, frozenset[Link]], senders: Mapping[int, Mapping[str, int]],
@@ -684,7 +688,25 @@ class LoadBook:
         got = self.per_vlan.get(vid)
         return got if got is not None else self.fallback.get(vid, {})
 
+    def begin(self) -> None:
+        """Record the changes from here on, for `undo`."""
+        self._journal = []
+
+    def commit(self) -> None:
+        """Keep the changes since `begin`."""
+        self._journal = None
+
+    def undo(self) -> None:
+        """Take back the changes since `begin`. The loads are sums of products of host
+        counts, whole numbers, so taking a change back restores them exactly (and the
+        heap's order, by load then arc, with them)."""
+        journal, self._journal = self._journal or [], None
+        for vid, delta in reversed(journal):
+            self.add(vid, {arc: -d for arc, d in delta.items()})
+
     def add(self, vid: int, delta: Mapping[Arc, float]) -> None:
+        if self._journal is not None:
+            self._journal.append((vid, dict(delta)))
         if vid not in self.per_vlan:
             self.per_vlan[vid] = dict(self.fallback.get(vid, {}))
         loads = self.per_vlan[vid]
@@ -952,12 +974,13 @@ def _walk_part(start: str, part: set[str], kept: set[Link], prev: dict[str, str 
 
 def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabric: Degraded,
                  adj: Mapping[str, list[str]], book: LoadBook, guard_for: Callable[[], Guard | None] | None
-                 ) -> frozenset[Link]:
+                 ) -> tuple[frozenset[Link], bool]:
     """Exchange each link of `movable` for the live link across the same cut of the tree
     that gives the lowest max load over the fabric (then the lowest over the arcs it
     changes); with `guard_for` (the guard of the other VLANs' channel dependencies, built
     on first use: keep the plan deadlock-free), the best that keeps it so when any does. `book` holds this tree's
-    loads on entry and the chosen tree's on return.
+    loads on entry and the chosen tree's on return. Returns the tree and whether the guard
+    accepted every choice (True without a guard).
 
     Without the guard, only the candidates whose exchange changes every arc at the max
     load are priced: any other leaves such an arc at the max, so its peak is at least the
@@ -965,6 +988,7 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     choice is the same as over every candidate."""
     current = links
     guard: Guard | None = None          # built on first use: the other VLANs do not change here
+    kept = True
     for cut in sorted(movable):
         if cut not in current:
             continue
@@ -972,6 +996,7 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
             guard = guard_for()
             if guard is None:           # the others have a cycle: no choice avoids one
                 guard_for = None
+                kept = False
         if guard_for is None and keeps_the_cut(current, cut, book, adj):
             continue
         ex = Exchanges(current, cut, book.senders[vid], fabric.hosts)
@@ -991,10 +1016,42 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
                 if guard.accepts(exchanged.of(cut, t[3])):
                     chosen = t
                     break
+            else:
+                kept = False
         if chosen[3] != cut:
             current = current - {cut} | {chosen[3]}
             book.add(vid, chosen[4])
-    return current
+    return current, kept
+
+
+def _choose_keeping(pending: list[int], new: dict[int, frozenset[Link]], by_vid: Mapping[int, Tree],
+                    fabric: Degraded, adj: Mapping[str, list[str]], book: LoadBook,
+                    deps_of: Callable[[int], set[Dependency]]) -> CountedDependencies | None:
+    """The added links of each pending tree chosen so that the plan stays deadlock-free,
+    against the trees that are final: those the failure left alone and the pending ones
+    already chosen. The first repair of a tree still to come (repair_tree) is not what it
+    will route on, and counted in the guards it closed cycles that left every guard after
+    it nothing to accept (a deadlock-free 8x8 degraded torus stayed so after 1 of its 186
+    single failures). Each guard holds every tree chosen before, so the last one holds
+    them all: when every choice is accepted the plan is deadlock-free, and the counted
+    dependencies are returned. At the first choice no guard accepts, None, with `new` and
+    `book` as they were on entry."""
+    first = {vid: new[vid] for vid in pending}
+    counted = CountedDependencies()
+    for v in new:
+        if v not in first:
+            counted.set(v, deps_of(v))
+    book.begin()
+    for vid in pending:
+        new[vid], kept = improve_tree(vid, new[vid], new[vid] - by_vid[vid].links, fabric, adj, book,
+                                      partial(counted.except_for, vid))
+        if not kept:
+            book.undo()
+            new.update(first)
+            return None
+        counted.set(vid, deps_of(vid))
+    book.commit()
+    return counted
 
 
 def keeps_the_cut(links: frozenset[Link], cut: Link, book: LoadBook, adj: Mapping[str, list[str]]) -> bool:
@@ -1143,23 +1200,27 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         return got[1]
 
     guard = keep_deadlock_free           # the plan was deadlock-free: keep it so if possible
+    # The trees whose added links are chosen now, one after another.
+    pending = [vid for vid in slow if vid not in unrepairable and new[vid] - by_vid[vid].links]
     counted: CountedDependencies | None = None
-    for vid in slow:
-        if vid in unrepairable:
-            continue
-        added = new[vid] - by_vid[vid].links
-        if not added:
-            continue
-        guard_for = None
-        if guard:
-            if counted is None:
-                counted = CountedDependencies()
-                for v in new:
-                    counted.set(v, deps_of(v))
-            guard_for = partial(counted.except_for, vid)
-        new[vid] = improve_tree(vid, new[vid], added, fabric, adj, book, guard_for)
-        if counted is not None:
-            counted.set(vid, deps_of(vid))
+    if guard and pending:
+        counted = _choose_keeping(pending, new, by_vid, fabric, adj, book, deps_of)
+    if counted is None:
+        # Each tree's added links chosen against every other tree as it stands, the first
+        # repairs of the trees still to come included: where the pass above failed, this
+        # is the repair as it was before it (a guard that sees a cycle accepts nothing, and
+        # the choice is then by load alone).
+        for vid in pending:
+            guard_for = None
+            if guard:
+                if counted is None:
+                    counted = CountedDependencies()
+                    for v in new:
+                        counted.set(v, deps_of(v))
+                guard_for = partial(counted.except_for, vid)
+            new[vid], _ = improve_tree(vid, new[vid], new[vid] - by_vid[vid].links, fabric, adj, book, guard_for)
+            if counted is not None:
+                counted.set(vid, deps_of(vid))
     extra_used = 0
     for _ in range(extra_changes):
         step = _best_exchange(new, fabric, adj, book)

@@ -235,7 +235,7 @@ class DeadPairs:
             if cut not in current:
                 continue
             if jn is None:
-                current = improve_tree(vid, current, [cut], fabric, adj, loads, None)
+                current, _ = improve_tree(vid, current, [cut], fabric, adj, loads, None)
                 continue
             if keeps_the_cut(current, cut, loads, adj):
                 continue
