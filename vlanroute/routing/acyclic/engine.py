@@ -155,6 +155,12 @@ POLISH = 3          # best plans whose branches are moved (acyclic/polish.py)
 # is smaller and runs only up to 24 switches with hosts (QUICK: about 0.3 s there, 2 to 4 s
 # on the degraded 6x6 tori).
 COLUMN_NODES = 200
+# The default's: the root node alone. HiGHS finds its plan there (a sub-MIP heuristic, 1.7 s
+# of the 6.4 s on the 8x8 torus with 6 cables gone); 50 nodes gave the same plans on 15 of
+# 16 fabrics (degraded 6x6 and 8x8 tori, random 3-regular 24, dragonfly 6x4) and a heavier
+# one on the 16th (1.224x against 1.220x), for 3 to 5 s more on the 8x8 tori
+# (docs/routing-bounds.md, 2026-11-30).
+QUICK_COLUMN_NODES = 1
 COLUMN_ABOVE = 1.1
 COLUMN_SOURCES = IRREGULAR
 COLUMN_ORDERS = 6
@@ -285,7 +291,7 @@ FULL = Effort()
 # a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
-               spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=50,
+               spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=QUICK_COLUMN_NODES,
                column_keep=0.01, column_sources=24, column_orders=0, column_walk=0, start_walks=0,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
