@@ -74,7 +74,10 @@ PLANS: list[tuple[str, str, list[str]]] = [
     ("torus 16x16", *torus("16,16", 4)),
     ("torus 32x32, 16 h/sw", *torus("32,32", 16)),
 ]
-WHATIFS = [("torus 16x16", *torus("16,16", 4)), ("torus 32x32, 16 h/sw", *torus("32,32", 16))]
+# The degraded 8x8 torus: its default plan is deadlock-free (acyclic), so every failure
+# runs the repair's deadlock guard, which the tori's dimension-order plans barely use.
+WHATIFS = [("torus 16x16", *torus("16,16", 4)), ("torus 32x32, 16 h/sw", *torus("32,32", 16)),
+           ("8x8 torus, 6 cables gone", "@degraded_torus(8, 6, seed=1)", [])]
 REPAIRS = [("leaf-spine 8x4", "@leaf_spine(8, 4)", [], "l0:s0"),
            ("torus 8x8", *torus("8,8", 4), "sw1:sw2"),
            ("torus 16x16", *torus("16,16", 4), "sw1:sw2"),
