@@ -20,7 +20,8 @@ The repair of one broken tree (`repair_tree`):
    tries every candidate, so the choice is exact; for several it is a local search. The
    broken trees are chosen one after another, each against the final trees only (those
    the failure left alone and those chosen before it: `_choose_keeping`); where one has no
-   choice that keeps the plan deadlock-free, every tree is chosen again by load alone.
+   choice that keeps the plan deadlock-free, again with that tree first (KEEPING_TRIES
+   passes at most), and then every tree is chosen by load alone.
 
 Loads are the plan's (plan/metrics.py): all-to-all host traffic, one unit per ordered pair
 of distinct hosts, per cable and direction; a neighbour pair that lost some of its cables
@@ -1024,9 +1025,18 @@ def improve_tree(vid: int, links: frozenset[Link], movable: Iterable[Link], fabr
     return current, kept
 
 
+# Passes of `_choose_keeping` at most, each with the tree the last one failed on moved first
+# (the most constrained first). Single pair failures that stay deadlock-free on the 6x6
+# torus with 3 cables gone (seed 0): 9 of 69 in one pass, 18 in 4, 21 in 11 and in 31; on
+# the 8x8 with 6 gone (seed 1): 21 of 122 in one, 37 in 4, 39 in 11. A failed pass costs
+# its choices: whatif (200 doubles) on the 8x8 took 83 s by load alone, 96 s in one pass
+# and 114 s in up to 4 (docs/failures.md).
+KEEPING_TRIES = 4
+
+
 def _choose_keeping(pending: list[int], new: dict[int, frozenset[Link]], by_vid: Mapping[int, Tree],
                     fabric: Degraded, adj: Mapping[str, list[str]], book: LoadBook,
-                    deps_of: Callable[[int], set[Dependency]]) -> CountedDependencies | None:
+                    deps_of: Callable[[int], set[Dependency]]) -> CountedDependencies | int:
     """The added links of each pending tree chosen so that the plan stays deadlock-free,
     against the trees that are final: those the failure left alone and the pending ones
     already chosen. The first repair of a tree still to come (repair_tree) is not what it
@@ -1034,8 +1044,8 @@ def _choose_keeping(pending: list[int], new: dict[int, frozenset[Link]], by_vid:
     it nothing to accept (a deadlock-free 8x8 degraded torus stayed so after 1 of its 186
     single failures). Each guard holds every tree chosen before, so the last one holds
     them all: when every choice is accepted the plan is deadlock-free, and the counted
-    dependencies are returned. At the first choice no guard accepts, None, with `new` and
-    `book` as they were on entry."""
+    dependencies are returned. At the first tree no guard accepts a choice for, that tree,
+    with `new` and `book` as they were on entry."""
     first = {vid: new[vid] for vid in pending}
     counted = CountedDependencies()
     for v in new:
@@ -1048,7 +1058,7 @@ def _choose_keeping(pending: list[int], new: dict[int, frozenset[Link]], by_vid:
         if not kept:
             book.undo()
             new.update(first)
-            return None
+            return vid
         counted.set(vid, deps_of(vid))
     book.commit()
     return counted
@@ -1204,7 +1214,16 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     pending = [vid for vid in slow if vid not in unrepairable and new[vid] - by_vid[vid].links]
     counted: CountedDependencies | None = None
     if guard and pending:
-        counted = _choose_keeping(pending, new, by_vid, fabric, adj, book, deps_of)
+        order = list(pending)
+        for _ in range(KEEPING_TRIES):
+            got = _choose_keeping(order, new, by_vid, fabric, adj, book, deps_of)
+            if not isinstance(got, int):
+                counted = got
+                break
+            if got == order[0]:
+                break                   # first, it met the fewest trees: no order helps it
+            order.remove(got)           # the tree no choice was left for goes first next time
+            order.insert(0, got)
     if counted is None:
         # Each tree's added links chosen against every other tree as it stands, the first
         # repairs of the trees still to come included: where the pass above failed, this
@@ -1229,6 +1248,8 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         vid, links, delta = step
         new[vid] = links
         book.add(vid, delta)
+        if counted is not None:         # it says whether the plan is deadlock-free, below
+            counted.set(vid, deps_of(vid))
         extra_used += 1
     changes: dict[int, TreeChange] = {}
     for t in trees:
