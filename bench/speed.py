@@ -13,8 +13,9 @@ than the wall clock. Columns:
   on every platform), so the default prefers a deadlock-free plan, but not one that
   carries more than 1.25 times the best plan's load (routing/choose.py); then it takes the
   best plan and warns. "df" says which: "df", or "--" with the best deadlock-free plan's
-  load over the chosen one's ("-- x1.287": the tori, the degraded tori and the random
-  graphs, where no deadlock-free engine comes within 1.25x; "-- none": none fits);
+  load over the chosen one's ("-- x1.750": the 16x16 torus, where no deadlock-free engine
+  comes within 1.25x; "-- none": none fits). The degraded tori's default plans are
+  deadlock-free since 2026-11-30 (docs/routing-bounds.md);
 - whatif: what `vlanroute whatif INVENTORY` runs but its output: the plan, every single
   pair and switch failure repaired (routing/whatif/failures.py) and classed, and the 200
   sampled double failures (seed 0) each classed and healed as the watcher heals it
