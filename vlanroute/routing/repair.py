@@ -352,6 +352,27 @@ def acyclic(deps: Iterable[tuple[str, str, str]]) -> bool:
     return nx.is_directed_acyclic_graph(cdg)
 
 
+def _numbering(succ: Mapping[Arc, set[Arc]]) -> tuple[dict[Arc, int], int]:
+    """A topological numbering of the channels of `succ` (Kahn's algorithm) and how many
+    channels there are: the numbering covers them all exactly when there is no cycle (the
+    channels on or after a cycle stay unnumbered)."""
+    indegree: dict[Arc, int] = {}
+    for p, qs in succ.items():
+        indegree.setdefault(p, 0)
+        for q in qs:
+            indegree[q] = indegree.get(q, 0) + 1
+    ready = [ch for ch, d in indegree.items() if d == 0]
+    position: dict[Arc, int] = {}
+    while ready:
+        ch = ready.pop()
+        position[ch] = len(position)
+        for q in succ.get(ch, ()):
+            indegree[q] -= 1
+            if indegree[q] == 0:
+                ready.append(q)
+    return position, len(indegree)
+
+
 def _acyclic_with(more: Iterable[tuple[str, str, str]], in_base: Callable[[Arc, Arc], bool],
                   base_next: Callable[[Arc], Iterable[Arc]], position: Mapping[Arc, int]) -> bool:
     """Whether an acyclic set of channel dependencies (`in_base`, `base_next`: a dependency's
@@ -394,23 +415,10 @@ class AcyclicWith:
 
     def __init__(self, base: Iterable[tuple[str, str, str]]) -> None:
         self.succ: dict[Arc, set[Arc]] = {}
-        indegree: dict[Arc, int] = {}
         for a, b, c in base:
-            got = self.succ.setdefault((a, b), set())
-            if (b, c) not in got:
-                got.add((b, c))
-                indegree[(b, c)] = indegree.get((b, c), 0) + 1
-                indegree.setdefault((a, b), 0)
-        ready = sorted(ch for ch, d in indegree.items() if d == 0)
-        self.position: dict[Arc, int] = {}
-        while ready:
-            ch = ready.pop()
-            self.position[ch] = len(self.position)
-            for nxt in self.succ.get(ch, ()):
-                indegree[nxt] -= 1
-                if indegree[nxt] == 0:
-                    ready.append(nxt)
-        self.base_acyclic = len(self.position) == len(indegree)
+            self.succ.setdefault((a, b), set()).add((b, c))
+        self.position, channels = _numbering(self.succ)
+        self.base_acyclic = len(self.position) == channels
 
     def accepts(self, more: Iterable[tuple[str, str, str]]) -> bool:
         """Whether base and `more` together have no cycle of channel dependencies."""
@@ -472,21 +480,8 @@ class CountedDependencies:
         """A topological numbering of every channel of the dependencies; None if they have a
         cycle (then `cycle` is one)."""
         if self.position is None and self.cycle is None:
-            indegree: dict[Arc, int] = {}
-            for p, qs in self.succ.items():
-                indegree.setdefault(p, 0)
-                for q in qs:
-                    indegree[q] = indegree.get(q, 0) + 1
-            ready = [ch for ch, d in indegree.items() if d == 0]
-            position: dict[Arc, int] = {}
-            while ready:
-                ch = ready.pop()
-                position[ch] = len(position)
-                for q in self.succ.get(ch, ()):
-                    indegree[q] -= 1
-                    if indegree[q] == 0:
-                        ready.append(q)
-            if len(position) == len(indegree):
+            position, channels = _numbering(self.succ)
+            if len(position) == channels:
                 self.position = position
             else:
                 self.cycle = self._a_cycle(position)
@@ -1192,16 +1187,9 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
         book.add(vid, best[3])
         new[vid] = by_vid[vid].links - {dead_link} | {best[2]}
 
-    # Each VLAN's dependencies, kept while its tree stays the same: the guard asks for all
-    # the others' once per repaired VLAN, and most trees never change.
+    # Each VLAN's dependencies, kept while its tree stays the same: the guards' passes and
+    # the verdict ask for them again, and most trees never change.
     known: dict[int, tuple[frozenset[Link], set[tuple[str, str, str]]]] = {}
-
-    def deps_except(vid: int | None) -> set[tuple[str, str, str]]:
-        out: set[tuple[str, str, str]] = set()
-        for v in new:
-            if v != vid:
-                out |= deps_of(v)
-        return out
 
     def deps_of(vid: int) -> set[tuple[str, str, str]]:
         got = known.get(vid)
@@ -1262,7 +1250,7 @@ def repair(trees: list[Tree], fabric: Degraded, keep_deadlock_free: bool = True,
     if check_deadlock or guard:
         dependencies = {v: deps_of(v) for v in new}
         # The counted dependencies are every VLAN's by now: numbered exactly when acyclic.
-        free = counted.is_acyclic() if counted is not None else acyclic(deps_except(None))
+        free = counted.is_acyclic() if counted is not None else acyclic(set().union(*dependencies.values()))
     note = ""
     if keep_deadlock_free and not free:
         note = ("the degraded fabric leaves no deadlock-free choice of replacement links for every broken "
