@@ -66,11 +66,13 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
 - Trees as columns (acyclic/columns.py), last, on custom fabrics of up to IRREGULAR
   switches still above COLUMN_ABOVE times the optimum: in the best plans' channel orders
   (and the order walks' last ones; the full search also walks COLUMN_WALK moves further
-  from the best plan's order where the order LP is small), each switch's hosts are given
+  from the best plan's order where the order LP is small, the default QUICK_WALK moves
+  where it is smaller still), each switch's hosts are given
   trees by column generation and an integer program, which loses far less to the order
   LP than negotiation and branch moves do. Full search: the 6x6 torus with 3 cables gone
   from 1.290x to 1.171x, random 3-regular 24 seed 8 from 1.296x to 1.194x; the default's
-  (up to 24 switches with hosts, no long walk): seed 8 from 1.269x to 1.231x. Where the
+  (up to 24 switches with hosts, no long walk there): seed 8 from 1.269x to 1.231x, and
+  with its short walk random 3-regular 16 seed 3 from 1.233x to 1.033x. Where the
   full search's plan is still above 1.2x after it, the column step runs again on the ends
   of walks from up*/down* orders of START_WALKS roots (acyclic/starts.py): random 3-regular
   24 seed 9 from 1.240x to 1.198x.
@@ -168,6 +170,13 @@ COLUMN_WALK = 600
 # ...only where the order LP is this small (refine_variables): random 3-regular 24, about
 # 5,200 variables, 17 to 19 s for the walk; the dragonfly 6x4's 8,900 took 53 s and gained nothing
 COLUMN_WALK_VARIABLES = 6_000
+# The default's walk, shorter and on smaller order LPs, its best order alone given to the
+# column step: dragonfly 4x4 from 1.500x the optimum to 1.000x, random 3-regular 16 seeds
+# 0, 1, 3 from 1.125x, 1.179x, 1.233x to 1.047x, 1.024x, 1.033x, 12 seed 0 from 1.111x to
+# 1.000x, for 0.5 to 1.5 s more (docs/routing-bounds.md, 2026-11-30). Not on the dragonfly
+# 6x3's 4,000 variables: 1.249x to 1.200x there, for about 5 s more.
+QUICK_WALK = 50
+QUICK_WALK_VARIABLES = 3_600
 # ...and as long from the up*/down* orders of this many roots (acyclic/starts.py), where the
 # plan is still above LP_WALK_ABOVE after the column step: random 3-regular 24 seed 9 from
 # 1.240x to 1.198x, seed 6 from 1.287x to 1.266x, for about 130 s more CPU each on
@@ -190,6 +199,7 @@ PLACED_ROUNDS = 12
 # optimum: that search ends at 1.35x-1.64x on the same tori (8 to 12 s of CPU there)
 PLACED_ALONE = 1.3
 COLUMN_REACH = 1.1    # skipped where the default could not take the plan even after a gain this large (7 % measured)
+COLUMN_WALK_REACH = 1.5   # ...or, with the walk before it, this large (dragonfly 4x4: 1.500x to 1.000x)
 
 
 @dataclass(frozen=True)
@@ -238,6 +248,7 @@ class Effort:
     column_sources: int = COLUMN_SOURCES   # ...on fabrics of at most this many switches with hosts,
     column_orders: int = COLUMN_ORDERS     # ...and on this many of the order walks' last orders,
     column_walk: int = COLUMN_WALK         # ...and of a walk of this many moves from the best plan's order
+    column_walk_variables: int = COLUMN_WALK_VARIABLES   # ...where the order LP is at most this large
     start_walks: int = START_WALKS         # ...and from this many up*/down* orders (acyclic/starts.py)
     # On a stored torus shape with cables gone (acyclic/gapped.py): the hosts assigned to trees
     # of this many of the stored plan's orders (the lowest order LPs; 0: not), on fabrics whose
@@ -292,7 +303,8 @@ FULL = Effort()
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=QUICK_COLUMN_NODES,
-               column_keep=0.01, column_sources=24, column_orders=0, column_walk=0, start_walks=0,
+               column_keep=0.01, column_sources=24, column_orders=0, column_walk=QUICK_WALK,
+               column_walk_variables=QUICK_WALK_VARIABLES, start_walks=0,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
@@ -848,18 +860,20 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             split = (got[0], got[1], got[2], done[4])
     columned = False
     current = min(done[0], split[0] if split is not None else done[0])
+    long_walks = bool(effort.column_walk) and irregular and refine_variables(topo, host_count) <= effort.column_walk_variables
     if (effort.columns and irregular and sum(1 for s in topo.switches if host_count.get(s, 0)) <= effort.column_sources
             and current > COLUMN_ABOVE * optimum_bound(topo, host_count).value
-            and not (effort.worth_below is not None and current > effort.worth_below * COLUMN_REACH)):
+            and not (effort.worth_below is not None
+                     and current > effort.worth_below * (COLUMN_WALK_REACH if long_walks else COLUMN_REACH))):
         # Each host's tree chosen exactly, by column generation in the best plans' orders
         # (acyclic/columns.py): every tree still increases in its order, so deadlock-free.
-        long_walks = effort.column_walk and refine_variables(topo, host_count) <= COLUMN_WALK_VARIABLES
+        # the long walk's last `column_orders` orders (its best alone where that is 0: the default's)
         longer = (walked_orders(topo, host_count, split[3] if split is not None and split[0] < done[0] else done[4],
-                                effort.column_walk, effort.column_orders) if long_walks else [])
+                                effort.column_walk, effort.column_orders or 1) if long_walks else [])
+        k = effort.column_orders
         by_columns = column_step(topo, host_count, [(done[0], done[2], {}, done[4]), *([split] if split else [])],
                                  effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,
-                                 orders=[*walked[-effort.column_orders:], *second[-effort.column_orders:], *longer]
-                                 if effort.column_orders else [])
+                                 orders=[*walked[-k:], *second[-k:], *longer] if k else longer)
         if by_columns is not None and round(by_columns[0], 6) < current:
             split, columned = by_columns, True
             current = round(by_columns[0], 6)
