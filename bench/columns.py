@@ -12,7 +12,8 @@ column steps alone, of the long order walk and of the walks from up*/down* order
 search only; acyclic/starts.py, where the plan is still above 1.2x after the first column step). --default: the default plan instead (routing/choose.py with 802.3x flow
 control, every engine, as `vlanroute plan` without routing.algorithm): the engine chosen, its
 load over the optimum, VLANs, df and the choice's CPU seconds (the optimum's LP included).
-Names: rr6 rr8 rr9 (random 3-regular 24, tests/fabrics.py), r12s0 r16s0 r16s1 r16s3
+Names: rr6 rr8 rr9 (random 3-regular 24, tests/fabrics.py), rr48s0 rr48s2 rr48s3 (random
+3-regular 48, those seeds), r12s0 r16s0 r16s1 r16s3
 (random 3-regular 12 and 16, those seeds), df4 df5 df6 df9 (dragonflies of 4, 5, 6 and 9
 groups of 4), df63 (6 groups of 3), dt30 dt31 dt35 dt47 (6x6 tori with 3 or 4 cables gone, seeds 0, 1, 5, 7),
 dt810 dt824 dt830 dt842 dt853 dt861 dt872 dt885 (8x8 tori with 1 to 8 cables gone; 3 to 6:
@@ -42,6 +43,9 @@ CASES = {
     "rr6": ("random 3-regular 24, seed 6", lambda: F.random_regular(24, 3, 6)),
     "rr8": ("random 3-regular 24, seed 8", lambda: F.random_regular(24, 3, 8)),
     "rr9": ("random 3-regular 24, seed 9", lambda: F.random_regular(24, 3, 9)),
+    "rr48s0": ("random 3-regular 48, seed 0", lambda: F.random_regular(48, 3, 0)),
+    "rr48s2": ("random 3-regular 48, seed 2", lambda: F.random_regular(48, 3, 2)),
+    "rr48s3": ("random 3-regular 48, seed 3", lambda: F.random_regular(48, 3, 3)),
     "r12s0": ("random 3-regular 12, seed 0", lambda: F.random_regular(12, 3, 0)),
     "r16s0": ("random 3-regular 16, seed 0", lambda: F.random_regular(16, 3, 0)),
     "r16s1": ("random 3-regular 16, seed 1", lambda: F.random_regular(16, 3, 1)),

@@ -67,7 +67,9 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   switches still above COLUMN_ABOVE times the optimum: in the best plans' channel orders
   (and the order walks' last ones; the full search also walks COLUMN_WALK moves further
   from the best plan's order where the order LP is small, the default QUICK_WALK moves
-  where it is smaller still), each switch's hosts are given
+  where it is smaller still, and the full search BIG_WALK moves where it is too large for
+  the refinement and the plan far off: the dragonfly 9x4 from 1.449x to 1.238x), each
+  switch's hosts are given
   trees by column generation and an integer program, which loses far less to the order
   LP than negotiation and branch moves do. Full search: the 6x6 torus with 3 cables gone
   from 1.290x to 1.171x, random 3-regular 24 seed 8 from 1.296x to 1.194x; the default's
@@ -110,6 +112,7 @@ from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import ITERATIONS as REFINE_ITERATIONS
+from vlanroute.routing.acyclic.refine import VARIABLES as REFINE_VARIABLES
 from vlanroute.routing.acyclic.refine import STEPS as REFINE_STEPS
 from vlanroute.routing.acyclic.refine import refine_variables, refined_split, worth_refining
 from vlanroute.routing.acyclic.restarts import ABOVE as RESTART_ABOVE
@@ -177,6 +180,17 @@ COLUMN_WALK_VARIABLES = 6_000
 # 6x3's 4,000 variables: 1.249x to 1.200x there, for about 5 s more.
 QUICK_WALK = 50
 QUICK_WALK_VARIABLES = 3_600
+# The full search also walks BIG_WALK moves where the order LP is too large for the
+# refinement's walk (refine.VARIABLES) but has at most BIG_WALK_VARIABLES variables, and the
+# plan before the column step is above BIG_WALK_ABOVE times the optimum: that far off, the
+# order holds the plan. The dragonfly 9x4 (25,920 variables, 2 to 3 s per move on
+# 2026-11-30's slow machine) from 1.449x to 1.238x, deadlock-free, for about 420 s of CPU
+# there instead of 11 (200 moves: 1.223x, 700 s). Below refine.VARIABLES the refinement has
+# walked already (random 3-regular 48 seed 2: 80 s more for the same 1.500x); the 8x8 tori
+# with cables gone (57,000) have their stored orders (acyclic/gapped.py)
+BIG_WALK = 100
+BIG_WALK_VARIABLES = 30_000
+BIG_WALK_ABOVE = 1.35
 # ...and as long from the up*/down* orders of this many roots (acyclic/starts.py), where the
 # plan is still above LP_WALK_ABOVE after the column step: random 3-regular 24 seed 9 from
 # 1.240x to 1.198x, seed 6 from 1.287x to 1.266x, for about 130 s more CPU each on
@@ -248,7 +262,8 @@ class Effort:
     column_sources: int = COLUMN_SOURCES   # ...on fabrics of at most this many switches with hosts,
     column_orders: int = COLUMN_ORDERS     # ...and on this many of the order walks' last orders,
     column_walk: int = COLUMN_WALK         # ...and of a walk of this many moves from the best plan's order
-    column_walk_variables: int = COLUMN_WALK_VARIABLES   # ...where the order LP is at most this large
+    column_walk_variables: int = COLUMN_WALK_VARIABLES   # ...where the order LP is at most this large,
+    big_walk: int = BIG_WALK               # ...or this many moves up to BIG_WALK_VARIABLES (BIG_WALK_ABOVE)
     start_walks: int = START_WALKS         # ...and from this many up*/down* orders (acyclic/starts.py)
     # On a stored torus shape with cables gone (acyclic/gapped.py): the hosts assigned to trees
     # of this many of the stored plan's orders (the lowest order LPs; 0: not), on fabrics whose
@@ -304,7 +319,7 @@ QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, roun
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=QUICK_COLUMN_NODES,
                column_keep=0.01, column_sources=24, column_orders=0, column_walk=QUICK_WALK,
-               column_walk_variables=QUICK_WALK_VARIABLES, start_walks=0,
+               column_walk_variables=QUICK_WALK_VARIABLES, big_walk=0, start_walks=0,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
@@ -860,7 +875,11 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             split = (got[0], got[1], got[2], done[4])
     columned = False
     current = min(done[0], split[0] if split is not None else done[0])
-    long_walks = bool(effort.column_walk) and irregular and refine_variables(topo, host_count) <= effort.column_walk_variables
+    variables = refine_variables(topo, host_count) if irregular else 0
+    long_walks = bool(effort.column_walk) and irregular and variables <= effort.column_walk_variables
+    # ...and a shorter one on larger order LPs where the plan is far off (BIG_WALK)
+    big_walk = (irregular and bool(effort.big_walk) and REFINE_VARIABLES < variables <= BIG_WALK_VARIABLES
+                and current > BIG_WALK_ABOVE * optimum_bound(topo, host_count).value)
     if (effort.columns and irregular and sum(1 for s in topo.switches if host_count.get(s, 0)) <= effort.column_sources
             and current > COLUMN_ABOVE * optimum_bound(topo, host_count).value
             and not (effort.worth_below is not None
@@ -868,8 +887,9 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         # Each host's tree chosen exactly, by column generation in the best plans' orders
         # (acyclic/columns.py): every tree still increases in its order, so deadlock-free.
         # the long walk's last `column_orders` orders (its best alone where that is 0: the default's)
+        moves = effort.column_walk if long_walks else effort.big_walk if big_walk else 0
         longer = (walked_orders(topo, host_count, split[3] if split is not None and split[0] < done[0] else done[4],
-                                effort.column_walk, effort.column_orders or 1) if long_walks else [])
+                                moves, effort.column_orders or 1) if moves else [])
         k = effort.column_orders
         by_columns = column_step(topo, host_count, [(done[0], done[2], {}, done[4]), *([split] if split else [])],
                                  effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,
