@@ -27,9 +27,9 @@ def test_the_big_walk_runs_only_inside_its_gate(case: str, monkeypatch: pytest.M
     calls: list[int] = []
     inner = acyclic_engine.walked_orders
 
-    def spy(topo, host_count, rank, steps, keep_last):  # type: ignore[no-untyped-def]
+    def spy(topo, host_count, rank, steps, keep_last, *rest):  # type: ignore[no-untyped-def]
         calls.append(steps)
-        return inner(topo, host_count, rank, steps, keep_last)
+        return inner(topo, host_count, rank, steps, keep_last, *rest)
 
     monkeypatch.setattr(acyclic_engine, "walked_orders", spy)
     monkeypatch.setattr(acyclic_engine, "BIG_WALK_VARIABLES", size - 1 if case == "too large" else size)

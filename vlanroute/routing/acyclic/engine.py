@@ -173,13 +173,22 @@ COLUMN_WALK = 600
 # ...only where the order LP is this small (refine_variables): random 3-regular 24, about
 # 5,200 variables, 17 to 19 s for the walk; the dragonfly 6x4's 8,900 took 53 s and gained nothing
 COLUMN_WALK_VARIABLES = 6_000
-# The default's walk, shorter and on smaller order LPs, its best order alone given to the
-# column step: dragonfly 4x4 from 1.500x the optimum to 1.000x, random 3-regular 16 seeds
-# 0, 1, 3 from 1.125x, 1.179x, 1.233x to 1.047x, 1.024x, 1.033x, 12 seed 0 from 1.111x to
-# 1.000x, for 0.5 to 1.5 s more (docs/routing-bounds.md, 2026-11-30). Not on the dragonfly
-# 6x3's 4,000 variables: 1.249x to 1.200x there, for about 5 s more.
-QUICK_WALK = 50
+# The default's walk, shorter and on smaller order LPs: dragonfly 4x4 from 1.500x the
+# optimum to 1.000x, random 3-regular 16 seeds 0, 1, 3 from 1.125x, 1.179x, 1.233x to
+# 1.047x, 1.024x, 1.033x, 12 seed 0 from 1.111x to 1.000x, for 0.5 to 1.5 s more at 50 moves
+# and its best order alone (docs/routing-bounds.md, 2026-11-30). Not on the dragonfly 6x3's
+# 4,000 variables: 1.249x to 1.200x there, for about 5 s more. 200 moves, its last
+# QUICK_WALK_ORDERS orders and its best within QUICK_WALK_EARLY moves (2026-12-01): eight of
+# 41 small fabrics lighter (a ladder of 8 rungs 1.250x to 1.188x, random 3-regular 18 seed 1
+# 1.167x to 1.056x, dragonfly 4x3 1.222x to 1.167x), none heavier; at most QUICK_WALK_ITERATIONS
+# simplex iterations (a count: the same plan on every run), where the 4-dimensional hypercube's
+# walk took 185,000 for nothing (its last gain at move 28) and the gains above took at most
+# 89,000 or came before the 100,000th (4x4 torus with 3 cables gone: its last gain at move 80)
+QUICK_WALK = 200
 QUICK_WALK_VARIABLES = 3_600
+QUICK_WALK_ORDERS = 3
+QUICK_WALK_EARLY = 50
+QUICK_WALK_ITERATIONS = 100_000
 # The full search also walks BIG_WALK moves where the order LP is too large for the
 # refinement's walk (refine.VARIABLES) but has at most BIG_WALK_VARIABLES variables, and the
 # plan before the column step is above BIG_WALK_ABOVE times the optimum: that far off, the
@@ -264,6 +273,8 @@ class Effort:
     column_walk: int = COLUMN_WALK         # ...and of a walk of this many moves from the best plan's order
     column_walk_variables: int = COLUMN_WALK_VARIABLES   # ...where the order LP is at most this large,
     big_walk: int = BIG_WALK               # ...or this many moves up to BIG_WALK_VARIABLES (BIG_WALK_ABOVE)
+    column_walk_early: int = 0             # ...and the best order of its first this many moves too,
+    column_walk_iterations: int = 10**12   # ...the walk stopped at this many simplex iterations
     start_walks: int = START_WALKS         # ...and from this many up*/down* orders (acyclic/starts.py)
     # On a stored torus shape with cables gone (acyclic/gapped.py): the hosts assigned to trees
     # of this many of the stored plan's orders (the lowest order LPs; 0: not), on fabrics whose
@@ -318,8 +329,9 @@ FULL = Effort()
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=QUICK_COLUMN_NODES,
-               column_keep=0.01, column_sources=24, column_orders=0, column_walk=QUICK_WALK,
-               column_walk_variables=QUICK_WALK_VARIABLES, big_walk=0, start_walks=0,
+               column_keep=0.01, column_sources=24, column_orders=QUICK_WALK_ORDERS, column_walk=QUICK_WALK,
+               column_walk_variables=QUICK_WALK_VARIABLES, column_walk_early=QUICK_WALK_EARLY,
+               column_walk_iterations=QUICK_WALK_ITERATIONS, big_walk=0, start_walks=0,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
@@ -889,7 +901,8 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         # the long walk's last `column_orders` orders (its best alone where that is 0: the default's)
         moves = effort.column_walk if long_walks else effort.big_walk if big_walk else 0
         longer = (walked_orders(topo, host_count, split[3] if split is not None and split[0] < done[0] else done[4],
-                                moves, effort.column_orders or 1) if moves else [])
+                                moves, effort.column_orders or 1, effort.column_walk_early,
+                                effort.column_walk_iterations) if moves else [])
         k = effort.column_orders
         by_columns = column_step(topo, host_count, [(done[0], done[2], {}, done[4]), *([split] if split else [])],
                                  effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,

@@ -83,11 +83,13 @@ def worth_refining(topo: Topology, host_count: dict[str, int], load: float) -> b
 
 
 def order_walk(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
-               candidates: int = CANDIDATES, iterations: int = ITERATIONS) -> Iterator[tuple[np.ndarray, OrderSolution]]:
+               candidates: int = CANDIDATES, iterations: int = ITERATIONS,
+               moved: list[int] | None = None) -> Iterator[tuple[np.ndarray, OrderSolution]]:
     """A tabu walk over channel orders (one key per channel of `lp.arcs`) whose moves the
     duals price (module docstring): yields the start's (keys, LP solution) from `rank`, then
     every order whose LP is below all before it, as the walk finds them; `steps` moves, or
-    fewer once its LPs took `iterations` simplex iterations."""
+    fewer once its LPs took `iterations` simplex iterations. `moved`, if given, gets the
+    number of moves taken before each order yielded (0 for the start)."""
     key = np.array([float(rank[a]) for a in lp.arcs])
     sol = lp.solve(key)
     assert sol is not None, "an order that a plan's routes increase in routes every pair"
@@ -96,10 +98,12 @@ def order_walk(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
         touching[i].append(t)
         touching[j].append(t)
     best = sol.load
+    if moved is not None:
+        moved.append(0)
     yield key.copy(), sol
     tabu: list[int] = []
     work = sol.iterations
-    for _ in range(steps):
+    for taken in range(1, steps + 1):
         if work >= iterations:
             break
         moves = _moves(lp, key, sol, touching, candidates, set(tabu))
@@ -129,6 +133,8 @@ def order_walk(lp: OrderLP, rank: dict[Arc, int], steps: int = STEPS,
         tabu = (tabu + [step[1]])[-TABU:]
         if sol.load < best * (1 - EPS):
             best = sol.load
+            if moved is not None:
+                moved.append(taken)
             yield key.copy(), sol
 
 
