@@ -2,8 +2,9 @@
 channel once and routes every pair increasingly (checked here by a search over channels,
 not with the engine's tree growing), the walks' orders route every pair and do not depend
 on the string hash seed, the engine walks from them only where its plan is still above
-issue 40's 1.2x, and on the random graph they were built for the plan is deadlock-free
-within 1.2x the optimum."""
+issue 40's 1.2x (the default: within its reach, its own walk's length and iterations), and
+on the random graph they were built for, and in the default on the Heawood graph and the
+dragonfly 5x3, the plan is deadlock-free within 1.2x the optimum."""
 
 from __future__ import annotations
 
@@ -100,26 +101,29 @@ def test_the_walks_do_not_depend_on_the_hash_seed() -> None:
 @pytest.mark.parametrize("above, walked", [(0.0, True), (float("inf"), False)])
 def test_the_engine_walks_from_the_starts_only_above_the_target(monkeypatch: pytest.MonkeyPatch, above: float,
                                                                 walked: bool) -> None:
-    calls: list[int] = []
+    calls: list[tuple[int, int, int]] = []
 
-    def spy(topo, host_count, walks, steps):  # type: ignore[no-untyped-def]
-        calls.append(walks)
+    def spy(topo, host_count, walks, steps, iterations=10**12):  # type: ignore[no-untyped-def]
+        calls.append((walks, steps, iterations))
         return []
 
     monkeypatch.setattr(acyclic_engine, "start_orders", spy)
     monkeypatch.setattr(acyclic_engine, "LP_WALK_ABOVE", above)
     monkeypatch.setattr(acyclic_engine, "COLUMN_ABOVE", 0.0)        # the column step runs
-    monkeypatch.setattr(acyclic_engine, "START_FROM", 10)
-    topo, hosts = fabrics.random_regular(10, 3, seed=1)
+    topo, hosts = fabrics.random_regular(10, 3, seed=1)             # at any size (no START_FROM since 2026-12-01)
     engine = ENGINES["acyclic"]
     engine.route(topo, hosts, engine.params(topo, Options()))
-    assert calls == ([acyclic_engine.START_WALKS] if walked else [])
+    assert calls == ([(acyclic_engine.START_WALKS, acyclic_engine.COLUMN_WALK, 10**12)] if walked else [])
     calls.clear()
+    # the default's: as many walks, its own walk's moves and simplex iterations each
     engine.route(topo, hosts, engine.params(topo, Options(quick=True)))
-    assert calls == []                                              # never in the default's effort
-    monkeypatch.setattr(acyclic_engine, "START_FROM", 11)
-    engine.route(topo, hosts, engine.params(topo, Options()))
-    assert calls == []                                              # nor below START_FROM switches
+    assert calls == ([(acyclic_engine.START_WALKS, acyclic_engine.QUICK_WALK, acyclic_engine.QUICK_WALK_ITERATIONS)]
+                     if walked else [])
+    calls.clear()
+    # ...not where the default could not take the plan even after START_REACH
+    monkeypatch.setattr(acyclic_engine, "COLUMN_WALK_REACH", float("inf"))  # the column step still runs
+    engine.route(topo, hosts, engine.params(topo, Options(quick=True, worth_below=1e-9)))
+    assert calls == []
 
 
 @pytest.mark.slow
@@ -138,3 +142,31 @@ def test_random_3_regular_24_seed_9_within_1_2x_deadlock_free() -> None:
         for tree in ([t for t, _ in splits[src]] if src in splits else [parents[src]]):
             assert set(tree) == set(topo.switches) - {src}
     assert fabrics.channel_dependencies_acyclic(parents, hosts, splits)
+
+
+def _named(g: nx.Graph) -> tuple[Topology, dict[str, int]]:
+    g = nx.convert_node_labels_to_integers(g)
+    return fabrics.custom([(f"s{min(a, b)}", f"s{max(a, b)}") for a, b in sorted(g.edges)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make, before", [
+    (lambda: _named(nx.heawood_graph()), 1.222),     # 14 switches: below the old START_FROM's 20
+    (lambda: fabrics.dragonfly(5, 3), 1.211),
+])
+def test_the_default_walks_from_the_starts_within_1_2x(make, before: float) -> None:  # type: ignore[no-untyped-def]
+    # docs/routing-bounds.md ("Walks from many starts, in the default"): the default planned
+    # these at `before`, deadlock-free, without the walks from the up*/down* starts
+    from vlanroute.routing.choose import choose_routes
+    topo, hosts = make()
+    opt = optimum_bound(topo, hosts).value
+    routes = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt).routes
+    assert routes.algorithm == "acyclic" and routes.choices.record().get("columns") is True
+    load = independent_load(topo, hosts, routes.parents, routes.splits)
+    assert load <= 1.2 * opt < before * opt
+    for src in topo.switches:
+        trees = [t for t, _ in routes.splits[src]] if src in routes.splits else [routes.parents[src]]
+        assert all(set(tree) == set(topo.switches) - {src} for tree in trees)
+        if src in routes.splits:
+            assert sum(n for _, n in routes.splits[src]) == hosts[src]
+    assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)

@@ -73,11 +73,12 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   trees by column generation and an integer program, which loses far less to the order
   LP than negotiation and branch moves do. Full search: the 6x6 torus with 3 cables gone
   from 1.290x to 1.171x, random 3-regular 24 seed 8 from 1.296x to 1.194x; the default's
-  (up to 24 switches with hosts, no long walk there): seed 8 from 1.269x to 1.231x, and
+  (up to 36 switches with hosts, a short walk): seed 8 from 1.269x to 1.231x, and
   with its short walk random 3-regular 16 seed 3 from 1.233x to 1.033x. Where the
-  full search's plan is still above 1.2x after it, the column step runs again on the ends
-  of walks from up*/down* orders of START_WALKS roots (acyclic/starts.py): random 3-regular
-  24 seed 9 from 1.240x to 1.198x.
+  plan is still above 1.2x after it, the column step runs again on the ends of walks from
+  up*/down* orders of START_WALKS roots (acyclic/starts.py): random 3-regular 24 seed 9
+  from 1.240x to 1.198x in the full search, the Heawood graph from 1.222x to 1.194x in the
+  default (where its own walk runs).
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -157,8 +158,8 @@ POLISH = 3          # best plans whose branches are moved (acyclic/polish.py)
 # Trees as columns (acyclic/columns.py) on the best plans' orders: degraded 6x6 tori from
 # 1.28-1.30x the optimum to 1.21-1.22x, random 3-regular 24 seed 8 from 1.269x to 1.222x
 # (docs/routing-bounds.md, 2026-11-29). The full search's integer program; the default's
-# is smaller and runs only up to 24 switches with hosts (QUICK: about 0.3 s there, 2 to 4 s
-# on the degraded 6x6 tori).
+# is smaller and runs only up to QUICK_COLUMN_SOURCES switches with hosts (QUICK: about 0.3 s
+# on 24 switches, 2 to 4 s on the degraded 6x6 tori).
 COLUMN_NODES = 200
 # The default's: the root node alone. HiGHS finds its plan there (a sub-MIP heuristic, 1.7 s
 # of the 6.4 s on the 8x8 torus with 6 cables gone); 50 nodes gave the same plans on 15 of
@@ -168,6 +169,16 @@ COLUMN_NODES = 200
 QUICK_COLUMN_NODES = 1
 COLUMN_ABOVE = 1.1
 COLUMN_SOURCES = IRREGULAR
+# The default's up to 36 switches with hosts (24 before 2026-12-01): over 26 custom fabrics
+# of 25 to 36 switches, 19 lighter and none heavier (5x5 tori with 1 to 4 cables gone from
+# 1.110x-1.245x the optimum to 1.067x-1.185x, the 5-dimensional hypercube 1.125x to 1.062x,
+# random 3-regular 30 seed 3 and 36 seed 1 deadlock-free at 1.237x and 1.266x where the
+# default had to take `budget`), for 0 to 24 s more CPU (docs/routing-bounds.md, "The
+# default's column step up to 36 switches"). Not where a stored order's plan is within
+# LP_WALK_ABOVE already (QUICK_GAPPED_SOURCES): the 6x6 torus with 3 cables gone paid 27 s
+# there for the same plan
+QUICK_COLUMN_SOURCES = 36
+QUICK_GAPPED_SOURCES = 24
 COLUMN_ORDERS = 6
 COLUMN_WALK = 600
 # ...only where the order LP is this small (refine_variables): random 3-regular 24, about
@@ -208,7 +219,14 @@ BIG_WALK_ABOVE = 1.35
 # 1.240x to 1.198x, seed 6 from 1.287x to 1.266x, for about 130 s more CPU each on
 # 2026-11-30's slow machine (about 50 s on the usual one)
 START_WALKS = 4
-START_FROM = 20     # ...on fabrics of at least this many switches (refine.FROM: small graphs pay it for nothing)
+# ...at any size since 2026-12-01 (from 20 switches before: only plans above LP_WALK_ABOVE
+# pay, and the Heawood graph's 14 and the dragonfly 5x3's 15 switches gain: full search
+# 1.222x and 1.211x to 1.194x and 1.158x); the default walks as many, QUICK_WALK moves and
+# QUICK_WALK_ITERATIONS simplex iterations each (the same two: 1.194x and 1.184x), unless
+# it could not take the plan even after a gain this large (the largest measured: 1.211x to
+# 1.158x, the dragonfly 5x3 in the full search)
+START_REACH = 1.05
+
 # The stored torus plans' orders on the same tori with cables gone (acyclic/gapped.py), the
 # column step on the best GAPPED of them: 6x6 torus with 3 cables gone (seed 0) 1.154x the
 # optimum, where the search reaches 1.171x (full) and 1.282x (the default's); 8x8 with 6
@@ -272,6 +290,8 @@ class Effort:
     columns: int = COLUMN_NODES
     column_keep: float = COLUMN_KEEP    # ...on the columns within this share of their source's price,
     column_sources: int = COLUMN_SOURCES   # ...on fabrics of at most this many switches with hosts,
+    # ...or this many where a stored order's plan (acyclic/gapped.py) is within LP_WALK_ABOVE (None: as above),
+    column_sources_gapped: int | None = None
     column_orders: int = COLUMN_ORDERS     # ...and on this many of the order walks' last orders,
     column_walk: int = COLUMN_WALK         # ...and of a walk of this many moves from the best plan's order
     column_walk_variables: int = COLUMN_WALK_VARIABLES   # ...where the order LP is at most this large,
@@ -332,9 +352,10 @@ FULL = Effort()
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
                guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=QUICK_COLUMN_NODES,
-               column_keep=0.01, column_sources=24, column_orders=QUICK_WALK_ORDERS, column_walk=QUICK_WALK,
+               column_keep=0.01, column_sources=QUICK_COLUMN_SOURCES,
+               column_sources_gapped=QUICK_GAPPED_SOURCES, column_orders=QUICK_WALK_ORDERS, column_walk=QUICK_WALK,
                column_walk_variables=QUICK_WALK_VARIABLES, column_walk_early=QUICK_WALK_EARLY,
-               column_walk_iterations=QUICK_WALK_ITERATIONS, big_walk=0, start_walks=0,
+               column_walk_iterations=QUICK_WALK_ITERATIONS, big_walk=0, start_walks=START_WALKS,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
@@ -400,6 +421,9 @@ class AcyclicEngine(Engine[Effort]):
             # sometimes the lighter (6x6 torus with 4 cables gone, seed 7: 1.192x against
             # the stored order's 1.209x, 2026-11-30)
             search = replace(params, column_sources=max(params.column_sources, IRREGULAR))
+        elif gapped is not None and not placed and params.column_sources_gapped is not None:
+            # within 1.2x already: the search's plan rarely beats it (QUICK_GAPPED_SOURCES)
+            search = replace(params, column_sources=min(params.column_sources, params.column_sources_gapped))
         routes = acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count), guide_for(topo, host_count),
                                 search)
         if gapped is not None:
@@ -914,12 +938,14 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         if by_columns is not None and round(by_columns[0], 6) < current:
             split, columned = by_columns, True
             current = round(by_columns[0], 6)
-        if (long_walks and effort.start_walks and n >= START_FROM
-                and current > LP_WALK_ABOVE * optimum_bound(topo, host_count).value):
+        if (long_walks and effort.start_walks
+                and current > LP_WALK_ABOVE * optimum_bound(topo, host_count).value
+                and not (effort.worth_below is not None and current > effort.worth_below * START_REACH)):
             # still above issue 40's 1.2x: walks from other starts end at other orders (acyclic/starts.py)
             by_starts = column_step(topo, host_count, [], effort.max_vlans, nodes=effort.columns,
                                     keep=effort.column_keep,
-                                    orders=start_orders(topo, host_count, effort.start_walks, effort.column_walk))
+                                    orders=start_orders(topo, host_count, effort.start_walks, effort.column_walk,
+                                                        effort.column_walk_iterations))
             if by_starts is not None and round(by_starts[0], 6) < current:
                 split, columned = by_starts, True
     if split is not None and round(split[0], 6) < done[0]:

@@ -71,9 +71,10 @@ def positions(topo: Topology, root: str) -> tuple[dict[str, int], dict[str, int]
     return bfs, pre
 
 
-def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: int) -> list[dict[Arc, int]]:
-    """The best order of each of `walks` order walks of `steps` moves (no limit on simplex
-    iterations), from the up*/down* orders of every root with the lowest order LPs (ties:
+def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: int,
+                 iterations: int = 10**12) -> list[dict[Arc, int]]:
+    """The best order of each of `walks` order walks of `steps` moves (or `iterations`
+    simplex iterations each, a count: the same orders on every run), from the up*/down* orders of every root with the lowest order LPs (ties:
     breadth-first before depth-first, then the root's place in the topology's switch order)."""
     lp = OrderLP(topo, host_count)
     ranked: list[tuple[float, int, dict[Arc, int]]] = []
@@ -87,7 +88,7 @@ def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: 
     found: list[dict[Arc, int]] = []
     for _, _, rank in ranked[:walks]:
         last = None
-        for key, _ in order_walk(lp, rank, steps, iterations=10**12):
+        for key, _ in order_walk(lp, rank, steps, iterations=iterations):
             last = key
         if last is not None:
             found.append(rank_of(lp, last))
