@@ -75,7 +75,8 @@ def test_the_default_walks_only_order_lps_up_to_its_limit(above: bool, monkeypat
 
 def _plan(name: str, **changes: int) -> float:
     topo, hosts = {"heawood": lambda: fabrics.custom([(f"s{a}", f"s{b}") for a, b in sorted(nx.heawood_graph().edges)]),
-                   "rr14": lambda: fabrics.random_regular(14, 3, 0)}[name]()
+                   "rr14": lambda: fabrics.random_regular(14, 3, 0),
+                   "rr4_18": lambda: fabrics.random_regular(18, 4, 0)}[name]()
     engine = ENGINES["acyclic"]
     routes = engine.route(topo, hosts, replace(engine.params(topo, Options(quick=True)), **changes))
     assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
@@ -87,6 +88,16 @@ def test_the_longer_walk_and_more_orders_lighten_the_default() -> None:
     # 1.083x now (docs/routing-bounds.md, "The default's walk, longer")
     assert _plan("rr14", column_walk=50, column_orders=0, column_walk_early=0, start_walks=0) > 1.15
     assert _plan("rr14") <= 1.09
+
+
+def test_the_default_walks_order_lps_up_to_the_full_searchs_long_walk_size() -> None:
+    # random 4-regular 18, seed 0: about 4,500 variables, above the default walk's 3,600 before
+    # 2026-12-01 (1.125x then), within the 6,000 of now and of the full search's long walk
+    topo, hosts = fabrics.random_regular(18, 4, 0)
+    assert 3_600 < refine_variables(topo, hosts) <= acyclic_engine.QUICK_WALK_VARIABLES
+    assert acyclic_engine.QUICK_WALK_VARIABLES == acyclic_engine.COLUMN_WALK_VARIABLES
+    assert _plan("rr4_18", column_walk_variables=3_600) > 1.1
+    assert _plan("rr4_18") <= 1.02
 
 
 def test_the_walks_early_order_keeps_the_default_from_getting_heavier() -> None:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections import deque
+from dataclasses import replace
 
 import fabrics
 import networkx as nx
@@ -23,6 +24,7 @@ from test_acyclic_negotiate import hosted
 from topologies import connected_graphs
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
+from vlanroute.routing.acyclic.refine import refine_variables
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.columns import column_step
 from vlanroute.routing.acyclic.starts import positions, start_orders, updown_order
@@ -119,6 +121,15 @@ def test_the_engine_walks_from_the_starts_only_above_the_target(monkeypatch: pyt
     engine.route(topo, hosts, engine.params(topo, Options(quick=True)))
     assert calls == ([(acyclic_engine.START_WALKS, acyclic_engine.QUICK_WALK, acyclic_engine.QUICK_WALK_ITERATIONS)]
                      if walked else [])
+    calls.clear()
+    # ...and only on order LPs up to its start_walk_variables (QUICK_START_VARIABLES)
+    size = refine_variables(topo, hosts)
+    quick = engine.params(topo, Options(quick=True))
+    assert quick.start_walk_variables == acyclic_engine.QUICK_START_VARIABLES < acyclic_engine.QUICK_WALK_VARIABLES
+    engine.route(topo, hosts, replace(quick, start_walk_variables=size - 1))
+    assert calls == []
+    engine.route(topo, hosts, replace(quick, start_walk_variables=size))
+    assert len(calls) == (1 if walked else 0)
     calls.clear()
     # ...not where the default could not take the plan even after START_REACH
     monkeypatch.setattr(acyclic_engine, "COLUMN_WALK_REACH", float("inf"))  # the column step still runs

@@ -187,8 +187,7 @@ COLUMN_WALK_VARIABLES = 6_000
 # The default's walk, shorter and on smaller order LPs: dragonfly 4x4 from 1.500x the
 # optimum to 1.000x, random 3-regular 16 seeds 0, 1, 3 from 1.125x, 1.179x, 1.233x to
 # 1.047x, 1.024x, 1.033x, 12 seed 0 from 1.111x to 1.000x, for 0.5 to 1.5 s more at 50 moves
-# and its best order alone (docs/routing-bounds.md, 2026-11-30). Not on the dragonfly 6x3's
-# 4,000 variables: 1.249x to 1.200x there, for about 5 s more. 200 moves, its last
+# and its best order alone (docs/routing-bounds.md, 2026-11-30). 200 moves, its last
 # QUICK_WALK_ORDERS orders and its best within QUICK_WALK_EARLY moves (2026-12-01): eight of
 # 41 small fabrics lighter (a ladder of 8 rungs 1.250x to 1.188x, random 3-regular 18 seed 1
 # 1.167x to 1.056x, dragonfly 4x3 1.222x to 1.167x), none heavier; at most QUICK_WALK_ITERATIONS
@@ -196,7 +195,17 @@ COLUMN_WALK_VARIABLES = 6_000
 # walk took 185,000 for nothing (its last gain at move 28) and the gains above took at most
 # 89,000 or came before the 100,000th (4x4 torus with 3 cables gone: its last gain at move 80)
 QUICK_WALK = 200
-QUICK_WALK_VARIABLES = 3_600
+# On order LPs of up to 6,000 variables since 2026-12-01 (3,600 before), the full search's
+# long walk's limit: random 3-regular 22 seed 5 and 24 seed 9 from 1.250x (24 seed 9: not
+# deadlock-free before, `budget`) to 1.178x and 1.250x deadlock-free, random 4-regular 18
+# from 1.125x to 1.012x, random 3-regular 24 seeds 2 and 4 and the dragonfly 6x3 lighter too,
+# for 2 to 3 s more CPU where the column step runs (docs/routing-bounds.md, "The default's
+# walk on larger order LPs")
+QUICK_WALK_VARIABLES = 6_000
+# ...and its walks from the up*/down* starts only up to the old 3,600: on random 3-regular
+# 24 (about 5,200) they cost about 10 s more each on seeds 6, 8 and 9 for one gain (seed 9
+# 1.250x to 1.229x)
+QUICK_START_VARIABLES = 3_600
 # ...and, as the full search does, the last QUICK_WALK_ORDERS orders of the refinement's and
 # the optimum's walks where they ran (random 4-regular 20 seed 0: 1.180x to 1.080x; the
 # dragonfly 7x3 the same 1.196x for 6 s more here)
@@ -298,7 +307,8 @@ class Effort:
     big_walk: int = BIG_WALK               # ...or this many moves up to BIG_WALK_VARIABLES (BIG_WALK_ABOVE)
     column_walk_early: int = 0             # ...and the best order of its first this many moves too,
     column_walk_iterations: int = 10**12   # ...the walk stopped at this many simplex iterations
-    start_walks: int = START_WALKS         # ...and from this many up*/down* orders (acyclic/starts.py)
+    start_walks: int = START_WALKS         # ...and from this many up*/down* orders (acyclic/starts.py),
+    start_walk_variables: int | None = None    # ...where the order LP is at most this large (None: as the long walk)
     # On a stored torus shape with cables gone (acyclic/gapped.py): the hosts assigned to trees
     # of this many of the stored plan's orders (the lowest order LPs; 0: not), on fabrics whose
     # order LP has at most `gapped_variables` variables (refine.refine_variables)...
@@ -356,6 +366,7 @@ QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, roun
                column_sources_gapped=QUICK_GAPPED_SOURCES, column_orders=QUICK_WALK_ORDERS, column_walk=QUICK_WALK,
                column_walk_variables=QUICK_WALK_VARIABLES, column_walk_early=QUICK_WALK_EARLY,
                column_walk_iterations=QUICK_WALK_ITERATIONS, big_walk=0, start_walks=START_WALKS,
+               start_walk_variables=QUICK_START_VARIABLES,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
@@ -939,6 +950,7 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
             split, columned = by_columns, True
             current = round(by_columns[0], 6)
         if (long_walks and effort.start_walks
+                and (effort.start_walk_variables is None or variables <= effort.start_walk_variables)
                 and current > LP_WALK_ABOVE * optimum_bound(topo, host_count).value
                 and not (effort.worth_below is not None and current > effort.worth_below * START_REACH)):
             # still above issue 40's 1.2x: walks from other starts end at other orders (acyclic/starts.py)
