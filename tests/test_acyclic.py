@@ -52,11 +52,13 @@ def before_columns(topo: Topology) -> acyclic_engine.Effort:
 
 
 def check_plan(topo: Topology, hosts: dict[str, int], routes: Routes, ratio: float) -> None:
-    """Every tree a switch's hosts send on spans the fabric, the whole plan is deadlock-free,
-    and its load is at most `ratio` times the optimum."""
+    """Every tree a switch's hosts send on spans the fabric (a split switch's hosts add up to
+    its own), the whole plan is deadlock-free, and its load is at most `ratio` times the optimum."""
     for s in topo.switches:
         trees = [t for t, _ in routes.splits[s]] if s in routes.splits else [routes.parents[s]]
         assert all(spans(topo, s, tree) for tree in trees)
+        if s in routes.splits:
+            assert sum(n for _, n in routes.splits[s]) == hosts[s]
     assert channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
     load = max_load(topo, hosts, routes.parents, routes.splits)
     assert load <= ratio * optimum_bound(topo, hosts).value * (1 + 1e-9)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
-from test_acyclic import spans
+from test_acyclic import check_plan, spans
 from test_acyclic_negotiate import increasing
 
 from vlanroute.model.topology import Topology
@@ -168,13 +168,7 @@ def test_the_default_on_a_degraded_6x6_torus_is_deadlock_free_within_1_2x(remove
     record = routes.choices.record()
     assert record.get("stored_order", "") == ("torus-6x6" if stored else "")
     assert record.get("columns") is True
-    assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
-    for src in topo.switches:
-        trees = [t for t, _ in routes.splits[src]] if src in routes.splits else [routes.parents[src]]
-        assert all(spans(topo, src, t) for t in trees)
-        if src in routes.splits:
-            assert sum(n for _, n in routes.splits[src]) == hosts[src]
-    assert fabrics.max_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt
+    check_plan(topo, hosts, routes, 1.2)
 
 
 @settings(max_examples=10, deadline=None)

@@ -19,6 +19,7 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_acyclic import check_plan
 from test_acyclic_columns import independent_load
 from test_acyclic_negotiate import hosted
 from topologies import connected_graphs
@@ -173,11 +174,5 @@ def test_the_default_walks_from_the_starts_within_1_2x(make, before: float) -> N
     opt = optimum_bound(topo, hosts).value
     routes = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt).routes
     assert routes.algorithm == "acyclic" and routes.choices.record().get("columns") is True
-    load = independent_load(topo, hosts, routes.parents, routes.splits)
-    assert load <= 1.2 * opt < before * opt
-    for src in topo.switches:
-        trees = [t for t, _ in routes.splits[src]] if src in routes.splits else [routes.parents[src]]
-        assert all(set(tree) == set(topo.switches) - {src} for tree in trees)
-        if src in routes.splits:
-            assert sum(n for _, n in routes.splits[src]) == hosts[src]
-    assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
+    assert independent_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt < before * opt
+    check_plan(topo, hosts, routes, 1.2)
