@@ -170,13 +170,13 @@ QUICK_COLUMN_NODES = 1
 COLUMN_ABOVE = 1.1
 COLUMN_SOURCES = IRREGULAR
 # The default's up to 36 switches with hosts (24 before 2026-12-01): over 26 custom fabrics
-# of 25 to 36 switches, 19 lighter and none heavier (5x5 tori with 1 to 4 cables gone from
-# 1.110x-1.245x the optimum to 1.067x-1.185x, the 5-dimensional hypercube 1.125x to 1.062x,
-# random 3-regular 30 seed 3 and 36 seed 1 deadlock-free at 1.237x and 1.266x where the
-# default had to take `budget`), for 0 to 24 s more CPU (docs/routing-bounds.md, "The
-# default's column step up to 36 switches"). Not where a stored order's plan is within
-# LP_WALK_ABOVE already (QUICK_GAPPED_SOURCES): the 6x6 torus with 3 cables gone paid 27 s
-# there for the same plan
+# of 25 to 36 switches, 19 lighter or newly deadlock-free, none heavier (5x5 tori with 1 to
+# 4 cables gone from 1.110x-1.245x the optimum to 1.067x-1.185x, the 5-dimensional hypercube
+# 1.125x to 1.062x, random 3-regular 30 seed 3 and 36 seed 1 deadlock-free at 1.237x and
+# 1.266x where the default had to take `budget`), for 0 to 24 s more CPU
+# (docs/routing-bounds.md, "The default's column step up to 36 switches"). Not where a
+# stored order's plan is within LP_WALK_ABOVE already (QUICK_GAPPED_SOURCES): the 6x6
+# torus with 3 cables gone paid 27 s there for the same plan
 QUICK_COLUMN_SOURCES = 36
 QUICK_GAPPED_SOURCES = 24
 COLUMN_ORDERS = 6
@@ -196,11 +196,11 @@ COLUMN_WALK_VARIABLES = 6_000
 # 89,000 or came before the 100,000th (4x4 torus with 3 cables gone: its last gain at move 80)
 QUICK_WALK = 200
 # On order LPs of up to 6,000 variables since 2026-12-01 (3,600 before), the full search's
-# long walk's limit: random 3-regular 22 seed 5 and 24 seed 9 from 1.250x (24 seed 9: not
-# deadlock-free before, `budget`) to 1.178x and 1.250x deadlock-free, random 4-regular 18
-# from 1.125x to 1.012x, random 3-regular 24 seeds 2 and 4 and the dragonfly 6x3 lighter too,
-# for 2 to 3 s more CPU where the column step runs (docs/routing-bounds.md, "The default's
-# walk on larger order LPs")
+# long walk's limit: random 3-regular 22 seed 5 from 1.250x to 1.219x, 24 seed 9
+# deadlock-free at 1.250x (`budget`, not deadlock-free, before), random 4-regular 18 from
+# 1.125x to 1.012x, random 3-regular 24 seeds 2 and 4 and the dragonfly 6x3 lighter too; eight
+# of 62 fabrics, none heavier, for 2 to 4 s more CPU where the column step runs
+# (docs/routing-bounds.md, "The default's walk on larger order LPs")
 QUICK_WALK_VARIABLES = 6_000
 # ...and its walks from the up*/down* starts only up to the old 3,600: on random 3-regular
 # 24 (about 5,200) they cost about 10 s more each on seeds 6, 8 and 9 for one gain (seed 9

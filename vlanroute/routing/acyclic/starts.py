@@ -74,8 +74,9 @@ def positions(topo: Topology, root: str) -> tuple[dict[str, int], dict[str, int]
 def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: int,
                  iterations: int = 10**12) -> list[dict[Arc, int]]:
     """The best order of each of `walks` order walks of `steps` moves (or `iterations`
-    simplex iterations each, a count: the same orders on every run), from the up*/down* orders of every root with the lowest order LPs (ties:
-    breadth-first before depth-first, then the root's place in the topology's switch order)."""
+    simplex iterations each, a count: the same orders on every run), from the up*/down*
+    orders of every root with the lowest order LPs (ties: breadth-first before depth-first,
+    then the root's place in the topology's switch order)."""
     lp = OrderLP(topo, host_count)
     ranked: list[tuple[float, int, dict[Arc, int]]] = []
     for i, root in enumerate(topo.switches):
