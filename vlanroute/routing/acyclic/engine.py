@@ -112,6 +112,7 @@ from vlanroute.routing.acyclic.lp_guide import lp_guided_turns
 from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
 from vlanroute.routing.acyclic.polish import polish
+from vlanroute.routing.acyclic.refine import FROM as REFINE_FROM
 from vlanroute.routing.acyclic.refine import ITERATIONS as REFINE_ITERATIONS
 from vlanroute.routing.acyclic.refine import VARIABLES as REFINE_VARIABLES
 from vlanroute.routing.acyclic.refine import STEPS as REFINE_STEPS
@@ -276,6 +277,9 @@ class Effort:
     polish: int = POLISH
     refine_steps: int = REFINE_STEPS
     refine_iterations: int = REFINE_ITERATIONS
+    # the whole search again with this many, the lighter plan kept, where the plan is still
+    # above LP_WALK_ABOVE (refined_again; 0: not)
+    refine_again: int = 0
     refine_polish: float = float("inf")     # branch moves looked at per refined order, at most
     restarts: int = RESTARTS
     # routing below the switch on the best plan's order (routing/spread.py), within the budget
@@ -341,6 +345,14 @@ LP_WALK_VARIABLES = 10_000
 # ...and not when the default cannot take the plan even after the walk's largest gain
 # measured (1.250x to 1.172x, dragonfly 6x4): random 3-regular 24 seed 9, 4.2 s instead of 7.0
 LP_WALK_REACH = 1.07
+# The default's search again with the full search's refinement iterations (refined_again)
+# where its plan is still above LP_WALK_ABOVE, the lighter kept: on custom fabrics of 25 to
+# 36 switches the default's 100,000 stopped the walk early (the dragonfly 6x5 from 1.210x the
+# optimum to 1.080x, the 8x4 from 1.266x to 1.188x, the 7x4 deadlock-free at 1.188x where the
+# default took `budget`; docs/routing-bounds.md, "The default's refinement again"). Run as a
+# second search rather than as the first's count: at 250,000 from the start two 5x5 tori with
+# cables gone got heavier (1.125x to 1.140x, 1.080x to 1.093x) and 19 fabrics paid 1 to 14 s
+REFINE_AGAIN = REFINE_ITERATIONS
 # The default's stored orders on tori with cables gone only where their order LPs are this
 # small: the 6x6 tori's (16,000 to 17,000 variables, about 0.4 s each); an 8x8 torus's
 # (57,000) takes 7 s, and its column step 20 s (2026-11-30)
@@ -360,7 +372,8 @@ FULL = Effort()
 # where it gave 1.074x, 1.070x, 1.296x; the dragonfly of 6 groups of 4 the same 1.250x;
 # a third to a fifth of the CPU.
 QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, rounds=20, targets=(1.3, 1.5),
-               guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_polish=50_000, restarts=1,
+               guide_probe=2, guided=2, polish=2, refine_iterations=100_000, refine_again=REFINE_AGAIN,
+               refine_polish=50_000, restarts=1,
                spread=True, scan_up_to=SCAN, guided_roots=None, optimum_first=True, columns=QUICK_COLUMN_NODES,
                column_keep=0.01, column_sources=QUICK_COLUMN_SOURCES,
                column_sources_gapped=QUICK_GAPPED_SOURCES, column_orders=QUICK_WALK_ORDERS, column_walk=QUICK_WALK,
@@ -441,7 +454,7 @@ class AcyclicEngine(Engine[Effort]):
             searched = max_load(routes.parents, host_count, topo.arc_cables(), routes.splits)
             return gapped[1] if round(gapped[0], 6) < round(searched, 6) else routes
         if topo.kind != "torus" or len(topo.switches) > IRREGULAR:
-            return routes
+            return refined_again(topo, host_count, routes, search, self.name)
         # Tori: the same search under shuffled switch names, which breaks the symmetry that
         # holds the search at the ring cuts' floor (routing/acyclic/restarts.py).
         cables = topo.arc_cables()
@@ -473,6 +486,29 @@ def stored_routes(topo: Topology, host_count: dict[str, int], stored: tuple[str,
     unspread = (load, len(pack(trees, {s for s, h in host_count.items() if h},
                                {s: i for i, s in enumerate(topo.switches)})))
     return Routes(algorithm, got[1], replace(choices, spread=True), splits=got[2], unspread=unspread)
+
+
+def refined_again(topo: Topology, host_count: dict[str, int], routes: Routes, effort: Effort,
+                  algorithm: str = "acyclic") -> Routes:
+    """The lighter of `routes` and the whole search again with `effort.refine_again` simplex
+    iterations for the order refinement (REFINE_AGAIN), where `routes` is still above
+    LP_WALK_ABOVE times the optimum on a custom fabric whose order the refinement walks
+    (refine.FROM, refine.VARIABLES) and the effort's own long walk does not
+    (`column_walk_variables`: below it the refinement's walk ends within the default's
+    iterations, the same plan again), and not beyond the default's reach (REACH); `routes`
+    otherwise. The search is deterministic, so the lighter is the same on every run."""
+    if (not effort.refine_again or effort.refine_again <= effort.refine_iterations or topo.kind != "custom"
+            or not REFINE_FROM <= len(topo.switches) <= IRREGULAR
+            or not effort.column_walk_variables < refine_variables(topo, host_count) <= REFINE_VARIABLES):
+        return routes
+    load = max_load(routes.parents, host_count, topo.arc_cables(), routes.splits)
+    if load <= LP_WALK_ABOVE * optimum_bound(topo, host_count).value or (
+            effort.worth_below is not None and load > effort.worth_below * REACH):
+        return routes
+    again = acyclic_routes(topo, host_count, algorithm, turn_routes(topo, host_count), guide_for(topo, host_count),
+                           replace(effort, refine_iterations=effort.refine_again, refine_again=0))
+    return again if round(max_load(again.parents, host_count, topo.arc_cables(), again.splits), 6) < round(load, 6) \
+        else routes
 
 
 def gapped_routes(topo: Topology, host_count: dict[str, int], effort: Effort,
