@@ -12,6 +12,7 @@ import pytest
 from test_acyclic import check_plan
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
+import vlanroute.routing.acyclic.refine as refine
 from vlanroute.routing.acyclic.engine import AcyclicChoices, refined_again
 from vlanroute.routing.acyclic.refine import refine_variables
 from vlanroute.routing.choose import choose_routes
@@ -41,10 +42,10 @@ def test_the_search_runs_again_only_inside_its_gate(case: str, runs: bool, kept:
 
     monkeypatch.setattr(acyclic_engine, "acyclic_routes", spy)
     monkeypatch.setattr(acyclic_engine, "max_load", lambda parents, *a: load[id(parents)])
-    if case == "too small":
-        monkeypatch.setattr(acyclic_engine, "REFINE_FROM", 21)
+    if case == "too small":              # the refinement walks from refine.FROM switches
+        monkeypatch.setattr(refine, "FROM", 21)
     if case == "order LP too large":     # the refinement does not walk it
-        monkeypatch.setattr(acyclic_engine, "REFINE_VARIABLES", refine_variables(topo, hosts) - 1)
+        monkeypatch.setattr(refine, "VARIABLES", refine_variables(topo, hosts) - 1)
     engine = ENGINES["acyclic"]
     options = Options(quick=case != "full search", worth_below=opt * (0.9 if case == "beyond reach" else 1.25))
     # random 3-regular 20: below the default's long-walk size; moved under it here

@@ -112,7 +112,6 @@ from vlanroute.routing.acyclic.lp_guide import lp_guided_turns
 from vlanroute.routing.acyclic.negotiate import ROUNDS as NEGOTIATION_ROUNDS
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path, negotiate
 from vlanroute.routing.acyclic.polish import polish
-from vlanroute.routing.acyclic.refine import FROM as REFINE_FROM
 from vlanroute.routing.acyclic.refine import ITERATIONS as REFINE_ITERATIONS
 from vlanroute.routing.acyclic.refine import VARIABLES as REFINE_VARIABLES
 from vlanroute.routing.acyclic.refine import STEPS as REFINE_STEPS
@@ -498,12 +497,12 @@ def refined_again(topo: Topology, host_count: dict[str, int], routes: Routes, ef
     iterations, the same plan again), and not beyond the default's reach (REACH); `routes`
     otherwise. The search is deterministic, so the lighter is the same on every run."""
     if (not effort.refine_again or effort.refine_again <= effort.refine_iterations or topo.kind != "custom"
-            or not REFINE_FROM <= len(topo.switches) <= IRREGULAR
-            or not effort.column_walk_variables < refine_variables(topo, host_count) <= REFINE_VARIABLES):
+            or len(topo.switches) > IRREGULAR):
         return routes
     load = max_load(routes.parents, host_count, topo.arc_cables(), routes.splits)
-    if load <= LP_WALK_ABOVE * optimum_bound(topo, host_count).value or (
-            effort.worth_below is not None and load > effort.worth_below * REACH):
+    if (not worth_refining(topo, host_count, load) or refine_variables(topo, host_count) <= effort.column_walk_variables
+            or load <= LP_WALK_ABOVE * optimum_bound(topo, host_count).value
+            or (effort.worth_below is not None and load > effort.worth_below * REACH)):
         return routes
     again = acyclic_routes(topo, host_count, algorithm, turn_routes(topo, host_count), guide_for(topo, host_count),
                            replace(effort, refine_iterations=effort.refine_again, refine_again=0))
