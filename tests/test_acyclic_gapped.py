@@ -237,7 +237,7 @@ def test_the_default_on_a_degraded_8x8_torus_is_deadlock_free() -> None:
 
     topo, hosts = fabrics.degraded_torus(8, 6, 1)
     opt = optimum_bound(topo, hosts).value
-    with patch.object(acyclic_engine, "acyclic_routes", side_effect=AssertionError("the search ran")):
+    with patch.object(acyclic_engine, "searched_plan", side_effect=AssertionError("the search ran")):
         choice = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt)
     routes = choice.routes
     assert routes.algorithm == "acyclic"

@@ -37,11 +37,12 @@ def test_the_search_gets_the_column_step_at_the_gapped_count_only_within_1_2x(
                         lambda *a: None if gapped is None else (gapped * opt, fake))
     seen: list[int] = []
 
-    def spy(topo, host_count, algorithm, start, guide, effort):  # type: ignore[no-untyped-def]
+    def spy(topo, host_count, done, algorithm, effort):  # type: ignore[no-untyped-def]
         seen.append(effort.column_sources)
         return Routes("acyclic", {s: {} for s in topo.switches}, AcyclicChoices(topo.switches[0], 0))
 
-    monkeypatch.setattr(acyclic_engine, "acyclic_routes", spy)
+    monkeypatch.setattr(acyclic_engine, "searched_plan", lambda *a: (0.0, 0, {}, AcyclicChoices("", 0), {}))
+    monkeypatch.setattr(acyclic_engine, "finished_routes", spy)
     monkeypatch.setattr(acyclic_engine, "max_load", lambda *a: 2.0 * opt)
     engine.route(topo, hosts, params)
     assert seen == [sources]

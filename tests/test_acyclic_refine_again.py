@@ -36,11 +36,15 @@ def test_the_search_runs_again_only_inside_its_gate(case: str, runs: bool, kept:
             id(again.parents): (1.4 if case == "heavier again" else 1.25) * opt}
     seen: list[tuple[int, int]] = []
 
-    def spy(topo, host_count, algorithm, start, guide, effort):  # type: ignore[no-untyped-def]
+    done = (0.0, 0, first.parents, first.choices, {})
+
+    def spy(topo, host_count, plan, algorithm, effort):  # type: ignore[no-untyped-def]
+        assert plan is done                  # from the first search's plan, not a search again
         seen.append((effort.refine_iterations, effort.refine_again))
         return again
 
-    monkeypatch.setattr(acyclic_engine, "acyclic_routes", spy)
+    monkeypatch.setattr(acyclic_engine, "finished_routes", spy)
+    monkeypatch.setattr(acyclic_engine, "searched_plan", lambda *a: pytest.fail("the search ran again"))
     monkeypatch.setattr(acyclic_engine, "max_load", lambda parents, *a: load[id(parents)])
     if case == "too small":              # the refinement walks from refine.FROM switches
         monkeypatch.setattr(refine, "FROM", 21)
@@ -52,7 +56,7 @@ def test_the_search_runs_again_only_inside_its_gate(case: str, runs: bool, kept:
     params = replace(engine.params(topo, options), column_walk_variables=refine_variables(topo, hosts) - 1)
     if case == "the long walk's":        # the default's own long walk has walked it
         params = replace(params, column_walk_variables=refine_variables(topo, hosts))
-    got = refined_again(topo, hosts, first, params)
+    got = refined_again(topo, hosts, done, first, params)
     assert seen == ([(acyclic_engine.REFINE_AGAIN, 0)] if runs else [])
     assert got is (again if kept == "again" else first)
     assert params.refine_iterations < acyclic_engine.REFINE_AGAIN or case == "full search"

@@ -62,13 +62,14 @@ def test_different_seeds_shuffle_differently() -> None:
 def test_no_restart_below_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     # The 4x4 torus is planned at the optimum from the turns engine's start: nothing to restart.
     calls: list[str] = []
-    searched = engine.acyclic_routes
+    searched = engine.searched_plan
 
     def spy(topo: Topology, *args: object, **kwargs: object) -> object:
         calls.append(topo.kind)
         return searched(topo, *args, **kwargs)                         # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "acyclic_routes", spy)
+    # the engine's own search and every shuffled restart's start with the search's first part
+    monkeypatch.setattr(engine, "searched_plan", spy)
     topo, hosts = fabrics.torus([4, 4])
     routes = ACYCLIC.route(topo, hosts, ACYCLIC.params(topo, Options()))
     assert calls == ["torus"]

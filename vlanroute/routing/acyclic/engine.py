@@ -447,13 +447,13 @@ class AcyclicEngine(Engine[Effort]):
         elif gapped is not None and not placed and params.column_sources_gapped is not None:
             # within 1.2x already: the search's plan rarely beats it (QUICK_GAPPED_SOURCES)
             search = replace(params, column_sources=min(params.column_sources, params.column_sources_gapped))
-        routes = acyclic_routes(topo, host_count, self.name, turn_routes(topo, host_count), guide_for(topo, host_count),
-                                search)
+        done = searched_plan(topo, host_count, turn_routes(topo, host_count), guide_for(topo, host_count), search)
+        routes = finished_routes(topo, host_count, done, self.name, search)
         if gapped is not None:
             searched = max_load(routes.parents, host_count, topo.arc_cables(), routes.splits)
             return gapped[1] if round(gapped[0], 6) < round(searched, 6) else routes
         if topo.kind != "torus" or len(topo.switches) > IRREGULAR:
-            return refined_again(topo, host_count, routes, search, self.name)
+            return refined_again(topo, host_count, done, routes, search, self.name)
         # Tori: the same search under shuffled switch names, which breaks the symmetry that
         # holds the search at the ring cuts' floor (routing/acyclic/restarts.py).
         cables = topo.arc_cables()
@@ -487,10 +487,11 @@ def stored_routes(topo: Topology, host_count: dict[str, int], stored: tuple[str,
     return Routes(algorithm, got[1], replace(choices, spread=True), splits=got[2], unspread=unspread)
 
 
-def refined_again(topo: Topology, host_count: dict[str, int], routes: Routes, effort: Effort,
+def refined_again(topo: Topology, host_count: dict[str, int], done: Plan, routes: Routes, effort: Effort,
                   algorithm: str = "acyclic") -> Routes:
-    """The lighter of `routes` and the whole search again with `effort.refine_again` simplex
-    iterations for the order refinement (REFINE_AGAIN), where `routes` is still above
+    """The lighter of `routes` (finished from the search's plan `done`) and `done` finished
+    again with `effort.refine_again` simplex iterations for the order refinement
+    (REFINE_AGAIN), where `routes` is still above
     LP_WALK_ABOVE times the optimum on a custom fabric whose order the refinement walks
     (refine.FROM, refine.VARIABLES) and the effort's own long walk does not
     (`column_walk_variables`: below it the refinement's walk ends within the default's
@@ -504,8 +505,10 @@ def refined_again(topo: Topology, host_count: dict[str, int], routes: Routes, ef
             or load <= LP_WALK_ABOVE * optimum_bound(topo, host_count).value
             or (effort.worth_below is not None and load > effort.worth_below * REACH)):
         return routes
-    again = acyclic_routes(topo, host_count, algorithm, turn_routes(topo, host_count), guide_for(topo, host_count),
-                           replace(effort, refine_iterations=effort.refine_again, refine_again=0))
+    # the search's first part reads no refinement field (searched_plan): the whole search
+    # again would give `done` again
+    again = finished_routes(topo, host_count, done, algorithm,
+                            replace(effort, refine_iterations=effort.refine_again, refine_again=0))
     return again if round(max_load(again.parents, host_count, topo.arc_cables(), again.splits), 6) < round(load, 6) \
         else routes
 
@@ -805,6 +808,15 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
     """The best plan over the starts, rounds and negotiations (module docstring). `start`:
     a deadlock-free routing to improve on (the turns engine's), besides the escape starts;
     `effort`: how much of the search runs."""
+    return finished_routes(topo, host_count, searched_plan(topo, host_count, start, guide, effort), algorithm, effort)
+
+
+def searched_plan(topo: Topology, host_count: dict[str, int], start: Routes | None = None,
+                  guide: dict[str, ParentMap] | None = None, effort: Effort = FULL) -> Plan:
+    """The search's first part: the best plan of the escape starts, rounds, negotiations,
+    guided orders and branch moves, before its channel order is refined. It reads none of
+    the effort's refinement, walk, spread or column fields, so a second `finished_routes`
+    with other ones can start from it (refined_again)."""
     g = topo.simple()
     first = central_switch(topo)
     by_degree = sorted(topo.switches, key=lambda s: (-g.degree(s), topo.index(s)))
@@ -889,7 +901,17 @@ def acyclic_routes(topo: Topology, host_count: dict[str, int], algorithm: str = 
         better, moved = polish(topo, host_count, rank, trees)
         final.append((round(better, 6), escaped, moved, replace(choices, polished=True), rank)
                      if round(better, 6) < load else (load, escaped, trees, choices, rank))
-    done = min(final, key=lambda f: f[:2])
+    return min(final, key=lambda f: f[:2])
+
+
+def finished_routes(topo: Topology, host_count: dict[str, int], done: Plan, algorithm: str = "acyclic",
+                    effort: Effort = FULL) -> Routes:
+    """The search's second part from `done` (searched_plan): its channel order refined, the
+    hosts of each switch spread over trees, the column step and the walks from other starts,
+    as far as `effort` asks; the lightest of these as routes."""
+    n = len(topo.switches)
+    irregular = n <= IRREGULAR and topo.kind == "custom"
+    first = central_switch(topo)
     # routing below the switch: (max load, parents, splits, order), the best found so far
     split: tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], dict[Arc, int]] | None = None
     hopeless = effort.worth_below is not None and done[0] > effort.worth_below * REACH
