@@ -5,8 +5,8 @@
     python bench/suite_time.py run.log ids.txt [--top 30]
 
 Prints the total work (the sum of every test's set-up, call and teardown), the files that
-carry most of it, the lower bound of the wall time on two workers (the longer of half the
-total work and the longest test), and the wall time pytest-xdist's `--dist worksteal` gives
+carry most of it, the lower bound of the wall time on `--workers` workers (pyproject.toml's
+three; the longer of the total work over the workers and the longest test), and the wall time pytest-xdist's `--dist worksteal` gives
 with tests/conftest.py's longest-first order (simulated over the measured durations). When
 the simulated time is at the bound, the order cannot gain anything: only less work can.
 
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                          "from `pytest --collect-only -q -n 0 -m KIND`; without them unlisted tests count 0 s "
                          "in the order")
     ap.add_argument("--top", type=int, default=25, help="files to show")
+    ap.add_argument("--workers", type=int, default=3, help="pytest-xdist workers (pyproject.toml's -n)")
     args = ap.parse_args(argv)
 
     seconds = durations(args.log.read_text())
@@ -123,10 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'seconds':>8} {'share':>6}  file")
     for f, s in sorted(by_file.items(), key=lambda kv: -kv[1])[:args.top]:
         print(f"{s:8.1f} {s / total:6.1%}  {f}")
-    bound = max(total / 2, seconds.get(longest, 0.0))
-    ends, _ = worksteal(longest_first(ids, expected_seconds(ids, listed, kinds)), seconds)
+    bound = max(total / args.workers, seconds.get(longest, 0.0))
+    ends, _ = worksteal(longest_first(ids, expected_seconds(ids, listed, kinds), args.workers), seconds,
+                        args.workers)
     print(f"\nlongest test: {seconds.get(longest, 0.0):.0f} s ({longest})")
-    print(f"two workers: bound {bound:.0f} s (max of half the work and the longest test); "
+    print(f"{args.workers} workers: bound {bound:.0f} s (max of the work per worker and the longest test); "
           f"worksteal in conftest's order {max(ends):.0f} s (workers end at "
           + " / ".join(f"{e:.0f}" for e in ends) + ")")
     return 0

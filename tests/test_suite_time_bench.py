@@ -47,13 +47,16 @@ def test_a_known_schedule() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(min_value=0.0, max_value=100.0, allow_nan=False), min_size=1, max_size=40))
-def test_every_test_runs_once_and_the_wall_time_is_within_its_bounds(times: list[float]) -> None:
+@given(st.lists(st.floats(min_value=0.0, max_value=100.0, allow_nan=False), min_size=1, max_size=40),
+       st.sampled_from([2, 3]))
+def test_every_test_runs_once_and_the_wall_time_is_within_its_bounds(times: list[float], workers: int) -> None:
     ids = [f"t{i}" for i in range(len(times))]
     seconds = dict(zip(ids, times, strict=True))
-    ends, ran = suite_time.worksteal(suite_time.longest_first(ids, seconds) if len(ids) >= 4 else ids, seconds)
+    order = suite_time.longest_first(ids, seconds, workers) if len(ids) >= 2 * workers else ids
+    ends, ran = suite_time.worksteal(order, seconds, workers)
     total = sum(times)
     # No test lost or run twice, and the wall time lies between the bound and the total.
+    assert len(ends) == workers
     assert sorted(i for r in ran for i in r) == sorted(ids)
-    assert max(ends) >= max(total / 2, max(times)) - 1e-6
+    assert max(ends) >= max(total / workers, max(times)) - 1e-6
     assert max(ends) <= total + 1e-6
