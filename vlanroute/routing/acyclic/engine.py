@@ -312,6 +312,10 @@ class Effort:
     column_walk_iterations: int = 10**12   # ...the walk stopped at this many simplex iterations
     start_walks: int = START_WALKS         # ...and from this many up*/down* orders (acyclic/starts.py),
     start_walk_variables: int | None = None    # ...where the order LP is at most this large (None: as the long walk)
+    # ...and where the plan is still above LP_WALK_ABOVE after them: the start walks that
+    # `start_walk_variables` skipped, then the long walk again at this many moves without
+    # `column_walk_iterations` (WALKS_AGAIN; 0: not)
+    walks_again: int = 0
     # On a stored torus shape with cables gone (acyclic/gapped.py): the hosts assigned to trees
     # of this many of the stored plan's orders (the lowest order LPs; 0: not), on fabrics whose
     # order LP has at most `gapped_variables` variables (refine.refine_variables)...
@@ -352,6 +356,11 @@ LP_WALK_REACH = 1.07
 # second search rather than as the first's count: at 250,000 from the start two 5x5 tori with
 # cables gone got heavier (1.125x to 1.140x, 1.080x to 1.093x) and 19 fabrics paid 1 to 14 s
 REFINE_AGAIN = REFINE_ITERATIONS
+# The default's walks again where its plan is still above LP_WALK_ABOVE (Effort.walks_again):
+# the dragonfly 6x3 from 1.200x the optimum to 1.176x with the long walk at the full search's
+# 600 moves, random 3-regular 22 seed 5 from 1.219x to 1.178x with the start walks above
+# QUICK_START_VARIABLES (2026-12-01, docs/routing-bounds.md "The default's walks again")
+WALKS_AGAIN = COLUMN_WALK
 # The default's stored orders on tori with cables gone only where their order LPs are this
 # small: the 6x6 tori's (16,000 to 17,000 variables, about 0.4 s each); an 8x8 torus's
 # (57,000) takes 7 s, and its column step 20 s (2026-11-30)
@@ -378,7 +387,7 @@ QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, roun
                column_sources_gapped=QUICK_GAPPED_SOURCES, column_orders=QUICK_WALK_ORDERS, column_walk=QUICK_WALK,
                column_walk_variables=QUICK_WALK_VARIABLES, column_walk_early=QUICK_WALK_EARLY,
                column_walk_iterations=QUICK_WALK_ITERATIONS, big_walk=0, start_walks=START_WALKS,
-               start_walk_variables=QUICK_START_VARIABLES,
+               start_walk_variables=QUICK_START_VARIABLES, walks_again=WALKS_AGAIN,
                gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
 
 
@@ -996,9 +1005,9 @@ def finished_routes(topo: Topology, host_count: dict[str, int], done: Plan, algo
         # the long walk's last `column_orders` orders (its best alone where that is 0), and with
         # `column_walk_early` its best within that many moves (the default's)
         moves = effort.column_walk if long_walks else effort.big_walk if big_walk else 0
-        longer = (walked_orders(topo, host_count, split[3] if split is not None and split[0] < done[0] else done[4],
-                                moves, effort.column_orders or 1, effort.column_walk_early,
-                                effort.column_walk_iterations) if moves else [])
+        walk_from = split[3] if split is not None and split[0] < done[0] else done[4]
+        longer = (walked_orders(topo, host_count, walk_from, moves, effort.column_orders or 1,
+                                effort.column_walk_early, effort.column_walk_iterations) if moves else [])
         k = effort.column_orders
         by_columns = column_step(topo, host_count, [(done[0], done[2], {}, done[4]), *([split] if split else [])],
                                  effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,
@@ -1006,17 +1015,35 @@ def finished_routes(topo: Topology, host_count: dict[str, int], done: Plan, algo
         if by_columns is not None and round(by_columns[0], 6) < current:
             split, columned = by_columns, True
             current = round(by_columns[0], 6)
-        if (long_walks and effort.start_walks
-                and (effort.start_walk_variables is None or variables <= effort.start_walk_variables)
-                and current > LP_WALK_ABOVE * optimum_bound(topo, host_count).value
-                and not (effort.worth_below is not None and current > effort.worth_below * START_REACH)):
+        target = LP_WALK_ABOVE * optimum_bound(topo, host_count).value
+
+        def within_reach() -> bool:
+            return current > target and not (effort.worth_below is not None
+                                             and current > effort.worth_below * START_REACH)
+
+        def step_on(orders: list[dict[Arc, int]]) -> None:
+            nonlocal split, columned, current
+            got = column_step(topo, host_count, [], effort.max_vlans, nodes=effort.columns, keep=effort.column_keep,
+                              orders=orders)
+            if got is not None and round(got[0], 6) < current:
+                split, columned, current = got, True, round(got[0], 6)
+
+        started = (long_walks and bool(effort.start_walks)
+                   and (effort.start_walk_variables is None or variables <= effort.start_walk_variables))
+        if started and within_reach():
             # still above issue 40's 1.2x: walks from other starts end at other orders (acyclic/starts.py)
-            by_starts = column_step(topo, host_count, [], effort.max_vlans, nodes=effort.columns,
-                                    keep=effort.column_keep,
-                                    orders=start_orders(topo, host_count, effort.start_walks, effort.column_walk,
-                                                        effort.column_walk_iterations))
-            if by_starts is not None and round(by_starts[0], 6) < current:
-                split, columned = by_starts, True
+            step_on(start_orders(topo, host_count, effort.start_walks, effort.column_walk,
+                                 effort.column_walk_iterations))
+        if long_walks and effort.walks_again and within_reach():
+            # Still above 1.2x: the start walks the size skipped, then the long walk again at
+            # `walks_again` moves without the iteration limit, each only while still above
+            # (WALKS_AGAIN): each took one fabric within 1.2x that the other did not.
+            if effort.start_walks and not started:
+                step_on(start_orders(topo, host_count, effort.start_walks, effort.column_walk,
+                                     effort.column_walk_iterations))
+            if within_reach():
+                step_on(walked_orders(topo, host_count, walk_from, effort.walks_again, effort.column_orders or 1,
+                                      effort.column_walk_early))
     if split is not None and round(split[0], 6) < done[0]:
         unspread = (done[0], len(pack(done[2], {s for s, h in host_count.items() if h},
                                       {s: i for i, s in enumerate(topo.switches)})))
