@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from dataclasses import replace
 
 import fabrics
 import networkx as nx
@@ -223,6 +224,67 @@ def test_the_placed_plan_is_deadlock_free_and_routes_every_host() -> None:
     assert load == pytest.approx(fabrics.max_load(topo, hosts, parents, splits))
     assert load >= optimum_bound(topo, hosts).value * (1 - 1e-9)
     assert placed_plan(topo, hosts, 3, 20, 0.01, 1) is None        # more VLANs than the budget
+
+
+@pytest.mark.parametrize("case", ["above", "within", "beyond", "no more rounds"])
+def test_the_placed_plan_takes_more_rounds_only_above_and_keeps_the_lighter(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """placed_plan's step again at `again` pricing rounds (the default's PLACED_AGAIN): only
+    where the first step's plan is above `above` and at most `below`, from the same trees,
+    and the lighter of the two plans is returned."""
+    import vlanroute.routing.acyclic.gapped as gapped
+    topo, hosts = fabrics.degraded_torus(6, 3, 0)
+    real = gapped.column_plan
+    seen: list[tuple[int, float]] = []
+
+    def spy(topo, host_count, rank, starts, rounds, nodes, keep):  # type: ignore[no-untyped-def]
+        got = real(topo, host_count, rank, starts, rounds=rounds, nodes=nodes, keep=keep)
+        assert got is not None
+        seen.append((rounds, got[0]))
+        return got
+
+    monkeypatch.setattr(gapped, "column_plan", spy)
+    above, below = {"above": (0.0, float("inf")), "within": (float("inf"), float("inf")),
+                    "beyond": (0.0, 1.0), "no more rounds": (0.0, float("inf"))}[case]
+    again = 1 if case == "no more rounds" else 4
+    got = placed_plan(topo, hosts, 1, 20, 0.01, 4094, again, above, below)
+    assert got is not None
+    assert [r for r, _ in seen] == ([1, 4] if case == "above" else [1])
+    assert got[1] == pytest.approx(min(load for _, load in seen))
+    assert got[1] == pytest.approx(fabrics.max_load(topo, hosts, got[2], got[3]))
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_the_default_asks_for_more_rounds_above_1_2x_within_its_reach(quick: bool,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import vlanroute.routing.acyclic.engine as acyclic_engine
+    topo, hosts = fabrics.degraded_torus(8, 6, 1)
+    seen: list[tuple[object, ...]] = []
+    monkeypatch.setattr(acyclic_engine, "placed_plan", lambda *a: seen.append(a[2:]))
+    engine = ENGINES["acyclic"]
+    opt = optimum_bound(topo, hosts).value
+    params = engine.params(topo, Options(quick=quick, worth_below=2.0 * opt))
+    params = params if quick else replace(params, gapped_variables=0, placed_rounds=acyclic_engine.PLACED_ROUNDS)
+    assert acyclic_engine.gapped_routes(topo, hosts, params) is None
+    again = acyclic_engine.PLACED_AGAIN if quick else 0
+    assert seen == [(acyclic_engine.PLACED_ROUNDS, params.columns, params.column_keep, params.max_vlans, again,
+                     pytest.approx(1.2 * opt),
+                     pytest.approx(2.0 * opt * acyclic_engine.COLUMN_REACH) if quick else float("inf"))]
+    assert acyclic_engine.PLACED_AGAIN > acyclic_engine.PLACED_ROUNDS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("removed, seed, before", [(3, 0, 1.212), (5, 3, 1.217)])
+def test_the_default_on_degraded_8x8_tori_within_1_2x_with_more_rounds(removed: int, seed: int,
+                                                                        before: float) -> None:
+    # docs/routing-bounds.md ("The stored orders without their LPs"): at 12 pricing rounds
+    # alone the default planned these at `before`
+    topo, hosts = fabrics.degraded_torus(8, removed, seed)
+    opt = optimum_bound(topo, hosts).value
+    routes = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt).routes
+    assert routes.algorithm == "acyclic" and routes.choices.record().get("placed") is True
+    assert fabrics.max_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt < before * opt
+    check_plan(topo, hosts, routes, 1.2)
 
 
 @pytest.mark.slow

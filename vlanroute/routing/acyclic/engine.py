@@ -248,6 +248,11 @@ GAPPED = 2
 # 2026-11-30's slow machine (20 rounds: 1.117x-1.231x, 21 to 36 s; docs/routing-bounds.md,
 # "The stored orders without their LPs")...
 PLACED_ROUNDS = 12
+# ...and again at this many where its plan is still above LP_WALK_ABOVE (Effort.placed_again):
+# 20 rounds took two of the five above 1.2x within it (3 cables gone 1.212x to 1.198x, 5 gone
+# 1.217x to 1.189x) at about twice the step's CPU (2026-12-01, "The stored orders without
+# their LPs" in docs/routing-bounds.md)
+PLACED_AGAIN = 20
 # ...and the default's own search runs after it only where its plan is above this times the
 # optimum: that search ends at 1.35x-1.64x on the same tori (8 to 12 s of CPU there)
 PLACED_ALONE = 1.3
@@ -326,6 +331,8 @@ class Effort:
     # ...and above that, the best-screened placement's column step at this many pricing
     # rounds (gapped.placed_plan; 0: not)
     placed_rounds: int = 0
+    # ...and again at this many where its plan is still above LP_WALK_ABOVE (0: not)
+    placed_again: int = 0
 
 
 REACH = 1.35            # the order refinement's largest gain measured: 2.031x to 1.554x (random 3-regular 48)
@@ -388,7 +395,8 @@ QUICK = Effort(roots=4, sharpness=SHARPNESS[:1], one_by_one=1, negotiate=2, roun
                column_walk_variables=QUICK_WALK_VARIABLES, column_walk_early=QUICK_WALK_EARLY,
                column_walk_iterations=QUICK_WALK_ITERATIONS, big_walk=0, start_walks=START_WALKS,
                start_walk_variables=QUICK_START_VARIABLES, walks_again=WALKS_AGAIN,
-               gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS)
+               gapped=1, gapped_variables=GAPPED_VARIABLES, placed_rounds=PLACED_ROUNDS,
+               placed_again=PLACED_AGAIN)
 
 
 # (max load, sources still on the escape tree, trees, choices, a channel order they increase in)
@@ -536,8 +544,12 @@ def gapped_routes(topo: Topology, host_count: dict[str, int], effort: Effort,
     if effort.gapped_variables is not None and refine_variables(topo, host_count) > effort.gapped_variables:
         if not effort.placed_rounds:
             return None
+        # more rounds only above issue 40's 1.2x, and not where even the column step's
+        # largest gain measured would leave the plan beyond the default's reach
         placed = placed_plan(topo, host_count, effort.placed_rounds, effort.columns or COLUMN_NODES,
-                             effort.column_keep, effort.max_vlans)
+                             effort.column_keep, effort.max_vlans, effort.placed_again,
+                             LP_WALK_ABOVE * optimum_bound(topo, host_count).value,
+                             float("inf") if effort.worth_below is None else effort.worth_below * COLUMN_REACH)
         if placed is None:
             return None
         name, load, parents, splits = placed

@@ -252,7 +252,8 @@ def placed_trees(topo: Topology, placement: Placement, trees: dict[str, ParentMa
 
 
 def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: int, keep: float,
-                max_vlans: int) -> tuple[str, float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
+                max_vlans: int, again: int = 0, above: float = float("inf"),
+                below: float = float("inf")) -> tuple[str, float, dict[str, ParentMap], dict[str, tuple[Share, ...]]] | None:
     """The stored plan's file name and (max load, parents, splits) of its order on a stored
     torus shape with cables gone, without the order LPs that `gapped_orders` ranks the
     placements by: where those are too large for the default (an 8x8 torus's, 57,000
@@ -260,8 +261,11 @@ def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: 
     (module docstring), the stored trees moved onto the fabric (`placed_trees`), negotiated
     and polished in its order (acyclic/negotiate.py, acyclic/polish.py), then the column
     step from them (acyclic/columns.py, `rounds` pricing rounds, an integer program of
-    `nodes` nodes on the columns within `keep`). None where the fabric is not such a torus,
-    no placement routes every pair, or the plan needs more than `max_vlans` VLANs."""
+    `nodes` nodes on the columns within `keep`), and where its plan carries more than
+    `above` and at most `below`, the step again from the same trees at `again` rounds, the
+    lighter kept. None
+    where the fabric is not such a torus, no placement routes every pair, or the plan needs
+    more than `max_vlans` VLANs."""
     found = screened_orders(topo, host_count)
     if not found or not found[2]:
         return None
@@ -274,6 +278,10 @@ def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: 
     got = column_plan(topo, host_count, rank, [(polished, {})], rounds=rounds, nodes=nodes, keep=keep)
     if got is None:
         return None
+    if again > rounds and above < got[0] <= below:
+        more = column_plan(topo, host_count, rank, [(polished, {})], rounds=again, nodes=nodes, keep=keep)
+        if more is not None and round(more[0], 6) < round(got[0], 6):
+            got = more
     load, parents, splits, _ = got
     hosted = {s for s, n in host_count.items() if n}
     if len(pack(parents, hosted, {s: i for i, s in enumerate(topo.switches)}, splits)) > max_vlans:
