@@ -17,6 +17,7 @@ from test_acyclic_negotiate import hosted, increasing, start_and_order
 from topologies import connected_graphs
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
+from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.columns import column_plan, column_step, improved_tree, priced_tree
 from vlanroute.routing.acyclic.refine import earliest_tree
 from vlanroute.routing.choose import deadlock_free
@@ -79,6 +80,38 @@ def test_column_plans_are_deadlock_free_route_every_pair_and_never_lose(g: nx.Gr
     # `bound` is the LP over the columns found: a floor of the integer program on those
     # columns, not of the plan, whose branch moves may leave them (CI found 26 > 24)
     assert bound > 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=4), st.sampled_from(["above", "within", "beyond"]))
+def test_more_rounds_continue_the_same_columns(g: nx.Graph, per: int, case: str) -> None:
+    """column_plan's `more` rounds (the default's PLACED_AGAIN): only where the plan is above
+    `above` and at most `below`, and then the lighter of the first plan and what the rounds
+    in all give from the start, not a plan of their own."""
+    more_rounds_case(*hosted(g, per), case)
+
+
+@pytest.mark.parametrize("case", ["above", "within", "beyond"])
+@pytest.mark.parametrize("degree, seed, rounds", [
+    (3, 1, 1),      # random 3-regular 16 seed 1 from the up*/down* start: 608 after one round, 600 after three
+    (4, 1, 2),      # random 4-regular 14 seed 1: 192 after two, 176 after four (172 on the pruned columns)
+])
+def test_more_rounds_on_a_fabric_where_they_gain(degree: int, seed: int, rounds: int, case: str) -> None:
+    more_rounds_case(*fabrics.random_regular(16 if degree == 3 else 14, degree, seed), case, rounds, gains=True)
+
+
+def more_rounds_case(topo: Topology, hosts: dict[str, int], case: str, rounds: int = 1, gains: bool = False) -> None:
+    start, rank = start_and_order(topo)
+    once = column_plan(topo, hosts, rank, [(start, {})], rounds=rounds, nodes=20)
+    whole = column_plan(topo, hosts, rank, [(start, {})], rounds=rounds + 2, nodes=20)
+    assert once is not None and whole is not None
+    assert not gains or round(whole[0], 6) < round(once[0], 6)
+    above, below = {"above": (0.0, float("inf")), "within": (once[0], float("inf")),
+                    "beyond": (0.0, once[0] * (1 - 1e-9))}[case]
+    got = column_plan(topo, hosts, rank, [(start, {})], rounds=rounds, nodes=20, more=2, above=above, below=below)
+    assert got is not None
+    expected = whole if case == "above" and round(whole[0], 6) < round(once[0], 6) else once
+    assert got[:3] == expected[:3]
 
 
 @settings(max_examples=25, deadline=None)

@@ -226,32 +226,17 @@ def test_the_placed_plan_is_deadlock_free_and_routes_every_host() -> None:
     assert placed_plan(topo, hosts, 3, 20, 0.01, 1) is None        # more VLANs than the budget
 
 
-@pytest.mark.parametrize("case", ["above", "within", "beyond", "no more rounds"])
-def test_the_placed_plan_takes_more_rounds_only_above_and_keeps_the_lighter(
-        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """placed_plan's step again at `again` pricing rounds (the default's PLACED_AGAIN): only
-    where the first step's plan is above `above` and at most `below`, from the same trees,
-    and the lighter of the two plans is returned."""
+def test_the_placed_plan_continues_its_pricing_to_again_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """placed_plan hands the column step the rounds beyond its own up to `again` (the
+    default's PLACED_AGAIN) with the window they run in (columns.column_plan's `more`)."""
     import vlanroute.routing.acyclic.gapped as gapped
     topo, hosts = fabrics.degraded_torus(6, 3, 0)
-    real = gapped.column_plan
-    seen: list[tuple[int, float]] = []
-
-    def spy(topo, host_count, rank, starts, rounds, nodes, keep):  # type: ignore[no-untyped-def]
-        got = real(topo, host_count, rank, starts, rounds=rounds, nodes=nodes, keep=keep)
-        assert got is not None
-        seen.append((rounds, got[0]))
-        return got
-
-    monkeypatch.setattr(gapped, "column_plan", spy)
-    above, below = {"above": (0.0, float("inf")), "within": (float("inf"), float("inf")),
-                    "beyond": (0.0, 1.0), "no more rounds": (0.0, float("inf"))}[case]
-    again = 1 if case == "no more rounds" else 4
-    got = placed_plan(topo, hosts, 1, 20, 0.01, 4094, again, above, below)
-    assert got is not None
-    assert [r for r, _ in seen] == ([1, 4] if case == "above" else [1])
-    assert got[1] == pytest.approx(min(load for _, load in seen))
-    assert got[1] == pytest.approx(fabrics.max_load(topo, hosts, got[2], got[3]))
+    seen: list[dict[str, object]] = []
+    monkeypatch.setattr(gapped, "column_plan", lambda *a, **kw: seen.append(kw))
+    assert placed_plan(topo, hosts, 12, 20, 0.01, 4094, 20, 1.5, 2.5) is None
+    assert placed_plan(topo, hosts, 12, 20, 0.01, 4094) is None
+    assert seen == [dict(rounds=12, nodes=20, keep=0.01, more=8, above=1.5, below=2.5),
+                    dict(rounds=12, nodes=20, keep=0.01, more=0, above=float("inf"), below=float("inf"))]
 
 
 @pytest.mark.parametrize("quick", [True, False])

@@ -191,12 +191,16 @@ def priced_tree(topo: Topology, src: str, rank: dict[Arc, int], weight: Mapping[
 
 def column_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
                 starts: list[tuple[dict[str, ParentMap], Mapping[str, tuple[Share, ...]]]],
-                rounds: int = PRICE_ROUNDS, nodes: int = NODES, keep: float = KEEP) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], float] | None:
+                rounds: int = PRICE_ROUNDS, nodes: int = NODES, keep: float = KEEP, more: int = 0,
+                above: float = float("inf"),
+                below: float = float("inf")) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], float] | None:
     """(max load per cable, parents, splits, the LP's value over the columns) of the hosts
     assigned to trees increasing in `rank` (module docstring), from the trees of `starts`
     (parents and splits, each increasing in `rank`); None without sources. The LP's value is
     a floor of the integer program on the columns found, not of the plan returned: the
-    branch moves after it may take trees outside the columns and carry less."""
+    branch moves after it may take trees outside the columns and carry less. Where the plan
+    carries more than `above` and at most `below`, `more` pricing rounds more on the same
+    columns (what `rounds + more` rounds give from the start) and the lighter plan of the two."""
     pool = ColumnPool(topo, host_count, rank)
     if not pool.sources:
         return None
@@ -208,9 +212,25 @@ def column_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int]
     into: dict[str, list[str]] = {v: [] for v in topo.switches}
     for u, v in pool.arcs:
         into[v].append(u)
-    lp_bound = 0.0
+    priced = _price_rounds(pool, topo, host_count, rank, into, rounds)
+    found = list(pool.cols)         # `_rounded` keeps only some of them
+    got = _rounded(pool, topo, host_count, rank, starts, nodes, keep)
+    if priced and more and above < got[0] <= below:
+        pool.cols = found
+        _price_rounds(pool, topo, host_count, rank, into, more)
+        again = _rounded(pool, topo, host_count, rank, starts, nodes, keep)
+        if round(again[0], 6) < round(got[0], 6):
+            got = again
+    return got
+
+
+def _price_rounds(pool: ColumnPool, topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
+                  into: dict[str, list[str]], rounds: int) -> bool:
+    """Up to `rounds` pricing rounds of the LP over `pool`'s columns, each adding the trees
+    priced below their source's dual; whether the last round still added a tree (False: the
+    LP over the columns converged, more rounds add nothing)."""
     for _ in range(rounds):
-        lp_bound, x, w, mu = pool.solve(integer=False)
+        _, x, w, mu = pool.solve(integer=False)
         assert w is not None and mu is not None
         price_of = {a: max(float(w[i]), 0.0) for i, a in enumerate(pool.arcs)}
         weight = {a: p + HOP for a, p in price_of.items()}
@@ -229,7 +249,16 @@ def column_plan(topo: Topology, host_count: dict[str, int], rank: dict[Arc, int]
                 if _price(tree, s, price_of, host_count) < float(mu[k]) - 1e-7 and pool.add(s, tree):
                     added += 1
         if not added:
-            break
+            return False
+    return True
+
+
+def _rounded(pool: ColumnPool, topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
+             starts: list[tuple[dict[str, ParentMap], Mapping[str, tuple[Share, ...]]]], nodes: int,
+             keep: float) -> tuple[float, dict[str, ParentMap], dict[str, tuple[Share, ...]], float]:
+    """The integer program on `pool`'s columns within `keep` of their source's price (it
+    drops the others from the pool), its trees' branches moved, and the lightest of that
+    and the starts: (max load, parents, splits, the LP's value over the columns)."""
     # the integer program on the columns within `keep` of their source's price
     lp_bound, x, w, mu = pool.solve(integer=False)
     assert w is not None and mu is not None

@@ -248,10 +248,10 @@ GAPPED = 2
 # 2026-11-30's slow machine (20 rounds: 1.117x-1.231x, 21 to 36 s; docs/routing-bounds.md,
 # "The stored orders without their LPs")...
 PLACED_ROUNDS = 12
-# ...and again at this many where its plan is still above LP_WALK_ABOVE (Effort.placed_again):
+# ...and on to this many where its plan is still above LP_WALK_ABOVE (Effort.placed_again):
 # 20 rounds took two of the five above 1.2x within it (3 cables gone 1.212x to 1.198x, 5 gone
-# 1.217x to 1.189x) at about twice the step's CPU (2026-12-01, "The stored orders without
-# their LPs" in docs/routing-bounds.md)
+# 1.217x to 1.189x) for 5 to 7 s more CPU each (2026-12-01, "The stored orders without their
+# LPs" in docs/routing-bounds.md)
 PLACED_AGAIN = 20
 # ...and the default's own search runs after it only where its plan is above this times the
 # optimum: that search ends at 1.35x-1.64x on the same tori (8 to 12 s of CPU there)
@@ -331,7 +331,7 @@ class Effort:
     # ...and above that, the best-screened placement's column step at this many pricing
     # rounds (gapped.placed_plan; 0: not)
     placed_rounds: int = 0
-    # ...and again at this many where its plan is still above LP_WALK_ABOVE (0: not)
+    # ...and on to this many where its plan is still above LP_WALK_ABOVE (0: not)
     placed_again: int = 0
 
 

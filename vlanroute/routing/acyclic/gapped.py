@@ -262,8 +262,8 @@ def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: 
     and polished in its order (acyclic/negotiate.py, acyclic/polish.py), then the column
     step from them (acyclic/columns.py, `rounds` pricing rounds, an integer program of
     `nodes` nodes on the columns within `keep`), and where its plan carries more than
-    `above` and at most `below`, the step again from the same trees at `again` rounds, the
-    lighter kept. None
+    `above` and at most `below`, the pricing continued to `again` rounds, the lighter plan
+    kept (columns.column_plan's `more`). None
     where the fabric is not such a torus, no placement routes every pair, or the plan needs
     more than `max_vlans` VLANs."""
     found = screened_orders(topo, host_count)
@@ -275,13 +275,10 @@ def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: 
     scale = optimum_bound(topo, host_count).value
     _, negotiated = negotiate(topo, host_count, rank, placed_trees(topo, placement, trees), scale)
     _, polished = polish(topo, host_count, rank, negotiated)
-    got = column_plan(topo, host_count, rank, [(polished, {})], rounds=rounds, nodes=nodes, keep=keep)
+    got = column_plan(topo, host_count, rank, [(polished, {})], rounds=rounds, nodes=nodes, keep=keep,
+                      more=max(again - rounds, 0), above=above, below=below)
     if got is None:
         return None
-    if again > rounds and above < got[0] <= below:
-        more = column_plan(topo, host_count, rank, [(polished, {})], rounds=again, nodes=nodes, keep=keep)
-        if more is not None and round(more[0], 6) < round(got[0], 6):
-            got = more
     load, parents, splits, _ = got
     hosted = {s for s, n in host_count.items() if n}
     if len(pack(parents, hosted, {s: i for i, s in enumerate(topo.switches)}, splits)) > max_vlans:
