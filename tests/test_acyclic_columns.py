@@ -68,6 +68,19 @@ def independent_load(topo, hosts, parents, splits) -> float:  # type: ignore[no-
     return max(load.values(), default=0.0)
 
 
+def check_default_columns(topo: Topology, hosts: dict[str, int], before: float) -> None:
+    """The default plan of `topo` (the whole choice) is the acyclic engine's from its column
+    step, deadlock-free within issue 40's 1.2x the optimum, and lighter than `before` times it
+    (what the default planned before the step a test is about; loads counted here, apart)."""
+    from test_acyclic import check_plan
+    from vlanroute.routing.choose import choose_routes
+    opt = optimum_bound(topo, hosts).value
+    routes = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt).routes
+    assert routes.algorithm == "acyclic" and routes.choices.record().get("columns") is True
+    assert independent_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt < before * opt
+    check_plan(topo, hosts, routes, 1.2)
+
+
 @settings(max_examples=12, deadline=None)
 @given(connected_graphs(), st.integers(min_value=1, max_value=4))
 def test_column_plans_are_deadlock_free_route_every_pair_and_never_lose(g: nx.Graph, per: int) -> None:

@@ -19,8 +19,7 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_acyclic import check_plan
-from test_acyclic_columns import independent_load
+from test_acyclic_columns import check_default_columns, independent_load
 from test_acyclic_negotiate import hosted
 from topologies import connected_graphs
 
@@ -170,10 +169,5 @@ def _named(g: nx.Graph) -> tuple[Topology, dict[str, int]]:
 def test_the_default_walks_from_the_starts_within_1_2x(make, before: float) -> None:  # type: ignore[no-untyped-def]
     # docs/routing-bounds.md ("Walks from many starts, in the default"): the default planned
     # these at `before`, deadlock-free, without the walks from the up*/down* starts
-    from vlanroute.routing.choose import choose_routes
     topo, hosts = make()
-    opt = optimum_bound(topo, hosts).value
-    routes = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt).routes
-    assert routes.algorithm == "acyclic" and routes.choices.record().get("columns") is True
-    assert independent_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt < before * opt
-    check_plan(topo, hosts, routes, 1.2)
+    check_default_columns(topo, hosts, before)

@@ -10,14 +10,11 @@ from dataclasses import replace
 
 import fabrics
 import pytest
-from test_acyclic import check_plan
-from test_acyclic_columns import independent_load
+from test_acyclic_columns import check_default_columns
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
 from vlanroute.routing.acyclic.refine import refine_variables
-from vlanroute.routing.choose import choose_routes
 from vlanroute.routing.engine import Options
-from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.registry import ENGINES
 
 GAINS = {("g0", "g1"): 0}       # the order the spied start walks return where they gain
@@ -80,8 +77,4 @@ def test_the_default_walks_again_within_1_2x(make, before: float) -> None:  # ty
     # docs/routing-bounds.md ("The default's walks again"): the default planned these at
     # `before`, deadlock-free, without them
     topo, hosts = make()
-    opt = optimum_bound(topo, hosts).value
-    routes = choose_routes(topo, hosts, list(ENGINES.values()), Options(), True, opt).routes
-    assert routes.algorithm == "acyclic" and routes.choices.record().get("columns") is True
-    assert independent_load(topo, hosts, routes.parents, routes.splits) <= 1.2 * opt < before * opt
-    check_plan(topo, hosts, routes, 1.2)
+    check_default_columns(topo, hosts, before)
