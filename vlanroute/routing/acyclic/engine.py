@@ -78,7 +78,10 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   plan is still above 1.2x after it, the column step runs again on the ends of walks from
   up*/down* orders of START_WALKS roots (acyclic/starts.py): random 3-regular 24 seed 9
   from 1.240x to 1.198x in the full search, the Heawood graph from 1.222x to 1.194x in the
-  default (where its own walk runs).
+  default (where its own walk runs). Where the default's plan is still above 1.2x after
+  that, it runs the start walks its size skipped and its long walk again at the full
+  search's length (Effort.walks_again): the dragonfly 6x3 from 1.200x to 1.176x, random
+  3-regular 22 seed 5 from 1.219x to 1.178x.
 - Shuffled names (routing/acyclic/restarts.py): every tie above is broken by the switches'
   names and order, and on a torus, where all switches look alike, names in grid order lead
   every attempt to the same symmetric turns, the ring cuts of dimension order. Tori of up
@@ -94,7 +97,9 @@ refused only when it would close a cycle (Dally and Seitz 1987: acyclic means de
   the stored plan's channel order with the missing channels dropped (under the grid
   symmetry whose order LP is lowest); the lighter plan is kept. The degraded 6x6 tori from
   1.25x-1.30x the optimum at the default's effort (not chosen: `shortest`, not
-  deadlock-free) to 1.13x-1.19x, deadlock-free (docs/routing-bounds.md).
+  deadlock-free) to 1.13x-1.19x, deadlock-free (docs/routing-bounds.md). Where the order
+  LPs are too large for the default (8x8 tori), the best-screened placement's column step
+  alone, at PLACED_ROUNDS pricing rounds, on to PLACED_AGAIN where still above 1.2x.
 """
 
 from __future__ import annotations
