@@ -1034,7 +1034,7 @@ def finished_routes(topo: Topology, host_count: dict[str, int], done: Plan, algo
             current = round(by_columns[0], 6)
         target = LP_WALK_ABOVE * optimum_bound(topo, host_count).value
 
-        def within_reach() -> bool:
+        def still_above() -> bool:
             return current > target and not (effort.worth_below is not None
                                              and current > effort.worth_below * START_REACH)
 
@@ -1047,18 +1047,18 @@ def finished_routes(topo: Topology, host_count: dict[str, int], done: Plan, algo
 
         started = (long_walks and bool(effort.start_walks)
                    and (effort.start_walk_variables is None or variables <= effort.start_walk_variables))
-        if started and within_reach():
+        if started and still_above():
             # still above issue 40's 1.2x: walks from other starts end at other orders (acyclic/starts.py)
             step_on(start_orders(topo, host_count, effort.start_walks, effort.column_walk,
                                  effort.column_walk_iterations))
-        if long_walks and effort.walks_again and within_reach():
+        if long_walks and effort.walks_again and still_above():
             # Still above 1.2x: the start walks the size skipped, then the long walk again at
             # `walks_again` moves without the iteration limit, each only while still above
             # (WALKS_AGAIN): each took one fabric within 1.2x that the other did not.
             if effort.start_walks and not started:
                 step_on(start_orders(topo, host_count, effort.start_walks, effort.column_walk,
                                      effort.column_walk_iterations))
-            if within_reach():
+            if still_above():
                 step_on(walked_orders(topo, host_count, walk_from, effort.walks_again, effort.column_orders or 1,
                                       effort.column_walk_early))
     if split is not None and round(split[0], 6) < done[0]:
