@@ -1046,25 +1046,22 @@ def finished_routes(topo: Topology, host_count: dict[str, int], done: Plan, algo
             if got is not None and round(got[0], 6) < current:
                 split, columned, current = got, True, round(got[0], 6)
 
-        started = (long_walks and bool(effort.start_walks)
-                   and (effort.start_walk_variables is None or variables <= effort.start_walk_variables))
-        if started and still_above():
-            # still above issue 40's 1.2x: walks from other starts end at other orders (acyclic/starts.py)
+        # Still above issue 40's 1.2x: walks from other starts end at other orders
+        # (acyclic/starts.py), up to `start_walk_variables`, or at any size of the long walk
+        # where the effort walks again (below)
+        if (long_walks and effort.start_walks and still_above()
+                and (effort.start_walk_variables is None or variables <= effort.start_walk_variables
+                     or effort.walks_again)):
             step_on(start_orders(topo, host_count, effort.start_walks, effort.column_walk,
                                  effort.column_walk_iterations))
         if long_walks and effort.walks_again and still_above():
-            # Still above 1.2x: the start walks the size skipped, then the long walk again at
-            # `walks_again` moves without the iteration limit, each only while still above
-            # (WALKS_AGAIN): each took one fabric within 1.2x that the other did not. Last,
-            # where the walks started from a split plan's order, the walk from the search's
-            # own order with the full search's integer program (random 3-regular 24 seed 8:
-            # 1.231x to 1.194x; either alone 1.204x).
-            if effort.start_walks and not started:
-                step_on(start_orders(topo, host_count, effort.start_walks, effort.column_walk,
-                                     effort.column_walk_iterations))
-            if still_above():
-                step_on(walked_orders(topo, host_count, walk_from, effort.walks_again, effort.column_orders or 1,
-                                      effort.column_walk_early))
+            # Still above 1.2x after them: the long walk again at `walks_again` moves without
+            # the iteration limit (WALKS_AGAIN: it and the start walks each took one fabric
+            # within 1.2x that the other did not). Last, where the walks started from a split
+            # plan's order, the walk from the search's own order with the full search's
+            # integer program (random 3-regular 24 seed 8: 1.231x to 1.194x; either alone 1.204x).
+            step_on(walked_orders(topo, host_count, walk_from, effort.walks_again, effort.column_orders or 1,
+                                  effort.column_walk_early))
             if still_above() and walk_from is not done[4]:
                 step_on(walked_orders(topo, host_count, done[4], effort.walks_again, effort.column_orders or 1,
                                       effort.column_walk_early), COLUMN_NODES, COLUMN_KEEP)

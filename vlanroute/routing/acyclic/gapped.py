@@ -263,9 +263,8 @@ def placed_plan(topo: Topology, host_count: dict[str, int], rounds: int, nodes: 
     step from them (acyclic/columns.py, `rounds` pricing rounds, an integer program of
     `nodes` nodes on the columns within `keep`), and where its plan carries more than
     `above` and at most `below`, the pricing continued to `again` rounds, the lighter plan
-    kept (columns.column_plan's `more`). None
-    where the fabric is not such a torus, no placement routes every pair, or the plan needs
-    more than `max_vlans` VLANs."""
+    kept (columns.column_plan's `more`). None where the fabric is not such a torus, no
+    placement routes every pair, or the plan needs more than `max_vlans` VLANs."""
     found = screened_orders(topo, host_count)
     if not found or not found[2]:
         return None
