@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 import networkx as nx
@@ -318,9 +319,44 @@ def _ring_dual_homed() -> tuple[list[tuple[str, str]], set[str], int]:
     return edges, {f"x{i}" for i in range(6)}, 4
 
 
-# Fabrics no other test or bench row of the project routes (issue 40: "fabrics the project has not seen").
+def _fat_tree_k6() -> tuple[list[tuple[str, str]], set[str], int]:
+    """A three-level fat tree of 6-port switches: 6 pods of 3 edge and 3 aggregation switches, 9 cores."""
+    edges = [(f"e{p}{i}", f"a{p}{j}") for p in range(6) for i in range(3) for j in range(3)]
+    edges += [(f"a{p}{j}", f"c{j}{c}") for p in range(6) for j in range(3) for c in range(3)]
+    return edges, {f"e{p}{i}" for p in range(6) for i in range(3)}, 3
+
+
+def _leaf_spine_doubled() -> tuple[list[tuple[str, str]], set[str], int]:
+    """A leaf-spine of 20 leaves and 4 spines, two cables between every leaf and spine."""
+    edges = [(f"l{i}", f"s{j}") for i in range(20) for j in range(4) for _ in range(2)]
+    return edges, {f"l{i}" for i in range(20)}, 8
+
+
+def _petersen_half() -> tuple[list[tuple[str, str]], set[str], int]:
+    """The Petersen graph with hosts on its outer five switches only."""
+    g = nx.petersen_graph()
+    return [(f"p{a}", f"p{b}") for a, b in g.edges], {f"p{a}" for a in range(5)}, 4
+
+
+def _frucht() -> tuple[list[tuple[str, str]], set[str], int]:
+    """The Frucht graph: cubic, 12 switches, no symmetry at all."""
+    g = nx.frucht_graph()
+    return [(f"f{a}", f"f{b}") for a, b in g.edges], {f"f{a}" for a in g}, 4
+
+
+def _torus_3x5() -> tuple[list[tuple[str, str]], set[str], int]:
+    """A 3x5 torus given as a custom fabric (no stored plan, no dimension order)."""
+    g = nx.convert_node_labels_to_integers(nx.grid_2d_graph(3, 5, periodic=True), ordering="sorted")
+    return [(f"t{a}", f"t{b}") for a, b in g.edges], {f"t{a}" for a in g}, 3
+
+
+# Fabrics no other test or bench row of the project routes (issue 40: "fabrics the project has
+# not seen"); the last five from a sweep of 46 new fabrics (docs/routing-bounds.md, 2026-12-01)
 UNSEEN = {"fat tree k=4": _fat_tree_k4, "hypercube 4": _hypercube_4, "Petersen graph": _petersen,
-          "leaf-spine with hosts on the spines": _spine_hosts, "ring, dual-homed": _ring_dual_homed}
+          "leaf-spine with hosts on the spines": _spine_hosts, "ring, dual-homed": _ring_dual_homed,
+          "fat tree k=6": _fat_tree_k6, "leaf-spine 20x4, two cables a pair": _leaf_spine_doubled,
+          "Petersen graph, hosts on half": _petersen_half, "Frucht graph": _frucht,
+          "torus 3x5, as a custom fabric": _torus_3x5}
 ONE_LANE = ["minhop", "updn", "dnup", "ftree", "sssp", "nue"]
 
 
@@ -336,9 +372,11 @@ def test_the_default_plan_is_never_worse_than_opensm_s_best_one_lane_engine(fabr
     topo = Topology.from_links(names, edges)
     hosts = {s: (per[s] if isinstance(per, dict) else per) if s in hosted else 0 for s in names}
     inventory = tmp_path / "fabric.yaml"
+    cables = Counter(edges)               # parallel cables: one link with a count
+    links = [{"a": a, "b": b, **({"count": n} if n > 1 else {})} for (a, b), n in cables.items()]
     inventory.write_text(yaml.safe_dump({
         "name": "unseen", "platform": "linux-bridge",
-        "topology": {"kind": "custom", "switches": names, "links": [{"a": a, "b": b} for a, b in edges]},
+        "topology": {"kind": "custom", "switches": names, "links": links},
         "hosts": {"per_switch": hosts}, "settings": {"learning": {"pool": "10.0.0.0/8"}}}))
     optimum = optimum_bound(topo, hosts).value
     fab = F.ib_fabric(topo.switches, list(topo.graph.edges()), hosts)
