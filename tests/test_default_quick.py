@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import fabrics
+import pytest
 import networkx as nx
 import yaml
 
@@ -68,6 +69,7 @@ HASHED = """
 import hashlib, json, sys
 sys.path.insert(0, "tests")
 import fabrics
+import pytest
 from vlanroute.routing.shortest import SHORTEST, ShortestParams
 topo, hosts = fabrics.degraded_torus(8, 6, seed=1)
 routes = SHORTEST.route(topo, hosts, ShortestParams(spread=False))
@@ -133,3 +135,35 @@ def test_a_plan_at_the_arrival_bound_ends_the_search_with_the_same_choice(monkey
     assert [c.engine for c in full.tried][-1] == "acyclic" and "acyclic" not in [c.engine for c in fast.tried]
     assert fast.routes.algorithm == full.routes.algorithm
     assert fast.routes.parents == full.routes.parents and fast.routes.splits == full.routes.splits
+
+
+class _AllowanceSpy:
+    """The acyclic engine, recording the `worth_below` the default hands it."""
+
+    def __init__(self) -> None:
+        self.seen: list[float | None] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(ACYCLIC, name)
+
+    def params(self, topo, options: Options):  # type: ignore[no-untyped-def]
+        self.seen.append(options.worth_below)
+        return ACYCLIC.params(topo, options)
+
+
+@pytest.mark.parametrize("flow_control", [True, False])
+def test_the_acyclic_search_is_told_what_it_must_get_under(flow_control: bool) -> None:
+    """The default takes a plan only below the best so far times its allowance: 1.25 for a
+    deadlock-free plan under flow control, 1.0 without flow control (there a deadlock-free
+    plan must be lighter outright). The acyclic search is told that bound either way, so it
+    skips the steps that cannot get under it: without flow control it once ran them all (22 s
+    of CPU on the Desargues graph, for a plan `budget` beat anyway)."""
+    topo, hosts = fabrics.random_regular(16, 3, seed=5)      # no engine before acyclic at the optimum
+    opt = optimum_bound(topo, hosts).value
+    spy = _AllowanceSpy()
+    engines = [spy if e is ACYCLIC else e for e in ENGINES.values()]
+    choice = choose_routes(topo, hosts, engines, Options(), flow_control, opt)  # type: ignore[arg-type]
+    before = [c.peak for c in choice.tried if c.engine != "acyclic"]
+    assert len(spy.seen) == 1 and before, (spy.seen, choice.tried)
+    allowance = DEADLOCK_FREE_COST if flow_control else 1.0
+    assert spy.seen[0] == pytest.approx(min(before) * allowance)

@@ -8,6 +8,10 @@ channel dependencies have a cycle can deadlock under PAUSE, so the best deadlock
 plan wins unless its load is more than DEADLOCK_FREE_COST times the best plan's; then the
 best plan wins and the plan warns of the deadlock risk, as an explicit engine's would.
 
+The acyclic engine, which goes last, is told the load it must get under to be taken (the
+best plan so far times the allowance: DEADLOCK_FREE_COST with flow control, 1.0 without),
+and skips the steps of its search that could not get there (routing/acyclic/engine.py).
+
 Fast paths: a plan at the optimum (routing/optimum.py) cannot be beaten, so the search
 stops there; so does a plan at the arrival bound (routing/bounds.py, 6: the floor of any
 VLAN routing, above the optimum where pieces cannot split, a leaf-spine's) with at most one
@@ -116,9 +120,13 @@ def _choose_routes(topo: Topology, host_count: dict[str, int], engines: list[Eng
             # cannot beat a plan at the floor (only tie it with fewer VLANs, below one per
             # switch with hosts: what a plan routed below the switch may need more than)
             continue
-        if tried and flow_control:
+        if tried:
+            # A plan is taken only below the best so far times the allowance (1.0 without
+            # flow control: there a deadlock-free plan must be lighter outright), so a search
+            # may skip what cannot get under it.
             best_peak = min(c.peak for c in tried)
-            options = replace(options, worth_below=best_peak * DEADLOCK_FREE_COST * (1 + 1e-9))
+            allowance = DEADLOCK_FREE_COST if flow_control else 1.0
+            options = replace(options, worth_below=best_peak * allowance * (1 + 1e-9))
         try:
             routes = engine.route(topo, host_count, engine.params(topo, options))
         except UserError:

@@ -369,6 +369,11 @@ LP_WALK_REACH = 1.07
 # second search rather than as the first's count: at 250,000 from the start two 5x5 tori with
 # cables gone got heavier (1.125x to 1.140x, 1.080x to 1.093x) and 19 fabrics paid 1 to 14 s
 REFINE_AGAIN = REFINE_ITERATIONS
+# ...unless the default could not take the plan even after a gain this large (the largest
+# measured: 1.210x to 1.080x, the dragonfly 6x5). REACH, the first refinement's, let it run
+# where the column step had been skipped as beyond reach: without flow control, where the
+# default's allowance is 1.0, the 5x5 torus paid 8 s of CPU for a plan `shortest` beat anyway
+REFINE_AGAIN_REACH = 1.15
 # The default's walks again where its plan is still above LP_WALK_ABOVE (Effort.walks_again):
 # the dragonfly 6x3 from 1.200x the optimum to 1.176x with the long walk at the full search's
 # 600 moves, random 3-regular 22 seed 5 from 1.219x to 1.178x with the start walks above
@@ -519,7 +524,7 @@ def refined_again(topo: Topology, host_count: dict[str, int], done: Plan, routes
     LP_WALK_ABOVE times the optimum on a custom fabric whose order the refinement walks
     (refine.FROM, refine.VARIABLES) and the effort's own long walk does not
     (`column_walk_variables`: below it the refinement's walk ends within the default's
-    iterations, the same plan again), and not beyond the default's reach (REACH); `routes`
+    iterations, the same plan again), and not beyond the default's reach (REFINE_AGAIN_REACH); `routes`
     otherwise. The search is deterministic, so the lighter is the same on every run."""
     if (not effort.refine_again or effort.refine_again <= effort.refine_iterations or topo.kind != "custom"
             or len(topo.switches) > IRREGULAR):
@@ -527,7 +532,7 @@ def refined_again(topo: Topology, host_count: dict[str, int], done: Plan, routes
     load = max_load(routes.parents, host_count, topo.arc_cables(), routes.splits)
     if (not worth_refining(topo, host_count, load) or refine_variables(topo, host_count) <= effort.column_walk_variables
             or load <= LP_WALK_ABOVE * optimum_bound(topo, host_count).value
-            or (effort.worth_below is not None and load > effort.worth_below * REACH)):
+            or (effort.worth_below is not None and load > effort.worth_below * REFINE_AGAIN_REACH)):
         return routes
     # the search's first part reads no refinement field (searched_plan): the whole search
     # again would give `done` again
