@@ -2,7 +2,10 @@
 the default plan at most 5 s of CPU on any fabric up to 64 switches and 30 s on the 32x32
 torus with 16 hosts per switch; whatif at most 10 s on a 16x16 torus and 120 s on a 32x32).
 
-Run: python bench/speed.py [--quick] [--plan | --whatif [--doubles] | --repair] [NAME-SUBSTRING ...]
+Run: python bench/speed.py [--quick] [--no-flow-control] [--plan | --whatif [--doubles] | --repair]
+     [NAME-SUBSTRING ...]
+(--no-flow-control: every case with settings.flow_control=false, where nothing can deadlock and
+the default takes the lightest plan outright.)
 
 Every case runs in a fresh interpreter (nothing cached between cases) and prints the CPU
 seconds of that process's work (imports excluded), which a shared machine inflates far less
@@ -191,6 +194,7 @@ def quality(r: dict[str, object]) -> str:
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
+    off = ["settings.flow_control=false"] if "--no-flow-control" in sys.argv else []
     only = {k for k in ("plan", "whatif", "repair") if f"--{k}" in sys.argv} or {"plan", "whatif", "repair"}
 
     def wanted(name: str) -> bool:
@@ -200,7 +204,7 @@ def main() -> int:
         print(f"{'default plan':<30} {'engine':<8} {'load/opt':>17} {'VLANs':>5} {'df':>9} {'CPU s':>7}")
         for name, spec, sets in PLANS:
             if wanted(name):
-                r = run("plan", spec, sets, [])
+                r = run("plan", spec, [*sets, *off], [])
                 print(f"{name:<30} " + (r["error"] if "error" in r else f"{quality(r)} {r['plan']:>7.2f}"),  # type: ignore[str-bytes-safe]
                       flush=True)
         print()
@@ -211,7 +215,7 @@ def main() -> int:
               f" {'compiled':>8}")
         for name, spec, sets in WHATIFS:
             if wanted(name):
-                r = run("whatif", spec, sets, [])
+                r = run("whatif", spec, [*sets, *off], [])
                 more = [float(r.get(k, 0.0)) for k in kinds]  # type: ignore[arg-type]
                 print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
                       f"{quality(r)} {r['plan']:>7.2f} {r['failures']:>8} {r['whatif']:>9.2f}"
@@ -223,7 +227,7 @@ def main() -> int:
         print(f"{'repair (one failed pair)':<30} {'pair':<8} {'re-plan':<8} {'repair s':>8} {'render s':>8}")
         for name, spec, sets, pair in REPAIRS:
             if wanted(name):
-                r = run("repair", spec, sets, [pair])
+                r = run("repair", spec, [*sets, *off], [pair])
                 print(f"{name:<30} " + (r["error"] if "error" in r else  # type: ignore[str-bytes-safe]
                       f"{pair:<8} {r['replan']:<8} {r['repair']:>8.2f} {r['render']:>8.2f}"), flush=True)
     return 0
