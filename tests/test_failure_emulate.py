@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 from pathlib import Path
 
@@ -23,10 +24,12 @@ from vlanroute.cli import main
 from vlanroute.emulate import vm
 from vlanroute.emulate.failplan import (
     BridgeStep,
+    Failure,
     broken_vlans,
     broken_vlans_switch,
     cut_pairs,
     cut_pairs_switch,
+    cut_tx,
     keep_running_hosts,
     repair_delta,
     repair_record,
@@ -129,6 +132,79 @@ def test_seed_figures_for_the_dead_switch_sw1(bundles) -> None:
     # 29 hosts x 224 others, both directions, minus the 29 x 28 counted twice: 12,180 pairs
     # with a host on sw1; 3,920 more cross it (computed above by two independent means).
     assert len(cut_pairs_switch(spec, "sw1")) == 12180 + 3920
+
+
+def _bridges_forward(spec, dead_pairs: list[tuple[str, str]], dead_switch: str | None,
+                     pairs: list[tuple[str, str]]):
+    """Frames per port while the failure lasts, found the other way round from cut_tx: every
+    frame is forwarded switch by switch as an 802.1Q bridge does, from the MAC tables the
+    learning leaves (spec.expected_fdb, checked against the kernel's in every emulation) minus
+    the entries on ports that went down: a known port that is up gets the frame (dropped if
+    it came in there), an unknown destination is flooded to every other port of the VLAN
+    that is up (inter-switch ports of its tree, and every host port)."""
+    down = {(s, n) for a, b in dead_pairs for s, n in ((a, b), (b, a))}
+    port_of = {}                                   # (switch, bridge port name) -> port
+    for (s, n), up in spec.uplinks.items():
+        for name in up.bridge_ports():
+            port_of[(s, name)] = ("up", n)
+    for h, hh in spec.hosts.items():
+        port_of[(hh.switch, hh.port)] = ("host", h)
+    mac_of = {h: hh.mac for h, hh in spec.hosts.items()}
+    fdb = {}
+    for (s, vlan, mac), names in spec.expected_fdb().items():
+        port = port_of[(s, sorted(names)[0])]
+        if s != dead_switch and not (port[0] == "up" and (s, port[1]) in down):
+            fdb[(s, vlan, mac)] = port
+    uplink_tx = {key: 0 for key in spec.uplinks}
+    host_tx = {h: 0 for h in spec.hosts}
+    host_rx = {h: 0 for h in spec.hosts}
+    for a, b in pairs:
+        ha = spec.hosts[a]
+        if ha.switch == dead_switch:
+            continue
+        host_rx[a] += 1
+        todo = [(ha.switch, ("host", a))]
+        hops = 0
+        while todo:
+            s, came = todo.pop()
+            hops += 1
+            assert hops < 1000, "a loop"
+            known = fdb.get((s, ha.vlan, mac_of[b]))
+            if known is not None:
+                out = [] if known == came else [known]
+            else:
+                out = [("up", n) for n in spec.tree[ha.vlan].get(s, ()) if (s, n) not in down]
+                out += [("host", h) for h, hh in spec.hosts.items() if hh.switch == s]
+                out = [p for p in out if p != came]
+            for kind, there in out:
+                if kind == "host":
+                    host_tx[there] += 1
+                elif there != dead_switch:
+                    uplink_tx[(s, there)] += 1
+                    todo.append((there, ("up", s)))
+    return uplink_tx, host_tx, host_rx
+
+
+@pytest.mark.parametrize("failure", [Failure(pair=("sw1", "sw2")), Failure(pair=("sw6", "sw5")),
+                                     Failure(pair=("sw3", "sw7")), Failure(switch="sw1"),
+                                     Failure(switch="sw6")])
+def test_the_load_while_cut_is_what_bridges_forward_and_flood(bundles, failure) -> None:
+    """cut_tx (what the traffic while cut is paced by and its per-cable check compares the
+    port counters with) equals a frame-by-frame bridge forwarding, on the seed cluster."""
+    spec = load(bundles[0])
+    hosts = sorted(spec.hosts)
+    n = len(hosts)
+    rng = random.Random(7)
+    # Two whole steps of the traffic's schedule and a sample of every other pair.
+    pairs = [(hosts[i], hosts[(i + k) % n]) for k in (77, 83) for i in range(n)]
+    pairs += rng.sample([(a, b) for a in hosts for b in hosts if a != b], 3000)
+    got = cut_tx(spec, failure, pairs, 1)
+    want = _bridges_forward(spec, failure.pairs(spec), failure.switch, pairs)
+    assert got == want
+    # Not the healthy routes: the near end floods, so some port carries more than they say.
+    healthy = spec.expected_tx(pairs, 1)
+    assert any(got[0][k] > healthy[0][k] for k in healthy[0])
+    assert any(got[1][h] > healthy[1][h] for h in healthy[1])
 
 
 def test_the_delta_for_a_dead_switch_never_touches_it_and_every_state_is_loop_free(

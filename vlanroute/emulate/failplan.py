@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from vlanroute.emulate.spec import EmulationSpec
+from vlanroute.emulate.spec import Counts, EmulationSpec
 from vlanroute.errors import UserError
 from vlanroute.names import NAME_PATTERN
 from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
@@ -130,6 +130,68 @@ def cut_pairs(spec: EmulationSpec, pair: tuple[str, str]) -> set[tuple[str, str]
             if a != b and crosses(spec.path(ha.vlan, ha.switch, hb.switch), pair):
                 out.add((a, b))
     return out
+
+
+def cut_tx(spec: EmulationSpec, failure: Failure, pairs: list[tuple[str, str]],
+           frames_per_pair: int) -> Counts:
+    """What `EmulationSpec.expected_tx` counts (frames each uplink sends, each host port sends
+    and receives), for unicast `pairs` while the failure lasts, before the repair.
+
+    A frame travels its VLAN's tree path up to the last switch before the dead part. That
+    switch learned the destination on a port that went down, and a bridge flushes what it
+    learned on a port that goes down (the cut check sees it), so it floods the frame as
+    unknown unicast: to its other ports in the VLAN that are up, that is its other tree links
+    (where each neighbour drops it, since in a tree its entry points back) and every host port
+    (a member of every routing VLAN, vlanroute.model.bridge.host_port_membership) but the
+    sender's. A dead switch's hosts send nothing into the fabric and receive nothing.
+    Pacing the traffic without this flood overran the emulation's rate limits near the cut.
+    """
+    dead_links = {frozenset(p) for p in failure.pairs(spec)}
+    dead = failure.dead()
+    uplink_tx: dict[tuple[str, str], int] = {key: 0 for key in spec.uplinks}
+    host_tx: dict[str, int] = {h: 0 for h in spec.hosts}
+    host_rx: dict[str, int] = {h: 0 for h in spec.hosts}
+    on_switch: dict[str, list[str]] = {}
+    for h, hh in spec.hosts.items():
+        on_switch.setdefault(hh.switch, []).append(h)
+    # (VLAN, source switch, destination switch) -> (links crossed, the flooding switch or
+    # None): a few hundred routes for the seed's 50,400 pairs (this runs in the VM, per step).
+    routes: dict[tuple[int, str, str], tuple[list[tuple[str, str]], str | None]] = {}
+
+    def route(vlan: int, src: str, dst: str) -> tuple[list[tuple[str, str]], str | None]:
+        hops = spec.path(vlan, src, dst)
+        links: list[tuple[str, str]] = []
+        for i, (x, y) in enumerate(itertools.pairwise(hops)):
+            if y in dead or frozenset((x, y)) in dead_links:
+                came = hops[i - 1] if i else None
+                links += [(x, n) for n in sorted(spec.tree[vlan].get(x, ()))
+                          if n != came and n not in dead and frozenset((x, n)) not in dead_links]
+                return links, x
+            links.append((x, y))
+        return links, None
+
+    floods: dict[str, int] = {}
+    for a, b in pairs:
+        ha, hb = spec.hosts[a], spec.hosts[b]
+        if ha.switch in dead:
+            continue
+        key = (ha.vlan, ha.switch, hb.switch)
+        if key not in routes:
+            routes[key] = route(*key)
+        links, flooder = routes[key]
+        host_rx[a] += frames_per_pair
+        for link in links:
+            uplink_tx[link] += frames_per_pair
+        if flooder is None:
+            host_tx[b] += frames_per_pair
+        else:
+            floods[flooder] = floods.get(flooder, 0) + frames_per_pair
+            if flooder == ha.switch:          # not back out of the port it came in on
+                host_tx[a] -= frames_per_pair
+    for x, n in floods.items():
+        for h in on_switch.get(x, ()):
+            host_tx[h] += n
+    return uplink_tx, host_tx, host_rx
 
 
 def broken_vlans(spec: EmulationSpec, pair: tuple[str, str]) -> list[int]:

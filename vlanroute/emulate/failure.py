@@ -31,6 +31,7 @@ from vlanroute.emulate import netns, run
 from vlanroute.emulate.failplan import (
     BridgeStep,
     Failure,
+    cut_tx,
     keep_running_hosts,
     repair_delta,
     repair_record,
@@ -45,7 +46,7 @@ from vlanroute.emulate.run import (
     run_phases,
     traffic_again,
 )
-from vlanroute.emulate.spec import EmulationSpec, load
+from vlanroute.emulate.spec import Counts, EmulationSpec, load
 
 RECOVERY = "repair to all pairs delivered"
 
@@ -182,13 +183,20 @@ def run_here(outdir: Path, newdir: Path, failure: Failure, options: Options, ker
                          f"repair {newdir}")
     cut_options = dataclasses.replace(options, traffic_wait_s=5.0)   # the lost datagrams never come
 
+    def while_cut(pairs: list[tuple[str, str]], frames: int) -> Counts:
+        return cut_tx(spec, failure, pairs, frames)
+
     def during_cut() -> list[Check]:
         emu.options = cut_options
         try:
-            traffic_again(emu)
+            # Paced and counted with the flood of unknown unicast at the cut's near ends
+            # (failplan.cut_tx); the delivery check is replaced by the predicted loss.
+            _delivery, cables = traffic_again(
+                emu, while_cut, "frames crossed exactly the cables the cut leaves (routes up to the dead "
+                                "part, then the near end's flood of unknown unicast)")
         finally:
             emu.options = options
-        return [predicted_loss_check(emu, predicted, options.frames_per_pair)]
+        return [predicted_loss_check(emu, predicted, options.frames_per_pair), cables]
 
     def repair() -> list[Check]:
         start = time.monotonic()

@@ -28,6 +28,11 @@ from vlanroute.model.bridge import LagPort
 PLAIN_NET = ipaddress.ip_network("198.18.0.0/15")
 
 
+# Frames per switch port: (switch, neighbour) -> sent on the uplink, host -> sent to it on
+# its port, host -> received from it (EmulationSpec.expected_tx).
+Counts = tuple[dict[tuple[str, str], int], dict[str, int], dict[str, int]]
+
+
 @dataclass(frozen=True)
 class EmuHost:
     name: str
@@ -119,8 +124,7 @@ class EmulationSpec:
                 want[(e.switch, e.vlan, mac)] = frozenset({e.port})
         return want
 
-    def expected_tx(self, pairs: list[tuple[str, str]], frames_per_pair: int
-                    ) -> tuple[dict[tuple[str, str], int], dict[str, int], dict[str, int]]:
+    def expected_tx(self, pairs: list[tuple[str, str]], frames_per_pair: int) -> Counts:
         """Frames each uplink sends, each host port sends and receives, for unicast `pairs`.
 
         A frame from a to b travels in VLAN(a) (the PVID of a's port) along that VLAN's tree
