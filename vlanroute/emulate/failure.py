@@ -42,6 +42,7 @@ from vlanroute.emulate.run import (
     Emulation,
     Options,
     Report,
+    lost_by_step,
     remove_stale_namespaces,
     run_phases,
     traffic_again,
@@ -133,11 +134,17 @@ def predicted_loss_check(emu: Emulation, predicted: set[tuple[str, str]], frames
     """After traffic(): exactly the predicted pairs got nothing, every other pair its frames once."""
     pairs = [(a, b) for a in emu.plan.hosts for b in emu.plan.hosts if a != b]
     lost = {(a, b) for a, b in pairs if emu.received[(b, a)] == 0}
-    wrong = sorted(f"{a} -> {b}: {emu.received[(b, a)]} of {frames} datagrams" for a, b in pairs
-                   if (a, b) not in predicted and emu.received[(b, a)] != frames)
+    short = [(a, b) for a, b in pairs if (a, b) not in predicted and emu.received[(b, a)] != frames]
+    wrong = sorted(f"{a} -> {b}: {emu.received[(b, a)]} of {frames} datagrams"
+                   + (f" ({emu.unsent[(a, b)]} could not be sent)" if emu.unsent[(a, b)] else "")
+                   for a, b in short)
     delivered_anyway = sorted(f"{a} -> {b}: delivered, but its path crosses the dead part"
                               for a, b in predicted - lost)
     problems = wrong + delivered_anyway
+    if problems:
+        problems[:0] = emu.traffic_drops
+    if short:
+        problems.insert(len(emu.traffic_drops), lost_by_step(sorted(emu.plan.hosts), short))
     return Check("pairs cut as the plan predicts", not problems,
                  f"{len(lost & predicted)}/{len(predicted)} predicted pairs cut, "
                  f"{len(pairs) - len(predicted) - len(wrong)}/{len(pairs) - len(predicted)} other pairs got "

@@ -124,6 +124,29 @@ def interface_counters() -> dict[str, tuple[int, int]]:
     return counters
 
 
+def interface_drops(net_dev: Path = Path("/proc/thread-self/net/dev")) -> dict[str, tuple[int, int]]:
+    """{interface: (rx_dropped, tx_dropped)} of the namespace this thread is in (the fourth
+    and twelfth numbers of /proc/net/dev). A veth counts a frame its peer's input backlog
+    refused as tx_dropped; a bond counts frames it had no member up for."""
+    drops: dict[str, tuple[int, int]] = {}
+    with open(net_dev) as fh:
+        for line in fh.readlines()[2:]:
+            name, _, rest = line.partition(":")
+            fields = rest.split()
+            drops[name.strip()] = (int(fields[3]), int(fields[11]))
+    return drops
+
+
+def udp_receive_errors(snmp: Path = Path("/proc/thread-self/net/snmp")) -> int:
+    """UDP datagrams this thread's namespace failed to deliver to a socket (the Udp line's
+    InErrors: a full receive buffer or a bad checksum)."""
+    with open(snmp) as fh:
+        rows = [line.split() for line in fh if line.startswith("Udp:")]
+    if len(rows) < 2:
+        return 0
+    return int(dict(zip(rows[0][1:], rows[1][1:])).get("InErrors", 0))
+
+
 # ioctl numbers of include/uapi/linux/sockios.h and flags of if.h / if_arp.h.
 SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFADDR, SIOCSIFNETMASK, SIOCSARP = 0x8913, 0x8914, 0x8916, 0x891C, 0x8955
 IFF_UP = 0x1
@@ -165,6 +188,22 @@ def backlog_drops(softnet_stat: Path = Path("/proc/net/softnet_stat")) -> int:
             fields = line.split()
             if len(fields) > 1:
                 total += int(fields[1], 16)
+    return total
+
+
+def backlog_length(softnet_stat: Path = Path("/proc/net/softnet_stat")) -> int | None:
+    """Frames waiting in every CPU's input backlog now (the twelfth column of
+    /proc/net/softnet_stat, softnet_backlog_len in net/core/net-procfs.c; kernel 6.1 prints
+    13 columns, later ones more), or None where the kernel does not print it. A sender that
+    outruns the kernel's forwarding fills this queue, and past net.core.netdev_max_backlog
+    the kernel drops frames (backlog_drops)."""
+    total = 0
+    with open(softnet_stat) as fh:
+        for line in fh:
+            fields = line.split()
+            if len(fields) < 13:
+                return None
+            total += int(fields[11], 16)
     return total
 
 

@@ -27,6 +27,7 @@ QEMU VM (vlanroute.emulate.vm) with `--kernel host`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -67,6 +68,12 @@ TCP_CONCURRENT = 48               # connections open at once (ARP and SYN bursts
 SO_RCVBUFFORCE = 33               # asm-generic/socket.h: SO_RCVBUF beyond rmem_max (root)
 PROBE_ETHERTYPE = 0x88B5          # IEEE local experimental: no protocol stack answers it
 MODULES = ("bridge", "8021q", "veth", "sch_tbf")
+# traffic()'s sender waits before a step while more frames than this wait in the kernel's
+# input backlogs (VM: net.core.netdev_max_backlog 10000 per CPU; one step of the seed
+# cluster's cut, flood included, queues some 2,000), for at most this long.
+SENDER_BACKLOG_HIGH = 1000
+SENDER_BACKLOG_STALL_S = 2.0
+SEND_RETRY_S = 2.0                # a datagram the kernel cannot take yet is retried this long
 
 
 @dataclass(frozen=True)
@@ -197,6 +204,10 @@ class Emulation:
         self.learn_drops: dict[tuple[str, str], int] = {}    # rate-limit drops by the end of learning
         self.backlog_drops = 0                # input-backlog drops while the hosts learned
         self.received: Counter[tuple[str, str]] = Counter()   # the last traffic(): (receiver, sender) -> datagrams
+        # The last traffic()'s drops (rate limits, input backlog) when one of its checks failed:
+        # a caller that replaces its delivery check puts them first in its own.
+        self.traffic_drops: list[str] = []
+        self.unsent: Counter[tuple[str, str]] = Counter()     # the last traffic(): pairs not sent
         # (id(plan), model) -> traffic()'s pause after each step
         self.schedules: dict[tuple[int, Expected | None], list[float]] = {}
         self.rate_kbit = 0                    # every switch port's tbf rate now (rate_limit)
@@ -526,6 +537,20 @@ class Emulation:
                 snap[(s, p)] = all_ifaces.get(p, (0, 0))
         return snap
 
+    def drop_counts(self) -> Counter[str]:
+        """Every frame an interface dropped and every UDP datagram a host could not deliver to
+        its socket, so far: "sw1 p509 tx", "node003 eth0 rx", "node003 UDP" -> count."""
+        counts: Counter[str] = Counter()
+        for ns, name in [*((self.sw_ns(s), s) for s in self.plan.switches),
+                         *((self.host_ns(h), h) for h in self.plan.hosts)]:
+            with netns.inside(ns):
+                for iface, (rx, tx) in netns.interface_drops().items():
+                    counts[f"{name} {iface} rx"] += rx
+                    counts[f"{name} {iface} tx"] += tx
+                if name in self.plan.hosts:
+                    counts[f"{name} UDP"] += netns.udp_receive_errors()
+        return counts
+
     def storm_check(self, label: str, probe: bool) -> Check:
         """Counters must stand still once the broadcasts have died out: the window starts when
         the switch ports have sent nothing for 0.25 s, or after storm_settle_s at the latest."""
@@ -638,6 +663,7 @@ class Emulation:
         received: Counter[tuple[str, str]] = Counter()    # (receiver, sender)
         self.received = received
         unsent: Counter[tuple[str, str]] = Counter()
+        self.unsent = unsent
         steps = [[(hosts[i], hosts[(i + k) % n]) for i in range(n)] for k in range(1, n)]
         key = (id(plan), model)
         if key not in self.schedules:        # the same plan's next pass reuses it
@@ -681,6 +707,7 @@ class Emulation:
             self.rate_limit("change", opt.traffic_rate_kbit)
         try:
             before = self.counters()
+            backlog_before, dropped_before = netns.backlog_drops(), self.drop_counts()
             to = {h: (plan.hosts[h].address, UDP_PORT) for h in hosts}
             with self.step(f"{opt.frames_per_pair * len(pairs)} datagrams sent and received"):
                 sender, report_fd[0] = _fork_sender(steps, gaps, socks, to, opt.frames_per_pair)
@@ -695,15 +722,30 @@ class Emulation:
                         _kill_group_pid(sender)
                     if report_fd[0] >= 0:
                         os.close(report_fd[0])
-                # e.g. a full send buffer: shows as not delivered
-                unsent.update((a, b) for a, b in json.loads(b"".join(sender_report) or b"[]"))
                 if status != 0:
                     raise netns.NetnsError(f"the UDP sender process failed (wait status {status})")
+                said = json.loads(b"".join(sender_report))
+                # Still refused after SEND_RETRY_S: shows as not delivered, with the error.
+                unsent.update((a, b) for a, b in said["unsent"])
+                errors = ", ".join(f"{e} {n}" for e, n in sorted(said["send_errors"].items()))
+                self.log(f"    sends retried (EAGAIN, ENOBUFS): {said['send_retries']}; "
+                         f"given up: {sum(said['send_errors'].values())}" + (f" ({errors})" if errors else ""))
+                if said["backlog_peak"] is None:
+                    self.log("    input backlog: this kernel does not show its length, the sender did not wait")
+                else:
+                    self.log(f"    input backlog before a step: up to {said['backlog_peak']} frames (limit "
+                             f"{SENDER_BACKLOG_HIGH}); the sender waited before {said['backlog_waits']} steps, "
+                             f"{said['backlog_wait_s']:.1f} s in all")
                 drain(opt.frames_per_pair * len(pairs), opt.traffic_wait_s)
                 # Stragglers (duplicates from a loop) arrive a little later: collect them too.
                 time.sleep(0.3)
                 drain(0, 0)
             after = self.counters()
+            backlog_dropped = netns.backlog_drops() - backlog_before
+            dropped = self.drop_counts()
+            dropped.subtract(dropped_before)
+            dropped = +dropped              # only what grew
+            self.log(f"    input-backlog drops: {backlog_dropped}; interface and UDP drops: {dropped.total()}")
         finally:
             poller.close()
             if restore_rate:
@@ -747,10 +789,23 @@ class Emulation:
         # A rate limit overrun (the pacing's model of the load is wrong) shows in both checks:
         # its drops come first in each that failed, read once.
         failed = [c for c in (delivery, cables) if not c.ok]
+        drops: list[str] = []
         if failed:
             drops = self.drops_so_far()
+            if dropped:
+                top = ", ".join(f"{k} {n}" for k, n in dropped.most_common(12))
+                drops.insert(0, f"interfaces and UDP sockets dropped {dropped.total()} frames while the "
+                                f"datagrams ran (/proc/net/dev, /proc/net/snmp): {top}"
+                                + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else ""))
+            if backlog_dropped:         # the kernel fell behind the sender (a CPU stall)
+                drops.insert(0, f"the kernel dropped {backlog_dropped} frames at a full input backlog while "
+                                "the datagrams ran (net.core.netdev_max_backlog; /proc/net/softnet_stat)")
             for c in failed:
                 c.problems[:0] = drops
+            if lost:
+                delivery.problems.insert(len(drops), lost_by_step(
+                    hosts, [(a, b) for a, b in pairs if received[(b, a)] != want]))
+        self.traffic_drops = drops
         return [delivery, cables]
 
     def tcp_pairs(self) -> list[tuple[str, str]]:
@@ -920,13 +975,39 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
         proc.wait()
 
 
+def lost_by_step(hosts: list[str], lost: list[tuple[str, str]]) -> str:
+    """Which of traffic()'s steps the pairs not delivered were sent in (step k: host i ->
+    host i+k): a band of consecutive steps is a stall in time, a spread is a routing fault."""
+    index = {h: i for i, h in enumerate(hosts)}
+    by_step = Counter((index[b] - index[a]) % len(hosts) for a, b in lost)
+    runs: list[list[int]] = []
+    for k in sorted(by_step):
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    parts = [f"{r[0]}" + (f"-{r[-1]}" if len(r) > 1 else "") + f" ({sum(by_step[k] for k in r)})" for r in runs]
+    return (f"pairs not delivered by step (of {len(hosts) - 1}; step k sends host i -> host i+k): "
+            + ", ".join(parts[:20]) + (f" and {len(parts) - 20} more runs" if len(parts) > 20 else ""))
+
+
 def _fork_sender(steps: list[list[tuple[str, str]]], gaps: list[float], socks: dict[str, socket.socket],
-                 to: dict[str, tuple[str, int]], rounds: int) -> tuple[int, int]:
+                 to: dict[str, tuple[str, int]], rounds: int,
+                 backlog: Callable[[], int | None] = netns.backlog_length) -> tuple[int, int]:
     """Send traffic()'s datagrams from a child process, step by step with the pauses, while
     this process receives: the guest kernel forwards each frame in the sender's system call,
     so sender and receiver then run on the VM's two vCPUs instead of taking turns on one.
-    The child writes the pairs it could not send (JSON) to the pipe and exits; returns its
-    pid and the pipe's read end."""
+
+    The pauses keep each port under its rate limit, but not the kernel's CPU from falling
+    behind: once its softirq work is deferred to ksoftirqd, which competes with this sender,
+    the input backlog grows and past net.core.netdev_max_backlog frames are dropped (a CI run
+    under TCG lost 4,799 pairs in one band of steps while the seed cluster was cut, where each
+    cut frame is flooded to some 30 ports). So before each step the child also waits until
+    `backlog()` frames are queued is at most SENDER_BACKLOG_HIGH, for at most
+    SENDER_BACKLOG_STALL_S (then it goes on, and any loss shows in the checks).
+
+    The child writes a JSON report to the pipe and exits: the pairs it could not send, and
+    how often and how long it waited for the backlog. Returns its pid and the pipe's read end."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid:
@@ -936,22 +1017,59 @@ def _fork_sender(steps: list[list[tuple[str, str]]], gaps: list[float], socks: d
     try:                                         # the child: never returns
         os.close(read_fd)
         unsent: list[tuple[str, str]] = []
+        failed: Counter[str] = Counter()          # errno name -> sends given up
+        retried = [0]
+        waits, waited, peak, shown = 0, 0.0, 0, True
         for _round in range(rounds):
             for step, gap in zip(steps, gaps):
+                queued = backlog()
+                shown = shown and queued is not None
+                peak = max(peak, queued or 0)
+                if queued is not None and queued > SENDER_BACKLOG_HIGH:
+                    waits += 1
+                    since = time.monotonic()
+                    while queued is not None and queued > SENDER_BACKLOG_HIGH \
+                            and time.monotonic() - since < SENDER_BACKLOG_STALL_S:
+                        peak = max(peak, queued)
+                        time.sleep(0.002)
+                        queued = backlog()
+                    waited += time.monotonic() - since
                 start = time.monotonic()
                 for a, b in step:
-                    try:
-                        socks[a].sendto(f"{a}>{b}".encode(), to[b])
-                    except OSError:
+                    error = _send(socks[a], f"{a}>{b}".encode(), to[b], retried)
+                    if error:
                         unsent.append((a, b))
+                        failed[error] += 1
                 rest = gap - (time.monotonic() - start)
                 if rest > 0:
                     time.sleep(rest)
         with os.fdopen(write_fd, "wb") as out:
-            out.write(json.dumps(unsent).encode())
+            out.write(json.dumps({"unsent": unsent, "send_errors": failed, "send_retries": retried[0],
+                                  "backlog_waits": waits, "backlog_wait_s": waited,
+                                  "backlog_peak": peak if shown else None}).encode())
         status = 0
     finally:
         os._exit(status)
+
+
+def _send(sock: socket.socket, payload: bytes, to: tuple[str, int], retried: list[int]) -> str | None:
+    """sendto on traffic()'s non-blocking socket, as a blocking sender would: while the send
+    buffer is full (EAGAIN: the sender's frames still queued on their way) or the kernel is
+    short of buffers (ENOBUFS), wait and try again, for up to SEND_RETRY_S. Returns None once
+    sent, else the error's name (errno.errorcode); counts each retry in retried[0]."""
+    deadline = time.monotonic() + SEND_RETRY_S
+    while True:
+        try:
+            sock.sendto(payload, to)
+            return None
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ENOBUFS) or time.monotonic() >= deadline:
+                return errno.errorcode.get(exc.errno or 0, str(exc.errno))
+            retried[0] += 1
+            if exc.errno == errno.EAGAIN:
+                select.select([], [sock], [], max(0.0, deadline - time.monotonic()))
+            else:
+                time.sleep(0.001)
 
 
 def _kill_group_pid(pid: int) -> None:
