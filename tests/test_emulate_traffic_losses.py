@@ -16,6 +16,7 @@ import pytest
 
 from vlanroute.emulate import netns, run
 from vlanroute.emulate.failure import predicted_loss_check
+from vlanroute.emulate.kmsg import KernelLog
 
 KERNEL_6_1_ROW = ("0001a2b3 00000000 00000005 00000000 00000000 00000000 00000000 00000000 "
                   "00000000 00000000 00000000 {backlog} 00000000\n")
@@ -211,3 +212,26 @@ def test_a_send_refused_for_good_is_given_up_with_its_error(loopback_pair, monke
     retried = [0]
     assert run._send(other, b"a>b", to["b"], retried) == "EHOSTUNREACH" and retried == [0]   # type: ignore[arg-type]
     assert sock.sent == [] and other.sent == []
+
+
+def test_the_kernel_log_returns_what_was_logged_since_it_was_opened() -> None:
+    if not os.access("/dev/kmsg", os.R_OK | os.W_OK):
+        pytest.skip("/dev/kmsg not readable and writable (not root)")
+    token = f"vlanroute test {os.getpid()} {os.urandom(4).hex()}"   # other tests log too
+    with open("/dev/kmsg", "w") as out:
+        out.write(f"{token}: before\n")
+    log = KernelLog()
+    try:
+        with open("/dev/kmsg", "w") as out:
+            out.write(f"{token}: after\n")
+        ours = [line for line in log.new(limit=1000) if token in line]
+        assert len(ours) == 1 and ours[0].startswith("[") and ours[0].endswith(f"] {token}: after")
+        assert not [line for line in log.new(limit=1000) if token in line]     # each message once
+    finally:
+        log.close()
+
+
+def test_no_kernel_log_device_means_no_lines(tmp_path: Path) -> None:
+    log = KernelLog(str(tmp_path / "no-such-kmsg"))
+    assert log.new() == []
+    log.close()

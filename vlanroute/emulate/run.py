@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from vlanroute.emulate import netns
+from vlanroute.emulate.kmsg import KernelLog
 from vlanroute.emulate.spec import Counts, EmulationSpec, load, save_specs
 
 # Frames per port for a list of ordered host pairs and frames per pair (EmulationSpec.expected_tx).
@@ -705,6 +706,7 @@ class Emulation:
 
         with self.step("rate limits up"):
             self.rate_limit("change", opt.traffic_rate_kbit)
+        kernel_log = KernelLog()
         try:
             before = self.counters()
             backlog_before, dropped_before = netns.backlog_drops(), self.drop_counts()
@@ -745,9 +747,11 @@ class Emulation:
             dropped = self.drop_counts()
             dropped.subtract(dropped_before)
             dropped = +dropped              # only what grew
+            kernel_said = kernel_log.new(limit=10)
             self.log(f"    input-backlog drops: {backlog_dropped}; interface and UDP drops: {dropped.total()}")
         finally:
             poller.close()
+            kernel_log.close()
             if restore_rate:
                 with self.step("rate limits down"):
                     self.rate_limit("change", opt.rate_kbit)
@@ -797,6 +801,7 @@ class Emulation:
                 drops.insert(0, f"interfaces and UDP sockets dropped {dropped.total()} frames while the "
                                 f"datagrams ran (/proc/net/dev, /proc/net/snmp): {top}"
                                 + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else ""))
+            drops += [f"kernel log while the datagrams ran: {line}" for line in kernel_said]
             if backlog_dropped:         # the kernel fell behind the sender (a CPU stall)
                 drops.insert(0, f"the kernel dropped {backlog_dropped} frames at a full input backlog while "
                                 "the datagrams ran (net.core.netdev_max_backlog; /proc/net/softnet_stat)")
