@@ -48,17 +48,6 @@ def test_a_link_ready_at_once_needs_no_wait() -> None:
     assert _emulation([[]]).wait_for_links(timeout_s=0) == []
 
 
-def test_backlog_drops_sum_the_second_column_of_every_cpu(tmp_path: Path) -> None:
-    # /proc/net/softnet_stat: one row per CPU, hex columns; the second is the frames dropped
-    # at a full input backlog (the layout of kernel 6.1, net/core/net-procfs.c).
-    stat = tmp_path / "softnet_stat"
-    stat.write_text("0001a2b3 00000000 00000005 00000000 00000000 00000000 00000000 00000000 "
-                    "00000000 00000000 00000000 00000000 00000000\n"
-                    "00000fff 0000001f 00000000 00000000 00000000 00000000 00000000 00000000 "
-                    "00000000 00000000 00000000 00000000 00000001\n")
-    assert netns.backlog_drops(stat) == 31
-
-
 def test_a_signal_whose_raise_was_swallowed_still_stops_the_run() -> None:
     """SIGTERM landing in a callback whose exceptions Python prints and drops (logging's
     lock release after each fork of a subprocess) used to let the run go on to PASS; the

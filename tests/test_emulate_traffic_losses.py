@@ -18,18 +18,19 @@ from vlanroute.emulate import netns, run
 from vlanroute.emulate.failure import predicted_loss_check
 from vlanroute.emulate.kmsg import KernelLog
 
-KERNEL_6_1_ROW = ("0001a2b3 00000000 00000005 00000000 00000000 00000000 00000000 00000000 "
+KERNEL_6_1_ROW = ("0001a2b3 {dropped} 00000005 00000000 00000000 00000000 00000000 00000000 "
                   "00000000 00000000 00000000 {backlog} 00000000\n")
 
 
-def test_backlog_length_sums_the_twelfth_column_of_every_cpu(tmp_path: Path) -> None:
-    # softnet_seq_show in kernel 6.1 (net/core/net-procfs.c): processed, dropped,
-    # time_squeeze, five zeros, cpu_collision 0, received_rps, flow_limit_count,
+def test_backlog_drops_and_length_sum_their_columns_over_every_cpu(tmp_path: Path) -> None:
+    # softnet_seq_show in kernel 6.1 (net/core/net-procfs.c), one row per CPU: processed,
+    # dropped, time_squeeze, five zeros, cpu_collision 0, received_rps, flow_limit_count,
     # softnet_backlog_len, the CPU's index.
     stat = tmp_path / "softnet_stat"
-    stat.write_text(KERNEL_6_1_ROW.format(backlog="000003e8") + KERNEL_6_1_ROW.format(backlog="00000011"))
+    stat.write_text(KERNEL_6_1_ROW.format(dropped="00000000", backlog="000003e8")
+                    + KERNEL_6_1_ROW.format(dropped="0000001f", backlog="00000011"))
+    assert netns.backlog_drops(stat) == 31
     assert netns.backlog_length(stat) == 1000 + 17
-    assert netns.backlog_drops(stat) == 0
 
 
 def test_backlog_length_is_unknown_where_the_kernel_does_not_print_it(tmp_path: Path) -> None:
