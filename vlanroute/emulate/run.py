@@ -736,7 +736,8 @@ class Emulation:
                     self.log("    input backlog: this kernel does not show its length, the sender did not wait")
                 else:
                     self.log(f"    input backlog before a step: up to {said['backlog_peak']} frames (limit "
-                             f"{SENDER_BACKLOG_HIGH}); the sender waited before {said['backlog_waits']} steps, "
+                             f"{SENDER_BACKLOG_HIGH}); the sender waited before {said['backlog_waits']} "
+                             f"step{'' if said['backlog_waits'] == 1 else 's'}, "
                              f"{said['backlog_wait_s']:.1f} s in all")
                 drain(opt.frames_per_pair * len(pairs), opt.traffic_wait_s)
                 # Stragglers (duplicates from a loop) arrive a little later: collect them too.
