@@ -109,32 +109,35 @@ def read_sysctl(key: str) -> str:
     return (Path("/proc/sys") / key.replace(".", "/")).read_text().strip()
 
 
-def interface_counters() -> dict[str, tuple[int, int]]:
+NET_DEV = Path("/proc/thread-self/net/dev")
+
+
+def _net_dev(net_dev: Path) -> dict[str, list[int]]:
+    """{interface: its 16 numbers} from /proc/net/dev: rx bytes, packets, errs, drop, fifo,
+    frame, compressed, multicast, then tx bytes, packets, errs, drop, fifo, colls, carrier,
+    compressed."""
+    rows: dict[str, list[int]] = {}
+    with open(net_dev) as fh:
+        for line in fh.readlines()[2:]:
+            name, _, rest = line.partition(":")
+            rows[name.strip()] = [int(x) for x in rest.split()]
+    return rows
+
+
+def interface_counters(net_dev: Path = NET_DEV) -> dict[str, tuple[int, int]]:
     """{interface: (rx_packets, tx_packets)} of the namespace this thread is in.
 
     /proc/thread-self/net/dev follows the thread's own namespace (/proc/net would follow
     the whole process's first thread, which is the same here but less obviously so).
     """
-    counters: dict[str, tuple[int, int]] = {}
-    with open("/proc/thread-self/net/dev") as fh:
-        for line in fh.readlines()[2:]:
-            name, _, rest = line.partition(":")
-            fields = rest.split()
-            counters[name.strip()] = (int(fields[1]), int(fields[9]))
-    return counters
+    return {name: (n[1], n[9]) for name, n in _net_dev(net_dev).items()}
 
 
-def interface_drops(net_dev: Path = Path("/proc/thread-self/net/dev")) -> dict[str, tuple[int, int]]:
-    """{interface: (rx_dropped, tx_dropped)} of the namespace this thread is in (the fourth
-    and twelfth numbers of /proc/net/dev). A veth counts a frame its peer's input backlog
-    refused as tx_dropped; a bond counts frames it had no member up for."""
-    drops: dict[str, tuple[int, int]] = {}
-    with open(net_dev) as fh:
-        for line in fh.readlines()[2:]:
-            name, _, rest = line.partition(":")
-            fields = rest.split()
-            drops[name.strip()] = (int(fields[3]), int(fields[11]))
-    return drops
+def interface_drops(net_dev: Path = NET_DEV) -> dict[str, tuple[int, int]]:
+    """{interface: (rx_dropped, tx_dropped)} of the namespace this thread is in. A veth
+    counts a frame its peer's input backlog refused as tx_dropped; a bond counts frames it
+    had no member up for."""
+    return {name: (n[3], n[11]) for name, n in _net_dev(net_dev).items()}
 
 
 def udp_receive_errors(snmp: Path = Path("/proc/thread-self/net/snmp")) -> int:
@@ -176,35 +179,37 @@ def configure_ipv4(interface: str, address: str, prefix_len: int) -> None:
         fcntl.ioctl(s, SIOCSIFFLAGS, _ifreq(interface, struct.pack("=H", flags | IFF_UP)))
 
 
-def backlog_drops(softnet_stat: Path = Path("/proc/net/softnet_stat")) -> int:
-    """Frames the kernel dropped because a CPU's input backlog was full, since boot (the
-    second column of /proc/net/softnet_stat, hex, one row per CPU; global, not per
-    namespace). A veth hands each frame to its peer through that backlog
-    (net.core.netdev_max_backlog, 1000 by default), and a bridge floods each broadcast to
-    every port of its VLAN at once."""
+SOFTNET_STAT = Path("/proc/net/softnet_stat")
+
+
+def _softnet_sum(softnet_stat: Path, column: int) -> int | None:
+    """One column of /proc/net/softnet_stat (hex, one row per CPU; global, not per
+    namespace) summed over the CPUs, or None where a row is too short to have it."""
     total = 0
     with open(softnet_stat) as fh:
         for line in fh:
             fields = line.split()
-            if len(fields) > 1:
-                total += int(fields[1], 16)
+            if len(fields) <= column:
+                return None
+            total += int(fields[column], 16)
     return total
 
 
-def backlog_length(softnet_stat: Path = Path("/proc/net/softnet_stat")) -> int | None:
+def backlog_drops(softnet_stat: Path = SOFTNET_STAT) -> int:
+    """Frames the kernel dropped because a CPU's input backlog was full, since boot (the
+    second column of /proc/net/softnet_stat). A veth hands each frame to its peer through
+    that backlog (net.core.netdev_max_backlog, 1000 by default), and a bridge floods each
+    broadcast to every port of its VLAN at once."""
+    return _softnet_sum(softnet_stat, 1) or 0
+
+
+def backlog_length(softnet_stat: Path = SOFTNET_STAT) -> int | None:
     """Frames waiting in every CPU's input backlog now (the twelfth column of
     /proc/net/softnet_stat, softnet_backlog_len in net/core/net-procfs.c; kernel 6.1 prints
-    13 columns, later ones more), or None where the kernel does not print it. A sender that
-    outruns the kernel's forwarding fills this queue, and past net.core.netdev_max_backlog
-    the kernel drops frames (backlog_drops)."""
-    total = 0
-    with open(softnet_stat) as fh:
-        for line in fh:
-            fields = line.split()
-            if len(fields) < 13:
-                return None
-            total += int(fields[11], 16)
-    return total
+    13 columns, later ones more, that one kept in place), or None where the kernel does not
+    print it. A sender that outruns the kernel's forwarding fills this queue, and past
+    net.core.netdev_max_backlog the kernel drops frames (backlog_drops)."""
+    return _softnet_sum(softnet_stat, 11)
 
 
 def not_running(interfaces: Iterable[str]) -> list[str]:

@@ -758,9 +758,10 @@ class Emulation:
                     self.rate_limit("change", opt.rate_kbit)
 
         want = opt.frames_per_pair
+        short = [(a, b) for a, b in pairs if received[(b, a)] != want]
         lost = [f"{a} -> {b}: {received[(b, a)]} of {want} datagrams"
                 + (f" ({unsent[(a, b)]} could not be sent)" if unsent[(a, b)] else "")
-                for a, b in pairs if received[(b, a)] != want]
+                for a, b in short]
         strangers = [f"{dst} got {k} datagrams from unknown {src}" for (dst, src), k in received.items()
                      if src not in plan.hosts]
         delivery = Check("delivery on the plain interface", not lost and not strangers,
@@ -791,26 +792,26 @@ class Emulation:
         cables = Check(cables_check, not problems,
                        f"{checked - len(problems)}/{checked} port directions carried exactly the routed "
                        f"frames ({opt.frames_per_pair} per pair)", problems)
-        # A rate limit overrun (the pacing's model of the load is wrong) shows in both checks:
-        # its drops come first in each that failed, read once.
+        # Frames lost on the way (a rate limit overrun: the pacing's model of the load is wrong;
+        # a full input backlog: the kernel fell behind the sender) show in both checks: what
+        # dropped them comes first in each that failed, read once.
         failed = [c for c in (delivery, cables) if not c.ok]
         drops: list[str] = []
         if failed:
-            drops = self.drops_so_far()
+            if backlog_dropped:
+                drops.append(f"the kernel dropped {backlog_dropped} frames at a full input backlog while "
+                             "the datagrams ran (net.core.netdev_max_backlog; /proc/net/softnet_stat)")
             if dropped:
                 top = ", ".join(f"{k} {n}" for k, n in dropped.most_common(12))
-                drops.insert(0, f"interfaces and UDP sockets dropped {dropped.total()} frames while the "
-                                f"datagrams ran (/proc/net/dev, /proc/net/snmp): {top}"
-                                + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else ""))
+                drops.append(f"interfaces and UDP sockets dropped {dropped.total()} frames while the "
+                             f"datagrams ran (/proc/net/dev, /proc/net/snmp): {top}"
+                             + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else ""))
+            drops += self.drops_so_far()
             drops += [f"kernel log while the datagrams ran: {line}" for line in kernel_said]
-            if backlog_dropped:         # the kernel fell behind the sender (a CPU stall)
-                drops.insert(0, f"the kernel dropped {backlog_dropped} frames at a full input backlog while "
-                                "the datagrams ran (net.core.netdev_max_backlog; /proc/net/softnet_stat)")
             for c in failed:
                 c.problems[:0] = drops
-            if lost:
-                delivery.problems.insert(len(drops), lost_by_step(
-                    hosts, [(a, b) for a, b in pairs if received[(b, a)] != want]))
+            if short:
+                delivery.problems.insert(len(drops), lost_by_step(hosts, short))
         self.traffic_drops = drops
         return [delivery, cables]
 
@@ -1006,11 +1007,12 @@ def _fork_sender(steps: list[list[tuple[str, str]]], gaps: list[float], socks: d
 
     The pauses keep each port under its rate limit, but not the kernel's CPU from falling
     behind: once its softirq work is deferred to ksoftirqd, which competes with this sender,
-    the input backlog grows and past net.core.netdev_max_backlog frames are dropped (a CI run
-    under TCG lost 4,799 pairs in one band of steps while the seed cluster was cut, where each
-    cut frame is flooded to some 30 ports). So before each step the child also waits until
-    `backlog()` frames are queued is at most SENDER_BACKLOG_HIGH, for at most
-    SENDER_BACKLOG_STALL_S (then it goes on, and any loss shows in the checks).
+    the input backlog grows, and past net.core.netdev_max_backlog frames are dropped. Under
+    the test suite's load it reached 2,030 frames while the seed cluster was cut (each cut
+    frame is flooded to some 30 ports); two such runs without this wait lost thousands of
+    pairs in one band of steps, their backlog unmeasured. So before each step the child
+    waits until at most SENDER_BACKLOG_HIGH frames are queued (`backlog()`), for at most
+    SENDER_BACKLOG_STALL_S; then it goes on, and any loss shows in the checks.
 
     The child writes a JSON report to the pipe and exits: the pairs it could not send, and
     how often and how long it waited for the backlog. Returns its pid and the pipe's read end."""
