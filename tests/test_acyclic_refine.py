@@ -82,6 +82,7 @@ def test_the_order_lp_gives_linprogs_solution_bit_for_bit(monkeypatch: pytest.Mo
     from vlanroute.routing import order_lp
     topo, hosts = fabrics.random_regular(12, 3, seed=4, per=2)
     _, rank = start_and_order(topo)
+    order_lp._SOLVED.clear()         # solved here, not kept from an earlier test
     direct = [s for _, s in order_walk(OrderLP(topo, hosts), rank, steps=8)]
 
     def changed_interface(*args: object) -> object:
@@ -89,7 +90,12 @@ def test_the_order_lp_gives_linprogs_solution_bit_for_bit(monkeypatch: pytest.Mo
 
     # the fallback itself: solve goes through linprog when the direct call fails
     monkeypatch.setattr(order_lp._Solver, "_direct", changed_interface)
+    fallback = order_lp._Solver._linprog
+    through: list[int] = []
+    monkeypatch.setattr(order_lp._Solver, "_linprog", lambda *a: through.append(1) or fallback(*a))
+    order_lp._SOLVED.clear()
     via = [s for _, s in order_walk(OrderLP(topo, hosts), rank, steps=8)]
+    assert len(through) >= len(via)
     assert len(direct) == len(via) >= 2
     for a, b in zip(direct, via):
         assert a.load == b.load and a.iterations == b.iterations

@@ -53,3 +53,37 @@ class Store(Generic[V]):
 
     def clear(self) -> None:
         self._got.clear()
+
+
+class SizedStore(Generic[V]):
+    """Results by key, the least recently used dropped once they hold more than `limit`
+    bytes (as `size` counts them): for many small results of one long search, where a count
+    of entries would bound the memory only for one size of fabric."""
+
+    def __init__(self, limit: int, size: Callable[[V], int]) -> None:
+        self.limit = limit
+        self._size = size
+        self._got: dict[Hashable, tuple[V, int]] = {}
+        self.bytes = 0
+        self.hits = 0
+
+    def get(self, key: Hashable, make: Callable[[], V]) -> V:
+        if key in self._got:
+            value, n = self._got.pop(key)
+            self._got[key] = (value, n)        # now the most recently used
+            self.hits += 1
+            return value
+        value = make()
+        n = self._size(value)
+        if n <= self.limit:
+            self._got[key] = (value, n)
+            self.bytes += n
+            while self.bytes > self.limit:
+                oldest = next(iter(self._got))
+                self.bytes -= self._got.pop(oldest)[1]
+        return value
+
+    def clear(self) -> None:
+        self._got.clear()
+        self.bytes = 0
+        self.hits = 0
