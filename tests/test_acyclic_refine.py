@@ -16,6 +16,7 @@ from fabrics import channel_dependencies_acyclic, max_load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_acyclic_negotiate import check_ordered_plan, hosted, start_and_order
+from test_order_lp_kept import same_solutions
 from topologies import connected_graphs
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
@@ -96,11 +97,7 @@ def test_the_order_lp_gives_linprogs_solution_bit_for_bit(monkeypatch: pytest.Mo
     order_lp._SOLVED.clear()
     via = [s for _, s in order_walk(OrderLP(topo, hosts), rank, steps=8)]
     assert len(through) >= len(via)
-    assert len(direct) == len(via) >= 2
-    for a, b in zip(direct, via):
-        assert a.load == b.load and a.iterations == b.iterations
-        for got, want in ((a.inflow, b.inflow), (a.turn_flow, b.turn_flow), (a.gain, b.gain)):
-            assert np.array_equal(got, want)
+    same_solutions(direct, via)
 
 
 def test_the_walk_goes_on_past_a_move_that_strands_a_pair(monkeypatch: pytest.MonkeyPatch) -> None:
