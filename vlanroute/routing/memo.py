@@ -65,13 +65,11 @@ class SizedStore(Generic[V]):
         self._size = size
         self._got: dict[Hashable, tuple[V, int]] = {}
         self.bytes = 0
-        self.hits = 0
 
     def get(self, key: Hashable, make: Callable[[], V]) -> V:
         if key in self._got:
             value, n = self._got.pop(key)
             self._got[key] = (value, n)        # now the most recently used
-            self.hits += 1
             return value
         value = make()
         n = self._size(value)
@@ -86,4 +84,3 @@ class SizedStore(Generic[V]):
     def clear(self) -> None:
         self._got.clear()
         self.bytes = 0
-        self.hits = 0
