@@ -586,3 +586,57 @@ def test_a_fabric_cut_in_two_is_heal_failed_and_not_tried_again(tmp_path: Path) 
     assert len(failed) == 1 and "cut in parts" in failed[0]["error"] and failed[0]["pushed"] == []
     assert not [e for e in log.seen if e["event"] in ("pushed", "healed")] and not w.acted
     assert not list((tmp_path / "state").glob("pushes/*.jsonl"))
+
+
+def _round(w, now: list[float], at: float, down: set[tuple[str, str]], unread: frozenset[str] = frozenset()) -> None:  # type: ignore[no-untyped-def]
+    """One poll round by hand, at `at` on the watcher's clock, then the decision after it."""
+    now[0] = at
+    w.observe(at, {sw: "read timed out" if sw in unread else {p: (sw, p) not in down for p in ports}
+                   for sw, ports in ENDS.items()})
+    w.decide()
+
+
+def _decisions(log) -> list[dict[str, list[str]]]:  # type: ignore[no-untyped-def]
+    return [e["failures"] for e in log.seen if e["event"] == "deciding"]
+
+
+def test_a_dead_switch_whose_far_ends_are_seen_a_round_apart_is_one_decision(tmp_path: Path) -> None:
+    """sw3 of the ring dies between the reads of sw2 and sw4 in one round: sw2's ends count a
+    round before sw4's. The watcher waits for sw4's (on their way) and decides once, for the
+    dead switch, rather than for the pair sw2:sw3 and then again for sw3."""
+    w, out, doc, log = _scripted(tmp_path, debounce_polls=2, debounce_s=0.1)
+    now = [0.0]
+    w.clock = lambda: now[0]
+    far = {sw: {(sw, c.a_port if c.a == sw else c.b_port) for c in doc.cabling if {c.a, c.b} == {sw, "sw3"}}
+           for sw in ("sw2", "sw4")}
+    assert far["sw2"] and far["sw4"]
+    dead = frozenset({"sw3"})
+    _round(w, now, 0.0, set())
+    _round(w, now, 0.2, far["sw2"], dead)             # sw4 was read before sw3 died
+    _round(w, now, 0.4, far["sw2"] | far["sw4"], dead)   # sw2's ends count; sw4's on their way
+    assert _decisions(log) == []
+    _round(w, now, 0.6, far["sw2"] | far["sw4"], dead)
+    assert [(d["switches"], d["pairs"]) for d in _decisions(log)] == [(["sw3"], [])]
+
+
+def test_the_wait_for_ports_on_their_way_down_lasts_no_longer_than_the_detection_bound(tmp_path: Path) -> None:
+    """A port seen down once whose switch then stops answering never counts (an unread round
+    neither advances nor resets it): the dead pair elsewhere waits for it one detection bound
+    at most, then is acted on."""
+    w, out, doc, log = _scripted(tmp_path, debounce_polls=2, debounce_s=0.1)
+    bound = w.policy.detection_bound_s()
+    now = [0.0]
+    w.clock = lambda: now[0]
+    pair = {(c.a, c.a_port) for c in doc.cabling if {c.a, c.b} == {"sw2", "sw3"}}
+    stuck = next((c.a, c.a_port) for c in doc.cabling if c.a == "sw6" and c.b == "sw7")
+    _round(w, now, 0.0, set())
+    _round(w, now, 0.2, pair | {stuck})
+    at = 0.4
+    _round(w, now, at, pair, frozenset({"sw6"}))    # the pair counts; sw6 is no longer read
+    assert w.current.pairs and _decisions(log) == []
+    while not _decisions(log):
+        at = round(at + 0.2, 3)
+        _round(w, now, at, pair, frozenset({"sw6"}))
+        assert at <= 0.4 + bound + 0.2, "the wait outlasted the detection bound"
+    assert at >= 0.4 + bound
+    assert [(d["switches"], d["pairs"]) for d in _decisions(log)] == [([], ["sw2:sw3"])]

@@ -47,6 +47,8 @@ from vlanroute.transition.program import Program
 
 PROBE_PORT = 47011
 MIN_PAIRS = 1000          # probe at least this many pairs (all of them on a smaller cluster)
+DRAIN_QUIET_S = 0.3       # a pause or stop: no datagram for this long means the last round is in
+DRAIN_MAX_S = 10.0        # ... or this long at most (a cut pair's never come)
 
 
 # -- the bridges' state, as the plan gives it --------------------------------------------------
@@ -279,10 +281,13 @@ class Prober:
             self.socks[h] = s
         self.by_addr = {emu.plan.hosts[h].address: h for h in self.socks}
         self.got: Counter[tuple[str, str, int]] = Counter()      # (src, dst, round)
+        self.arrived = 0        # datagrams received; increments may race, it only shows that some came
         self.rounds = 0
         self.times: list[float] = []                             # when each round was sent
         self._run = threading.Event()
         self._stop = threading.Event()
+        self._idle = threading.Event()                           # the sender is between rounds
+        self._idle.set()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -294,14 +299,14 @@ class Prober:
 
     def pause(self) -> None:
         self._run.clear()
-        time.sleep(0.3)            # the last round's datagrams arrive
+        self._drain()
 
     def resume(self) -> None:
         self._run.set()
 
     def stop(self) -> None:
         self._run.clear()
-        time.sleep(0.5)
+        self._drain()
         self._stop.set()
         for t in self._threads:
             t.join(timeout=5)
@@ -314,15 +319,36 @@ class Prober:
         while not self._stop.is_set():
             if not self._run.wait(0.05):
                 continue
+            self._idle.clear()
+            if not self._run.is_set():      # paused between the wait and here
+                self._idle.set()
+                continue
             r = self.rounds
             self.times.append(time.monotonic())
             for a, b in self.pairs:
-                try:
-                    self.socks[a].sendto(r.to_bytes(4, "big"), (self.emu.plan.hosts[b].address, PROBE_PORT))
-                except OSError:
-                    pass                    # counted as lost
+                self._send_one(a, b, r)
             self.rounds += 1
+            self._idle.set()
             time.sleep(self.gap_s)
+
+    def _send_one(self, a: str, b: str, r: int) -> None:
+        try:
+            self.socks[a].sendto(r.to_bytes(4, "big"), (self.emu.plan.hosts[b].address, PROBE_PORT))
+        except OSError:
+            pass                            # counted as lost
+
+    def _drain(self) -> None:
+        """Until the round being sent is out and its datagrams have arrived: the sender
+        checks for a pause between rounds only, and a round takes longer than any fixed
+        sleep on a loaded machine (a VM under TCG lost the last round of 36 pairs that way).
+        Arrived means none came for DRAIN_QUIET_S; a cut pair's never come, so the wait is
+        bounded (DRAIN_MAX_S)."""
+        deadline = time.monotonic() + DRAIN_MAX_S
+        self._idle.wait(DRAIN_MAX_S)
+        seen = -1
+        while seen != self.arrived and time.monotonic() < deadline:
+            seen = self.arrived
+            time.sleep(DRAIN_QUIET_S)
 
     def _receive(self, host: str) -> None:
         s = self.socks[host]
@@ -333,6 +359,7 @@ class Prober:
                 continue
             if len(data) == 4 and src in self.by_addr:
                 self.got[(self.by_addr[src], host, int.from_bytes(data, "big"))] += 1
+                self.arrived += 1
 
     def lost(self) -> dict[tuple[str, str], list[int]]:
         out: dict[tuple[str, str], list[int]] = {}

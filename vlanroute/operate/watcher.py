@@ -142,6 +142,7 @@ class Watcher:
         self.last_outcome: str | None = None
         self.actions_run: list[dict[str, Any]] = []
         self.rounds_seen = 0
+        self._settling_since: float | None = None     # a decision waits for ports seen going down since then
         self.poller: Poller | None = None
         self.plan_changed = False
         self._plan_mark: tuple[int, int] | None = None
@@ -242,6 +243,24 @@ class Watcher:
     def _pending(self) -> bool:
         return any(self.debounce.pending(k) for k in self.debounce.keys)
 
+    def _going_down(self) -> bool:
+        """Ports that count as up and were seen down, not counted yet."""
+        return any(s.up and s.polls for k, s in self.debounce.keys.items() if k[0] != REACH)
+
+    def _settling(self) -> bool:
+        """Wait while other ports are on their way to counting as down: the reads of one round
+        are not one instant, so the far ends of a dead switch's cables can be seen down a round
+        apart, and acting on the first of them alone would push twice (a pair's failover, then
+        the switch's). A port on its way counts within the detection bound, unless its switch
+        stops answering: the wait never lasts longer than that bound."""
+        if not self._going_down():
+            self._settling_since = None
+            return False
+        now = self.clock()
+        if self._settling_since is None:
+            self._settling_since = now
+        return now - self._settling_since < self.policy.detection_bound_s()
+
     def _once_code(self) -> ExitCode:
         if self.exit_code != ExitCode.OK:
             return self.exit_code
@@ -312,6 +331,8 @@ class Watcher:
                 self.retry = None
             elif self.clock() < self.retry.next_at:
                 return
+        if self._settling():
+            return
         if not breaking(f) and not breaking(self.acted):
             self._note(f)
             return
