@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -305,7 +306,11 @@ def _stage(module: str) -> int:
     return STAGES.index(parts[1]) if len(parts) > 1 and parts[1] in STAGES else -1
 
 
-IMPORTS = _imports(_modules())
+@functools.cache
+def imports() -> tuple[Import, ...]:
+    """Every vlanroute import, parsed when a test first asks: not at module level, where each
+    xdist worker would parse the whole package while collecting (about 5 s each)."""
+    return tuple(_imports(_modules()))
 
 
 def test_every_stage_is_a_folder_and_the_folders_are_the_stages() -> None:
@@ -317,7 +322,7 @@ def test_every_stage_is_a_folder_and_the_folders_are_the_stages() -> None:
 
 def test_no_import_goes_to_a_later_stage_except_the_documented_ones() -> None:
     later = []
-    for imp in IMPORTS:
+    for imp in imports():
         if _stage(imp.target) <= _stage(imp.module) or _stage(imp.target) == -1:
             continue
         allowed = [lazy for (who, target), lazy in ALLOWED_LATER.items()
@@ -330,11 +335,11 @@ def test_no_import_goes_to_a_later_stage_except_the_documented_ones() -> None:
 def test_the_documented_exceptions_are_still_needed() -> None:
     """An exception nobody uses any more is removed from the list (and from the docs)."""
     for (who, target) in ALLOWED_LATER:
-        assert any(i.target == target and (i.module == who or i.module.startswith(who)) for i in IMPORTS), (who, target)
+        assert any(i.target == target and (i.module == who or i.module.startswith(who)) for i in imports()), (who, target)
 
 
 def test_the_top_level_helpers_import_no_stage() -> None:
-    assert [i for i in IMPORTS if _stage(i.module) == -1 and _stage(i.target) >= 0
+    assert [i for i in imports() if _stage(i.module) == -1 and _stage(i.target) >= 0
             and i.module.split(".")[1] not in MODULE_STAGES] == []
 
 
@@ -346,7 +351,7 @@ LOOPS_ALLOWED_LAZY: set[tuple[str, str]] = set()
 def _loops(lazy: bool) -> list[list[str]]:
     graph = nx.DiGraph()
     graph.add_nodes_from(_modules())
-    graph.add_edges_from((i.module, i.target) for i in IMPORTS
+    graph.add_edges_from((i.module, i.target) for i in imports()
                          if not i.type_only and (lazy or not i.lazy)
                          and (i.module, i.target) not in LOOPS_ALLOWED_LAZY)
     return list(nx.simple_cycles(graph))[:3]
@@ -364,5 +369,5 @@ def test_no_import_loops_hidden_inside_functions() -> None:
     `if TYPE_CHECKING:` never run and are left out."""
     assert _loops(lazy=True) == []
     for module, target in LOOPS_ALLOWED_LAZY:
-        assert [i.lazy for i in IMPORTS if (i.module, i.target) == (module, target)] == [True]
+        assert [i.lazy for i in imports() if (i.module, i.target) == (module, target)] == [True]
 
