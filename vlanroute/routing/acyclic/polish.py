@@ -28,6 +28,9 @@ from vlanroute.model.topology import Topology
 from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, preorder, source_arc_loads
 
 EPS = 1e-9
+# a tree's child lists, carried traffic, preorder entry and exit times, the preorder, the
+# lowest child-link rank per switch (see _Trees._shape)
+Shape = tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int], list[str], dict[str, "int | None"]]
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
 PASSES = 200        # passes over the links at the maximum, at most (each pass that moves
                     # something leaves fewer links at it, or a lower maximum)
@@ -64,7 +67,7 @@ class _Trees:
         for s, t in self.trees.items():
             for arc, x in source_arc_loads(t, self.root[s], hosts, weight=self.weight[s]):
                 self.load[arc] += x
-        self._shapes: dict[str, tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int]]] = {}
+        self._shapes: dict[str, Shape] = {}
         self._paths: dict[str, dict[str, list[Arc]]] = {}
         # the keys whose tree holds each arc (a move updates it): the trees that can move a
         # branch off a hot link, without asking every tree
@@ -102,30 +105,36 @@ class _Trees:
         branch of some tree off that link in turn (an ejection chain)."""
         tree, rank, src = self.trees[key], self.rank, self.root[key]
         adj = self.nearer[src] if self.dist is not None else self.adj
-        children, carried, tin, tout = self._shape(key)
+        shape = self._shapes.get(key)
+        children, carried, tin, tout, seq, tops = shape if shape is not None else self._shape(key)
         load, cap, max_work = self.load, self.cap, self.max_work
-        # the switches whose path from src crosses the hot arc: the subtree under its head
-        stack, under = [hot[1]], []
-        while stack:
-            v = stack.pop()
-            under.append(v)
-            stack.extend(children[v])
-        inside = set(under)
-        for v in under:
+        # the switches whose path from src crosses the hot arc: the subtree under its head,
+        # in depth-first preorder (numbers lo .. hi - 1)
+        lo, hi = tin[hot[1]], tout[hot[1]]
+        top: int | None = None
+        for v in seq[lo:hi]:
             demand = carried.get(v, 0.0)
             if not demand:
                 continue
             old: list[Arc] | None = None     # the path to v, looked up once a move needs it
             old_parent = tree[v]
-            top = min((rank[(v, c)] for c in children[v]), default=None) if rank is not None else None
+            if rank is not None:
+                top = tops.get(v, -1)
+                if top == -1:
+                    top = tops[v] = min((rank[(v, c)] for c in children[v]), default=None)
+            v_in, v_out = tin[v], tout[v]
             for u in adj[v]:
                 # (tree[v] is old_parent here: a move tried below is undone unless it is kept)
-                if u == old_parent or u in inside and tin[v] <= tin[u] < tout[v]:     # u in v's subtree
+                if u == old_parent:
+                    continue
+                u_in = tin[u]
+                below_hot = lo <= u_in < hi
+                if below_hot and v_in <= u_in < v_out:     # u in v's subtree
                     continue
                 self.work += 1
                 if self.work > max_work:
                     return False
-                if u in inside:
+                if below_hot:
                     # u hangs below the hot arc too (not in v's subtree: skipped above), so
                     # its path crosses it: no progress. Counted as looked at, as before.
                     continue
@@ -185,10 +194,12 @@ class _Trees:
         leaves every tree as it was, so the list stays right while it is walked."""
         return sorted(self.users[arc], key=self.place.__getitem__)
 
-    def _shape(self, key: str) -> tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int]]:
+    def _shape(self, key: str) -> Shape:
         """The key's tree as child lists, what each switch's branch carries (the key's
-        traffic to the hosts below it), and depth-first entry and exit times (u is in v's
-        subtree when tin[v] <= tin[u] < tout[v]); kept until a move changes the tree."""
+        traffic to the hosts below it), depth-first entry and exit times (u is in v's
+        subtree when tin[v] <= tin[u] < tout[v]), the switches in that preorder (v's
+        subtree is seq[tin[v]:tout[v]]) and each switch's lowest rank of the links to its
+        children, filled in when asked; kept until a move changes the tree."""
         got = self._shapes.get(key)
         if got is None:
             tree, src = self.trees[key], self.root[key]
@@ -210,7 +221,7 @@ class _Trees:
             carried: dict[str, float] = {v: hs * below[v] for v in order[1:] if below[v]} if hs else {}
             tin = preorder(children, src)
             tout = {v: tin[v] + size[v] for v in order}
-            got = self._shapes[key] = (children, carried, tin, tout)
+            got = self._shapes[key] = (children, carried, tin, tout, list(tin), {})
         return got
 
     def _apply(self, key: str, v: str, parent: str, delta: dict[Arc, float], sign: float) -> None:
