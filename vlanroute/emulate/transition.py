@@ -326,16 +326,13 @@ class Prober:
             r = self.rounds
             self.times.append(time.monotonic())
             for a, b in self.pairs:
-                self._send_one(a, b, r)
+                try:
+                    self.socks[a].sendto(r.to_bytes(4, "big"), (self.emu.plan.hosts[b].address, PROBE_PORT))
+                except OSError:
+                    pass                    # counted as lost
             self.rounds += 1
             self._idle.set()
             time.sleep(self.gap_s)
-
-    def _send_one(self, a: str, b: str, r: int) -> None:
-        try:
-            self.socks[a].sendto(r.to_bytes(4, "big"), (self.emu.plan.hosts[b].address, PROBE_PORT))
-        except OSError:
-            pass                            # counted as lost
 
     def _drain(self) -> None:
         """Until the round being sent is out and its datagrams have arrived: the sender

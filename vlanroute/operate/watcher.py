@@ -302,7 +302,7 @@ class Watcher:
                      unknown_cables=[f"{a[0]} {a[1]} - {b[0]} {b[1]}" for a, b in observed.unknown_cables])
         self.current, self.observed = observed.failures, observed
         if self.poller is not None:       # a port seen down, not counted yet: the next reads come sooner
-            self.poller.hurry = any(s.polls and s.up for k, s in self.debounce.keys.items() if k[0] != REACH)
+            self.poller.hurry = self._going_down()
 
     # -- deciding ---------------------------------------------------------------------------
 
