@@ -2,8 +2,8 @@
 the default plan at most 5 s of CPU on any fabric up to 64 switches and 30 s on the 32x32
 torus with 16 hosts per switch; whatif at most 10 s on a 16x16 torus and 120 s on a 32x32).
 
-Run: python bench/speed.py [--quick] [--no-flow-control] [--plan | --whatif [--doubles] | --repair]
-     [NAME-SUBSTRING ...]
+Run: python bench/speed.py [--quick] [--no-flow-control] [--plan | --whatif [--doubles] | --repair |
+     --reference] [NAME-SUBSTRING ...]
 (--no-flow-control: every case with settings.flow_control=false, where nothing can deadlock and
 the default takes the lightest plan outright.)
 
@@ -28,6 +28,12 @@ than the wall clock. Columns:
   trees ran compiled (routing/whatif/pairs_kernel.py and switches_kernel.py: numba
   installed, a plan of 20,000 tree links or more); the kernels' first compile (about 5 s)
   is cached on disk, so run the bench twice after installing or changing them;
+- reference (printed first, and alone with --reference): the CPU seconds of a fixed workload
+  that runs none of vlanroute's code, in a fresh interpreter: networkx's all-pairs hop counts
+  on a 40x40 torus (Python), and scipy's HiGHS on the all-to-all max-load LP of a 7x7 torus
+  (one commodity per source; its optimum is k (k^2 - 1) / 8 = 42). The 2-core machines this
+  project is measured on have differed by 2.4x from one day to the next (session notes,
+  2026-12-02 and 2026-12-03), so compare two runs' rows by their CPU over the reference's;
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
   plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
   verified (render is timed apart).
@@ -145,6 +151,46 @@ elif kind == "repair":
 print(json.dumps(out))
 """
 
+# The machine's reference workload (module docstring): nothing of vlanroute's.
+REFERENCE = r"""
+import json, time
+import networkx as nx
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+c0 = time.process_time()
+g = nx.grid_2d_graph(40, 40, periodic=True)
+hops = sum(sum(d.values()) for _, d in nx.all_pairs_shortest_path_length(g))
+python = time.process_time() - c0
+c0 = time.process_time()
+k = 7
+t = nx.convert_node_labels_to_integers(nx.grid_2d_graph(k, k, periodic=True))
+arcs = [(u, v) for u, v in t.edges] + [(v, u) for u, v in t.edges]
+n, m = t.number_of_nodes(), len(arcs)
+rows, cols, vals, b = [], [], [], []
+for s in range(n):                      # per source: out - in = n - 1 at s, in - out = 1 elsewhere
+    for i, (u, v) in enumerate(arcs):
+        rows += [s * n + u, s * n + v]
+        cols += [s * m + i, s * m + i]
+        vals += [-1.0, 1.0]
+    b += [-(n - 1.0) if x == s else 1.0 for x in range(n)]
+a_eq = coo_matrix((vals, (rows, cols)), shape=(n * n, n * m + 1)).tocsr()
+a_ub = coo_matrix(([1.0] * (n * m) + [-1.0] * m,
+                   ([i for _ in range(n) for i in range(m)] + list(range(m)),
+                    list(range(n * m)) + [n * m] * m)), shape=(m, n * m + 1)).tocsr()
+c = np.zeros(n * m + 1)
+c[-1] = 1.0
+res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=np.array(b), bounds=(0, None), method="highs-ds")
+lp = time.process_time() - c0
+print(json.dumps({"python": python, "highs": lp, "hops": hops, "load": float(res.fun)}))
+"""
+
+
+def reference() -> dict[str, float]:
+    """The reference workload's CPU seconds and results, in a fresh interpreter."""
+    got = subprocess.run([sys.executable, "-c", REFERENCE], capture_output=True, text=True, check=True)
+    return dict(json.loads(got.stdout))
+
 
 def inventory(spec: str, tmp: Path) -> str:
     """An inventory file: a path of the repository, or a fabric of tests/fabrics.py written out."""
@@ -196,6 +242,11 @@ def main() -> int:
     quick = "--quick" in sys.argv
     off = ["settings.flow_control=false"] if "--no-flow-control" in sys.argv else []
     only = {k for k in ("plan", "whatif", "repair") if f"--{k}" in sys.argv} or {"plan", "whatif", "repair"}
+    ref = reference()
+    print(f"reference (no vlanroute code): Python {ref['python']:.2f} s, HiGHS {ref['highs']:.2f} s of CPU; "
+          "compare runs on other machines by CPU over their sum\n", flush=True)
+    if "--reference" in sys.argv:
+        return 0
 
     def wanted(name: str) -> bool:
         return (not quick or name in QUICK) and (not args or any(a in name for a in args))

@@ -1,0 +1,31 @@
+"""bench/speed.py's reference workload: what it computes is the problem it says it is (the
+closed forms of the torus's hop sum and all-to-all max load), so that its CPU seconds mean
+the same fixed work on every machine they are compared across."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("speed_bench", ROOT / "bench" / "speed.py")
+assert _spec is not None and _spec.loader is not None
+speed = importlib.util.module_from_spec(_spec)
+sys.modules["speed_bench"] = speed
+_spec.loader.exec_module(speed)
+
+
+@pytest.mark.slow
+def test_the_reference_solves_the_torus_problems_it_names_and_uses_no_vlanroute_code() -> None:
+    ref = speed.reference()
+    # A k-ring (k even) has k^2 / 4 hops from one node to all; a k x k torus 2 k (k^2 / 4)
+    # from one node, k^5 / 2 over all ordered pairs: 40^5 / 2.
+    assert ref["hops"] == 40**5 // 2
+    # The all-to-all optimum of the odd k x k torus, one unit per ordered pair: k (k^2 - 1) / 8
+    # per direction of a cable (a ring's (k^2 - 1) / 8, times the k rings that cross each cut).
+    assert ref["load"] == pytest.approx(7 * (7**2 - 1) / 8)
+    assert ref["python"] > 0 and ref["highs"] > 0
+    assert "vlanroute" not in speed.REFERENCE
