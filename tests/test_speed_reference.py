@@ -4,18 +4,11 @@ the same fixed work on every machine they are compared across."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("speed_bench", ROOT / "bench" / "speed.py")
-assert _spec is not None and _spec.loader is not None
-speed = importlib.util.module_from_spec(_spec)
-sys.modules["speed_bench"] = speed
-_spec.loader.exec_module(speed)
+from bench_scripts import bench_module
+
+speed = bench_module("speed.py", "speed_bench")
 
 
 @pytest.mark.slow

@@ -3,19 +3,12 @@ simulates (what tells whether reordering can still shorten the suite)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("suite_time", ROOT / "bench" / "suite_time.py")
-assert _spec is not None and _spec.loader is not None
-suite_time = importlib.util.module_from_spec(_spec)
-sys.modules["suite_time"] = suite_time
-_spec.loader.exec_module(suite_time)
+from bench_scripts import bench_module
+
+suite_time = bench_module("suite_time.py", "suite_time")
 
 
 def test_durations_add_set_up_call_and_teardown_and_keep_ids_with_spaces() -> None:
