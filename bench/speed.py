@@ -31,9 +31,10 @@ than the wall clock. Columns:
 - reference (printed first, and alone with --reference): the CPU seconds of a fixed workload
   that runs none of vlanroute's code, in a fresh interpreter: networkx's all-pairs hop counts
   on a 40x40 torus (Python), and scipy's HiGHS on the all-to-all max-load LP of a 7x7 torus
-  (one commodity per source; its optimum is k (k^2 - 1) / 8 = 42). The 2-core machines this
-  project is measured on have differed by 2.4x from one day to the next (session notes,
-  2026-12-02 and 2026-12-03), so compare two runs' rows by their CPU over the reference's;
+  (one commodity per source; its optimum is k (k^2 - 1) / 8 = 42), the solve alone. The 2-core
+  machines this project is measured on have differed by 2.4x from one day to the next
+  (docs/routing-bounds.md, 2026-12-03), so compare two runs' rows by their CPU over the
+  reference's;
 - repair: what `vlanroute repair OUTDIR --failed-pair A:B -o NEWDIR` runs on a rendered
   plan: the repair, the full re-plan it is compared with, and the new bundle rendered and
   verified (render is timed apart).
@@ -162,7 +163,6 @@ c0 = time.process_time()
 g = nx.grid_2d_graph(40, 40, periodic=True)
 hops = sum(sum(d.values()) for _, d in nx.all_pairs_shortest_path_length(g))
 python = time.process_time() - c0
-c0 = time.process_time()
 k = 7
 t = nx.convert_node_labels_to_integers(nx.grid_2d_graph(k, k, periodic=True))
 arcs = [(u, v) for u, v in t.edges] + [(v, u) for u, v in t.edges]
@@ -180,6 +180,7 @@ a_ub = coo_matrix(([1.0] * (n * m) + [-1.0] * m,
                     list(range(n * m)) + [n * m] * m)), shape=(m, n * m + 1)).tocsr()
 c = np.zeros(n * m + 1)
 c[-1] = 1.0
+c0 = time.process_time()                # the solve alone: building the matrix above is Python
 res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=np.array(b), bounds=(0, None), method="highs-ds")
 lp = time.process_time() - c0
 print(json.dumps({"python": python, "highs": lp, "hops": hops, "load": float(res.fun)}))
