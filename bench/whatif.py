@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vlanroute.bundle.repaired import trees_of
 from vlanroute.plan.build import plan_from_file
-from vlanroute.routing.repair import link
+from vlanroute.model.links import link
 from vlanroute.routing.whatif.failures import what_if
 
 ROOT = Path(__file__).resolve().parent.parent

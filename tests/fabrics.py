@@ -29,7 +29,7 @@ def random_graph(seed: int | random.Random, n: int) -> nx.Graph:
 def random_spanning_tree(g: nx.Graph, rng: random.Random) -> frozenset[tuple[str, str]]:
     """A random spanning tree of the connected graph g (a randomised breadth-first search
     from a random root), its links as repair.link orders them."""
-    from vlanroute.routing.repair import link
+    from vlanroute.model.links import link
     root = rng.choice(sorted(g.nodes))
     seen, links, frontier = {root}, set(), [root]
     while frontier:
@@ -147,7 +147,7 @@ def random_hosts_and_groups(rng: random.Random, g: nx.Graph, parallel: bool, hos
     """For a plan on g: cables per link (1 to 3 when parallel), hosts per switch drawn from
     host_counts (the smallest switch has at least one), and the switches dealt into k
     groups (a tree's sources each)."""
-    from vlanroute.routing.repair import link
+    from vlanroute.model.links import link
     names = sorted(g.nodes)
     cables = {link(a, b): rng.choice((1, 2, 3)) if parallel else 1 for a, b in g.edges}
     hosts = {s: rng.choice(host_counts) for s in names}

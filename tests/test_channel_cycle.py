@@ -1,4 +1,4 @@
-"""The channel cycle a repair reports (routing/repair.py `channel_cycle`, what `whatif` and
+"""The channel cycle a repair reports (routing/repair/guard.py `channel_cycle`, what `whatif` and
 `repair` print when a deadlock-free plan cannot stay so) is a real cycle of the trees'
 channel dependencies, and the same one under any hash seed: the dependencies are a set of
 strings, and an output that followed their order differed from run to run."""
@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vlanroute.routing.repair import channel_cycle, link, tree_dependencies
+from vlanroute.model.links import link
+from vlanroute.routing.repair.guard import channel_cycle, tree_dependencies
 
 # Four VLANs on a ring a-b-c-d, each a path of three links from its one sender: every
 # channel a->b, b->c, c->d, d->a waits for the next one.
@@ -20,7 +21,7 @@ HOSTS = dict.fromkeys(RING, 1)
 
 SCRIPT = """
 from tests.test_channel_cycle import HOSTS, SENDERS, TREES
-from vlanroute.routing.repair import channel_cycle
+from vlanroute.routing.repair.guard import channel_cycle
 print(channel_cycle(TREES, SENDERS, HOSTS))
 """
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 import pytest
 
-from vlanroute.routing.protection import Primary, link, per_link, protect
+from vlanroute.model.links import link
+from vlanroute.routing.protection import Primary, per_link, protect
 
 
 def _fabric(rng: random.Random, kind: str) -> nx.Graph:

@@ -1,4 +1,4 @@
-"""routing/repair.py's push order search with the memberships kept per VLAN and undone
+"""routing/repair/push_order.py's search with the memberships kept per VLAN and undone
 step by step (MembershipModel), against the search as it was: every VLAN's memberships in
 one set, scanned whole per question and copied whole per step (hypothesis). Same orders,
 same verdicts, dead ends and the step budget included."""
@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import Link, MembershipModel, forest, link, membership_changes, push_order
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.push_order import MembershipModel, forest, membership_changes, push_order
 
 
 def _reference(old: Mapping[int, frozenset[Link]], new: Mapping[int, frozenset[Link]],

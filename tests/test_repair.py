@@ -1,6 +1,6 @@
 """`vlanroute repair`: the published seed torus repaired around each single failure.
 
-Checked independently of routing/repair.py: the broken trees are found from plan.json
+Checked independently of routing/repair/: the broken trees are found from plan.json
 here, tree-ness and spanning with networkx, and the push order by applying the membership
 changes one command at a time (each switch adds before it removes, as a push does) and
 testing every VLAN for a loop after each command.

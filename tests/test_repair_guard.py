@@ -1,4 +1,4 @@
-"""The repair's incremental deadlock guard (routing/repair.py `AcyclicWith`) answers as
+"""The repair's incremental deadlock guard (routing/repair/guard.py `AcyclicWith`) answers as
 networkx does on the whole channel dependency graph: random dependency sets over a few
 switches (cycles are common there), base acyclic or not, added sets overlapping base or not.
 So does the guard of one VLAN against every other VLAN's dependencies counted together
@@ -15,7 +15,8 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import AcyclicWith, CountedDependencies, ExchangedDependencies, link, tree_dependencies
+from vlanroute.model.links import link
+from vlanroute.routing.repair.guard import AcyclicWith, CountedDependencies, ExchangedDependencies, tree_dependencies
 
 SWITCHES = "abcde"
 

@@ -1,4 +1,4 @@
-"""The inner steps of routing/repair.py that every double failure of `vlanroute whatif` runs
+"""The inner steps of routing/repair/ that every double failure of `vlanroute whatif` runs
 once per broken tree (issue 40), each against a plain reference on random small trees
 (hypothesis): a tree's loads per arc (`tree_arc_loads`) against a count over every host
 pair's path, the live links (`Degraded.live`) against `Degraded.alive`, the parts of a
@@ -15,7 +15,10 @@ from fabrics import random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import Degraded, Exchanges, Tree, _components, _cut_parts, link, tree_arc_loads
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import _components, _cut_parts
+from vlanroute.routing.repair.loads import Exchanges
+from vlanroute.routing.repair.model import Degraded, Tree, tree_arc_loads
 
 
 

@@ -1,4 +1,4 @@
-"""routing/repair.py on random fabrics with random failures (hypothesis).
+"""routing/repair/ on random fabrics with random failures (hypothesis).
 
 Everything is checked against independent computations: trees and components with
 networkx, loads and channel dependencies by walking every host pair's path.
@@ -15,9 +15,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import vlanroute.routing.repair as repair_module
-from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, channel_cycle, link, push_order,
-                                     repair)
+import vlanroute.routing.repair.engine as repair_module
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import repair
+from vlanroute.routing.repair.guard import channel_cycle
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, RepairResult, Tree
+from vlanroute.routing.repair.push_order import push_order
 
 
 def _fabric(seed: int, n: int, extra: int) -> tuple[nx.Graph, dict[tuple[str, str], int], dict[str, int]]:

@@ -108,7 +108,8 @@ def _brute_switch_cuts(trees, hosts):  # type: ignore[no-untyped-def]
 def test_switch_cuts_in_one_pass_match_a_search(case) -> None:  # type: ignore[no-untyped-def]
     """switch_cuts (one pass per tree) equals a search per switch and tree, on random trees
     (a tree per VLAN over some of the switches; two switches outside every tree hold hosts too)."""
-    from vlanroute.routing.repair import Tree, link
+    from vlanroute.model.links import link
+    from vlanroute.routing.repair.model import Tree
     from vlanroute.routing.whatif.failures import switch_cuts
     raw_trees, counts = case
     n = len(counts) - 2

@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.guarantees import Fabric, Policy
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair, repair_tree, tree_arc_loads
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import repair, repair_tree
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, Tree, tree_arc_loads
 from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.pairs import RootedTree
 

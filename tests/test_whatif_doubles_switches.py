@@ -1,5 +1,5 @@
 """Double failures with a dead switch (routing/whatif/doubles_switches.py), against `repair`
-(routing/repair.py) on random small fabrics (hypothesis): a dead switch and a dead pair, or
+(routing/repair/engine.py) on random small fabrics (hypothesis): a dead switch and a dead pair, or
 two dead switches (and one dead switch alone; the links between parts found link by link
 and with numpy), on random plans whose trees span every switch (the fast path's case),
 with parallel cables and sources that send only some of their hosts; the max load per
@@ -19,7 +19,10 @@ from hypothesis import strategies as st
 
 from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.guarantees import Fabric, Policy
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link, repair
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import repair
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.doubles_switches import double_failure
 from vlanroute.routing.whatif.pairs import RootedTree
 from vlanroute.routing.whatif.switches import SwitchIndex

@@ -17,7 +17,9 @@ from fabrics import random_graph, random_hosts_and_groups, random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import Degraded, LoadBook, Tree, link
+from vlanroute.model.links import link
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif import pairs_kernel
 from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, pair_failure
 from vlanroute.routing.whatif.switches import SwitchIndex

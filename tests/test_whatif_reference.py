@@ -14,7 +14,9 @@ from fabrics import random_hosts_and_groups, random_spanning_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.routing.repair import Degraded, Tree, link, repair
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import repair
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.failures import FailureRow, what_if
 
 

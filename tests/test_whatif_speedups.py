@@ -3,7 +3,7 @@ on random small fabrics (hypothesis):
 
 - Fabric.pairs_cut (bundle/guarantees.py) from subtree sums, against a search with networkx
   from every source to every live host switch, for every single and double failure;
-- improve_tree (routing/repair.py) prices only the candidates that change every arc at the
+- improve_tree (routing/repair/engine.py) prices only the candidates that change every arc at the
   max load: its trees and loads equal those of a plain loop that prices every candidate;
 - a dead switch's exchanges of the links that join its trees again (routing/whatif/switches.py
   Cuts.improve, from the intact rooted tree): the trees and loads of improve_tree;
@@ -32,7 +32,10 @@ from hypothesis import strategies as st
 
 from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.guarantees import Fabric, Policy
-from vlanroute.routing.repair import Degraded, Exchanges, Link, LoadBook, Tree, improve_tree, link, trial_peak
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.engine import improve_tree
+from vlanroute.routing.repair.loads import Exchanges, LoadBook, trial_peak
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif import pairs
 from vlanroute.routing.whatif.pairs import TOP, Book, Crossing, RootedTree
 from vlanroute.routing.whatif.pairs_kernel import Rooted

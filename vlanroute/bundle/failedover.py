@@ -30,7 +30,8 @@ from vlanroute.bundle.failures import Failures, dead_cables, degraded, lost_capa
 from vlanroute.bundle.repaired import REPAIR_FORMAT, Repaired, metrics_of, routing_vlans_of
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
-from vlanroute.routing.repair import Link, RepairResult, link
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.model import RepairResult
 
 FAILOVER_FORMAT = REPAIR_FORMAT
 

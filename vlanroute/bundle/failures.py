@@ -27,7 +27,8 @@ from vlanroute.bundle.document import PlanDocument
 from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.natural import natural_key
-from vlanroute.routing.repair import Degraded, Link, link
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.model import Degraded
 from vlanroute.safeio.reading import load_yaml_limited, read_text_file
 
 KINDS = ("cables", "pairs", "switches")

@@ -12,7 +12,7 @@ remedy of both together, and that is what is classed here.
   `repair --failover`), and the watcher's strategies fail over: delivery comes back with a
   PVID change on the source switches; the balanced repair follows.
 - `repair`: the live fabric still joins every live switch with hosts, so the minimal
-  repair (routing/repair.py, `vlanroute repair`) joins every broken tree again (it searches
+  repair (routing/repair/engine.py, `vlanroute repair`) joins every broken tree again (it searches
   the live links through any switch; it fails only when no path is left).
 - `split`: the live fabric falls into parts that each hold hosts: no tree can join them;
   the host pairs across the parts stay cut until a cable or switch returns.
@@ -47,17 +47,11 @@ from vlanroute.bundle.failedover import choose
 from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.repaired import trees_of
 from vlanroute.model.operation import WatchSpec
-from vlanroute.routing.repair import (
-    Degraded,
-    Link,
-    LoadBook,
-    Tree,
-    acyclic,
-    channel_cycle,
-    link,
-    repair,
-    tree_dependencies,
-)
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.engine import repair
+from vlanroute.routing.repair.guard import acyclic, channel_cycle, tree_dependencies
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.doubles_switches import double_failure
 from vlanroute.routing.whatif.doubles_pairs import DeadPairs
 from vlanroute.routing.whatif.failures import use_kernel

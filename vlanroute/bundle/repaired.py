@@ -1,7 +1,7 @@
 """A published plan, repaired around failures: the new plan document and repair.json.
 
 `repair_document` reads the VLAN trees of plan.json, repairs the broken ones
-(routing/repair.py) and writes them back into a copy of the document: the routing VLANs
+(routing/repair/engine.py) and writes them back into a copy of the document: the routing VLANs
 keep their ids, sources and learning subnets, every host keeps its switch, port, PVID and
 index (so its learning address and its row of the host tables), and the inter-switch ports
 and LAGs carry exactly the VLANs whose trees use their link. A dead switch leaves the plan
@@ -26,14 +26,10 @@ from vlanroute.routing.bounds import load_bounds
 from vlanroute.routing.choose import collector_paused
 from vlanroute.routing.engine import Options, Routes, packing_of
 from vlanroute.routing.registry import ENGINES, default_engine
-from vlanroute.routing.repair import (
-    Degraded,
-    RepairResult,
-    Tree,
-    link,
-    push_order,
-    repair,
-)
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import repair
+from vlanroute.routing.repair.model import Degraded, RepairResult, Tree
+from vlanroute.routing.repair.push_order import push_order
 from vlanroute.routing.shortest import ShortestParams
 from vlanroute.routing.turns import TurnsParams
 from vlanroute.routing.trees import tree_parents

@@ -19,7 +19,7 @@ from vlanroute.device.session import HostKeyPolicy, SwitchSession
 from vlanroute.device.targets import Target, TargetMap, check_loopback, select_targets
 from vlanroute.drivers import family_of
 from vlanroute.natural import natsorted
-from vlanroute.routing.repair import link
+from vlanroute.model.links import link
 
 
 def readable(outdir: Path, doc: PlanDocument, names: tuple[str, ...],

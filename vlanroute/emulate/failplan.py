@@ -279,7 +279,7 @@ def require_repair_of(failure: Failure, outdir: Path, newdir: Path) -> None:
     cables and switches of OUTDIR's plan), so a pair named as its cables matches too."""
     from vlanroute.bundle.failures import Failures, dead_cables, parse_failures
     from vlanroute.bundle.reader import read_plan
-    from vlanroute.routing.repair import link
+    from vlanroute.model.links import link
     fix = (f"give the bundle `vlanroute repair {outdir} --failed-"
            + (f"pair {failure.pair[0]}:{failure.pair[1]}" if failure.pair else f"switch {failure.switch}")
            + " -o NEWDIR` wrote")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.failures import Failures
 from vlanroute.natural import natsorted
-from vlanroute.routing.repair import link
+from vlanroute.model.links import link
 
 End = tuple[str, str]           # (switch, port)
 

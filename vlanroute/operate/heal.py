@@ -13,7 +13,7 @@ to apply, in order, to each change of the failure set:
   its VLANs off their ports towards it: removals on dead ports), so delivery is restored
   without the hosts. Where it does not apply (the plan has no backups, nothing the backups
   can cover) it says why (`NotApplicable`) and the watcher goes on with the next strategy.
-- `repair`: the minimal balanced repair of `vlanroute repair` (routing/repair.py,
+- `repair`: the minimal balanced repair of `vlanroute repair` (routing/repair/engine.py,
   bundle/repaired.py): every broken tree joined again with the fewest links, then the
   lowest load; no host changes; the hosts re-learn in the repaired VLANs (relearn.sh).
   After a failover it restores the balance (and the VLANs' own trees) in two pushes: the

@@ -57,7 +57,7 @@ from vlanroute.operate.notify import Notifier
 from vlanroute.operate.policy import WatchPolicy
 from vlanroute.operate.poller import Poller, Reading
 from vlanroute.operate.syslog import Hint, SyslogListener
-from vlanroute.routing.repair import link
+from vlanroute.model.links import link
 from vlanroute.safeio.private import ensure_private_subdir
 
 KEEP_BUNDLES = 10               # the watcher's newest bundles kept (and any the journal still needs)

@@ -208,7 +208,8 @@ def link_load_figure(plan: Plan, layout: Layout) -> Figure:
 def failure_cut_figure(plan: Plan, layout: Layout) -> Figure:
     """Each neighbour pair coloured by the ordered host pairs its failure (every cable of
     it) would cut before a repair (routing/whatif/failures.py pair_cuts; docs/failures.md)."""
-    from vlanroute.routing.repair import Tree, link
+    from vlanroute.model.links import link
+    from vlanroute.routing.repair.model import Tree
     from vlanroute.routing.whatif.failures import pair_cuts
 
     hosts = {s: 0 for s in plan.topology.switches}

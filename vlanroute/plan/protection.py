@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from vlanroute.model.topology import Topology
 from vlanroute.plan.vlans import RoutingVlan
 from vlanroute.routing.engine import Routes
-from vlanroute.routing.protection import Primary, Protection, link, per_link, protect
+from vlanroute.model.links import link
+from vlanroute.routing.protection import Primary, Protection, per_link, protect
 from vlanroute.routing.trees import adjacency, max_load, reroot
 
 

@@ -35,13 +35,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from vlanroute.model.links import Link, link
 from vlanroute.routing.trees import adjacency, reroot
-
-Link = tuple[str, str]           # a neighbour pair, the lesser name first
-
-
-def link(a: str, b: str) -> Link:
-    return (a, b) if a <= b else (b, a)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Several dead neighbour pairs at once (whatif's pair+pair doubles), fast, with exactly
-the max load of `repair` (routing/repair.py) started from the intact loads.
+the max load of `repair` (routing/repair/engine.py) started from the intact loads.
 
 Without the deadlock guard and without a dead switch, `repair` splits the broken trees in
 two kinds and mends them in this order:
@@ -36,8 +36,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vlanroute.routing.repair import (Degraded, Link, LoadBook, Tree, keeps_the_cut, improve_tree, link,
-                                      repair_tree, tree_arc_loads, trial_peak)
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.engine import improve_tree, keeps_the_cut, repair_tree
+from vlanroute.routing.repair.loads import LoadBook, trial_peak
+from vlanroute.routing.repair.model import Degraded, Tree, tree_arc_loads
 from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, cheapest, Side
 
 if TYPE_CHECKING:

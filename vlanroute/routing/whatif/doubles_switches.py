@@ -1,5 +1,5 @@
 """Double failures with a dead switch (a dead switch and a dead pair, or two dead switches),
-fast, with exactly the figures of `repair` (routing/repair.py), under the preconditions of
+fast, with exactly the figures of `repair` (routing/repair/engine.py), under the preconditions of
 the single dead switch's fast path (routing/whatif/switches.py): every live switch has
 hosts and every VLAN's tree spans every switch. Anything else goes to `repair` itself
 (`double_failure` returns None).
@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from vlanroute.routing.repair import Degraded, Link, Tree
+from vlanroute.model.links import Link
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.pairs import RootedTree
 from vlanroute.routing.whatif.switches import Arc, SwitchIndex, Cuts, branch_sums, join_parts
 

@@ -3,7 +3,7 @@
 For each failure: the ordered host pairs it cuts before any repair (a pair is cut when the
 tree of the source's VLAN no longer joins the two hosts' switches; pairs with a host on a
 dead switch are lost, not cut), the trees to repair, the links the minimal repair adds
-(routing/repair.py, the same algorithm as `vlanroute repair`), the max load per cable after
+(routing/repair/engine.py, the same algorithm as `vlanroute repair`), the max load per cable after
 it, and a lower bound of the degraded fabric's max load.
 
 Speed (a 16x16 torus has 512 pairs and 256 switches, 128 VLANs of 255 links each): only the
@@ -27,8 +27,11 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vlanroute.routing.repair import (Degraded, LoadBook, RepairResult, Tree, channel_cycle, link, repair,
-                                      rooted_tree, subtree_sums)
+from vlanroute.model.links import link
+from vlanroute.routing.repair.engine import repair
+from vlanroute.routing.repair.guard import channel_cycle
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, RepairResult, Tree, rooted_tree, subtree_sums
 from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, pair_failure
 from vlanroute.routing.whatif.switches import SwitchIndex
 

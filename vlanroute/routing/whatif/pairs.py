@@ -1,5 +1,5 @@
 """The what-if of every single neighbour-pair failure, fast, with exactly the figures of
-`repair` (routing/repair.py).
+`repair` (routing/repair/engine.py).
 
 Without the deadlock guard, `repair` mends each tree a dead pair breaks by one link
 exchange (its fast path): the trees in turn, each taking the live link across its cut with
@@ -36,7 +36,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from vlanroute.routing.repair import Link, Tree, subtree_sums
+from vlanroute.model.links import Link
+from vlanroute.routing.repair.model import Tree, subtree_sums
 
 TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
 MIN_TOP = 16         # fewer left in the prefix: sorted again

@@ -1,5 +1,5 @@
 """The what-if of every single switch failure, fast, with exactly the figures of `repair`
-(routing/repair.py), in the common case: every live switch has hosts and every VLAN's tree
+(routing/repair/engine.py), in the common case: every live switch has hosts and every VLAN's tree
 spans every switch (a torus planned by dimension order, for one). Anything else goes to
 `repair` itself (`switch_failure` returns None).
 
@@ -42,7 +42,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vlanroute.routing.repair import Degraded, Link, LoadBook, Tree, link, trial_peak
+from vlanroute.model.links import Link, link
+from vlanroute.routing.repair.loads import LoadBook, trial_peak
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.pairs import Crossing, RootedTree
 
 if TYPE_CHECKING:
@@ -642,7 +644,7 @@ class Cuts:
         return lo <= rt.tin[q] < lo + rt.size[v]
 
     # ---------------------------------------------------------------- the exchanges
-    # improve_tree (routing/repair.py, without the deadlock guard) on the joined tree, with
+    # improve_tree (routing/repair/engine.py, without the deadlock guard) on the joined tree, with
     # the same choices from the same integer load changes, but without rooting the joined
     # tree again per joining link (Exchanges): a switch's way to a cut end and its sums so
     # rooted come from the intact rooted tree, the joins and the parts' branch sums.
