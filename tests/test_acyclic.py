@@ -189,13 +189,13 @@ def test_every_escape_root_on_custom_topologies_only(monkeypatch: pytest.MonkeyP
     # Scaled down here: limits of 4 and 12 switches on 4x3 tori, intact and with two cables gone.
     import vlanroute.routing.acyclic.engine as engine
     tried: list[str | None] = []
-    grown = engine._Router.__init__
+    grown = engine.Router.__init__
 
     def spy(self: object, topo: Topology, host_count: dict[str, int], root: str | None, sharpness: float) -> None:
         tried.append(root)
         grown(self, topo, host_count, root, sharpness)   # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine._Router, "__init__", spy)
+    monkeypatch.setattr(engine.Router, "__init__", spy)
     monkeypatch.setattr(engine, "SCAN", 4)
     monkeypatch.setattr(engine, "BIG", 4)
     monkeypatch.setattr(engine, "IRREGULAR", 12)

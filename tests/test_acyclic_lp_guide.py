@@ -23,7 +23,8 @@ from test_spread import check_split, fabric
 import vlanroute.routing.acyclic.engine as engine_module
 import vlanroute.routing.acyclic.refine as refine
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic.engine import SHARPNESS, _Router
+from vlanroute.routing.acyclic.engine import SHARPNESS
+from vlanroute.routing.acyclic.router import Router
 from vlanroute.routing.acyclic.lp_guide import lp_guided_turns, optimum_turn_flow
 from vlanroute.routing.acyclic.refine import refined_split
 from vlanroute.routing.engine import Options, packing_of
@@ -35,7 +36,7 @@ from vlanroute.routing.updown import central_switch
 
 
 def lp_guided_rank(topo: Topology, hosts: dict[str, int]) -> dict[tuple[str, str], int]:
-    r = _Router(topo, hosts, central_switch(topo), SHARPNESS[0])
+    r = Router(topo, hosts, central_switch(topo), SHARPNESS[0])
     for a, b in lp_guided_turns(topo, hosts):
         r.deps.try_add(r.arc_id[a], r.arc_id[b])
     return r.rank()

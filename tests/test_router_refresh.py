@@ -1,4 +1,4 @@
-"""The acyclic engine's greedy router (routing/acyclic/engine.py _Router.route) refreshes,
+"""The acyclic engine's greedy router (routing/acyclic/router.py Router.route) refreshes,
 after each destination loads its path, only the costs of the switches in that
 destination's branch (below the source's neighbour towards it): elsewhere the same sum
 of the same loads gives every cost as it is. The plain path, kept here as it was (every
@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import hosted
 from topologies import connected_graphs
 
-from vlanroute.routing.acyclic.engine import SHARPNESS, _Router
+from vlanroute.routing.acyclic.engine import SHARPNESS
+from vlanroute.routing.acyclic.router import Router
 from vlanroute.routing.acyclic.negotiate import charge_path
 from vlanroute.routing.trees import ParentMap, reroot
 
 
-class _PlainRouter(_Router):
+class _PlainRouter(Router):
     def route(self, src: str, fallback: bool = True) -> bool:
         """Grow src's tree greedily: the next switch is the one whose path costs least at
         the current loads (its own earlier destinations included), through a turn the
@@ -99,7 +100,7 @@ class _PlainRouter(_Router):
 
 
 
-def run(cls: type[_Router], g: nx.Graph, per: int, root_pick: int, sharpness: float) -> tuple[object, ...]:
+def run(cls: type[Router], g: nx.Graph, per: int, root_pick: int, sharpness: float) -> tuple[object, ...]:
     topo, hosts = hosted(g, per)
     root = topo.switches[root_pick % len(topo.switches)]
     r = cls(topo, hosts, root, sharpness)
@@ -118,4 +119,4 @@ def run(cls: type[_Router], g: nx.Graph, per: int, root_pick: int, sharpness: fl
        st.sampled_from(SHARPNESS))
 def test_the_branch_refresh_routes_exactly_as_the_plain_path(g: nx.Graph, per: int, root_pick: int,
                                                             sharpness: float) -> None:
-    assert run(_Router, g, per, root_pick, sharpness) == run(_PlainRouter, g, per, root_pick, sharpness)
+    assert run(Router, g, per, root_pick, sharpness) == run(_PlainRouter, g, per, root_pick, sharpness)
