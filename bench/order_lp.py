@@ -28,13 +28,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import fabrics as F  # noqa: E402
 
+from vlanroute.model.links import Arc  # noqa: E402
 from vlanroute.model.topology import Topology  # noqa: E402
 from vlanroute.routing.engine import Options  # noqa: E402
 from vlanroute.routing.optimum import optimum_bound  # noqa: E402
 from vlanroute.routing.order_lp import OrderLP, plan_order  # noqa: E402
 from vlanroute.routing.registry import ENGINES  # noqa: E402
-
-Arc = tuple[str, str]
 
 
 def order_lp(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int]) -> tuple[float, int]:

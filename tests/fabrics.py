@@ -10,8 +10,9 @@ from collections import deque
 
 import networkx as nx
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, Splits, arc_loads, source_arc_loads
+from vlanroute.routing.trees import ParentMap, Splits, arc_loads, source_arc_loads
 
 
 def random_graph(seed: int | random.Random, n: int) -> nx.Graph:

@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import hosted, start_and_order
 from topologies import connected_graphs
 
+from vlanroute.model.links import Arc
 from vlanroute.routing.acyclic import polish as polish_module
 from vlanroute.routing.acyclic.negotiate import negotiate
 from vlanroute.routing.acyclic.polish import EPS, _Trees, polish
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.shortest import shortest_routes
-from vlanroute.routing.trees import Arc, max_load, source_arc_loads
+from vlanroute.routing.trees import max_load, source_arc_loads
 
 
 class _PlainTrees(_Trees):

@@ -33,11 +33,11 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, csr_matrix, hstack, identity
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.depgraph import DependencyGraph
 from vlanroute.routing.order_lp import FlowRows, turns_of  # noqa: F401  (bench/turn_order_*.py use them from here)
 
-Arc = tuple[str, str]
 Allowed = Callable[[Arc, Arc], bool]
 
 

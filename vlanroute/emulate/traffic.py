@@ -37,6 +37,7 @@ from vlanroute.emulate.run import (
     remove_stale_namespaces,
 )
 from vlanroute.emulate.spec import EmulationSpec, load, preload, save_specs
+from vlanroute.model.links import link
 from vlanroute.natural import natsorted
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ def vlan_fabric(spec: EmulationSpec, gbps: float) -> Fabric:
         vlan_of.setdefault(h.switch, h.vlan)       # its first host's VLAN (the only one unless split)
 
     def tree(vlan: int, root: str) -> dict[str, str]:
-        links = {(a, b) if a < b else (b, a) for a, ns in spec.tree[vlan].items() for b in ns}
+        links = {link(a, b) for a, ns in spec.tree[vlan].items() for b in ns}
         return tree_parents(links, root)
 
     trees = {s: tree(vlan_of.get(s, spec.vlan_ids[0]), s) for s in switch_order(spec)}

@@ -1,4 +1,6 @@
-"""A link of the fabric: a neighbour pair of switches, in one form whichever end is named first."""
+"""A link of the fabric: a neighbour pair of switches, in one form whichever end is named first,
+and one direction of it (the only definitions of both: the routing, repair, what-if and
+emulation modules import them from here)."""
 
 from __future__ import annotations
 

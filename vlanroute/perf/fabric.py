@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vlanroute.model.links import Arc
 from vlanroute.routing.trees import bfs_order, tree_parents
 
 DEFAULT_SPEED = 1.0    # Gb/s: Gigabit Ethernet, the seed cluster's hosts and cables
-
-Arc = tuple[str, str]
 
 
 @dataclass(frozen=True)

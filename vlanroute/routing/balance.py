@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import networkx as nx
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import (Arc, ParentMap, add_loads, adjacency, bfs_order, is_shortest_path_tree,
-                                     reroot, source_arc_loads)
+from vlanroute.routing.trees import (ParentMap, add_loads, adjacency, bfs_order, is_shortest_path_tree, reroot,
+                                     source_arc_loads)
 
 
 def balanced_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int], hosts: dict[str, int],

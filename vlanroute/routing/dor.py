@@ -19,11 +19,12 @@ import functools
 import itertools
 from dataclasses import dataclass, replace
 
+from vlanroute.model.links import Arc
 from vlanroute.errors import UserError
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Engine, Options, Refusal, Routes
 from vlanroute.routing.select import Candidates, forced_routes
-from vlanroute.routing.trees import Arc, ParentMap, add_loads, max_load, source_arc_loads
+from vlanroute.routing.trees import ParentMap, add_loads, max_load, source_arc_loads
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,6 @@ def dor_tree(topo: Topology, src: str, order: tuple[int, ...], tie_break: str,
 @functools.lru_cache(maxsize=65536)
 def _line(n: int, start: int, kind: str, tie_plus: bool) -> dict[int, int]:
     return line_parents(n, start, kind, tie_plus)
-
 
 
 def search_dor_ties(topo: Topology, routes: Routes, hosts: dict[str, int], max_work: int = 3_000_000,

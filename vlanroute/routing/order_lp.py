@@ -27,13 +27,12 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import numpy as np
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.memo import SizedStore, fabric_key
 
 if TYPE_CHECKING:
     from scipy.sparse import coo_matrix, csc_matrix
-
-Arc = tuple[str, str]
 
 
 def plan_order(parents: dict[str, dict[str, str]], arcs: list[Arc]) -> dict[Arc, int]:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.engine import Routes
 from vlanroute.routing.packing import SharedTree, pack
-from vlanroute.routing.trees import Arc, arc_loads, bfs_tree
+from vlanroute.routing.trees import arc_loads, bfs_tree
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,13 @@ hosts on several trees get closer to the LP than a switch on one.
 
 from __future__ import annotations
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.negotiate import negotiate
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.packing import pack
 from vlanroute.routing.bounds import arrival_bound, distance_sum
-from vlanroute.routing.trees import Arc, ParentMap, Share, max_load, pruned_parents
+from vlanroute.routing.trees import ParentMap, Share, max_load, pruned_parents
 
 UNITS = 4           # senders a switch's hosts are split into, at most (one per host below that)
 ROUNDS = 12         # negotiation rounds over the senders
@@ -251,7 +252,6 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
     if vlans > max_vlans:
         return None
     return peak, parents, splits
-
 
 
 def shortest_completion(sub: ParentMap, src: str, adj: dict[str, list[str]], dist: list[int],

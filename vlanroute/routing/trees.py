@@ -21,9 +21,10 @@ from collections import deque
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+from vlanroute.model.links import Arc
+
 N = TypeVar("N", bound=Hashable)
 ParentMap = dict[str, str]
-Arc = tuple[str, str]          # a directed neighbour pair: one direction of the cables between two switches
 # The trees the hosts of one switch send on when they do not all send on one: (tree, hosts
 # sending on it), at least two, the hosts adding up to the switch's (routing below the switch).
 Share = tuple[ParentMap, int]

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 
 import networkx as nx
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.ringcuts import ring_splits
 from vlanroute.routing.dor import dor_orders, dor_routes
@@ -49,7 +50,7 @@ from vlanroute.routing.engine import Engine, Options, Routes
 from vlanroute.routing.memo import Store, fabric_key
 from vlanroute.routing.packing import pack
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.trees import Arc, ParentMap, arc_loads, source_arc_loads
+from vlanroute.routing.trees import ParentMap, arc_loads, source_arc_loads
 from vlanroute.routing.updown import central_switch, updown_routes
 from vlanroute.routing.updown_hosts import host_updown
 

@@ -33,9 +33,10 @@ from collections.abc import Sequence
 
 import networkx as nx
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.packing import pack
-from vlanroute.routing.trees import Arc, ParentMap, Share, source_arc_loads
+from vlanroute.routing.trees import ParentMap, Share, source_arc_loads
 
 ROUNDS = 3              # rip-up-and-re-route passes after the first (stops early when no pass gains)
 # Arc visits allowed for the whole search (roots x passes x hosts x arcs): the roots tried are

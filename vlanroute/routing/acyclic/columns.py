@@ -38,11 +38,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, rounded_trees
 from vlanroute.routing.order_lp import OrderLP, OrderSolution
-from vlanroute.routing.trees import Arc, ParentMap, Share, bfs_order, max_load, preorder
+from vlanroute.routing.trees import ParentMap, Share, bfs_order, max_load, preorder
 
 PRICE_ROUNDS = 40       # pricing rounds of the LP, at most
 # The integer program's size: branch-and-bound nodes at most (a count, not a time: the same

@@ -105,6 +105,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.columns import KEEP as COLUMN_KEEP
 from vlanroute.routing.acyclic.columns import column_step, walked_orders
@@ -129,7 +130,7 @@ from vlanroute.routing.order_lp import plan_order
 from vlanroute.routing.packing import pack
 from vlanroute.routing.spread import spread
 from vlanroute.routing.select import forced_routes
-from vlanroute.routing.trees import Arc, ParentMap, Share, max_load, reroot, source_arc_loads
+from vlanroute.routing.trees import ParentMap, Share, max_load, reroot, source_arc_loads
 from vlanroute.routing.turns import turn_routes
 from vlanroute.routing.updown import central_switch
 

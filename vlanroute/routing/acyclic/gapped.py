@@ -48,6 +48,7 @@ import networkx as nx
 import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.columns import column_plan
 from vlanroute.routing.acyclic.negotiate import negotiate
@@ -57,7 +58,7 @@ from vlanroute.routing.acyclic.stored import Coord, decode, plan_name, stored_sh
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import OrderLP, OrderSolution, plan_order
 from vlanroute.routing.packing import pack
-from vlanroute.routing.trees import Arc, ParentMap, Share
+from vlanroute.routing.trees import ParentMap, Share
 
 # A placement of the stored order: (the sum over host pairs of their shortest increasing
 # routes' hops, the order as the ranks of the sorted channels, the order, the fabric's

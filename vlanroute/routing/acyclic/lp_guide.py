@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.order_lp import FlowRows, OrderLP
-from vlanroute.routing.trees import Arc
 
 DETOUR = 1e-4       # charge per unit of turn flow, against 1 per unit of max load: detours are the tie-break
 EPS = 1e-9

@@ -26,6 +26,7 @@ import heapq
 import random
 from collections.abc import Mapping
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.trees import ParentMap, bfs_order, hop_distances, source_arc_loads
 
@@ -34,8 +35,6 @@ TARGET = 1.3           # links above this multiple of `scale` (the distance boun
 HISTORY = 0.2          # added to a link's history cost per round it ends hot
 SHARPNESS = 8.0        # link cost (1 + history) (1 + (load / target) ** SHARPNESS)
 _INF = float("inf")
-
-Arc = tuple[str, str]
 
 
 class OrderedRouter:

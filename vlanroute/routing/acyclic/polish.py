@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
-from vlanroute.routing.trees import Arc, ParentMap, bfs_distances, preorder, source_arc_loads
+from vlanroute.routing.trees import ParentMap, bfs_distances, preorder, source_arc_loads
 
 EPS = 1e-9
 # a tree's child lists, carried traffic, preorder entry and exit times, the preorder, the

@@ -39,11 +39,12 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.optimum import optimum_bound
 from vlanroute.routing.order_lp import OrderLP, OrderSolution, turns_of
-from vlanroute.routing.trees import Arc, ParentMap, Share
+from vlanroute.routing.trees import ParentMap, Share
 
 # Where it runs (the LPs cost): custom fabrics of at least FROM switches whose order LP has at
 # most VARIABLES variables (estimated: an order allows about half the turns) and whose plan

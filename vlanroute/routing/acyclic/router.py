@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import heapq
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.negotiate import add_tree_load, charge_path
 from vlanroute.routing.bounds import distance_sum
 from vlanroute.routing.depgraph import DependencyGraph
-from vlanroute.routing.trees import Arc, ParentMap, reroot
+from vlanroute.routing.trees import ParentMap, reroot
 
 
 class Router:

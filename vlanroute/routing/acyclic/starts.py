@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.refine import order_walk, rank_of
 from vlanroute.routing.order_lp import OrderLP
-from vlanroute.routing.trees import Arc
 
 
 def updown_order(topo: Topology, position: dict[str, int]) -> dict[Arc, int]:

@@ -28,10 +28,10 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from vlanroute.model.links import Link
+from vlanroute.model.links import Arc, Link
 from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.pairs import RootedTree
-from vlanroute.routing.whatif.switches import Arc, SwitchIndex, Cuts, branch_sums, join_parts
+from vlanroute.routing.whatif.switches import SwitchIndex, Cuts, branch_sums, join_parts
 
 
 class _Layout:

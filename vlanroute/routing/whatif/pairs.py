@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from vlanroute.model.links import Link
+from vlanroute.model.links import Link, link
 from vlanroute.routing.repair.model import Tree, subtree_sums
 
 TOP = 62             # the most loaded arcs tracked in the bit masks (fits a small int)
@@ -343,7 +343,7 @@ class Crossing:
     preorder interval, the other outside) are found with numpy, not by a search."""
 
     def __init__(self, adj: Mapping[str, list[str]], wanted: set[str]) -> None:
-        self.links = sorted({(a, b) if a < b else (b, a) for a, bs in adj.items() for b in bs})
+        self.links = sorted({link(a, b) for a, bs in adj.items() for b in bs})
         self.index = {l: i for i, l in enumerate(self.links)}
         self.adj = adj
         self.wanted = wanted

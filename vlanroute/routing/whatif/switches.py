@@ -42,7 +42,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vlanroute.model.links import Link, link
+from vlanroute.model.links import Arc, Link, link
 from vlanroute.routing.repair.loads import LoadBook, trial_peak
 from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.pairs import Crossing, RootedTree
@@ -50,8 +50,6 @@ from vlanroute.routing.whatif.pairs import Crossing, RootedTree
 if TYPE_CHECKING:
     from vlanroute.routing.whatif.pairs_kernel import Rooted
     from vlanroute.routing.whatif.switches_kernel import OneKid
-
-Arc = tuple[str, str]
 
 
 class SwitchIndex:
