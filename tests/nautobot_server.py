@@ -13,7 +13,9 @@ version is restored first (tests/fixtures/nautobot/nautobot-VERSION.sql.gz, writ
 `python tests/nautobot_server.py --write-dump`), and `migrate` still runs on it: it applies
 nothing when the dump is the installed version's and only the newer migrations when it is an
 older 2.4.x's, so the database is always what Nautobot's own migrations build. Without a dump
-of the same minor release the full migration runs, and `Server.database` says so. The processes run in sessions of their own, so that the pytest-xdist worker that
+of the same minor release the full migration runs, and `Server.database` says so. A dump of the
+database test_nautobot.py fills (`write_filled_dump`) is restored instead where start() is
+given one (`choose_filled`: the installed version's, of the current fill key). The processes run in sessions of their own, so that the pytest-xdist worker that
 started them can end before the others are done (tests/conftest.py stops them once the
 whole run is over). `missing()` says why a server cannot start here (the tests then skip).
 
@@ -39,6 +41,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -191,10 +194,12 @@ def _wait_port(port: int, seconds: float, what: str, log: Path) -> None:
                        + log.read_text(errors="replace")[-3000:])
 
 
-def start(workdir: Path, *, dump: bool = True, serve: bool = True) -> Server:
+def start(workdir: Path, *, dump: bool = True, serve: bool = True, filled: tuple[Path, str] | None = None) -> Server:
     """Start PostgreSQL, Redis and Nautobot (migrated, with a superuser and a token).
     `dump=False`: the full migration whatever dump there is; `serve=False`: only the migrated
-    database (and Redis), no superuser and no web server (what --write-dump needs)."""
+    database (and Redis), no superuser and no web server (what --write-dump needs);
+    `filled`: a dump of a filled database of the installed version (`write_filled_dump`) and a
+    sentence for the log, restored instead of the migrated one."""
     workdir.mkdir(parents=True, exist_ok=True)
     root = workdir / "nautobot"
     root.mkdir(exist_ok=True)
@@ -206,7 +211,7 @@ def start(workdir: Path, *, dump: bool = True, serve: bool = True) -> Server:
     state = Server(url="", token="", root=str(root), pgdata=str(pgdata), pids=pids, seconds=seconds)
     (workdir / STATE).write_text(json.dumps(asdict(state)))
     try:
-        _start(workdir, root, pgdata, state, dump=dump, serve=serve)
+        _start(workdir, root, pgdata, state, dump=dump, serve=serve, filled=filled)
     except BaseException:
         stop(workdir)
         raise
@@ -227,7 +232,8 @@ def _restore(dump: Path, port: int, log: Path) -> None:
         raise RuntimeError(f"psql could not load it (exit code {done.returncode}; its errors: {log})")
 
 
-def _start(workdir: Path, root: Path, pgdata: Path, state: Server, *, dump: bool, serve: bool) -> None:
+def _start(workdir: Path, root: Path, pgdata: Path, state: Server, *, dump: bool, serve: bool,
+           filled: tuple[Path, str] | None) -> None:
     seconds, pids = state.seconds, state.pids
     t = time.monotonic()
     if os.geteuid() == 0:
@@ -272,7 +278,10 @@ def _start(workdir: Path, root: Path, pgdata: Path, state: Server, *, dump: bool
     _run([server, "init", "--disable-installation-metrics", str(config)], log, env=env)
     seconds["init"] = time.monotonic() - t
 
-    chosen, state.database = choose_dump(nautobot_version()) if dump else (None, "the full migration (asked for)")
+    if filled is not None:
+        chosen, state.database = filled
+    else:
+        chosen, state.database = choose_dump(nautobot_version()) if dump else (None, "the full migration (asked for)")
     if chosen is not None:
         t = time.monotonic()
         try:
@@ -304,7 +313,9 @@ def _start(workdir: Path, root: Path, pgdata: Path, state: Server, *, dump: bool
     token = secrets.token_hex(20)
     script = ("from django.contrib.auth import get_user_model\n"
               "from nautobot.users.models import Token\n"
-              "u = get_user_model().objects.create_superuser('admin', 'admin@example.org', None)\n"
+              "User = get_user_model()\n"
+              "u = User.objects.filter(username='admin').first()\n"      # a filled dump has it already
+              "u = u or User.objects.create_superuser('admin', 'admin@example.org', None)\n"
               f"Token.objects.create(user=u, key='{token}')\n")
     _run([server, "--config", str(config), "nbshell", "--command", script], log, env=env)
     seconds["superuser"] = time.monotonic() - t
@@ -421,6 +432,83 @@ def write_dump(workdir: Path, directory: Path = DUMPS) -> Path:
     partial = path.with_name(path.name + ".partial")
     with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
         out.write(header.encode() + sql)          # mtime=0, no name: gzip -9n, the same bytes for the same SQL
+    partial.replace(path)
+    return path
+
+
+# A dump of the database filled as tests/test_nautobot.py fills it (its first lines: the version
+# and the fill key, a hash of everything the fill depends on). Filling through the REST API took
+# 110-145 s of the server's CPU on the 2-core machine (the seed's 249 cables at about 0.35 s each:
+# 85 s), about a minute of the whole suite; restoring takes a second.
+FILL_KEY_LINE = "-- fill-key: "
+# Not kept in a committed file: API tokens and web sessions (start() makes a fresh token), and the
+# change log of the fill (no test reads it; it is most of the dump).
+UNDUMPED = ("users_token", "django_session", "extras_objectchange")
+
+
+def filled_path(version: str, directory: Path = DUMPS) -> Path:
+    return directory / f"filled-{version}.sql.gz"
+
+
+def dump_header(path: Path) -> dict[str, str]:
+    """The `-- name: value` lines at the start of a dump (nautobot-version, fill-key)."""
+    out: dict[str, str] = {}
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if not line.startswith("-- ") or ": " not in line:
+                break
+            name, _, value = line[3:].rstrip("\n").partition(": ")
+            out[name] = value
+    return out
+
+
+def choose_filled(version: str | None, key: str, directory: Path = DUMPS) -> tuple[tuple[Path, str] | None, str]:
+    """The filled dump to restore for Nautobot `version` and the fill `key` (with the sentence
+    start() logs), or None and why the fill runs through the API instead. Only the exact
+    version's dump, of the same key: any other would hold another fill."""
+    repo = Path(__file__).resolve().parent.parent
+    where = directory.relative_to(repo) if directory.is_relative_to(repo) else directory
+    if version is None or _release(version) is None:
+        return None, f"Nautobot's version is unknown ({version!r}): filled through the API"
+    path = filled_path(version, directory)
+    if not path.exists():
+        return None, (f"no filled dump for Nautobot {version} in {where}: filled through the API "
+                      "(`python tests/nautobot_filled_dump.py` writes one)")
+    header = dump_header(path)
+    if header.get("nautobot-version") != version or header.get("fill-key") != key:
+        return None, (f"{where / path.name} holds another fill (key {header.get('fill-key')!r}, now {key!r}): "
+                      "filled through the API (`python tests/nautobot_filled_dump.py` writes it again)")
+    said = f"restored {where / path.name} (Nautobot {version}, filled through its API when written), then migrate"
+    return (path, said), said
+
+
+def write_filled_dump(workdir: Path, key: str, fill: Callable[[Server], None], directory: Path = DUMPS) -> Path:
+    """Start a server as the tests do (the migrated dump restored), `fill` it, and write its
+    database as `directory`/filled-VERSION.sql.gz, headed by the version and `key`, without
+    the tables of UNDUMPED."""
+    version = nautobot_version()
+    if version is None or _release(version) is None:
+        raise RuntimeError(f"Nautobot's version is unknown ({version!r}): install the `nautobot-server` extra")
+    state = start(workdir)
+    try:
+        t = time.monotonic()
+        fill(state)
+        filling = time.monotonic() - t
+        sql = subprocess.run([*_pg("pg_dump", state.pg_port), "--no-owner", "--no-privileges",
+                              *(f"--exclude-table-data={table}" for table in UNDUMPED), "nautobot"],
+                             capture_output=True, check=True).stdout
+    finally:
+        stop(workdir)
+    header = (f"{VERSION_LINE}{version}\n{FILL_KEY_LINE}{key}\n"
+              f"-- The database of tests/test_nautobot.py: Nautobot {version} filled through its REST API\n"
+              f"-- ({filling:.0f} s here), then pg_dump --no-owner --no-privileges without the data of\n"
+              f"-- {', '.join(UNDUMPED)}. Written by `python tests/nautobot_filled_dump.py`;\n"
+              "-- restored by start() instead of the migrated dump when the fill key is the same.\n")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = filled_path(version, directory)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
+        out.write(header.encode() + sql)
     partial.replace(path)
     return path
 

@@ -11,9 +11,12 @@
   no cable, for the write-back.
 
 The server starts once per run and is shared by the pytest-xdist workers: the first to need
-it starts and fills it under a file lock (about 80 s on an idle-ish machine: its database is
-a committed dump of a freshly migrated one, then `migrate`; without a dump of the installed
-Nautobot's 2.4.x the full migration adds minutes, tests/nautobot_server.py), and
+it starts and fills it under a file lock (about 25 s on the 2-core machine: its database is the
+committed dump of these locations filled through the API by this very code, then `migrate`;
+where the fill or the seed's plan has changed since that dump was written (`fill_key`), a
+dump of a freshly migrated database and the fill through the API, 2 to 3 minutes more;
+without a dump of the installed Nautobot's 2.4.x the full migration adds minutes,
+tests/nautobot_server.py), and
 tests/conftest.py stops it when the whole run is over. Without PostgreSQL, Redis or nautobot the tests skip
 with the reason; on CI (.ci/run installs them) that is an error.
 """
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 import fcntl
 import filecmp
+import hashlib
+import inspect
 import json
 import os
 import time
@@ -33,6 +38,7 @@ import jsonschema
 import pytest
 import yaml
 
+import nautobot_fill
 import nautobot_server
 from nautobot_fill import Base, Fabric, fill
 from vlanroute import schemas
@@ -154,22 +160,40 @@ def fill_broken(nb: Any, base: Base) -> None:
     fill(nb, base, "broken-port", port)
 
 
-def start_and_fill(shared: Path, work: Path) -> dict[str, Any]:
+def fill_all(nb: Any, plan: dict[str, Any]) -> dict[str, float]:
+    """The three locations the tests read, filled through the API; seconds each."""
+    seconds: dict[str, float] = {}
     t = time.monotonic()
-    server = nautobot_server.start(shared)
-    started = time.monotonic() - t
-    t = time.monotonic()
-    nb = pynautobot.api(server.url, token=server.token)
     base = Base(nb, PORTS)
-    plan = render_seed(work)
     fill(nb, base, "seed", seed_fabric(plan), prefix="192.0.2.0/24")
-    fills = {"seed": round(time.monotonic() - t, 1)}
+    seconds["seed"] = round(time.monotonic() - t, 1)
     fill(nb, base, "writeback", seed_fabric(plan, cabled=False))
-    fills["writeback"] = round(time.monotonic() - t - sum(fills.values()), 1)
+    seconds["writeback"] = round(time.monotonic() - t - sum(seconds.values()), 1)
     fill_broken(nb, base)
-    fills["broken"] = round(time.monotonic() - t - sum(fills.values()), 1)
+    seconds["broken"] = round(time.monotonic() - t - sum(seconds.values()), 1)
+    return seconds
+
+
+def fill_key(plan: dict[str, Any], version: str | None) -> str:
+    """A hash of everything the fill depends on: the Nautobot version, the code that fills
+    (tests/nautobot_fill.py, fill_all, fill_broken) and the data it fills (the seed's plan)."""
+    parts = [str(version), inspect.getsource(nautobot_fill), inspect.getsource(fill_all), inspect.getsource(fill_broken),
+             repr(PORTS), repr(seed_fabric(plan)), repr(seed_fabric(plan, cabled=False))]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def start_and_fill(shared: Path, work: Path) -> dict[str, Any]:
+    """Start the server and fill it: from the filled dump of the installed Nautobot when its
+    fill key is the current one (tests/nautobot_filled_dump.py writes it), else through the API."""
+    plan = render_seed(work)
+    version = nautobot_server.nautobot_version()
+    filled, how = nautobot_server.choose_filled(version, fill_key(plan, version))
+    t = time.monotonic()
+    server = nautobot_server.start(shared, filled=filled)
+    started = time.monotonic() - t
+    fills = fill_all(pynautobot.api(server.url, token=server.token), plan) if filled is None else {}
     info = {"url": server.url, "token": server.token, "steps": {k: round(v, 1) for k, v in server.seconds.items()},
-            "start_s": round(started, 1), "fill_s": fills, "database": server.database}
+            "start_s": round(started, 1), "fill_s": fills, "filled": how, "database": server.database}
     (shared / "filled.json").write_text(json.dumps(info))
     return info
 
@@ -231,19 +255,27 @@ def test_the_seed_torus_read_from_nautobot_renders_byte_identical_to_its_yaml(
         env: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
         print(f"\nNautobot start-up {env['start_s']} s ({env['steps']}), filling {env['fill_s']} s\n"
-              f"its database: {env['database']}")
-    # The database was built as tests/nautobot_server.py says: the installed version's dump
-    # restored and `migrate` with nothing left to apply, or the fallback, said as such.
-    version = nautobot_server.nautobot_version()
-    dump, said = nautobot_server.choose_dump(version)
-    assert env["database"].startswith(said)
-    if "psql could not load it" in env["database"]:       # a psql older than the dump's pg_dump
-        assert "so the full migration on an empty database" in env["database"]
-    elif dump == nautobot_server.dump_path(str(version)):
-        assert "restore" in env["steps"] and env["database"].endswith("migrate applied 0 migration(s)")
-    elif dump is None:
-        assert "restore" not in env["steps"] and "the full migration" in env["database"]
+              f"its database: {env['database']}\nits data: {env['filled']}")
+    # The database was built as tests/nautobot_server.py says: the installed version's filled
+    # dump restored where its fill key is the current one, else its migrated dump, each with
+    # `migrate` left nothing to apply, or the fallback, said as such.
     plan = render_seed(tmp_path)
+    version = nautobot_server.nautobot_version()
+    filled, how = nautobot_server.choose_filled(version, fill_key(plan, version))
+    assert env["filled"] == how
+    if filled is not None:
+        assert env["fill_s"] == {} and env["database"] == f"{how}; migrate applied 0 migration(s)"
+        assert "restore" in env["steps"]
+    else:
+        assert set(env["fill_s"]) == {"seed", "writeback", "broken"}
+        dump, said = nautobot_server.choose_dump(version)
+        assert env["database"].startswith(said)
+        if "psql could not load it" in env["database"]:       # a psql older than the dump's pg_dump
+            assert "so the full migration on an empty database" in env["database"]
+        elif dump == nautobot_server.dump_path(str(version)):
+            assert "restore" in env["steps"] and env["database"].endswith("migrate applied 0 migration(s)")
+        elif dump is None:
+            assert "restore" not in env["steps"] and "the full migration" in env["database"]
     imported = tmp_path / "imported"
     imported.mkdir()
     assert main(["import", "nautobot", "--location", "seed", "--switch-role", "switch", *PLATFORM_MAP,
