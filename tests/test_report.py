@@ -169,3 +169,17 @@ def test_report_charts_the_throughput_against_other_cablings(tmp_path: Path) -> 
     # The table under the chart: the complete graph's permutation row, x first and x STP as analyze prints them.
     assert re.search(r"<td>permutation \(3 seeds\)</td><td>seed-complete</td><td class=\"num\">64.29</td>\s*"
                      r"<td class=\"num\">18.00</td><td class=\"num\">3.86</td>", html)
+
+
+def test_a_pattern_without_throughput_is_a_dash_in_the_chart_and_the_table(tmp_path: Path) -> None:
+    """Three switches of one host each: the permutation pattern moves nothing, so the first
+    plan's rate there is 0 and "x first" has no value (it crashed the chart's bars)."""
+    inv = tmp_path / "three.yaml"
+    inv.write_text("name: t\ntopology: {kind: ring, size: 3}\nhosts: {count: 3}\n")
+    out = tmp_path / "r.html"
+    assert main(["report", str(inv), "-o", str(out)]) == 0
+    html = out.read_text()
+    row = re.search(r"<tr><td>permutation \(3 seeds\)</td><td>t</td><td class=\"num\">0.00</td>\s*"
+                    r"<td class=\"num\">([^<]*)</td>", html)
+    assert row and row[1] == "-"
+    assert 'id="throughput-chart"' in html

@@ -92,7 +92,7 @@ Inter-switch ports are tagged members of exactly the VLANs whose tree uses them.
 <figure id="throughput-chart"><img src="{{ throughput.uri }}" alt="throughput per pattern"><figcaption>{{ throughput.caption }}</figcaption></figure>
 <table><tr><th>pattern</th><th>fabric</th><th>effective Gb/s</th><th>x first</th><th>x STP</th><th>slowest flow Mb/s</th></tr>
 {% for t in throughput.tables %}{% for r in t.rows %}<tr><td>{{ t.pattern }}</td><td>{{ r.label }}</td><td class="num">{{ "%.2f" | format(r.effective_gbps) }}</td>
-<td class="num">{{ "%.2f" | format(r.vs_first) }}</td><td class="num">{{ "%.2f" | format(r.vs_stp) if r.vs_stp is not none else "-" }}</td><td class="num">{{ "%.2f" | format(r.slowest_mbps) }}</td></tr>
+<td class="num">{{ "%.2f" | format(r.vs_first) if r.vs_first is not none else "-" }}</td><td class="num">{{ "%.2f" | format(r.vs_stp) if r.vs_stp is not none else "-" }}</td><td class="num">{{ "%.2f" | format(r.slowest_mbps) }}</td></tr>
 {% endfor %}{% endfor %}</table>
 {% endif %}
 

@@ -11,16 +11,19 @@ from vlanroute.pictures.draw import figure_bytes
 
 
 def throughput_chart(tables: list[dict[str, Any]]) -> Figure:
-    """Bars of `vs_first` (log scale) for every row of every pattern's table."""
+    """Bars of `vs_first` (log scale) for every row of every pattern's table; none (and "-")
+    where the first plan has no throughput in a pattern (one without flows: e.g. no
+    neighbour pairs on three switches of one host each)."""
     labels = [r["label"] for r in tables[0]["rows"]]
     fig = Figure(figsize=(10, 4.2))
     ax = fig.add_subplot()
     width = 0.8 / len(labels)
     for i, label in enumerate(labels):
-        values = [next(r["vs_first"] for r in t["rows"] if r["label"] == label) for t in tables]
+        got = [next(r["vs_first"] for r in t["rows"] if r["label"] == label) for t in tables]
+        values = [float("nan") if v is None else v for v in got]
         xs = [g + (i - (len(labels) - 1) / 2) * width for g in range(len(tables))]
         bars = ax.bar(xs, values, width, label=label)
-        ax.bar_label(bars, labels=[f"{v:.1f}" for v in values], fontsize=6, rotation=90, padding=2)
+        ax.bar_label(bars, labels=["-" if v is None else f"{v:.1f}" for v in got], fontsize=6, rotation=90, padding=2)
     ax.set_xticks(range(len(tables)), [t["pattern"] for t in tables], fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel(f"effective rate, x {labels[0]}")
