@@ -168,3 +168,25 @@ def test_long_nic_names_render(tmp_path: Path, capsys: pytest.CaptureFixture[str
     err = capsys.readouterr().err
     assert "settings.learning.interface_prefix" in err and "vlanlearning1001" in err and "15" in err
     assert "fix: use a prefix of at most 11 characters" in err
+
+
+@pytest.mark.parametrize(("path", "pattern", "field"), [
+    ("topology.switch_name", "s{index[0]}", "{index[0]}"),     # str.format would index an int
+    ("topology.switch_name", "s{coord.x}", "{coord.x}"),       # ...or look up an attribute
+    ("topology.switch_name", "s{index!r}{coord}", "{index!r}"),
+    ("hosts.name", "n{n[0]}", "{n[0]}"),
+    ("hosts.name", "h{switch.upper}{n}", "{switch.upper}"),
+    ("hosts.name", "h{}{n}", "{}"),
+])
+def test_a_name_pattern_replaces_only_its_own_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str,
+                                                     pattern: str, field: str) -> None:
+    rc, err = run(tmp_path, capsys, with_(path, pattern))
+    assert rc != 0 and path in err and f"has the field {field}" in err
+    assert "optional format such as" in err
+
+
+@pytest.mark.parametrize(("path", "pattern"), [("topology.switch_name", "sw{index:02d}-{coord}"),
+                                               ("hosts.name", "h{switch}-{i:02d}")])
+def test_a_name_pattern_with_formats_of_its_own_fields_plans(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             path: str, pattern: str) -> None:
+    assert run(tmp_path, capsys, with_(path, pattern))[0] == 0

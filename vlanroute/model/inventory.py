@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import string
 import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -118,6 +119,24 @@ def _sized_pattern(v: str) -> str:
     return v
 
 
+def _placeholders_only(v: str, allowed: tuple[str, ...]) -> str:
+    """A name pattern whose replacement fields are exactly `allowed` names, each with at most
+    a format spec ({n:03d}): str.format would otherwise index or look up attributes
+    ({index[0]}, {coord.x}) and fail on them at planning time."""
+    try:
+        fields = [(name, conversion, spec) for _, name, spec, conversion in string.Formatter().parse(v)
+                  if name is not None]
+    except ValueError as exc:
+        raise ValueError(f"pattern '{v[:80]}' is not a format string: {exc}") from None
+    for name, conversion, spec in fields:
+        if name not in allowed or conversion is not None or "{" in (spec or ""):
+            shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            raise ValueError(f"pattern '{v[:80]}' has the field {shown[:40]}: only "
+                             + ", ".join("{" + a + "}" for a in allowed) + " are replaced, each with an "
+                             "optional format such as {" + allowed[0] + ":03d}")
+    return v
+
+
 class TopologySpec(Strict):
     kind: TopologyKind
     dims: list[Annotated[int, Field(strict=True, ge=1, le=4096)]] | None = None
@@ -134,7 +153,7 @@ class TopologySpec(Strict):
     @field_validator("switch_name")
     @classmethod
     def _switch_name_size(cls, v: str) -> str:
-        return _sized_pattern(v)
+        return _placeholders_only(_sized_pattern(v), ("index", "index0", "coord"))
 
     @model_validator(mode="after")
     def _shape(self) -> TopologySpec:
@@ -200,7 +219,7 @@ class HostsSpec(Strict):
     @field_validator("name")
     @classmethod
     def _name_size(cls, v: str) -> str:
-        return _sized_pattern(v)
+        return _placeholders_only(_sized_pattern(v), ("n", "i", "switch"))
 
     @model_validator(mode="after")
     def _one_source(self) -> HostsSpec:
