@@ -190,3 +190,13 @@ def test_a_name_pattern_replaces_only_its_own_fields(tmp_path: Path, capsys: pyt
 def test_a_name_pattern_with_formats_of_its_own_fields_plans(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                              path: str, pattern: str) -> None:
     assert run(tmp_path, capsys, with_(path, pattern))[0] == 0
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("? [a, b]\n: c\nname: t\n", 1),                                           # a list as a key
+    ("name: t\ntopology: {kind: ring, size: 3, ? {x: 1}: 2}\nhosts: {count: 3}\n", 2),   # a mapping as a key
+])
+def test_a_list_or_mapping_as_a_key_is_a_yaml_error_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 text: str, line: int) -> None:
+    rc, err = run(tmp_path, capsys, text)       # was a TypeError (unhashable) in the duplicate-key check
+    assert rc != 0 and f"line {line}," in err and "a key must be a name or a number" in err

@@ -404,6 +404,10 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key_node, yaml.ScalarNode):
+            # YAML's complex keys (`? [a, b]`): no inventory field is named by a list or a mapping
+            raise yaml.constructor.ConstructorError(
+                None, None, "a key must be a name or a number, not a list or a mapping", key_node.start_mark)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key '{key}' (first on line {seen[key] + 1})", key_node.start_mark)
