@@ -217,3 +217,37 @@ def test_a_name_the_inventory_accepts_renders(tmp_path, capsys, name) -> None:
     rc = main(["render", str(INVENTORIES / "custom-lab.yaml"), "--set", f"name={name}", "-o", str(out), "-q"])
     assert rc == 0, capsys.readouterr().err
     assert plan_document(json.loads((out / "plan.json").read_text())).name == name
+
+
+def test_ports_sources_and_loops_are_checked_too() -> None:
+    """What made verify, repair and report end in a KeyError (found by fuzzing the CLI): a
+    cable on a port that is not the switch's port to its neighbour, a VLAN source that is not a
+    switch; and a VLAN whose links close a loop, which no plan ever has."""
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    bad = copy.deepcopy(data)
+    bad["cabling"][0]["a_port"] = "x"
+    with pytest.raises(UserError, match=r"cabling\[0\]\.a_port: \S+ x is not an inter-switch port to"):
+        plan_document(bad)
+    bad = copy.deepcopy(data)
+    bad["vlans"][1]["sources"][0] = "x"
+    with pytest.raises(UserError, match=r"vlans\[\d+\]\.sources: switch 'x' is not in switches"):
+        plan_document(bad)
+    bad = copy.deepcopy(data)
+    vlan = bad["vlans"][0]
+    tree = {frozenset(link) for link in vlan["links"]}
+    cabled = {frozenset((c["a"], c["b"])) for c in bad["cabling"]}
+    a, b = sorted(next(iter(sorted(cabled - tree, key=sorted))))
+    vlan["links"].append([a, b])                         # cabled, so only the loop is wrong
+    with pytest.raises(UserError, match=rf"vlans\[{vlan['id']}\]: link {a}-{b} closes a loop"):
+        plan_document(bad)
+
+
+def test_verify_names_a_cable_on_a_port_that_is_not_there(rendered: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(rendered, out)
+    data = json.loads((out / "plan.json").read_text())
+    data["cabling"][2]["a_port"] = "x"
+    (out / "plan.json").write_text(json.dumps(data))
+    assert main(["verify", str(out)]) != 0                # was a KeyError traceback
+    assert "cabling[2].a_port" in capsys.readouterr().err

@@ -401,9 +401,19 @@ def _check_references(doc: PlanDocument, source: str) -> None:
         for end in ("a", "b"):
             if getattr(c, end) not in switches:
                 raise bad(f"cabling[{i}].{end}", f"switch {getattr(c, end)!r} is not in switches")
+        for end, port in (("a", c.a_port), ("b", c.b_port)):
+            sw, other = (c.a, c.b) if end == "a" else (c.b, c.a)
+            spec = switches[sw].ports.get(port)
+            if spec is None or spec.role == "host" or spec.neighbor != other:
+                raise bad(f"cabling[{i}].{end}_port", f"{sw} {port} is not an inter-switch port to {other} "
+                                                      f"in switches.{sw}.ports")
     wired = {(sw, p.neighbor) for sw, spec in switches.items() for p in spec.ports.values()
              if p.role != "host"}
     for v in doc.vlans:
+        for what, names in (("sources", v.sources), ("switches", v.switches)):
+            for x in names:
+                if x not in switches:
+                    raise bad(f"vlans[{v.id}].{what}", f"switch {x!r} is not in switches")
         for a, b in v.links:
             for x, y in ((a, b), (b, a)):
                 if x not in switches:
@@ -411,6 +421,32 @@ def _check_references(doc: PlanDocument, source: str) -> None:
                 if (x, y) not in wired:
                     raise bad(f"vlans[{v.id}].links", f"link {a}-{b}: {x} has no inter-switch "
                                                       f"port to {y} in switches.{x}.ports")
+        problem = _tree_problem(v)
+        if problem:
+            raise bad(f"vlans[{v.id}]", problem)
+
+
+def _tree_problem(v: VlanDoc) -> str | None:
+    """Why the VLAN's links are not a forest over its switches, or None. Only that: a plan
+    degraded by failures (failed over, repaired around a cut) may leave a VLAN in parts or a
+    switch off its tree, but never a loop, which in a VLAN is a broadcast storm."""
+    nodes = set(v.switches)
+    root: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root.setdefault(x, x)
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+    for a, b in v.links:
+        if nodes and (a not in nodes or b not in nodes):
+            return f"link {a}-{b} leaves the VLAN's switches"
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return f"link {a}-{b} closes a loop"
+        root[ra] = rb
+    return None
 
 
 def plan_document(data: object, source: str = "plan.json") -> PlanDocument:
