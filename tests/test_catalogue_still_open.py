@@ -46,7 +46,7 @@ def _with_vlan_4094(plan: dict, vid_max: int = 4094) -> dict:
     def renumber(o: object) -> None:
         if isinstance(o, dict):
             for k, v in o.items():
-                if k in ("pvid", "id") and v == old:
+                if k in ("pvid", "id", "vlan") and v == old:
                     o[k] = 4094
                 elif k in ("tagged", "untagged") and isinstance(v, list):
                     o[k] = sorted(4094 if x == old else x for x in v)

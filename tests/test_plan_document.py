@@ -233,6 +233,11 @@ def test_ports_sources_and_loops_are_checked_too() -> None:
     with pytest.raises(UserError, match=r"vlans\[\d+\]\.sources: switch 'x' is not in switches"):
         plan_document(bad)
     bad = copy.deepcopy(data)
+    host, h = next(iter(bad["hosts"].items()))
+    next(v for v in bad["vlans"] if v["id"] == h["vlan"])["sources"].remove(h["switch"])
+    with pytest.raises(UserError, match=rf"hosts\.{host}\.vlan: VLAN {h['vlan']} does not have {h['switch']} among"):
+        plan_document(bad)
+    bad = copy.deepcopy(data)
     vlan = bad["vlans"][0]
     tree = {frozenset(link) for link in vlan["links"]}
     cabled = {frozenset((c["a"], c["b"])) for c in bad["cabling"]}

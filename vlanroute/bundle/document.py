@@ -424,6 +424,11 @@ def _check_references(doc: PlanDocument, source: str) -> None:
         problem = _tree_problem(v)
         if problem:
             raise bad(f"vlans[{v.id}]", problem)
+    sources = {v.id: set(v.sources) for v in doc.vlans}
+    for host, h in doc.hosts.items():
+        if h.switch not in sources.get(h.vlan, set()):
+            raise bad(f"hosts.{host}.vlan", f"VLAN {h.vlan} " + ("is not a VLAN of the plan" if h.vlan not in sources
+                                                                 else f"does not have {h.switch} among its sources"))
 
 
 def _tree_problem(v: VlanDoc) -> str | None:
