@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
+MAX_VID = 4095      # IEEE 802.1Q's VID is 12 bits; 0 and 4095 are reserved but a list may name them
+
+
 class VlanListError(ValueError):
     """Text is not a VLAN list."""
 
@@ -29,6 +32,9 @@ def parse_vlan_list(text: str) -> tuple[int, ...]:
         lo, hi = int(first), int(last) if sep else int(first)
         if lo > hi:
             raise VlanListError(f"bad VLAN range {part!r}")
+        if hi > MAX_VID:
+            # not a VLAN id at all (12 bits), and a range to 10**9 would fill memory
+            raise VlanListError(f"bad VLAN list {text!r}: {hi} is beyond {MAX_VID}, the largest 12-bit VLAN id")
         ids.update(range(lo, hi + 1))
     return tuple(sorted(ids))
 
