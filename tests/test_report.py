@@ -183,3 +183,16 @@ def test_a_pattern_without_throughput_is_a_dash_in_the_chart_and_the_table(tmp_p
                     r"<td class=\"num\">([^<]*)</td>", html)
     assert row and row[1] == "-"
     assert 'id="throughput-chart"' in html
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused_unread(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """/dev/zero was read whole to look for the report's generator line (memory without end),
+    and a FIFO blocked forever (found by fuzzing the CLI)."""
+    inv = tmp_path / "t.yaml"
+    inv.write_text("name: t\ntopology: {kind: ring, size: 3}\nhosts: {count: 3}\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (Path("/dev/zero"), fifo):
+        assert main(["report", str(inv), "-o", str(target)]) == 2
+        assert f"{target} is not a regular file; refusing to replace it" in capsys.readouterr().err

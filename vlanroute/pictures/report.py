@@ -309,7 +309,15 @@ def _check_output(output: Path) -> None:
         raise UserError(f"the directory {output.parent} does not exist", field="-o/--output",
                         fix="create it first, or choose another output path")
     if output.exists():
-        head = output.read_bytes()[:400]
+        if not output.is_file():
+            # a device, a FIFO or a socket: never ours, and reading one may never end (/dev/zero)
+            raise UserError(f"{output} is not a regular file; refusing to replace it", field="-o/--output",
+                            fix="give the path of a new file, e.g. report.html")
+        try:
+            with output.open("rb") as f:
+                head = f.read(400)         # the generator line is at the top; the file may be huge
+        except OSError as exc:
+            raise disk_error(exc, output) from None
         if f'<meta name="generator" content="{GENERATOR}">'.encode() not in head:
             raise UserError(f"{output} exists and was not written by `vlanroute report`; refusing to replace it",
                             field="-o/--output", fix="choose a new file name, or delete the file first")
