@@ -200,3 +200,17 @@ def test_a_list_or_mapping_as_a_key_is_a_yaml_error_at_its_line(tmp_path: Path, 
                                                                  text: str, line: int) -> None:
     rc, err = run(tmp_path, capsys, text)       # was a TypeError (unhashable) in the duplicate-key check
     assert rc != 0 and f"line {line}," in err and "a key must be a name or a number" in err
+
+
+@pytest.mark.parametrize(("limits", "said"), [
+    ({"aging_min": 100, "aging_max": 10}, "aging_min 100 is above aging_max 10"),
+    ({"vid_min": 4000, "vid_max": 3000}, "vid_min 4000 is above vid_max 3000"),
+    ({"aging_min": 30, "aging_default": 10}, "aging_min 30 is above aging_default 10"),
+])
+def test_a_platforms_inverted_limits_are_named_where_written(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             limits: dict[str, int], said: str) -> None:
+    # were accepted, then blamed on settings.aging_time or routing.first_vlan ("outside 100..10 s")
+    doc = {**BASE, "platform": "myplat", "platforms": {"myplat": {"base": "powerconnect-6248", **limits}}}
+    rc, err = run(tmp_path, capsys, doc)
+    assert rc != 0 and "platforms.myplat" in err and said in err
+    assert "settings.aging_time" not in err and "routing.first_vlan" not in err

@@ -326,6 +326,17 @@ class PlatformDef(Strict):
             return v
         return v if v is None else _port_spec(v)
 
+    @model_validator(mode="after")
+    def _ordered_limits(self) -> PlatformDef:
+        # inverted bounds were accepted and then blamed on settings.aging_time or
+        # routing.first_vlan ("outside 100..10 s"), fields the user never wrote
+        for low, high in (("vid_min", "vid_max"), ("aging_min", "aging_max"),
+                          ("aging_min", "aging_default"), ("aging_default", "aging_max")):
+            a, b = getattr(self, low), getattr(self, high)
+            if a is not None and b is not None and a > b:
+                raise ValueError(f"{low} {a} is above {high} {b}: the lower bound goes in {low}")
+        return self
+
     def port_count(self) -> int | None:
         return self.ports if isinstance(self.ports, int) else None
 
