@@ -117,14 +117,19 @@ def _release(version: str) -> tuple[int, int, int] | None:
     return (int(found[1]), int(found[2]), int(found[3])) if found else None
 
 
+def _shown(directory: Path) -> Path:
+    """`directory` as the messages name it: relative to the repository when inside it."""
+    repo = Path(__file__).resolve().parent.parent
+    return directory.relative_to(repo) if directory.is_relative_to(repo) else directory
+
+
 def choose_dump(version: str | None, directory: Path = DUMPS) -> tuple[Path | None, str]:
     """The dump to restore before `migrate` for Nautobot `version`, and a sentence for the
     server's log: the version's own dump; else the newest dump of an older release of the same
     minor version (`migrate` then applies the newer migrations, as an upgrade would); else None
     (the full migration). A newer release's dump is never used: its tables may hold columns
     the installed Nautobot does not know."""
-    repo = Path(__file__).resolve().parent.parent
-    where = directory.relative_to(repo) if directory.is_relative_to(repo) else directory
+    where = _shown(directory)
     release = _release(version) if version else None
     if version is None or release is None:
         return None, f"Nautobot's version is unknown ({version!r}): the full migration, no dump restored"
@@ -427,11 +432,16 @@ def write_dump(workdir: Path, directory: Path = DUMPS) -> Path:
               f"-- ({state.seconds['migrate']:.0f} s here), then pg_dump --no-owner --no-privileges ({pg}).\n"
               "-- Written by `python tests/nautobot_server.py --write-dump`; restored by start() before\n"
               "-- `migrate` (tests/nautobot_server.py).\n")
-    directory.mkdir(parents=True, exist_ok=True)
-    path = dump_path(version, directory)
+    return _write_gz(dump_path(version, directory), header.encode() + sql)
+
+
+def _write_gz(path: Path, data: bytes) -> Path:
+    """`data` as `path`, gzip -9n (mtime=0, no name: the same bytes for the same SQL), written
+    beside it first and renamed, so a dump is never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
-        out.write(header.encode() + sql)          # mtime=0, no name: gzip -9n, the same bytes for the same SQL
+        out.write(data)
     partial.replace(path)
     return path
 
@@ -466,8 +476,7 @@ def choose_filled(version: str | None, key: str, directory: Path = DUMPS) -> tup
     """The filled dump to restore for Nautobot `version` and the fill `key` (with the sentence
     start() logs), or None and why the fill runs through the API instead. Only the exact
     version's dump, of the same key: any other would hold another fill."""
-    repo = Path(__file__).resolve().parent.parent
-    where = directory.relative_to(repo) if directory.is_relative_to(repo) else directory
+    where = _shown(directory)
     if version is None or _release(version) is None:
         return None, f"Nautobot's version is unknown ({version!r}): filled through the API"
     path = filled_path(version, directory)
@@ -504,13 +513,7 @@ def write_filled_dump(workdir: Path, key: str, fill: Callable[[Server], None], d
               f"-- ({filling:.0f} s here), then pg_dump --no-owner --no-privileges without the data of\n"
               f"-- {', '.join(UNDUMPED)}. Written by `python tests/nautobot_filled_dump.py`;\n"
               "-- restored by start() instead of the migrated dump when the fill key is the same.\n")
-    directory.mkdir(parents=True, exist_ok=True)
-    path = filled_path(version, directory)
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
-        out.write(header.encode() + sql)
-    partial.replace(path)
-    return path
+    return _write_gz(filled_path(version, directory), header.encode() + sql)
 
 
 if __name__ == "__main__":
