@@ -128,6 +128,7 @@ def test_every_single_dead_pair_fails_over_by_pvids_alone(protected: Path) -> No
         rep = failover_document(doc, Failures(pairs=((a, b),)))
         assert _delivered(rep.doc, dead) == [], (a, b)
         after = json.loads(json.dumps(rep.doc.to_json()))
+        plan_document(after)              # every reader takes it: each source joined to every host
         moved = {s for m in rep.record["failover"] for s in m["sources"]}
         for s, rec in before["switches"].items():
             for name, port in rec["ports"].items():
@@ -154,6 +155,7 @@ def test_a_dead_switch_fails_over_its_transit_vlans_and_leaves_the_plan(protecte
     doc = _doc(protected)
     over = failover_document(doc, Failures(switches=("sw3",)))
     new = over.doc
+    plan_document(json.loads(json.dumps(new.to_json())))
     assert "sw3" not in new.switches and not any(h.switch == "sw3" for h in new.hosts.values())
     assert over.record["hosts_lost"] == sorted((h for h, r in doc.hosts.items() if r.switch == "sw3"),
                                                key=lambda h: doc.hosts[h].index)

@@ -247,6 +247,33 @@ def test_ports_sources_and_loops_are_checked_too() -> None:
         plan_document(bad)
 
 
+def test_a_vlan_that_does_not_join_its_source_to_every_switch_with_hosts_is_refused() -> None:
+    """A link deleted from a VLAN by hand (found by fuzzing: repair and report ended in a
+    KeyError): each deletion is refused exactly when networkx says the source's part of the
+    VLAN no longer holds every switch with hosts."""
+    import networkx as nx
+    data = plan_from_file(INVENTORIES / "custom-lab.yaml").to_json()
+    with_hosts = {h["switch"] for h in data["hosts"].values()}
+    refused = 0
+    for i, vlan in enumerate(data["vlans"]):
+        if not vlan["sources"]:
+            continue
+        for cut in vlan["links"]:
+            bad = copy.deepcopy(data)
+            bad["vlans"][i]["links"].remove(cut)
+            g = nx.Graph([tuple(lk) for lk in bad["vlans"][i]["links"]])
+            g.add_nodes_from(vlan["sources"])
+            joined = (with_hosts | set(vlan["sources"])) <= nx.node_connected_component(g, vlan["sources"][0])
+            if joined:
+                plan_document(bad)
+            else:
+                refused += 1
+                with pytest.raises(UserError, match=rf"vlans\[{vlan['id']}\]\.links: its links do not join its "
+                                                    rf"source {vlan['sources'][0]} to "):
+                    plan_document(bad)
+    assert refused
+
+
 def test_verify_names_a_cable_on_a_port_that_is_not_there(rendered: Path, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"

@@ -146,3 +146,25 @@ def test_catalogue_traceback_push_with_a_damaged_repair_json(ring: Path, tmp_pat
     rc, _, err = cli(capsys, "push", str(out), "--dry-run", "--skip-manifest-check")
     assert rc == 2, err
     assert "repair.json" in err and "fix:" in err
+
+
+def test_repair_and_report_refuse_a_vlan_edited_into_parts(ring: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A link deleted from a VLAN and the manifest written again by hand: repair and report
+    ended in a KeyError in the metrics. The plan.json reader refuses it, naming the VLAN."""
+    from vlanroute.bundle.manifest import write_manifest
+    out = _copy(ring, tmp_path / "out")
+    data = json.loads((out / "plan.json").read_text())
+    vlan = next(v for v in data["vlans"] if v["sources"] and len(v["links"]) > 1)
+    vlan["links"].pop()
+    (out / "plan.json").write_text(json.dumps(data, indent=1))
+    write_manifest(out, json.loads((out / "manifest.json").read_text()).get("render"))
+    pairs = sorted({tuple(sorted(lk)) for v in data["vlans"] for lk in v["links"]})
+    for pair in pairs[:3]:
+        new = tmp_path / f"r-{pair[0]}-{pair[1]}"
+        rc, _, err = cli(capsys, "repair", str(out), "--failed-pair", ":".join(pair), "-o", str(new), "--no-compare")
+        assert rc == 2 and f"vlans[{vlan['id']}].links: its links do not join" in err, err
+        assert not new.exists()
+    rc, _, err = cli(capsys, "report", str(out), "-o", str(tmp_path / "r.html"))
+    assert rc == 2 and f"vlans[{vlan['id']}].links" in err, err
+    assert not (tmp_path / "r.html").exists()

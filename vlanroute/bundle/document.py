@@ -424,6 +424,11 @@ def _check_references(doc: PlanDocument, source: str) -> None:
         problem = _tree_problem(v)
         if problem:
             raise bad(f"vlans[{v.id}]", problem)
+    with_hosts = {h.switch for h in doc.hosts.values()}
+    for v in doc.vlans:
+        problem = _unjoined(v, with_hosts)
+        if problem:
+            raise bad(f"vlans[{v.id}].links", problem)
     sources = {v.id: set(v.sources) for v in doc.vlans}
     for host, h in doc.hosts.items():
         if h.switch not in sources.get(h.vlan, set()):
@@ -452,6 +457,33 @@ def _tree_problem(v: VlanDoc) -> str | None:
             return f"link {a}-{b} closes a loop"
         root[ra] = rb
     return None
+
+
+def _unjoined(v: VlanDoc, with_hosts: set[str]) -> str | None:
+    """Why the VLAN's links do not carry its sources' frames to every switch with hosts, or
+    None. Every plan that render, repair or failover writes joins them: a VLAN whose sources
+    moved to a backup keeps no source, and a dead switch leaves the plan with its hosts. A
+    VLAN that misses one leaves host pairs unreachable, and no figure of the plan holds."""
+    if not v.sources or not with_hosts:
+        return None
+    adj: dict[str, list[str]] = {}
+    for a, b in v.links:
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    start = v.sources[0]
+    seen = {start}
+    todo = [start]
+    while todo:
+        for y in adj.get(todo.pop(), ()):
+            if y not in seen:
+                seen.add(y)
+                todo.append(y)
+    missing = sorted((with_hosts | set(v.sources)) - seen)
+    if not missing:
+        return None
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return (f"its links do not join its source {start} to {shown}: hosts there could not reach "
+            f"{start}'s hosts in VLAN {v.id}")
 
 
 def plan_document(data: object, source: str = "plan.json") -> PlanDocument:

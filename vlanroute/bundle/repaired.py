@@ -135,17 +135,15 @@ def repair_document(doc: PlanDocument, failures: Failures, extra_changes: int = 
     trees = trees_of(doc)
     was_free = bool(doc.metrics.get("deadlock_free", False))
     result = repair(trees, fabric, keep_deadlock_free=was_free, extra_changes=extra_changes)
+    if result.unrepairable:
+        # Before any document: a plan with a VLAN in parts is no plan (bundle/document.py).
+        raise_unrepairable(result)
     dead = set(failures.switches)
     lost = sorted((h for h, rec in doc.hosts.items() if rec.switch in dead), key=lambda h: doc.hosts[h].index)
     topo = degraded_topology(doc, fabric)
     vlans = routing_vlans_of(doc, result.trees, fabric)
     warnings: list[str] = []
-    if result.unrepairable:
-        for vid, why in sorted(result.unrepairable.items()):
-            warnings.append(f"VLAN {vid} cannot be repaired: {why}")
-        metrics = None
-    else:
-        metrics = metrics_of(doc, topo, vlans, fabric)
+    metrics = metrics_of(doc, topo, vlans, fabric)
     host_count = {s: fabric.hosts.get(s, 0) for s in topo.switches}
     bound = load_bounds(topo, host_count, None).best if _connected(topo) else 0.0
     if result.deadlock_note:
@@ -153,9 +151,6 @@ def repair_document(doc: PlanDocument, failures: Failures, extra_changes: int = 
     new_doc = _document(doc, failures, result, fabric, metrics)
     replan = full_replan(doc, topo, host_count) if compare and _connected(topo) else None
     record = _record(doc, failures, result, lost, metrics, bound, replan)
-    if metrics is None:
-        raise_unrepairable(result)
-    assert metrics is not None
     return Repaired(new_doc, record, result, metrics, bound, lost, replan, warnings)
 
 
@@ -174,7 +169,7 @@ def _connected(topo: Topology) -> bool:
 
 
 def _document(doc: PlanDocument, failures: Failures, result: RepairResult, fabric: Degraded,
-              metrics: Metrics | None) -> PlanDocument:
+              metrics: Metrics) -> PlanDocument:
     data = doc.to_json()
     dead = set(failures.switches)
     order = {s: i for i, s in enumerate(doc.switches)}
@@ -200,14 +195,13 @@ def _document(doc: PlanDocument, failures: Failures, result: RepairResult, fabri
     # (cabling check and push's cabling gate would refuse it as missing).
     down = dead_cables(failures, doc)
     data["cabling"] = [c for i, c in enumerate(data["cabling"]) if i not in down]
-    if metrics is not None:
-        data["metrics"] = metrics.to_json()
+    data["metrics"] = metrics.to_json()
     data["warnings"] = list(data.get("warnings", [])) + [f"repaired around failures: {failures.describe()}"]
     return plan_document(data, "the repaired plan")
 
 
 def _record(doc: PlanDocument, failures: Failures, result: RepairResult, lost: list[str],
-            metrics: Metrics | None, bound: float, replan: Replan | None) -> dict[str, Any]:
+            metrics: Metrics, bound: float, replan: Replan | None) -> dict[str, Any]:
     changes = [{"vlan": c.vid, "forced": c.forced, "removed": [list(l) for l in c.removed],
                 "added": [list(l) for l in c.added]} for c in sorted(result.changes.values(), key=lambda c: c.vid)]
     old = {t.vid: t.links for t in trees_of(doc)}
@@ -226,7 +220,7 @@ def _record(doc: PlanDocument, failures: Failures, result: RepairResult, lost: l
         "hosts_lost": lost,
         "links_added": result.links_added,
         "extra_changes": result.extra_used,
-        "max_link_load": round(metrics.max_link_load, 4) if metrics else None,
+        "max_link_load": round(metrics.max_link_load, 4),
         "link_load_lower_bound": round(bound, 4),
         "deadlock_free": result.deadlock_free,
         "deadlock_note": result.deadlock_note,
