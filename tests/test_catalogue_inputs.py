@@ -29,6 +29,7 @@ from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.safeio.reading import MAX_DEPTH, nesting_depth
 
+INVENTORIES = Path(__file__).resolve().parent.parent / "inventories"
 SECRET = "root:$6$Zx9secrethash0123456789$abcdefghijklmnop:19000:0:99999:7:::\n"
 SMALL = {
     "name": "cat", "platform": "powerconnect-6248",
@@ -477,6 +478,100 @@ def test_catalogue_traceback_stdout_closed_pipe(tmp_path: Path) -> None:
                        env={**os.environ, "VR": f"{sys.executable} -m vlanroute.cli"})
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
     assert r.stderr.strip() == f"rc={ExitCode.BROKEN_PIPE}"
+
+
+@pytest.mark.parametrize("limit_kb", [1, 4])
+def test_catalogue_traceback_stdout_file_over_ulimit_is_not_cut_silently(tmp_path: Path, limit_kb: int) -> None:
+    """`plan --json > plan.json` past `ulimit -f` (or a disk that fills): Python's buffered
+    writer took the short write as done and the command ended 0 with plan.json cut off."""
+    full = _run_cli_shell(f"$VR plan {INVENTORIES / 'seed-torus.yaml'} --json > {tmp_path / 'whole.json'}")
+    assert full.returncode == 0 and len((tmp_path / "whole.json").read_bytes()) > limit_kb * 1024
+    r = _run_cli_shell(f"ulimit -f {limit_kb}; $VR plan {INVENTORIES / 'seed-torus.yaml'} --json > {tmp_path / 'p.json'}")
+    assert r.returncode == ExitCode.USAGE, r.stderr
+    assert "Traceback" not in r.stderr and "standard output" in r.stderr and "ulimit -f" in r.stderr
+    assert "incomplete" in r.stderr
+
+
+def test_catalogue_traceback_stdout_to_a_file_is_whole() -> None:
+    """The runner's writer for stdout on a file: every byte, in order, whatever the short writes."""
+    import io
+    from vlanroute.commands.runner import _WholeWriter
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    data = bytes(range(256)) * 1024               # 256 KiB: more than a pipe takes at once
+    got = bytearray()
+    writer = _WholeWriter(w)
+    import threading
+    def drain() -> None:
+        while chunk := os.read(r, 65536):
+            got.extend(chunk)
+    t = threading.Thread(target=drain)
+    t.start()
+    os.set_blocking(w, True)
+    assert writer.write(data) == len(data)
+    os.close(w)
+    t.join(30)
+    os.close(r)
+    assert bytes(got) == data and isinstance(writer, io.RawIOBase)
+
+
+LONG = "x" * 300          # one name over NAME_MAX (255 bytes)
+
+
+@pytest.mark.parametrize("args, field", [
+    (("render", "{inv}", "-o", LONG), "-o/--outdir"),
+    (("render", "{inv}", "-o", "d/" + LONG), "-o/--outdir"),
+    (("verify", LONG), "OUTDIR"),
+    (("report", "{out}", "-o", LONG + ".html"), "-o/--output"),
+    (("report", LONG, "-o", "r.html"), "INVENTORY"),
+    (("draw", "{inv}", "-o", LONG), "-o/--outdir"),
+    (("repair", "{out}", "--failed-pair", "sw1:sw2", "-o", LONG), "-o/--outdir"),
+])
+def test_catalogue_traceback_name_too_long(tmp_path: Path, outdir: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], field: str) -> None:
+    """A name over 255 bytes made is_dir()/is_symlink() raise ENAMETOOLONG: a traceback."""
+    pytest.importorskip("matplotlib")
+    inv = write_yaml(tmp_path / "inv.yaml", SMALL)
+    (tmp_path / "d").mkdir()
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = cli(capsys, *(a.format(inv=inv, out=outdir) for a in args))
+    assert rc == ExitCode.USAGE, err
+    assert f"{field}: the name is too long" in err and "fix: choose a shorter name" in err
+    assert LONG not in err                                  # cut in the middle, not 300 x's
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "inv.yaml"]
+
+
+def test_catalogue_traceback_name_too_long_met_anywhere_is_no_traceback(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The runner's net: ENAMETOOLONG from a check before safeio.paths' names the path, cut
+    in the middle, and exits 2; the inventory reader's own message is cut the same way."""
+    import click
+    from vlanroute.commands.runner import run_command
+
+    @click.command()
+    def looks() -> None:
+        (tmp_path / LONG).is_dir()
+    assert run_command(looks, []) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "the name is too long" in err and "..." in err and LONG not in err, err
+    rc, _, err = cli(capsys, "analyze", str(tmp_path / LONG))
+    assert rc == ExitCode.USAGE and "too long" in err and LONG not in err, err
+
+
+@pytest.mark.parametrize("command", ["render", "report", "draw"])
+def test_catalogue_traceback_a_file_where_a_folder_must_be(tmp_path: Path, outdir: Path, command: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """-o afile/sub said "free some space"."""
+    pytest.importorskip("matplotlib")
+    inv = write_yaml(tmp_path / "inv.yaml", SMALL)
+    (tmp_path / "afile").write_text("mine\n")
+    args = {"render": ("render", str(inv), "-o", str(tmp_path / "afile" / "sub")),
+            "report": ("report", str(outdir), "-o", str(tmp_path / "afile" / "r.html")),
+            "draw": ("draw", str(inv), "-o", str(tmp_path / "afile" / "sub"))}[command]
+    rc, _, err = cli(capsys, *args)
+    assert rc == ExitCode.USAGE and "space" not in err, err
+    assert "afile" in err and ("is a file, not a directory" in err or "a file is where a directory" in err), err
+    assert (tmp_path / "afile").read_text() == "mine\n"
 
 
 class _BrokenStdout:

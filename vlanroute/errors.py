@@ -8,6 +8,12 @@ from __future__ import annotations
 import errno
 
 
+def _shown_path(text: str) -> str:
+    """A path for a message: one longer than any name the system takes (a mistake, such as
+    a name over 255 bytes) is cut in the middle."""
+    return text if len(text) <= 255 else f"{text[:100]}...{text[-100:]}"
+
+
 class UserError(Exception):
     """A mistake in the user's input: names the file, the field, what is wrong and the fix."""
 
@@ -21,7 +27,7 @@ class UserError(Exception):
         super().__init__(self.render())
 
     def render(self) -> str:
-        where = ": ".join(p for p in (self.file, self.field) if p)
+        where = ": ".join(p for p in (_shown_path(self.file) if self.file else None, self.field) if p)
         text = f"{where}: {self.message}" if where else self.message
         if self.fix:
             text += f"\n  fix: {self.fix}"
@@ -42,6 +48,9 @@ class VerificationError(Exception):
         super().__init__(f"verification failed ({len(violations)} violations):\n  {shown}{more}")
 
 
+# (what, fix) for ENAMETOOLONG: also safeio/paths.py's, for a path checked before any write
+NAME_TOO_LONG = ("the name is too long for the file system (a name over 255 bytes, or a path over 4096)",
+                 "choose a shorter name")
 _NOT_PERMITTED = "choose a directory you may write to, or fix its permissions"
 # errno -> (what went wrong, the fix for it)
 _DISK_PROBLEMS = {
@@ -51,6 +60,13 @@ _DISK_PROBLEMS = {
     errno.EDQUOT: ("the disk quota is exceeded", "free some of your files there, or choose a directory outside the quota"),
     errno.EACCES: ("permission denied", _NOT_PERMITTED),
     errno.EPERM: ("operation not permitted", _NOT_PERMITTED),
+    errno.ENOTDIR: ("a part of the path is a file, not a directory",
+                    "choose a path whose every folder is a directory"),
+    errno.EEXIST: ("a file is where a directory of the path must be",
+                   "choose a path whose every folder is a directory, or move that file away"),
+    errno.ENAMETOOLONG: NAME_TOO_LONG,
+    errno.EFBIG: ("the file is larger than this process may write (ulimit -f) or the file system takes",
+                  "raise the limit (ulimit -f), or choose another file system"),
 }
 
 

@@ -17,6 +17,7 @@ from vlanroute.bundle.cables import HEADER, HOST, INTER_SWITCH, LEGACY_HEADER, C
 from vlanroute.bundle.document import PlanDocument, plan_document
 from vlanroute.errors import UserError
 from vlanroute.safeio.reading import BUNDLE_LIMIT, load_json, read_text_file
+from vlanroute.safeio.paths import require_nameable
 from vlanroute.model.platforms import Platform
 
 PLAN_FILE = "plan.json"
@@ -32,6 +33,7 @@ def read_text(path: Path) -> str:
 
 
 def check_outdir(outdir: Path) -> None:
+    require_nameable(outdir, "OUTDIR")
     if not outdir.is_dir():
         raise UserError(f"{outdir} is not a directory", field="OUTDIR", fix=OUTDIR_FIX)
 

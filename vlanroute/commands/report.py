@@ -16,6 +16,7 @@ from vlanroute.commands.output import Say, emit_document, json_option, quiet_opt
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 from vlanroute.plan.build import Plan, plan_from_file
+from vlanroute.safeio.paths import require_nameable
 
 
 @click.command("report")
@@ -54,6 +55,7 @@ def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ..
 def _plan(source: str, sets: tuple[str, ...]) -> Plan:
     """The plan of an inventory, or of a rendered bundle (a directory, or its plan.json)."""
     path = Path(source)
+    require_nameable(path, "INVENTORY")
     # OUTDIR, or the plan.json of one (its manifest beside it); a lone plan.json is read as
     # an inventory, which says what it is and which commands take it.
     outdir = path if path.is_dir() else path.parent if path.name == PLAN_FILE \

@@ -8,14 +8,19 @@ way `vlanroute.cli.main` reports them, with the exit codes of vlanroute.exitcode
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import io
 import os
+import stat
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import click
 
 from vlanroute.commands import output
-from vlanroute.errors import UserError, VerificationError, disk_error
+from vlanroute.errors import NAME_TOO_LONG, UserError, VerificationError, disk_error
 from vlanroute.exitcodes import ExitCode
 
 
@@ -46,7 +51,8 @@ def _stdout_failed(exc: OSError) -> int:
     problem = disk_error(exc, "standard output")
     where = "standard output" if exc.filename is None else str(exc.filename)
     try:
-        click.echo(f"error: {where}: {problem.message}\n  fix: {problem.fix}", err=True)
+        fix = (problem.fix or "").removesuffix("; nothing was replaced")     # stdout is no file of ours
+        click.echo(f"error: {where}: {problem.message}\n  fix: {fix}; what it holds is incomplete", err=True)
     except OSError:
         pass
     return int(ExitCode.USAGE)
@@ -62,16 +68,73 @@ def _stdout_is_devnull() -> bool:
 def run_command(click_command: click.Command, argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run a click command or group; user errors become a message and an exit code, never a traceback."""
     try:
-        return _run(click_command, argv, prog_name)
+        with _whole_writes_to_a_file():
+            return _run(click_command, argv, prog_name)
     except OSError as exc:
-        # Only stdout's own errors get here: every command turns its files' errors into a
-        # UserError (errors.disk_error); a failed stdout is also met by the error reporting.
+        # Only stdout's own errors should get here: every command turns its files' errors into
+        # a UserError (errors.disk_error); a failed stdout is also met by the error reporting.
         if isinstance(exc, BrokenPipeError) or exc.errno in _STDOUT_ERRNOS:
             return _stdout_failed(exc)
+        if exc.errno == errno.ENAMETOOLONG and exc.filename is not None:
+            # A path the user named, met by a check before safeio.paths' own: still the user's to fix.
+            return _fail(UserError(NAME_TOO_LONG[0], file=str(exc.filename),
+                                   fix=NAME_TOO_LONG[1]).render(), ExitCode.USAGE)
         raise
 
 
-_STDOUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT)
+class _WholeWriter(io.RawIOBase):
+    """stdout's file descriptor, written whole or not at all: Python's buffered writer takes a
+    short write (a file that reaches `ulimit -f` or fills its disk) as done and drops the rest,
+    so `vlanroute plan --json > plan.json` could end cut off with exit code 0. Here the write
+    is retried, and the retry raises the error (EFBIG, ENOSPC) that the runner reports."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.write(self._fd, view[done:])
+        return done
+
+
+@contextlib.contextmanager
+def _whole_writes_to_a_file() -> Iterator[None]:
+    """While a command runs, stdout on a regular file goes through `_WholeWriter`; on a
+    terminal or a pipe (a write there waits or fails whole) and under a test's capture,
+    stdout is left alone."""
+    old = sys.stdout
+    try:
+        regular = isinstance(old, io.TextIOWrapper) and stat.S_ISREG(os.fstat(old.fileno()).st_mode)
+    except (OSError, ValueError):           # io.UnsupportedOperation is a ValueError and an OSError
+        regular = False
+    if not regular or not isinstance(old, io.TextIOWrapper):
+        yield
+        return
+    old.flush()
+    new = io.TextIOWrapper(io.BufferedWriter(_WholeWriter(old.fileno())), encoding=old.encoding,
+                           errors=old.errors, line_buffering=bool(old.line_buffering))
+    sys.stdout = new
+    try:
+        yield
+        new.flush()
+    finally:
+        sys.stdout = old
+        try:
+            new.detach()            # the descriptor stays open: it is still `old`'s
+        except (OSError, ValueError):
+            pass
+
+
+_STDOUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
 
 
 def _run(click_command: click.Command, argv: list[str] | None, prog_name: str | None) -> int:

@@ -10,6 +10,7 @@ from vlanroute.bundle.manifest import check_manifest
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
 from vlanroute.exitcodes import ExitCode
 from vlanroute import api
+from vlanroute.bundle.reader import check_outdir
 
 SHOWN_VIOLATIONS = 10
 
@@ -27,7 +28,8 @@ def command(outdir: Path, tables: bool, as_json: bool, quiet: bool) -> int:
     2 when OUTDIR or a file in it cannot be read (docs/exit-codes.md).
     """
     say = Say(as_json, quiet)
-    manifest = check_manifest(outdir) if outdir.is_dir() else None
+    check_outdir(outdir)                  # before the manifest: a name too long is a clear error
+    manifest = check_manifest(outdir)
     problems = [f"manifest: {p}" for p in manifest.problems()] if manifest else []
     for problem in problems:
         click.echo(problem, err=True)     # first: a read error below must not hide them

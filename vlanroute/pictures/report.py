@@ -24,6 +24,7 @@ from vlanroute.perf.fabric import DEFAULT_SPEED
 from vlanroute.plan.build import Plan
 from vlanroute.render.write import family_syntax_warnings
 from vlanroute.vlanlist import format_vlan_list
+from vlanroute.safeio.paths import require_nameable
 
 GENERATOR = "vlanroute report"   # in a <meta> tag: marks a file this command may replace
 
@@ -303,10 +304,13 @@ def write_report(plan: Plan, output: Path, max_vlans: int = REPORT_MAX_VLANS, se
 
 
 def _check_output(output: Path) -> None:
+    require_nameable(output, "-o/--output")
     if output.is_dir():
         raise UserError(f"{output} is a directory", field="-o/--output", fix="give a file name, e.g. report.html")
     if not output.parent.is_dir():
-        raise UserError(f"the directory {output.parent} does not exist", field="-o/--output",
+        what = (f"{output.parent} is a file, not a directory" if output.parent.exists()
+                else f"the directory {output.parent} does not exist")
+        raise UserError(what, field="-o/--output",
                         fix="create it first, or choose another output path")
     if output.exists():
         if not output.is_file():

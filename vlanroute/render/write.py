@@ -39,6 +39,7 @@ from vlanroute.render.checks import CHECKS_FILE, checks_json, switch_checks
 from vlanroute.render.sheet import SHEET_FILE, sheet_html
 from vlanroute.vlanlist import bridge_vids, format_vlan_list as compress
 from vlanroute.resources import template_loader
+from vlanroute.safeio.paths import require_nameable
 
 # What an OUTDIR rendered before manifests existed holds (docs/outdir-layout.md).
 OLD_LAYOUT = (PLAN_FILE, "cabling.csv", "switches/", "hosts/", "refresh/", "ansible/")
@@ -232,6 +233,7 @@ def _run_verifier(tmp: Path, platforms: Mapping[str, Platform], doc: PlanDocumen
 def _check_outdir(outdir: Path, force: bool) -> None:
     """Refuse to replace anything that is not a previous vlanroute OUTDIR, or one holding
     files the render did not write (unless `force`)."""
+    require_nameable(outdir, "-o/--outdir")
     if outdir.is_symlink():
         raise UserError(f"{outdir} is a symbolic link", field="-o/--outdir",
                         fix="give the real directory path")

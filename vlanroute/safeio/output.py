@@ -9,11 +9,13 @@ import tempfile
 from pathlib import Path
 
 from vlanroute.errors import UserError, disk_error
+from vlanroute.safeio.paths import require_nameable
 
 
 def write_output(path: Path, text: str, field: str = "-o/--output") -> Path:
     """`text` to `path` through a temporary file renamed over it; a link or a directory at
     `path` is refused, nothing is written."""
+    require_nameable(path, field)
     if path.is_symlink():
         raise UserError("is a symbolic link; vlanroute does not write through one", file=str(path),
                         field=field, fix="give the path of the file itself (or remove the link)")
