@@ -350,6 +350,27 @@ def test_catalogue_traceback_deep_set_value(tmp_path: Path, capsys: pytest.Captu
     assert rc == ExitCode.USAGE and ("levels deep" in err or "characters long" in err)
 
 
+@pytest.mark.parametrize("sets, named", [
+    ((("routing.max_vlans", 1),), "--set routing.max_vlans"),
+    ((("routing", {"max_vlans": 1, "algorithm": "dor"}),), "--set routing"),
+    ((), "inv.yaml"),
+])
+def test_catalogue_plan_time_error_names_the_set_that_gave_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    sets: tuple, named: str) -> None:
+    """An error found while planning (not by the schema) named the inventory file even when
+    the field came from --set. The same values in the file name the file."""
+    doc = with_("topology", {"kind": "torus", "dims": [4, 4]})
+    doc["routing"] = {"algorithm": "dor"}
+    if not sets:
+        doc["routing"]["max_vlans"] = 1
+    inv = write_yaml(tmp_path / "inv.yaml", doc)
+    args = [a for key, value in sets for a in ("--set", f"{key}={json.dumps(value)}")]
+    rc, _, err = cli(capsys, "plan", str(inv), *args)
+    assert rc == ExitCode.USAGE, err
+    first = err.splitlines()[0]
+    assert first.startswith(f"error: {named if sets else str(inv)}: routing.max_vlans: routing.algorithm dor needs"), err
+
+
 def test_catalogue_traceback_deep_plan_and_manifest_json(tmp_path: Path, outdir: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     for name in ("plan.json", "manifest.json"):

@@ -503,7 +503,8 @@ def load_inventory(path: str | Path, sets: tuple[str, ...] | list[str] = ()) -> 
             raise UserError(f"unknown base platform '{pdef.base}'", file=str(p), field=f"platforms.{pname}.base",
                             fix=f"use one of: {', '.join(sorted(PLATFORMS))}")
     hosts_csv, lines = _read_hosts_csv(p, inv.hosts.csv) if inv.hosts.csv else (None, None)
-    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv, hosts_csv_lines=lines)
+    return LoadedInventory(path=p, spec=inv, hosts_csv=hosts_csv, hosts_csv_lines=lines,
+                           set_paths=tuple(set_paths))
 
 
 def _refuse_plan_document(path: Path) -> None:
@@ -535,8 +536,10 @@ class LoadedInventory:
     """A validated inventory with where it came from (for messages) and its host CSV read."""
 
     def __init__(self, path: Path, spec: Inventory, hosts_csv: list[HostEntry] | None,
-                 hosts_csv_lines: list[int] | None = None, label: str | None = None) -> None:
+                 hosts_csv_lines: list[int] | None = None, label: str | None = None,
+                 set_paths: tuple[str, ...] = ()) -> None:
         self.path = path
+        self.set_paths = set_paths                  # the fields --set gave, for messages
         self.spec = spec
         self.hosts_csv = hosts_csv
         self.hosts_csv_lines = hosts_csv_lines      # the line of each row, for messages
@@ -545,6 +548,18 @@ class LoadedInventory:
     @property
     def file(self) -> str:
         return self.label or str(self.path)
+
+    def blame_sets(self, err: UserError) -> UserError:
+        """`err` (about this inventory) naming the --set that gave its field, as a validation
+        error does: the value is on the command line, not in the file."""
+        field = err.field or ""
+        if err.file != self.file or not field:
+            return err
+        for path in self.set_paths:
+            if field == path or field.startswith(path + ".") or path.startswith(field + "."):
+                err.file = f"--set {path}"
+                err.args = (err.render(),)
+        return err
 
 
 def inventory_from_mapping(raw: dict[str, Any], source: str) -> LoadedInventory:

@@ -158,7 +158,15 @@ def build_plan(inv: LoadedInventory) -> Plan:
     can route within it; the routes packed into VLANs (one loop-free tree each), numbered
     and put on the ports; metrics, limits and learning addresses; then every invariant
     (plan/invariants.py) and the engine's deadlock-freedom promise. A user's mistake is a
-    UserError or PlanError naming the inventory field; a broken invariant is a bug."""
+    UserError or PlanError naming the inventory field (or the --set that gave it); a broken
+    invariant is a bug."""
+    try:
+        return _build_plan(inv)
+    except UserError as err:
+        raise inv.blame_sets(err) from None
+
+
+def _build_plan(inv: LoadedInventory) -> Plan:
     file = inv.file
     check_acknowledgments(inv)
     topo = build_topology(inv)
