@@ -550,13 +550,15 @@ class LoadedInventory:
         return self.label or str(self.path)
 
     def blame_sets(self, err: UserError) -> UserError:
-        """`err` (about this inventory) naming the --set that gave its field, as a validation
-        error does: the value is on the command line, not in the file."""
+        """`err` (about this inventory) naming the --set that gave its field (or a section
+        holding it), as a validation error does: the value is on the command line, not in the
+        file. A --set of a part of the field (hosts.count for `hosts`) is not named: the rest
+        of the field is the file's."""
         field = err.field or ""
         if err.file != self.file or not field:
             return err
         for path in self.set_paths:
-            if field == path or field.startswith(path + ".") or path.startswith(field + "."):
+            if field == path or field.startswith(path + "."):
                 err.file = f"--set {path}"
                 err.args = (err.render(),)
         return err
