@@ -102,7 +102,10 @@ class _WholeWriter(io.RawIOBase):
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
-            done += os.write(self._fd, view[done:])
+            wrote = os.write(self._fd, view[done:])
+            if wrote == 0:                  # never for a regular file, but never loop for ever
+                raise OSError(errno.EIO, "standard output took no bytes")
+            done += wrote
         return done
 
 
@@ -116,7 +119,7 @@ def _whole_writes_to_a_file() -> Iterator[None]:
         regular = isinstance(old, io.TextIOWrapper) and stat.S_ISREG(os.fstat(old.fileno()).st_mode)
     except (OSError, ValueError):           # io.UnsupportedOperation is a ValueError and an OSError
         regular = False
-    if not regular or not isinstance(old, io.TextIOWrapper):
+    if not regular:
         yield
         return
     old.flush()
