@@ -6,7 +6,7 @@
 
 Prints the total work (the sum of every test's set-up, call and teardown), the files that
 carry most of it, the lower bound of the wall time on `--workers` workers (pyproject.toml's
-three; the longer of the total work over the workers and the longest test), and the wall time pytest-xdist's `--dist worksteal` gives
+four; the longer of the total work over the workers and the longest test), and the wall time pytest-xdist's `--dist worksteal` gives
 with tests/conftest.py's longest-first order (simulated over the measured durations). When
 the simulated time is at the bound, the order cannot gain anything: only less work can.
 
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                          "from `pytest --collect-only -q -n 0 -m KIND`; without them unlisted tests count 0 s "
                          "in the order")
     ap.add_argument("--top", type=int, default=25, help="files to show")
-    ap.add_argument("--workers", type=int, default=3, help="pytest-xdist workers (pyproject.toml's -n)")
+    ap.add_argument("--workers", type=int, default=4, help="pytest-xdist workers (pyproject.toml's -n)")
     args = ap.parse_args(argv)
 
     seconds = durations(args.log.read_text())

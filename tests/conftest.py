@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from vlanroute.lab import FakeSwitchFarm
 
 # The emulation VM (vlanroute/emulate/vm.py) with 1 vCPU in the suite: QEMU's TCG runs a
-# host thread per vCPU, and the suite's three workers already share the 2 cores. Side by side on
+# host thread per vCPU, and the suite's four workers already share the 2 cores. Side by side on
 # the 2-core machine, test_a_small_cluster_loses_switch_sw1_and_recovers took 60 s of CPU with
 # 2 vCPUs and 27 s with 1 (and less wall time); the checks do not depend on the count.
 os.environ.setdefault("VLANROUTE_VM_CPUS", "1")
