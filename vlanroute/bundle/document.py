@@ -31,6 +31,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, Serializatio
 from vlanroute.errors import UserError
 from vlanroute.model.operation import HealClass, Strategy, listen_address, notify_command
 from vlanroute.model.portlist import parse_port_list
+from vlanroute.routing.trees import adjacency, reroot
 from vlanroute.names import IFACE_PATTERN, IFNAME_MAX, NAME_PATTERN, PORT_PATTERN, management_address
 
 FORMAT = "vlanroute-plan/2"
@@ -466,18 +467,8 @@ def _unjoined(v: VlanDoc, with_hosts: set[str]) -> str | None:
     VLAN that misses one leaves host pairs unreachable, and no figure of the plan holds."""
     if not v.sources or not with_hosts:
         return None
-    adj: dict[str, list[str]] = {}
-    for a, b in v.links:
-        adj.setdefault(a, []).append(b)
-        adj.setdefault(b, []).append(a)
     start = v.sources[0]
-    seen = {start}
-    todo = [start]
-    while todo:
-        for y in adj.get(todo.pop(), ()):
-            if y not in seen:
-                seen.add(y)
-                todo.append(y)
+    seen = {start, *reroot(adjacency((a, b) for a, b in v.links), start)}
     missing = sorted((with_hosts | set(v.sources)) - seen)
     if not missing:
         return None

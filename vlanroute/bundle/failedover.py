@@ -31,6 +31,7 @@ from vlanroute.bundle.repaired import REPAIR_FORMAT, Repaired, metrics_of, routi
 from vlanroute.model.topology import Topology
 from vlanroute.routing.bounds import load_bounds
 from vlanroute.model.links import Link, link
+from vlanroute.routing.trees import adjacency, reroot
 from vlanroute.routing.repair.model import RepairResult
 
 FAILOVER_FORMAT = REPAIR_FORMAT
@@ -55,23 +56,10 @@ def dead_pairs(failures: Failures, doc: PlanDocument) -> set[Link]:
 
 def _joins(links: frozenset[Link], dead: set[Link], need: set[str]) -> bool:
     """Whether a tree without the dead pairs still joins every switch of `need`."""
-    adj: dict[str, list[str]] = {}
-    for a, b in links:
-        if link(a, b) not in dead:
-            adj.setdefault(a, []).append(b)
-            adj.setdefault(b, []).append(a)
-    need = set(need)
     if len(need) <= 1:
         return True
     start = next(iter(need))
-    seen = {start}
-    stack = [start]
-    while stack:
-        for v in adj.get(stack.pop(), ()):
-            if v not in seen:
-                seen.add(v)
-                stack.append(v)
-    return need <= seen
+    return need <= {start, *reroot(adjacency(lk for lk in links if link(*lk) not in dead), start)}
 
 
 @dataclass(frozen=True)
