@@ -70,10 +70,15 @@ _DISK_PROBLEMS = {
 }
 
 
+def disk_problem(exc: OSError) -> tuple[str, str]:
+    """(what went wrong, the fix) for a failed write: a full or read-only disk, a name too long..."""
+    return _DISK_PROBLEMS.get(exc.errno or 0, (exc.strerror or str(exc),
+                                               "free some space, or choose a writable directory"))
+
+
 def disk_error(exc: OSError, where: object) -> UserError:
     """A full or read-only file system is the user's to fix: a UserError saying which and
     where (the path the system call named, else `where`), never a traceback."""
-    what, fix = _DISK_PROBLEMS.get(exc.errno or 0, (exc.strerror or str(exc),
-                                                    "free some space, or choose a writable directory"))
+    what, fix = disk_problem(exc)
     return UserError(f"cannot write: {what}", file=str(exc.filename or where),
                      fix=f"{fix}; nothing was replaced")

@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from vlanroute.commands import output
-from vlanroute.errors import NAME_TOO_LONG, UserError, VerificationError, disk_error
+from vlanroute.errors import NAME_TOO_LONG, UserError, VerificationError, disk_problem
 from vlanroute.exitcodes import ExitCode
 
 
@@ -48,11 +48,11 @@ def _stdout_failed(exc: OSError) -> int:
         # The reader closed the pipe: it wanted no more, as `head` does. Nothing to say on
         # stderr (as with other tools); 141 = 128 + SIGPIPE, as shells report such an end.
         return int(ExitCode.BROKEN_PIPE)
-    problem = disk_error(exc, "standard output")
+    what, fix = disk_problem(exc)
     where = "standard output" if exc.filename is None else str(exc.filename)
     try:
-        fix = (problem.fix or "").removesuffix("; nothing was replaced")     # stdout is no file of ours
-        click.echo(f"error: {where}: {problem.message}\n  fix: {fix}; what it holds is incomplete", err=True)
+        # not disk_error's "nothing was replaced": stdout is no file of ours, and it got a part
+        click.echo(f"error: {where}: cannot write: {what}\n  fix: {fix}; what it holds is incomplete", err=True)
     except OSError:
         pass
     return int(ExitCode.USAGE)
