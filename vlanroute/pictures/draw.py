@@ -43,7 +43,7 @@ from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE  #
 from vlanroute.plan.build import Plan  # noqa: E402
 from vlanroute.vlanlist import VlanListError, format_vlan_list, parse_vlan_list  # noqa: E402
 from vlanroute.plan.vlans import RoutingVlan  # noqa: E402
-from vlanroute.safeio.paths import require_nameable  # noqa: E402
+from vlanroute.safeio.paths import require_nameable, require_parent_dir  # noqa: E402
 
 LABEL_LIMIT = 64              # above this many switches, names are left out of the pictures
 COUNT_LABEL_LIMIT = 100       # above this many neighbour pairs, per-edge cable counts are left out
@@ -417,11 +417,7 @@ def draw_to_dir(plan: Plan, outdir: Path, fmt: str = "png", max_vlans: int = DEF
     outdir = Path(outdir)
     _check_outdir(outdir)
     selection = select_pictures(plan, max_vlans, vlan_ids)
-    if not outdir.parent.is_dir():
-        what = (f"{outdir.parent} is a file, not a directory" if outdir.parent.exists()
-                else f"the directory {outdir.parent} does not exist")
-        raise UserError(what, field="-o/--outdir",
-                        fix="create it first, or choose another output path")
+    require_parent_dir(outdir, "-o/--outdir")
     try:
         tmp = Path(tempfile.mkdtemp(dir=outdir.parent, prefix=f".{outdir.name}.tmp-"))
     except OSError as exc:

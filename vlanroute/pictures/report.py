@@ -24,7 +24,7 @@ from vlanroute.perf.fabric import DEFAULT_SPEED
 from vlanroute.plan.build import Plan
 from vlanroute.render.write import family_syntax_warnings
 from vlanroute.vlanlist import format_vlan_list
-from vlanroute.safeio.paths import require_nameable
+from vlanroute.safeio.paths import require_nameable, require_parent_dir
 
 GENERATOR = "vlanroute report"   # in a <meta> tag: marks a file this command may replace
 
@@ -307,11 +307,7 @@ def _check_output(output: Path) -> None:
     require_nameable(output, "-o/--output")
     if output.is_dir():
         raise UserError(f"{output} is a directory", field="-o/--output", fix="give a file name, e.g. report.html")
-    if not output.parent.is_dir():
-        what = (f"{output.parent} is a file, not a directory" if output.parent.exists()
-                else f"the directory {output.parent} does not exist")
-        raise UserError(what, field="-o/--output",
-                        fix="create it first, or choose another output path")
+    require_parent_dir(output, "-o/--output")
     if output.exists():
         if not output.is_file():
             # a device, a FIFO or a socket: never ours, and reading one may never end (/dev/zero)

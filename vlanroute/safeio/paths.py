@@ -23,3 +23,11 @@ def require_nameable(path: Path, field: str) -> None:
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
             raise UserError(NAME_TOO_LONG[0], file=str(path), field=field, fix=NAME_TOO_LONG[1]) from None
+
+
+def require_parent_dir(path: Path, field: str) -> None:
+    """UserError when the folder `path` goes in is missing or is a file (`-o afile/out`)."""
+    parent = path.parent
+    if not parent.is_dir():
+        what = f"{parent} is a file, not a directory" if parent.exists() else f"the directory {parent} does not exist"
+        raise UserError(what, field=field, fix="create it first, or choose another output path")
