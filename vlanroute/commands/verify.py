@@ -29,8 +29,7 @@ def command(outdir: Path, tables: bool, as_json: bool, quiet: bool) -> int:
     """
     say = Say(as_json, quiet)
     check_outdir(outdir)                  # before the manifest: a name too long is a clear error
-    manifest = check_manifest(outdir)
-    problems = [f"manifest: {p}" for p in manifest.problems()] if manifest else []
+    problems = [f"manifest: {p}" for p in check_manifest(outdir).problems()]
     for problem in problems:
         click.echo(problem, err=True)     # first: a read error below must not hide them
     report = api.verify(outdir)
