@@ -5,8 +5,9 @@
 keep their ids, sources and learning subnets, every host keeps its switch, port, PVID and
 index (so its learning address and its row of the host tables), and the inter-switch ports
 and LAGs carry exactly the VLANs whose trees use their link. A dead switch leaves the plan
-with its hosts (reported lost) and its cables; a dead pair's cables stay in the cabling
-(they are still plugged in) with no VLAN on them.
+with its hosts (reported lost) and its cables; a dead pair's cables leave the cabling too
+(repair.json's `down_cables` lists them), since the cabling check and push's cabling gate
+would otherwise expect them.
 
 The metrics are those of plan/metrics.py on the degraded fabric, and `full_replan` gives
 the same figures for a plan of the degraded fabric from scratch, for comparison.

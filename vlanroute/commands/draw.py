@@ -1,4 +1,5 @@
-"""`vlanroute draw INVENTORY -o DIR`: pictures of the topology, each VLAN's tree and the link load."""
+"""`vlanroute draw INVENTORY -o DIR`: pictures of the topology, each VLAN's tree and the link load,
+of an inventory's plan or of a rendered bundle's (commands/sources.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
+from vlanroute.commands.sources import bundle_dir, plan_or_bundle, require_outside
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
-from vlanroute.plan.build import plan_from_file
 
 
 @click.command("draw")
-@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.argument("inventory", type=click.Path())
 @click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory; replaced as a whole only once every picture is drawn.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="png", show_default=True,
@@ -31,11 +32,14 @@ from vlanroute.plan.build import plan_from_file
 @set_option
 def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: str | None,
             as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
-    """Draw the physical topology, one picture per VLAN and the link load of INVENTORY's plan."""
+    """Draw the physical topology, one picture per VLAN and the link load of INVENTORY's plan.
+    INVENTORY is an inventory, or a rendered bundle (OUTDIR or OUTDIR/plan.json: the plan
+    as it will be pushed, e.g. a repair's, checked against its manifest first)."""
     require_draw_extra("draw")
     from vlanroute.pictures.draw import draw_to_dir   # matplotlib: imported only when drawing
 
-    plan = plan_from_file(inventory, sets)
+    require_outside(outdir, bundle_dir(inventory), "-o/--outdir")
+    plan = plan_or_bundle(inventory, sets, "draw")
     result = draw_to_dir(plan, outdir, fmt, max_vlans, vlan_ids)
     say = Say(as_json, quiet)
     for f in result.files:

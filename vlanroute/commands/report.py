@@ -8,15 +8,11 @@ import click
 
 from vlanroute.exitcodes import ExitCode
 
-from vlanroute.bundle.manifest import MANIFEST_FILE, require_intact
-from vlanroute.bundle.reader import PLAN_FILE, read_plan
 from vlanroute.commands.common import link_speed_option, set_option
-from vlanroute.errors import UserError
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
+from vlanroute.commands.sources import bundle_dir, plan_or_bundle, require_outside
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import REPORT_MAX_VLANS
-from vlanroute.plan.build import Plan, plan_from_file
-from vlanroute.safeio.paths import require_nameable
 
 
 @click.command("report")
@@ -42,8 +38,9 @@ def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ..
     require_draw_extra("report")
     from vlanroute.pictures.report import write_report   # matplotlib: imported only when drawing
 
-    plan = _plan(inventory, sets)
-    others = tuple(_plan(other, sets) for other in compare)
+    require_outside(output, bundle_dir(inventory), "-o/--output")
+    plan = plan_or_bundle(inventory, sets, "report")
+    others = tuple(plan_or_bundle(other, sets, "report") for other in compare)
     size = write_report(plan, output, max_vlans=max_vlans, sets=sets, compare=others, link_speed=link_speed)
     Say(as_json, quiet).line(f"{output}: {size} bytes, self-contained (open it in any browser, no network needed)")
     if as_json:
@@ -51,20 +48,3 @@ def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ..
         emit_document(ReportDocument(output=str(output), bytes=size, name=plan.name))
     return ExitCode.OK
 
-
-def _plan(source: str, sets: tuple[str, ...]) -> Plan:
-    """The plan of an inventory, or of a rendered bundle (a directory, or its plan.json)."""
-    path = Path(source)
-    require_nameable(path, "INVENTORY")
-    # OUTDIR, or the plan.json of one (its manifest beside it); a lone plan.json is read as
-    # an inventory, which says what it is and which commands take it.
-    outdir = path if path.is_dir() else path.parent if path.name == PLAN_FILE \
-        and (path.parent / MANIFEST_FILE).exists() else None
-    if outdir is None:
-        return plan_from_file(source, sets)
-    if sets:
-        raise UserError(f"--set changes an inventory, and {source} is a rendered bundle", field="--set",
-                        fix="report the inventory with --set, or render it with --set first and report the bundle")
-    require_intact(outdir, "report", None)     # a page for a decision shows what render wrote
-    from vlanroute.bundle.asplan import plan_of
-    return plan_of(read_plan(outdir), outdir / PLAN_FILE)

@@ -1,6 +1,7 @@
 """`vlanroute whatif INVENTORY`: every single pair and switch failure, repaired in turn, and
 what heals by itself (bundle/guarantees.py): the class of every single failure and of a
-seeded sample of double failures.
+seeded sample of double failures. INVENTORY may be a bundle render wrote
+(commands/sources.py): its plan, not planned again.
 
 A verb of its own rather than `analyze --what-if`: analyze puts several inventories side by
 side, one row each; the what-if is one inventory with one row per failure, and its JSON
@@ -15,10 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from vlanroute import api
+from vlanroute.bundle.document import PlanDocument
 from vlanroute.bundle.guarantees import (Doubles, Fabric, Verdict, automatic_text, doubles_text, group_json,
                                          single_text)
+from vlanroute.bundle.repaired import REPAIR_FILE
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import emit_document, json_option, quiet_option
+from vlanroute.commands.sources import bundle_document, bundle_dir
+from vlanroute.errors import UserError
 from vlanroute.exitcodes import ExitCode
 from vlanroute.operate.policy import WatchPolicy
 from vlanroute.routing.whatif.failures import FailureRow, what_if
@@ -94,12 +99,30 @@ def _notes(singles: list[Verdict], doubles: list[Verdict]) -> list[str]:
     return out
 
 
+def _document(source: str, sets: tuple[str, ...]) -> PlanDocument:
+    """The plan document of an inventory, or of a bundle render wrote. A repaired or
+    failed-over bundle is refused: the watcher heals a further failure from the plan render
+    wrote, around all the failures at once (docs/watch.md), not from the repaired plan, so
+    whatif's figures on it would not be those the fabric reaches."""
+    outdir = bundle_dir(source)
+    if outdir is None:
+        return api.plan(source, sets).to_document()
+    doc = bundle_document(outdir, source, "whatif", sets)
+    if (outdir / REPAIR_FILE).exists():
+        raise UserError(f"{source} is a repaired bundle: the watcher heals a further failure from the plan "
+                        "render wrote, around all the failures at once, not from this repair, so whatif's "
+                        "figures on it would not be the fabric's", file=str(outdir / REPAIR_FILE),
+                        fix="run whatif on the inventory or on the bundle render wrote: a failure on top of "
+                            "this one is among its double failures (--doubles)")
+    return doc
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(names) if len(names) <= 3 else f"{names[0]} ... {names[-1]}"
 
 
 @click.command("whatif")
-@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.argument("inventory", type=click.Path())
 @click.option("--top", type=click.IntRange(0, 1_000_000), default=0,
               help="Show only the N failures that cut the most host pairs (0: every failure).")
 @click.option("--doubles", type=click.IntRange(0, 100_000), default=200, show_default=True,
@@ -116,9 +139,10 @@ def command(inventory: str, top: int, doubles: int, seed: int, as_json: bool, qu
     repair (`vlanroute repair`) adds, the max link load after it against a lower bound,
     and how it heals (by fast failover then repair, by repair, or not: the fabric splits),
     whether the watcher heals it by itself under the site's policy, and deadlock freedom
-    after it. Then a seeded sample of double failures, each healed as the watcher heals it."""
-    plan = api.plan(inventory, sets)
-    doc = plan.to_document()
+    after it. Then a seeded sample of double failures, each healed as the watcher heals it.
+    INVENTORY is an inventory, or a bundle render wrote (OUTDIR or OUTDIR/plan.json,
+    checked against its manifest first), whose plan is taken as it is, not planned again."""
+    doc = _document(inventory, sets)
     fab = Fabric.of(doc)
     rows = what_if(fab.trees, fab.cables, fab.hosts, fab.switches, fab.deadlock_free, fab.intact_loads(),
                    fab.switch_index())

@@ -469,7 +469,7 @@ class WhatifDocument(_Output):
     """`vlanroute whatif --json`."""
 
     schema_: Literal["vlanroute-whatif/1"] = Field(default="vlanroute-whatif/1", alias="schema")
-    inventory: str
+    inventory: str              # the INVENTORY argument: an inventory, or a bundle render wrote
     sets: list[str]
     name: str | None
     max_link_load: Number | None
