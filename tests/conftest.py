@@ -102,6 +102,19 @@ def longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
     items[:] = [items[rank[0]]] + [items[i] for i in first] + [items[i] for i in others]
 
 
+@pytest.fixture(scope="session")
+def torus_bundles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The seed torus rendered (OUTDIR) and that bundle repaired around the pair sw1:sw2
+    (NEWDIR), for the commands that take a rendered bundle; tests copy them before any edit."""
+    from vlanroute import api
+    from vlanroute.cli import main
+    tmp = tmp_path_factory.mktemp("bundles")
+    out, new = tmp / "out", tmp / "repaired"
+    api.render(Path(__file__).resolve().parent.parent / "inventories" / "seed-torus.yaml", out)
+    assert main(["repair", str(out), "--failed-pair", "sw1:sw2", "-o", str(new), "-q", "--no-compare"]) == 0
+    return out, new
+
+
 @pytest.fixture
 def farm() -> Iterator[FakeSwitchFarm]:
     """Emulated PowerConnect 6248 switches (vlanroute.lab), each on its own 127.0.0.x

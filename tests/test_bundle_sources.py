@@ -28,18 +28,9 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
-@pytest.fixture(scope="module")
-def bundles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    tmp = tmp_path_factory.mktemp("sources")
-    out, new = tmp / "out", tmp / "repaired"
-    api.render(TORUS, out)
-    assert main(["repair", str(out), "--failed-pair", "sw1:sw2", "-o", str(new), "-q", "--no-compare"]) == 0
-    return out, new
-
-
 @pytest.mark.parametrize("which", ["outdir", "plan.json"])
-def test_whatif_on_the_bundle_is_whatif_on_its_inventory(bundles: tuple[Path, Path], capsys, which: str) -> None:
-    out, _ = bundles
+def test_whatif_on_the_bundle_is_whatif_on_its_inventory(torus_bundles: tuple[Path, Path], capsys, which: str) -> None:
+    out, _ = torus_bundles
     given = out if which == "outdir" else out / "plan.json"
     rc, planned, err = cli(capsys, "whatif", str(TORUS), "--json", "--doubles", "20")
     assert rc == 0, err
@@ -61,20 +52,20 @@ def test_whatif_on_the_bundle_of_another_fabric(tmp_path: Path, capsys) -> None:
     assert planned == read and "pair" in read
 
 
-def test_whatif_refuses_a_repaired_bundle(bundles: tuple[Path, Path], capsys) -> None:
+def test_whatif_refuses_a_repaired_bundle(torus_bundles: tuple[Path, Path], capsys) -> None:
     """The watcher heals a further failure from the plan render wrote, around both, not
     from the repair: figures from the repaired plan would not be the fabric's."""
-    _, new = bundles
+    _, new = torus_bundles
     rc, out, err = cli(capsys, "whatif", str(new))
     assert rc == 2 and out == ""
     assert f"{new / 'repair.json'}" in err and "repaired bundle" in err and "fix: run whatif on the inventory" in err
     assert "--doubles" in err
 
 
-def test_whatif_refuses_set_an_edited_bundle_and_a_plain_directory(bundles: tuple[Path, Path], tmp_path: Path,
+def test_whatif_refuses_set_an_edited_bundle_and_a_plain_directory(torus_bundles: tuple[Path, Path], tmp_path: Path,
                                                                     capsys) -> None:
     out = tmp_path / "out"
-    shutil.copytree(bundles[0], out)
+    shutil.copytree(torus_bundles[0], out)
     rc, _, err = cli(capsys, "whatif", str(out), "--set", "hosts.count=3")
     assert rc == 2 and "error: --set:" in err and "run whatif on the inventory with --set" in err
     cfg = out / "switches" / "sw1.cfg"
@@ -88,10 +79,10 @@ def test_whatif_refuses_set_an_edited_bundle_and_a_plain_directory(bundles: tupl
 
 
 @pytest.mark.parametrize("which", ["outdir", "repaired"])
-def test_draw_takes_a_rendered_bundle(bundles: tuple[Path, Path], tmp_path: Path, capsys, which: str) -> None:
+def test_draw_takes_a_rendered_bundle(torus_bundles: tuple[Path, Path], tmp_path: Path, capsys, which: str) -> None:
     """The pictures of the inventory's plan from the bundle render wrote; a repair's are of
     the degraded fabric (its VLANs keep their ids and sources)."""
-    out, new = bundles
+    out, new = torus_bundles
     given = out if which == "outdir" else new
     rc, _, err = cli(capsys, "draw", str(TORUS), "-o", str(tmp_path / "planned"), "--format", "svg", "-q")
     assert rc == 0, err
@@ -113,11 +104,11 @@ def test_draw_takes_a_rendered_bundle(bundles: tuple[Path, Path], tmp_path: Path
 
 
 @pytest.mark.parametrize("command", ["draw", "report"])
-def test_an_output_inside_the_bundle_is_refused(bundles: tuple[Path, Path], tmp_path: Path, capsys,
+def test_an_output_inside_the_bundle_is_refused(torus_bundles: tuple[Path, Path], tmp_path: Path, capsys,
                                                 command: str) -> None:
     """A file render did not write would make push, audit and verify refuse the bundle."""
     out = tmp_path / "out"
-    shutil.copytree(bundles[0], out)
+    shutil.copytree(torus_bundles[0], out)
     inside = out / ("pictures" if command == "draw" else "review.html")
     rc, _, err = cli(capsys, command, str(out), "-o", str(inside))
     assert rc == 2 and "inside the bundle" in err and "fix: write it outside" in err

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from vlanroute import api
 from vlanroute.bundle.asplan import plan_of
 from vlanroute.bundle.reader import read_plan
 from vlanroute.cli import main
@@ -30,18 +29,9 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
-@pytest.fixture(scope="module")
-def bundles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    tmp = tmp_path_factory.mktemp("bundles")
-    out, new = tmp / "out", tmp / "repaired"
-    api.render(TORUS, out)
-    assert main(["repair", str(out), "--failed-pair", "sw1:sw2", "-o", str(new), "-q", "--no-compare"]) == 0
-    return out, new
-
-
-def test_a_bundle_reads_back_as_the_plan_it_was_rendered_from(bundles: tuple[Path, Path]) -> None:
+def test_a_bundle_reads_back_as_the_plan_it_was_rendered_from(torus_bundles: tuple[Path, Path]) -> None:
     """The Plan made from plan.json is the inventory's plan: same document, same loads."""
-    out, _ = bundles
+    out, _ = torus_bundles
     planned = plan_from_file(str(TORUS), ())
     again = plan_of(read_plan(out), out / "plan.json")
     assert again.metrics.link_loads == pytest.approx(planned.metrics.link_loads)
@@ -56,8 +46,8 @@ def test_a_bundle_reads_back_as_the_plan_it_was_rendered_from(bundles: tuple[Pat
 
 
 @pytest.mark.parametrize("which", ["outdir", "plan.json", "repaired"])
-def test_report_takes_a_rendered_bundle(bundles: tuple[Path, Path], tmp_path: Path, capsys, which: str) -> None:
-    out, new = bundles
+def test_report_takes_a_rendered_bundle(torus_bundles: tuple[Path, Path], tmp_path: Path, capsys, which: str) -> None:
+    out, new = torus_bundles
     given = {"outdir": out, "plan.json": out / "plan.json", "repaired": new}[which]
     page = tmp_path / "r.html"
     rc, stdout, err = cli(capsys, "report", str(given), "-o", str(page), "--max-vlans", "1")
@@ -73,10 +63,10 @@ def test_report_takes_a_rendered_bundle(bundles: tuple[Path, Path], tmp_path: Pa
         assert "repaired around failures: pair sw1-sw2" in html
 
 
-def test_report_refuses_an_edited_bundle_and_set(bundles: tuple[Path, Path], tmp_path: Path, capsys) -> None:
+def test_report_refuses_an_edited_bundle_and_set(torus_bundles: tuple[Path, Path], tmp_path: Path, capsys) -> None:
     import shutil
     out = tmp_path / "out"
-    shutil.copytree(bundles[0], out)
+    shutil.copytree(torus_bundles[0], out)
     rc, _, err = cli(capsys, "report", str(out), "-o", str(tmp_path / "a.html"), "--set", "topology.dims=[2,2]")
     assert rc == 2 and "--set" in err
     cfg = out / "switches" / "sw1.cfg"
