@@ -116,3 +116,24 @@ def test_an_output_inside_the_bundle_is_refused(torus_bundles: tuple[Path, Path]
     # ...also through a path that only resolves into it
     rc, _, err = cli(capsys, command, str(out / "plan.json"), "-o", str(out / "switches" / ".." / inside.name))
     assert rc == 2 and "inside the bundle" in err
+
+
+def test_analyze_puts_a_repair_beside_its_plan(torus_bundles: tuple[Path, Path], capsys) -> None:
+    """analyze takes bundles too: the rendered one reads as its inventory's plan, the
+    repaired one as the degraded fabric (two cables fewer, its own max load); the
+    throughput table names the two plans of one name by their paths."""
+    out, new = torus_bundles
+    rc, text, err = cli(capsys, "analyze", str(TORUS), str(out), str(new), "--json", "--patterns", "all-to-all",
+                        "--seeds", "1")
+    assert rc == 0, err
+    planned, read, repaired = json.loads(text)["inventories"]
+    assert [r["inventory"] for r in (planned, read, repaired)] == [str(TORUS), str(out), str(new)]
+    assert read["metrics"] == planned["metrics"] and read["warnings"] == planned["warnings"]
+    assert (planned["metrics"]["inter_switch_links"], repaired["metrics"]["inter_switch_links"]) == (24, 22)
+    doc = json.loads((new / "plan.json").read_text())
+    assert repaired["metrics"]["max_link_load"] == doc["metrics"]["max_link_load"] != planned["metrics"]["max_link_load"]
+    assert "repaired around failures: pair sw1-sw2" in repaired["warnings"]
+    fabrics = [row["label"] for row in json.loads(text)["throughput"][0]["rows"]]
+    assert str(out) in fabrics and str(new) in fabrics
+    rc, _, err = cli(capsys, "analyze", str(out), "--set", "hosts.count=3")
+    assert rc == 2 and "--set changes an inventory" in err

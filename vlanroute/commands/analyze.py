@@ -1,4 +1,4 @@
-"""`vlanroute analyze INVENTORY...`: the metrics of several inventories side by side."""
+"""`vlanroute analyze INVENTORY...`: the metrics of several inventories (or rendered bundles) side by side."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from rich.table import Table
 from vlanroute.commands.tables import table_console
 from vlanroute.commands.common import link_speed_option, set_option
 from vlanroute.commands.output import emit_document, json_option, quiet_option
+from vlanroute.commands.sources import plan_or_bundle
 from vlanroute.exitcodes import ExitCode
 from vlanroute.errors import UserError
-from vlanroute.plan.build import Plan, plan_from_file
+from vlanroute.plan.build import Plan
 
 # Each limit next to what the plan uses of it (issue 7): VLANs / budget, max load / its
 # lower bound (any routing, and any routing within the VLAN budget), mean stretch, MAC
@@ -34,7 +35,7 @@ def _cells(m: dict[str, Any], budget: int) -> list[str]:
 
 
 @click.command("analyze")
-@click.argument("inventories", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("inventories", nargs=-1, required=True, type=click.Path())
 @click.option("--patterns", default=None, metavar="LIST",
               help="also the throughput of these traffic patterns, one table each (comma-separated: all-to-all, "
                    "permutation, neighbour, bisection, a flows file; 'all' = the four), with ratios to the first "
@@ -51,9 +52,11 @@ def _cells(m: dict[str, Any], budget: int) -> list[str]:
 @set_option
 def command(inventories: tuple[str, ...], patterns: str | None, seeds: int, link_speed: float, exchange_bytes: int,
             stp_parallel: str, as_json: bool, quiet: bool, sets: tuple[str, ...]) -> int:
-    """Compare the plans of several INVENTORIES in one table (--set applies to each)."""
+    """Compare the plans of several INVENTORIES in one table (--set applies to each). Each
+    may also be a rendered bundle (OUTDIR or OUTDIR/plan.json, checked against its manifest
+    first: e.g. a repair's, beside the plan it repaired), whose plan is taken as it is."""
     wanted = _patterns(patterns)
-    plans = []
+    plans: list[tuple[str, Plan]] = []
     table = Table(title="vlanroute analyze" + (f" (--set {' '.join(sets)})" if sets else ""))
     table.add_column("inventory")
     for title in HEADERS:
@@ -62,7 +65,7 @@ def command(inventories: tuple[str, ...], patterns: str | None, seeds: int, link
     rows: list[dict[str, Any]] = []
     for path in inventories:
         try:
-            plan = plan_from_file(path, sets)
+            plan = plan_or_bundle(path, sets, "analyze")
         except UserError as exc:
             failures += 1
             click.echo(f"error: {exc.render()}", err=True)
@@ -73,7 +76,7 @@ def command(inventories: tuple[str, ...], patterns: str | None, seeds: int, link
         table.add_row(path, *_cells(metrics, plan.budget.max_vlans))
         rows.append({"inventory": path, "ok": True, "name": plan.name, "max_vlans": plan.budget.max_vlans,
                      "metrics": metrics, "warnings": list(plan.warnings)})
-        plans.append(plan)
+        plans.append((path, plan))
     tables = _throughput(plans, wanted, seeds, link_speed, exchange_bytes, stp_parallel) if wanted else None
     if as_json:
         from vlanroute.schemas.outputs import AnalyzeDocument
@@ -103,11 +106,15 @@ def _patterns(value: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _throughput(plans: list[Plan], patterns: tuple[str, ...], seeds: int, speed: float, exchange_bytes: int,
-                stp_parallel: str) -> list[dict[str, Any]]:
+def _throughput(plans: list[tuple[str, Plan]], patterns: tuple[str, ...], seeds: int, speed: float,
+                exchange_bytes: int, stp_parallel: str) -> list[dict[str, Any]]:
     from vlanroute.perf.planfabric import fabrics_of
     from vlanroute.perf.table import Options, pattern_tables
-    fabrics = [(p.name, fabrics_of(p, speed=speed, stp_lag=stp_parallel == "lag")) for p in plans]
+    # each fabric by its plan's name, or by the path given where two share one (an
+    # inventory and its repaired bundle)
+    names = [p.name for _, p in plans]
+    fabrics = [(p.name if names.count(p.name) == 1 else path, fabrics_of(p, speed=speed, stp_lag=stp_parallel == "lag"))
+               for path, p in plans]
     return pattern_tables(fabrics, Options(patterns, tuple(range(1, seeds + 1)), float(exchange_bytes)))
 
 
