@@ -283,3 +283,22 @@ def test_verify_names_a_cable_on_a_port_that_is_not_there(rendered: Path, tmp_pa
     (out / "plan.json").write_text(json.dumps(data))
     assert main(["verify", str(out)]) != 0                # was a KeyError traceback
     assert "cabling[2].a_port" in capsys.readouterr().err
+
+
+def test_a_plan_read_back_holds_one_object_per_switch_name(rendered: Path) -> None:
+    """json.loads makes a new str per occurrence; the reader makes every switch name in the
+    VLANs, hosts, cabling and ports the key's own object, so that the repair's and whatif's
+    lookups match at once (bundle/document.py `_one_object_per_name`). Nothing else
+    changes: the document is equal to one validated without it."""
+    from vlanroute.bundle.document import PlanDocument
+    from vlanroute.bundle.reader import read_plan
+    doc = read_plan(rendered)
+    key = {s: s for s in doc.switches}
+    seen = [x for v in doc.vlans for x in (*v.sources, *v.switches, *(e for ln in v.links for e in ln))]
+    seen += [h.switch for h in doc.hosts.values()] + [e for c in doc.cabling for e in (c.a, c.b)]
+    seen += [p.neighbor for sw in doc.switches.values() for p in (*sw.ports.values(), *sw.lags.values())
+             if getattr(p, "neighbor", None)]
+    assert len(seen) > 50 and all(key[x] is x for x in seen)
+    plain = PlanDocument.model_validate(json.loads((rendered / "plan.json").read_text()))
+    assert plain == doc
+    assert not all(key[x] is x for x in [e for v in plain.vlans for ln in v.links for e in ln])
