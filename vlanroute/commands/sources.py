@@ -2,9 +2,9 @@
 rendered bundle (OUTDIR, or OUTDIR/plan.json with its manifest beside it), whose plan it
 takes as render wrote it, checked against the manifest first.
 
-A bundle is the plan as it will be pushed (or was): `report`, `draw` and `whatif` on it
-show that plan without planning again, which on the hardest fabrics takes tens of seconds
-of CPU each time (docs/routing-bounds.md)."""
+A bundle is the plan as it will be pushed (or was): `report`, `draw`, `whatif` and
+`analyze` on it show that plan without planning again, which on the hardest fabrics takes
+tens of seconds of CPU each time (docs/routing-bounds.md)."""
 
 from __future__ import annotations
 
