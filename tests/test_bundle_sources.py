@@ -116,6 +116,10 @@ def test_an_output_inside_the_bundle_is_refused(torus_bundles: tuple[Path, Path]
     # ...also through a path that only resolves into it
     rc, _, err = cli(capsys, command, str(out / "plan.json"), "-o", str(out / "switches" / ".." / inside.name))
     assert rc == 2 and "inside the bundle" in err
+    if command == "report":          # ...and into a bundle given to --compare
+        rc, _, err = cli(capsys, "report", str(TORUS), "-o", str(inside), "--compare", str(out))
+        assert rc == 2 and f"inside the bundle {out}" in err
+        assert not inside.exists() and check_manifest(out).ok
 
 
 def test_analyze_puts_a_repair_beside_its_plan(torus_bundles: tuple[Path, Path], capsys) -> None:

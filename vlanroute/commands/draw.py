@@ -11,7 +11,7 @@ from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import set_option
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
-from vlanroute.commands.sources import bundle_dir, plan_or_bundle, require_outside
+from vlanroute.commands.sources import plan_or_bundle, require_outside
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import DEFAULT_MAX_VLANS, FORMATS, INDEX_FILE
 
@@ -38,7 +38,7 @@ def command(inventory: str, outdir: Path, fmt: str, max_vlans: int, vlan_ids: st
     require_draw_extra("draw")
     from vlanroute.pictures.draw import draw_to_dir   # matplotlib: imported only when drawing
 
-    require_outside(outdir, bundle_dir(inventory), "-o/--outdir")
+    require_outside(outdir, "-o/--outdir", [inventory])
     plan = plan_or_bundle(inventory, sets, "draw")
     result = draw_to_dir(plan, outdir, fmt, max_vlans, vlan_ids)
     say = Say(as_json, quiet)

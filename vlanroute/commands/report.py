@@ -10,7 +10,7 @@ from vlanroute.exitcodes import ExitCode
 
 from vlanroute.commands.common import link_speed_option, set_option
 from vlanroute.commands.output import Say, emit_document, json_option, quiet_option
-from vlanroute.commands.sources import bundle_dir, plan_or_bundle, require_outside
+from vlanroute.commands.sources import plan_or_bundle, require_outside
 from vlanroute.pictures.extra import require_draw_extra
 from vlanroute.pictures.options import REPORT_MAX_VLANS
 
@@ -38,7 +38,7 @@ def command(inventory: str, output: Path, max_vlans: int, compare: tuple[str, ..
     require_draw_extra("report")
     from vlanroute.pictures.report import write_report   # matplotlib: imported only when drawing
 
-    require_outside(output, bundle_dir(inventory), "-o/--output")
+    require_outside(output, "-o/--output", [inventory, *compare])
     plan = plan_or_bundle(inventory, sets, "report")
     others = tuple(plan_or_bundle(other, sets, "report") for other in compare)
     size = write_report(plan, output, max_vlans=max_vlans, sets=sets, compare=others, link_speed=link_speed)

@@ -8,6 +8,7 @@ tens of seconds of CPU each time (docs/routing-bounds.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from vlanroute.bundle.document import PlanDocument
@@ -43,19 +44,22 @@ def bundle_document(outdir: Path, source: str, command: str, sets: tuple[str, ..
     return read_plan(outdir)
 
 
-def require_outside(output: Path, outdir: Path | None, option: str) -> None:
-    """Refuse an output written into the bundle a command reads: a file render did not write
-    makes the bundle differ from its manifest, and push, audit and verify then refuse it."""
-    if outdir is None:
-        return
-    try:
-        inside = output.resolve().is_relative_to(outdir.resolve())
-    except OSError:
-        return                             # the output's own checks name what is wrong with it
-    if inside:
-        raise UserError(f"{output} is inside the bundle {outdir}: a file render did not write there makes "
-                        "push, audit and verify refuse the bundle", field=option,
-                        fix="write it outside the bundle's directory")
+def require_outside(output: Path, option: str, sources: Iterable[str]) -> None:
+    """Refuse an output written into a bundle the command reads (any of `sources`): a file
+    render did not write makes the bundle differ from its manifest, and push, audit and
+    verify then refuse it."""
+    for source in sources:
+        outdir = bundle_dir(source)
+        if outdir is None:
+            continue
+        try:
+            inside = output.resolve().is_relative_to(outdir.resolve())
+        except OSError:
+            return                         # the output's own checks name what is wrong with it
+        if inside:
+            raise UserError(f"{output} is inside the bundle {outdir}: a file render did not write there makes "
+                            "push, audit and verify refuse the bundle", field=option,
+                            fix="write it outside the bundle's directory")
 
 
 def plan_or_bundle(source: str, sets: tuple[str, ...], command: str) -> Plan:

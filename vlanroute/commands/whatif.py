@@ -107,14 +107,13 @@ def _document(source: str, sets: tuple[str, ...]) -> PlanDocument:
     outdir = bundle_dir(source)
     if outdir is None:
         return api.plan(source, sets).to_document()
-    doc = bundle_document(outdir, source, "whatif", sets)
-    if (outdir / REPAIR_FILE).exists():
+    if (outdir / REPAIR_FILE).exists():      # before the manifest's hashes and plan.json's read
         raise UserError(f"{source} is a repaired bundle: the watcher heals a further failure from the plan "
                         "render wrote, around all the failures at once, not from this repair, so whatif's "
                         "figures on it would not be the fabric's", file=str(outdir / REPAIR_FILE),
                         fix="run whatif on the inventory or on the bundle render wrote: a failure on top of "
                             "this one is among its double failures (--doubles)")
-    return doc
+    return bundle_document(outdir, source, "whatif", sets)
 
 
 def _names(names: list[str]) -> str:
