@@ -24,8 +24,9 @@ than the wall clock. Columns:
   sampled double failures (seed 0) each classed and healed as the watcher heals it
   (bundle/guarantees.py `Fabric.price`): CPU seconds of the plan, of the singles, of the
   doubles per kind (pair+pair, pair+switch, switch+switch), and the total, the whole
-  command (issue 40's target); "compiled": the pair failures and the dead switches' common
-  trees ran compiled (routing/whatif/pairs_kernel.py and switches_kernel.py: numba
+  command (issue 40's target); "compiled": the pair failures, the dead switches' common
+  trees and their exchanges ran compiled (routing/whatif/pairs_kernel.py and
+  switches_kernel.py: numba
   installed, a plan of 20,000 tree links or more); the kernels' first compile (about 5 s)
   is cached on disk, so run the bench twice after installing or changing them;
 - reference (printed first, and alone with --reference): the CPU seconds of a fixed workload

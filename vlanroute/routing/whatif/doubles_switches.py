@@ -108,6 +108,10 @@ class _CutsN(Cuts):
     def dead_link(self, l: Link) -> bool:
         return l in self.removed
 
+    def severed(self) -> list[str]:
+        parent = self.rt.parent
+        return [a if parent[a] == b else b for a, b in sorted(self.removed)]
+
     def _part_sums(self) -> dict[int, tuple[int, int]]:
         return {i: self.layout.sums(i)[:2] for i in self.size}
 

@@ -145,11 +145,13 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
         kernel = use_kernel(trees)
     compiled = None
     index.kernel = None
+    index.exchange = None
     if kernel and not deadlock_free:
-        from vlanroute.routing.whatif.switches_kernel import OneKid     # imports numba: only here
+        from vlanroute.routing.whatif.switches_kernel import Exchange, OneKid     # imports numba: only here
         compiled = index.compiled()
         if compiled is not None and index.usable:     # the dead switches' common trees too (_one_kid)
             index.kernel = OneKid(compiled, adj, index.rank, arcs)
+            index.exchange = Exchange(compiled)      # and their exchanges (Cuts.improve)
     for pair in sorted(cables, key=lambda l: (position[l[0]], position[l[1]])):
         a, b = sorted(pair, key=position.__getitem__)
         broken = by_link.get(pair, [])

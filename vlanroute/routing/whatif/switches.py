@@ -30,6 +30,9 @@ its sums come from the intact tree's intervals, the joins and the parts' sums, k
 with the largest load after the exchange on it, so an exchange costs the ways it changes.
 The fabric's max load and the arcs at it, which decide where an exchange could help, are
 kept per arc through the exchanges: only the arcs an exchange changed are computed again.
+Where numba is (what_if sets `SwitchIndex.exchange`), the exchanges run compiled instead
+(switches_kernel.Exchange: every switch's way priced once from a search of the joined
+tree, every live link across the cut in name order), with the same choices.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from vlanroute.routing.whatif.pairs import Crossing, RootedTree
 
 if TYPE_CHECKING:
     from vlanroute.routing.whatif.pairs_kernel import Rooted
-    from vlanroute.routing.whatif.switches_kernel import OneKid
+    from vlanroute.routing.whatif.switches_kernel import Exchange, OneKid
 
 
 class SwitchIndex:
@@ -85,6 +88,8 @@ class SwitchIndex:
         self._positions: dict[int, np.ndarray] = {}
         # _one_kid compiled (routing/whatif/switches_kernel.py), set by what_if where numba is
         self.kernel: OneKid | None = None
+        # Cuts._exchange compiled (switches_kernel.Exchange), set by what_if beside kernel
+        self.exchange: Exchange | None = None
         self._compiled: Rooted | None = None               # compiled(), once _built
         self._built = False
         self._work: tuple[np.ndarray, np.ndarray] | None = None      # base_total, up as arrays
@@ -166,11 +171,13 @@ class SwitchIndex:
         book = LoadBook(fabric, senders, {}, dict(zip(self.arc_list, total)), cables=arc_cables, heap=heap)
         peak, hot = self._hot(values)
         arcs = self.arcs
+        # the compiled exchanges read each arc's raw load from an array, kept with the book
+        raw = Raw(self.exchange, np.array(total, dtype=np.float64), ncab_array, arcs) if self.exchange else None
         for t in self.trees:
             c = cuts[t.vid]
             if not c.joins or all(c.fixed(n, hot, book, peak) for n in range(len(c.joins))):
                 continue               # improve_tree would keep every joining link
-            changed = c.improve(book, self.rounded)
+            changed = c.improve(book, self.rounded, raw)
             if changed:
                 if self.kept:
                     at = np.fromiter((arcs[a] for a in changed), dtype=np.int64, count=len(changed))
@@ -647,17 +654,21 @@ class Cuts:
     # tree again per joining link (Exchanges): a switch's way to a cut end and its sums so
     # rooted come from the intact rooted tree, the joins and the parts' branch sums.
 
-    def improve(self, book: LoadBook, rounded: dict[float, float] | None = None) -> list[Arc]:
+    def improve(self, book: LoadBook, rounded: dict[float, float] | None = None, raw: Raw | None = None
+                ) -> list[Arc]:
         """Exchange each joining link, in turn by link, as improve_tree does; the book takes
         the load changes. The arcs whose loads changed (empty: no link was exchanged).
-        rounded: round(x, 9) of the values met, kept from one call to the next."""
+        rounded: round(x, 9) of the values met, kept from one call to the next; raw: the
+        book's loads as an array, for the compiled exchange (kept up to date here)."""
         self.rounded = {} if rounded is None else rounded
         changed: list[Arc] = []
         for cut in sorted(self.links):
-            got = self._exchange(cut, book)
+            got = self._exchange(cut, book) if raw is None else self._exchange_compiled(cut, book, raw)
             if got is not None:
                 new, delta = got
                 book.add(self.t.vid, delta)
+                if raw is not None:
+                    raw.took(delta, book)
                 self._rejoin(cut, new)
                 changed += delta
         return changed
@@ -767,6 +778,28 @@ class Cuts:
         if self.part(a) in y_parts:
             a, b = b, a
         return best[3], ways.changes(a, b)
+
+    def _exchange_compiled(self, cut: Link, book: LoadBook, raw: Raw) -> tuple[Link, dict[Arc, float]] | None:
+        """_exchange's choice by the compiled kernel (switches_kernel.Exchange), which
+        prices every live link across the cut."""
+        x, y = cut
+        u0, z0, _, i0 = next(j for j in self.joins if {j[0], j[1]} == {x, y})
+        peak, hot = book.at_peak()
+        if peak <= 0:
+            return None
+        for a, b in hot:
+            l = (a, b) if a < b else (b, a)
+            if l != cut and l not in self.links and (l not in self.t.links or self.dead_link(l)):
+                return None             # an arc off the tree: no exchange lowers it
+        S2, H2 = self.totals
+        bs, bh = self.below[i0]
+        s2, h2 = (bs, bh) if y == z0 else (S2 - bs, H2 - bh)      # y's side
+        return raw.exchange.choose(self.t.vid, x, y, (S2 - s2, H2 - h2, s2, h2), peak, book.top(TOP), self.joins,
+                                   self.severed(), raw.total, raw.ncab)
+
+    def severed(self) -> list[str]:
+        """The lower end of every link of the intact tree that the failure took."""
+        return self.kids + ([self.w] if self.rt.parent[self.w] is not None else [])
 
     def _options(self, y_parts: set[int]) -> list[Link]:
         """Every live link across the cut (the cut itself too), sorted: Exchanges.candidates."""
@@ -885,6 +918,18 @@ class Cuts:
     def dead_link(self, l: Link) -> bool:
         """A link of the intact tree that the failure took."""
         return self.w in l
+
+
+class Raw:
+    """The book's raw loads as an array (by arc number), for the compiled exchange."""
+
+    def __init__(self, exchange: Exchange, total: np.ndarray, ncab: np.ndarray, arcs: Mapping[Arc, int]) -> None:
+        self.exchange, self.total, self.ncab, self.arcs = exchange, total, ncab, arcs
+
+    def took(self, delta: Mapping[Arc, float], book: LoadBook) -> None:
+        """The book took these changes: copy its new loads."""
+        for a in delta:
+            self.total[self.arcs[a]] = book.total[a]
 
 
 def join_parts(across: list[tuple[str, int, str, int, int]], first: int, count: int

@@ -15,11 +15,11 @@ Imported only where numba is (failures.use_kernel), as pairs_kernel.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from vlanroute.routing.whatif.pairs_kernel import Array, Rooted, jit
+from vlanroute.routing.whatif.pairs_kernel import Array, Rooted, _value, jit
 
 
 class OneKid:
@@ -150,3 +150,321 @@ def _arc_to(z: int, u: int, start: Array, nb: Array, nb_arc: Array) -> int:
         if nb[k] == u:
             return int(nb_arc[k])
     return -1
+
+
+class Exchange:
+    """`Cuts._exchange` compiled: improve_tree's choice of a link in place of one joining
+    link x-y of a tree that lost switches, from the intact rooting (pairs_kernel.Rooted).
+
+    The interpreted exchange walks each candidate's ways to the cut's ends one switch at a
+    time (`_Ways.way`, memoised), and a dead switch of the 32x32 torus prices about seventy
+    such exchanges: two fifths of whatif's time. Here the joined tree less x-y is searched
+    breadth first from x and from y (each switch's side, its next switch towards its end of
+    the cut, the sums beyond it), each switch's way priced once from its next switch's
+    (the same changes per step as `_Ways.way`), then every live link across the cut in the
+    order of the links' names. The keys compare unrounded: every load is an integer count of
+    host pairs over a few cables (Rooted.usable), so rounding to 9 digits, as
+    `Cuts._exchange` does, never merges or reorders two of them (pairs_kernel's argument).
+    A candidate no hot arc's filter would keep cannot win here either: it leaves an arc at
+    the peak, so its key is at least the kept link's."""
+
+    def __init__(self, rooted: Rooted, tracked: int | None = None) -> None:
+        """tracked: the most loaded arcs kept in the bit masks (Cuts' TOP unless given; fewer
+        only to test the scan of every arc that follows when an exchange changes all of them)."""
+        self.rooted = rooted
+        self.tracked = tracked
+        k, n = rooted.s.shape
+        # each switch's own senders and hosts per tree: its subtree's less its children's
+        self.own_s, self.own_h = rooted.s.copy(), rooted.h.copy()
+        rows, kids = np.nonzero(rooted.parent >= 0)
+        np.subtract.at(self.own_s, (rows, rooted.parent[rows, kids]), rooted.s[rows, kids])
+        np.subtract.at(self.own_h, (rows, rooted.parent[rows, kids]), rooted.h[rows, kids])
+        self.arc_list = list(rooted.arcs)
+        m = len(self.arc_list)
+        # scratch, reset by the kernel after each call
+        self.side = np.full(n, -1, dtype=np.int64)
+        self.ints = np.zeros((6, n), dtype=np.int64)        # next switch, arc in, arc out, order, sums
+        self.walk = np.zeros((3, n), dtype=np.float64)      # peak on the way, changes down and up
+        self.mask = np.zeros(n, dtype=np.int64)
+        self.severed = np.zeros(n, dtype=np.bool_)
+        self.bits = np.zeros(m, dtype=np.int64)
+        self.marked = np.zeros(m, dtype=np.bool_)
+        self.out_arc = np.zeros(2 * n + 4, dtype=np.int64)
+        self.out_d = np.zeros(2 * n + 4, dtype=np.float64)
+
+    def choose(self, vid: int, x: str, y: str, sums: tuple[int, int, int, int], peak: float,
+               top: Sequence[tuple[float, tuple[str, str]]], joins: Sequence[tuple[str, str, int, int]],
+               severed: Sequence[str], total: np.ndarray, ncab: np.ndarray
+               ) -> tuple[tuple[str, str], dict[tuple[str, str], float]] | None:
+        """The link that replaces x-y and the raw load changes (Cuts._exchange's), or None:
+        x-y stays. sums: senders and hosts on x's side, then y's; peak: the fabric's max load
+        per cable; top: the book's most loaded arcs (LoadBook.top); joins: the tree's
+        joining links, x-y among them; severed: the lower end of every dead tree link;
+        total, ncab: each arc's raw load now and its cables."""
+        r = self.rooted
+        number, arcs = r.number, r.arcs
+        top = top[:self.tracked] if self.tracked is not None else top
+        top_arcs = np.array([arcs[a] for _, a in top], dtype=np.int64)
+        topv = np.array([v for v, _ in top], dtype=np.float64)
+        live = [(u, z) for u, z, _, _ in joins if {u, z} != {x, y}]
+        ju = np.array([number[u] for u, _ in live], dtype=np.int64)
+        jz = np.array([number[z] for _, z in live], dtype=np.int64)
+        juz = np.array([arcs[(u, z)] for u, z in live], dtype=np.int64)
+        jzu = np.array([arcs[(z, u)] for u, z in live], dtype=np.int64)
+        cut = np.array([number[v] for v in severed], dtype=np.int64)
+        s1, h1, s2, h2 = sums
+        row = r.row[vid]
+        got = _choose(row, number[x], number[y], s1, h1, s2, h2, peak, arcs[(x, y)], arcs[(y, x)], top_arcs, topv,
+                      ju, jz, juz, jzu, cut, total, ncab, r.parent, r.tin, r.size, r.pre, self.own_s, self.own_h,
+                      r.arc_up, r.arc_down, r.link_a, r.link_b, r.link_ab, r.link_ba, self.side, self.ints,
+                      self.walk, self.mask, self.severed, self.bits, self.marked, self.out_arc, self.out_d)
+        if got == -2:
+            raise AssertionError(f"tree {vid}: the sides' sums differ from the parts' ({x}-{y})")
+        if got < 0:
+            return None
+        delta: dict[tuple[str, str], float] = {}
+        names = self.arc_list
+        for i in range(int(self.out_arc[0])):
+            arc = names[int(self.out_arc[i + 1])]
+            delta[arc] = delta.get(arc, 0.0) + float(self.out_d[i + 1])
+        return r.links[got], delta
+
+
+@jit
+def _grow(root: int, sd: int, at: int, row: int, parent: Array, tin: Array, size: Array, pre: Array,
+          arc_up: Array, arc_down: Array, ju: Array, jz: Array, juz: Array, jzu: Array, severed: Array,
+          side: Array, ints: Array) -> int:
+    """Breadth first over the joined tree from root (x or y; the joining link x-y is not
+    in ju/jz), each switch reached marked with side sd, its next switch towards root and
+    the arcs from it (in) and to it (out); the order from position `at` of ints[3]. Returns
+    the position after the last."""
+    side[root] = sd
+    ints[0, root] = -1
+    ints[3, at] = root
+    head = at
+    tail = at + 1
+    while head < tail:
+        v = ints[3, head]
+        head += 1
+        p = parent[row, v]
+        if p >= 0 and not severed[v] and side[p] < 0:
+            side[p] = sd
+            ints[0, p] = v
+            ints[1, p] = arc_up[row, v]        # v -> p
+            ints[2, p] = arc_down[row, v]      # p -> v
+            ints[3, tail] = p
+            tail += 1
+        pos = tin[row, v] + 1
+        end = tin[row, v] + size[row, v]
+        while pos < end:
+            c = pre[row, pos]
+            if not severed[c] and side[c] < 0:
+                side[c] = sd
+                ints[0, c] = v
+                ints[1, c] = arc_down[row, c]  # v -> c
+                ints[2, c] = arc_up[row, c]    # c -> v
+                ints[3, tail] = c
+                tail += 1
+            pos += size[row, c]
+        for k in range(len(ju)):
+            if ju[k] == v:
+                q, a_in, a_out = jz[k], juz[k], jzu[k]
+            elif jz[k] == v:
+                q, a_in, a_out = ju[k], jzu[k], juz[k]
+            else:
+                continue
+            if side[q] < 0:
+                side[q] = sd
+                ints[0, q] = v
+                ints[1, q] = a_in
+                ints[2, q] = a_out
+                ints[3, tail] = q
+                tail += 1
+    return tail
+
+
+@jit
+def _choose(row: int, x: int, y: int, s1: int, h1: int, s2: int, h2: int, peak: float, cut_xy: int, cut_yx: int,
+            top_arcs: Array, topv: Array, ju: Array, jz: Array, juz: Array, jzu: Array, cut: Array, total: Array,
+            ncab: Array, parent: Array, tin: Array, size: Array, pre: Array, own_s: Array, own_h: Array,
+            arc_up: Array, arc_down: Array, link_a: Array, link_b: Array, link_ab: Array, link_ba: Array,
+            side: Array, ints: Array, walk: Array, mmask: Array, severed: Array, bits: Array, marked: Array,
+            out_arc: Array, out_d: Array) -> int:
+    """Exchange.choose: the index of the link chosen (its ends oriented and the changes in
+    out_arc/out_d, the count first), -1: the joining link stays, -2: the sides' sums are
+    not the parts' (a bug)."""
+    for v in cut:
+        severed[v] = True
+    ntop = len(top_arcs)
+    for k in range(ntop):
+        bits[top_arcs[k]] = np.int64(1) << np.int64(k)
+    mid = _grow(x, 0, 0, row, parent, tin, size, pre, arc_up, arc_down, ju, jz, juz, jzu, severed, side, ints)
+    end = _grow(y, 1, mid, row, parent, tin, size, pre, arc_up, arc_down, ju, jz, juz, jzu, severed, side, ints)
+    # the sums beyond each switch from its next one (ints[4], ints[5]), leaves first
+    for i in range(end):
+        v = ints[3, i]
+        ints[4, v] = own_s[row, v]
+        ints[5, v] = own_h[row, v]
+    for i in range(end - 1, -1, -1):
+        v = ints[3, i]
+        p = ints[0, v]
+        if p >= 0:
+            ints[4, p] += ints[4, v]
+            ints[5, p] += ints[5, v]
+    ok = ints[4, x] == s1 and ints[5, x] == h1 and ints[4, y] == s2 and ints[5, y] == h2
+    # each switch's way: the largest load per cable on it after the exchange, the tracked
+    # arcs it changes (_Ways.way's steps, from its next switch's)
+    walk[0, x] = 0.0
+    walk[0, y] = 0.0
+    mmask[x] = 0
+    mmask[y] = 0
+    for i in range(end):
+        v = ints[3, i]
+        p = ints[0, v]
+        if p < 0:
+            continue
+        if side[v] == 0:
+            sr, hr, so, ho = s1, h1, s2, h2
+        else:
+            sr, hr, so, ho = s2, h2, s1, h1
+        sq = ints[4, v]
+        hq = ints[5, v]
+        down = (sr - sq) * (hq + ho) - (sr - sq + so) * hq        # on p -> v
+        up = (sq + so) * (hr - hq) - sq * (hr - hq + ho)          # on v -> p
+        walk[1, v] = down
+        walk[2, v] = up
+        pk = walk[0, p]
+        mk = mmask[p]
+        if down != 0:
+            a = ints[1, v]
+            val = _value(total[a] + down, ncab[a])
+            if val > pk:
+                pk = val
+            mk |= bits[a]
+        if up != 0:
+            a = ints[2, v]
+            val = _value(total[a] + up, ncab[a])
+            if val > pk:
+                pk = val
+            mk |= bits[a]
+        walk[0, v] = pk
+        mmask[v] = mk
+    # the joining link's own arcs change with every exchange
+    cut_local = 0.0
+    cut_mask = np.int64(0)
+    d = -s1 * h2
+    if d != 0:
+        cut_local = max(cut_local, _value(total[cut_xy] + d, ncab[cut_xy]))
+        cut_mask |= bits[cut_xy]
+    d = -s2 * h1
+    if d != 0:
+        cut_local = max(cut_local, _value(total[cut_yx] + d, ncab[cut_yx]))
+        cut_mask |= bits[cut_yx]
+    up = s1 * h2
+    down = s2 * h1
+    best = -1
+    best_p = 0.0
+    best_local = 0.0
+    best_a = -1
+    best_b = -1
+    for k in range(len(link_a) if ok else 0):
+        a = link_a[k]
+        b = link_b[k]
+        ab = link_ab[k]
+        ba = link_ba[k]
+        if side[a] < 0 or side[b] < 0 or side[a] == side[b] or ncab[ab] == 0:
+            continue
+        if (a == x and b == y) or (a == y and b == x):
+            continue
+        if side[a] == 1:                       # a on x's side, b on y's
+            a, b, ab, ba = b, a, ba, ab
+        new_ab = _value(total[ab] + up, ncab[ab])
+        new_ba = _value(total[ba] + down, ncab[ba])
+        if (up != 0 and new_ab >= peak) or (down != 0 and new_ba >= peak):
+            continue
+        local = cut_local
+        mask = cut_mask
+        if up != 0:
+            if new_ab > local:
+                local = new_ab
+            mask |= bits[ab]
+        if down != 0:
+            if new_ba > local:
+                local = new_ba
+            mask |= bits[ba]
+        if walk[0, a] > local:
+            local = walk[0, a]
+        if walk[0, b] > local:
+            local = walk[0, b]
+        mask |= mmask[a] | mmask[b]
+        n = 0
+        while n < ntop and (mask >> np.int64(n)) & 1:
+            n += 1
+        if n < ntop:
+            p = topv[n] if topv[n] > local else local
+        else:                                  # every tracked arc changes: the max off the changed ones
+            _mark(a, b, x, y, ab, ba, up, down, cut_xy, cut_yx, s1, h1, s2, h2, ints, walk, marked, True)
+            p = local
+            for i in range(len(total)):
+                if not marked[i]:
+                    val = _value(total[i], ncab[i])
+                    if val > p:
+                        p = val
+            _mark(a, b, x, y, ab, ba, up, down, cut_xy, cut_yx, s1, h1, s2, h2, ints, walk, marked, False)
+        if best < 0 or p < best_p or (p == best_p and local < best_local):
+            best, best_p, best_local, best_a, best_b = k, p, local, a, b
+    # reset the scratch
+    for k in range(ntop):
+        bits[top_arcs[k]] = 0
+    for v in cut:
+        severed[v] = False
+    for i in range(end):
+        side[ints[3, i]] = -1
+    if not ok:
+        return -2
+    if best < 0 or not best_p < peak:          # the joining link wins every tie
+        return -1
+    # the changes, in _Ways.changes' order
+    n = 0
+    a_arc = link_ab[best] if link_a[best] == best_a else link_ba[best]
+    b_arc = link_ba[best] if link_a[best] == best_a else link_ab[best]
+    for arc, d in ((cut_xy, -s1 * h2), (cut_yx, -s2 * h1), (a_arc, up), (b_arc, down)):
+        if d != 0:
+            n += 1
+            out_arc[n] = arc
+            out_d[n] = d
+    for q, r in ((best_a, x), (best_b, y)):
+        while q != r:
+            if walk[1, q] != 0:
+                n += 1
+                out_arc[n] = ints[1, q]
+                out_d[n] = walk[1, q]
+            if walk[2, q] != 0:
+                n += 1
+                out_arc[n] = ints[2, q]
+                out_d[n] = walk[2, q]
+            q = ints[0, q]
+    out_arc[0] = n
+    return best
+
+
+@jit
+def _mark(a: int, b: int, x: int, y: int, ab: int, ba: int, up: int, down: int, cut_xy: int, cut_yx: int,
+          s1: int, h1: int, s2: int, h2: int, ints: Array, walk: Array, marked: Array, on: bool) -> None:
+    """Mark (or clear) the arcs an exchange of x-y for a-b changes (those of a nonzero
+    change): the scan of every other arc then finds the max off them (trial_peak)."""
+    if s1 * h2 != 0:
+        marked[cut_xy] = on
+    if s2 * h1 != 0:
+        marked[cut_yx] = on
+    if up != 0:
+        marked[ab] = on
+    if down != 0:
+        marked[ba] = on
+    for q, r in ((a, x), (b, y)):
+        while q != r:
+            if walk[1, q] != 0:
+                marked[ints[1, q]] = on
+            if walk[2, q] != 0:
+                marked[ints[2, q]] = on
+            q = ints[0, q]
