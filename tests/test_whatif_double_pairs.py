@@ -3,14 +3,15 @@ pair+pair doubles, issue 40), against `repair` itself on random small fabrics an
 (hypothesis): the same max load per cable and load on every arc; where the preorder's shortcut (`DeadPairs._join`)
 answers, the links `repair_tree` adds, and the joined tree's loads (`_Joined.changed`, only
 on the links whose sides changed) those of `tree_arc_loads`; with the trees that lose one
-link mended interpreted and compiled (routing/whatif/pairs_kernel.py)."""
+link mended interpreted and compiled (routing/whatif/pairs_kernel.py), and the trees that lose
+more exchanged interpreted and compiled (routing/whatif/switches_kernel.py Exchange)."""
 
 from __future__ import annotations
 
 import random
 
 from fabrics import random_graph, random_spanning_tree
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vlanroute.bundle.failures import Failures
@@ -26,6 +27,8 @@ from vlanroute.routing.whatif.pairs import RootedTree
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 100_000), st.integers(5, 12), st.integers(1, 6), st.integers(1, 3), st.booleans(),
        st.booleans())
+@example(15, 10, 3, 3, False, True)     # a tree joined by repair_tree changes the loads before a compiled exchange
+@example(25, 10, 3, 3, False, True)
 def test_dead_pairs_give_repairs_max_load(seed: int, n: int, k: int, dead: int, parallel: bool, kernel: bool) -> None:
     # kernel: the trees with one dead link mended compiled (routing/whatif/pairs_kernel.py)
     rng = random.Random(seed)

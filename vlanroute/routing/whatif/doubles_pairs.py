@@ -44,6 +44,8 @@ from vlanroute.routing.whatif.pairs import Book, Crossing, RootedTree, cheapest,
 
 if TYPE_CHECKING:
     from vlanroute.routing.whatif.pairs_kernel import Rooted
+    from vlanroute.routing.whatif.switches import Raw
+    from vlanroute.routing.whatif.switches_kernel import Exchange
 
 
 class DeadPairs:
@@ -90,6 +92,7 @@ class DeadPairs:
         # hosts below each switch (small: the 32x32 torus has 512 trees of 1,024 switches)
         self._kept: dict[int, tuple[dict[str, int], list[int]]] = {}
         self.compiled: Rooted | None = None
+        self._exchange: Exchange | None = None          # made from compiled when first needed
         if kernel and shared is not None and shared.arcs == self.arcs and shared.links == self.crossing.links:
             self.compiled = shared
         elif kernel:
@@ -222,24 +225,49 @@ class DeadPairs:
         heapq.heapify(heap)
         loads = LoadBook(fabric, senders_of, {}, dict(zip(names, book.total)),
                          cables=dict(zip(names, ncab)), heap=heap)
+        raw = None
+        if self.compiled is not None:          # the exchanges compiled (switches_kernel.Exchange)
+            from vlanroute.routing.whatif.switches import Raw
+            from vlanroute.routing.whatif.switches_kernel import Exchange     # imports numba: only here
+            if self._exchange is None:
+                self._exchange = Exchange(self.compiled)
+            raw = Raw(self._exchange, np.array(book.total, dtype=np.float64), np.array(ncab, dtype=np.float64),
+                      arcs)
         for vid, added in movable:
-            self._improve(vid, new[vid], added, shape.get(vid), fabric, adj, loads, dead_index)
+            self._improve(vid, new[vid], added, shape.get(vid), fabric, adj, loads, dead_index, raw)
         self.last = loads.total
         return loads.max_load()
 
     def _improve(self, vid: int, links: frozenset[Link], added: list[Link], jn: _Joined | None, fabric: Degraded,
-                 adj: Mapping[str, list[str]], loads: LoadBook, dead_index: list[int]) -> None:
+                 adj: Mapping[str, list[str]], loads: LoadBook, dead_index: list[int], raw: Raw | None = None
+                 ) -> None:
         """improve_tree(vid, links, added, ...) without the deadlock guard, each step from
         the joined tree jn's parts while the tree is still jn (improve_tree roots the whole
-        tree per added link): the same candidates, prices and choice."""
+        tree per added link): the same candidates, prices and choice. raw: the loads as an
+        array for the compiled exchange (switches_kernel.Exchange), which needs only the
+        dead links' lower ends and the links added, so it prices every step of jn's tree."""
         current = links
+        joins = list(added)
         for cut in added:
             if cut not in current:
                 continue
             if jn is None:
                 current, _ = improve_tree(vid, current, [cut], fabric, adj, loads, None)
+                if raw is not None:
+                    raw.read(loads)            # improve_tree changed the book behind the array
                 continue
             if keeps_the_cut(current, cut, loads, adj):
+                continue
+            if raw is not None:
+                peak, _ = raw.at_peak(loads)
+                got = raw.exchange.choose(vid, cut[0], cut[1], None, peak, raw.top(loads), joins, jn.lows,
+                                          raw.total, raw.ncab)
+                if got is not None:
+                    new, delta = got
+                    current = current - {cut} | {new}
+                    loads.add(vid, delta)
+                    raw.took(delta, loads)
+                    joins = [new if j == cut else j for j in joins]
                 continue
             options = self._options(vid, jn, cut, loads, dead_index)
             if not options:

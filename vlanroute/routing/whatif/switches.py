@@ -784,7 +784,7 @@ class Cuts:
         prices every live link across the cut."""
         x, y = cut
         u0, z0, _, i0 = next(j for j in self.joins if {j[0], j[1]} == {x, y})
-        peak, hot = book.at_peak()
+        peak, hot = raw.at_peak(book)
         if peak <= 0:
             return None
         for a, b in hot:
@@ -794,8 +794,8 @@ class Cuts:
         S2, H2 = self.totals
         bs, bh = self.below[i0]
         s2, h2 = (bs, bh) if y == z0 else (S2 - bs, H2 - bh)      # y's side
-        return raw.exchange.choose(self.t.vid, x, y, (S2 - s2, H2 - h2, s2, h2), peak, book.top(TOP), self.joins,
-                                   self.severed(), raw.total, raw.ncab)
+        return raw.exchange.choose(self.t.vid, x, y, (S2 - s2, H2 - h2, s2, h2), peak, raw.top(book),
+                                   [(u, z) for u, z, _, _ in self.joins], self.severed(), raw.total, raw.ncab)
 
     def severed(self) -> list[str]:
         """The lower end of every link of the intact tree that the failure took."""
@@ -921,15 +921,35 @@ class Cuts:
 
 
 class Raw:
-    """The book's raw loads as an array (by arc number), for the compiled exchange."""
+    """The book's raw loads as an array (by arc number), for the compiled exchange, and its
+    max load, the arcs at it and its most loaded arcs, kept until the book changes."""
 
     def __init__(self, exchange: Exchange, total: np.ndarray, ncab: np.ndarray, arcs: Mapping[Arc, int]) -> None:
         self.exchange, self.total, self.ncab, self.arcs = exchange, total, ncab, arcs
+        self._peak: tuple[float, list[Arc]] | None = None
+        self._top: list[tuple[float, Arc]] | None = None
 
     def took(self, delta: Mapping[Arc, float], book: LoadBook) -> None:
         """The book took these changes: copy its new loads."""
         for a in delta:
             self.total[self.arcs[a]] = book.total[a]
+        self._peak = self._top = None
+
+    def read(self, book: LoadBook) -> None:
+        """Every load again from the book, which changed by other means."""
+        for a, i in self.arcs.items():
+            self.total[i] = book.total[a]
+        self._peak = self._top = None
+
+    def at_peak(self, book: LoadBook) -> tuple[float, list[Arc]]:
+        if self._peak is None:
+            self._peak = book.at_peak()
+        return self._peak
+
+    def top(self, book: LoadBook) -> list[tuple[float, Arc]]:
+        if self._top is None:
+            self._top = book.top(TOP)
+        return self._top
 
 
 def join_parts(across: list[tuple[str, int, str, int, int]], first: int, count: int

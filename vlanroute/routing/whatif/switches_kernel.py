@@ -192,27 +192,28 @@ class Exchange:
         self.out_arc = np.zeros(2 * n + 4, dtype=np.int64)
         self.out_d = np.zeros(2 * n + 4, dtype=np.float64)
 
-    def choose(self, vid: int, x: str, y: str, sums: tuple[int, int, int, int], peak: float,
-               top: Sequence[tuple[float, tuple[str, str]]], joins: Sequence[tuple[str, str, int, int]],
+    def choose(self, vid: int, x: str, y: str, sums: tuple[int, int, int, int] | None, peak: float,
+               top: Sequence[tuple[float, tuple[str, str]]], joins: Sequence[tuple[str, str]],
                severed: Sequence[str], total: np.ndarray, ncab: np.ndarray
                ) -> tuple[tuple[str, str], dict[tuple[str, str], float]] | None:
         """The link that replaces x-y and the raw load changes (Cuts._exchange's), or None:
-        x-y stays. sums: senders and hosts on x's side, then y's; peak: the fabric's max load
-        per cable; top: the book's most loaded arcs (LoadBook.top); joins: the tree's
-        joining links, x-y among them; severed: the lower end of every dead tree link;
-        total, ncab: each arc's raw load now and its cables."""
+        x-y stays. sums: senders and hosts on x's side, then y's (checked against the
+        search's), or None: the search's; peak: the fabric's max load per cable; top: the
+        book's most loaded arcs (LoadBook.top); joins: the links added to the tree, x-y
+        among them; severed: the lower end of every dead tree link; total, ncab: each arc's
+        raw load now and its cables."""
         r = self.rooted
         number, arcs = r.number, r.arcs
         top = top[:self.tracked] if self.tracked is not None else top
         top_arcs = np.array([arcs[a] for _, a in top], dtype=np.int64)
         topv = np.array([v for v, _ in top], dtype=np.float64)
-        live = [(u, z) for u, z, _, _ in joins if {u, z} != {x, y}]
+        live = [(u, z) for u, z in joins if {u, z} != {x, y}]
         ju = np.array([number[u] for u, _ in live], dtype=np.int64)
         jz = np.array([number[z] for _, z in live], dtype=np.int64)
         juz = np.array([arcs[(u, z)] for u, z in live], dtype=np.int64)
         jzu = np.array([arcs[(z, u)] for u, z in live], dtype=np.int64)
         cut = np.array([number[v] for v in severed], dtype=np.int64)
-        s1, h1, s2, h2 = sums
+        s1, h1, s2, h2 = sums if sums is not None else (-1, -1, -1, -1)
         row = r.row[vid]
         got = _choose(row, number[x], number[y], s1, h1, s2, h2, peak, arcs[(x, y)], arcs[(y, x)], top_arcs, topv,
                       ju, jz, juz, jzu, cut, total, ncab, r.parent, r.tin, r.size, r.pre, self.own_s, self.own_h,
@@ -311,6 +312,8 @@ def _choose(row: int, x: int, y: int, s1: int, h1: int, s2: int, h2: int, peak: 
         if p >= 0:
             ints[4, p] += ints[4, v]
             ints[5, p] += ints[5, v]
+    if s1 < 0:                                 # the sides' sums not given: the search's
+        s1, h1, s2, h2 = ints[4, x], ints[5, x], ints[4, y], ints[5, y]
     ok = ints[4, x] == s1 and ints[5, x] == h1 and ints[4, y] == s2 and ints[5, y] == h2
     # each switch's way: the largest load per cable on it after the exchange, the tracked
     # arcs it changes (_Ways.way's steps, from its next switch's)
