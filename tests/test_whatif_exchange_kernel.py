@@ -1,8 +1,9 @@
 """The compiled exchange of a joining link (routing/whatif/switches_kernel.py Exchange) against
 the interpreted one (routing/whatif/switches.py Cuts._exchange, itself checked against
 improve_tree in test_whatif_speedups.py and against `repair` in
-test_whatif_doubles_switches.py) on random fabrics (hypothesis): for every dead switch, and
-for doubles (two dead switches, a dead switch and a dead pair), the max load per cable, the
+test_whatif_doubles_switches.py) on random fabrics (hypothesis), alone and with a dead
+switch's common trees joined compiled too (switches_kernel.OneKid.join_all): for every dead
+switch, and for doubles (two dead switches, a dead switch and a dead pair), the max load per cable, the
 links added, the max load and the arcs at it after every exchange (SwitchIndex.trace) and
 the repaired trees must be equal. The cables run in parallel, the trees carry host shares,
 and the kernel may track a single most loaded arc, so that candidates take its scan of
@@ -24,12 +25,14 @@ from vlanroute.routing.whatif.doubles_switches import double_failure
 from vlanroute.routing.whatif.pairs import RootedTree
 from vlanroute.routing.whatif.pairs_kernel import Rooted
 from vlanroute.routing.whatif.switches import SwitchIndex
-from vlanroute.routing.whatif.switches_kernel import Exchange
+from vlanroute.routing.whatif.switches_kernel import Exchange, OneKid
 
 
-def _indexes(seed: int, n: int, k: int, parallel: bool, shares: bool, tracked: int | None
+def _indexes(seed: int, n: int, k: int, parallel: bool, shares: bool, tracked: int | None, one_kid: bool = False
              ) -> tuple[SwitchIndex, SwitchIndex, dict[tuple[str, str], int], list[str], list[Exchange]]:
-    """The same plan's index twice: interpreted, and with the compiled exchange (counted)."""
+    """The same plan's index twice: interpreted, and with the compiled exchange (counted);
+    one_kid: the second also joins its common trees compiled (OneKid, all of a dead
+    switch's at once: join_all)."""
     rng = random.Random(seed)
     g = random_graph(rng, n)
     cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
@@ -49,6 +52,8 @@ def _indexes(seed: int, n: int, k: int, parallel: bool, shares: bool, tracked: i
     arrays = Rooted(rooted, arcs, sorted(cables), set(switches), base_total)
     assert arrays.usable
     compiled.exchange = _Counted(arrays, tracked)
+    if one_kid:
+        compiled.kernel = OneKid(arrays, compiled.adj, compiled.rank, arcs)
     return plain, compiled, cables, switches, [compiled.exchange]
 
 
@@ -65,10 +70,11 @@ class _Counted(Exchange):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(5, 12), st.integers(1, 5), st.booleans(), st.booleans(),
-       st.sampled_from([None, 1, 2]))
+       st.sampled_from([None, 1, 2]), st.booleans())
 def test_a_dead_switchs_compiled_exchanges_equal_the_interpreted(seed: int, n: int, k: int, parallel: bool,
-                                                                  shares: bool, tracked: int | None) -> None:
-    plain, compiled, cables, switches, _ = _indexes(seed, n, k, parallel, shares, tracked)
+                                                                  shares: bool, tracked: int | None,
+                                                                  one_kid: bool) -> None:
+    plain, compiled, cables, switches, _ = _indexes(seed, n, k, parallel, shares, tracked, one_kid)
     for w in switches:
         plain.trace, compiled.trace = [], []
         assert compiled.switch_failure(w, cables) == plain.switch_failure(w, cables), w
@@ -103,7 +109,8 @@ def test_the_compiled_exchange_chooses_links() -> None:
     _Counted.chosen = 0
     for seed in range(12):
         for tracked in (None, 1):
-            plain, compiled, cables, switches, _ = _indexes(seed, 10, 2, seed % 2 == 0, seed % 3 == 0, tracked)
+            plain, compiled, cables, switches, _ = _indexes(seed, 10, 2, seed % 2 == 0, seed % 3 == 0, tracked,
+                                                            seed % 2 == 1)
             for w in switches:
                 assert compiled.switch_failure(w, cables) == plain.switch_failure(w, cables)
     assert _Counted.chosen >= 20

@@ -143,8 +143,17 @@ class SwitchIndex:
             work = self._work[0] - hw * self._work[1]
         added = 0
         cuts: dict[int, Cuts] = {}
+        # the trees _one_kid joins, joined and corrected compiled in one call (the kernel's)
+        batch = self.kernel.join_all(self, w, hw, work) if self.kernel is not None and self.chains \
+            and isinstance(work, np.ndarray) else {}
         for t in self.trees:
-            got = self._tree(t, w, hw, work)
+            joined = batch.get(t.vid)
+            if joined is None:
+                got = self._tree(t, w, hw, work)
+            elif joined[1] is None:
+                return None                # no live link joins the two parts
+            else:
+                got = self._one_kid(t, self.rooted[t.vid], w, joined[0], hw, 0, work, (joined[1], joined[2]))
             if got is None:
                 return None
             added += len(got.joins)
@@ -336,7 +345,7 @@ class SwitchIndex:
         return [(us[e], ranks[e], zs[e], got_u[e], got_z[e]) for e in chosen]
 
     def _one_kid(self, t: Tree, rt: RootedTree, w: str, c: str, hw: int, sw: int,
-                 total: list[float] | np.ndarray) -> Cuts | None:
+                 total: list[float] | np.ndarray, joined: tuple[str, str] | None = None) -> Cuts | None:
         """_tree when w has a parent and one child c, and its two parts (c's subtree, the
         rest) differ in size (most trees): one join, from the larger part to the smaller.
         The arcs whose sides change lie on four chains, each with constant offsets (a, b)
@@ -345,7 +354,8 @@ class SwitchIndex:
         down (_tree's correction, expanded): from the join's end o outside w's subtree up to
         the first ancestor m of w (+ c's subtree: it hangs below o now), w's ancestors below
         m (- w's subtree), m and above (- w alone), from the join's end i in c's subtree up
-        to c (+ the rest of the tree, which hangs below i)."""
+        to c (+ the rest of the tree, which hangs below i). joined: the join (u, z), found and
+        corrected already (OneKid.join_all)."""
         arcs, adj, rank = self.arcs, self.adj, self.rank
         parent, s, h, tin, pre = rt.parent, rt.s, rt.h, rt.tin, rt.pre
         S, H = rt.S, rt.H
@@ -388,12 +398,13 @@ class SwitchIndex:
                 return pre[lo:hi]
             return pre[:wlo] + pre[whi:]
 
-        if self.kernel is not None and isinstance(total, np.ndarray):
+        if joined is None and self.kernel is not None and isinstance(total, np.ndarray):
             # the join and every correction below, compiled; the links across listed
             # only if an exchange is priced (Cuts.across)
             joined = self.kernel.join(t.vid, w, c, hw, sw, total)
             if joined is None:
                 return None
+        if joined is not None:
             u, z = joined
             hang = {u: [(bs, bh)], z: [(S2 - bs, H2 - bh)]}
             return Cuts(t, rt, w, [c], [(u, z, j, i)], nodes, hang, below, (S2, H2), first, size, None,

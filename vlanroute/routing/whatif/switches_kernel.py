@@ -16,10 +16,14 @@ Imported only where numba is (failures.use_kernel), as pairs_kernel.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vlanroute.routing.whatif.pairs_kernel import Array, Rooted, _value, jit
+
+if TYPE_CHECKING:
+    from vlanroute.routing.whatif.switches import SwitchIndex
 
 
 class OneKid:
@@ -29,6 +33,11 @@ class OneKid:
     def __init__(self, rooted: Rooted, adj: Mapping[str, list[str]], rank: Mapping[tuple[str, str], int],
                  arcs: Mapping[tuple[str, str], int]) -> None:
         self.rooted = rooted
+        self._index: SwitchIndex | None = None       # join_all's: the index its tables are of,
+        self._rows: np.ndarray | None = None         # each tree's row, w's children per row,
+        self._vids: list[int] = []                   # the trees where each switch sends
+        self._kids: np.ndarray = np.zeros((0, 0), dtype=np.int64)
+        self._sends: dict[str, np.ndarray] = {}
         number = rooted.number
         n = len(rooted.names)
         start = np.zeros(n + 1, dtype=np.int64)
@@ -46,6 +55,40 @@ class OneKid:
                 self.nb_arc[k] = arcs[(z, u)]
                 k += 1
 
+    def join_all(self, index: SwitchIndex, w: str, hw: int, total: np.ndarray
+                 ) -> dict[int, tuple[str, str | None, str]]:
+        """join() for every tree of index (in its order) that _tree hands to _one_kid and
+        where w sends nothing (those few run as before), in one call: by VLAN, w's child
+        and the join (u in the larger part, z; None, None: no live link joins the parts)."""
+        r = self.rooted
+        if self._rows is None or self._index is not index:
+            self._index = index
+            self._rows = np.array([r.row[t.vid] for t in index.trees], dtype=np.int64)
+            self._vids = [t.vid for t in index.trees]
+            kids = np.zeros_like(r.parent)
+            rows, nodes = np.nonzero(r.parent >= 0)
+            np.add.at(kids, (rows, r.parent[rows, nodes]), 1)
+            self._kids = kids
+            self._sends = {}
+        sends = self._sends.get(w)
+        if sends is None:
+            sends = self._sends[w] = np.array([index.senders[v].get(w, 0) != 0 for v in self._vids], dtype=np.bool_)
+        rows = self._rows
+        iw = r.number[w]
+        first = r.tin[rows, iw] + 1                  # w's only child comes right after it in preorder
+        alone = (r.parent[rows, iw] >= 0) & (self._kids[rows, iw] == 1) & ~sends
+        c = r.pre[rows, np.minimum(first, r.pre.shape[1] - 1)]
+        alone &= 2 * r.size[rows, c] != r.count[rows] - 1
+        at = np.flatnonzero(alone)
+        out = np.zeros((2, len(at)), dtype=np.int64)
+        _one_kid_all(rows[at], c[at], iw, hw, total, out, r.parent, r.tin, r.size, r.s, r.h, r.arc_up, r.arc_down,
+                     r.pre, r.count, r.total_s, r.total_h, self.start, self.nb, self.nb_rank, self.nb_arc)
+        names, vids = r.names, self._vids
+        got: dict[int, tuple[str, str | None, str]] = {}
+        for i, ci, u, z in zip(at.tolist(), c[at].tolist(), out[0].tolist(), out[1].tolist()):
+            got[vids[i]] = (names[ci], names[u] if u >= 0 else None, names[z] if z >= 0 else "")
+        return got
+
     def join(self, vid: int, w: str, c: str, hw: int, sw: int, total: np.ndarray) -> tuple[str, str] | None:
         """_one_kid's join (u in the larger part, z in the smaller) and its corrections of
         total (changed in place); None when no live link joins the two parts."""
@@ -56,6 +99,18 @@ class OneKid:
         if got[0] < 0:
             return None
         return r.names[got[0]], r.names[got[1]]
+
+
+@jit
+def _one_kid_all(rows: Array, cs: Array, w: int, hw: int, total: Array, out: Array, parent: Array, tin: Array,
+                 size: Array, s: Array, h: Array, arc_up: Array, arc_down: Array, pre: Array, count: Array,
+                 total_s: Array, total_h: Array, start: Array, nb: Array, nb_rank: Array, nb_arc: Array) -> None:
+    """_one_kid for every row (w's child cs[k], w sending nothing there): the joins in out."""
+    for k in range(len(rows)):
+        u, z = _one_kid(rows[k], w, cs[k], hw, 0, total, parent, tin, size, s, h, arc_up, arc_down, pre, count,
+                        total_s, total_h, start, nb, nb_rank, nb_arc)
+        out[0, k] = u
+        out[1, k] = z
 
 
 @jit
