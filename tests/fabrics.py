@@ -1,7 +1,8 @@
 """The fabrics of issue 23 (and others of their kinds) as (Topology, hosts per switch),
 built from networkx graphs here, and the greedy baseline a default plan must match.
 Shared by tests/test_optimum.py, test_acyclic.py, test_default_choice.py and bench/quality.py;
-random_spanning_tree and random_graph by the what-if's and the repair's tests."""
+random_spanning_tree and random_graph by the what-if's and the repair's tests, random_plan
+and switch_index by the dead switches' tests."""
 
 from __future__ import annotations
 
@@ -10,9 +11,13 @@ from collections import deque
 
 import networkx as nx
 
-from vlanroute.model.links import Arc
+from vlanroute.model.links import Arc, link
 from vlanroute.model.topology import Topology
+from vlanroute.routing.repair.loads import LoadBook
+from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.trees import ParentMap, Splits, arc_loads, source_arc_loads
+from vlanroute.routing.whatif.pairs import RootedTree
+from vlanroute.routing.whatif.switches import SwitchIndex
 
 
 def random_graph(seed: int | random.Random, n: int) -> nx.Graph:
@@ -157,3 +162,31 @@ def random_hosts_and_groups(rng: random.Random, g: nx.Graph, parallel: bool, hos
     for s in names:
         groups[rng.randrange(k)].append(s)
     return cables, hosts, groups
+
+
+def random_plan(seed: int, n: int, k: int, parallel: bool, shares: bool
+            ) -> tuple[nx.Graph, dict[tuple[str, str], int], dict[str, int], list[Tree]]:
+    """A random graph (random_graph), its cables (1 or 2 per pair when parallel), 1 to 3
+    hosts per switch and k trees over it, each spanning every switch (the dead switch's
+    fast path's case), their sources some of the group's switches (shares: some sending
+    only part of their hosts)."""
+    rng = random.Random(seed)
+    g = random_graph(rng, n)
+    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
+    switches = sorted(g.nodes)
+    hosts = {s: rng.choice((1, 2, 3)) for s in switches}
+    trees = []
+    for vid, group in enumerate([switches[i::k] for i in range(k)], start=101):
+        part = tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if shares and rng.random() < 0.3)
+        trees.append(Tree(vid, tuple(group), random_spanning_tree(g, rng), part))
+    return g, cables, hosts, trees
+
+
+def switch_index(cables: dict[tuple[str, str], int], hosts: dict[str, int], trees: list[Tree]) -> SwitchIndex:
+    """The dead switches' index (routing/whatif/switches.py) of such a plan."""
+    intact = Degraded(cables, frozenset(), hosts)
+    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
+    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
+    rooted = {t.vid: RootedTree(t, hosts) for t in trees}
+    return SwitchIndex(trees, rooted, arcs, [base.total.get(a, 0.0) for a in arcs],
+                       [cables[link(*a)] for a in arcs], intact.adjacency(), hosts, sorted(hosts))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
-from fabrics import random_graph, random_spanning_tree
+from fabrics import random_plan, switch_index
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -21,34 +21,8 @@ from vlanroute.bundle.failures import Failures
 from vlanroute.bundle.guarantees import Fabric, Policy
 from vlanroute.model.links import link
 from vlanroute.routing.repair.engine import repair
-from vlanroute.routing.repair.loads import LoadBook
-from vlanroute.routing.repair.model import Degraded, Tree
+from vlanroute.routing.repair.model import Degraded
 from vlanroute.routing.whatif.doubles_switches import double_failure
-from vlanroute.routing.whatif.pairs import RootedTree
-from vlanroute.routing.whatif.switches import SwitchIndex
-
-
-def _fabric(seed: int, n: int, k: int, parallel: bool, shares: bool
-            ) -> tuple[nx.Graph, dict[tuple[str, str], int], dict[str, int], list[Tree]]:
-    rng = random.Random(seed)
-    g = random_graph(rng, n)
-    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
-    switches = sorted(g.nodes)
-    hosts = {s: rng.choice((1, 2, 3)) for s in switches}
-    trees = []
-    for vid, group in enumerate([switches[i::k] for i in range(k)], start=101):
-        part = tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if shares and rng.random() < 0.3)
-        trees.append(Tree(vid, tuple(group), random_spanning_tree(g, rng), part))
-    return g, cables, hosts, trees
-
-
-def _index(cables: dict[tuple[str, str], int], hosts: dict[str, int], trees: list[Tree]) -> SwitchIndex:
-    intact = Degraded(cables, frozenset(), hosts)
-    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
-    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
-    rooted = {t.vid: RootedTree(t, hosts) for t in trees}
-    return SwitchIndex(trees, rooted, arcs, [base.total.get(a, 0.0) for a in arcs],
-                       [cables[link(*a)] for a in arcs], intact.adjacency(), hosts, sorted(hosts))
 
 
 def _doubles(g: nx.Graph, rng: random.Random, count: int) -> list[tuple[tuple[str, ...], tuple[str, str] | None]]:
@@ -75,8 +49,8 @@ def test_doubles_with_a_dead_switch_equal_repair(seed: int, n: int, k: int, para
     """double_failure gives repair's max load and links added, or None (then whatif runs
     repair itself); on these plans (every tree spans every switch, hosts everywhere) it
     answers whenever repair mends every tree."""
-    g, cables, hosts, trees = _fabric(seed, n, k, parallel, shares)
-    index, vector = _index(cables, hosts, trees), _index(cables, hosts, trees)
+    g, cables, hosts, trees = random_plan(seed, n, k, parallel, shares)
+    index, vector = switch_index(cables, hosts, trees), switch_index(cables, hosts, trees)
     vector.many = 0                     # every part's links found with numpy (_across)
     rng = random.Random(seed + 1)
     for dead, pair in _doubles(g, rng, 6):
@@ -98,7 +72,7 @@ def test_doubles_with_a_dead_switch_equal_repair(seed: int, n: int, k: int, para
 def test_fabric_price_of_doubles_with_a_dead_switch(seed: int, n: int, k: int) -> None:
     """Fabric.price (what whatif runs for each sampled double) through the fast path gives
     every field of the verdict it gives with repair's own figures."""
-    g, cables, hosts, trees = _fabric(seed, n, k, False, False)
+    g, cables, hosts, trees = random_plan(seed, n, k, False, False)
     host_list = [(f"h{s}-{i}", s) for s in sorted(hosts) for i in range(hosts[s])]
     policy = Policy("auto", frozenset({"pair", "switch"}), ("repair",))
     fab = Fabric(sorted(g.nodes), list(cables), host_list, trees, False, policy, False, lambda: None)  # type: ignore[arg-type,return-value]

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import random
 
-from fabrics import random_graph, random_spanning_tree
+from fabrics import random_plan, switch_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlanroute.model.links import link
-from vlanroute.routing.repair.loads import LoadBook
-from vlanroute.routing.repair.model import Degraded, Tree
 from vlanroute.routing.whatif.doubles_switches import double_failure
-from vlanroute.routing.whatif.pairs import RootedTree
 from vlanroute.routing.whatif.pairs_kernel import Rooted
 from vlanroute.routing.whatif.switches import SwitchIndex
 from vlanroute.routing.whatif.switches_kernel import Exchange, OneKid
@@ -33,27 +29,14 @@ def _indexes(seed: int, n: int, k: int, parallel: bool, shares: bool, tracked: i
     """The same plan's index twice: interpreted, and with the compiled exchange (counted);
     one_kid: the second also joins its common trees compiled (OneKid, all of a dead
     switch's at once: join_all)."""
-    rng = random.Random(seed)
-    g = random_graph(rng, n)
-    cables = {link(a, b): rng.choice((1, 2)) if parallel else 1 for a, b in g.edges}
+    g, cables, hosts, trees = random_plan(seed, n, k, parallel, shares)
+    plain, compiled = switch_index(cables, hosts, trees), switch_index(cables, hosts, trees)
     switches = sorted(g.nodes)
-    hosts = {s: rng.choice((1, 2, 4)) for s in switches}
-    trees = []
-    for vid, group in enumerate([switches[i::k] for i in range(k)], start=101):
-        part = tuple((s, rng.randrange(0, hosts[s] + 1)) for s in group if shares and rng.random() < 0.4)
-        trees.append(Tree(vid, tuple(group), random_spanning_tree(g, rng), part))
-    rooted = {t.vid: RootedTree(t, hosts) for t in trees}
-    intact = Degraded(cables, frozenset(), hosts)
-    base = LoadBook.of({t.vid: t.links for t in trees}, {t.vid: t.senders(hosts) for t in trees}, intact)
-    arcs = {x: i for i, x in enumerate(a for (u, v) in cables for a in ((u, v), (v, u)))}
-    base_total = [base.total.get(a, 0.0) for a in arcs]
-    plain, compiled = (SwitchIndex(trees, rooted, arcs, base_total, [cables[link(*a)] for a in arcs],
-                                   intact.adjacency(), hosts, switches) for _ in range(2))
-    arrays = Rooted(rooted, arcs, sorted(cables), set(switches), base_total)
+    arrays = Rooted(compiled.rooted, compiled.arcs, sorted(cables), set(switches), compiled.base_total)
     assert arrays.usable
     compiled.exchange = _Counted(arrays, tracked)
     if one_kid:
-        compiled.kernel = OneKid(arrays, compiled.adj, compiled.rank, arcs)
+        compiled.kernel = OneKid(arrays, compiled.adj, compiled.rank, compiled.arcs)
     return plain, compiled, cables, switches, [compiled.exchange]
 
 

@@ -304,23 +304,13 @@ def _grow(root: int, sd: int, at: int, row: int, parent: Array, tin: Array, size
         head += 1
         p = parent[row, v]
         if p >= 0 and not severed[v] and side[p] < 0:
-            side[p] = sd
-            ints[0, p] = v
-            ints[1, p] = arc_up[row, v]        # v -> p
-            ints[2, p] = arc_down[row, v]      # p -> v
-            ints[3, tail] = p
-            tail += 1
+            tail = _reach(p, v, arc_up[row, v], arc_down[row, v], sd, tail, side, ints)
         pos = tin[row, v] + 1
         end = tin[row, v] + size[row, v]
         while pos < end:
             c = pre[row, pos]
             if not severed[c] and side[c] < 0:
-                side[c] = sd
-                ints[0, c] = v
-                ints[1, c] = arc_down[row, c]  # v -> c
-                ints[2, c] = arc_up[row, c]    # c -> v
-                ints[3, tail] = c
-                tail += 1
+                tail = _reach(c, v, arc_down[row, c], arc_up[row, c], sd, tail, side, ints)
             pos += size[row, c]
         for k in range(len(ju)):
             if ju[k] == v:
@@ -330,13 +320,20 @@ def _grow(root: int, sd: int, at: int, row: int, parent: Array, tin: Array, size
             else:
                 continue
             if side[q] < 0:
-                side[q] = sd
-                ints[0, q] = v
-                ints[1, q] = a_in
-                ints[2, q] = a_out
-                ints[3, tail] = q
-                tail += 1
+                tail = _reach(q, v, a_in, a_out, sd, tail, side, ints)
     return tail
+
+
+@jit
+def _reach(q: int, v: int, a_in: int, a_out: int, sd: int, tail: int, side: Array, ints: Array) -> int:
+    """_grow reaches q from v: its side, next switch, the arcs v -> q (in) and q -> v (out),
+    its place in the order; returns the position after it."""
+    side[q] = sd
+    ints[0, q] = v
+    ints[1, q] = a_in
+    ints[2, q] = a_out
+    ints[3, tail] = q
+    return tail + 1
 
 
 @jit
@@ -393,6 +390,8 @@ def _choose(row: int, x: int, y: int, s1: int, h1: int, s2: int, h2: int, peak: 
         walk[2, v] = up
         pk = walk[0, p]
         mk = mmask[p]
+        # written out for both arcs, as in pairs_kernel._walk: a helper returning the pair
+        # (peak, mask) slows the kernel there
         if down != 0:
             a = ints[1, v]
             val = _value(total[a] + down, ncab[a])
