@@ -147,13 +147,13 @@ class SwitchIndex:
         batch = self.kernel.join_all(self, w, hw, work) if self.kernel is not None and self.chains \
             and isinstance(work, np.ndarray) else {}
         for t in self.trees:
-            joined = batch.get(t.vid)
-            if joined is None:
+            done = batch.get(t.vid)
+            if done is None:
                 got = self._tree(t, w, hw, work)
-            elif joined[1] is None:
+            elif done[1] is None:
                 return None                # no live link joins the two parts
             else:
-                got = self._one_kid(t, self.rooted[t.vid], w, joined[0], hw, 0, work, (joined[1], joined[2]))
+                got = self._one_kid(t, self.rooted[t.vid], w, done[0], hw, 0, work, done[1])
             if got is None:
                 return None
             added += len(got.joins)

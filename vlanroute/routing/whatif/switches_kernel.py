@@ -56,10 +56,10 @@ class OneKid:
                 k += 1
 
     def join_all(self, index: SwitchIndex, w: str, hw: int, total: np.ndarray
-                 ) -> dict[int, tuple[str, str | None, str]]:
+                 ) -> dict[int, tuple[str, tuple[str, str] | None]]:
         """join() for every tree of index (in its order) that _tree hands to _one_kid and
         where w sends nothing (those few run as before), in one call: by VLAN, w's child
-        and the join (u in the larger part, z; None, None: no live link joins the parts)."""
+        and the join (u in the larger part, z), None where no live link joins the parts."""
         r = self.rooted
         if self._rows is None or self._index is not index:
             self._index = index
@@ -84,9 +84,9 @@ class OneKid:
         _one_kid_all(rows[at], c[at], iw, hw, total, out, r.parent, r.tin, r.size, r.s, r.h, r.arc_up, r.arc_down,
                      r.pre, r.count, r.total_s, r.total_h, self.start, self.nb, self.nb_rank, self.nb_arc)
         names, vids = r.names, self._vids
-        got: dict[int, tuple[str, str | None, str]] = {}
+        got: dict[int, tuple[str, tuple[str, str] | None]] = {}
         for i, ci, u, z in zip(at.tolist(), c[at].tolist(), out[0].tolist(), out[1].tolist()):
-            got[vids[i]] = (names[ci], names[u] if u >= 0 else None, names[z] if z >= 0 else "")
+            got[vids[i]] = (names[ci], (names[u], names[z]) if u >= 0 else None)
         return got
 
     def join(self, vid: int, w: str, c: str, hw: int, sw: int, total: np.ndarray) -> tuple[str, str] | None:
@@ -228,7 +228,7 @@ class Exchange:
         only to test the scan of every arc that follows when an exchange changes all of them)."""
         self.rooted = rooted
         self.tracked = tracked
-        k, n = rooted.s.shape
+        n = rooted.s.shape[1]
         # each switch's own senders and hosts per tree: its subtree's less its children's
         self.own_s, self.own_h = rooted.s.copy(), rooted.h.copy()
         rows, kids = np.nonzero(rooted.parent >= 0)
@@ -460,14 +460,17 @@ def _choose(row: int, x: int, y: int, s1: int, h1: int, s2: int, h2: int, peak: 
         if n < ntop:
             p = topv[n] if topv[n] > local else local
         else:                                  # every tracked arc changes: the max off the changed ones
-            _mark(a, b, x, y, ab, ba, up, down, cut_xy, cut_yx, s1, h1, s2, h2, ints, walk, marked, True)
+            changes = _changes(a, b, x, y, ab, ba, up, down, cut_xy, cut_yx, ints, walk, out_arc, out_d)
+            for i in range(1, changes + 1):
+                marked[out_arc[i]] = True
             p = local
             for i in range(len(total)):
                 if not marked[i]:
                     val = _value(total[i], ncab[i])
                     if val > p:
                         p = val
-            _mark(a, b, x, y, ab, ba, up, down, cut_xy, cut_yx, s1, h1, s2, h2, ints, walk, marked, False)
+            for i in range(1, changes + 1):
+                marked[out_arc[i]] = False
         if best < 0 or p < best_p or (p == best_p and local < best_local):
             best, best_p, best_local, best_a, best_b = k, p, local, a, b
     # reset the scratch
@@ -481,16 +484,25 @@ def _choose(row: int, x: int, y: int, s1: int, h1: int, s2: int, h2: int, peak: 
         return -2
     if best < 0 or not best_p < peak:          # the joining link wins every tie
         return -1
-    # the changes, in _Ways.changes' order
-    n = 0
     a_arc = link_ab[best] if link_a[best] == best_a else link_ba[best]
     b_arc = link_ba[best] if link_a[best] == best_a else link_ab[best]
-    for arc, d in ((cut_xy, -s1 * h2), (cut_yx, -s2 * h1), (a_arc, up), (b_arc, down)):
+    out_arc[0] = _changes(best_a, best_b, x, y, a_arc, b_arc, up, down, cut_xy, cut_yx, ints, walk, out_arc, out_d)
+    return best
+
+
+@jit
+def _changes(a: int, b: int, x: int, y: int, ab: int, ba: int, up: int, down: int, cut_xy: int, cut_yx: int,
+             ints: Array, walk: Array, out_arc: Array, out_d: Array) -> int:
+    """The nonzero load changes of exchanging x-y for a-b (a on x's side), in
+    _Ways.changes' order, into out_arc/out_d from position 1; returns how many. The cut's
+    arcs lose what the new link's take: up on x -> y and a -> b, down on y -> x and b -> a."""
+    n = 0
+    for arc, d in ((cut_xy, -up), (cut_yx, -down), (ab, up), (ba, down)):
         if d != 0:
             n += 1
             out_arc[n] = arc
             out_d[n] = d
-    for q, r in ((best_a, x), (best_b, y)):
+    for q, r in ((a, x), (b, y)):
         while q != r:
             if walk[1, q] != 0:
                 n += 1
@@ -501,27 +513,4 @@ def _choose(row: int, x: int, y: int, s1: int, h1: int, s2: int, h2: int, peak: 
                 out_arc[n] = ints[2, q]
                 out_d[n] = walk[2, q]
             q = ints[0, q]
-    out_arc[0] = n
-    return best
-
-
-@jit
-def _mark(a: int, b: int, x: int, y: int, ab: int, ba: int, up: int, down: int, cut_xy: int, cut_yx: int,
-          s1: int, h1: int, s2: int, h2: int, ints: Array, walk: Array, marked: Array, on: bool) -> None:
-    """Mark (or clear) the arcs an exchange of x-y for a-b changes (those of a nonzero
-    change): the scan of every other arc then finds the max off them (trial_peak)."""
-    if s1 * h2 != 0:
-        marked[cut_xy] = on
-    if s2 * h1 != 0:
-        marked[cut_yx] = on
-    if up != 0:
-        marked[ab] = on
-    if down != 0:
-        marked[ba] = on
-    for q, r in ((a, x), (b, y)):
-        while q != r:
-            if walk[1, q] != 0:
-                marked[ints[1, q]] = on
-            if walk[2, q] != 0:
-                marked[ints[2, q]] = on
-            q = ints[0, q]
+    return n
