@@ -135,6 +135,7 @@ def test_a_broken_numba_costs_the_compiled_path_with_one_warning(monkeypatch, ca
     import importlib.util
     import sys
 
+    from vlanroute.routing import jit
     from vlanroute.routing.whatif import failures
     rng = random.Random(3)
     g = random_graph(rng, 8)
@@ -142,13 +143,13 @@ def test_a_broken_numba_costs_the_compiled_path_with_one_warning(monkeypatch, ca
     monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
     monkeypatch.setattr(failures, "KERNEL_FROM", 0)
     found = importlib.util.find_spec("numba")
-    monkeypatch.setattr(failures.importlib.util, "find_spec", lambda name: found)   # "installed"
+    monkeypatch.setattr(jit.importlib.util, "find_spec", lambda name: found)        # "installed"
     monkeypatch.setitem(sys.modules, "numba", None)                                  # import fails
-    failures._numba_works.cache_clear()
+    jit.numba_works.cache_clear()
     try:
         assert not failures.use_kernel(trees) and not failures.use_kernel(trees)
     finally:
-        failures._numba_works.cache_clear()
-    warned = [r.getMessage() for r in caplog.records if r.name == failures.__name__]
+        jit.numba_works.cache_clear()
+    warned = [r.getMessage() for r in caplog.records if r.name == jit.__name__]
     assert len(warned) == 1 and "numba is installed but does not import" in warned[0]
     assert "VLANROUTE_NO_JIT=1" in warned[0] and "vlanroute[fast]" in warned[0]

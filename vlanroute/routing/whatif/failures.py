@@ -18,16 +18,13 @@ bound, which `repair` reports, needs a search from every switch per failure).
 
 from __future__ import annotations
 
-import functools
 import gc
-import importlib.util
-import logging
-import os
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vlanroute.model.links import link
+from vlanroute.routing.jit import compiled_allowed
 from vlanroute.routing.repair.engine import repair
 from vlanroute.routing.repair.guard import channel_cycle
 from vlanroute.routing.repair.loads import LoadBook
@@ -204,25 +201,7 @@ def _what_if(trees: list[Tree], cables: Mapping[Link, int], hosts: Mapping[str, 
 def use_kernel(trees: list[Tree]) -> bool:
     """The failures of this plan run compiled (pairs_kernel, switches_kernel): it has KERNEL_FROM tree
     links or more, numba is installed (the extra `fast`) and imports, and VLANROUTE_NO_JIT is not set."""
-    return (sum(len(t.links) for t in trees) >= KERNEL_FROM and not os.environ.get("VLANROUTE_NO_JIT")
-            and _numba_works())
-
-
-@functools.cache
-def _numba_works() -> bool:
-    """numba is installed and imports. A broken install (say numba built for another numpy)
-    costs the compiled path, with one warning on stderr, not the command."""
-    if importlib.util.find_spec("numba") is None:
-        return False
-    try:
-        import numba  # noqa: F401
-    except Exception as e:             # numba raises ImportError, and others on a bad llvmlite
-        logging.getLogger(__name__).warning(
-            "numba is installed but does not import (%s: %s): whatif runs interpreted, with the same "
-            "figures but slower. Reinstall it (pip install 'vlanroute[fast]'), or set VLANROUTE_NO_JIT=1 "
-            "to silence this.", type(e).__name__, e)
-        return False
-    return True
+    return sum(len(t.links) for t in trees) >= KERNEL_FROM and compiled_allowed()
 
 
 def _deadlock_after(trees: list[Tree], result: RepairResult, fabric: Degraded

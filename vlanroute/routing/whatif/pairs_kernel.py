@@ -28,18 +28,16 @@ cached on disk by numba for the next runs (0.3 s to load).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Mapping, Sequence
 
-import numba
 import numpy as np
 
+from vlanroute.routing.numba_jit import jit
 from vlanroute.routing.whatif.pairs import RootedTree
 
 TOP = 62             # the most loaded arcs tracked in the bit masks, as pairs.TOP
 TOP_MAX = 63         # bits of an int64 mask
 
-F = TypeVar("F", bound=Callable[..., Any])
 Array = np.ndarray       # the kernels' arrays: int64, float64 or bool, one or two dimensions
 
 
@@ -135,15 +133,6 @@ class Rooted:
                            self.s, self.h, self.arc_up, self.arc_down, self.pre, self.total_s, self.total_h,
                            self.count, self.covers, self.link_a, self.link_b, self.link_ab, self.link_ba,
                            self.end_start, self.end_link))
-
-
-def jit(f: F) -> F:
-    """numba.njit, cached on disk where numba finds a place for its cache (next to this
-    file, or the user's cache folder)."""
-    try:
-        return cast(F, numba.njit(cache=True)(f))
-    except RuntimeError:             # no cache locator: compiled on each run instead
-        return cast(F, numba.njit(f))
 
 
 @jit
