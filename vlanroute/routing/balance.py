@@ -14,11 +14,17 @@ fewer VLANs (two different spanning trees never fit in one VLAN).
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
+from vlanroute.routing.jit import compiled_allowed
 from vlanroute.routing.trees import (ParentMap, add_loads, adjacency, bfs_order, is_shortest_path_tree, reroot,
                                      source_arc_loads)
+
+# Switches from which the balanced trees are built compiled, where numba works: a 16x16
+# torus's take well under a second interpreted, a 32x32's 28 s (routing/balance_kernel.py).
+KERNEL_FROM = 256
 
 
 def balanced_tree(src: str, adj: dict[str, list[str]], dist: dict[str, int], hosts: dict[str, int],
@@ -75,6 +81,8 @@ def balanced_shortest_parents(topo: Topology, hosts: dict[str, int], rounds: int
     # Sources with hosts, most hosts first (they weigh most); switches without hosts still
     # get a tree (the parent map covers every switch) but carry no traffic.
     sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), order[s]))
+    if compiled(topo, g):
+        return _compiled_rounds(topo, adj, cables, hosts, sources, rounds, builder)
     dists = {s: nx.single_source_shortest_path_length(g, s) for s in sources}
     load: dict[Arc, float] = {}
     parents: dict[str, ParentMap] = {}
@@ -95,6 +103,41 @@ def balanced_shortest_parents(topo: Topology, hosts: dict[str, int], rounds: int
         best = (peak, dict(parents))
     assert best is not None
     return best[1]
+
+
+def compiled(topo: Topology, g: nx.Graph) -> bool:
+    """The balanced trees of this fabric are built compiled (routing/balance_kernel.py, the
+    same trees): KERNEL_FROM switches or more, connected, and numba works (routing/jit.py)."""
+    return len(topo.switches) >= KERNEL_FROM and compiled_allowed() and nx.is_connected(g)
+
+
+def _compiled_rounds(topo: Topology, adj: dict[str, list[str]], cables: dict[Arc, int], hosts: dict[str, int],
+                     sources: list[str], rounds: int, builder: str) -> dict[str, ParentMap]:
+    """`balanced_shortest_parents` by balance_kernel.balanced_rounds: the same parent maps,
+    their entries in the same order."""
+    from vlanroute.routing.balance_kernel import balanced_rounds
+    names = list(topo.switches)
+    index = {s: i for i, s in enumerate(names)}
+    n = len(names)
+    arcs = sorted(cables, key=lambda a: (index[a[0]], index[a[1]]))
+    arc_id = {a: i for i, a in enumerate(arcs)}
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    nbr: list[int] = []
+    arc_in: list[int] = []
+    for v in names:
+        for p in adj[v]:
+            nbr.append(index[p])
+            arc_in.append(arc_id[(p, v)])
+        ptr[index[v] + 1] = len(nbr)
+    best_parent, best_seq = balanced_rounds(
+        ptr, np.array(nbr, dtype=np.int64), np.array(arc_in, dtype=np.int64),
+        np.array([float(cables[a]) for a in arcs]), np.array([hosts.get(s, 0) for s in names], dtype=np.int64),
+        np.array([index[s] for s in sources], dtype=np.int64), rounds, builder == "bottom-up")
+    out: dict[str, ParentMap] = {}
+    for r, s in enumerate(sources):
+        row, made = best_parent[r].tolist(), best_seq[r].tolist()
+        out[s] = {names[v]: names[row[v]] for v in made if v >= 0}
+    return out
 
 
 def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, int]) -> dict[str, ParentMap] | None:
@@ -119,6 +162,7 @@ def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, 
     # sorted: a frozenset's order changes from run to run (string hashes), and the order of
     # the rerooted trees' entries steers the searches that start from them (budget, polish)
     adjs = {key: adjacency(sorted(key)) for key in trees}
+    spt = _ShortestTreeTest(topo, trees) if nx.is_connected(g) else None
     parents = dict(routing)
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}
     load: dict[Arc, float] = {}
@@ -134,10 +178,14 @@ def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, 
                 continue
             if len(adjs[key].get(s, ())) != degree[s]:
                 continue   # a shortest-path tree holds every link of its root
-            cand = reroot(adjs[key], s)
             if dist is None:
                 dist = nx.single_source_shortest_path_length(g, s)
-            if not is_shortest_path_tree(cand, s, dist):
+                if spt is not None:
+                    spt.source(dist)
+            if spt is not None and not spt.holds(key):
+                continue
+            cand = reroot(adjs[key], s)
+            if spt is None and not is_shortest_path_tree(cand, s, dist):
                 continue
             new = list(source_arc_loads(cand, s, hosts, bfs_order(cand, s)))
             add_loads(load, contrib[s], cables, -1.0)
@@ -153,3 +201,42 @@ def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, 
             add_loads(load, new, cables, -1.0)
             add_loads(load, contrib[s], cables, 1.0)
     return parents if moved else None
+
+
+class _ShortestTreeTest:
+    """Is a spanning tree a shortest-path tree from the current source? Without rerooting it.
+
+    A spanning tree is a shortest-path tree from s exactly when each of its links joins
+    switches whose hop distances from s differ by one and no switch is the farther end of
+    two of its links: then each switch but s has one tree neighbour one hop nearer, and
+    following it reaches s in as many hops as the switch's distance. (Conversely a
+    shortest-path tree's link from parent to child is one hop farther, each switch's
+    parent link once.) On a 1,024-switch fabric this is the difference between a dict walk
+    and a few array operations per candidate tree (`share_trees` tries about 28 per source).
+    """
+
+    def __init__(self, topo: Topology, trees: dict[frozenset[tuple[str, str]], list[str]]) -> None:
+        self.index = {s: i for i, s in enumerate(topo.switches)}
+        n = len(self.index)
+        self.links: dict[frozenset[tuple[str, str]], tuple[np.ndarray, np.ndarray] | None] = {}
+        for key in trees:
+            ends = np.array([(self.index[a], self.index[b]) for a, b in key], dtype=np.int64).reshape(-1, 2)
+            spans = len(key) == n - 1 and len(np.unique(ends)) == n
+            # a tree that does not span every switch is never one (the dict test agrees)
+            self.links[key] = (ends[:, 0], ends[:, 1]) if spans else None
+        self.dist = np.zeros(n, dtype=np.int64)
+
+    def source(self, dist: dict[str, int]) -> None:
+        """The hop distances from the next source (every switch: the fabric is connected)."""
+        for s, d in dist.items():
+            self.dist[self.index[s]] = d
+
+    def holds(self, key: frozenset[tuple[str, str]]) -> bool:
+        ends = self.links[key]
+        if ends is None:
+            return False
+        da, db = self.dist[ends[0]], self.dist[ends[1]]
+        if not bool(np.all(np.abs(da - db) == 1)):
+            return False
+        far = np.where(da > db, ends[0], ends[1])
+        return int(np.bincount(far).max(initial=0)) <= 1
