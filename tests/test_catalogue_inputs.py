@@ -405,6 +405,30 @@ def test_catalogue_traceback_nesting_depth_is_iterative() -> None:
     assert nesting_depth({"a": [1, {"b": 2}]}) == 3
 
 
+def _depth(value: object) -> int:
+    """The nesting depth by its definition, recursively (small values only)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(x) for x in (*value.keys(), *value.values())), default=0)
+    if isinstance(value, (list, tuple)):
+        return 1 + max((_depth(x) for x in value), default=0)
+    return 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3)
+                    | st.tuples(st.integers()),
+                    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3), kids, max_size=4),
+                    max_leaves=40),
+       st.integers(0, 12))
+def test_catalogue_traceback_nesting_depth_counts_as_defined(value: object, stop: int) -> None:
+    # the walk queues only lists and mappings; it must count as the definition does, and
+    # stop past `stop` at a depth above it
+    want = _depth(value)
+    assert nesting_depth(value) == want
+    got = nesting_depth(value, stop)
+    assert got == want if want <= stop else stop < got <= want
+
+
 @pytest.mark.parametrize("where", ["inventory", "hosts_csv"])
 def test_catalogue_traceback_dev_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str) -> None:
     inv = "/dev/zero" if where == "inventory" else str(write_yaml(tmp_path / "inv.yaml",

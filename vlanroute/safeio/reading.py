@@ -97,22 +97,21 @@ def read_text_file(path: Path | str, *, limit: int = INPUT_LIMIT, what: str = "f
 
 def nesting_depth(value: Any, stop: int = MAX_DEPTH) -> int:
     """How deep lists and mappings nest in `value` (a scalar is 0); counting ends past `stop`.
-    Iterative, so that it works on input deep enough to break a recursive walk."""
+    Iterative, so that it works on input deep enough to break a recursive walk. Only lists
+    and mappings are queued: a 32x32 torus's plan holds millions of scalars."""
+    nests = (dict, list, tuple)
+    if not isinstance(value, nests):
+        return 0
     deepest = 0
-    todo: list[tuple[Any, int]] = [(value, 0)]
+    todo: list[tuple[Any, int]] = [(value, 1)]
     while todo:
         node, depth = todo.pop()
-        if isinstance(node, dict):
-            children: list[Any] = [*node.keys(), *node.values()]
-        elif isinstance(node, (list, tuple)):
-            children = list(node)
-        else:
-            continue
-        depth += 1
-        deepest = max(deepest, depth)
-        if deepest > stop:
-            return deepest
-        todo.extend((c, depth) for c in children)
+        if depth > deepest:
+            deepest = depth
+            if deepest > stop:
+                return deepest
+        children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+        todo.extend((c, depth + 1) for c in children if isinstance(c, nests))
     return deepest
 
 
