@@ -2,7 +2,7 @@
 the default plan at most 5 s of CPU on any fabric up to 64 switches and 30 s on the 32x32
 torus with 16 hosts per switch; whatif at most 10 s on a 16x16 torus and 120 s on a 32x32).
 
-Run: python bench/speed.py [--quick] [--no-flow-control] [--plan | --whatif [--doubles] | --repair |
+Run: python bench/speed.py [--quick] [--no-flow-control] [--plan | --whatif | --repair |
      --reference] [NAME-SUBSTRING ...]
 (--no-flow-control: every case with settings.flow_control=false, where nothing can deadlock and
 the default takes the lightest plan outright.)
@@ -239,7 +239,16 @@ def quality(r: dict[str, object]) -> str:
     return f"{r['engine']:<8} {float(r['ratio']):>6.3f}{kind:<11} {int(r['vlans']):>5} {deadlock(r):>9}"  # type: ignore[arg-type]
 
 
+FLAGS = {"--quick", "--no-flow-control", "--plan", "--whatif", "--repair", "--reference"}
+
+
 def main() -> int:
+    unknown = [a for a in sys.argv[1:] if a.startswith("-") and a not in FLAGS]
+    if unknown:
+        # a mistyped flag (or --help) must not start a run of many minutes
+        usage = __doc__.split("\n\n")[1] if __doc__ else ""
+        print(f"unknown option {unknown[0]}\n{usage}", file=sys.stderr)
+        return 2
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
     off = ["settings.flow_control=false"] if "--no-flow-control" in sys.argv else []

@@ -22,3 +22,16 @@ def test_the_reference_solves_the_torus_problems_it_names_and_uses_no_vlanroute_
     assert ref["load"] == pytest.approx(7 * (7**2 - 1) / 8)
     assert ref["python"] > 0 and ref["highs"] > 0
     assert "vlanroute" not in speed.REFERENCE
+
+
+@pytest.mark.parametrize("flag", ["--help", "--doubles", "-q"])
+def test_an_unknown_option_prints_the_usage_and_runs_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str], flag: str) -> None:
+    def ran(*_: object) -> None:
+        raise AssertionError("a run started")
+    monkeypatch.setattr(speed, "reference", ran)
+    monkeypatch.setattr(speed, "run", ran)
+    monkeypatch.setattr(speed.sys, "argv", ["speed.py", "--plan", flag])
+    assert speed.main() == 2
+    err = capsys.readouterr().err
+    assert f"unknown option {flag}" in err and "Run: python bench/speed.py" in err
