@@ -82,7 +82,7 @@ def balanced_shortest_parents(topo: Topology, hosts: dict[str, int], rounds: int
     # get a tree (the parent map covers every switch) but carry no traffic.
     sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), order[s]))
     if compiled(topo, g):
-        return _compiled_rounds(topo, adj, cables, hosts, sources, rounds, builder)
+        return _compiled_rounds(topo, order, adj, cables, hosts, sources, rounds, builder)
     dists = {s: nx.single_source_shortest_path_length(g, s) for s in sources}
     load: dict[Arc, float] = {}
     parents: dict[str, ParentMap] = {}
@@ -111,13 +111,12 @@ def compiled(topo: Topology, g: nx.Graph) -> bool:
     return len(topo.switches) >= KERNEL_FROM and compiled_allowed() and nx.is_connected(g)
 
 
-def _compiled_rounds(topo: Topology, adj: dict[str, list[str]], cables: dict[Arc, int], hosts: dict[str, int],
-                     sources: list[str], rounds: int, builder: str) -> dict[str, ParentMap]:
+def _compiled_rounds(topo: Topology, index: dict[str, int], adj: dict[str, list[str]], cables: dict[Arc, int],
+                     hosts: dict[str, int], sources: list[str], rounds: int, builder: str) -> dict[str, ParentMap]:
     """`balanced_shortest_parents` by balance_kernel.balanced_rounds: the same parent maps,
-    their entries in the same order."""
+    their entries in the same order. `index`: each switch's position in topo.switches."""
     from vlanroute.routing.balance_kernel import balanced_rounds
     names = list(topo.switches)
-    index = {s: i for i, s in enumerate(names)}
     n = len(names)
     arcs = sorted(cables, key=lambda a: (index[a[0]], index[a[1]]))
     arc_id = {a: i for i, a in enumerate(arcs)}
@@ -162,6 +161,8 @@ def share_trees(routing: dict[str, ParentMap], topo: Topology, hosts: dict[str, 
     # sorted: a frozenset's order changes from run to run (string hashes), and the order of
     # the rerooted trees' entries steers the searches that start from them (budget, polish)
     adjs = {key: adjacency(sorted(key)) for key in trees}
+    # A degraded fabric (Topology.from_links: repair, failover) is not checked for
+    # connectivity, so a disconnected one keeps the rerooting test: its trees span one part.
     spt = _ShortestTreeTest(topo, trees) if nx.is_connected(g) else None
     parents = dict(routing)
     contrib = {s: list(source_arc_loads(parents[s], s, hosts)) for s in sources}

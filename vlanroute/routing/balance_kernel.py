@@ -131,7 +131,7 @@ def _least_loaded(ptr: Array, nbr: Array, arc_in: Array, load: Array, dist: Arra
 
 
 @jit
-def _add(load: Array, cables: Array, hosts: Array, weight: float, parent: Array, via: Array, dist: Array,
+def _add(load: Array, cables: Array, hosts: Array, weight: int, parent: Array, via: Array, dist: Array,
          ranked: Array, sign: float) -> None:
     """trees.source_arc_loads then add_loads: each arc p->v of the tree carries weight x
     (hosts below v), added to `load` per cable (sign -1: removed)."""
@@ -147,7 +147,7 @@ def _add(load: Array, cables: Array, hosts: Array, weight: float, parent: Array,
         v = ranked[i]
         if below[v]:
             a = via[v]
-            x = int(weight) * below[v]
+            x = weight * below[v]
             load[a] = load[a] + sign * x / cables[a]
 
 
@@ -183,13 +183,13 @@ def balanced_rounds(ptr: Array, nbr: Array, arc_in: Array, cables: Array, hosts:
     for _ in range(rounds):
         for r in range(k):
             s = sources[r]
-            w = float(hosts[s])
+            w = hosts[s]
             m = reached[r]
             if built[r]:
                 _add(load, cables, hosts, w, parent[r], via[r], dist[r], ranked[r, :m], -1.0)
             parent[r, :] = -1
             if bottom_up:
-                _bottom_up(ptr, nbr, arc_in, cables, hosts, w, load, dist[r], ranked[r, :m], farthest[r],
+                _bottom_up(ptr, nbr, arc_in, cables, hosts, float(w), load, dist[r], ranked[r, :m], farthest[r],
                            parent[r], via[r], seq[r])
             else:
                 _least_loaded(ptr, nbr, arc_in, load, dist[r], ranked[r, :m], parent[r], via[r], seq[r])
