@@ -132,3 +132,30 @@ def test_below_the_switch_is_planned_once_per_fabric_and_each_caller_gets_trees_
     assert planned.call_count == 2                  # once for the default budget, once for 4 VLANs
     assert kept.splits and second == kept           # ...changes nothing the next caller gets
     assert not other.splits
+
+
+def test_a_fabric_too_large_for_one_pass_over_its_hosts_is_not_searched() -> None:
+    # Counted in arc visits, never timed: the same fabric is searched or not on any machine.
+    from vlanroute.routing import updown_hosts
+    topo, hosts = spine_hosts()
+    one_pass = sum(hosts.values()) * len(topo.arc_cables())
+    with mock.patch.object(updown_hosts, "MAX_PASS", one_pass):
+        assert host_updown(topo, hosts, ["l0"], 4094) is not None
+    with mock.patch.object(updown_hosts, "MAX_PASS", one_pass - 1):
+        assert host_updown(topo, hosts, ["l0"], 4094) is None
+        turns_module._BELOW.clear()
+        routes = TURNS.route(topo, hosts, TURNS.params(topo, Options()))
+    turns_module._BELOW.clear()
+    assert not routes.splits                        # one up*/down* tree per switch, still deadlock-free
+    assert channel_dependencies_acyclic(routes.parents, hosts)
+
+
+def test_the_balanced_roots_are_as_many_as_the_work_allows_and_at_least_one() -> None:
+    topo, hosts = spine_hosts()
+    per_root = turns_module.ROUNDS * len(topo.switches) * len(topo.arc_cables())
+    for work, roots in ((per_root * 3, 3), (per_root - 1, 1), (per_root * 100, turns_module.ROOTS)):
+        with mock.patch.object(turns_module, "ROOT_WORK", work), \
+                mock.patch.object(turns_module, "_updown_balanced", wraps=turns_module._updown_balanced) as grown:
+            routes = turns_module.balanced_updown_routes(topo, hosts)
+        assert grown.call_count == roots
+        assert channel_dependencies_acyclic(routes.parents, hosts)

@@ -56,6 +56,11 @@ from vlanroute.routing.updown_hosts import host_updown
 
 ROOTS = 8          # central switches tried as the up*/down* root
 ROUNDS = 3         # rip-up-and-re-route rounds per root
+# Arc visits allowed for the balanced roots (roots x rounds x sources x arcs): as many of the
+# ROOTS as fit, at least one; counted, never timed, so the plan stays deterministic. All 8
+# up to about 16x16 switches; one on a 32x32 torus with a cable gone, where 8 took about
+# 40 s of the engine's 180 s and up*/down* carries 16 times the optimum anyway.
+ROOT_WORK = 8_000_000
 GRIDS = ("torus", "ring", "mesh", "hyper-crossbar")
 
 
@@ -255,6 +260,8 @@ def balanced_updown_routes(topo: Topology, host_count: dict[str, int]) -> Routes
     # engine must never be worse than the updown engine.
     root = central_switch(topo)
     plain = Routes(TurnsEngine.name, updown_routes(topo, root).parents, TurnsChoices("up*/down*", root=root))
+    per_root = ROUNDS * len(topo.switches) * len(cables)
+    roots = roots[:max(1, ROOT_WORK // max(per_root, 1))]
     candidates = [plain] + [_updown_balanced(topo, g, root, host_count, cables, order) for root in roots]
     scored = [(round(max(arc_loads(r.parents, host_count, cables).values(), default=0.0), 6), i, r)
               for i, r in enumerate(candidates)]

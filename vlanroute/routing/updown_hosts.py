@@ -42,6 +42,11 @@ ROUNDS = 3              # rip-up-and-re-route passes after the first (stops earl
 # Arc visits allowed for the whole search (roots x passes x hosts x arcs): the roots tried are
 # as many as fit, at least one; counted, never timed, so the plan stays deterministic.
 WORK = 400_000
+# ...and above this many arc visits for one pass over every host (hosts x arcs), no root at
+# all: the search is not made. A 16x16 torus with 4 hosts per switch (1.0 million) takes
+# about 6 s for its one root; a 32x32 torus with 16 hosts per switch (67 million) took
+# 130 s for a plan at 16 times the optimum, never the one the default takes.
+MAX_PASS = 2_000_000
 
 
 def host_updown(topo: Topology, host_count: dict[str, int], roots: Sequence[str],
@@ -49,11 +54,13 @@ def host_updown(topo: Topology, host_count: dict[str, int], roots: Sequence[str]
     """The least loaded plan of up*/down* trees per host over `roots` (tried in that order,
     as many as WORK allows): (max load per cable, root, a tree per switch with hosts, the
     splits of the switches whose hosts use several trees), or None where no switch has two
-    hosts or no plan fits `max_vlans` VLANs."""
+    hosts, no plan fits `max_vlans` VLANs or one pass over the hosts exceeds MAX_PASS."""
     senders = _senders(topo, host_count)
     if len(senders) == sum(1 for n in host_count.values() if n):
         return None                         # one host per switch: the trees per switch already
     cables = topo.arc_cables()
+    if len(senders) * len(cables) > MAX_PASS:
+        return None                         # too large to search (MAX_PASS)
     per_root = (ROUNDS + 1) * len(senders) * len(cables)
     tried = list(dict.fromkeys(roots))[:max(1, WORK // max(per_root, 1))]
     hosted = {s for s, n in host_count.items() if n}
