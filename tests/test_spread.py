@@ -237,3 +237,33 @@ def test_the_flow_models_route_each_host_on_its_own_tree(tmp_path: Path) -> None
     assert not one_tree.routes.splits
     got = evaluate(fabrics_of(one_tree).vlan, all_to_all(fabrics_of(one_tree).vlan))
     assert not got.host_bound and got.slowest < 1 / 7
+
+
+SPREAD_ORDER = """
+import sys
+sys.path.insert(0, "tests")
+import fabrics
+from vlanroute.routing.engine import Options
+from vlanroute.routing.registry import ENGINES
+topo, hosts = fabrics.leaf_spine(8, 4)
+e = ENGINES["shortest"]
+r = e.route(topo, hosts, e.params(topo, Options(quick=True)))
+assert r.splits
+print([(s, [list(t.items()) for t, _ in shares]) for s, shares in r.splits.items()])
+"""
+
+
+def test_spread_trees_do_not_depend_on_string_hashing() -> None:
+    """The trees of each switch's hosts, their entries' order included (later searches walk
+    them in that order), are the same whatever Python's string hash seed: the part of a
+    shared tree its switch's VLAN needs was cut by walking a set of switch names."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    runs = [subprocess.Popen([sys.executable, "-c", SPREAD_ORDER], cwd=root, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("1", "2")]
+    outs = [p.communicate()[0] for p in runs]
+    assert all(p.returncode == 0 for p in runs)
+    assert outs[0] == outs[1]

@@ -33,6 +33,8 @@ hosts on several trees get closer to the LP than a switch on one.
 
 from __future__ import annotations
 
+import numpy as np
+
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
 from vlanroute.routing.acyclic.negotiate import negotiate
@@ -173,7 +175,7 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
     roots, weights = senders_of(host_count, names, units)
     keys = sorted(roots, key=lambda k: (int(k.rsplit("#", 1)[1]), -problem.hosts[idx[roots[k]]], idx[roots[k]]))
     dist = {s: distances_from(problem, s) for s in hosted}
-    invc = problem.inv_cables
+    invc = problem.invc
     floor = distance_sum(topo, host_count) / (2 * topo.graph.number_of_edges())
     best: tuple[tuple[float, int], list[IndexTree], dict[str, int]] | None = None
     trees: list[IndexTree] = []
@@ -190,34 +192,34 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
         shortest_for.append(ok)
         if any(not any(s in f for f in shortest_for) for s in hosted):
             continue                        # some switch has no tree yet
-        load = [0.0] * len(invc)
+        load = np.zeros(len(invc))
         tree_of: dict[str, int] = {}
-        contrib: dict[str, list[tuple[int, int]]] = {}
+        contrib: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         allowed = {s: [t for t in range(len(trees)) if s in shortest_for[t]] for s in hosted}
 
         def place(key: str, keep: int | None) -> None:
             s = idx[roots[key]]
-            peak = max(load)
+            peak = float(load.max())
             pick = min(allowed[s], key=lambda t: (trees[t].score(s, weights[key], load, invc, peak),
                                                   t != keep, t))
             tree_of[key], contrib[key] = pick, trees[pick].contribution(s, weights[key])
-            for a, x in contrib[key]:
-                load[a] += x * invc[a]
+            arcs, x = contrib[key]
+            load[arcs] += x * invc[arcs]
 
         for key in keys:
             place(key, None)
         for _ in range(4):                  # single senders moved while that helps
             moved = False
             for key in keys:
-                for a, x in contrib[key]:
-                    load[a] -= x * invc[a]
+                arcs, x = contrib[key]
+                load[arcs] -= x * invc[arcs]
                 was = tree_of[key]
                 place(key, was)
                 moved |= tree_of[key] != was
             if not moved:
                 break
         used = len(set(tree_of.values()))
-        score = (round(max(load), 6), used)
+        score = (round(float(load.max()), 6), used)
         if best is None or score < best[0]:
             best = (score, list(trees), dict(tree_of))
         if minimal and score[0] <= floor * (1 + 1e-9):
@@ -231,7 +233,7 @@ def shared_trees(topo: Topology, host_count: dict[str, int], max_vlans: int, bas
         got[t] = got.get(t, 0) + weights[key]
     parents: dict[str, ParentMap] = {}
     splits: dict[str, tuple[Share, ...]] = {}
-    hosted_names = {names[i] for i in hosted}
+    hosted_names = [names[i] for i in hosted]      # in switch order: the trees' entries keep it (a set's order follows the hash seed)
 
     def tree_from(t: int, sw: str) -> ParentMap:
         tree = {names[v]: names[p] for v, p in chosen[t].parents_from(idx[sw]).items()}
