@@ -170,12 +170,12 @@ def monotone_within_budget(topo: Topology, host_count: dict[str, int], k: int, m
     sources = sum(1 for n in host_count.values() if n)
     best: Routes | None = None
     best_score: tuple[float, int] | None = None
+    minimal_score = score(minimal, host_count, topo) if fits else None
     for b in reversed(ladder(k, sources)):
         if best_score is not None and \
                 best_score[0] <= budget_lower_bound(topo, host_count, b, distance_total) * (1 + 1e-9):
             break
-        routes = route_within_budget(topo, host_count, b, minimal, fits, distance_total)
-        sc = score(routes, host_count, topo)
+        routes, sc = route_within_budget(topo, host_count, b, minimal, fits, distance_total, minimal_score)
         if best_score is None or sc < best_score:
             best, best_score = routes, sc
     assert best is not None

@@ -25,17 +25,20 @@ SMALL = 64
 
 
 def route_within_budget(topo: Topology, host_count: dict[str, int], k: int, minimal: Routes,
-                        minimal_fits: bool = False, distance_total: int | None = None) -> Routes:
-    """At most k trees, every source switch on one of them: the best plan found.
+                        minimal_fits: bool = False, distance_total: int | None = None,
+                        minimal_score: tuple[float, int] | None = None) -> tuple[Routes, tuple[float, int]]:
+    """At most k trees, every source switch on one of them: the best plan found, and its
+    `score`.
 
     `minimal` is the best minimal routing (budget_search.py starts from its trees); when it fits
     in the budget itself (`minimal_fits`), it is a candidate too and wins ties, so that a
-    larger budget never plans worse than a smaller one. `distance_total` (the bound's D)
+    larger budget never plans worse than a smaller one; `minimal_score`, its score if the
+    caller has it (the budget ladder asks once per budget). `distance_total` (the bound's D)
     saves a breadth-first search from every switch when the caller knows it."""
     target = budget_lower_bound(topo, host_count, k, distance_total)
     scored: list[tuple[tuple[float, int], int, Routes]] = []
     if minimal_fits:
-        scored.append((score(minimal, host_count, topo), 0, minimal))
+        scored.append((minimal_score or score(minimal, host_count, topo), 0, minimal))
 
     def done() -> bool:
         return bool(scored) and min(scored)[0][0] <= target * (1 + 1e-9)
@@ -47,7 +50,8 @@ def route_within_budget(topo: Topology, host_count: dict[str, int], k: int, mini
         if not done() and (periodic is None or len(topo.switches) <= SMALL):
             generic = budget_routes(topo, host_count, k, minimal)
             scored.append((score(generic, host_count, topo), 2, generic))
-    return min(scored, key=lambda t: t[:2])[2]
+    best = min(scored, key=lambda t: t[:2])
+    return best[2], best[0]
 
 
 def score(routes: Routes, host_count: dict[str, int], topo: Topology) -> tuple[float, int]:
