@@ -77,6 +77,7 @@ PLANS: list[tuple[str, str, list[str]]] = [
     ("random 4-regular 64 (seed 3)", "@random_regular(64, 4, seed=3)", []),
     ("6x6 torus, 3 cables gone", "@degraded_torus(6, 3, seed=0)", []),
     ("8x8 torus, 6 cables gone", "@degraded_torus(8, 6, seed=1)", []),
+    ("16x16 torus, 1 cable gone", "@degraded_torus(16, 1, seed=0)", []),    # a custom fabric of 256 switches
     ("dragonfly 6x4", "@dragonfly(6, 4)", []),
     ("dragonfly 9x4", "@dragonfly(9, 4)", []),
     ("torus 6x6", *torus("6,6", 4)),
