@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import fabrics
+from hashseed import outputs_under_seeds
 import pytest
 import networkx as nx
 import yaml
@@ -83,16 +84,8 @@ def test_shared_trees_do_not_depend_on_string_hashing() -> None:
     search and the branch moves walk them in that order), are the same whatever Python's
     string hash seed: with the frozenset of a tree's links walked as it came, the budget
     engine's plan of this fabric changed between runs (61 or 62 VLANs)."""
-    import os
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parent.parent
-    runs = [subprocess.Popen([sys.executable, "-c", HASHED], cwd=root, stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("0", "2")]
-    outs = [p.communicate()[0] for p in runs]
-    assert all(p.returncode == 0 for p in runs)
-    assert outs[0] == outs[1]
+    outs = outputs_under_seeds(HASHED, ("0", "2"))
+    assert outs[0] == outs[1] and outs[0].strip()
 
 
 def test_turn_routes_are_kept_but_each_caller_gets_its_own_trees() -> None:
