@@ -1,7 +1,8 @@
 """The fabrics of issue 23 (and others of their kinds) as (Topology, hosts per switch),
 built from networkx graphs here, and the greedy baseline a default plan must match.
 Shared by tests/test_optimum.py, test_acyclic.py, test_default_choice.py and bench/quality.py;
-random_spanning_tree and random_graph by the what-if's and the repair's tests, random_plan
+random_spanning_tree and random_graph by the what-if's and the repair's tests, random_fabric
+by the compiled kernels' tests, random_plan
 and switch_index by the dead switches' tests."""
 
 from __future__ import annotations
@@ -30,6 +31,20 @@ def random_graph(seed: int | random.Random, n: int) -> nx.Graph:
         if a != b:
             g.add_edge(a, b)
     return nx.relabel_nodes(g, {i: f"s{i:02d}" for i in range(n)})
+
+
+def random_fabric(seed: int, n: int, parallel: bool, hostless: bool) -> tuple[Topology, dict[str, int]]:
+    """A random connected fabric (a ring with chords), some pairs with two or three cables,
+    1 to 6 hosts a switch (some switches none), the switches in an order unlike their names'."""
+    rng = random.Random(seed)
+    g = random_graph(rng, n)
+    links = [(a, b) for a, b in g.edges for _ in range(rng.choice((1, 1, 2, 3)) if parallel else 1)]
+    rng.shuffle(links)
+    names = sorted(g.nodes)
+    rng.shuffle(names)
+    topo = Topology.from_links(names, links)
+    hosts = {s: (0 if hostless and rng.random() < 0.3 else rng.randint(1, 6)) for s in names}
+    return topo, hosts
 
 
 def random_spanning_tree(g: nx.Graph, rng: random.Random) -> frozenset[tuple[str, str]]:

@@ -8,7 +8,7 @@ import random
 
 import networkx as nx
 import pytest
-from fabrics import random_graph, random_spanning_tree
+from fabrics import random_fabric, random_graph, random_spanning_tree
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -19,18 +19,7 @@ from vlanroute.routing.trees import adjacency, is_shortest_path_tree, reroot
 pytest.importorskip("numba")
 
 
-def fabric(seed: int, n: int, parallel: bool, hostless: bool) -> tuple[Topology, dict[str, int]]:
-    """A random connected fabric (a ring with chords), some pairs with two or three cables,
-    1 to 6 hosts a switch (some switches none)."""
-    rng = random.Random(seed)
-    g = random_graph(rng, n)
-    links = [(a, b) for a, b in g.edges for _ in range(rng.choice((1, 1, 2, 3)) if parallel else 1)]
-    rng.shuffle(links)
-    names = sorted(g.nodes)
-    rng.shuffle(names)                  # the topology's order is not the names' order
-    topo = Topology.from_links(names, links)
-    hosts = {s: (0 if hostless and rng.random() < 0.3 else rng.randint(1, 6)) for s in names}
-    return topo, hosts
+fabric = random_fabric
 
 
 def both(monkeypatch: pytest.MonkeyPatch, topo: Topology, hosts: dict[str, int], builder: str,

@@ -3,7 +3,9 @@
 numba is optional (the extra `fast`). Each kernel computes exactly what the interpreted code
 beside it computes (the same choices, the same floats), so this decides only the speed:
 - the what-if's dead pairs and dead switches (routing/whatif/pairs_kernel.py, switches_kernel.py);
-- the balanced shortest-path trees of `shortest` on large fabrics (routing/balance_kernel.py).
+- the balanced shortest-path trees of `shortest` on large fabrics (routing/balance_kernel.py);
+- the negotiated re-routing's rounds (routing/acyclic/negotiate_kernel.py), of `acyclic` and of
+  routing below the switch.
 
 Nothing here imports numba unless asked; the kernel modules import it (routing/numba_jit.py),
 and only callers that found it working import them.

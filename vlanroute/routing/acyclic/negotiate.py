@@ -26,8 +26,11 @@ import heapq
 import random
 from collections.abc import Mapping
 
+import numpy as np
+
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
+from vlanroute.routing.jit import compiled_allowed
 from vlanroute.routing.trees import ParentMap, bfs_order, hop_distances, source_arc_loads
 
 ROUNDS = 40            # rounds of re-routing every source (20 and 40 measured: 40 is better on some)
@@ -35,6 +38,14 @@ TARGET = 1.3           # links above this multiple of `scale` (the distance boun
 HISTORY = 0.2          # added to a link's history cost per round it ends hot
 SHARPNESS = 8.0        # link cost (1 + history) (1 + (load / target) ** SHARPNESS)
 _INF = float("inf")
+# Rounds x senders x channels from which the rounds run compiled (routing/acyclic/
+# negotiate_kernel.py, the same trees) where numba works: below it the interpreted rounds take
+# less than importing numba and loading the kernel, about 0.7 s on the 2-core machine, once
+# per process; once loaded, from KERNEL_WARM_WORK (a 64-switch fabric's 20 rounds: 85 ms a
+# call interpreted, 16 ms compiled).
+KERNEL_WORK = 500_000
+KERNEL_WARM_WORK = 10_000
+_kernel_loaded = False
 
 
 class OrderedRouter:
@@ -255,8 +266,15 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None
         sources = sorted(topo.switches, key=lambda s: (-hosts.get(s, 0), topo.index(s)))
     else:
         sources = sorted(trees, key=lambda k: (-r.weight(k), topo.index(r.root(k)), k))
-    factor = [1.0 + h for h in history]     # the history cost as the link cost's factor, per round
     rnd = random.Random(seed)
+    work = rounds * len(trees) * len(r.arcs)
+    if work >= (KERNEL_WARM_WORK if _kernel_loaded else KERNEL_WORK) and compiled_allowed():
+        schedule = []
+        for _ in range(rounds):
+            rnd.shuffle(sources)
+            schedule.append(list(sources))
+        return _compiled_rounds(r, schedule, max(target_factor * scale, 1e-9), best[0])
+    factor = [1.0 + h for h in history]     # the history cost as the link cost's factor, per round
     load, cap = r.load, r.cap
     for _ in range(rounds):
         target = max(target_factor * scale, 1e-9)
@@ -271,6 +289,64 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None
                 history[a] += HISTORY
         factor = [1.0 + h for h in history]
     return best
+
+
+def _compiled_rounds(r: OrderedRouter, schedule: list[list[str]], target: float,
+                     peak: float) -> tuple[float, dict[str, ParentMap]]:
+    """negotiate's rounds by negotiate_kernel.negotiate_rounds, from the router's trees and
+    loads: the same (peak, trees), each tree's entries in the same order. `schedule`: the
+    senders of each round, in the order they are re-routed."""
+    global _kernel_loaded
+    from vlanroute.routing.acyclic.negotiate_kernel import negotiate_rounds
+    n, keys = len(r.names), list(r.trees)
+    at = {key: k for k, key in enumerate(keys)}
+    index = r.index
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    for i, links in enumerate(r.out):
+        out_ptr[i + 1] = out_ptr[i] + len(links)
+    out_to = np.array([x for links in r.out for x, _ in links], dtype=np.int64)
+    out_arc = np.array([b for links in r.out for _, b in links], dtype=np.int64)
+    parent = np.full((len(keys), n), -1, dtype=np.int64)
+    order = np.zeros((len(keys), n), dtype=np.int64)
+    olen = np.zeros(len(keys), dtype=np.int64)
+    carried_ch = np.zeros((len(keys), max(n - 1, 1)), dtype=np.int64)
+    carried_x = np.zeros((len(keys), max(n - 1, 1)))
+    clen = np.zeros(len(keys), dtype=np.int64)
+    for k, key in enumerate(keys):
+        tree = r.trees[key]
+        seq = [index[r.root(key)], *(index[v] for v in tree)]
+        order[k, :len(seq)] = seq
+        olen[k] = len(seq)
+        for v, p in tree.items():
+            parent[k, index[v]] = index[p]
+        carried = r._carried[key]
+        clen[k] = len(carried)
+        for i, (a, x) in enumerate(carried):
+            carried_ch[k, i], carried_x[k, i] = a, x
+    roots = sorted({r.root(key) for key in keys}, key=index.__getitem__)
+    if r.dist is not None:
+        dist = np.array([r.dist[s] for s in roots], dtype=np.int64)
+        row = {s: i for i, s in enumerate(roots)}
+        key_row = np.array([row[r.root(key)] for key in keys], dtype=np.int64)
+    else:
+        dist = np.zeros((0, n), dtype=np.int64)
+        key_row = np.full(len(keys), -1, dtype=np.int64)
+    load = np.array(r.load)
+    best_peak, best_parent, best_order, best_olen = negotiate_rounds(
+        out_ptr, out_to, out_arc, np.array(r.head, dtype=np.int64), np.array(r.tail, dtype=np.int64),
+        np.array(r.rank, dtype=np.int64), r.ordered, np.array(r.cap), np.array(r.host_of, dtype=np.int64),
+        np.array([index[r.root(key)] for key in keys], dtype=np.int64),
+        np.array([r.weight(key) for key in keys], dtype=np.int64), dist, key_row, parent, order, olen,
+        carried_ch, carried_x, clen, load, np.array([[at[s] for s in row_] for row_ in schedule], dtype=np.int64)
+        .reshape(len(schedule), len(keys)), target, SHARPNESS, HISTORY, 1e-9, peak)
+    _kernel_loaded = True
+    names = r.names
+    trees: dict[str, ParentMap] = {}
+    for k, key in enumerate(keys):
+        seq_ = best_order[k, 1:best_olen[k]].tolist()
+        par = best_parent[k].tolist()
+        trees[key] = {names[v]: names[par[v]] for v in seq_}
+    return float(best_peak), trees
 
 
 def add_tree_load(load: list[float], arc_id: dict[tuple[str, str], int], hosts: dict[str, int], src: str,
