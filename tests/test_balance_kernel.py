@@ -19,8 +19,6 @@ from vlanroute.routing.trees import adjacency, is_shortest_path_tree, reroot
 pytest.importorskip("numba")
 
 
-fabric = random_fabric
-
 
 def both(monkeypatch: pytest.MonkeyPatch, topo: Topology, hosts: dict[str, int], builder: str,
          rounds: int) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
@@ -44,7 +42,7 @@ def same_entry_for_entry(a: dict[str, dict[str, str]], b: dict[str, dict[str, st
 def test_the_compiled_rounds_build_the_interpreted_trees(monkeypatch: pytest.MonkeyPatch, seed: int, n: int,
                                                          parallel: bool, hostless: bool, builder: str,
                                                          rounds: int) -> None:
-    topo, hosts = fabric(seed, n, parallel, hostless)
+    topo, hosts = random_fabric(seed, n, parallel, hostless)
     compiled, interpreted = both(monkeypatch, topo, hosts, builder, rounds)
     assert same_entry_for_entry(compiled, interpreted)
 
@@ -62,7 +60,7 @@ def test_on_a_torus_with_ties_everywhere(monkeypatch: pytest.MonkeyPatch, builde
 
 
 def test_the_kernel_runs_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    topo, _ = fabric(1, 10, False, False)
+    topo, _ = random_fabric(1, 10, False, False)
     g = topo.simple()
     monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
     monkeypatch.setattr(balance, "KERNEL_FROM", 11)

@@ -22,8 +22,6 @@ from vlanroute.routing.spread import senders_of
 pytest.importorskip("numba")
 
 
-fabric = random_fabric
-
 
 def both(monkeypatch: pytest.MonkeyPatch, *args: object, **kwargs: object) -> tuple[object, object]:
     monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
@@ -49,7 +47,7 @@ def test_the_compiled_rounds_negotiate_the_interpreted_trees(monkeypatch: pytest
                                                               parallel: bool, hostless: bool, kind: str,
                                                               groups: bool, rounds: int, target: float,
                                                               shuffle: int) -> None:
-    topo, hosts = fabric(seed, n, parallel, hostless)
+    topo, hosts = random_fabric(seed, n, parallel, hostless)
     if kind == "order":
         start, rank = start_and_order(topo)
     else:
@@ -77,7 +75,7 @@ def test_on_a_torus_with_cables_gone_where_every_round_moves_trees(monkeypatch: 
 
 
 def test_the_kernel_runs_only_from_its_work_and_when_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
-    topo, hosts = fabric(3, 10, False, False)
+    topo, hosts = random_fabric(3, 10, False, False)
     start = shortest_routes(topo).parents
     calls: list[int] = []
     real = negotiate_module._compiled_rounds

@@ -267,17 +267,17 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None
     else:
         sources = sorted(trees, key=lambda k: (-r.weight(k), topo.index(r.root(k)), k))
     rnd = random.Random(seed)
+    target = max(target_factor * scale, 1e-9)
     work = rounds * len(trees) * len(r.arcs)
     if work >= (KERNEL_WARM_WORK if _kernel_loaded else KERNEL_WORK) and compiled_allowed():
         schedule = []
         for _ in range(rounds):
             rnd.shuffle(sources)
             schedule.append(list(sources))
-        return _compiled_rounds(r, schedule, max(target_factor * scale, 1e-9), best[0])
+        return _compiled_rounds(r, schedule, target, best[0])
     factor = [1.0 + h for h in history]     # the history cost as the link cost's factor, per round
     load, cap = r.load, r.cap
     for _ in range(rounds):
-        target = max(target_factor * scale, 1e-9)
         rnd.shuffle(sources)
         for s in sources:
             r.reroute(s, factor, target)

@@ -148,9 +148,7 @@ def negotiate_rounds(out_ptr: Array, out_to: Array, out_arc: Array, head: Array,
     m = head.shape[0]
     best_parent, best_order, best_olen = parent.copy(), order.copy(), olen.copy()
     history = np.zeros(m)
-    factor = np.ones(m)
-    for a in range(m):
-        factor[a] = 1.0 + history[a]
+    factor = np.ones(m)                 # 1 + history, per channel
     new_parent = np.empty(n, dtype=parent.dtype)
     into = np.empty(n, dtype=np.int64)
     new_order = np.empty(n, dtype=order.dtype)
