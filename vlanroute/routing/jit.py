@@ -4,6 +4,7 @@ numba is optional (the extra `fast`). Each kernel computes exactly what the inte
 beside it computes (the same choices, the same floats), so this decides only the speed:
 - the what-if's dead pairs and dead switches (routing/whatif/pairs_kernel.py, switches_kernel.py);
 - the balanced shortest-path trees of `shortest` on large fabrics (routing/balance_kernel.py);
+- the column step's pricing (routing/acyclic/pricing_kernel.py), of `acyclic` on irregular fabrics;
 - the negotiated re-routing's rounds (routing/acyclic/negotiate_kernel.py), of `acyclic` and of
   routing below the switch.
 

@@ -34,12 +34,14 @@ the acyclic engine's use of it (acyclic/engine.py), measured in docs/routing-bou
 from __future__ import annotations
 
 import heapq
+import sys
 from collections.abc import Mapping
 
 import numpy as np
 
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
+from vlanroute.routing.jit import compiled_allowed
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, rounded_trees
 from vlanroute.routing.order_lp import OrderLP, OrderSolution
@@ -60,6 +62,14 @@ EPS = 1e-9
 POLISH_WORK = 200_000   # branch moves looked at after the integer program, at most
 USED = 2                # trees of a source in the LP's solution improved as pricing columns
 _NO_RANK = float("inf")
+# The pricing runs compiled (acyclic/pricing_kernel.py: the same trees) from this much work,
+# rounds x sources x switches x channels, as its rounds' most: importing numba and loading
+# the kernel cost about 0.7 s a process. Measured (CPU s of the whole default plan): the
+# degraded 8x8 torus (two calls, 12 and 8 million) 16.9 to 13.6; the degraded 6x6 torus (7
+# million) 19.6 to 19.0; the dragonfly 6x4 (three of 2.4 million) no faster. Where numba is
+# in the process already (another kernel ran), from KERNEL_WARM_WORK.
+KERNEL_WORK = 5_000_000
+KERNEL_WARM_WORK = 1_000_000
 
 
 class ColumnPool:
@@ -230,6 +240,7 @@ def _price_rounds(pool: ColumnPool, topo: Topology, host_count: dict[str, int], 
     """Up to `rounds` pricing rounds of the LP over `pool`'s columns, each adding the trees
     priced below their source's dual; whether the last round still added a tree (False: the
     LP over the columns converged, more rounds add nothing)."""
+    compiled = _CompiledPricing.wanted(pool, topo, rank, rounds)
     for _ in range(rounds):
         _, x, w, mu = pool.solve(integer=False)
         assert w is not None and mu is not None
@@ -240,18 +251,100 @@ def _price_rounds(pool: ColumnPool, topo: Topology, host_count: dict[str, int], 
             if amount > EPS:
                 in_use.setdefault(s, []).append(pool.trees[s][j])
         added = 0
+        weights = compiled.weights(weight) if compiled is not None else None
         for k, s in enumerate(pool.sources):
-            first = priced_tree(topo, s, rank, weight, host_count)
+            if compiled is not None and weights is not None:
+                first = compiled.priced(s, weights)
+            else:
+                first = priced_tree(topo, s, rank, weight, host_count)
             if first is None:
                 continue
             # the priced tree and the LP's trees of s, each improved by single moves
-            for tree in [first, *[improved_tree(s, t, rank, weight, host_count, into)
+            for tree in [first, *[compiled.improved(s, t, weights) if compiled is not None and weights is not None
+                                  else improved_tree(s, t, rank, weight, host_count, into)
                                   for t in [first, *in_use.get(s, [])[:USED]]]]:
                 if _price(tree, s, price_of, host_count) < float(mu[k]) - 1e-7 and pool.add(s, tree):
                     added += 1
         if not added:
             return False
     return True
+
+
+class _CompiledPricing:
+    """`priced_tree` and `improved_tree` of one pool's sources in one order, run by
+    acyclic/pricing_kernel.py: the same trees, their entries in the same order."""
+
+    def __init__(self, pool: ColumnPool, topo: Topology, rank: dict[Arc, int]) -> None:
+        global _kernel_loaded
+        from vlanroute.routing.acyclic import pricing_kernel
+        self.kernel = pricing_kernel
+        _kernel_loaded = True
+        self.topo, self.rank, self.names = topo, rank, list(topo.switches)
+        self.index = {s: i for i, s in enumerate(self.names)}
+        n, m = len(self.names), len(pool.arcs)
+        self.arcs = pool.arcs
+        self.tail = np.array([self.index[u] for u, _ in pool.arcs], dtype=np.int64)
+        self.head = np.array([self.index[v] for _, v in pool.arcs], dtype=np.int64)
+        self.ranks = np.array([rank[a] for a in pool.arcs], dtype=np.int64)
+        self.by_rank = np.argsort(self.ranks, kind="stable").astype(np.int64)
+        self.in_rank_order = [pool.arcs[i] for i in self.by_rank]
+        self.out_ptr, self.out_arc = _csr(n, self.tail[self.by_rank], self.by_rank)
+        self.into_ptr, self.into_arc = _csr(n, self.head, np.arange(m, dtype=np.int64))
+        self.arc_id = np.full((n, n), -1, dtype=np.int64)
+        self.arc_id[self.tail, self.head] = np.arange(m)
+        self.hosts = np.array([pool.hosts.get(s, 0) for s in self.names], dtype=np.int64)
+        self.parent = np.full(n, -1, dtype=np.int64)
+        self.inserted = np.zeros(n, dtype=np.int64)
+
+    @staticmethod
+    def wanted(pool: ColumnPool, topo: Topology, rank: dict[Arc, int], rounds: int) -> _CompiledPricing | None:
+        """The compiled pricing where the work pays for loading it (KERNEL_WORK) and the
+        order ranks every channel of the pool once (as the column step's orders do)."""
+        work = rounds * len(pool.sources) * len(topo.switches) * len(pool.arcs)
+        warm = _kernel_loaded or "vlanroute.routing.numba_jit" in sys.modules
+        if work < (KERNEL_WARM_WORK if warm else KERNEL_WORK) or not compiled_allowed():
+            return None
+        if len(rank) != len(pool.arcs) or set(rank) != set(pool.arcs) or len(set(rank.values())) != len(rank):
+            return None
+        return _CompiledPricing(pool, topo, rank)
+
+    def weights(self, weight: Mapping[Arc, float]) -> np.ndarray:
+        return np.array([weight[a] for a in self.arcs])
+
+    def priced(self, src: str, weights: np.ndarray) -> ParentMap | None:
+        """priced_tree(topo, src, rank, weight, hosts), compiled."""
+        n = len(self.names)
+        took = self.kernel.priced(self.index[src], n, self.tail, self.head, self.ranks, weights, self.by_rank,
+                                  self.out_ptr, self.out_arc, EPS, self.parent, self.inserted)
+        if took < 0:
+            return None
+        names, parent = self.names, self.parent
+        tree = {names[v]: names[parent[v]] for v in self.inserted[:took].tolist()}
+        if len(tree) < n - 1:
+            complete_by_earliest(self.topo, src, tree, earliest_tree(src, self.in_rank_order, self.rank))
+        return tree
+
+    def improved(self, src: str, tree: ParentMap, weights: np.ndarray) -> ParentMap:
+        """improved_tree(src, tree, rank, weight, hosts, into), compiled."""
+        index = self.index
+        keys = np.array([index[v] for v in tree], dtype=np.int64)
+        parent = np.full(len(self.names), -1, dtype=np.int64)
+        parent[keys] = [index[p] for p in tree.values()]
+        self.kernel.improved(index[src], keys, parent, self.arc_id, self.tail, self.ranks, weights, self.hosts,
+                             self.into_ptr, self.into_arc, EPS)
+        names, got = self.names, parent.tolist()
+        return {v: names[got[index[v]]] for v in tree}
+
+
+_kernel_loaded = False
+
+
+def _csr(n: int, owner: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per owner 0..n-1, its items in the order given (a stable grouping)."""
+    order = np.argsort(owner, kind="stable")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(ptr, owner + 1, 1)
+    return np.cumsum(ptr), items[order].astype(np.int64)
 
 
 def _rounded(pool: ColumnPool, topo: Topology, host_count: dict[str, int], rank: dict[Arc, int],
