@@ -22,6 +22,10 @@ from vlanroute.routing.acyclic.columns import ColumnPool, column_plan, improved_
 
 pytest.importorskip("numba")
 
+# the original: hypothesis runs every example under one monkeypatch, so each example wraps
+# this, not the last example's wrapper
+WANTED = columns._CompiledPricing.wanted
+
 
 def random_order(topo: Topology, rnd: random.Random) -> dict[tuple[str, str], int]:
     arcs = sorted(topo.arc_cables())
@@ -90,9 +94,8 @@ def test_column_plans_are_the_same_compiled(monkeypatch: pytest.MonkeyPatch, see
     monkeypatch.setattr(columns, "KERNEL_WORK", 0)
     monkeypatch.setattr(columns, "KERNEL_WARM_WORK", 0)
     used: list[object] = []
-    real = columns._CompiledPricing.wanted
     monkeypatch.setattr(columns._CompiledPricing, "wanted",
-                        staticmethod(lambda *a: used.append(real(*a)) or used[-1]))
+                        staticmethod(lambda *a: used.append(WANTED(*a)) or used[-1]))
     compiled = column_plan(topo, hosts, rank, [(start, {})], rounds=rounds, nodes=20)
     monkeypatch.setenv("VLANROUTE_NO_JIT", "1")
     interpreted = column_plan(topo, hosts, rank, [(start, {})], rounds=rounds, nodes=20)

@@ -5,6 +5,8 @@ beside it computes (the same choices, the same floats), so this decides only the
 - the what-if's dead pairs and dead switches (routing/whatif/pairs_kernel.py, switches_kernel.py);
 - the balanced shortest-path trees of `shortest` on large fabrics (routing/balance_kernel.py);
 - the column step's pricing (routing/acyclic/pricing_kernel.py), of `acyclic` on irregular fabrics;
+- the branch moves of `polish` (routing/acyclic/polish_kernel.py), of `acyclic`, `budget` and
+  routing below the switch;
 - the negotiated re-routing's rounds (routing/acyclic/negotiate_kernel.py), of `acyclic` and of
   routing below the switch.
 

@@ -11,6 +11,6 @@
 - restarts.py: restarts under shuffled switch names (symmetry breaking on tori);
 - stored.py: plans an offline search found for tori (plans/), checked when loaded;
 - gapped.py: the stored tori's channel orders on the same tori with cables gone.
-- negotiate_kernel.py, pricing_kernel.py: negotiate's rounds and columns' pricing compiled
-  with numba where they are large, the same trees.
+- negotiate_kernel.py, pricing_kernel.py, polish_kernel.py: negotiate's rounds, columns'
+  pricing and polish's branch moves compiled with numba where they are large, the same trees.
 """

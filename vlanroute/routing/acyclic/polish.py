@@ -18,6 +18,9 @@ to a parent one hop nearer the source (the shortest engine's trees stay shortest
 The trees are keyed by sender: a source switch, or one group of a switch's hosts when the
 hosts of a switch send on several trees (routing/spread.py, routing below the switch);
 `roots` and `weights` then give each key's switch and hosts.
+
+Where the trees are many and numba works, the same passes run compiled
+(acyclic/polish_kernel.py, `_compiled`): the same trees, entry for entry.
 """
 
 from __future__ import annotations
@@ -26,12 +29,23 @@ from collections.abc import Mapping
 
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
+from vlanroute.routing.jit import compiled_allowed
 from vlanroute.routing.trees import ParentMap, bfs_distances, preorder, source_arc_loads
 
 EPS = 1e-9
 # a tree's child lists, carried traffic, preorder entry and exit times, the preorder, the
 # lowest child-link rank per switch (see _Trees._shape)
 Shape = tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, int], list[str], dict[str, "int | None"]]
+# The moves run compiled (acyclic/polish_kernel.py: the same trees) from this many tree
+# entries (senders x switches), shortest routes only excepted (their moves are few): loading
+# numba and the kernel costs about 0.3 s a process. Interpreted, polish took 0.5 to 2.1 s of
+# the default plans of random 4-regular 64 and the degraded 6x6 and 8x8 tori, most of it in
+# calls of 4,096 to 5,184 entries; 0.2 s of those of random 3-regular 24 and 48 and the
+# dragonfly 9x4, where loading the kernel would cost more than it saves. Once the kernel is
+# loaded, from KERNEL_WARM_ENTRIES.
+KERNEL_ENTRIES = 4_000
+KERNEL_WARM_ENTRIES = 500
+_kernel_loaded = False
 DEPTH = 2           # further moves an ejection chain may take (chains of up to three moves)
 PASSES = 200        # passes over the links at the maximum, at most (each pass that moves
                     # something leaves fewer links at it, or a lower maximum)
@@ -251,6 +265,12 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
     t = _Trees(topo, hosts, rank, trees, roots, weights, minimal, max_work)
     sources = sorted(t.trees, key=lambda s: (-t.weight[s], topo.index(t.root[s]), s))
     t.place = {s: i for i, s in enumerate(sources)}
+    entries = len(t.trees) * len(topo.switches)
+    if ((entries >= KERNEL_WARM_ENTRIES if _kernel_loaded else entries >= KERNEL_ENTRIES and not minimal)
+            and compiled_allowed()
+            and all(len(tree) == len(topo.switches) - 1 and t.root[k] not in tree for k, tree in t.trees.items())
+            and (rank is None or all(a in rank for a in t.load))):
+        return _compiled(t, topo, sources, depth)
     for _ in range(PASSES):
         level = t.peak()
         hot = [a for a, x in t.load.items() if x / t.cap[a] >= level - EPS]
@@ -265,3 +285,50 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
         if not moved or t.work > t.max_work:
             break
     return t.peak(), t.trees
+
+
+def _compiled(t: _Trees, topo: Topology, sources: list[str], depth: int) -> tuple[float, dict[str, ParentMap]]:
+    """polish's passes by polish_kernel.polish_trees on `t` (every tree spanning, every
+    channel ranked where there is an order): the same (max load, trees), each tree's entries
+    in the same order. `sources`: the senders in the order they are tried."""
+    global _kernel_loaded
+    import numpy as np
+
+    from vlanroute.routing.acyclic.polish_kernel import polish_trees
+    names = list(topo.switches)
+    index = {s: i for i, s in enumerate(names)}
+    n = len(names)
+    arcs = list(t.load)
+    tail = np.array([index[a] for a, _ in arcs], dtype=np.int64)
+    head = np.array([index[b] for _, b in arcs], dtype=np.int64)
+    arc_id = np.full((n, n), -1, dtype=np.int64)
+    arc_id[tail, head] = np.arange(len(arcs))
+    adj_ptr = np.zeros(n + 1, dtype=np.int64)
+    for i, s in enumerate(names):
+        adj_ptr[i + 1] = adj_ptr[i] + len(t.adj[s])
+    adj = np.array([index[u] for s in names for u in t.adj[s]], dtype=np.int64)
+    parent = np.full((len(sources), n), -1, dtype=np.int64)
+    keys = np.zeros((len(sources), max(n - 1, 0)), dtype=np.int64)
+    for k, key in enumerate(sources):
+        tree = t.trees[key]
+        keys[k] = [index[v] for v in tree]
+        parent[k, keys[k]] = [index[p] for p in tree.values()]
+    root = np.array([index[t.root[key]] for key in sources], dtype=np.int64)
+    rank = np.array([t.rank[a] for a in arcs] if t.rank is not None else [0] * len(arcs), dtype=np.int64)
+    if t.dist is not None:
+        rows = sorted(t.dist, key=index.__getitem__)
+        dist = np.array([[t.dist[r][s] for s in names] for r in rows], dtype=np.int64).reshape(len(rows), n)
+        row_of = {r: i for i, r in enumerate(rows)}
+        key_row = np.array([row_of[t.root[key]] for key in sources], dtype=np.int64)
+    else:
+        dist = np.zeros((0, n), dtype=np.int64)
+        key_row = np.full(len(sources), -1, dtype=np.int64)
+    load = np.array([t.load[a] for a in arcs])
+    peak = polish_trees(parent, keys, root, np.array([t.weight[key] for key in sources], dtype=np.int64),
+                        np.array([t.hosts.get(s, 0) for s in names], dtype=np.int64), adj_ptr, adj, arc_id, tail,
+                        head, rank, t.rank is not None, dist, key_row, load,
+                        np.array([t.cap[a] for a in arcs]), EPS, depth, PASSES, float(t.max_work))
+    _kernel_loaded = True
+    place = {key: k for k, key in enumerate(sources)}
+    got = parent.tolist()
+    return float(peak), {key: {v: names[got[place[key]][index[v]]] for v in tree} for key, tree in t.trees.items()}
