@@ -1,20 +1,48 @@
 """The decorator of every compiled kernel: numba.njit, cached on disk. Importing this module
-imports numba; callers check routing/jit.py first."""
+imports numba; callers check routing/jit.py first.
+
+numba checks a cached kernel against its own file only, not against the files of the kernels
+it calls (acyclic/kernel_parts.py, whatif/pairs_kernel.py): after a change to those alone it
+would load the old machine code. So the kernels are cached in a folder of their own per
+version of every kernel source (`cache_dir`), under NUMBA_CACHE_DIR where the user set one,
+else under the user's cache folder; a change to any kernel compiles them all again, once.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import numba
 
 F = TypeVar("F", bound=Callable[..., Any])
+_config: Any = numba.config          # its settings are set at run time: no types for them
+
+
+@functools.cache
+def cache_dir() -> str:
+    """The cache folder of this version of the kernels' sources (every *kernel*.py of
+    vlanroute/routing)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.rglob("*kernel*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    base = _config.CACHE_DIR or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "vlanroute")
+    return os.path.join(base, "numba-" + digest.hexdigest()[:16])
 
 
 def jit(f: F) -> F:
-    """numba.njit, cached on disk where numba finds a place for its cache (next to the
-    kernel's file, or the user's cache folder)."""
+    """numba.njit, cached on disk in `cache_dir` (numba falls back to its own places where
+    that folder cannot be written, and compiles on each run where it finds none)."""
+    saved = _config.CACHE_DIR
+    _config.CACHE_DIR = cache_dir()     # read by numba's cache locator while decorating
     try:
         return cast(F, numba.njit(cache=True)(f))
     except RuntimeError:             # no cache locator: compiled on each run instead
         return cast(F, numba.njit(f))
+    finally:
+        _config.CACHE_DIR = saved
