@@ -251,16 +251,14 @@ def _price_rounds(pool: ColumnPool, topo: Topology, host_count: dict[str, int], 
             if amount > EPS:
                 in_use.setdefault(s, []).append(pool.trees[s][j])
         added = 0
-        weights = compiled.weights(weight) if compiled is not None else None
+        weights = compiled.weights(weight) if compiled is not None else np.empty(0)   # the kernel's
         for k, s in enumerate(pool.sources):
-            if compiled is not None and weights is not None:
-                first = compiled.priced(s, weights)
-            else:
-                first = priced_tree(topo, s, rank, weight, host_count)
+            first = (compiled.priced(s, weights) if compiled is not None
+                     else priced_tree(topo, s, rank, weight, host_count))
             if first is None:
                 continue
             # the priced tree and the LP's trees of s, each improved by single moves
-            for tree in [first, *[compiled.improved(s, t, weights) if compiled is not None and weights is not None
+            for tree in [first, *[compiled.improved(s, t, weights) if compiled is not None
                                   else improved_tree(s, t, rank, weight, host_count, into)
                                   for t in [first, *in_use.get(s, [])[:USED]]]]:
                 if _price(tree, s, price_of, host_count) < float(mu[k]) - 1e-7 and pool.add(s, tree):

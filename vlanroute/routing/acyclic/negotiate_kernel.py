@@ -24,50 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from vlanroute.routing.acyclic.kernel_parts import peak as _peak
+from vlanroute.routing.acyclic.kernel_parts import pop as _pop
+from vlanroute.routing.acyclic.kernel_parts import push as _push
 from vlanroute.routing.numba_jit import jit
 
 Array = np.ndarray
-
-
-@jit
-def _before(c1: float, n1: int, c2: float, n2: int) -> bool:
-    """(c1, n1) < (c2, n2), as Python compares the heap's tuples."""
-    return c1 < c2 or (c1 == c2 and n1 < n2)
-
-
-@jit
-def _push(hc: Array, hn: Array, ha: Array, size: int, c: float, count: int, a: int) -> int:
-    i = size
-    while i > 0:
-        p = (i - 1) >> 1
-        if _before(c, count, hc[p], hn[p]):
-            hc[i], hn[i], ha[i] = hc[p], hn[p], ha[p]
-            i = p
-        else:
-            break
-    hc[i], hn[i], ha[i] = c, count, a
-    return size + 1
-
-
-@jit
-def _pop(hc: Array, hn: Array, ha: Array, size: int) -> int:
-    """Takes the least entry off (the caller read it at index 0 first); returns the new size."""
-    size -= 1
-    c, count, a = hc[size], hn[size], ha[size]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and _before(hc[child + 1], hn[child + 1], hc[child], hn[child]):
-            child += 1
-        if _before(hc[child], hn[child], c, count):
-            hc[i], hn[i], ha[i] = hc[child], hn[child], ha[child]
-            i = child
-        else:
-            break
-    hc[i], hn[i], ha[i] = c, count, a
-    return size
 
 
 @jit
@@ -121,16 +83,6 @@ def _route(src: int, out_ptr: Array, out_to: Array, out_arc: Array, head: Array,
                 size = _push(hc, hn, ha, size, c, count, b)
                 count += 1
     return reached
-
-
-@jit
-def _peak(load: Array, cap: Array) -> float:
-    peak = 0.0
-    for a in range(load.shape[0]):
-        x = load[a] / cap[a]
-        if a == 0 or x > peak:
-            peak = x
-    return peak
 
 
 @jit

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vlanroute.routing.acyclic.kernel_parts import breadth_first, child_lists, peak, preorder
 from vlanroute.routing.numba_jit import jit
 
 Array = np.ndarray
@@ -38,28 +39,9 @@ def _shape(k: int, parent: Array, keys: Array, root: Array, weight: Array, hosts
     entry and exit numbers, the preorder `seq`, and what each switch's branch carries."""
     n = parent.shape[1]
     src = root[k]
-    kid_ptr[:] = 0
-    for j in range(n - 1):
-        kid_ptr[parent[k, keys[k, j]] + 1] += 1
-    for v in range(n):
-        kid_ptr[v + 1] += kid_ptr[v]
-    fill = np.zeros(n, dtype=np.int64)
-    for j in range(n - 1):
-        v = keys[k, j]
-        p = parent[k, v]
-        kids[kid_ptr[p] + fill[p]] = v
-        fill[p] += 1
-    # breadth-first, then hosts and sizes below each switch
+    child_lists(parent[k], keys[k], kid_ptr, kids)
     order = np.empty(n, dtype=np.int64)
-    order[0] = src
-    length = 1
-    i = 0
-    while i < length:
-        u = order[i]
-        for j in range(kid_ptr[u], kid_ptr[u + 1]):
-            order[length] = kids[j]
-            length += 1
-        i += 1
+    breadth_first(src, kid_ptr, kids, order)
     below = np.empty(n, dtype=np.int64)
     size = np.ones(n, dtype=np.int64)
     for j in range(n):
@@ -73,19 +55,7 @@ def _shape(k: int, parent: Array, keys: Array, root: Array, weight: Array, hosts
     for v in range(n):
         carried[v] = float(hs * below[v]) if v != src else 0.0
     # depth-first preorder from the child lists, the last child first (trees.preorder)
-    stack = np.empty(n, dtype=np.int64)
-    stack[0] = src
-    top = 1
-    number = 0
-    while top > 0:
-        top -= 1
-        x = stack[top]
-        tin[x] = number
-        seq[number] = x
-        number += 1
-        for j in range(kid_ptr[x], kid_ptr[x + 1]):
-            stack[top] = kids[j]
-            top += 1
+    preorder(src, kid_ptr, kids, tin, seq)
     for v in range(n):
         tout[v] = tin[v] + size[v]
 
@@ -214,16 +184,6 @@ def _move(k: int, hot: int, level: float, depth: int, parent: Array, keys: Array
 
 
 @jit
-def _peak(load: Array, cap: Array) -> float:
-    peak = 0.0
-    for a in range(load.shape[0]):
-        x = load[a] / cap[a]
-        if x > peak:
-            peak = x
-    return peak
-
-
-@jit
 def polish_trees(parent: Array, keys: Array, root: Array, weight: Array, hosts: Array, adj_ptr: Array, adj: Array,
                  arc_id: Array, tail: Array, head: Array, rank: Array, ordered: bool, dist: Array, key_row: Array,
                  load: Array, cap: Array, eps: float, depth: int, passes: int, max_work: float) -> float:
@@ -233,7 +193,7 @@ def polish_trees(parent: Array, keys: Array, root: Array, weight: Array, hosts: 
     m = load.shape[0]
     hot = np.empty(m, dtype=np.int64)
     for _ in range(passes):
-        level = _peak(load, cap)
+        level = peak(load, cap)
         n_hot = 0
         for a in range(m):
             if load[a] / cap[a] >= level - eps:
@@ -252,4 +212,4 @@ def polish_trees(parent: Array, keys: Array, root: Array, weight: Array, hosts: 
                     break
         if not moved or work[0] > max_work:
             break
-    return _peak(load, cap)
+    return peak(load, cap)

@@ -23,51 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from vlanroute.routing.acyclic.kernel_parts import breadth_first, child_lists, pop, preorder, push
 from vlanroute.routing.numba_jit import jit
 
 Array = np.ndarray
 _NONE = np.iinfo(np.int64).max     # no rank: above every channel's
-
-
-@jit
-def _before(c1: float, r1: int, c2: float, r2: int) -> bool:
-    """(c1, r1) < (c2, r2), as Python compares the heap's tuples."""
-    return c1 < c2 or (c1 == c2 and r1 < r2)
-
-
-@jit
-def _push(hc: Array, hr: Array, ha: Array, size: int, c: float, r: int, a: int) -> int:
-    i = size
-    while i > 0:
-        p = (i - 1) >> 1
-        if _before(c, r, hc[p], hr[p]):
-            hc[i], hr[i], ha[i] = hc[p], hr[p], ha[p]
-            i = p
-        else:
-            break
-    hc[i], hr[i], ha[i] = c, r, a
-    return size + 1
-
-
-@jit
-def _pop(hc: Array, hr: Array, ha: Array, size: int) -> int:
-    """Takes the least entry off (the caller read it at index 0 first); returns the new size."""
-    size -= 1
-    c, r, a = hc[size], hr[size], ha[size]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and _before(hc[child + 1], hr[child + 1], hc[child], hr[child]):
-            child += 1
-        if _before(hc[child], hr[child], c, r):
-            hc[i], hr[i], ha[i] = hc[child], hr[child], ha[child]
-            i = child
-        else:
-            break
-    hc[i], hr[i], ha[i] = c, r, a
-    return size
 
 
 @jit
@@ -89,10 +49,10 @@ def priced(src: int, n: int, tail: Array, head: Array, rank: Array, weight: Arra
         a = out_arc[j]
         if size == hc.shape[0]:
             hc, hr, ha = _grown(hc, hr, ha)
-        size = _push(hc, hr, ha, size, weight[a], rank[a], a)
+        size = push(hc, hr, ha, size, weight[a], rank[a], a)
     while size > 0:
         d, a = hc[0], ha[0]
-        size = _pop(hc, hr, ha, size)
+        size = pop(hc, hr, ha, size)
         if done[a]:
             continue
         done[a] = True
@@ -103,7 +63,7 @@ def priced(src: int, n: int, tail: Array, head: Array, rank: Array, weight: Arra
             if not done[b] and rank[b] > rank[a] and head[b] != src:
                 if size == hc.shape[0]:
                     hc, hr, ha = _grown(hc, hr, ha)
-                size = _push(hc, hr, ha, size, d + weight[b], rank[b], b)
+                size = push(hc, hr, ha, size, d + weight[b], rank[b], b)
     reached = np.zeros(n, dtype=np.bool_)
     count = 0
     for a in range(m):
@@ -172,41 +132,20 @@ def improved(src: int, keys: Array, parent: Array, arc_id: Array, tail: Array, r
     the switches in the order the tree's entries come (every switch but src); arc_id[u, v]
     the channel u -> v; into_ptr/into_arc each switch's channels in, in the pool's order."""
     n = parent.shape[0]
-    k = keys.shape[0]
     kid_ptr = np.zeros(n + 1, dtype=np.int64)
-    kids = np.empty(max(k, 1), dtype=np.int64)
-    fill = np.zeros(n, dtype=np.int64)
-    order = np.empty(k + 1, dtype=np.int64)
+    kids = np.empty(max(n - 1, 1), dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    seq = np.empty(n, dtype=np.int64)
     cost = np.zeros(n)
     entry = np.zeros(n, dtype=np.int64)
     lowest = np.zeros(n, dtype=np.int64)
     below = np.zeros(n, dtype=np.int64)
     size = np.zeros(n, dtype=np.int64)
-    kid2_ptr = np.zeros(n + 1, dtype=np.int64)
-    kids2 = np.empty(max(k, 1), dtype=np.int64)
     first = np.zeros(n, dtype=np.int64)
-    stack = np.empty(k + 1, dtype=np.int64)
     while True:
         # breadth-first from child lists in the entries' order (trees.bfs_order)
-        kid_ptr[:] = 0
-        for j in range(k):
-            kid_ptr[parent[keys[j]] + 1] += 1
-        for v in range(n):
-            kid_ptr[v + 1] += kid_ptr[v]
-        fill[:] = 0
-        for j in range(k):
-            p = parent[keys[j]]
-            kids[kid_ptr[p] + fill[p]] = keys[j]
-            fill[p] += 1
-        order[0] = src
-        length = 1
-        i = 0
-        while i < length:
-            u = order[i]
-            for j in range(kid_ptr[u], kid_ptr[u + 1]):
-                order[length] = kids[j]
-                length += 1
-            i += 1
+        child_lists(parent, keys, kid_ptr, kids)
+        length = breadth_first(src, kid_ptr, kids, order)
         # costs, entries, lowest rank out, then hosts and sizes below (columns.improved_tree)
         cost[src] = 0.0
         entry[src] = -1
@@ -229,29 +168,8 @@ def improved(src: int, keys: Array, parent: Array, arc_id: Array, tail: Array, r
             below[p] += below[v]
             size[p] += size[v]
         # the children in breadth-first order, numbered depth-first (trees.preorder)
-        kid2_ptr[:] = 0
-        for j in range(1, length):
-            kid2_ptr[parent[order[j]] + 1] += 1
-        for v in range(n):
-            kid2_ptr[v + 1] += kid2_ptr[v]
-        fill[:] = 0
-        for j in range(1, length):
-            v = order[j]
-            p = parent[v]
-            kids2[kid2_ptr[p] + fill[p]] = v
-            fill[p] += 1
-        top = 0
-        stack[0] = src
-        top = 1
-        number = 0
-        while top > 0:
-            top -= 1
-            x = stack[top]
-            first[x] = number
-            number += 1
-            for j in range(kid2_ptr[x], kid2_ptr[x + 1]):
-                stack[top] = kids2[j]
-                top += 1
+        child_lists(parent, order[1:length], kid_ptr, kids)
+        preorder(src, kid_ptr, kids, first, seq)
         found = False
         best_delta = 0.0
         best_v = -1
