@@ -6,6 +6,8 @@ it calls (acyclic/kernel_parts.py, whatif/pairs_kernel.py): after a change to th
 would load the old machine code. So the kernels are cached in a folder of their own per
 version of every kernel source (`cache_dir`), under NUMBA_CACHE_DIR where the user set one,
 else under the user's cache folder; a change to any kernel compiles them all again, once.
+Folders of other versions left unused for UNUSED_DAYS are removed, so that upgrades do not
+pile them up.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
+import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -21,6 +26,8 @@ import numba
 
 F = TypeVar("F", bound=Callable[..., Any])
 _config: Any = numba.config          # its settings are set at run time: no types for them
+UNUSED_DAYS = 30
+_FOLDER = re.compile(r"numba-[0-9a-f]{16}")
 
 
 @functools.cache
@@ -32,7 +39,31 @@ def cache_dir() -> str:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     base = _config.CACHE_DIR or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "vlanroute")
-    return os.path.join(base, "numba-" + digest.hexdigest()[:16])
+    folder = os.path.join(base, "numba-" + digest.hexdigest()[:16])
+    prune(base, keep=folder)
+    return folder
+
+
+def prune(base: str, keep: str) -> None:
+    """Mark `keep` used (its time set to now) and remove the other versions' folders under
+    `base` unused for UNUSED_DAYS. Best effort: a folder that cannot be written is left as
+    it is, and numba then uses its own cache places."""
+    try:
+        os.makedirs(keep, exist_ok=True)
+        os.utime(keep)
+        entries = list(os.scandir(base))
+    except OSError:
+        return
+    cutoff = time.time() - UNUSED_DAYS * 86400
+    for entry in entries:
+        try:
+            stale = (_FOLDER.fullmatch(entry.name) is not None and entry.path != keep
+                     and entry.is_dir(follow_symlinks=False)
+                     and entry.stat(follow_symlinks=False).st_mtime < cutoff)
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def jit(f: F) -> F:
