@@ -75,12 +75,12 @@ def test_refined_orders_never_raise_the_floor_and_give_ordered_trees(g: nx.Graph
 
 
 def test_the_order_lp_gives_linprogs_solution_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """OrderLP calls scipy's bundled HiGHS itself (routing/order_lp.py `_Solver`), with the
+    """OrderLP calls scipy's bundled HiGHS itself (routing/highs.py, from order_lp.py `_Solver`), with the
     matrix, bounds and options linprog(method="highs-ds") passes, so its LPs are the same
     bits as through linprog (the fallback where scipy has no such module or has changed it): the same loads,
     flows, turn prices and iterations along an order walk, where the prices choose the
     moves. An option or a column out of place changes the vertex and the prices."""
-    from vlanroute.routing import order_lp
+    from vlanroute.routing import highs, order_lp
     topo, hosts = fabrics.random_regular(12, 3, seed=4, per=2)
     _, rank = start_and_order(topo)
     order_lp._SOLVED.clear()         # solved here, not kept from an earlier test
@@ -90,7 +90,7 @@ def test_the_order_lp_gives_linprogs_solution_bit_for_bit(monkeypatch: pytest.Mo
         raise TypeError("a later scipy changed the private HiGHS interface")
 
     # the fallback itself: solve goes through linprog when the direct call fails
-    monkeypatch.setattr(order_lp._Solver, "_direct", changed_interface)
+    monkeypatch.setattr(highs, "solve", changed_interface)
     fallback = order_lp._Solver._linprog
     through: list[int] = []
     monkeypatch.setattr(order_lp._Solver, "_linprog", lambda *a: through.append(1) or fallback(*a))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 from fabrics import max_load, torus
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from topologies import connected_graphs
 
@@ -114,3 +114,50 @@ def test_symmetry_is_lost_with_one_cable() -> None:
     assert symmetric_lp_bound(degraded, hosts) is None
     assert optimum_bound(degraded, hosts).value == pytest.approx(lp_bound(degraded, hosts), rel=1e-6)
     assert optimum_bound(degraded, hosts).value > optimum_bound(topo, hosts).value
+
+
+def _through_linprog(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make routing/highs.py fail as if scipy had changed its private interface, so the LP
+    goes through linprog's interior point with its crossover to a vertex; counts the calls."""
+    from vlanroute.routing import highs
+
+    failed: list[int] = []
+
+    def changed(*args: object) -> object:
+        failed.append(1)
+        raise AttributeError("a later scipy changed the private HiGHS interface")
+    monkeypatch.setattr(highs, "solve", changed)
+    return failed
+
+
+@settings(max_examples=25, deadline=None)
+@given(connected_graphs(), st.lists(st.integers(min_value=0, max_value=5), min_size=12, max_size=12))
+def test_the_interior_point_without_crossover_is_the_vertexs_value(g: nx.Graph, per: list[int]) -> None:
+    # The direct call skips the crossover (optimum.IPM) and rounds to 12 digits
+    # (optimum.exact); the value must be linprog's vertex value to within that rounding,
+    # and a whole number exactly where that value is one.
+    topo = Topology.from_links(sorted(g.nodes), list(g.edges))
+    hosts = {s: per[i % len(per)] for i, s in enumerate(topo.switches)}
+    assume(sum(1 for n in hosts.values() if n) >= 2)        # else there is no LP to solve
+    direct = lp_bound(topo, hosts)
+    with pytest.MonkeyPatch.context() as mp:
+        failed = _through_linprog(mp)
+        vertex = lp_bound(topo, hosts)
+    assert failed, "the fallback was not taken"
+    assert direct == pytest.approx(vertex, rel=1e-11, abs=1e-11)
+    if abs(vertex - round(vertex)) < 1e-9:
+        assert direct == round(vertex)
+
+
+def test_whole_optima_come_out_whole() -> None:
+    # The leaf-spine 8x4 with 4 hosts per leaf: every up and down link carries 28 at the
+    # optimum (7 other leaves x 4 x 4 / 4 spines); the hypercube's LP answered exactly too.
+    leaves, spines = [f"l{i}" for i in range(8)], [f"s{j}" for j in range(4)]
+    topo = Topology.from_links(leaves + spines, [(a, b) for a in leaves for b in spines])
+    assert lp_bound(topo, {**{l: 4 for l in leaves}, **{s: 0 for s in spines}}) == 28.0
+
+
+def test_the_fallback_solves_the_same_lp(monkeypatch: pytest.MonkeyPatch) -> None:
+    hosts = {f"s{i}": 1 for i in range(8)}
+    failed = _through_linprog(monkeypatch)
+    assert lp_bound(ring(8), hosts) == 8.0 and failed     # 8 x (1+2+3+4+3+2+1) / 16 directions

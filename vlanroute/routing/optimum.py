@@ -40,6 +40,13 @@ from vlanroute.routing.bounds import load_bounds
 from vlanroute.routing.memo import Store, fabric_key
 
 LP_VARIABLES = 50_000      # sources x directed neighbour pairs: the full LP's size limit
+# HiGHS' interior-point method without the crossover to a vertex (only the value is used),
+# its optimality gap tightened from 1e-8 so that the value is good to about 1e-13 relative:
+# on the random 4-regular graph of 64 switches 0.83 s against 1.14 s with the crossover, on
+# the 8x8 torus with 6 cables gone 0.53 against 0.73-0.80 s (the same value to 12 digits).
+IPM: tuple[tuple[str, object], ...] = (
+    ("solver", "ipm"), ("run_crossover", "off"), ("ipm_optimality_tolerance", 1e-12),
+    ("log_to_console", False), ("output_flag", False))
 
 
 @dataclass(frozen=True)
@@ -180,7 +187,7 @@ def _solve(topo: Topology, sources: list[str], demands: dict[str, dict[str, int]
     # scipy on first use: importing it costs about 0.6 s, which `render` and `verify`
     # would pay without solving anything.
     from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
+    from scipy.sparse import coo_matrix, vstack
     arcs = sorted(topo.arc_cables().items())
     node = {s: i for i, s in enumerate(topo.switches)}
     n, m = len(topo.switches), len(arcs)
@@ -227,8 +234,24 @@ def _solve(topo: Topology, sources: list[str], demands: dict[str, dict[str, int]
     a_ub = coo_matrix((ub_vals, (ub_rows, ub_cols)), shape=(ncap, nvar)).tocsr()
     c = np.zeros(nvar)
     c[-1] = 1.0
+    from vlanroute.routing import highs
+    try:
+        got = highs.solve(vstack([a_ub, a_eq]).tocsc(), c, np.full(nvar, np.inf),
+                          np.concatenate([np.full(ncap, -np.inf), b_eq]), np.concatenate([np.zeros(ncap), b_eq]),
+                          IPM)
+        if got.status == "optimal":
+            return exact(got.objective)
+    except highs.DIRECT_UNAVAILABLE:
+        pass
     res = linprog(c, A_ub=a_ub, b_ub=np.zeros(ncap), A_eq=a_eq, b_eq=np.array(b_eq),
                   bounds=(0, None), method="highs-ipm")
     if res.status != 0:
         raise RuntimeError(f"the load LP did not solve: {res.message}")
-    return float(res.x[-1])
+    return exact(float(res.x[-1]))
+
+
+def exact(value: float) -> float:
+    """The LP's value to 12 significant digits: the solvers' last bits (1e-13 relative) off,
+    so that an optimum that is a whole number or a short fraction is that number exactly
+    (a plan at 1.25 times 28 is at 35, not just above 34.99999999999997)."""
+    return float(f"{value:.12g}")

@@ -252,43 +252,23 @@ class _Solver:
     def solve(self, al: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
         """(x, row duals: capacity rows then equalities, simplex iterations) of the LP whose
         allowed turns are `al`; None if it is infeasible."""
+        from vlanroute.routing import highs
         cols = self.columns(al)
         a = self.a[:, cols]
         c = np.zeros(len(cols))
         c[-1] = 1.0
         hi = self.hi[cols]
         try:
-            return self._direct(a, c, hi)
-        except (ImportError, AttributeError, TypeError):
-            # scipy before 1.15 has no such module, and a later one may change this private
-            # interface: linprog solves the same LP to the same bits, only slower
+            # capacity rows <= 0, then the equalities
+            got = highs.solve(a, c, hi, np.concatenate([np.full(self.m, -np.inf), self.b_eq]),
+                              np.concatenate([np.zeros(self.m), self.b_eq]), highs.DUAL_SIMPLEX)
+        except highs.DIRECT_UNAVAILABLE:
             return self._linprog(a, c, hi)
-
-    def _direct(self, a: csc_matrix, c: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
-        from scipy.optimize._highspy import _core
-        cols = a.shape[1]
-        m = self.m
-        inf = _core.kHighsInf
-        lower = np.concatenate([np.full(m, -inf), self.b_eq])
-        upper = np.concatenate([np.zeros(m), self.b_eq])
-        highs = _core._Highs()
-        # linprog(method="highs-ds")'s options (scipy/optimize/_linprog_highs.py)
-        for name, value in (("presolve", "on"), ("solver", "simplex"), ("highs_debug_level", 0),
-                            ("log_to_console", False), ("output_flag", False), ("simplex_strategy", 1)):
-            highs.setOptionValue(name, value)
-        # the arrays as they are (HighsLp's fields would be copied element by element)
-        highs.passModel(cols, a.shape[0], a.nnz, int(_core.MatrixFormat.kColwise), int(_core.ObjSense.kMinimize),
-                        0.0, c, np.zeros(cols), np.where(np.isinf(hi), inf, hi), lower, upper,
-                        a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data, np.zeros(cols, np.int32))
-        highs.run()
-        status = highs.getModelStatus()
-        if status == _core.HighsModelStatus.kInfeasible:
+        if got.status == "infeasible":
             return None
-        if status != _core.HighsModelStatus.kOptimal:
-            raise RuntimeError(f"the order LP did not solve: {highs.modelStatusToString(status)}")
-        solution = highs.getSolution()
-        return (np.array(solution.col_value), np.array(solution.row_dual),
-                int(highs.getInfo().simplex_iteration_count))
+        if got.status != "optimal":
+            raise RuntimeError(f"the order LP did not solve: {got.status}")
+        return got.x, got.row_dual, got.iterations
 
     def _linprog(self, a: csc_matrix, c: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
         from scipy.optimize import linprog
