@@ -18,7 +18,7 @@ from topologies import connected_graphs
 
 import vlanroute.routing.acyclic.engine as acyclic_engine
 from vlanroute.model.topology import Topology
-from vlanroute.routing.acyclic.columns import column_plan, column_step, improved_tree, priced_tree
+from vlanroute.routing.acyclic.columns import ColumnPool, column_plan, column_step, improved_tree, priced_tree
 from vlanroute.routing.acyclic.refine import earliest_tree
 from vlanroute.routing.choose import deadlock_free
 from vlanroute.routing.engine import Options, packing_of
@@ -253,3 +253,39 @@ def test_the_full_search_is_deadlock_free_within_issue_40s_1_2x(fabric, request:
             assert set(tree) == set(topo.switches) - {src}
     assert fabrics.channel_dependencies_acyclic(routes.parents, hosts, routes.splits)
     assert len(packing_of(routes, topo, hosts)) <= Options().max_vlans
+
+
+@settings(max_examples=10, deadline=None)
+@given(connected_graphs(), st.integers(min_value=1, max_value=4))
+def test_the_tree_lp_gives_linprogs_solution_bit_for_bit(g: nx.Graph, per: int) -> None:
+    """The column step's LP calls scipy's bundled HiGHS itself (routing/highs.py) with what
+    linprog(method="highs-ds") passes: the same L, column values and duals, which price the
+    next trees, as through linprog (the fallback where scipy changed its private module)."""
+    from vlanroute.routing import highs
+    topo, hosts = hosted(g, per)
+    start, rank = start_and_order(topo)
+    direct_solves: list[tuple[float, list[float], list[float], list[float]]] = []
+    fallback_solves: list[tuple[float, list[float], list[float], list[float]]] = []
+    solve = ColumnPool.solve
+
+    def spy(into: list[tuple[float, list[float], list[float], list[float]]]):  # type: ignore[no-untyped-def]
+        def recorded(pool: ColumnPool, integer: bool, nodes: int = 200):  # type: ignore[no-untyped-def]
+            got = solve(pool, integer, nodes)
+            if not integer:
+                assert got[2] is not None and got[3] is not None
+                into.append((got[0], got[1].tolist(), got[2].tolist(), got[3].tolist()))
+            return got
+        return recorded
+
+    def changed_interface(*args: object) -> object:
+        raise ImportError("scipy without the private HiGHS module")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ColumnPool, "solve", spy(direct_solves))
+        direct = column_plan(topo, hosts, rank, [(start, {})], rounds=3, nodes=20)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ColumnPool, "solve", spy(fallback_solves))
+        mp.setattr(highs, "solve", changed_interface)
+        fallback = column_plan(topo, hosts, rank, [(start, {})], rounds=3, nodes=20)
+    assert direct_solves and direct_solves == fallback_solves
+    assert direct == fallback

@@ -117,7 +117,7 @@ class ColumnPool:
         """(L, x per column, channel duals, source duals) of the master problem; the duals
         only for the LP (`integer` False)."""
         from scipy.optimize import linprog, milp, Bounds, LinearConstraint     # on first use
-        from scipy.sparse import coo_matrix
+        from scipy.sparse import coo_matrix, vstack
         m, k = len(self.arcs), len(self.cols)
         rows, cols, vals = self._matrix()
         # capacity rows: sum x u - L C <= 0
@@ -131,10 +131,25 @@ class ColumnPool:
         c = np.zeros(k + 1)
         c[k] = 1.0
         if not integer:
-            res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds")
-            if res.status != 0:
-                raise RuntimeError(f"the tree LP did not solve: {res.message}")
-            return float(res.x[k]), res.x[:k], -res.ineqlin.marginals, res.eqlin.marginals
+            from vlanroute.routing import highs
+            got: highs.Solved | None = None
+            try:
+                # linprog(method="highs-ds")'s call, the same bits without its checks and
+                # conversions (routing/highs.py): the capacity rows <= 0, then the sources'
+                got = highs.solve(vstack([a_ub, a_eq]).tocsc(), c, np.full(k + 1, np.inf),
+                                  np.concatenate([np.full(m, -np.inf), b_eq]), np.concatenate([np.zeros(m), b_eq]),
+                                  highs.DUAL_SIMPLEX)
+            except highs.DIRECT_UNAVAILABLE:
+                pass                    # an older or changed scipy: through linprog
+            if got is None:
+                res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=b_eq, bounds=(0, None),
+                              method="highs-ds")
+                if res.status != 0:
+                    raise RuntimeError(f"the tree LP did not solve: {res.message}")
+                return float(res.x[k]), res.x[:k], -res.ineqlin.marginals, res.eqlin.marginals
+            if got.status != "optimal":
+                raise RuntimeError(f"the tree LP did not solve: {got.status}")
+            return float(got.x[k]), got.x[:k], -got.row_dual[:m], got.row_dual[m:]
         hi = np.concatenate([[float(self.hosts[s]) for s, _, _, _ in self.cols], [np.inf]])
         res = milp(c, constraints=[LinearConstraint(a_ub, -np.inf, 0.0), LinearConstraint(a_eq, b_eq, b_eq)],
                    integrality=np.concatenate([np.ones(k), [0]]), bounds=Bounds(np.zeros(k + 1), hi),
