@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_acyclic_negotiate import start_and_order
 
+from vlanroute.routing import jit
 from vlanroute.routing.acyclic import negotiate as negotiate_module
 from vlanroute.routing.acyclic.negotiate import negotiate
 from vlanroute.routing.bounds import distance_sum
@@ -86,12 +87,22 @@ def test_the_kernel_runs_only_from_its_work_and_when_allowed(monkeypatch: pytest
 
     monkeypatch.setattr(negotiate_module, "_compiled_rounds", spy)
     monkeypatch.setattr(negotiate_module, "_kernel_loaded", False)
+    monkeypatch.setattr(jit, "LONG_RUN", float("inf"))          # a short process (routing/jit.py)
     monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
     work = 3 * len(start) * len(topo.arc_cables())
     monkeypatch.setattr(negotiate_module, "KERNEL_WORK", work + 1)
     monkeypatch.setattr(negotiate_module, "KERNEL_WARM_WORK", work // 3)
     negotiate(topo, hosts, None, start, 1.0, rounds=3)
     assert calls == []
+    # past the long-run mark, from the warm work on before any kernel was loaded
+    monkeypatch.setattr(jit, "LONG_RUN", 0.0)
+    monkeypatch.setattr(negotiate_module, "_compiled_rounds", lambda *a: calls.append(2) or real(*a))  # type: ignore[arg-type]
+    negotiate(topo, hosts, None, start, 1.0, rounds=3)
+    assert calls == [2]
+    calls.clear()
+    monkeypatch.setattr(negotiate_module, "_compiled_rounds", spy)
+    monkeypatch.setattr(negotiate_module, "_kernel_loaded", False)
+    monkeypatch.setattr(jit, "LONG_RUN", float("inf"))
     monkeypatch.setattr(negotiate_module, "KERNEL_WORK", work)
     negotiate(topo, hosts, None, start, 1.0, rounds=3)
     assert calls == [1]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import start_and_order
 from test_pricing_kernel import random_tree
 
+from vlanroute.routing import jit
 from vlanroute.routing.acyclic import polish as polish_module
 from vlanroute.routing.acyclic import polish_kernel
 from vlanroute.routing.acyclic.polish import polish
@@ -102,6 +103,7 @@ def test_small_polishes_stay_interpreted(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
     monkeypatch.setattr(polish_module, "_compiled", lambda *a: ran.append(True) or (0.0, {}))
     monkeypatch.setattr(polish_module, "_kernel_loaded", False)
+    monkeypatch.setattr(jit, "LONG_RUN", float("inf"))          # a short process (routing/jit.py)
     monkeypatch.setattr(polish_module, "KERNEL_ENTRIES", 65)
     polish(topo, hosts, rank, trees)
     assert not ran
@@ -115,3 +117,22 @@ def test_small_polishes_stay_interpreted(monkeypatch: pytest.MonkeyPatch) -> Non
     cut[topo.switches[0]] = {}
     polish(topo, hosts, rank, cut)
     assert not ran
+
+
+def test_a_long_process_polishes_from_the_warm_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past jit.LONG_RUN s of CPU the kernel runs from KERNEL_WARM_ENTRIES, as if loaded (the
+    rest of a long plan pays for loading it); before, from KERNEL_ENTRIES."""
+    topo, hosts = random_fabric(2, 8, False, False)
+    trees, rank = start_and_order(topo)
+    ran: list[bool] = []
+    monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
+    monkeypatch.setattr(polish_module, "_compiled", lambda *a: ran.append(True) or (0.0, {}))
+    monkeypatch.setattr(polish_module, "_kernel_loaded", False)
+    monkeypatch.setattr(polish_module, "KERNEL_ENTRIES", 10**9)
+    monkeypatch.setattr(polish_module, "KERNEL_WARM_ENTRIES", 64)
+    monkeypatch.setattr(jit, "LONG_RUN", float("inf"))
+    polish(topo, hosts, rank, trees)
+    assert not ran
+    monkeypatch.setattr(jit, "LONG_RUN", 0.0)
+    polish(topo, hosts, rank, trees)
+    assert ran

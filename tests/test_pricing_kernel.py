@@ -9,6 +9,7 @@ whole column plans, both ways."""
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 from fabrics import random_fabric
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from test_acyclic_negotiate import start_and_order
 
 from vlanroute.model.topology import Topology
+from vlanroute.routing import jit
 from vlanroute.routing.acyclic import columns
 from vlanroute.routing.acyclic.columns import ColumnPool, column_plan, improved_tree, priced_tree
 
@@ -116,6 +118,15 @@ def test_small_work_stays_interpreted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(columns, "KERNEL_WARM_WORK", work + 1)
     assert columns._CompiledPricing.wanted(pool, topo, rank, 40) is None
     monkeypatch.setattr(columns, "KERNEL_WARM_WORK", work)
+    # cold (no kernel loaded, numba not imported), the warm work is not enough before the
+    # long-run mark (routing/jit.py), and is after it
+    monkeypatch.setattr(columns, "_kernel_loaded", False)
+    monkeypatch.delitem(sys.modules, "vlanroute.routing.numba_jit", raising=False)
+    monkeypatch.setattr(jit, "LONG_RUN", float("inf"))
+    assert columns._CompiledPricing.wanted(pool, topo, rank, 40) is None
+    monkeypatch.setattr(jit, "LONG_RUN", 0.0)
+    assert columns._CompiledPricing.wanted(pool, topo, rank, 40) is not None
+    monkeypatch.setattr(jit, "LONG_RUN", float("inf"))
     monkeypatch.setattr(columns, "_kernel_loaded", True)
     assert columns._CompiledPricing.wanted(pool, topo, rank, 40) is not None
     # an order that leaves a channel unranked: interpreted

@@ -41,7 +41,7 @@ import numpy as np
 
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
-from vlanroute.routing.jit import compiled_allowed
+from vlanroute.routing.jit import compiled_allowed, long_run
 from vlanroute.routing.acyclic.polish import polish
 from vlanroute.routing.acyclic.refine import complete_by_earliest, earliest_tree, rounded_trees
 from vlanroute.routing.order_lp import OrderLP, OrderSolution
@@ -67,7 +67,8 @@ _NO_RANK = float("inf")
 # the kernel cost about 0.7 s a process. Measured (CPU s of the whole default plan): the
 # degraded 8x8 torus (two calls, 12 and 8 million) 16.9 to 13.6; the degraded 6x6 torus (7
 # million) 19.6 to 19.0; the dragonfly 6x4 (three of 2.4 million) no faster. Where numba is
-# in the process already (another kernel ran), from KERNEL_WARM_WORK.
+# in the process already (another kernel ran) or the process has run long (routing/jit.py
+# `long_run`), from KERNEL_WARM_WORK.
 KERNEL_WORK = 5_000_000
 KERNEL_WARM_WORK = 1_000_000
 
@@ -314,7 +315,7 @@ class _CompiledPricing:
         """The compiled pricing where the work pays for loading it (KERNEL_WORK) and the
         order ranks every channel of the pool once (as the column step's orders do)."""
         work = rounds * len(pool.sources) * len(topo.switches) * len(pool.arcs)
-        warm = _kernel_loaded or "vlanroute.routing.numba_jit" in sys.modules
+        warm = _kernel_loaded or "vlanroute.routing.numba_jit" in sys.modules or long_run()
         if work < (KERNEL_WARM_WORK if warm else KERNEL_WORK) or not compiled_allowed():
             return None
         if len(rank) != len(pool.arcs) or set(rank) != set(pool.arcs) or len(set(rank.values())) != len(rank):

@@ -30,7 +30,7 @@ import numpy as np
 
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
-from vlanroute.routing.jit import compiled_allowed
+from vlanroute.routing.jit import compiled_allowed, long_run
 from vlanroute.routing.trees import ParentMap, bfs_order, hop_distances, source_arc_loads
 
 ROUNDS = 40            # rounds of re-routing every source (20 and 40 measured: 40 is better on some)
@@ -41,8 +41,8 @@ _INF = float("inf")
 # Rounds x senders x channels from which the rounds run compiled (routing/acyclic/
 # negotiate_kernel.py, the same trees) where numba works: below it the interpreted rounds take
 # less than importing numba and loading the kernel, about 0.7 s on the 2-core machine, once
-# per process; once loaded, from KERNEL_WARM_WORK (a 64-switch fabric's 20 rounds: 85 ms a
-# call interpreted, 16 ms compiled).
+# per process; once loaded, or once the process has run long (routing/jit.py `long_run`), from
+# KERNEL_WARM_WORK (a 64-switch fabric's 20 rounds: 85 ms a call interpreted, 16 ms compiled).
 KERNEL_WORK = 500_000
 KERNEL_WARM_WORK = 10_000
 _kernel_loaded = False
@@ -269,7 +269,7 @@ def negotiate(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None
     rnd = random.Random(seed)
     target = max(target_factor * scale, 1e-9)
     work = rounds * len(trees) * len(r.arcs)
-    if work >= (KERNEL_WARM_WORK if _kernel_loaded else KERNEL_WORK) and compiled_allowed():
+    if work >= (KERNEL_WARM_WORK if _kernel_loaded or long_run() else KERNEL_WORK) and compiled_allowed():
         schedule = []
         for _ in range(rounds):
             rnd.shuffle(sources)

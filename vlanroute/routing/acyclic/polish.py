@@ -29,7 +29,7 @@ from collections.abc import Mapping
 
 from vlanroute.model.links import Arc
 from vlanroute.model.topology import Topology
-from vlanroute.routing.jit import compiled_allowed
+from vlanroute.routing.jit import compiled_allowed, long_run
 from vlanroute.routing.trees import ParentMap, bfs_distances, preorder, source_arc_loads
 
 EPS = 1e-9
@@ -42,7 +42,7 @@ Shape = tuple[dict[str, list[str]], dict[str, float], dict[str, int], dict[str, 
 # the default plans of random 4-regular 64 and the degraded 6x6 and 8x8 tori, most of it in
 # calls of 4,096 to 5,184 entries; 0.2 s of those of random 3-regular 24 and 48 and the
 # dragonfly 9x4, where loading the kernel would cost more than it saves. Once the kernel is
-# loaded, from KERNEL_WARM_ENTRIES.
+# loaded, or the process has run long (routing/jit.py `long_run`), from KERNEL_WARM_ENTRIES.
 KERNEL_ENTRIES = 4_000
 KERNEL_WARM_ENTRIES = 500
 _kernel_loaded = False
@@ -266,7 +266,7 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
     sources = sorted(t.trees, key=lambda s: (-t.weight[s], topo.index(t.root[s]), s))
     t.place = {s: i for i, s in enumerate(sources)}
     entries = len(t.trees) * len(topo.switches)
-    if ((entries >= KERNEL_WARM_ENTRIES if _kernel_loaded else entries >= KERNEL_ENTRIES and not minimal)
+    if ((entries >= KERNEL_WARM_ENTRIES if _kernel_loaded or long_run() else entries >= KERNEL_ENTRIES and not minimal)
             and compiled_allowed()
             and all(len(tree) == len(topo.switches) - 1 and t.root[k] not in tree for k, tree in t.trees.items())
             and (rank is None or all(a in rank for a in t.load))):
