@@ -11,8 +11,9 @@ beside it computes (the same choices, the same floats), so this decides only the
   routing below the switch.
 
 Each kernel runs from a measured amount of work, lower once numba is loaded in the process or
-the process has used LONG_RUN s of CPU (`long_run`). Nothing here imports numba unless asked; the kernel modules import it (routing/numba_jit.py),
-and only callers that found it working import them.
+the process has used LONG_RUN s of CPU (`long_run`). Nothing here imports numba unless asked;
+the kernel modules import it (routing/numba_jit.py), and only callers that found it working
+import them.
 """
 
 from __future__ import annotations

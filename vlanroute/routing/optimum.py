@@ -242,6 +242,7 @@ def _solve(topo: Topology, sources: list[str], demands: dict[str, dict[str, int]
                           IPM)
         if got.status == "optimal":
             return exact(got.objective)
+        # anything else (the interior point stalled short of its gap): linprog's way below
     except highs.DIRECT_UNAVAILABLE:
         pass
     res = linprog(c, A_ub=a_ub, b_ub=np.zeros(ncap), A_eq=a_eq, b_eq=np.array(b_eq),
@@ -252,7 +253,7 @@ def _solve(topo: Topology, sources: list[str], demands: dict[str, dict[str, int]
 
 
 def exact(value: float) -> float:
-    """The LP's value to 12 significant digits: the solvers' last bits (1e-13 relative) off,
-    so that an optimum that is a whole number or a short fraction is that number exactly
-    (a plan at 1.25 times 28 is at 35, not just above 34.99999999999997)."""
+    """The LP's value to 12 significant digits, the solvers' last bits (1e-13 relative) off,
+    so that an optimum that is a whole number is that number exactly, as the vertex gave it:
+    a plan carrying 35 on an optimum of 28 is then at 1.25 times it, not just above."""
     return float(f"{value:.12g}")
