@@ -40,22 +40,26 @@ class Solved:
     iterations: int
 
 
-def solve(a: csc_matrix, c: np.ndarray, col_upper: np.ndarray, row_lower: np.ndarray,
-          row_upper: np.ndarray, options: tuple[tuple[str, object], ...]) -> Solved:
-    """min c x subject to row_lower <= A x <= row_upper, 0 <= x <= col_upper (infinite
-    bounds as numpy's inf), A column-wise with sorted indices, under HiGHS `options`."""
+def solve(a: csc_matrix, c: np.ndarray, col_upper: np.ndarray, capacity_rows: int, b_eq: np.ndarray,
+          options: tuple[tuple[str, object], ...]) -> Solved:
+    """min c x subject to A x with its first `capacity_rows` rows <= 0 and the others = b_eq,
+    0 <= x <= col_upper (numpy's inf for none), under HiGHS `options`: the shape of every LP
+    here (capacities, then conservation), rows stacked as linprog stacks A_ub (b_ub = 0) over
+    A_eq. A column-wise."""
     from scipy.optimize._highspy import _core
     if not a.has_sorted_indices:
         a = a.sorted_indices()
     inf = _core.kHighsInf
     cols = a.shape[1]
+    row_lower = np.concatenate([np.full(capacity_rows, -inf), b_eq])
+    row_upper = np.concatenate([np.zeros(capacity_rows), b_eq])
     highs = _core._Highs()
     for name, value in options:
         highs.setOptionValue(name, value)
     # the arrays as they are (HighsLp's fields would be copied element by element)
     highs.passModel(cols, a.shape[0], a.nnz, int(_core.MatrixFormat.kColwise), int(_core.ObjSense.kMinimize),
                     0.0, c, np.zeros(cols), np.where(np.isinf(col_upper), inf, col_upper),
-                    np.where(np.isinf(row_lower), -inf, row_lower), np.where(np.isinf(row_upper), inf, row_upper),
+                    row_lower, row_upper,
                     a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data, np.zeros(cols, np.int32))
     highs.run()
     status = highs.getModelStatus()

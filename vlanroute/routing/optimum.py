@@ -237,9 +237,7 @@ def _solve(topo: Topology, sources: list[str], demands: dict[str, dict[str, int]
     c[-1] = 1.0
     from vlanroute.routing import highs
     try:
-        got = highs.solve(vstack([a_ub, a_eq]).tocsc(), c, np.full(nvar, np.inf),
-                          np.concatenate([np.full(ncap, -np.inf), b_eq]), np.concatenate([np.zeros(ncap), b_eq]),
-                          IPM)
+        got = highs.solve(vstack([a_ub, a_eq]).tocsc(), c, np.full(nvar, np.inf), ncap, np.array(b_eq), IPM)
         if got.status == "optimal":
             return exact(got.objective)
         # anything else (the interior point stalled short of its gap): linprog's way below

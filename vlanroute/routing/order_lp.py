@@ -259,9 +259,7 @@ class _Solver:
         c[-1] = 1.0
         hi = self.hi[cols]
         try:
-            # capacity rows <= 0, then the equalities
-            got = highs.solve(a, c, hi, np.concatenate([np.full(self.m, -np.inf), self.b_eq]),
-                              np.concatenate([np.zeros(self.m), self.b_eq]), highs.DUAL_SIMPLEX)
+            got = highs.solve(a, c, hi, self.m, self.b_eq, highs.DUAL_SIMPLEX)
         except highs.DIRECT_UNAVAILABLE:
             return self._linprog(a, c, hi)
         if got.status == "infeasible":

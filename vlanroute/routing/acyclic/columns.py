@@ -136,10 +136,8 @@ class ColumnPool:
             got: highs.Solved | None = None
             try:
                 # linprog(method="highs-ds")'s call, the same bits without its checks and
-                # conversions (routing/highs.py): the capacity rows <= 0, then the sources'
-                got = highs.solve(vstack([a_ub, a_eq]).tocsc(), c, np.full(k + 1, np.inf),
-                                  np.concatenate([np.full(m, -np.inf), b_eq]), np.concatenate([np.zeros(m), b_eq]),
-                                  highs.DUAL_SIMPLEX)
+                # conversions (routing/highs.py)
+                got = highs.solve(vstack([a_ub, a_eq]).tocsc(), c, np.full(k + 1, np.inf), m, b_eq, highs.DUAL_SIMPLEX)
             except highs.DIRECT_UNAVAILABLE:
                 pass                    # an older or changed scipy: through linprog
             if got is None:

@@ -290,7 +290,8 @@ def polish(topo: Topology, hosts: dict[str, int], rank: dict[Arc, int] | None,
 def _compiled(t: _Trees, topo: Topology, sources: list[str], depth: int) -> tuple[float, dict[str, ParentMap]]:
     """polish's passes by polish_kernel.polish_trees on `t` (every tree spanning, every
     channel ranked where there is an order): the same (max load, trees), each tree's entries
-    in the same order. `sources`: the senders in the order they are tried."""
+    in the same order. `sources`: the senders in the order they are tried (`t.place` numbers
+    them so)."""
     global _kernel_loaded
     import numpy as np
 
@@ -329,6 +330,5 @@ def _compiled(t: _Trees, topo: Topology, sources: list[str], depth: int) -> tupl
                         head, rank, t.rank is not None, dist, key_row, load,
                         np.array([t.cap[a] for a in arcs]), EPS, depth, PASSES, float(t.max_work))
     _kernel_loaded = True
-    place = {key: k for k, key in enumerate(sources)}
     got = parent.tolist()
-    return float(peak), {key: {v: names[got[place[key]][index[v]]] for v in tree} for key, tree in t.trees.items()}
+    return float(peak), {key: {v: names[got[t.place[key]][index[v]]] for v in tree} for key, tree in t.trees.items()}
