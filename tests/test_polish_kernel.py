@@ -94,15 +94,22 @@ def test_the_compiled_moves_give_the_interpreted_trees(monkeypatch: pytest.Monke
     assert entry_for_entry(compiled) == entry_for_entry(interpreted)
 
 
-def test_small_polishes_stay_interpreted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below KERNEL_ENTRIES (senders x switches) the kernel is not loaded, nor for shortest
-    routes only, nor for trees that do not span the fabric."""
+def cold_polish(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A small fabric's trees and order, numba allowed but the kernel not loaded yet, and
+    the list each compiled call appends to (the kernel itself is not run)."""
     topo, hosts = random_fabric(2, 8, False, False)
     trees, rank = start_and_order(topo)
     ran: list[bool] = []
     monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
     monkeypatch.setattr(polish_module, "_compiled", lambda *a: ran.append(True) or (0.0, {}))
     monkeypatch.setattr(polish_module, "_kernel_loaded", False)
+    return topo, hosts, trees, rank, ran
+
+
+def test_small_polishes_stay_interpreted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below KERNEL_ENTRIES (senders x switches) the kernel is not loaded, nor for shortest
+    routes only, nor for trees that do not span the fabric."""
+    topo, hosts, trees, rank, ran = cold_polish(monkeypatch)
     monkeypatch.setattr(jit, "LONG_RUN", float("inf"))          # a short process (routing/jit.py)
     monkeypatch.setattr(polish_module, "KERNEL_ENTRIES", 65)
     polish(topo, hosts, rank, trees)
@@ -122,12 +129,7 @@ def test_small_polishes_stay_interpreted(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_a_long_process_polishes_from_the_warm_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past jit.LONG_RUN s of CPU the kernel runs from KERNEL_WARM_ENTRIES, as if loaded (the
     rest of a long plan pays for loading it); before, from KERNEL_ENTRIES."""
-    topo, hosts = random_fabric(2, 8, False, False)
-    trees, rank = start_and_order(topo)
-    ran: list[bool] = []
-    monkeypatch.delenv("VLANROUTE_NO_JIT", raising=False)
-    monkeypatch.setattr(polish_module, "_compiled", lambda *a: ran.append(True) or (0.0, {}))
-    monkeypatch.setattr(polish_module, "_kernel_loaded", False)
+    topo, hosts, trees, rank, ran = cold_polish(monkeypatch)
     monkeypatch.setattr(polish_module, "KERNEL_ENTRIES", 10**9)
     monkeypatch.setattr(polish_module, "KERNEL_WARM_ENTRIES", 64)
     monkeypatch.setattr(jit, "LONG_RUN", float("inf"))
