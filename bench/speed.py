@@ -75,6 +75,12 @@ PLANS: list[tuple[str, str, list[str]]] = [
     ("random 3-regular 24", "@random_regular(24, 3, seed=1)", []),
     ("random 3-regular 48 (seed 2)", "@random_regular(48, 3, seed=2)", []),
     ("random 4-regular 64 (seed 3)", "@random_regular(64, 4, seed=3)", []),
+    # The fabrics of tests/test_acyclic_walks_again.py: the default's slowest below 64
+    # switches, where it walks the channel orders again to come within 1.2x the optimum
+    # (one order LP per move, about 15 ms each on 24 switches; routing/acyclic/engine.py)
+    ("random 3-regular 22 (seed 5)", "@random_regular(22, 3, seed=5)", []),
+    ("random 3-regular 24 (seed 8)", "@random_regular(24, 3, seed=8)", []),
+    ("dragonfly 6x3", "@dragonfly(6, 3)", []),
     ("6x6 torus, 3 cables gone", "@degraded_torus(6, 3, seed=0)", []),
     ("8x8 torus, 6 cables gone", "@degraded_torus(8, 6, seed=1)", []),
     ("16x16 torus, 1 cable gone", "@degraded_torus(16, 1, seed=0)", []),    # a custom fabric of 256 switches

@@ -71,13 +71,10 @@ def positions(topo: Topology, root: str) -> tuple[dict[str, int], dict[str, int]
     return bfs, pre
 
 
-def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: int,
-                 iterations: int = 10**12) -> list[dict[Arc, int]]:
-    """The best order of each of `walks` order walks of `steps` moves (or `iterations`
-    simplex iterations each, a count: the same orders on every run), from the up*/down*
-    orders of every root with the lowest order LPs (ties: breadth-first before depth-first,
-    then the root's place in the topology's switch order)."""
-    lp = OrderLP(topo, host_count)
+def ranked_starts(topo: Topology, lp: OrderLP) -> list[dict[Arc, int]]:
+    """The up*/down* orders of every root (breadth-first and depth-first positions), lowest
+    order LP first (ties: breadth-first before depth-first, then the root's place in the
+    topology's switch order); orders that leave a pair unrouted are left out."""
     ranked: list[tuple[float, int, dict[Arc, int]]] = []
     for i, root in enumerate(topo.switches):
         for j, position in enumerate(positions(topo, root)):
@@ -86,11 +83,22 @@ def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: 
             if sol is not None:
                 ranked.append((round(sol.load, 9), 2 * i + j, rank))
     ranked.sort(key=lambda x: x[:2])
-    found: list[dict[Arc, int]] = []
-    for _, _, rank in ranked[:walks]:
-        last = None
-        for key, _ in order_walk(lp, rank, steps, iterations=iterations):
-            last = key
-        if last is not None:
-            found.append(rank_of(lp, last))
-    return found
+    return [rank for _, _, rank in ranked]
+
+
+def walked_order(lp: OrderLP, rank: dict[Arc, int], steps: int, iterations: int = 10**12) -> dict[Arc, int]:
+    """The best order of an order walk of `steps` moves (or `iterations` simplex iterations:
+    a count, the same order on every run) from `rank`."""
+    last = None
+    for key, _ in order_walk(lp, rank, steps, iterations=iterations):
+        last = key
+    assert last is not None, "a walk yields its start"
+    return rank_of(lp, last)
+
+
+def start_orders(topo: Topology, host_count: dict[str, int], walks: int, steps: int,
+                 iterations: int = 10**12) -> list[dict[Arc, int]]:
+    """The best order of each of `walks` order walks (`walked_order`) from the lowest of
+    `ranked_starts`."""
+    lp = OrderLP(topo, host_count)
+    return [walked_order(lp, rank, steps, iterations) for rank in ranked_starts(topo, lp)[:walks]]
