@@ -156,11 +156,13 @@ def test_the_orders_route_every_pair_and_are_ranked_by_their_lp() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("removed, seed, stored", [(3, 0, True), (3, 1, True), (4, 7, False)])
+# One fabric per story (the suite's 20 minutes): seed 1 of 3 cables gone told the first
+# one's again (docs/routing-bounds.md has its figures)
+@pytest.mark.parametrize("removed, seed, stored", [(3, 0, True), (4, 7, False)])
 def test_the_default_on_a_degraded_6x6_torus_is_deadlock_free_within_1_2x(removed: int, seed: int,
                                                                            stored: bool) -> None:
     """Issue 40's item 3: before, the default took `shortest` (not deadlock-free) on the first
-    two fabrics, its deadlock-free candidate at 1.282x the optimum; on the third the stored
+    fabric, its deadlock-free candidate at 1.282x the optimum; on the second the stored
     order's plan is 1.209x, so the search's plan gets the column step too and is the lighter
     (docs/routing-bounds.md)."""
     topo, hosts = fabrics.degraded_torus(6, removed, seed)
@@ -260,7 +262,9 @@ def test_the_default_asks_for_more_rounds_above_1_2x_within_its_reach(quick: boo
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("removed, seed, before", [(3, 0, 1.212), (5, 3, 1.217)])
+# one of the two the docs name (5 cables gone, seed 3: 1.217x to 1.189x, the same rounds):
+# the suite's 20 minutes
+@pytest.mark.parametrize("removed, seed, before", [(3, 0, 1.212)])
 def test_the_default_on_degraded_8x8_tori_within_1_2x_with_more_rounds(removed: int, seed: int,
                                                                         before: float) -> None:
     # docs/routing-bounds.md ("The stored orders without their LPs"): at 12 pricing rounds

@@ -51,9 +51,9 @@ def test_the_search_gets_the_column_step_at_the_gapped_count_only_within_1_2x(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("make, before", [
-    # the default planned these at 1.245x and 1.227x, deadlock-free, before
+    # the default planned this at 1.245x, deadlock-free, before (and the 5x5 torus with 3
+    # cables gone at 1.227x: the same step, left to the docs for the suite's 20 minutes)
     (lambda: fabrics.degraded_torus(5, 2, 0), 1.245),
-    (lambda: fabrics.degraded_torus(5, 3, 0), 1.227),
     # the default took `budget` (not deadlock-free) here: its deadlock-free plan was 1.336x
     (lambda: fabrics.random_regular(30, 3, 3), 1.336),
 ])
