@@ -150,11 +150,11 @@ def test_random_3_regular_24_seed_9_within_1_2x_deadlock_free() -> None:
     topo, hosts = fabrics.random_regular(24, 3, seed=9)
     assert acyclic_engine.START_WALKS >= 3
     lp = OrderLP(topo, hosts)
-    third = [walked_order(lp, ranked_starts(topo, lp)[2], acyclic_engine.COLUMN_WALK)]
+    third = walked_order(lp, ranked_starts(topo, lp)[2], acyclic_engine.COLUMN_WALK)
     opt = optimum_bound(topo, hosts).value
-    walked = lp.solve(np.array([float(third[0][a]) for a in lp.arcs]))
+    walked = lp.solve(np.array([float(third[a]) for a in lp.arcs]))
     assert walked is not None and walked.load / opt == pytest.approx(1.179, abs=5e-4)
-    got = column_step(topo, hosts, [], Options().max_vlans, orders=third)
+    got = column_step(topo, hosts, [], Options().max_vlans, orders=[third])
     assert got is not None
     load, parents, splits, _ = got
     assert independent_load(topo, hosts, parents, splits) == pytest.approx(load)
